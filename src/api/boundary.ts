@@ -1,0 +1,106 @@
+/**
+ * The API's one error boundary: every failure, ours or Fastify's, leaves as a JSON body with a
+ * stable `code`. Bad input is never a 500, and a 500 never carries a stack trace.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import {
+  ConflictError,
+  HooklineError,
+  NotFoundError,
+  StoreUnavailableError,
+  UnauthorizedError,
+  ValidationError,
+} from "../errors.js";
+
+/** The status and body an error is answered with. */
+export interface ErrorAnswer {
+  status: number;
+  body: { code: string; detail: unknown };
+  headers?: Record<string, string>;
+}
+
+/** Maps any thrown value to its answer. */
+export function errorAnswer(err: unknown): ErrorAnswer {
+  if (err instanceof ValidationError) {
+    return { status: 422, body: { code: "validation", detail: err.problems } };
+  }
+  if (err instanceof NotFoundError) return { status: 404, body: { code: err.code, detail: err.message } };
+  if (err instanceof ConflictError) return { status: 409, body: { code: err.code, detail: err.message } };
+  if (err instanceof UnauthorizedError) {
+    return {
+      status: 401,
+      body: { code: err.code, detail: err.message },
+      headers: { "www-authenticate": 'Bearer realm="hookline"' },
+    };
+  }
+  if (err instanceof StoreUnavailableError) {
+    return {
+      status: 503,
+      body: { code: err.code, detail: "the store is unavailable; nothing was accepted" },
+      headers: { "retry-after": "5" },
+    };
+  }
+  if (!(err instanceof HooklineError) && isClientError(err)) return fastifyClientError(err);
+  return { status: 500, body: { code: "internal", detail: "internal error" } };
+}
+
+function isClientError(err: unknown): err is FastifyError {
+  const status = (err as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === "number" && status >= 400 && status < 500;
+}
+
+// Fastify's own errors: body parsing, size limits, content types, malformed URLs.
+function fastifyClientError(err: FastifyError): ErrorAnswer {
+  switch (err.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return {
+        status: 413,
+        body: { code: "payload_too_large", detail: "the request body is larger than the server accepts" },
+      };
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return {
+        status: 415,
+        body: { code: "unsupported_media_type", detail: "send the body as application/json" },
+      };
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return { status: 400, body: { code: "invalid_json", detail: "the body is not valid JSON" } };
+    default:
+      return { status: err.statusCode ?? 400, body: { code: "bad_request", detail: err.message } };
+  }
+}
+
+/** Installs the JSON body parser, the error handler and the not-found handler. */
+export function installBoundary(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  // Only JSON is accepted: anything else is a 415 rather than a string handed to a handler.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    const raw = body as Buffer;
+    request.rawBody = raw;
+    // An empty body is "no body", e.g. from a client that always sends the header.
+    if (raw.length === 0) return done(null, undefined);
+    parseJson(request, raw.toString("utf8"), done);
+  });
+
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const answer = errorAnswer(err);
+    if (answer.status >= 500) request.log.error({ err }, "request failed");
+    if (answer.headers) reply.headers(answer.headers);
+    return reply.code(answer.status).send(answer.body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0] ?? request.url;
+    return reply
+      .code(404)
+      .send({ code: "not_found", detail: `no route for ${request.method} ${path}` });
+  });
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The exact bytes of a JSON body, for idempotency fingerprints. */
+    rawBody: Buffer | null;
+  }
+}

@@ -1,0 +1,16 @@
+import type { Clock } from "../clock.js";
+import type { Config } from "../config.js";
+import type { EngineControl } from "../engine/control.js";
+import type { PolicyDefaults } from "../engine/policy.js";
+import type { Store } from "../store/port.js";
+
+/** What the HTTP API needs from the rest of hookline, passed in once by the entry point. */
+export interface ApiDeps {
+  store: Store;
+  engine: EngineControl;
+  config: Readonly<Config>;
+  clock: Clock;
+  /** The bearer token every /api/v1 call but health and the OpenAPI document must present. */
+  adminToken: string;
+  policyDefaults: PolicyDefaults;
+}

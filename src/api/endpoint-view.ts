@@ -1,0 +1,65 @@
+/**
+ * An endpoint as the API shows it: Svix's EndpointOut plus hookline's view of its health (circuit,
+ * concurrency, Retry-After counters), taken from the engine when it has live numbers and from the
+ * store otherwise.
+ */
+import type { Application, CircuitRecord, Endpoint } from "../domain/types.js";
+import { resolvePolicy } from "../engine/policy.js";
+import type { ApiDeps } from "./deps.js";
+import { iso } from "./schemas/common.js";
+
+/** The circuit of an endpoint: live, else persisted, else closed since the endpoint was made. */
+export async function circuitOf(deps: ApiDeps, ep: Endpoint): Promise<CircuitRecord> {
+  const live = deps.engine.endpointStatus(ep.id)?.circuit;
+  if (live) return live;
+  const stored = await deps.store.getCircuit(ep.id);
+  return (
+    stored ?? { state: "closed", since: ep.createdAt, reason: null, nextProbeAt: null, reopenCount: 0 }
+  );
+}
+
+/** The fields Svix's EndpointOut has, from the stored endpoint alone. */
+export function endpointBase(ep: Endpoint) {
+  return {
+    id: ep.id,
+    uid: ep.uid,
+    url: ep.url,
+    description: ep.description,
+    version: ep.version,
+    disabled: ep.disabled,
+    filterTypes: ep.filterTypes,
+    channels: ep.channels,
+    rateLimit: ep.rateLimit,
+    throttleRate: ep.rateLimit,
+    metadata: ep.metadata,
+    createdAt: iso(ep.createdAt),
+    updatedAt: iso(ep.updatedAt),
+  };
+}
+
+/** EndpointOut with hookline's extension fields. */
+export async function endpointView(deps: ApiDeps, app: Application, ep: Endpoint) {
+  const live = deps.engine.endpointStatus(ep.id);
+  const [circuit, stats] = await Promise.all([circuitOf(deps, ep), deps.store.getEndpointStats(ep.id)]);
+  const limit =
+    live?.limit ??
+    resolvePolicy(deps.policyDefaults, app.deliveryPolicy, ep.deliveryPolicy).concurrencyLimit;
+  return {
+    ...endpointBase(ep),
+    deliveryPolicy: ep.deliveryPolicy,
+    disabledReason: ep.disabledReason,
+    circuit: {
+      state: circuit.state,
+      since: iso(circuit.since),
+      reason: circuit.reason,
+      nextProbeAt: iso(circuit.nextProbeAt),
+    },
+    concurrency: {
+      limit,
+      effectiveLimit: live?.effectiveLimit ?? limit,
+      inFlight: live?.inFlight ?? 0,
+    },
+    retryAfter: stats.retryAfter,
+    lastSuccessAt: iso(stats.lastSuccessAt),
+  };
+}

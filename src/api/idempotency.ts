@@ -1,0 +1,121 @@
+/**
+ * Idempotency keys for POST requests, as Svix clients send them (`idempotency-key`, and an
+ * automatic `auto_<uuid>` on every POST). The first request with a key runs and its answer is
+ * kept for 24 h; a repeat gets the same status and bytes without running again. A repeat that
+ * arrives while the first is still running is told so (409), and so is a different request
+ * reusing the key. Server errors are not kept, so a retry after a 5xx runs again.
+ */
+import { createHash } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ValidationError } from "../errors.js";
+import type { Store } from "../store/port.js";
+import type { Clock } from "../clock.js";
+
+const LOCK_MS = 60_000;
+const TTL_MS = 24 * 60 * 60 * 1000;
+const MAX_KEY_LENGTH = 256;
+
+interface HeldKey {
+  scope: string;
+  key: string;
+}
+
+/** Adds the hooks that begin a key before the handler and record the answer as it is sent. */
+export function installIdempotency(app: FastifyInstance, deps: { store: Store; clock: Clock }): void {
+  app.decorateRequest("idempotency", null);
+
+  app.addHook("preHandler", async (request, reply) => {
+    const key = request.headers["idempotency-key"];
+    const routeUrl = request.routeOptions.url;
+    if (request.method !== "POST" || key === undefined || !routeUrl) return;
+    if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH) {
+      throw new ValidationError([
+        {
+          loc: ["header", "idempotency-key"],
+          msg: `must be one value of 1 to ${MAX_KEY_LENGTH} characters`,
+          type: "value_error",
+        },
+      ]);
+    }
+    const scope = `admin:POST ${fillParams(routeUrl, request.params)}`;
+    const state = await deps.store.beginIdempotent({
+      scope,
+      key,
+      fingerprint: fingerprint(request),
+      now: deps.clock.now(),
+      lockMs: LOCK_MS,
+      ttlMs: TTL_MS,
+    });
+    switch (state.kind) {
+      case "new":
+        request.idempotency = { scope, key };
+        return;
+      case "replay":
+        return replay(reply, state.status, state.body);
+      case "in-progress":
+        return reply.code(409).send({
+          code: "idempotency_in_progress",
+          detail: "a request with this idempotency key is still being processed; retry shortly",
+        });
+      case "mismatch":
+        return reply.code(409).send({
+          code: "idempotency_mismatch",
+          detail: "this idempotency key was already used for a different request",
+        });
+    }
+  });
+
+  app.addHook("onSend", async (request, reply, payload) => {
+    const held = request.idempotency;
+    if (!held) return payload;
+    request.idempotency = null;
+    const body = payloadText(payload);
+    try {
+      if (reply.statusCode >= 500 || body === null) {
+        await deps.store.abandonIdempotent(held.scope, held.key);
+      } else {
+        await deps.store.finishIdempotent(held.scope, held.key, reply.statusCode, body);
+      }
+    } catch (err) {
+      // The answer itself is fine; the key stays locked until LOCK_MS passes, then may run again.
+      request.log.error({ err }, "could not record the idempotency key's answer");
+    }
+    return payload;
+  });
+}
+
+function replay(reply: FastifyReply, status: number, body: string): FastifyReply {
+  reply.header("idempotent-replayed", "true").code(status);
+  if (status === 204 || body === "") return reply.send();
+  return reply.type("application/json; charset=utf-8").send(body);
+}
+
+// The scope names the resource the key acts on, so one key may be reused on another path.
+function fillParams(routeUrl: string, params: unknown): string {
+  const values = (params ?? {}) as Record<string, unknown>;
+  return routeUrl.replace(/:(\w+)/g, (_, name: string) => String(values[name] ?? ""));
+}
+
+// The query takes part too: `?get_if_exists=true` with the same body is a different request.
+function fingerprint(request: FastifyRequest): string {
+  const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "";
+  return createHash("sha256")
+    .update(query, "utf8")
+    .update("\n")
+    .update(request.rawBody ?? Buffer.alloc(0))
+    .digest("hex");
+}
+
+function payloadText(payload: unknown): string | null {
+  if (payload === undefined || payload === null) return "";
+  if (typeof payload === "string") return payload;
+  if (Buffer.isBuffer(payload)) return payload.toString("utf8");
+  return null;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The idempotency key this request holds until its answer is recorded. */
+    idempotency: HeldKey | null;
+  }
+}

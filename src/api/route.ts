@@ -1,0 +1,86 @@
+/**
+ * One description per route, used both to register it with Fastify and to write the OpenAPI
+ * document, so the two cannot drift apart. Handlers receive validated input and return an Answer;
+ * they never touch the reply, which keeps status codes and bodies in one visible place.
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import { checkPathParams, parseWith } from "./validation.js";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** What a handler answers: a JSON value, JSON text already serialized, or no body (204). */
+export type Answer =
+  | { status: number; body: unknown }
+  | { status: number; json: string }
+  | { status: 204 };
+
+export interface RouteInput<B, Q> {
+  request: FastifyRequest;
+  params: Record<string, string>;
+  body: B;
+  query: Q;
+}
+
+export interface ResponseDoc {
+  description: string;
+  schema?: z.ZodType;
+}
+
+/** A route as registered and documented. */
+export interface RouteDef {
+  method: HttpMethod;
+  /** OpenAPI form, e.g. `/api/v1/app/{app_id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** A hookline addition to the Svix API (documented with `x-hookline-extension: true`). */
+  extension?: boolean;
+  /** Reachable without the admin token. */
+  public?: boolean;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  responses: Record<number, ResponseDoc>;
+  handler(input: RouteInput<unknown, unknown>): Promise<Answer>;
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** Declares a route; the handler's `body` and `query` are typed from the schemas given. */
+export function defineRoute<
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+>(
+  def: Omit<RouteDef, "body" | "query" | "handler"> & {
+    body?: B;
+    query?: Q;
+    handler(input: RouteInput<Out<B>, Out<Q>>): Promise<Answer>;
+  },
+): RouteDef {
+  return def as RouteDef;
+}
+
+export const ok = (body: unknown): Answer => ({ status: 200, body });
+export const created = (body: unknown): Answer => ({ status: 201, body });
+export const noContent = (): Answer => ({ status: 204 });
+
+/** Registers every route: path parameters, query and body are validated before the handler runs. */
+export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: route.path.replace(/\{(\w+)\}/g, ":$1"),
+      handler: async (request, reply) => {
+        const params = checkPathParams(request.params);
+        const query = route.query ? parseWith(route.query, request.query ?? {}, ["query"]) : undefined;
+        const body = route.body ? parseWith(route.body, request.body, ["body"]) : undefined;
+        const answer = await route.handler({ request, params, body, query });
+        reply.code(answer.status);
+        if ("json" in answer) return reply.type("application/json; charset=utf-8").send(answer.json);
+        if ("body" in answer) return reply.send(answer.body);
+        return reply.send();
+      },
+    });
+  }
+}

@@ -1,0 +1,167 @@
+/** Svix applications: /api/v1/app. */
+import { z } from "zod";
+import type { Application } from "../../domain/types.js";
+import { ConflictError } from "../../errors.js";
+import { newId } from "../../ids.js";
+import type { ApiDeps } from "../deps.js";
+import { requireApp } from "../lookup.js";
+import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
+import {
+  ApplicationIn,
+  ApplicationOut,
+  ApplicationPatch,
+  applicationOut,
+  newApplication,
+  rateLimitOf,
+} from "../schemas/application.js";
+import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
+import { ListQuery, QueryBool, UnsupportedFlag } from "../validation.js";
+
+const TAG = "Application";
+const errors = {
+  404: { description: "No such application", schema: HttpError },
+  422: { description: "Invalid input", schema: HttpValidationError },
+};
+
+export function applicationRoutes(deps: ApiDeps): RouteDef[] {
+  const { store, clock, engine } = deps;
+  return [
+    defineRoute({
+      method: "GET",
+      path: "/api/v1/app",
+      operationId: "v1.application.list",
+      summary: "List applications",
+      tag: TAG,
+      query: ListQuery.extend({
+        exclude_apps_with_no_endpoints: UnsupportedFlag,
+        exclude_apps_with_disabled_endpoints: UnsupportedFlag,
+        exclude_apps_with_svix_play_endpoints: UnsupportedFlag,
+      }),
+      responses: { 200: { description: "A page of applications", schema: listOf(ApplicationOut) } },
+      handler: async ({ query }) => {
+        const page = await store.listApplications(query);
+        return ok(listAnswer({ ...page, data: page.data.map(applicationOut) }));
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/api/v1/app",
+      operationId: "v1.application.create",
+      summary: "Create an application (with get_if_exists=true: or get the one with this uid)",
+      tag: TAG,
+      query: z.object({ get_if_exists: QueryBool.optional() }),
+      body: ApplicationIn,
+      responses: {
+        200: { description: "The existing application with this uid", schema: ApplicationOut },
+        201: { description: "Created", schema: ApplicationOut },
+        409: { description: "The uid is taken", schema: HttpError },
+        422: errors[422],
+      },
+      handler: async ({ query, body }) => {
+        const existing = async (): Promise<Application | null> => {
+          if (!query.get_if_exists || !body.uid) return null;
+          const app = await store.findApplication(body.uid);
+          return app?.uid === body.uid ? app : null;
+        };
+        const found = await existing();
+        if (found) return ok(applicationOut(found));
+        const now = clock.now();
+        try {
+          const app = await store.createApplication(newApplication(newId("app", now), body, now));
+          return created(applicationOut(app));
+        } catch (err) {
+          // Two get-or-create calls raced: the loser answers with the winner's application.
+          const winner = err instanceof ConflictError ? await existing() : null;
+          if (winner) return ok(applicationOut(winner));
+          throw err;
+        }
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/api/v1/app/{app_id}",
+      operationId: "v1.application.get",
+      summary: "Get an application by id or uid",
+      tag: TAG,
+      responses: { 200: { description: "The application", schema: ApplicationOut }, 404: errors[404] },
+      handler: async ({ params }) => ok(applicationOut(await requireApp(store, params.app_id!))),
+    }),
+    defineRoute({
+      method: "PUT",
+      path: "/api/v1/app/{app_id}",
+      operationId: "v1.application.update",
+      summary: "Replace an application's settings",
+      tag: TAG,
+      body: ApplicationIn,
+      responses: {
+        200: { description: "The updated application", schema: ApplicationOut },
+        ...errors,
+      },
+      handler: async ({ params, body }) => {
+        const app = await requireApp(store, params.app_id!);
+        const next: Application = {
+          ...app,
+          uid: body.uid ?? null,
+          name: body.name,
+          rateLimit: rateLimitOf(body) ?? null,
+          metadata: body.metadata ?? {},
+          // Svix clients do not know this field; a PUT without it keeps the policy.
+          deliveryPolicy: body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
+          updatedAt: clock.now(),
+        };
+        const saved = await store.updateApplication(next);
+        engine.invalidateApplication(app.id);
+        return ok(applicationOut(saved));
+      },
+    }),
+    defineRoute({
+      method: "PATCH",
+      path: "/api/v1/app/{app_id}",
+      operationId: "v1.application.patch",
+      summary: "Change some of an application's settings",
+      tag: TAG,
+      body: ApplicationPatch,
+      responses: {
+        200: { description: "The updated application", schema: ApplicationOut },
+        ...errors,
+      },
+      handler: async ({ params, body }) => {
+        const app = await requireApp(store, params.app_id!);
+        const rateLimit = rateLimitOf(body);
+        const next: Application = {
+          ...app,
+          uid: body.uid === undefined ? app.uid : body.uid,
+          name: body.name ?? app.name,
+          rateLimit: rateLimit === undefined ? app.rateLimit : rateLimit,
+          metadata: body.metadata ?? app.metadata,
+          deliveryPolicy: body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
+          updatedAt: clock.now(),
+        };
+        const saved = await store.updateApplication(next);
+        engine.invalidateApplication(app.id);
+        return ok(applicationOut(saved));
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/api/v1/app/{app_id}",
+      operationId: "v1.application.delete",
+      summary: "Delete an application with its endpoints, messages and attempts",
+      tag: TAG,
+      responses: { 204: { description: "Deleted" }, 404: errors[404] },
+      handler: async ({ params }) => {
+        const app = await requireApp(store, params.app_id!);
+        const endpointIds: string[] = [];
+        for (let iterator: string | null = null, done = false; !done; ) {
+          const page = await store.listEndpoints(app.id, { limit: 250, iterator });
+          endpointIds.push(...page.data.map((e) => e.id));
+          ({ iterator, done } = page);
+        }
+        await store.deleteApplication(app.id);
+        for (const id of endpointIds) engine.invalidateEndpoint(id);
+        engine.invalidateApplication(app.id);
+        return noContent();
+      },
+    }),
+  ];
+}

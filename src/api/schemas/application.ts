@@ -1,0 +1,71 @@
+import { z } from "zod";
+import type { Application } from "../../domain/types.js";
+import { Metadata, RateLimit, Uid } from "../validation.js";
+import { Timestamp, extension, iso } from "./common.js";
+import { DeliveryPolicyDoc, PolicyField } from "./policy.js";
+
+const Name = z.string().min(1).max(256);
+
+const shared = {
+  uid: Uid.nullable().optional(),
+  metadata: Metadata.optional(),
+  rateLimit: RateLimit,
+  // Newer Svix clients call the rate limit `throttleRate`; both are accepted.
+  throttleRate: RateLimit,
+  deliveryPolicy: PolicyField.optional(),
+};
+
+/** Svix ApplicationIn (create and PUT), plus hookline's deliveryPolicy. */
+export const ApplicationIn = z.object({ name: Name, ...shared });
+/** Svix ApplicationPatch: only the fields sent change. */
+export const ApplicationPatch = z.object({ name: Name.optional(), ...shared });
+
+export const ApplicationOut = z.object({
+  id: z.string(),
+  uid: z.string().nullable(),
+  name: z.string(),
+  rateLimit: z.int().nullable(),
+  throttleRate: z.int().nullable(),
+  metadata: Metadata,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  deliveryPolicy: extension(DeliveryPolicyDoc.nullable()),
+});
+
+export type ApplicationInput = z.output<typeof ApplicationIn>;
+
+/** The rate limit from either field name; undefined when neither was sent. */
+export function rateLimitOf(input: {
+  rateLimit?: number | null;
+  throttleRate?: number | null;
+}): number | null | undefined {
+  return input.throttleRate !== undefined ? input.throttleRate : input.rateLimit;
+}
+
+/** A new application from validated input. */
+export function newApplication(id: string, input: ApplicationInput, now: number): Application {
+  return {
+    id,
+    uid: input.uid ?? null,
+    name: input.name,
+    rateLimit: rateLimitOf(input) ?? null,
+    metadata: input.metadata ?? {},
+    deliveryPolicy: input.deliveryPolicy ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+export function applicationOut(app: Application) {
+  return {
+    id: app.id,
+    uid: app.uid,
+    name: app.name,
+    rateLimit: app.rateLimit,
+    throttleRate: app.rateLimit,
+    metadata: app.metadata,
+    createdAt: iso(app.createdAt),
+    updatedAt: iso(app.updatedAt),
+    deliveryPolicy: app.deliveryPolicy,
+  };
+}

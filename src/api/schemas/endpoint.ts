@@ -1,0 +1,187 @@
+/** Svix endpoint bodies (EndpointIn, EndpointUpdate, EndpointPatch, headers, secrets) and EndpointOut. */
+import { z } from "zod";
+import type { FieldProblem } from "../../errors.js";
+import { isValidSecret, parseSecret } from "../../signing/secret.js";
+import { EventTypeName, Metadata, RateLimit, Uid, addProblems, problemsOf } from "../validation.js";
+import { Timestamp, extension } from "./common.js";
+import { DeliveryPolicyDoc, PolicyField } from "./policy.js";
+
+const MAX_URL_LENGTH = 2048;
+
+/** Why `value` is not an acceptable endpoint URL, or null. */
+export function urlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "must be an absolute http:// or https:// URL";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "must use http or https";
+  if (url.username || url.password) return "must not contain a user name or password";
+  if (!url.hostname) return "must name a host";
+  return null;
+}
+
+const Url = z
+  .string()
+  .max(MAX_URL_LENGTH)
+  .superRefine((value, ctx) => {
+    const problem = urlProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem, params: { type: "url" } });
+  });
+
+const Secret = z.string().superRefine((value, ctx) => {
+  if (isValidSecret(value)) return;
+  const [problem] = problemsOf(() => parseSecret(value));
+  ctx.addIssue({
+    code: "custom",
+    message: problem?.msg ?? "is not a valid secret",
+    params: { type: problem?.type ?? "secret_format" },
+  });
+});
+
+const CHANNEL = /^[a-zA-Z0-9\-_.:]+$/;
+
+/** A message channel name. */
+export const Channel = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(CHANNEL, "may contain only letters, digits, '-', '_', '.' and ':'");
+
+// hookline sets these itself on every request (or they describe the connection, not the message).
+const RESERVED_HEADERS = new Set([
+  "content-type",
+  "content-length",
+  "host",
+  "user-agent",
+  "connection",
+  "transfer-encoding",
+  "keep-alive",
+  "upgrade",
+  "expect",
+  "te",
+  "trailer",
+]);
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const MAX_HEADER_VALUE = 4096;
+
+/** Problems with custom headers an endpoint would send, each at `[...base, name]`. */
+export function headerProblems(
+  headers: Record<string, string | null>,
+  base: (string | number)[],
+): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const loc = [...base, name];
+    const lower = name.toLowerCase();
+    if (!TOKEN.test(name)) {
+      problems.push({ loc, msg: `"${name}" is not a valid header name`, type: "header_name" });
+    } else if (lower.startsWith("webhook-") || RESERVED_HEADERS.has(lower)) {
+      problems.push({
+        loc,
+        msg: `"${name}" is set by hookline and cannot be overridden`,
+        type: "header_reserved",
+      });
+    }
+    if (value !== null && (/[\r\n\0]/.test(value) || value.length > MAX_HEADER_VALUE)) {
+      problems.push({
+        loc,
+        msg: `the value must be at most ${MAX_HEADER_VALUE} characters with no line breaks`,
+        type: "header_value",
+      });
+    }
+  }
+  return problems;
+}
+
+/** Custom headers: names and values checked as a whole so each bad header is named. */
+export const Headers = z
+  .record(z.string(), z.string())
+  .superRefine((headers, ctx) => addProblems(ctx, headerProblems(headers, [])));
+
+const shared = {
+  uid: Uid.nullable().optional(),
+  description: z.string().max(4096).optional(),
+  version: z.int().min(1).nullable().optional(),
+  disabled: z.boolean().optional(),
+  filterTypes: z.array(EventTypeName).nullable().optional(),
+  channels: z.array(Channel).max(10).nullable().optional(),
+  metadata: Metadata.optional(),
+  rateLimit: RateLimit,
+  throttleRate: RateLimit,
+  deliveryPolicy: PolicyField.optional(),
+};
+
+/** Svix EndpointIn (create), plus hookline's deliveryPolicy. */
+export const EndpointIn = z.object({
+  url: Url,
+  ...shared,
+  secret: Secret.nullable().optional(),
+  headers: Headers.nullable().optional(),
+});
+/** Svix EndpointUpdate (PUT): the secret and headers have their own calls and are kept. */
+export const EndpointUpdate = z.object({ url: Url, ...shared });
+/** Svix EndpointPatch: only the fields sent change. */
+export const EndpointPatch = z.object({
+  url: Url.optional(),
+  ...shared,
+  secret: Secret.nullable().optional(),
+});
+
+export const EndpointSecretOut = z.object({ key: z.string() });
+export const EndpointSecretRotateIn = z.object({
+  key: Secret.nullable().optional(),
+  gracePeriodSeconds: z
+    .int()
+    .min(0)
+    .max(30 * 86_400)
+    .nullable()
+    .optional(),
+});
+export const EndpointHeadersIn = z.object({ headers: Headers });
+export const EndpointHeadersPatchIn = z.object({
+  headers: z
+    .record(z.string(), z.string().nullable())
+    .superRefine((headers, ctx) => addProblems(ctx, headerProblems(headers, []))),
+  deleteHeaders: z.array(z.string()).optional(),
+});
+export const EndpointHeadersOut = z.object({
+  headers: z.record(z.string(), z.string()),
+  sensitive: z.array(z.string()),
+});
+
+export const CircuitState = z.enum(["closed", "open", "half-open"]);
+
+export const EndpointOut = z.object({
+  id: z.string(),
+  uid: z.string().nullable(),
+  url: z.string(),
+  description: z.string(),
+  version: z.int(),
+  disabled: z.boolean(),
+  filterTypes: z.array(z.string()).nullable(),
+  channels: z.array(z.string()).nullable(),
+  rateLimit: z.int().nullable(),
+  throttleRate: z.int().nullable(),
+  metadata: Metadata,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  deliveryPolicy: extension(DeliveryPolicyDoc.nullable()),
+  disabledReason: extension(z.string().nullable()),
+  circuit: extension(
+    z.object({
+      state: CircuitState,
+      since: Timestamp,
+      reason: z.string().nullable(),
+      nextProbeAt: Timestamp.nullable(),
+    }),
+  ),
+  concurrency: extension(
+    z.object({ limit: z.int(), effectiveLimit: z.int(), inFlight: z.int() }),
+  ),
+  retryAfter: extension(z.object({ honoured: z.int(), capped: z.int(), ignored: z.int() })),
+  lastSuccessAt: extension(Timestamp.nullable()),
+});
+
+export type EndpointInput = z.output<typeof EndpointIn>;

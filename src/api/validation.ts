@@ -1,0 +1,125 @@
+/**
+ * Turns zod results into hookline's ValidationError, one problem per bad field with a Svix-style
+ * `loc` (["body", "url"], ["query", "limit"], ["path", "app_id"]), and holds the small schemas
+ * several resources share.
+ */
+import { z } from "zod";
+import { ValidationError, type FieldProblem } from "../errors.js";
+
+type Loc = (string | number)[];
+
+/** Parses `input` with `schema` or throws a ValidationError naming every bad field under `root`. */
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown, root: Loc): z.output<S> {
+  const result = schema.safeParse(input, { reportInput: true });
+  if (result.success) return result.data;
+  throw new ValidationError(result.error.issues.map((i) => toProblem(i, input, root)));
+}
+
+function toProblem(issue: z.core.$ZodIssue, input: unknown, root: Loc): FieldProblem {
+  const path: Loc = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
+  const missing = issue.code !== "custom" && valueAt(input, path) === undefined;
+  if (missing && issue.code === "invalid_type") {
+    return { loc: [...root, ...path], msg: "field required", type: "missing" };
+  }
+  const custom = issue.code === "custom" ? (issue.params as { type?: unknown } | undefined) : null;
+  const type = typeof custom?.type === "string" ? custom.type : issue.code;
+  return { loc: [...root, ...path], msg: issue.message, type };
+}
+
+function valueAt(input: unknown, path: Loc): unknown {
+  let v = input;
+  for (const key of path) {
+    if (typeof v !== "object" || v === null) return undefined;
+    v = (v as Record<string | number, unknown>)[key];
+  }
+  return v;
+}
+
+/** Adds a problem found outside zod (e.g. by a domain validator) to a zod refinement context. */
+export function addProblems(ctx: z.RefinementCtx, problems: readonly FieldProblem[]): void {
+  for (const p of problems) {
+    ctx.addIssue({ code: "custom", message: p.msg, path: p.loc, params: { type: p.type } });
+  }
+}
+
+/** Throws one ValidationError holding the problems of every failed check, or returns. */
+export function throwIfProblems(problems: FieldProblem[]): void {
+  if (problems.length > 0) throw new ValidationError(problems);
+}
+
+/** Runs `fn`; if it throws a ValidationError, returns its problems instead. */
+export function problemsOf(fn: () => unknown): FieldProblem[] {
+  try {
+    fn();
+    return [];
+  } catch (err) {
+    if (err instanceof ValidationError) return err.problems;
+    throw err;
+  }
+}
+
+// ---- shared schemas ---------------------------------------------------------------------------
+
+const NAME_PATTERN = /^[a-zA-Z0-9\-_.]+$/;
+
+/** An application or endpoint uid: letters, digits, `-_.`, 1–256 characters. */
+export const Uid = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(NAME_PATTERN, "may contain only letters, digits, '-', '_' and '.'");
+
+/** An event type name, e.g. `invoice.paid`. */
+export const EventTypeName = Uid;
+
+/** Free-form string metadata, as Svix has on applications and endpoints. */
+export const Metadata = z.record(z.string(), z.string());
+
+/** A rate limit in messages per second; hookline stores it and reports it back. */
+export const RateLimit = z.int().min(0).max(1_000_000).nullable().optional();
+
+/** A query flag sent by the Svix client as "true" or "false". */
+export const QueryBool = z
+  .enum(["true", "false"], { error: 'must be "true" or "false"' })
+  .transform((v) => v === "true");
+
+/** An ISO-8601 time in a query string, to milliseconds since the epoch. */
+export const QueryTime = z.iso
+  .datetime({ offset: true, error: "must be an ISO-8601 date-time" })
+  .transform((v) => Date.parse(v));
+
+/** Cursor pagination as Svix does it. */
+export const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(250).default(50),
+  iterator: z.string().max(512).optional(),
+  order: z.enum(["ascending", "descending"]).optional(),
+});
+
+/** A query parameter hookline does not implement: refusing is better than a silently wrong list. */
+export const Unsupported = z.undefined({ error: "this filter is not supported by hookline" });
+
+/** A yes/no filter hookline does not implement; only "false" (the default) is accepted. */
+export const UnsupportedFlag = z
+  .literal("false", { error: "this filter is not supported by hookline" })
+  .optional();
+
+/** A JSON object (not an array, not null). */
+export const JsonObject = z.custom<Record<string, unknown>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+  { message: "must be a JSON object" },
+);
+
+/** Path parameters are ids or uids; anything longer than any id could be is refused. */
+export function checkPathParams(params: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  const problems: FieldProblem[] = [];
+  for (const [name, value] of Object.entries((params ?? {}) as Record<string, unknown>)) {
+    const v = String(value);
+    if (v.length === 0 || v.length > 256) {
+      problems.push({ loc: ["path", name], msg: "must be 1 to 256 characters", type: "value_error" });
+    }
+    out[name] = v;
+  }
+  throwIfProblems(problems);
+  return out;
+}

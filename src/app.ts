@@ -1,0 +1,118 @@
+/**
+ * Assembles one hookline process from a resolved configuration: the store, the delivery engine
+ * and the HTTP API, started and stopped in the right order.
+ */
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { pino, type Logger } from "pino";
+import { buildApi } from "./api/server.js";
+import { systemClock, type Clock, type Random } from "./clock.js";
+import type { Config } from "./config.js";
+import { ConfigError } from "./errors.js";
+import { DEFAULT_ADAPTIVE, type AdaptiveSettings } from "./engine/adaptive-limit.js";
+import { DEFAULT_BREAKER, type BreakerSettings } from "./engine/breaker.js";
+import { DeliveryEngine } from "./engine/engine.js";
+import { PRESETS } from "./engine/ladder.js";
+import type { PolicyDefaults } from "./engine/policy.js";
+import { HttpSender, type Sender } from "./engine/sender.js";
+import type { Store } from "./store/port.js";
+import { SqliteStore } from "./store/sqlite/store.js";
+
+/** Things a test (or an embedding program) may swap; production uses the defaults. */
+export interface HooklineOverrides {
+  clock?: Clock;
+  random?: Random;
+  sender?: Sender;
+  logger?: Logger;
+  breaker?: Partial<BreakerSettings>;
+  adaptive?: Partial<AdaptiveSettings>;
+}
+
+/** A running (or ready to run) hookline process. */
+export interface Hookline {
+  readonly config: Readonly<Config>;
+  readonly store: Store;
+  readonly engine: DeliveryEngine;
+  readonly api: FastifyInstance;
+  readonly adminToken: string;
+  readonly logger: Logger;
+  /** Base URL the API listens on, once started. */
+  url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Builds hookline from configuration; nothing listens or delivers until start(). */
+export function createHookline(config: Readonly<Config>, overrides: HooklineOverrides = {}): Hookline {
+  if (config.databaseUrl) {
+    throw new ConfigError(
+      "DATABASE_URL is set, but this version of hookline has only the embedded SQLite store; unset it",
+    );
+  }
+  const logger = overrides.logger ?? pino({ level: config.logLevel, base: { service: "hookline" } });
+  const clock = overrides.clock ?? systemClock;
+  const adminToken = config.adminToken ?? loadOrCreateAdminToken(config.dataDir);
+  const store = new SqliteStore({
+    path: join(config.dataDir, "hookline.db"),
+    synchronous: config.sqliteSynchronous,
+  });
+  const policyDefaults: PolicyDefaults = {
+    retry: PRESETS.default,
+    concurrencyLimit: config.defaultConcurrency,
+    timeoutMs: config.requestTimeoutMs,
+  };
+  const sender = overrides.sender ?? new HttpSender();
+  const engine = new DeliveryEngine({
+    store,
+    sender,
+    clock,
+    random: overrides.random ?? Math.random,
+    logger,
+    settings: {
+      policyDefaults,
+      breaker: { ...DEFAULT_BREAKER, ...overrides.breaker },
+      adaptive: { ...DEFAULT_ADAPTIVE, ...overrides.adaptive },
+      batchSize: 256,
+      maxClaimed: 4096,
+      leaseMs: 5 * 60_000,
+      shutdownTimeoutMs: config.shutdownTimeoutMs,
+    },
+  });
+  const api = buildApi({ store, engine, config, clock, adminToken, policyDefaults });
+
+  const hookline: Hookline = {
+    config,
+    store,
+    engine,
+    api,
+    adminToken,
+    logger,
+    url: "",
+    async start() {
+      await engine.start();
+      const address = await api.listen({ host: config.host, port: config.port });
+      hookline.url = config.publicUrl ?? address;
+    },
+    async stop() {
+      // Stop taking messages first, then let deliveries in flight finish, then close the store.
+      await api.close();
+      await engine.stop();
+      await sender.close();
+      await store.close();
+    },
+  };
+  return hookline;
+}
+
+/** The admin token kept in the data dir, created (0600) on first start. */
+export function loadOrCreateAdminToken(dataDir: string): string {
+  const file = join(dataDir, "admin-token");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const token = `hl_admin_${randomBytes(24).toString("base64url")}`;
+  writeFileSync(file, `${token}\n`, { mode: 0o600, flag: "wx" });
+  chmodSync(file, 0o600);
+  return token;
+}

@@ -1,0 +1,108 @@
+/**
+ * hookline's settings, read from the environment once at start-up, validated, and frozen.
+ * Only the entry point calls resolveConfig; everything else receives the resulting object.
+ */
+import { resolve } from "node:path";
+import { ConfigError } from "./errors.js";
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Null means: use the token kept in the data dir, or generate one on first start. */
+  adminToken: string | null;
+  databaseUrl: string | null;
+  allowPrivateTargets: boolean;
+  requestTimeoutMs: number;
+  secretGraceMs: number;
+  defaultConcurrency: number;
+  shutdownTimeoutMs: number;
+  sqliteSynchronous: "normal" | "full";
+  maxBodyBytes: number;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** Base URL printed and used in links; defaults to http://host:port. */
+  publicUrl: string | null;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates every HOOKLINE_* setting; throws ConfigError naming the bad variable. */
+export function resolveConfig(env: Env): Readonly<Config> {
+  const config: Config = {
+    port: int(env, "HOOKLINE_PORT", 8080, 0, 65535),
+    host: str(env, "HOOKLINE_HOST", "127.0.0.1"),
+    dataDir: resolve(str(env, "HOOKLINE_DATA_DIR", "./data")),
+    adminToken: token(env),
+    databaseUrl: env.DATABASE_URL?.trim() || null,
+    allowPrivateTargets: bool(env, "HOOKLINE_ALLOW_PRIVATE_TARGETS", false),
+    requestTimeoutMs: int(env, "HOOKLINE_REQUEST_TIMEOUT_MS", 15_000, 1_000, 30_000),
+    secretGraceMs: int(env, "HOOKLINE_SECRET_GRACE_SECONDS", 86_400, 0, 30 * 86_400) * 1000,
+    defaultConcurrency: int(env, "HOOKLINE_DEFAULT_CONCURRENCY", 100, 1, 500),
+    shutdownTimeoutMs: int(env, "HOOKLINE_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 300_000),
+    sqliteSynchronous: oneOf(env, "HOOKLINE_SQLITE_SYNCHRONOUS", ["normal", "full"], "normal"),
+    maxBodyBytes: int(env, "HOOKLINE_MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    logLevel: oneOf(
+      env,
+      "HOOKLINE_LOG_LEVEL",
+      ["fatal", "error", "warn", "info", "debug", "trace", "silent"],
+      "info",
+    ),
+    publicUrl: url(env, "HOOKLINE_PUBLIC_URL"),
+  };
+  if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+    throw new ConfigError("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)");
+  }
+  return Object.freeze(config);
+}
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name]?.trim();
+  return v ? v : fallback;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  if (["0", "false", "no", "off"].includes(raw)) return false;
+  throw new ConfigError(`${name} must be 1 or 0 (true/false), got "${env[name]}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${values.join(", ")}, got "${env[name]}"`);
+  }
+  return raw as T;
+}
+
+function token(env: Env): string | null {
+  const raw = env.HOOKLINE_ADMIN_TOKEN?.trim();
+  if (!raw) return null;
+  if (raw.length < 16 || /\s/.test(raw)) {
+    throw new ConfigError("HOOKLINE_ADMIN_TOKEN must be at least 16 characters with no spaces");
+  }
+  return raw;
+}
+
+function url(env: Env, name: string): string | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("scheme");
+    return raw.replace(/\/+$/, "");
+  } catch (err) {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`, { cause: err });
+  }
+}

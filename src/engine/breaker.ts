@@ -1,0 +1,192 @@
+import { formatDuration } from "./ladder.js";
+
+/** closed: deliver normally; open: hold deliveries until a probe is due; half-open: limited trial traffic. */
+export type CircuitState = "closed" | "open" | "half-open";
+
+/** The persistable part of a breaker's state. */
+export interface CircuitSnapshot {
+  state: CircuitState;
+  since: number;
+  reason: string | null;
+  nextProbeAt: number | null;
+  reopenCount: number;
+}
+
+/** Thresholds and waits of a circuit breaker (milliseconds). */
+export interface BreakerSettings {
+  consecutiveFailures: number;
+  consecutiveWindowMs: number;
+  windowFailures: number;
+  windowMs: number;
+  probeDelayMs: number;
+  maxProbeDelayMs: number;
+  halfOpenConcurrency: number;
+  halfOpenSuccesses: number;
+}
+
+/** 5 consecutive failures within 60 s or 20 within 5 min; probe after 5 min, backing off to 1 h. */
+export const DEFAULT_BREAKER: BreakerSettings = Object.freeze({
+  consecutiveFailures: 5,
+  consecutiveWindowMs: 60_000,
+  windowFailures: 20,
+  windowMs: 5 * 60_000,
+  probeDelayMs: 5 * 60_000,
+  maxProbeDelayMs: 60 * 60_000,
+  halfOpenConcurrency: 2,
+  halfOpenSuccesses: 5,
+});
+
+/** A change of state, for logs, events and persistence. */
+export interface CircuitTransition {
+  from: CircuitState;
+  to: CircuitState;
+  at: number;
+  reason: string;
+}
+
+/** Whether an attempt may be sent now; `retryAt` says when to ask again, if known. */
+export type Admission =
+  { allowed: true; probe: boolean } | { allowed: false; retryAt: number | null };
+
+/** Per-endpoint circuit breaker: a small state machine on an injected clock. */
+export class CircuitBreaker {
+  private state: CircuitState;
+  private since: number;
+  private reason: string | null;
+  private nextProbeAt: number | null;
+  private reopenCount: number;
+  // Times of the current run of failures (at most consecutiveFailures) and of recent
+  // failures (at most windowFailures): both bounded, whatever the failure rate.
+  private streak: number[] = [];
+  private recent: number[] = [];
+  private probeOutstanding = false;
+  private halfOpenWins = 0;
+
+  constructor(
+    private readonly settings: BreakerSettings,
+    private readonly clock: { now(): number },
+    initial?: CircuitSnapshot,
+  ) {
+    // A restored breaker forgets failure history and any outstanding probe: after a restart
+    // that probe's result is lost, so another must be allowed.
+    this.state = initial?.state ?? "closed";
+    this.since = initial?.since ?? clock.now();
+    this.reason = initial?.reason ?? null;
+    this.nextProbeAt = initial?.nextProbeAt ?? null;
+    this.reopenCount = initial?.reopenCount ?? 0;
+    if (this.state === "open" && this.nextProbeAt === null) this.nextProbeAt = this.since;
+  }
+
+  /** The current state, suitable for persisting and passing back to the constructor. */
+  snapshot(): CircuitSnapshot {
+    return {
+      state: this.state,
+      since: this.since,
+      reason: this.reason,
+      nextProbeAt: this.nextProbeAt,
+      reopenCount: this.reopenCount,
+    };
+  }
+
+  /** Asks to send one attempt while `inFlight` attempts to this endpoint are already out. */
+  admit(inFlight: number): Admission {
+    if (this.state === "closed") return { allowed: true, probe: false };
+    if (this.state === "half-open") {
+      return inFlight < this.settings.halfOpenConcurrency
+        ? { allowed: true, probe: false }
+        : { allowed: false, retryAt: null };
+    }
+    // Open: exactly one probe at a time, and only once its wait is over.
+    if (this.probeOutstanding) return { allowed: false, retryAt: null };
+    const due = this.nextProbeAt ?? this.since;
+    if (this.clock.now() < due) return { allowed: false, retryAt: due };
+    this.probeOutstanding = true;
+    return { allowed: true, probe: true };
+  }
+
+  /** Records a successful attempt; returns the transition it caused, if any. */
+  onSuccess(wasProbe: boolean): CircuitTransition | null {
+    switch (this.state) {
+      case "closed":
+        this.streak = [];
+        return null;
+      case "open":
+        // Only the probe speaks for the endpoint now; older requests' results are stale.
+        if (!wasProbe || !this.probeOutstanding) return null;
+        this.probeOutstanding = false;
+        this.halfOpenWins = 0;
+        return this.move("half-open", "probe succeeded", null);
+      case "half-open":
+        this.halfOpenWins++;
+        if (this.halfOpenWins < this.settings.halfOpenSuccesses) return null;
+        this.reopenCount = 0;
+        this.streak = [];
+        this.recent = [];
+        return this.move("closed", `${this.halfOpenWins} successes while half-open`, null);
+    }
+  }
+
+  /** Records a failed attempt (`reason` e.g. "HTTP 503"); returns the transition it caused, if any. */
+  onFailure(wasProbe: boolean, reason: string): CircuitTransition | null {
+    const now = this.clock.now();
+    switch (this.state) {
+      case "closed":
+        return this.recordClosedFailure(now, reason);
+      case "open":
+        if (!wasProbe || !this.probeOutstanding) return null;
+        this.probeOutstanding = false;
+        return this.reopen(now, `probe failed: ${reason}`);
+      case "half-open":
+        return this.reopen(now, `failure while half-open: ${reason}`);
+    }
+  }
+
+  /** The probe was admitted but never sent (e.g. shutdown): let another be admitted. */
+  cancelProbe(): void {
+    this.probeOutstanding = false;
+  }
+
+  private recordClosedFailure(now: number, reason: string): CircuitTransition | null {
+    const s = this.settings;
+    this.streak.push(now);
+    if (this.streak.length > s.consecutiveFailures) this.streak.shift();
+    this.recent.push(now);
+    if (this.recent.length > s.windowFailures) this.recent.shift();
+    while (this.recent.length > 0 && (this.recent[0] ?? now) < now - s.windowMs)
+      this.recent.shift();
+
+    let why: string | null = null;
+    const first = this.streak[0] ?? now;
+    if (this.streak.length >= s.consecutiveFailures && now - first <= s.consecutiveWindowMs) {
+      why = `${s.consecutiveFailures} consecutive failures within ${formatDuration(s.consecutiveWindowMs)}`;
+    } else if (this.recent.length >= s.windowFailures) {
+      why = `${s.windowFailures} failures within ${formatDuration(s.windowMs)}`;
+    }
+    if (why === null) return null;
+    this.streak = [];
+    this.recent = [];
+    this.reopenCount = 0;
+    this.probeOutstanding = false;
+    return this.move("open", `${why}; last: ${reason}`, now + s.probeDelayMs);
+  }
+
+  // Each reopening doubles the wait before the next probe, up to maxProbeDelayMs, so a
+  // receiver that is still down is not hammered every few minutes for hours.
+  private reopen(now: number, why: string): CircuitTransition {
+    this.reopenCount++;
+    this.halfOpenWins = 0;
+    const s = this.settings;
+    const wait = Math.min(s.maxProbeDelayMs, s.probeDelayMs * 2 ** this.reopenCount);
+    return this.move("open", `${why}; next probe in ${formatDuration(wait)}`, now + wait);
+  }
+
+  private move(to: CircuitState, reason: string, nextProbeAt: number | null): CircuitTransition {
+    const at = this.clock.now();
+    const from = this.state;
+    this.state = to;
+    this.since = at;
+    this.reason = reason;
+    this.nextProbeAt = nextProbeAt;
+    return { from, to, at, reason };
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * What the API may ask of the delivery engine. The API knows this interface, never the engine's
+ * internals, so an API-only process (a later issue) can pass a stand-in that does nothing.
+ */
+import type { CircuitSnapshot } from "./breaker.js";
+
+/** Live numbers about one endpoint, as the engine sees them right now. */
+export interface EndpointLiveStatus {
+  limit: number;
+  effectiveLimit: number;
+  inFlight: number;
+  queued: number;
+  p99LatencyMs: number | null;
+  circuit: CircuitSnapshot;
+}
+
+export interface EngineControl {
+  /** New work was committed: look for due deliveries now instead of at the next timer. */
+  wake(): void;
+  /** An endpoint's settings changed or it was deleted: reload before its next delivery. */
+  invalidateEndpoint(endpointId: string): void;
+  /** An application's delivery policy changed: reload its endpoints' settings. */
+  invalidateApplication(appId: string): void;
+  /** Live status, or null when the engine has not touched the endpoint since it started. */
+  endpointStatus(endpointId: string): EndpointLiveStatus | null;
+}

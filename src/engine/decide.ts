@@ -1,0 +1,112 @@
+/**
+ * The decision after one attempt: where the delivery goes next. Pure: the engine passes in the
+ * result, the policy, the circuit and the clock's reading, and records what comes out.
+ */
+import type { Random } from "../clock.js";
+import type { FailureClass, RetryAfterUse } from "../domain/types.js";
+import type { CircuitSnapshot } from "./breaker.js";
+import { nextAttempt } from "./ladder.js";
+import { classifyOutcome, disablesEndpoint, type OutcomeClass } from "./outcome.js";
+import type { ResolvedPolicy } from "./policy.js";
+import { decideRetryAfter } from "./retry-after.js";
+import type { SendResult } from "./sender.js";
+
+export type NextMove =
+  | { kind: "succeeded" }
+  | { kind: "retry"; at: number; delayMs: number }
+  | { kind: "dead"; failureClass: FailureClass; reason: string };
+
+export interface Decision {
+  outcome: OutcomeClass;
+  next: NextMove;
+  retryAfter: RetryAfterUse | null;
+  /** A reason to disable the endpoint (410 Gone), or null. */
+  disable: string | null;
+  /** Whether this result counts against the endpoint's circuit breaker. */
+  countsAsFailure: boolean;
+}
+
+/** Decides what follows attempt number `attemptsMade` of a delivery. */
+export function decideNext(input: {
+  result: SendResult;
+  policy: ResolvedPolicy;
+  attemptsMade: number;
+  firstAttemptAt: number;
+  previousDelayMs: number | null;
+  now: number;
+  circuit: CircuitSnapshot;
+  random: Random;
+}): Decision {
+  const { result, policy } = input;
+  const outcome = classifyOutcome(
+    { status: result.status ?? undefined, error: result.error ?? undefined },
+    policy.permanentStatuses,
+  );
+  const disable = disablesEndpoint(result.status ?? undefined)
+    ? "the receiver answered 410 Gone"
+    : null;
+  if (outcome === "success") {
+    return {
+      outcome,
+      next: { kind: "succeeded" },
+      retryAfter: null,
+      disable,
+      countsAsFailure: false,
+    };
+  }
+  // 429 is the receiver pacing us, not failing: Retry-After handles it, the breaker does not.
+  const countsAsFailure = outcome !== "rate_limited";
+  if (outcome === "permanent") {
+    return {
+      outcome,
+      next: { kind: "dead", failureClass: "permanent", reason: `${describe(result)} is permanent` },
+      retryAfter: null,
+      disable,
+      countsAsFailure,
+    };
+  }
+  const ra = decideRetryAfter(result.retryAfter, input.now);
+  const step = nextAttempt({
+    ladder: policy.ladder,
+    attemptsMade: input.attemptsMade,
+    firstAttemptAt: input.firstAttemptAt,
+    now: input.now,
+    previousDelayMs: input.previousDelayMs ?? undefined,
+    retryAfter: ra,
+    random: input.random,
+  });
+  const retryAfter = ra?.kind ?? null;
+  if (step.kind === "exhausted") {
+    const why =
+      step.reason === "attempts"
+        ? `all ${policy.ladder.attempts} attempts failed`
+        : "the next attempt would fall outside the retry window";
+    return {
+      outcome,
+      next: {
+        kind: "dead",
+        failureClass: "exhausted",
+        reason: `${why}; last: ${describe(result)}`,
+      },
+      retryAfter,
+      disable,
+      countsAsFailure,
+    };
+  }
+  // While the circuit is open, a retry waits for the probe instead of firing.
+  const probeAt = input.circuit.state === "open" ? (input.circuit.nextProbeAt ?? 0) : 0;
+  const at = Math.max(step.at, probeAt);
+  return {
+    outcome,
+    next: { kind: "retry", at, delayMs: step.delayMs },
+    retryAfter,
+    disable,
+    countsAsFailure,
+  };
+}
+
+/** "HTTP 503" or "timeout (no answer within 15000 ms)". */
+export function describe(result: SendResult): string {
+  if (result.status !== null) return `HTTP ${result.status}`;
+  return result.errorDetail ? `${result.error} (${result.errorDetail})` : String(result.error);
+}

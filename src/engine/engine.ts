@@ -1,0 +1,437 @@
+/**
+ * The delivery engine: claims due deliveries in batches, holds each in its endpoint's queue until
+ * the endpoint has a free slot and a closed (or probing) circuit, sends it, and records the
+ * outcome through the group-commit writer. One engine runs per process.
+ */
+import { performance } from "node:perf_hooks";
+import type { Clock, Random, TimerHandle } from "../clock.js";
+import type { Application } from "../domain/types.js";
+import { newId } from "../ids.js";
+import { activeKeys, signatureHeaders } from "../signing/sign.js";
+import type { ClaimedDelivery, DeliveryOutcome, Store } from "../store/port.js";
+import type { AdaptiveSettings } from "./adaptive-limit.js";
+import type { BreakerSettings, CircuitTransition } from "./breaker.js";
+import type { EndpointLiveStatus, EngineControl } from "./control.js";
+import { decideNext, describe } from "./decide.js";
+import { EngineEvents } from "./events.js";
+import { OutcomeWriter } from "./outcome-writer.js";
+import type { PolicyDefaults } from "./policy.js";
+import { EndpointRuntime } from "./runtime.js";
+import type { Sender, SendResult } from "./sender.js";
+
+export interface EngineSettings {
+  policyDefaults: PolicyDefaults;
+  breaker: BreakerSettings;
+  adaptive: AdaptiveSettings;
+  /** Deliveries claimed per statement. */
+  batchSize: number;
+  /** Deliveries held by this process at once (in flight plus waiting for a slot). */
+  maxClaimed: number;
+  /** How long a claim is reserved for this process (used by multi-process stores). */
+  leaseMs: number;
+  /** How long stop() lets in-flight requests finish. */
+  shutdownTimeoutMs: number;
+}
+
+export interface EngineLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface EngineDeps {
+  store: Store;
+  sender: Sender;
+  clock: Clock;
+  random: Random;
+  settings: EngineSettings;
+  events?: EngineEvents;
+  logger?: EngineLogger;
+}
+
+const USER_AGENT = "hookline/0.1";
+
+/** Runs deliveries; see the module comment. */
+export class DeliveryEngine implements EngineControl {
+  readonly events: EngineEvents;
+  private readonly runtimes = new Map<string, EndpointRuntime>();
+  private readonly apps = new Map<string, Application | null>();
+  private readonly writer: OutcomeWriter;
+  private readonly inFlight = new Set<Promise<void>>();
+  private claimed = 0;
+  private running = false;
+  private pumping = false;
+  private pumpAgain = false;
+  private pumpScheduled = false;
+  private timer: TimerHandle | null = null;
+  private readonly log: EngineLogger;
+
+  constructor(private readonly deps: EngineDeps) {
+    this.events = deps.events ?? new EngineEvents();
+    this.log = deps.logger ?? { warn: () => {}, error: () => {} };
+    this.writer = new OutcomeWriter(deps.store, {
+      maxBatch: 512,
+      retryDelayMs: 1000,
+      onCommitted: (batch) => this.announce(batch),
+      onError: (err) => this.log.error({ err }, "recording attempt outcomes failed; retrying"),
+    });
+  }
+
+  /** Puts deliveries interrupted by a crash back in line, then starts dispatching. */
+  async start(): Promise<void> {
+    await this.deps.store.recoverInflight(this.deps.clock.now());
+    this.running = true;
+    this.wake();
+  }
+
+  /** Stops claiming, lets in-flight requests finish (bounded), returns waiting ones to the queue. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    if (this.timer) this.deps.clock.clearTimer(this.timer);
+    const releases = [];
+    for (const rt of this.runtimes.values()) {
+      for (const d of rt.queue.splice(0)) releases.push({ deliveryId: d.id, at: d.dueAt });
+    }
+    this.claimed -= releases.length;
+    await this.deps.store.releaseDeliveries(releases);
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((r) => (timeout = setTimeout(r, this.deps.settings.shutdownTimeoutMs))),
+    ]);
+    clearTimeout(timeout);
+    // Whatever is still out stays claimed in the store and is retried after restart.
+    await this.writer.flush();
+  }
+
+  wake(): void {
+    if (!this.running || this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      void this.pump();
+    });
+  }
+
+  invalidateEndpoint(endpointId: string): void {
+    const rt = this.runtimes.get(endpointId);
+    if (rt) rt.stale = true;
+    this.wake();
+  }
+
+  invalidateApplication(appId: string): void {
+    this.apps.delete(appId);
+    for (const rt of this.runtimes.values()) if (rt.endpoint.appId === appId) rt.stale = true;
+    this.wake();
+  }
+
+  endpointStatus(endpointId: string): EndpointLiveStatus | null {
+    return this.runtimes.get(endpointId)?.status() ?? null;
+  }
+
+  // ---- claiming -----------------------------------------------------------------------------
+
+  private async pump(): Promise<void> {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        if (!this.running) break;
+        const free = this.deps.settings.maxClaimed - this.claimed;
+        // Full: a finishing attempt frees a slot and wakes the pump again.
+        if (free <= 0) break;
+        const now = this.deps.clock.now();
+        const exclude = this.fullEndpoints();
+        const limit = Math.min(free, this.deps.settings.batchSize);
+        const batch = await this.deps.store.claimDue({
+          now,
+          limit,
+          excludeEndpoints: exclude,
+          leaseUntil: now + this.deps.settings.leaseMs,
+        });
+        this.claimed += batch.length;
+        await this.admit(batch);
+        if (batch.length === limit) this.pumpAgain = true;
+        else await this.armTimer(exclude);
+      } while (this.pumpAgain && this.running);
+    } catch (err) {
+      this.log.error({ err }, "claiming deliveries failed; trying again in 1 s");
+      this.armRetry(1000);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private fullEndpoints(): string[] {
+    const out: string[] = [];
+    for (const [id, rt] of this.runtimes) if (rt.isFull()) out.push(id);
+    return out;
+  }
+
+  /** Sleeps until the next due delivery; new messages and finished attempts wake it earlier. */
+  private async armTimer(exclude: readonly string[]): Promise<void> {
+    const next = await this.deps.store.nextDueAt(exclude);
+    if (next === null) {
+      if (this.timer) this.deps.clock.clearTimer(this.timer);
+      this.timer = null;
+      return;
+    }
+    this.armRetry(Math.max(0, next - this.deps.clock.now()));
+  }
+
+  private armRetry(ms: number): void {
+    if (!this.running) return;
+    if (this.timer) this.deps.clock.clearTimer(this.timer);
+    this.timer = this.deps.clock.setTimer(() => {
+      this.timer = null;
+      this.wake();
+    }, ms);
+  }
+
+  private async admit(batch: readonly ClaimedDelivery[]): Promise<void> {
+    const touched = new Set<EndpointRuntime>();
+    const orphans: ClaimedDelivery[] = [];
+    for (const d of batch) {
+      const rt = await this.runtimeFor(d.endpointId);
+      if (!rt) orphans.push(d);
+      else {
+        rt.queue.push(d);
+        touched.add(rt);
+      }
+    }
+    // The endpoint was deleted between claim and now; its deliveries went with it.
+    this.claimed -= orphans.length;
+    for (const rt of touched) await this.dispatch(rt);
+  }
+
+  private async runtimeFor(endpointId: string): Promise<EndpointRuntime | null> {
+    let rt = this.runtimes.get(endpointId);
+    if (rt && !rt.stale) return rt;
+    const endpoint = await this.deps.store.getEndpoint(endpointId);
+    if (!endpoint) {
+      if (rt && !rt.busy) this.runtimes.delete(endpointId);
+      return null;
+    }
+    const app = await this.appFor(endpoint.appId);
+    if (rt) rt.reload(endpoint, app);
+    else {
+      const circuit = await this.deps.store.getCircuit(endpointId);
+      rt = new EndpointRuntime(
+        endpoint,
+        app,
+        this.deps.settings.policyDefaults,
+        this.deps.settings,
+        this.deps.clock,
+        circuit,
+      );
+      this.runtimes.set(endpointId, rt);
+    }
+    return rt;
+  }
+
+  private async appFor(appId: string): Promise<Application | null> {
+    if (!this.apps.has(appId)) this.apps.set(appId, await this.deps.store.findApplication(appId));
+    return this.apps.get(appId) ?? null;
+  }
+
+  // ---- sending ------------------------------------------------------------------------------
+
+  /** Starts as many queued deliveries as the endpoint's limit and circuit allow. */
+  private async dispatch(rt: EndpointRuntime): Promise<void> {
+    if (rt.stale) await this.runtimeFor(rt.endpoint.id);
+    if (rt.endpoint.disabled) {
+      for (const d of rt.queue.splice(0)) this.endDisabled(rt, d);
+      return;
+    }
+    while (rt.queue.length && this.running) {
+      if (rt.inFlight >= rt.limit.effective) return;
+      const admission = rt.breaker.admit(rt.inFlight);
+      if (!admission.allowed) {
+        if (rt.breaker.snapshot().state === "open") await this.holdForProbe(rt);
+        return;
+      }
+      const d = rt.queue.shift()!;
+      rt.inFlight++;
+      const p = this.attempt(rt, d, admission.probe).finally(() => this.inFlight.delete(p));
+      this.inFlight.add(p);
+    }
+  }
+
+  /** The circuit is open: put waiting deliveries back until the probe, spending no attempts. */
+  private async holdForProbe(rt: EndpointRuntime): Promise<void> {
+    const until = rt.breaker.snapshot().nextProbeAt ?? this.deps.clock.now();
+    const waiting = rt.queue.splice(0);
+    this.claimed -= waiting.length;
+    await this.deps.store.releaseDeliveries(
+      waiting.map((d) => ({ deliveryId: d.id, at: Math.max(d.dueAt, until) })),
+    );
+    this.armRetry(Math.max(0, until - this.deps.clock.now()));
+  }
+
+  private endDisabled(rt: EndpointRuntime, d: ClaimedDelivery): void {
+    this.writer.push({
+      deliveryId: d.id,
+      endpointId: rt.endpoint.id,
+      messageId: d.messageId,
+      appId: d.appId,
+      at: this.deps.clock.now(),
+      attempt: null,
+      signatureHeaders: {},
+      next: {
+        kind: "dead",
+        failureClass: "permanent",
+        reason: `endpoint disabled${rt.endpoint.disabledReason ? `: ${rt.endpoint.disabledReason}` : ""}`,
+      },
+      retryAfter: null,
+      disableEndpoint: null,
+    });
+    this.release(rt, d, false);
+  }
+
+  private async attempt(rt: EndpointRuntime, d: ClaimedDelivery, probe: boolean): Promise<void> {
+    const { clock } = this.deps;
+    const at = clock.now();
+    const endpoint = rt.endpoint;
+    const signed = signatureHeaders(
+      d.messageId,
+      Math.floor(at / 1000),
+      d.payload,
+      activeKeys(endpoint.secrets, at),
+    );
+    const started = performance.now();
+    let result: SendResult;
+    try {
+      result = await this.deps.sender.send({
+        url: endpoint.url,
+        headers: {
+          ...endpoint.headers,
+          "content-type": "application/json",
+          "user-agent": USER_AGENT,
+          ...signed,
+        },
+        body: d.payload,
+        timeoutMs: rt.policy.timeoutMs,
+      });
+    } catch (err) {
+      // Senders report failures as results; a throw is a bug, recorded rather than lost.
+      result = { status: null, error: "network", errorDetail: String(err), snippet: "", retryAfter: null };
+    }
+    const durationMs = Math.round(performance.now() - started);
+    rt.limit.record(durationMs);
+    const attemptsMade = d.attemptCount + 1;
+    const now = clock.now();
+    const failed = result.status === null || result.status < 200 || result.status > 299;
+    // Judge the breaker first: a retry decided after the circuit opens must wait for the probe.
+    const prelim = decideNext({
+      result,
+      policy: rt.policy,
+      attemptsMade,
+      firstAttemptAt: d.firstAttemptAt ?? at,
+      previousDelayMs: d.lastDelayMs,
+      now,
+      circuit: rt.breaker.snapshot(),
+      random: this.deps.random,
+    });
+    let transition: CircuitTransition | null = null;
+    if (!failed) transition = rt.breaker.onSuccess(probe);
+    else if (prelim.countsAsFailure) transition = rt.breaker.onFailure(probe, describe(result));
+    else if (probe) rt.breaker.cancelProbe();
+    const decision = transition
+      ? decideNext({
+          result,
+          policy: rt.policy,
+          attemptsMade,
+          firstAttemptAt: d.firstAttemptAt ?? at,
+          previousDelayMs: d.lastDelayMs,
+          now,
+          circuit: rt.breaker.snapshot(),
+          random: this.deps.random,
+        })
+      : prelim;
+    const trigger = probe
+      ? "probe"
+      : d.attemptCount === 0
+        ? d.origin === "resend"
+          ? "manual"
+          : "first"
+        : "retry";
+    const outcome: DeliveryOutcome = {
+      deliveryId: d.id,
+      endpointId: endpoint.id,
+      messageId: d.messageId,
+      appId: d.appId,
+      at,
+      attempt: {
+        id: newId("atmpt", at),
+        at,
+        trigger,
+        url: endpoint.url,
+        status: result.status,
+        error: result.error,
+        errorDetail: result.errorDetail,
+        durationMs,
+        responseSnippet: result.snippet,
+        outcome: decision.outcome,
+      },
+      signatureHeaders: { ...signed },
+      next: decision.next,
+      retryAfter: decision.retryAfter,
+      disableEndpoint: decision.disable,
+    };
+    this.writer.push(outcome);
+    if (decision.disable) {
+      endpoint.disabled = true;
+      endpoint.disabledReason = decision.disable;
+      this.events.emit({ type: "endpoint.disabled", endpointId: endpoint.id, reason: decision.disable });
+    }
+    if (transition) await this.onTransition(rt, transition);
+    this.release(rt, d, true);
+  }
+
+  private release(rt: EndpointRuntime, _d: ClaimedDelivery, wasInFlight: boolean): void {
+    if (wasInFlight) rt.inFlight--;
+    this.claimed--;
+    void this.dispatch(rt);
+    this.wake();
+  }
+
+  private async onTransition(rt: EndpointRuntime, t: CircuitTransition): Promise<void> {
+    const snapshot = rt.breaker.snapshot();
+    try {
+      await this.deps.store.saveCircuit(rt.endpoint.id, snapshot, t);
+      if (t.to === "open" && snapshot.nextProbeAt !== null) {
+        await this.deps.store.pauseEndpoint(rt.endpoint.id, snapshot.nextProbeAt);
+      }
+    } catch (err) {
+      this.log.error({ err, endpointId: rt.endpoint.id }, "saving circuit state failed");
+    }
+    this.events.emit({ type: "circuit", endpointId: rt.endpoint.id, transition: t });
+  }
+
+  /** Tells listeners what was committed, in commit order. */
+  private announce(batch: readonly DeliveryOutcome[]): void {
+    for (const o of batch) {
+      this.events.emit({
+        type: "delivery",
+        deliveryId: o.deliveryId,
+        messageId: o.messageId,
+        endpointId: o.endpointId,
+        state: o.next.kind === "retry" ? "pending" : o.next.kind,
+        nextAttemptAt: o.next.kind === "retry" ? o.next.at : null,
+        attempt: o.attempt
+          ? {
+              ...o.attempt,
+              deliveryId: o.deliveryId,
+              endpointId: o.endpointId,
+              appId: o.appId,
+              messageId: o.messageId,
+            }
+          : null,
+      });
+    }
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Domain events the engine announces after the fact is committed. Tests await them ("delivery X
+ * reached state Y"); later parts (DLQ, operational webhooks, the dashboard) subscribe to them.
+ */
+import { EventEmitter } from "node:events";
+import type { Attempt, DeliveryState } from "../domain/types.js";
+import type { CircuitTransition } from "./breaker.js";
+
+export type EngineEvent =
+  | {
+      type: "delivery";
+      deliveryId: string;
+      messageId: string;
+      endpointId: string;
+      state: DeliveryState;
+      nextAttemptAt: number | null;
+      attempt: Attempt | null;
+    }
+  | { type: "circuit"; endpointId: string; transition: CircuitTransition }
+  | { type: "endpoint.disabled"; endpointId: string; reason: string };
+
+/** A typed emitter of {@link EngineEvent}s. */
+export class EngineEvents {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    this.emitter.setMaxListeners(0);
+  }
+
+  emit(event: EngineEvent): void {
+    this.emitter.emit("event", event);
+  }
+
+  on(listener: (event: EngineEvent) => void): () => void {
+    this.emitter.on("event", listener);
+    return () => this.emitter.off("event", listener);
+  }
+
+  /** Resolves with the first event matching `predicate`; rejects after `timeoutMs`. */
+  waitFor<E extends EngineEvent>(
+    predicate: (event: EngineEvent) => event is E,
+    timeoutMs?: number,
+  ): Promise<E>;
+  waitFor(predicate: (event: EngineEvent) => boolean, timeoutMs?: number): Promise<EngineEvent>;
+  waitFor(predicate: (event: EngineEvent) => boolean, timeoutMs = 20_000): Promise<EngineEvent> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new Error(`no matching engine event within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const off = this.on((event) => {
+        if (!predicate(event)) return;
+        clearTimeout(timer);
+        off();
+        resolve(event);
+      });
+    });
+  }
+}

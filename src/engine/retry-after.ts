@@ -1,0 +1,96 @@
+import type { RetryAfterDecision } from "./ladder.js";
+
+/** A Retry-After up to and including this is honoured exactly (4 h). */
+export const RETRY_AFTER_HONOUR_MAX_MS = 4 * 60 * 60 * 1000;
+/** A longer Retry-After, up to RETRY_AFTER_IGNORE_ABOVE_MS, is shortened to this (4 h). */
+export const RETRY_AFTER_CAP_MS = RETRY_AFTER_HONOUR_MAX_MS;
+/** A Retry-After longer than this (24 h) is ignored and the ladder stays in force. */
+export const RETRY_AFTER_IGNORE_ABOVE_MS = 24 * 60 * 60 * 1000;
+
+// Boundaries, chosen so that "capped" always means the delay really changed:
+//   delay <= 4 h          -> honoured
+//   4 h < delay <= 24 h   -> capped at 4 h
+//   delay > 24 h          -> ignored ("too-long"): such a value is more likely a bug or an
+//                            attempt to park our queue than a real maintenance window.
+
+const DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+const LONG_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const TIME = "(\\d{2}):(\\d{2}):(\\d{2})";
+const MON = `(${MONTHS.join("|")})`;
+
+// RFC 9110 §5.6.7: senders use IMF-fixdate, but recipients must also accept the two
+// obsolete forms. Date.parse is not used because it accepts far too much ("2" is a date to V8).
+const IMF_FIXDATE = new RegExp(`^(?:${DAYS.join("|")}), (\\d{2}) ${MON} (\\d{4}) ${TIME} GMT$`);
+const RFC850 = new RegExp(`^(?:${LONG_DAYS.join("|")}), (\\d{2})-${MON}-(\\d{2}) ${TIME} GMT$`);
+const ASCTIME = new RegExp(`^(?:${DAYS.join("|")}) ${MON} ([ \\d]\\d) ${TIME} (\\d{4})$`);
+
+function utc(
+  year: number,
+  month: string,
+  day: number,
+  h: number,
+  m: number,
+  s: number,
+): number | null {
+  const monthIndex = MONTHS.indexOf(month);
+  const ms = Date.UTC(year, monthIndex, day, h, m, s);
+  const d = new Date(ms);
+  // Date.UTC rolls 31 Feb over into March; a round trip catches impossible dates.
+  const valid =
+    d.getUTCFullYear() === year &&
+    d.getUTCMonth() === monthIndex &&
+    d.getUTCDate() === day &&
+    h < 24 &&
+    m < 60 &&
+    s < 61;
+  return valid ? ms : null;
+}
+
+/** Parses an HTTP-date in any of the three forms RFC 9110 names; null if it is not one. */
+export function parseHttpDate(value: string, now: number): number | null {
+  let match = IMF_FIXDATE.exec(value);
+  if (match) {
+    const [, day, mon, year, h, m, s] = match;
+    return utc(Number(year), mon ?? "", Number(day), Number(h), Number(m), Number(s));
+  }
+  match = RFC850.exec(value);
+  if (match) {
+    const [, day, mon, yy, h, m, s] = match;
+    // Two-digit years: a date more than 50 years ahead means the same digits last century.
+    const currentYear = new Date(now).getUTCFullYear();
+    let year = Math.floor(currentYear / 100) * 100 + Number(yy);
+    if (year > currentYear + 50) year -= 100;
+    return utc(year, mon ?? "", Number(day), Number(h), Number(m), Number(s));
+  }
+  match = ASCTIME.exec(value);
+  if (match) {
+    const [, mon, day, h, m, s, year] = match;
+    return utc(Number(year), mon ?? "", Number(day?.trim()), Number(h), Number(m), Number(s));
+  }
+  return null;
+}
+
+/** Reads a Retry-After header (delta-seconds or HTTP-date) into a decision; null when absent or empty. */
+export function decideRetryAfter(
+  header: string | null | undefined,
+  now: number,
+): RetryAfterDecision | null {
+  if (header === null || header === undefined) return null;
+  const value = header.trim();
+  if (value === "") return null;
+  let requestedMs: number;
+  if (/^\d+$/.test(value)) {
+    requestedMs = Number(value) * 1000;
+  } else {
+    const at = parseHttpDate(value, now);
+    if (at === null) return { kind: "ignored", reason: "malformed" };
+    // A date in the past means "now"; the clocks merely disagree.
+    requestedMs = Math.max(0, at - now);
+  }
+  if (requestedMs <= RETRY_AFTER_HONOUR_MAX_MS) return { kind: "honoured", delayMs: requestedMs };
+  if (requestedMs <= RETRY_AFTER_IGNORE_ABOVE_MS) {
+    return { kind: "capped", delayMs: RETRY_AFTER_CAP_MS, requestedMs };
+  }
+  return { kind: "ignored", reason: "too-long" };
+}

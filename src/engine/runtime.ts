@@ -1,0 +1,77 @@
+/**
+ * What the engine keeps in memory per endpoint: its settings, its concurrency slots and queue,
+ * its adaptive limit and its circuit breaker.
+ */
+import type { Application, Endpoint } from "../domain/types.js";
+import type { ClaimedDelivery } from "../store/port.js";
+import { AdaptiveLimit, type AdaptiveSettings } from "./adaptive-limit.js";
+import { CircuitBreaker, type BreakerSettings, type CircuitSnapshot } from "./breaker.js";
+import type { EndpointLiveStatus } from "./control.js";
+import { resolvePolicy, type PolicyDefaults, type ResolvedPolicy } from "./policy.js";
+
+/** One endpoint as the engine runs it. */
+export class EndpointRuntime {
+  endpoint: Endpoint;
+  policy: ResolvedPolicy;
+  /** Settings changed through the API; reload before the next send. */
+  stale = false;
+  inFlight = 0;
+  /** Claimed deliveries waiting for a free slot; they spend no attempt while they wait. */
+  readonly queue: ClaimedDelivery[] = [];
+  readonly limit: AdaptiveLimit;
+  readonly breaker: CircuitBreaker;
+
+  constructor(
+    endpoint: Endpoint,
+    app: Application | null,
+    private readonly defaults: PolicyDefaults,
+    settings: { breaker: BreakerSettings; adaptive: AdaptiveSettings },
+    clock: { now(): number },
+    circuit: CircuitSnapshot | null,
+  ) {
+    this.endpoint = endpoint;
+    this.policy = resolvePolicy(defaults, app?.deliveryPolicy ?? null, endpoint.deliveryPolicy);
+    this.limit = new AdaptiveLimit(this.policy.concurrencyLimit, settings.adaptive, clock);
+    this.breaker = new CircuitBreaker(settings.breaker, clock, circuit ?? undefined);
+  }
+
+  /** Applies new settings, keeping the live counters, the breaker and the latency history. */
+  reload(endpoint: Endpoint, app: Application | null): void {
+    this.endpoint = endpoint;
+    this.policy = resolvePolicy(
+      this.defaults,
+      app?.deliveryPolicy ?? null,
+      endpoint.deliveryPolicy,
+    );
+    this.limit.setLimit(this.policy.concurrencyLimit);
+    this.stale = false;
+  }
+
+  /**
+   * Whether the next claim must skip this endpoint: it has no free slot, or its open circuit has a
+   * probe out. Skipping keeps a slow or broken endpoint from filling a batch meant for others; a
+   * finishing attempt wakes the engine to look again. An open circuit with nothing out is not
+   * skipped: its deliveries were moved to the probe time, so they come due exactly then.
+   */
+  isFull(): boolean {
+    const waiting = this.inFlight + this.queue.length;
+    if (this.breaker.snapshot().state === "open") return waiting > 0;
+    return waiting >= this.limit.effective;
+  }
+
+  /** True while the engine must keep this runtime (work in hand or a circuit to remember). */
+  get busy(): boolean {
+    return this.inFlight > 0 || this.queue.length > 0 || this.breaker.snapshot().state !== "closed";
+  }
+
+  status(): EndpointLiveStatus {
+    return {
+      limit: this.limit.limit,
+      effectiveLimit: this.limit.effective,
+      inFlight: this.inFlight,
+      queued: this.queue.length,
+      p99LatencyMs: this.limit.p99(),
+      circuit: this.breaker.snapshot(),
+    };
+  }
+}

@@ -1,0 +1,67 @@
+import { randomBytes } from "node:crypto";
+
+// Crockford base32: sortable as text, no ambiguous letters.
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** Prefixes of hookline's ids, so a log line tells what an id names. */
+export type IdPrefix = "app" | "ep" | "msg" | "dlv" | "atmpt" | "dlq" | "evt" | "tok" | "job";
+
+let lastMs = 0;
+let lastRandom = new Uint8Array(10);
+
+/**
+ * A prefixed, time-sortable id: 10 base32 characters of milliseconds then 16 of randomness.
+ * Within one millisecond the random part is incremented so ids made in order also sort in order.
+ */
+export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
+  if (nowMs <= lastMs) {
+    increment(lastRandom);
+  } else {
+    lastMs = nowMs;
+    lastRandom = new Uint8Array(randomBytes(10));
+  }
+  return `${prefix}_${encodeTime(lastMs)}${encodeRandom(lastRandom)}`;
+}
+
+function increment(bytes: Uint8Array): void {
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    const v = bytes[i]!;
+    if (v < 255) {
+      bytes[i] = v + 1;
+      return;
+    }
+    bytes[i] = 0;
+  }
+}
+
+function encodeTime(ms: number): string {
+  let out = "";
+  let t = ms;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[t % 32]! + out;
+    t = Math.floor(t / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  // 80 bits -> 16 characters of 5 bits.
+  let out = "";
+  let buffer = 0;
+  let bits = 0;
+  for (const b of bytes) {
+    buffer = (buffer << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(buffer >> bits) & 31]!;
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+/** True when `value` looks like an id with the given prefix (used to tell ids from uids). */
+export function hasPrefix(value: string, prefix: IdPrefix): boolean {
+  return value.startsWith(`${prefix}_`) && value.length === prefix.length + 27;
+}

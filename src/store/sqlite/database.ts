@@ -1,0 +1,59 @@
+import Database from "better-sqlite3";
+import type { Database as Db } from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { StoreUnavailableError } from "../../errors.js";
+import { MIGRATIONS, type Migration } from "./migrations.js";
+
+export interface SqliteOptions {
+  /** Path of the database file, or ":memory:". */
+  path: string;
+  /**
+   * `normal` survives a killed process (a committed transaction is in the WAL before the API
+   * answers); `full` also survives power loss, at the price of an fsync per commit.
+   */
+  synchronous: "normal" | "full";
+}
+
+/** Opens the database file in WAL mode and brings its schema up to date. */
+export function openDatabase(options: SqliteOptions): Db {
+  if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+  let db: Db;
+  try {
+    db = new Database(options.path);
+  } catch (err) {
+    throw new StoreUnavailableError(`cannot open SQLite database at ${options.path}`, {
+      cause: err,
+    });
+  }
+  db.pragma("journal_mode = WAL");
+  db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+  db.pragma("busy_timeout = 5000");
+  db.pragma("temp_store = MEMORY");
+  db.pragma("cache_size = -65536");
+  migrate(db, MIGRATIONS);
+  return db;
+}
+
+/**
+ * Applies pending migrations, each in its own IMMEDIATE transaction: the write lock is taken before
+ * the ledger is read, so two processes starting at once apply each migration exactly once.
+ */
+export function migrate(db: Db, migrations: readonly Migration[]): number {
+  db.exec(`CREATE TABLE IF NOT EXISTS hookline_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+  let applied = 0;
+  for (const m of migrations) {
+    const apply = db.transaction(() => {
+      const done = db.prepare("SELECT 1 FROM hookline_migrations WHERE version = ?").get(m.version);
+      if (done) return false;
+      db.exec(m.sql);
+      db.prepare(
+        "INSERT INTO hookline_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+      ).run(m.version, m.name, Date.now());
+      return true;
+    });
+    if (apply.immediate()) applied++;
+  }
+  return applied;
+}

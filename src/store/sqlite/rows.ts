@@ -1,0 +1,138 @@
+/** Row shapes of the SQLite tables and their mapping to domain records. */
+import type {
+  Application,
+  Attempt,
+  DeadLetter,
+  Delivery,
+  Endpoint,
+  EventType,
+  Message,
+} from "../../domain/types.js";
+
+type Row = Record<string, unknown>;
+
+const json = <T>(v: unknown, fallback: T): T =>
+  typeof v === "string" ? (JSON.parse(v) as T) : fallback;
+export const toJson = (v: unknown): string | null => (v == null ? null : JSON.stringify(v));
+const num = (v: unknown): number | null => (v == null ? null : Number(v));
+const str = (v: unknown): string | null => (v == null ? null : String(v));
+
+export function applicationFromRow(r: Row): Application {
+  return {
+    id: String(r.id),
+    uid: str(r.uid),
+    name: String(r.name),
+    rateLimit: num(r.rate_limit),
+    metadata: json(r.metadata, {}),
+    deliveryPolicy: json(r.delivery_policy, null),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+export function endpointFromRow(r: Row): Endpoint {
+  return {
+    id: String(r.id),
+    appId: String(r.app_id),
+    uid: str(r.uid),
+    url: String(r.url),
+    description: String(r.description),
+    version: Number(r.version),
+    disabled: Boolean(r.disabled),
+    disabledReason: str(r.disabled_reason),
+    filterTypes: json(r.filter_types, null),
+    channels: json(r.channels, null),
+    headers: json(r.headers, {}),
+    metadata: json(r.metadata, {}),
+    rateLimit: num(r.rate_limit),
+    secrets: json(r.secrets, { current: "", previous: [] }),
+    deliveryPolicy: json(r.delivery_policy, null),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+export function eventTypeFromRow(r: Row): EventType {
+  return {
+    name: String(r.name),
+    description: String(r.description),
+    archived: Boolean(r.archived),
+    deprecated: Boolean(r.deprecated),
+    featureFlags: json(r.feature_flags, null),
+    groupName: str(r.group_name),
+    schemas: json(r.schemas, null),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+export function messageFromRow(r: Row): Message {
+  return {
+    id: String(r.id),
+    appId: String(r.app_id),
+    eventType: String(r.event_type),
+    eventId: str(r.event_id),
+    channels: json(r.channels, null),
+    tags: json(r.tags, null),
+    payload: r.payload as Buffer,
+    createdAt: Number(r.created_at),
+  };
+}
+
+export function deliveryFromRow(r: Row): Delivery {
+  return {
+    id: String(r.id),
+    appId: String(r.app_id),
+    messageId: String(r.message_id),
+    endpointId: String(r.endpoint_id),
+    state: r.state as Delivery["state"],
+    origin: r.origin as Delivery["origin"],
+    attemptCount: Number(r.attempt_count),
+    nextAttemptAt: num(r.next_attempt_at),
+    firstAttemptAt: num(r.first_attempt_at),
+    lastAttemptAt: num(r.last_attempt_at),
+    lastDelayMs: num(r.last_delay_ms),
+    createdAt: Number(r.created_at),
+  };
+}
+
+export function attemptFromRow(r: Row): Attempt {
+  return {
+    id: String(r.id),
+    deliveryId: String(r.delivery_id),
+    appId: String(r.app_id),
+    messageId: String(r.message_id),
+    endpointId: String(r.endpoint_id),
+    at: Number(r.at),
+    trigger: r.trigger as Attempt["trigger"],
+    url: String(r.url),
+    status: num(r.status),
+    error: str(r.error) as Attempt["error"],
+    errorDetail: str(r.error_detail),
+    durationMs: Number(r.duration_ms),
+    responseSnippet: String(r.response_snippet),
+    outcome: r.outcome as Attempt["outcome"],
+  };
+}
+
+export function deadLetterFromRow(r: Row): DeadLetter {
+  return {
+    id: String(r.id),
+    deliveryId: String(r.delivery_id),
+    appId: String(r.app_id),
+    endpointId: String(r.endpoint_id),
+    messageId: String(r.message_id),
+    eventId: str(r.event_id),
+    eventType: String(r.event_type),
+    failureClass: r.failure_class as DeadLetter["failureClass"],
+    reason: String(r.reason),
+    finalStatus: num(r.final_status),
+    finalError: str(r.final_error),
+    signatureHeaders: json(r.signature_headers, {}),
+    firstAttemptAt: num(r.first_attempt_at),
+    lastAttemptAt: num(r.last_attempt_at),
+    state: r.state as DeadLetter["state"],
+    replayCount: Number(r.replay_count),
+    createdAt: Number(r.created_at),
+  };
+}

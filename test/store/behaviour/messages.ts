@@ -1,0 +1,281 @@
+/** Accepting messages, fanning them out to endpoints, and reading them back. */
+import { describe, expect, it } from "vitest";
+import { newId } from "../../../src/ids.js";
+import {
+  accept,
+  allPages,
+  anApplication,
+  claimAll,
+  HOUR,
+  MINUTE,
+  only,
+  SECOND,
+  seedApp,
+  succeeded,
+  T0,
+  type StoreUnderTest,
+} from "./fixtures.js";
+
+export function messageBehaviour(t: StoreUnderTest): void {
+  describe("acceptMessage", () => {
+    it("writes the message and one pending delivery per matching enabled endpoint", async () => {
+      const { app, endpoints } = await seedApp(t.store, [
+        { filterTypes: null },
+        { filterTypes: [] },
+        { filterTypes: ["invoice.paid", "invoice.failed"] },
+        { filterTypes: ["user.created"] },
+        { disabled: true, disabledReason: "410 Gone" },
+      ]);
+      const now = T0 + MINUTE;
+      const result = await accept(t.store, app.id, { eventType: "invoice.paid", now });
+      expect(result.created).toBe(true);
+      expect(result.deliveries).toBe(3);
+
+      const deliveries = await t.store.listDeliveries(result.message.id);
+      expect(deliveries.map((d) => d.endpointId).sort()).toEqual(
+        endpoints
+          .slice(0, 3)
+          .map((e) => e.id)
+          .sort(),
+      );
+      for (const d of deliveries) {
+        expect(d).toMatchObject({
+          appId: app.id,
+          messageId: result.message.id,
+          state: "pending",
+          origin: "message",
+          attemptCount: 0,
+          nextAttemptAt: now,
+          firstAttemptAt: null,
+          lastAttemptAt: null,
+          createdAt: now,
+        });
+        expect(await t.store.getDelivery(d.id)).toEqual(d);
+      }
+    });
+
+    it("sends a message with channels only to endpoints without channels or sharing one", async () => {
+      const { app, endpoints } = await seedApp(t.store, [
+        { channels: null },
+        { channels: ["a"] },
+        { channels: ["a", "b"] },
+        { channels: ["c"] },
+      ]);
+      const [all, , ab] = endpoints.map((e) => e.id);
+      const withB = await accept(t.store, app.id, { channels: ["b", "z"] });
+      const targets = await t.store.listDeliveries(withB.message.id);
+      expect(targets.map((d) => d.endpointId).sort()).toEqual([all, ab].sort());
+
+      const without = await accept(t.store, app.id, { channels: null });
+      expect(without.deliveries).toBe(1);
+      const [only] = await t.store.listDeliveries(without.message.id);
+      expect(only?.endpointId).toBe(all);
+    });
+
+    it("keeps the payload bytes exactly as accepted", async () => {
+      const { app } = await seedApp(t.store);
+      const payload = Buffer.from('{ "text" :  "héllo ✓",\n\t"n":1.50 ,"e":"\\u00e9" }  \n', "utf8");
+      const result = await accept(t.store, app.id, { payload, eventId: "evt-bytes" });
+      expect(result.message.payload.toString("hex")).toBe(payload.toString("hex"));
+
+      const byId = await t.store.findMessage(app.id, result.message.id);
+      expect(Buffer.isBuffer(byId?.payload)).toBe(true);
+      expect(byId?.payload.toString("hex")).toBe(payload.toString("hex"));
+
+      const claimed = only(await claimAll(t.store, T0));
+      expect(Buffer.isBuffer(claimed.payload)).toBe(true);
+      expect(claimed.payload.toString("hex")).toBe(payload.toString("hex"));
+    });
+
+    it("a repeated eventId returns the first message and writes nothing", async () => {
+      const { app } = await seedApp(t.store, [{}, {}]);
+      const first = await accept(t.store, app.id, { eventId: "evt-1" });
+      expect(first).toMatchObject({ created: true, deliveries: 2 });
+
+      const secondId = newId("msg");
+      const second = await accept(t.store, app.id, {
+        id: secondId,
+        eventId: "evt-1",
+        now: T0 + SECOND,
+        payload: Buffer.from('{"other":true}'),
+      });
+      expect(second.created).toBe(false);
+      expect(second.deliveries).toBe(0);
+      expect(second.message).toEqual(first.message);
+      expect(await t.store.findMessage(app.id, secondId)).toBeNull();
+      expect(await t.store.listDeliveries(first.message.id)).toHaveLength(2);
+      expect(await t.store.listDeliveries(secondId)).toEqual([]);
+      expect((await t.store.listMessages(app.id, { limit: 10 })).data).toHaveLength(1);
+      expect(await claimAll(t.store, T0 + HOUR)).toHaveLength(2);
+    });
+
+    it("the same eventId in another application is a new message", async () => {
+      const a = await seedApp(t.store);
+      const b = await seedApp(t.store);
+      await accept(t.store, a.app.id, { eventId: "evt-1" });
+      const other = await accept(t.store, b.app.id, { eventId: "evt-1" });
+      expect(other).toMatchObject({ created: true, deliveries: 1 });
+      expect((await t.store.findMessage(b.app.id, "evt-1"))?.id).toBe(other.message.id);
+    });
+
+    it("makes deliveries due at the message's delivery time", async () => {
+      const { app } = await seedApp(t.store);
+      const result = await accept(t.store, app.id, { now: T0, dueAt: T0 + HOUR });
+      const [d] = await t.store.listDeliveries(result.message.id);
+      expect(d?.nextAttemptAt).toBe(T0 + HOUR);
+      expect(await claimAll(t.store, T0 + HOUR - 1)).toEqual([]);
+      expect(await claimAll(t.store, T0 + HOUR)).toHaveLength(1);
+    });
+
+    it("holds a delivery to an endpoint with an open circuit until its probe", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}, {}]);
+      const [open, stale, closed] = endpoints.map((e) => e.id) as [string, string, string];
+      const probeAt = T0 + 5 * MINUTE;
+      await t.store.saveCircuit(
+        open,
+        { state: "open", since: T0 - MINUTE, reason: "failing", nextProbeAt: probeAt, reopenCount: 0 },
+        null,
+      );
+      // A probe time already passed holds nothing.
+      await t.store.saveCircuit(
+        stale,
+        { state: "open", since: T0 - HOUR, reason: "failing", nextProbeAt: T0 - MINUTE, reopenCount: 0 },
+        null,
+      );
+      const result = await accept(t.store, app.id, { now: T0 });
+      const due = new Map(
+        (await t.store.listDeliveries(result.message.id)).map((d) => [d.endpointId, d.nextAttemptAt]),
+      );
+      expect(due.get(open)).toBe(probeAt);
+      expect(due.get(stale)).toBe(T0);
+      expect(due.get(closed)).toBe(T0);
+      const now = await claimAll(t.store, T0);
+      expect(now.map((d) => d.endpointId).sort()).toEqual([stale, closed].sort());
+    });
+  });
+
+  describe("findMessage", () => {
+    it("finds a message by id and by eventId, only within its application", async () => {
+      const { app } = await seedApp(t.store);
+      const other = await t.store.createApplication(anApplication());
+      const { message } = await accept(t.store, app.id, {
+        eventId: "evt-7",
+        eventType: "user.created",
+        channels: ["eu"],
+        tags: ["vip"],
+        now: T0 + SECOND,
+      });
+      expect(message).toMatchObject({
+        appId: app.id,
+        eventType: "user.created",
+        eventId: "evt-7",
+        channels: ["eu"],
+        tags: ["vip"],
+        createdAt: T0 + SECOND,
+      });
+      expect(await t.store.findMessage(app.id, message.id)).toEqual(message);
+      expect(await t.store.findMessage(app.id, "evt-7")).toEqual(message);
+      expect(await t.store.findMessage(other.id, message.id)).toBeNull();
+      expect(await t.store.findMessage(other.id, "evt-7")).toBeNull();
+      expect(await t.store.findMessage(app.id, "evt-unknown")).toBeNull();
+    });
+  });
+
+  describe("listMessages", () => {
+    it("lists an application's messages newest first, page by page", async () => {
+      const { app } = await seedApp(t.store);
+      const other = await seedApp(t.store);
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        ids.push((await accept(t.store, app.id, { now: T0 + i * SECOND })).message.id);
+      }
+      await accept(t.store, other.app.id);
+      const first = await t.store.listMessages(app.id, { limit: 2 });
+      expect(first.data.map((m) => m.id)).toEqual([ids[4], ids[3]]);
+      expect(first.done).toBe(false);
+      const walk = await allPages((q) => t.store.listMessages(app.id, q), { limit: 2 });
+      expect(walk.items.map((m) => m.id)).toEqual([...ids].reverse());
+      const oldest = await t.store.listMessages(app.id, { limit: 2, order: "ascending" });
+      expect(oldest.data.map((m) => m.id)).toEqual([ids[0], ids[1]]);
+    });
+
+    it("filters by event types", async () => {
+      const { app } = await seedApp(t.store);
+      const a = await accept(t.store, app.id, { eventType: "a.happened" });
+      await accept(t.store, app.id, { eventType: "b.happened" });
+      const c = await accept(t.store, app.id, { eventType: "c.happened" });
+      const page = await t.store.listMessages(app.id, {
+        limit: 10,
+        eventTypes: ["a.happened", "c.happened"],
+      });
+      expect(page.data.map((m) => m.id)).toEqual([c.message.id, a.message.id]);
+    });
+
+    it("filters by channel", async () => {
+      const { app } = await seedApp(t.store);
+      const eu = await accept(t.store, app.id, { channels: ["eu", "vip"] });
+      await accept(t.store, app.id, { channels: ["us"] });
+      await accept(t.store, app.id, { channels: null });
+      const page = await t.store.listMessages(app.id, { limit: 10, channel: "eu" });
+      expect(page.data.map((m) => m.id)).toEqual([eu.message.id]);
+    });
+
+    it("filters by creation time with before and after", async () => {
+      const { app } = await seedApp(t.store);
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        ids.push((await accept(t.store, app.id, { now: T0 + i * SECOND })).message.id);
+      }
+      const page = await t.store.listMessages(app.id, {
+        limit: 10,
+        after: T0 + SECOND / 2,
+        before: T0 + 2.5 * SECOND,
+      });
+      expect(page.data.map((m) => m.id)).toEqual([ids[2], ids[1]]);
+      const filteredWalk = await allPages(
+        (q) => t.store.listMessages(app.id, { ...q, after: T0 + SECOND / 2 }),
+        { limit: 2 },
+      );
+      expect(filteredWalk.items.map((m) => m.id)).toEqual([ids[3], ids[2], ids[1]]);
+    });
+  });
+
+  describe("enqueueResend", () => {
+    it("adds a pending resend delivery of the message, due now", async () => {
+      const { app, endpoints } = await seedApp(t.store);
+      const { message } = await accept(t.store, app.id);
+      await t.store.recordAttempts([succeeded(only(await claimAll(t.store, T0)), T0 + SECOND)]);
+
+      const now = T0 + HOUR;
+      const id = newId("dlv");
+      const resend = await t.store.enqueueResend({
+        id,
+        appId: app.id,
+        messageId: message.id,
+        endpointId: endpoints[0]!.id,
+        now,
+      });
+      expect(resend).toMatchObject({
+        id,
+        appId: app.id,
+        messageId: message.id,
+        endpointId: endpoints[0]!.id,
+        state: "pending",
+        origin: "resend",
+        attemptCount: 0,
+        nextAttemptAt: now,
+        createdAt: now,
+      });
+      expect(await t.store.getDelivery(id)).toEqual(resend);
+      const all = await t.store.listDeliveries(message.id);
+      expect(all.map((d) => d.state).sort()).toEqual(["pending", "succeeded"]);
+      const claimed = only(await claimAll(t.store, now));
+      expect(claimed).toMatchObject({ id, origin: "resend", messageId: message.id });
+    });
+
+    it("finds no delivery for an unknown id", async () => {
+      expect(await t.store.getDelivery(newId("dlv"))).toBeNull();
+      expect(await t.store.listDeliveries(newId("msg"))).toEqual([]);
+    });
+  });
+}
