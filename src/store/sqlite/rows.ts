@@ -1,7 +1,8 @@
-/** Row shapes of the SQLite tables and their mapping to domain records. */
+/** Row shapes of the SQLite tables and their mapping to and from domain records. */
 import type {
   Application,
   Attempt,
+  CircuitRecord,
   DeadLetter,
   Delivery,
   Endpoint,
@@ -9,7 +10,8 @@ import type {
   Message,
 } from "../../domain/types.js";
 
-type Row = Record<string, unknown>;
+/** One row as better-sqlite3 returns it. */
+export type Row = Record<string, unknown>;
 
 const json = <T>(v: unknown, fallback: T): T =>
   typeof v === "string" ? (JSON.parse(v) as T) : fallback;
@@ -134,5 +136,66 @@ export function deadLetterFromRow(r: Row): DeadLetter {
     state: r.state as DeadLetter["state"],
     replayCount: Number(r.replay_count),
     createdAt: Number(r.created_at),
+  };
+}
+
+export function circuitFromRow(r: Row): CircuitRecord {
+  return {
+    state: r.state as CircuitRecord["state"],
+    since: Number(r.since),
+    reason: r.reason == null ? null : String(r.reason),
+    nextProbeAt: r.next_probe_at == null ? null : Number(r.next_probe_at),
+    reopenCount: Number(r.reopen_count),
+  };
+}
+
+// ---- domain → named statement parameters ----------------------------------------------------
+
+export function appParams(a: Application) {
+  return {
+    id: a.id,
+    uid: a.uid,
+    name: a.name,
+    rate_limit: a.rateLimit,
+    metadata: JSON.stringify(a.metadata),
+    delivery_policy: toJson(a.deliveryPolicy),
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
+  };
+}
+
+export function endpointParams(e: Endpoint) {
+  return {
+    id: e.id,
+    app_id: e.appId,
+    uid: e.uid,
+    url: e.url,
+    description: e.description,
+    version: e.version,
+    disabled: e.disabled ? 1 : 0,
+    disabled_reason: e.disabledReason,
+    filter_types: toJson(e.filterTypes),
+    channels: toJson(e.channels),
+    headers: JSON.stringify(e.headers),
+    metadata: JSON.stringify(e.metadata),
+    rate_limit: e.rateLimit,
+    secrets: JSON.stringify(e.secrets),
+    delivery_policy: toJson(e.deliveryPolicy),
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+  };
+}
+
+export function eventTypeParams(e: EventType) {
+  return {
+    name: e.name,
+    description: e.description,
+    archived: e.archived ? 1 : 0,
+    deprecated: e.deprecated ? 1 : 0,
+    feature_flags: toJson(e.featureFlags),
+    group_name: e.groupName,
+    schemas: toJson(e.schemas),
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
   };
 }

@@ -223,18 +223,28 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
         retried(ofKept[0]!, at, at + HOUR),
         succeeded(ofKept[1]!, at),
       ]);
-      const circuit = { state: "open" as const, since: at, reason: "failing", nextProbeAt: at + HOUR, reopenCount: 0 };
+      const circuit = {
+        state: "open" as const,
+        since: at,
+        reason: "failing",
+        nextProbeAt: at + HOUR,
+        reopenCount: 0,
+      };
       const transition = { from: "closed" as const, to: "open" as const, at, reason: "failing" };
       await t.store.saveCircuit(gone.id, circuit, transition);
       await t.store.saveCircuit(kept.id, circuit, transition);
-      const goneAttempts = await t.store.listAttempts({ appId: app.id, endpointId: gone.id, limit: 10 });
-      expect(goneAttempts.data).toHaveLength(1);
+      const goneAttempts = await t.store.listAttempts({
+        appId: app.id,
+        endpointId: gone.id,
+        limit: 10,
+      });
+      expect(goneAttempts.data).toHaveLength(2);
 
       await t.store.deleteEndpoint(app.id, gone.id);
 
       for (const d of ofGone) expect(await t.store.getDelivery(d.id)).toBeNull();
       for (const d of ofGone) expect(await t.store.findDeadLetterByDelivery(d.id)).toBeNull();
-      expect(await t.store.findAttempt(app.id, goneAttempts.data[0]!.id)).toBeNull();
+      for (const a of goneAttempts.data) expect(await t.store.findAttempt(app.id, a.id)).toBeNull();
       const attempts = await t.store.listAttempts({ appId: app.id, limit: 10 });
       expect(attempts.data.every((a) => a.endpointId === kept.id)).toBe(true);
       expect(attempts.data).toHaveLength(2);

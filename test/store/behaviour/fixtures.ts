@@ -103,7 +103,11 @@ export async function seedApp(
 export type MessageInput = Partial<Omit<NewMessage, "appId" | "newDeliveryId">>;
 
 /** Accepts a message for `appId`; unspecified fields get plain defaults, due at `now`. */
-export function accept(store: Store, appId: string, input: MessageInput = {}): Promise<AcceptResult> {
+export function accept(
+  store: Store,
+  appId: string,
+  input: MessageInput = {},
+): Promise<AcceptResult> {
   const now = input.now ?? T0;
   return store.acceptMessage({
     id: newId("msg"),

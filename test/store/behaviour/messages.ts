@@ -68,13 +68,15 @@ export function messageBehaviour(t: StoreUnderTest): void {
 
       const without = await accept(t.store, app.id, { channels: null });
       expect(without.deliveries).toBe(1);
-      const [only] = await t.store.listDeliveries(without.message.id);
-      expect(only?.endpointId).toBe(all);
+      expect(only(await t.store.listDeliveries(without.message.id)).endpointId).toBe(all);
     });
 
     it("keeps the payload bytes exactly as accepted", async () => {
       const { app } = await seedApp(t.store);
-      const payload = Buffer.from('{ "text" :  "héllo ✓",\n\t"n":1.50 ,"e":"\\u00e9" }  \n', "utf8");
+      const payload = Buffer.from(
+        '{ "text" :  "héllo ✓",\n\t"n":1.50 ,"e":"\\u00e9" }  \n',
+        "utf8",
+      );
       const result = await accept(t.store, app.id, { payload, eventId: "evt-bytes" });
       expect(result.message.payload.toString("hex")).toBe(payload.toString("hex"));
 
@@ -133,18 +135,33 @@ export function messageBehaviour(t: StoreUnderTest): void {
       const probeAt = T0 + 5 * MINUTE;
       await t.store.saveCircuit(
         open,
-        { state: "open", since: T0 - MINUTE, reason: "failing", nextProbeAt: probeAt, reopenCount: 0 },
+        {
+          state: "open",
+          since: T0 - MINUTE,
+          reason: "failing",
+          nextProbeAt: probeAt,
+          reopenCount: 0,
+        },
         null,
       );
       // A probe time already passed holds nothing.
       await t.store.saveCircuit(
         stale,
-        { state: "open", since: T0 - HOUR, reason: "failing", nextProbeAt: T0 - MINUTE, reopenCount: 0 },
+        {
+          state: "open",
+          since: T0 - HOUR,
+          reason: "failing",
+          nextProbeAt: T0 - MINUTE,
+          reopenCount: 0,
+        },
         null,
       );
       const result = await accept(t.store, app.id, { now: T0 });
       const due = new Map(
-        (await t.store.listDeliveries(result.message.id)).map((d) => [d.endpointId, d.nextAttemptAt]),
+        (await t.store.listDeliveries(result.message.id)).map((d) => [
+          d.endpointId,
+          d.nextAttemptAt,
+        ]),
       );
       expect(due.get(open)).toBe(probeAt);
       expect(due.get(stale)).toBe(T0);

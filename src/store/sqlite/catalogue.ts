@@ -1,0 +1,182 @@
+/** What senders configure: applications, endpoints, event types, and idempotency keys. */
+import type { Database as Db } from "better-sqlite3";
+import type { Application, Endpoint, EventType } from "../../domain/types.js";
+import type { IdempotencyBegin, IdempotencyState, Page, PageQuery } from "../port.js";
+import { paginate } from "./pagination.js";
+import {
+  appParams,
+  applicationFromRow,
+  endpointFromRow,
+  endpointParams,
+  eventTypeFromRow,
+  eventTypeParams,
+  type Row,
+} from "./rows.js";
+import type { CatalogueStatements } from "./statements.js";
+
+/** Synchronous catalogue operations; `SqliteStore` wraps each call in its error mapping. */
+export class Catalogue {
+  constructor(
+    private readonly db: Db,
+    private readonly s: CatalogueStatements,
+  ) {}
+
+  // ---- applications -------------------------------------------------------------------------
+
+  createApplication(app: Application): Application {
+    this.s.insertApp.run(appParams(app));
+    return app;
+  }
+
+  findApplication(idOrUid: string): Application | null {
+    const row = this.s.findApp.get(idOrUid, idOrUid) as Row | undefined;
+    return row ? applicationFromRow(row) : null;
+  }
+
+  listApplications(q: PageQuery): Page<Application> {
+    return paginate(
+      this.db,
+      { select: "SELECT * FROM applications", where: [], params: [] },
+      "id",
+      q,
+      applicationFromRow,
+      (a) => a.id,
+    );
+  }
+
+  updateApplication(app: Application): Application {
+    this.s.updateApp.run(appParams(app));
+    return app;
+  }
+
+  deleteApplication(id: string): void {
+    this.db.transaction(() => {
+      for (const table of ["attempts", "dead_letters", "deliveries", "messages"]) {
+        this.db.prepare(`DELETE FROM ${table} WHERE app_id = ?`).run(id);
+      }
+      const eps = this.db.prepare("SELECT id FROM endpoints WHERE app_id = ?").all(id) as Row[];
+      for (const ep of eps) this.deleteEndpointRows(String(ep.id));
+      this.db.prepare("DELETE FROM applications WHERE id = ?").run(id);
+    })();
+  }
+
+  // ---- endpoints ----------------------------------------------------------------------------
+
+  createEndpoint(ep: Endpoint): Endpoint {
+    this.s.insertEndpoint.run(endpointParams(ep));
+    return ep;
+  }
+
+  findEndpoint(appId: string, idOrUid: string): Endpoint | null {
+    const row = this.s.findEndpoint.get(appId, idOrUid, idOrUid) as Row | undefined;
+    return row ? endpointFromRow(row) : null;
+  }
+
+  getEndpoint(id: string): Endpoint | null {
+    const row = this.s.getEndpoint.get(id) as Row | undefined;
+    return row ? endpointFromRow(row) : null;
+  }
+
+  listEndpoints(appId: string, q: PageQuery): Page<Endpoint> {
+    return paginate(
+      this.db,
+      { select: "SELECT * FROM endpoints", where: ["app_id = ?"], params: [appId] },
+      "id",
+      q,
+      endpointFromRow,
+      (e) => e.id,
+    );
+  }
+
+  updateEndpoint(ep: Endpoint): Endpoint {
+    this.s.updateEndpoint.run(endpointParams(ep));
+    return ep;
+  }
+
+  deleteEndpoint(appId: string, id: string): void {
+    this.db.transaction(() => {
+      const ok = this.db
+        .prepare("SELECT 1 FROM endpoints WHERE id = ? AND app_id = ?")
+        .get(id, appId);
+      if (ok) this.deleteEndpointRows(id);
+    })();
+  }
+
+  private deleteEndpointRows(id: string): void {
+    for (const table of ["attempts", "dead_letters", "deliveries", "circuit_transitions"]) {
+      this.db.prepare(`DELETE FROM ${table} WHERE endpoint_id = ?`).run(id);
+    }
+    this.db.prepare("DELETE FROM circuits WHERE endpoint_id = ?").run(id);
+    this.db.prepare("DELETE FROM endpoint_stats WHERE endpoint_id = ?").run(id);
+    this.db.prepare("DELETE FROM endpoints WHERE id = ?").run(id);
+  }
+
+  // ---- event types --------------------------------------------------------------------------
+
+  createEventType(et: EventType): EventType {
+    this.s.insertEventType.run(eventTypeParams(et));
+    return et;
+  }
+
+  findEventType(name: string): EventType | null {
+    const row = this.s.findEventType.get(name) as Row | undefined;
+    return row ? eventTypeFromRow(row) : null;
+  }
+
+  listEventTypes(q: PageQuery & { includeArchived?: boolean }): Page<EventType> {
+    return paginate(
+      this.db,
+      {
+        select: "SELECT * FROM event_types",
+        where: q.includeArchived ? [] : ["archived = 0"],
+        params: [],
+      },
+      "name",
+      q,
+      eventTypeFromRow,
+      (e) => e.name,
+    );
+  }
+
+  updateEventType(et: EventType): EventType {
+    this.s.updateEventType.run(eventTypeParams(et));
+    return et;
+  }
+
+  deleteEventType(name: string): void {
+    this.db.prepare("DELETE FROM event_types WHERE name = ?").run(name);
+  }
+
+  // ---- idempotency --------------------------------------------------------------------------
+
+  beginIdempotent(req: IdempotencyBegin): IdempotencyState {
+    return this.db
+      .transaction((): IdempotencyState => {
+        const row = this.s.getIdem.get(req.scope, req.key) as Row | undefined;
+        if (row && Number(row.expires_at) > req.now) {
+          if (row.fingerprint !== req.fingerprint) return { kind: "mismatch" };
+          if (row.state === "done") {
+            return { kind: "replay", status: Number(row.status), body: String(row.body) };
+          }
+          if (Number(row.locked_until) > req.now) return { kind: "in-progress" };
+        }
+        this.s.putIdem.run(
+          req.scope,
+          req.key,
+          req.fingerprint,
+          req.now + req.lockMs,
+          req.now + req.ttlMs,
+        );
+        return { kind: "new" };
+      })
+      .immediate();
+  }
+
+  finishIdempotent(scope: string, key: string, status: number, body: string): void {
+    this.s.finishIdem.run(status, body, scope, key);
+  }
+
+  abandonIdempotent(scope: string, key: string): void {
+    this.s.dropIdem.run(scope, key);
+  }
+}

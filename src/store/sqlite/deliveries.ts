@@ -1,0 +1,246 @@
+/** Messages and their deliveries: accepting and fanning out, claiming, and recording outcomes. */
+import type { Database as Db } from "better-sqlite3";
+import type { Delivery, Message } from "../../domain/types.js";
+import { newId } from "../../ids.js";
+import type {
+  AcceptResult,
+  ClaimedDelivery,
+  DeliveryOutcome,
+  MessageQuery,
+  NewMessage,
+  Page,
+  Release,
+  Store,
+} from "../port.js";
+import { matches } from "./fan-out.js";
+import { paginate } from "./pagination.js";
+import { deliveryFromRow, messageFromRow, toJson, type Row } from "./rows.js";
+import type { DeliveryStatements } from "./statements.js";
+
+export type ClaimRequest = Parameters<Store["claimDue"]>[0];
+export type ResendRequest = Parameters<Store["enqueueResend"]>[0];
+
+/** Synchronous message and delivery operations; `SqliteStore` wraps each call in its error mapping. */
+export class Deliveries {
+  constructor(
+    private readonly db: Db,
+    private readonly s: DeliveryStatements,
+  ) {}
+
+  // ---- messages -----------------------------------------------------------------------------
+
+  acceptMessage(msg: NewMessage): AcceptResult {
+    return this.db.transaction((): AcceptResult => {
+      if (msg.eventId !== null) {
+        const existing = this.s.findMessageByEventId.get(msg.appId, msg.eventId) as Row | undefined;
+        if (existing) return { message: messageFromRow(existing), created: false, deliveries: 0 };
+      }
+      this.s.insertMessage.run(
+        msg.id,
+        msg.appId,
+        msg.eventType,
+        msg.eventId,
+        toJson(msg.channels),
+        toJson(msg.tags),
+        msg.payload,
+        msg.now,
+      );
+      let deliveries = 0;
+      for (const ep of this.s.fanOutTargets.all(msg.appId) as Row[]) {
+        if (!matches(ep, msg)) continue;
+        // An open circuit holds new deliveries until its probe, so they spend nothing meanwhile.
+        const probeAt = ep.circuit_state === "open" ? Number(ep.next_probe_at ?? 0) : 0;
+        this.s.insertDelivery.run(
+          msg.newDeliveryId(),
+          msg.appId,
+          msg.id,
+          ep.id,
+          "message",
+          Math.max(msg.dueAt, probeAt),
+          msg.now,
+        );
+        deliveries++;
+      }
+      const message: Message = {
+        id: msg.id,
+        appId: msg.appId,
+        eventType: msg.eventType,
+        eventId: msg.eventId,
+        channels: msg.channels,
+        tags: msg.tags,
+        payload: msg.payload,
+        createdAt: msg.now,
+      };
+      return { message, created: true, deliveries };
+    })();
+  }
+
+  findMessage(appId: string, idOrEventId: string): Message | null {
+    const row = this.s.findMessage.get(appId, idOrEventId, idOrEventId) as Row | undefined;
+    return row ? messageFromRow(row) : null;
+  }
+
+  listMessages(appId: string, q: MessageQuery): Page<Message> {
+    const where = ["app_id = ?"];
+    const params: unknown[] = [appId];
+    if (q.eventTypes?.length) {
+      where.push("event_type IN (SELECT value FROM json_each(?))");
+      params.push(JSON.stringify(q.eventTypes));
+    }
+    if (q.channel) {
+      where.push("EXISTS (SELECT 1 FROM json_each(messages.channels) WHERE value = ?)");
+      params.push(q.channel);
+    }
+    if (q.before !== undefined) {
+      where.push("created_at < ?");
+      params.push(q.before);
+    }
+    if (q.after !== undefined) {
+      where.push("created_at > ?");
+      params.push(q.after);
+    }
+    return paginate(
+      this.db,
+      { select: "SELECT * FROM messages", where, params },
+      "id",
+      { ...q, order: q.order ?? "descending" },
+      messageFromRow,
+      (m) => m.id,
+    );
+  }
+
+  enqueueResend(input: ResendRequest): Delivery {
+    this.s.insertDelivery.run(
+      input.id,
+      input.appId,
+      input.messageId,
+      input.endpointId,
+      "resend",
+      input.now,
+      input.now,
+    );
+    return this.getDelivery(input.id)!;
+  }
+
+  // ---- the engine's side --------------------------------------------------------------------
+
+  recoverInflight(now: number): number {
+    return this.s.recoverInflight.run({ now }).changes;
+  }
+
+  claimDue(req: ClaimRequest): ClaimedDelivery[] {
+    return this.db.transaction(() => {
+      const rows = this.s.claim.all({
+        lease: req.leaseUntil,
+        now: req.now,
+        exclude: JSON.stringify(req.excludeEndpoints),
+        limit: req.limit,
+      }) as Row[];
+      const payloads = new Map<string, Row>();
+      const out: ClaimedDelivery[] = [];
+      for (const r of rows) {
+        const messageId = String(r.message_id);
+        let m = payloads.get(messageId);
+        if (!m) {
+          m = this.s.messageForDelivery.get(messageId) as Row;
+          payloads.set(messageId, m);
+        }
+        out.push({
+          id: String(r.id),
+          appId: String(r.app_id),
+          messageId,
+          endpointId: String(r.endpoint_id),
+          origin: r.origin as Delivery["origin"],
+          attemptCount: Number(r.attempt_count),
+          firstAttemptAt: r.first_attempt_at == null ? null : Number(r.first_attempt_at),
+          lastDelayMs: r.last_delay_ms == null ? null : Number(r.last_delay_ms),
+          dueAt: Number(r.next_attempt_at),
+          eventType: String(m.event_type),
+          payload: m.payload as Buffer,
+        });
+      }
+      // RETURNING gives no order guarantee; the engine sends oldest due first.
+      return out.sort((a, b) => a.dueAt - b.dueAt);
+    })();
+  }
+
+  nextDueAt(excludeEndpoints: readonly string[]): number | null {
+    const row = this.s.nextDue.get(JSON.stringify(excludeEndpoints)) as Row | undefined;
+    return row?.at == null ? null : Number(row.at);
+  }
+
+  recordAttempts(outcomes: readonly DeliveryOutcome[]): void {
+    this.db.transaction(() => {
+      const stats = new Map<string, { h: number; c: number; i: number; ok: number | null }>();
+      for (const o of outcomes) {
+        const a = o.attempt;
+        const next = o.next;
+        const moved = (a ? this.s.advanceDelivery : this.s.endWithoutAttempt).run({
+          id: o.deliveryId,
+          at: o.at,
+          state: next.kind === "retry" ? "pending" : next.kind,
+          next: next.kind === "retry" ? next.at : null,
+          delay: next.kind === "retry" ? next.delayMs : null,
+        }).changes;
+        // A delivery that is no longer claimed (its endpoint was deleted) has nothing to record.
+        if (moved === 0) continue;
+        if (a) {
+          this.s.insertAttempt.run({
+            id: a.id,
+            delivery: o.deliveryId,
+            at: a.at,
+            trigger: a.trigger,
+            url: a.url,
+            status: a.status,
+            error: a.error,
+            detail: a.errorDetail,
+            duration: a.durationMs,
+            snippet: a.responseSnippet,
+            outcome: a.outcome,
+          });
+        }
+        if (next.kind === "dead") {
+          this.s.insertDeadLetter.run({
+            id: newId("dlq", o.at),
+            delivery: o.deliveryId,
+            cls: next.failureClass,
+            reason: next.reason,
+            status: a?.status ?? null,
+            error: a?.error ? `${a.error}${a.errorDetail ? `: ${a.errorDetail}` : ""}` : null,
+            headers: JSON.stringify(o.signatureHeaders),
+            at: o.at,
+          });
+        }
+        if (o.disableEndpoint) this.s.disableEndpoint.run(o.disableEndpoint, o.at, o.endpointId);
+        if (o.retryAfter || next.kind === "succeeded") {
+          const s = stats.get(o.endpointId) ?? { h: 0, c: 0, i: 0, ok: null };
+          if (o.retryAfter === "honoured") s.h++;
+          if (o.retryAfter === "capped") s.c++;
+          if (o.retryAfter === "ignored") s.i++;
+          if (next.kind === "succeeded") s.ok = Math.max(s.ok ?? 0, o.at);
+          stats.set(o.endpointId, s);
+        }
+      }
+      for (const [endpointId, s] of stats) this.s.bumpStats.run(endpointId, s.h, s.c, s.i, s.ok);
+    })();
+  }
+
+  releaseDeliveries(releases: readonly Release[]): void {
+    this.db.transaction(() => {
+      for (const r of releases) this.s.release.run(r.at, r.deliveryId);
+    })();
+  }
+
+  pauseEndpoint(endpointId: string, until: number): number {
+    return this.s.pauseEndpoint.run(until, endpointId, until).changes;
+  }
+
+  getDelivery(id: string): Delivery | null {
+    const row = this.s.getDelivery.get(id) as Row | undefined;
+    return row ? deliveryFromRow(row) : null;
+  }
+
+  listDeliveries(messageId: string): Delivery[] {
+    return (this.s.deliveriesOfMessage.all(messageId) as Row[]).map(deliveryFromRow);
+  }
+}

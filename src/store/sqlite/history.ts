@@ -1,0 +1,140 @@
+/** What happened to deliveries, as operators read it: circuits, stats, attempts, dead letters. */
+import type { Database as Db } from "better-sqlite3";
+import type { Attempt, CircuitRecord, DeadLetter, EndpointStats } from "../../domain/types.js";
+import type { CircuitTransition } from "../../engine/breaker.js";
+import type { AttemptQuery, Page, PageQuery } from "../port.js";
+import { paginate } from "./pagination.js";
+import { attemptFromRow, circuitFromRow, deadLetterFromRow, type Row } from "./rows.js";
+import type { HistoryStatements } from "./statements.js";
+
+/** Synchronous read models and circuit snapshots; `SqliteStore` wraps each call in its error mapping. */
+export class History {
+  constructor(
+    private readonly db: Db,
+    private readonly s: HistoryStatements,
+  ) {}
+
+  // ---- circuits and stats -------------------------------------------------------------------
+
+  saveCircuit(endpointId: string, c: CircuitRecord, transition: CircuitTransition | null): void {
+    this.db.transaction(() => {
+      this.s.saveCircuit.run({
+        id: endpointId,
+        state: c.state,
+        since: c.since,
+        reason: c.reason,
+        probe: c.nextProbeAt,
+        reopen: c.reopenCount,
+      });
+      if (transition) {
+        this.s.insertTransition.run(
+          endpointId,
+          transition.from,
+          transition.to,
+          transition.at,
+          transition.reason,
+        );
+      }
+    })();
+  }
+
+  loadCircuits(): Map<string, CircuitRecord> {
+    const rows = this.db.prepare("SELECT * FROM circuits").all() as Row[];
+    return new Map(rows.map((r) => [String(r.endpoint_id), circuitFromRow(r)]));
+  }
+
+  getCircuit(endpointId: string): CircuitRecord | null {
+    const row = this.s.getCircuit.get(endpointId) as Row | undefined;
+    return row ? circuitFromRow(row) : null;
+  }
+
+  listCircuitTransitions(
+    endpointId: string,
+    limit: number,
+  ): (CircuitTransition & { endpointId: string })[] {
+    const rows = this.s.transitions.all(endpointId, limit) as Row[];
+    return rows.map((r) => ({
+      endpointId,
+      from: r.from_state as CircuitTransition["from"],
+      to: r.to_state as CircuitTransition["to"],
+      at: Number(r.at),
+      reason: String(r.reason),
+    }));
+  }
+
+  getEndpointStats(endpointId: string): EndpointStats {
+    const r = this.s.getStats.get(endpointId) as Row | undefined;
+    return {
+      retryAfter: {
+        honoured: Number(r?.retry_after_honoured ?? 0),
+        capped: Number(r?.retry_after_capped ?? 0),
+        ignored: Number(r?.retry_after_ignored ?? 0),
+      },
+      lastSuccessAt: r?.last_success_at == null ? null : Number(r.last_success_at),
+    };
+  }
+
+  // ---- attempts and dead letters ------------------------------------------------------------
+
+  listAttempts(q: AttemptQuery): Page<Attempt> {
+    const where = ["app_id = ?"];
+    const params: unknown[] = [q.appId];
+    if (q.endpointId) {
+      where.push("endpoint_id = ?");
+      params.push(q.endpointId);
+    }
+    if (q.messageId) {
+      where.push("message_id = ?");
+      params.push(q.messageId);
+    }
+    if (q.outcome === "success") where.push("outcome = 'success'");
+    if (q.outcome === "fail") where.push("outcome <> 'success'");
+    if (q.before !== undefined) {
+      where.push("at < ?");
+      params.push(q.before);
+    }
+    if (q.after !== undefined) {
+      where.push("at > ?");
+      params.push(q.after);
+    }
+    return paginate(
+      this.db,
+      { select: "SELECT * FROM attempts", where, params },
+      "id",
+      { ...q, order: q.order ?? "descending" },
+      attemptFromRow,
+      (a) => a.id,
+    );
+  }
+
+  findAttempt(appId: string, attemptId: string): Attempt | null {
+    const row = this.s.findAttempt.get(attemptId, appId) as Row | undefined;
+    return row ? attemptFromRow(row) : null;
+  }
+
+  listDeadLetters(q: PageQuery & { appId?: string; endpointId?: string }): Page<DeadLetter> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.appId) {
+      where.push("app_id = ?");
+      params.push(q.appId);
+    }
+    if (q.endpointId) {
+      where.push("endpoint_id = ?");
+      params.push(q.endpointId);
+    }
+    return paginate(
+      this.db,
+      { select: "SELECT * FROM dead_letters", where, params },
+      "id",
+      q,
+      deadLetterFromRow,
+      (d) => d.id,
+    );
+  }
+
+  findDeadLetterByDelivery(deliveryId: string): DeadLetter | null {
+    const row = this.s.deadLetterOfDelivery.get(deliveryId) as Row | undefined;
+    return row ? deadLetterFromRow(row) : null;
+  }
+}

@@ -1,0 +1,153 @@
+/** The SQLite store's hot statements, prepared once per connection and grouped by who uses them. */
+import type { Database as Db, Statement } from "better-sqlite3";
+
+export type CatalogueStatements = ReturnType<typeof prepareCatalogue>;
+export type DeliveryStatements = ReturnType<typeof prepareDeliveries>;
+export type HistoryStatements = ReturnType<typeof prepareHistory>;
+
+export interface Statements {
+  catalogue: CatalogueStatements;
+  deliveries: DeliveryStatements;
+  history: HistoryStatements;
+}
+
+/** Every hot statement, prepared once. */
+export function prepareStatements(db: Db): Statements {
+  return {
+    catalogue: prepareCatalogue(db),
+    deliveries: prepareDeliveries(db),
+    history: prepareHistory(db),
+  };
+}
+
+/** Applications, endpoints, event types and idempotency keys. */
+function prepareCatalogue(db: Db) {
+  const p = (sql: string): Statement => db.prepare(sql);
+  return {
+    insertApp: p(`INSERT INTO applications
+      (id, uid, name, rate_limit, metadata, delivery_policy, created_at, updated_at)
+      VALUES (@id, @uid, @name, @rate_limit, @metadata, @delivery_policy, @created_at, @updated_at)`),
+    updateApp: p(`UPDATE applications SET uid = @uid, name = @name, rate_limit = @rate_limit,
+      metadata = @metadata, delivery_policy = @delivery_policy, updated_at = @updated_at
+      WHERE id = @id`),
+    findApp: p("SELECT * FROM applications WHERE id = ? OR uid = ? LIMIT 1"),
+    insertEndpoint: p(`INSERT INTO endpoints (id, app_id, uid, url, description, version, disabled,
+      disabled_reason, filter_types, channels, headers, metadata, rate_limit, secrets,
+      delivery_policy, created_at, updated_at)
+      VALUES (@id, @app_id, @uid, @url, @description, @version, @disabled, @disabled_reason,
+      @filter_types, @channels, @headers, @metadata, @rate_limit, @secrets, @delivery_policy,
+      @created_at, @updated_at)`),
+    updateEndpoint: p(`UPDATE endpoints SET uid = @uid, url = @url, description = @description,
+      version = @version, disabled = @disabled, disabled_reason = @disabled_reason,
+      filter_types = @filter_types, channels = @channels, headers = @headers,
+      metadata = @metadata, rate_limit = @rate_limit, secrets = @secrets,
+      delivery_policy = @delivery_policy, updated_at = @updated_at
+      WHERE id = @id AND app_id = @app_id`),
+    findEndpoint: p("SELECT * FROM endpoints WHERE app_id = ? AND (id = ? OR uid = ?) LIMIT 1"),
+    getEndpoint: p("SELECT * FROM endpoints WHERE id = ?"),
+    insertEventType: p(`INSERT INTO event_types (name, description, archived, deprecated,
+      feature_flags, group_name, schemas, created_at, updated_at)
+      VALUES (@name, @description, @archived, @deprecated, @feature_flags, @group_name, @schemas,
+      @created_at, @updated_at)`),
+    updateEventType: p(`UPDATE event_types SET description = @description, archived = @archived,
+      deprecated = @deprecated, feature_flags = @feature_flags, group_name = @group_name,
+      schemas = @schemas, updated_at = @updated_at WHERE name = @name`),
+    findEventType: p("SELECT * FROM event_types WHERE name = ?"),
+    getIdem: p("SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?"),
+    putIdem: p(`INSERT OR REPLACE INTO idempotency_keys
+      (scope, key, fingerprint, state, locked_until, expires_at) VALUES (?, ?, ?, 'started', ?, ?)`),
+    finishIdem: p(`UPDATE idempotency_keys SET state = 'done', status = ?, body = ?
+      WHERE scope = ? AND key = ?`),
+    dropIdem: p("DELETE FROM idempotency_keys WHERE scope = ? AND key = ?"),
+  };
+}
+
+/** Messages and their deliveries: intake, claiming, and recording what each attempt did. */
+function prepareDeliveries(db: Db) {
+  const p = (sql: string): Statement => db.prepare(sql);
+  return {
+    findMessageByEventId: p("SELECT * FROM messages WHERE app_id = ? AND event_id = ?"),
+    findMessage: p(
+      "SELECT * FROM messages WHERE app_id = ? AND (id = ? OR event_id = ?) ORDER BY id LIMIT 1",
+    ),
+    insertMessage: p(`INSERT INTO messages
+      (id, app_id, event_type, event_id, channels, tags, payload, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+    fanOutTargets: p(`SELECT e.id, e.filter_types, e.channels, c.state AS circuit_state,
+      c.next_probe_at FROM endpoints e LEFT JOIN circuits c ON c.endpoint_id = e.id
+      WHERE e.app_id = ? AND e.disabled = 0`),
+    insertDelivery: p(`INSERT INTO deliveries
+      (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
+      VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`),
+    recoverInflight: p(`UPDATE deliveries SET state = 'pending', lease_until = NULL,
+      next_attempt_at = min(coalesce(next_attempt_at, @now), @now) WHERE state = 'inflight'`),
+    // The subquery walks the partial index of pending rows in due order; the outer UPDATE claims
+    // them in the same statement, so no other claimer can take the same rows.
+    claim: p(`UPDATE deliveries SET state = 'inflight', lease_until = @lease
+      WHERE id IN (SELECT id FROM deliveries
+        WHERE state = 'pending' AND next_attempt_at <= @now
+          AND endpoint_id NOT IN (SELECT value FROM json_each(@exclude))
+        ORDER BY next_attempt_at LIMIT @limit)
+      RETURNING id, app_id, message_id, endpoint_id, origin, attempt_count, first_attempt_at,
+        last_delay_ms, next_attempt_at`),
+    messageForDelivery: p("SELECT event_type, payload FROM messages WHERE id = ?"),
+    nextDue: p(`SELECT next_attempt_at AS at FROM deliveries
+      WHERE state = 'pending' AND endpoint_id NOT IN (SELECT value FROM json_each(?))
+      ORDER BY next_attempt_at LIMIT 1`),
+    advanceDelivery: p(`UPDATE deliveries SET state = @state, attempt_count = attempt_count + 1,
+      first_attempt_at = coalesce(first_attempt_at, @at), last_attempt_at = @at,
+      next_attempt_at = @next, last_delay_ms = coalesce(@delay, last_delay_ms), lease_until = NULL
+      WHERE id = @id AND state = 'inflight'`),
+    insertAttempt: p(`INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
+      trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
+      SELECT @id, d.id, d.app_id, d.message_id, d.endpoint_id, @at, @trigger, @url, @status,
+        @error, @detail, @duration, @snippet, @outcome FROM deliveries d WHERE d.id = @delivery`),
+    insertDeadLetter: p(`INSERT INTO dead_letters (id, delivery_id, app_id, endpoint_id,
+      message_id, event_id, event_type, failure_class, reason, final_status, final_error,
+      signature_headers, first_attempt_at, last_attempt_at, state, replay_count, created_at)
+      SELECT @id, d.id, d.app_id, d.endpoint_id, d.message_id, m.event_id, m.event_type, @cls,
+        @reason, @status, @error, @headers, d.first_attempt_at, d.last_attempt_at, 'open', 0, @at
+      FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.id = @delivery`),
+    disableEndpoint: p(
+      "UPDATE endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ?",
+    ),
+    bumpStats: p(`INSERT INTO endpoint_stats (endpoint_id, retry_after_honoured,
+      retry_after_capped, retry_after_ignored, last_success_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (endpoint_id) DO UPDATE SET
+        retry_after_honoured = retry_after_honoured + excluded.retry_after_honoured,
+        retry_after_capped = retry_after_capped + excluded.retry_after_capped,
+        retry_after_ignored = retry_after_ignored + excluded.retry_after_ignored,
+        last_success_at = CASE
+          WHEN excluded.last_success_at IS NULL THEN last_success_at
+          WHEN last_success_at IS NULL THEN excluded.last_success_at
+          ELSE max(last_success_at, excluded.last_success_at) END`),
+    endWithoutAttempt: p(`UPDATE deliveries SET state = @state, next_attempt_at = @next,
+      last_delay_ms = coalesce(@delay, last_delay_ms), lease_until = NULL
+      WHERE id = @id AND state = 'inflight'`),
+    release: p(`UPDATE deliveries SET state = 'pending', lease_until = NULL, next_attempt_at = ?
+      WHERE id = ? AND state = 'inflight'`),
+    pauseEndpoint: p(`UPDATE deliveries SET next_attempt_at = ?
+      WHERE endpoint_id = ? AND state = 'pending' AND next_attempt_at < ?`),
+    getDelivery: p("SELECT * FROM deliveries WHERE id = ?"),
+    deliveriesOfMessage: p("SELECT * FROM deliveries WHERE message_id = ? ORDER BY id"),
+  };
+}
+
+/** Circuits, endpoint stats, attempts and dead letters as the API and dashboard read them. */
+function prepareHistory(db: Db) {
+  const p = (sql: string): Statement => db.prepare(sql);
+  return {
+    saveCircuit: p(`INSERT INTO circuits (endpoint_id, state, since, reason, next_probe_at,
+      reopen_count) VALUES (@id, @state, @since, @reason, @probe, @reopen)
+      ON CONFLICT (endpoint_id) DO UPDATE SET state = @state, since = @since, reason = @reason,
+        next_probe_at = @probe, reopen_count = @reopen`),
+    insertTransition: p(`INSERT INTO circuit_transitions (endpoint_id, from_state, to_state, at,
+      reason) VALUES (?, ?, ?, ?, ?)`),
+    getCircuit: p("SELECT * FROM circuits WHERE endpoint_id = ?"),
+    transitions: p(`SELECT * FROM circuit_transitions WHERE endpoint_id = ?
+      ORDER BY seq DESC LIMIT ?`),
+    getStats: p("SELECT * FROM endpoint_stats WHERE endpoint_id = ?"),
+    findAttempt: p("SELECT * FROM attempts WHERE id = ? AND app_id = ?"),
+    deadLetterOfDelivery: p("SELECT * FROM dead_letters WHERE delivery_id = ?"),
+  };
+}

@@ -1,0 +1,79 @@
+/** Circuit-breaker state kept across restarts, and its history of transitions. */
+import { describe, expect, it } from "vitest";
+import type { CircuitRecord } from "../../../src/domain/types.js";
+import type { CircuitTransition } from "../../../src/engine/breaker.js";
+import { HOUR, MINUTE, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
+
+const OPEN: CircuitRecord = {
+  state: "open",
+  since: T0,
+  reason: "5 consecutive failures",
+  nextProbeAt: T0 + 5 * MINUTE,
+  reopenCount: 1,
+};
+
+const HALF_OPEN: CircuitRecord = {
+  state: "half-open",
+  since: T0 + 5 * MINUTE,
+  reason: null,
+  nextProbeAt: null,
+  reopenCount: 1,
+};
+
+function transition(from: CircuitTransition["from"], to: CircuitTransition["to"], at: number) {
+  return { from, to, at, reason: `${from} to ${to}` };
+}
+
+export function circuitBehaviour(t: StoreUnderTest): void {
+  describe("circuits", () => {
+    it("saves a circuit and reads it back, one per endpoint", async () => {
+      const { endpoints } = await seedApp(t.store, [{}, {}, {}]);
+      const [a, b, c] = endpoints.map((e) => e.id) as [string, string, string];
+      expect(await t.store.getCircuit(a)).toBeNull();
+      expect((await t.store.loadCircuits()).size).toBe(0);
+
+      await t.store.saveCircuit(a, OPEN, transition("closed", "open", T0));
+      await t.store.saveCircuit(b, HALF_OPEN, null);
+      expect(await t.store.getCircuit(a)).toEqual(OPEN);
+      expect(await t.store.getCircuit(b)).toEqual(HALF_OPEN);
+      expect(await t.store.getCircuit(c)).toBeNull();
+
+      // Saving again replaces the snapshot.
+      await t.store.saveCircuit(a, HALF_OPEN, transition("open", "half-open", T0 + 5 * MINUTE));
+      expect(await t.store.getCircuit(a)).toEqual(HALF_OPEN);
+      const loaded = await t.store.loadCircuits();
+      expect(loaded).toEqual(
+        new Map([
+          [a, HALF_OPEN],
+          [b, HALF_OPEN],
+        ]),
+      );
+    });
+
+    it("lists an endpoint's transitions newest first, at most `limit`", async () => {
+      const { endpoints } = await seedApp(t.store, [{}, {}]);
+      const [a, b] = endpoints.map((e) => e.id) as [string, string];
+      const steps = [
+        transition("closed", "open", T0),
+        transition("open", "half-open", T0 + 5 * MINUTE),
+        transition("half-open", "open", T0 + 6 * MINUTE),
+        transition("open", "half-open", T0 + HOUR),
+      ];
+      for (const step of steps) {
+        await t.store.saveCircuit(a, { ...OPEN, state: step.to, since: step.at }, step);
+      }
+      // A save without a transition adds none.
+      await t.store.saveCircuit(a, { ...OPEN, state: "half-open", since: T0 + HOUR }, null);
+      await t.store.saveCircuit(b, OPEN, transition("closed", "open", T0 + 2 * HOUR));
+
+      const latest = await t.store.listCircuitTransitions(a, 2);
+      expect(latest).toEqual([
+        { endpointId: a, ...steps[3] },
+        { endpointId: a, ...steps[2] },
+      ]);
+      const all = await t.store.listCircuitTransitions(a, 10);
+      expect(all).toEqual([...steps].reverse().map((s) => ({ endpointId: a, ...s })));
+      expect(await t.store.listCircuitTransitions(b, 10)).toHaveLength(1);
+    });
+  });
+}

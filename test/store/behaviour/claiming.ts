@@ -1,0 +1,214 @@
+/** The engine's side of deliveries: claiming due work, putting it back, pausing and recovering. */
+import { describe, expect, it } from "vitest";
+import {
+  accept,
+  claimAll,
+  HOUR,
+  MINUTE,
+  only,
+  retried,
+  SECOND,
+  seedApp,
+  succeeded,
+  T0,
+  type StoreUnderTest,
+} from "./fixtures.js";
+
+export function claimingBehaviour(t: StoreUnderTest): void {
+  describe("claimDue", () => {
+    it("claims only due pending deliveries, oldest due first, at most limit", async () => {
+      const { app } = await seedApp(t.store);
+      for (const due of [3, 1, 2, 10]) {
+        await accept(t.store, app.id, { now: T0, dueAt: T0 + due * SECOND });
+      }
+      const now = T0 + 5 * SECOND;
+      const lease = now + MINUTE;
+      const first = await t.store.claimDue({
+        now,
+        limit: 2,
+        excludeEndpoints: [],
+        leaseUntil: lease,
+      });
+      expect(first.map((d) => d.dueAt)).toEqual([T0 + SECOND, T0 + 2 * SECOND]);
+      const second = await t.store.claimDue({
+        now,
+        limit: 10,
+        excludeEndpoints: [],
+        leaseUntil: lease,
+      });
+      expect(second.map((d) => d.dueAt)).toEqual([T0 + 3 * SECOND]);
+      for (const d of [...first, ...second]) {
+        expect((await t.store.getDelivery(d.id))?.state).toBe("inflight");
+      }
+      expect(await claimAll(t.store, now)).toEqual([]);
+    });
+
+    it("never hands the same delivery to two claims running at once", async () => {
+      const { app } = await seedApp(t.store, [{}, {}]);
+      for (let i = 0; i < 10; i++) await accept(t.store, app.id, { now: T0 + i });
+      const claims = await Promise.all(
+        [0, 1, 2, 3].map(() =>
+          t.store.claimDue({
+            now: T0 + HOUR,
+            limit: 6,
+            excludeEndpoints: [],
+            leaseUntil: T0 + 2 * HOUR,
+          }),
+        ),
+      );
+      const ids = claims.flat().map((d) => d.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids).toHaveLength(20);
+      for (const claim of claims) expect(claim.length).toBeLessThanOrEqual(6);
+    });
+
+    it("skips excluded endpoints", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}, {}]);
+      const [a, b, c] = endpoints.map((e) => e.id) as [string, string, string];
+      await accept(t.store, app.id);
+      const claimed = await claimAll(t.store, T0, [a, c]);
+      expect(claimed.map((d) => d.endpointId)).toEqual([b]);
+      const rest = await claimAll(t.store, T0);
+      expect(rest.map((d) => d.endpointId).sort()).toEqual([a, c].sort());
+    });
+
+    it("hands over what sending needs: ids, counters, event type and payload bytes", async () => {
+      const { app, endpoints } = await seedApp(t.store);
+      const payload = Buffer.from('{"amount": "12,50 €"}');
+      const { message } = await accept(t.store, app.id, {
+        eventType: "invoice.paid",
+        payload,
+        dueAt: T0 + SECOND,
+      });
+      const [delivery] = await t.store.listDeliveries(message.id);
+      const claimed = only(await claimAll(t.store, T0 + MINUTE));
+      expect(claimed).toEqual({
+        id: delivery!.id,
+        appId: app.id,
+        messageId: message.id,
+        endpointId: endpoints[0]!.id,
+        origin: "message",
+        attemptCount: 0,
+        firstAttemptAt: null,
+        lastDelayMs: null,
+        dueAt: T0 + SECOND,
+        eventType: "invoice.paid",
+        payload,
+      });
+    });
+
+    it("does not claim finished deliveries", async () => {
+      const { app } = await seedApp(t.store);
+      await accept(t.store, app.id);
+      await t.store.recordAttempts([succeeded(only(await claimAll(t.store, T0)), T0 + SECOND)]);
+      expect(await claimAll(t.store, T0 + HOUR)).toEqual([]);
+    });
+  });
+
+  describe("nextDueAt", () => {
+    it("is null when nothing is pending", async () => {
+      expect(await t.store.nextDueAt([])).toBeNull();
+      const { app } = await seedApp(t.store);
+      await accept(t.store, app.id);
+      await claimAll(t.store, T0);
+      expect(await t.store.nextDueAt([])).toBeNull();
+    });
+
+    it("is the earliest due time of a pending delivery outside the excluded endpoints", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{ channels: ["a"] }, { channels: ["b"] }]);
+      const [a, b] = endpoints.map((e) => e.id) as [string, string];
+      await accept(t.store, app.id, { channels: ["b"], dueAt: T0 + 2 * MINUTE });
+      await accept(t.store, app.id, { channels: ["a"], dueAt: T0 + 3 * MINUTE });
+      await accept(t.store, app.id, { channels: ["a"], dueAt: T0 + MINUTE });
+      expect(await t.store.nextDueAt([])).toBe(T0 + MINUTE);
+      expect(await t.store.nextDueAt([a])).toBe(T0 + 2 * MINUTE);
+      expect(await t.store.nextDueAt([b])).toBe(T0 + MINUTE);
+      expect(await t.store.nextDueAt([a, b])).toBeNull();
+    });
+  });
+
+  describe("releaseDeliveries", () => {
+    it("puts a claimed delivery back to pending at the given time without spending an attempt", async () => {
+      const { app } = await seedApp(t.store);
+      await accept(t.store, app.id);
+      const first = only(await claimAll(t.store, T0));
+      await t.store.recordAttempts([retried(first, T0 + SECOND, T0 + MINUTE)]);
+      const again = only(await claimAll(t.store, T0 + MINUTE));
+
+      const backAt = T0 + 10 * MINUTE;
+      await t.store.releaseDeliveries([{ deliveryId: again.id, at: backAt }]);
+      expect(await t.store.getDelivery(again.id)).toMatchObject({
+        state: "pending",
+        nextAttemptAt: backAt,
+        attemptCount: 1,
+      });
+      expect(await claimAll(t.store, backAt - 1)).toEqual([]);
+      expect(only(await claimAll(t.store, backAt))).toMatchObject({
+        id: again.id,
+        attemptCount: 1,
+      });
+    });
+
+    it("leaves a delivery that is no longer claimed as it is", async () => {
+      const { app } = await seedApp(t.store);
+      await accept(t.store, app.id);
+      const claimed = only(await claimAll(t.store, T0));
+      await t.store.recordAttempts([succeeded(claimed, T0 + SECOND)]);
+      await t.store.releaseDeliveries([{ deliveryId: claimed.id, at: T0 + MINUTE }]);
+      expect((await t.store.getDelivery(claimed.id))?.state).toBe("succeeded");
+      expect(await claimAll(t.store, T0 + HOUR)).toEqual([]);
+    });
+  });
+
+  describe("pauseEndpoint", () => {
+    it("moves an endpoint's pending deliveries due before `until` to `until`, nothing else", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{ channels: ["p"] }, { channels: ["q"] }]);
+      const [paused, other] = endpoints.map((e) => e.id) as [string, string];
+      const inflight = await accept(t.store, app.id, { channels: ["p"], dueAt: T0 - MINUTE });
+      const claimed = only(await claimAll(t.store, T0 - MINUTE));
+      const soon = await accept(t.store, app.id, { channels: ["p"], dueAt: T0 });
+      const later = await accept(t.store, app.id, { channels: ["p"], dueAt: T0 + MINUTE });
+      const beyond = await accept(t.store, app.id, { channels: ["p"], dueAt: T0 + 20 * MINUTE });
+      const elsewhere = await accept(t.store, app.id, { channels: ["q"], dueAt: T0 });
+
+      const until = T0 + 10 * MINUTE;
+      expect(await t.store.pauseEndpoint(paused, until)).toBe(2);
+
+      const dueOf = async (messageId: string) =>
+        only(await t.store.listDeliveries(messageId)).nextAttemptAt;
+      expect(await dueOf(soon.message.id)).toBe(until);
+      expect(await dueOf(later.message.id)).toBe(until);
+      expect(await dueOf(beyond.message.id)).toBe(T0 + 20 * MINUTE);
+      expect(await dueOf(elsewhere.message.id)).toBe(T0);
+      expect(only(await t.store.listDeliveries(inflight.message.id))).toMatchObject({
+        id: claimed.id,
+        state: "inflight",
+      });
+      expect((await claimAll(t.store, until - 1)).map((d) => d.endpointId)).toEqual([other]);
+    });
+  });
+
+  describe("recoverInflight", () => {
+    it("returns every claimed delivery to pending, due no later than now", async () => {
+      const { app } = await seedApp(t.store, [{}, {}]);
+      await accept(t.store, app.id, { now: T0 });
+      await accept(t.store, app.id, { now: T0, dueAt: T0 + HOUR });
+      const claimed = await claimAll(t.store, T0);
+      expect(claimed).toHaveLength(2);
+
+      const now = T0 + 5 * MINUTE;
+      expect(await t.store.recoverInflight(now)).toBe(2);
+      for (const d of claimed) {
+        const after = await t.store.getDelivery(d.id);
+        expect(after?.state).toBe("pending");
+        expect(after?.nextAttemptAt).toBeLessThanOrEqual(now);
+        expect(after?.attemptCount).toBe(0);
+      }
+      const reclaimed = await claimAll(t.store, now);
+      expect(reclaimed.map((d) => d.id).sort()).toEqual(claimed.map((d) => d.id).sort());
+      expect(await t.store.nextDueAt([])).toBe(T0 + HOUR);
+      expect(await t.store.recoverInflight(now)).toBe(2);
+      expect(await t.store.recoverInflight(now)).toBe(0);
+    });
+  });
+}

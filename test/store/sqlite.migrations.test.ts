@@ -1,0 +1,164 @@
+import Database from "better-sqlite3";
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { migrate } from "../../src/store/sqlite/database.js";
+import { MIGRATIONS } from "../../src/store/sqlite/migrations.js";
+import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { anApplication } from "./behaviour/fixtures.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const STORE_MODULE = pathToFileURL(join(ROOT, "src/store/sqlite/store.ts")).href;
+const MIGRATE_MODULE = pathToFileURL(join(ROOT, "src/store/sqlite/database.ts")).href;
+const MIGRATIONS_MODULE = pathToFileURL(join(ROOT, "src/store/sqlite/migrations.ts")).href;
+
+interface LedgerRow {
+  version: number;
+  name: string;
+  applied_at: number;
+}
+
+function readLedger(path: string): LedgerRow[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db
+      .prepare("SELECT version, name, applied_at FROM hookline_migrations ORDER BY version")
+      .all() as LedgerRow[];
+  } finally {
+    db.close();
+  }
+}
+
+const everyVersion = () => MIGRATIONS.map(({ version, name }) => ({ version, name }));
+
+/**
+ * Runs one child process per script, each with its imports done before any opens the database:
+ * they all report "ready", then are released together so their migrations race.
+ */
+async function raceInChildren(scripts: string[]): Promise<string[]> {
+  const children = scripts.map((script) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+    const ready = new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", () => stdout.includes("ready\n") && resolve());
+      child.once("exit", () => reject(new Error(`child exited before ready: ${stderr}`)));
+    });
+    const exited = new Promise<string>((resolve, reject) => {
+      child.once("exit", (code) =>
+        code === 0
+          ? resolve(stdout.replace("ready\n", "").trim())
+          : reject(new Error(`child exited with ${code}: ${stderr}`)),
+      );
+    });
+    // Awaited below only once every child is ready; keep an early failure from going unhandled.
+    exited.catch(() => {});
+    return { child, ready, exited };
+  });
+  await Promise.all(children.map((c) => c.ready));
+  for (const c of children) c.child.stdin.end("go\n");
+  return Promise.all(children.map((c) => c.exited));
+}
+
+// Imports first, then "ready", then wait for the parent's go (stdin closing) before opening.
+const released = `
+process.stdout.write("ready\\n");
+await new Promise((resolve) => process.stdin.on("data", () => {}).once("end", resolve));
+`;
+
+describe("sqlite migrations", () => {
+  let dir: string;
+  let path: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "hookline-migrations-"));
+    path = join(dir, "hookline.db");
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("a fresh file gets every migration once, recorded in the ledger", async () => {
+    const store = new SqliteStore({ path, synchronous: "normal" });
+    await store.ping();
+    await store.close();
+    const ledger = readLedger(path);
+    expect(ledger.map(({ version, name }) => ({ version, name }))).toEqual(everyVersion());
+  });
+
+  it("opening the same file again applies nothing and keeps the data", async () => {
+    const first = new SqliteStore({ path, synchronous: "normal" });
+    const app = await first.createApplication(anApplication({ uid: "kept" }));
+    await first.close();
+    const before = readLedger(path);
+
+    const second = new SqliteStore({ path, synchronous: "full" });
+    expect(await second.findApplication("kept")).toEqual(app);
+    await second.close();
+    expect(readLedger(path)).toEqual(before);
+
+    const db = new Database(path);
+    try {
+      expect(migrate(db, MIGRATIONS)).toBe(0);
+    } finally {
+      db.close();
+    }
+    expect(readLedger(path)).toEqual(before);
+  });
+
+  it("a migration appended later is applied once to an existing file", async () => {
+    await new SqliteStore({ path, synchronous: "normal" }).close();
+    const next = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0) + 1;
+    const extended = [
+      ...MIGRATIONS,
+      { version: next, name: "test table", sql: "CREATE TABLE t (x)" },
+    ];
+    const db = new Database(path);
+    try {
+      expect(migrate(db, extended)).toBe(1);
+      expect(migrate(db, extended)).toBe(0);
+    } finally {
+      db.close();
+    }
+    expect(readLedger(path).map((r) => r.version)).toEqual(extended.map((m) => m.version));
+  });
+
+  it("stores opened at once by several processes on one new file all start", async () => {
+    const script = `
+const { SqliteStore } = await import(${JSON.stringify(STORE_MODULE)});
+${released}
+const store = new SqliteStore({ path: ${JSON.stringify(path)}, synchronous: "normal" });
+await store.ping();
+await store.close();
+`;
+    await raceInChildren([script, script, script, script]);
+    const ledger = readLedger(path);
+    expect(ledger.map(({ version, name }) => ({ version, name }))).toEqual(everyVersion());
+  });
+
+  it("migrations raced by several processes are applied exactly once in total", async () => {
+    const script = `
+const { default: Database } = await import("better-sqlite3");
+const { migrate } = await import(${JSON.stringify(MIGRATE_MODULE)});
+const { MIGRATIONS } = await import(${JSON.stringify(MIGRATIONS_MODULE)});
+${released}
+const db = new Database(${JSON.stringify(path)});
+db.pragma("journal_mode = WAL");
+process.stdout.write(String(migrate(db, MIGRATIONS)));
+db.close();
+`;
+    const applied = await raceInChildren([script, script, script, script]);
+    expect(applied.reduce((sum, n) => sum + Number(n), 0)).toBe(MIGRATIONS.length);
+    expect(readLedger(path).map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+});

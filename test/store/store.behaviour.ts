@@ -1,0 +1,47 @@
+/**
+ * The behavioural suite every storage adapter must pass. An adapter's test file calls
+ * {@link storeBehaviour} with a factory for fresh, empty stores; each test gets its own.
+ */
+import { afterEach, beforeEach, describe } from "vitest";
+import type { Store } from "../../src/store/port.js";
+import { catalogueBehaviour } from "./behaviour/catalogue.js";
+import { circuitBehaviour } from "./behaviour/circuits.js";
+import { claimingBehaviour } from "./behaviour/claiming.js";
+import type { MakeStore, StoreUnderTest } from "./behaviour/fixtures.js";
+import { historyBehaviour } from "./behaviour/history.js";
+import { idempotencyBehaviour } from "./behaviour/idempotency.js";
+import { lifecycleBehaviour } from "./behaviour/lifecycle.js";
+import { messageBehaviour } from "./behaviour/messages.js";
+import { outcomeBehaviour } from "./behaviour/outcomes.js";
+
+/** Registers `describe(name, …)` with the whole store behaviour, one fresh store per test. */
+export function storeBehaviour(name: string, makeStore: MakeStore): void {
+  describe(name, () => {
+    let current: { store: Store; cleanup: () => Promise<void> } | null = null;
+    const t: StoreUnderTest = {
+      get store(): Store {
+        if (!current) throw new Error("the store is only available inside a test");
+        return current.store;
+      },
+    };
+
+    beforeEach(async () => {
+      current = await makeStore();
+    });
+
+    afterEach(async () => {
+      const done = current;
+      current = null;
+      await done?.cleanup();
+    });
+
+    catalogueBehaviour(t);
+    idempotencyBehaviour(t);
+    messageBehaviour(t);
+    claimingBehaviour(t);
+    outcomeBehaviour(t);
+    historyBehaviour(t);
+    circuitBehaviour(t);
+    lifecycleBehaviour(t);
+  });
+}
