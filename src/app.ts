@@ -45,13 +45,17 @@ export interface Hookline {
 }
 
 /** Builds hookline from configuration; nothing listens or delivers until start(). */
-export function createHookline(config: Readonly<Config>, overrides: HooklineOverrides = {}): Hookline {
+export function createHookline(
+  config: Readonly<Config>,
+  overrides: HooklineOverrides = {},
+): Hookline {
   if (config.databaseUrl) {
     throw new ConfigError(
       "DATABASE_URL is set, but this version of hookline has only the embedded SQLite store; unset it",
     );
   }
-  const logger = overrides.logger ?? pino({ level: config.logLevel, base: { service: "hookline" } });
+  const logger =
+    overrides.logger ?? pino({ level: config.logLevel, base: { service: "hookline" } });
   const clock = overrides.clock ?? systemClock;
   const adminToken = config.adminToken ?? loadOrCreateAdminToken(config.dataDir);
   const store = new SqliteStore({

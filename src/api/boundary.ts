@@ -24,8 +24,10 @@ export function errorAnswer(err: unknown): ErrorAnswer {
   if (err instanceof ValidationError) {
     return { status: 422, body: { code: "validation", detail: err.problems } };
   }
-  if (err instanceof NotFoundError) return { status: 404, body: { code: err.code, detail: err.message } };
-  if (err instanceof ConflictError) return { status: 409, body: { code: err.code, detail: err.message } };
+  if (err instanceof NotFoundError)
+    return { status: 404, body: { code: err.code, detail: err.message } };
+  if (err instanceof ConflictError)
+    return { status: 409, body: { code: err.code, detail: err.message } };
   if (err instanceof UnauthorizedError) {
     return {
       status: 401,
@@ -55,7 +57,10 @@ function fastifyClientError(err: FastifyError): ErrorAnswer {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return {
         status: 413,
-        body: { code: "payload_too_large", detail: "the request body is larger than the server accepts" },
+        body: {
+          code: "payload_too_large",
+          detail: "the request body is larger than the server accepts",
+        },
       };
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return {

@@ -14,7 +14,13 @@ export async function circuitOf(deps: ApiDeps, ep: Endpoint): Promise<CircuitRec
   if (live) return live;
   const stored = await deps.store.getCircuit(ep.id);
   return (
-    stored ?? { state: "closed", since: ep.createdAt, reason: null, nextProbeAt: null, reopenCount: 0 }
+    stored ?? {
+      state: "closed",
+      since: ep.createdAt,
+      reason: null,
+      nextProbeAt: null,
+      reopenCount: 0,
+    }
   );
 }
 
@@ -40,7 +46,10 @@ export function endpointBase(ep: Endpoint) {
 /** EndpointOut with hookline's extension fields. */
 export async function endpointView(deps: ApiDeps, app: Application, ep: Endpoint) {
   const live = deps.engine.endpointStatus(ep.id);
-  const [circuit, stats] = await Promise.all([circuitOf(deps, ep), deps.store.getEndpointStats(ep.id)]);
+  const [circuit, stats] = await Promise.all([
+    circuitOf(deps, ep),
+    deps.store.getEndpointStats(ep.id),
+  ]);
   const limit =
     live?.limit ??
     resolvePolicy(deps.policyDefaults, app.deliveryPolicy, ep.deliveryPolicy).concurrencyLimit;

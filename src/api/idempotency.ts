@@ -21,7 +21,10 @@ interface HeldKey {
 }
 
 /** Adds the hooks that begin a key before the handler and record the answer as it is sent. */
-export function installIdempotency(app: FastifyInstance, deps: { store: Store; clock: Clock }): void {
+export function installIdempotency(
+  app: FastifyInstance,
+  deps: { store: Store; clock: Clock },
+): void {
   app.decorateRequest("idempotency", null);
 
   app.addHook("preHandler", async (request, reply) => {

@@ -5,15 +5,14 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import { checkPathParams, parseWith } from "./validation.js";
+import { ValidationError, type FieldProblem } from "../errors.js";
+import { checkPathParams, parseWith, throwIfProblems } from "./validation.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** What a handler answers: a JSON value, JSON text already serialized, or no body (204). */
 export type Answer =
-  | { status: number; body: unknown }
-  | { status: number; json: string }
-  | { status: 204 };
+  { status: number; body: unknown } | { status: number; json: string } | { status: 204 };
 
 export interface RouteInput<B, Q> {
   request: FastifyRequest;
@@ -72,12 +71,30 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
       method: route.method,
       url: route.path.replace(/\{(\w+)\}/g, ":$1"),
       handler: async (request, reply) => {
-        const params = checkPathParams(request.params);
-        const query = route.query ? parseWith(route.query, request.query ?? {}, ["query"]) : undefined;
-        const body = route.body ? parseWith(route.body, request.body, ["body"]) : undefined;
+        // Path, query and body are all checked before answering, so one 422 names every problem.
+        const problems: FieldProblem[] = [];
+        const collect = <T>(parse: () => T): T => {
+          try {
+            return parse();
+          } catch (err) {
+            if (!(err instanceof ValidationError)) throw err;
+            problems.push(...err.problems);
+            return undefined as T;
+          }
+        };
+        const params = collect(() => checkPathParams(request.params));
+        const { query: querySchema, body: bodySchema } = route;
+        const query = querySchema
+          ? collect(() => parseWith(querySchema, request.query ?? {}, ["query"]))
+          : undefined;
+        const body = bodySchema
+          ? collect(() => parseWith(bodySchema, request.body, ["body"]))
+          : undefined;
+        throwIfProblems(problems);
         const answer = await route.handler({ request, params, body, query });
         reply.code(answer.status);
-        if ("json" in answer) return reply.type("application/json; charset=utf-8").send(answer.json);
+        if ("json" in answer)
+          return reply.type("application/json; charset=utf-8").send(answer.json);
         if ("body" in answer) return reply.send(answer.body);
         return reply.send();
       },

@@ -17,11 +17,14 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, root: 
 
 function toProblem(issue: z.core.$ZodIssue, input: unknown, root: Loc): FieldProblem {
   const path: Loc = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
-  const missing = issue.code !== "custom" && valueAt(input, path) === undefined;
-  if (missing && issue.code === "invalid_type") {
+  const custom = issue.code === "custom" ? (issue.params as { type?: unknown } | undefined) : null;
+  // A type check (or a plain custom one) failing on nothing is a missing field; problems found by
+  // domain validators (they carry a type) keep their own words.
+  const typeCheck =
+    issue.code === "invalid_type" || (custom !== null && custom?.type === undefined);
+  if (typeCheck && valueAt(input, path) === undefined) {
     return { loc: [...root, ...path], msg: "field required", type: "missing" };
   }
-  const custom = issue.code === "custom" ? (issue.params as { type?: unknown } | undefined) : null;
   const type = typeof custom?.type === "string" ? custom.type : issue.code;
   return { loc: [...root, ...path], msg: issue.message, type };
 }
@@ -65,7 +68,6 @@ const NAME_PATTERN = /^[a-zA-Z0-9\-_.]+$/;
 /** An application or endpoint uid: letters, digits, `-_.`, 1–256 characters. */
 export const Uid = z
   .string()
-  .min(1)
   .max(256)
   .regex(NAME_PATTERN, "may contain only letters, digits, '-', '_' and '.'");
 
@@ -88,19 +90,30 @@ export const QueryTime = z.iso
   .datetime({ offset: true, error: "must be an ISO-8601 date-time" })
   .transform((v) => Date.parse(v));
 
+const LIMIT_MESSAGE = "must be a whole number from 1 to 250";
+
 /** Cursor pagination as Svix does it. */
 export const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(250).default(50),
+  limit: z.coerce
+    .number({ error: LIMIT_MESSAGE })
+    .int(LIMIT_MESSAGE)
+    .min(1, LIMIT_MESSAGE)
+    .max(250, LIMIT_MESSAGE)
+    .default(50),
   iterator: z.string().max(512).optional(),
   order: z.enum(["ascending", "descending"]).optional(),
 });
 
 /** A query parameter hookline does not implement: refusing is better than a silently wrong list. */
-export const Unsupported = z.undefined({ error: "this filter is not supported by hookline" });
+export const Unsupported = z
+  .undefined({ error: "this filter is not supported by hookline" })
+  .meta({ description: "Not supported by hookline: any value is refused (422)" })
+  .optional();
 
 /** A yes/no filter hookline does not implement; only "false" (the default) is accepted. */
 export const UnsupportedFlag = z
   .literal("false", { error: "this filter is not supported by hookline" })
+  .meta({ description: 'Not supported by hookline: only "false" is accepted' })
   .optional();
 
 /** A JSON object (not an array, not null). */
@@ -116,7 +129,11 @@ export function checkPathParams(params: unknown): Record<string, string> {
   for (const [name, value] of Object.entries((params ?? {}) as Record<string, unknown>)) {
     const v = String(value);
     if (v.length === 0 || v.length > 256) {
-      problems.push({ loc: ["path", name], msg: "must be 1 to 256 characters", type: "value_error" });
+      problems.push({
+        loc: ["path", name],
+        msg: "must be 1 to 256 characters",
+        type: "value_error",
+      });
     }
     out[name] = v;
   }

@@ -18,7 +18,9 @@ program
     const { logger } = hookline;
     logger.info({ url: hookline.url, dataDir: config.dataDir }, "hookline is running");
     if (!config.allowPrivateTargets) {
-      logger.info("endpoints on loopback or private addresses are refused (HOOKLINE_ALLOW_PRIVATE_TARGETS=1 allows them)");
+      logger.info(
+        "endpoints on loopback or private addresses are refused (HOOKLINE_ALLOW_PRIVATE_TARGETS=1 allows them)",
+      );
     }
     process.stdout.write(
       [
@@ -52,7 +54,9 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof HooklineError) {
     process.stderr.write(`hookline: ${err.message}\n`);
   } else {
-    process.stderr.write(`hookline: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(
+      `hookline: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
   }
   process.exit(1);
 });

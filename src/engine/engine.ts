@@ -318,7 +318,13 @@ export class DeliveryEngine implements EngineControl {
       });
     } catch (err) {
       // Senders report failures as results; a throw is a bug, recorded rather than lost.
-      result = { status: null, error: "network", errorDetail: String(err), snippet: "", retryAfter: null };
+      result = {
+        status: null,
+        error: "network",
+        errorDetail: String(err),
+        snippet: "",
+        retryAfter: null,
+      };
     }
     const durationMs = Math.round(performance.now() - started);
     rt.limit.record(durationMs);
@@ -386,7 +392,11 @@ export class DeliveryEngine implements EngineControl {
     if (decision.disable) {
       endpoint.disabled = true;
       endpoint.disabledReason = decision.disable;
-      this.events.emit({ type: "endpoint.disabled", endpointId: endpoint.id, reason: decision.disable });
+      this.events.emit({
+        type: "endpoint.disabled",
+        endpointId: endpoint.id,
+        reason: decision.disable,
+      });
     }
     if (transition) await this.onTransition(rt, transition);
     this.release(rt, d, true);

@@ -64,7 +64,7 @@ export function classifyAddress(ip: string): AddressClass {
 function classifyV4(addr: number): AddressClass {
   for (const r of V4_PARSED) {
     const mask = r.bits === 0 ? 0 : (0xffffffff << (32 - r.bits)) >>> 0;
-    if (((addr & mask) >>> 0) === ((r.base & mask) >>> 0)) return r.cls;
+    if ((addr & mask) >>> 0 === (r.base & mask) >>> 0) return r.cls;
   }
   return "public";
 }

@@ -5,7 +5,8 @@ import { reached, settle, startEngine, type EngineHarness } from "../support/eng
 import { Receiver } from "../support/receiver.js";
 
 const MIN = 60_000;
-const isCircuit = (to: string) => (e: EngineEvent) => e.type === "circuit" && e.transition.to === to;
+const isCircuit = (to: string) => (e: EngineEvent) =>
+  e.type === "circuit" && e.transition.to === to;
 
 describe("the circuit breaker of an endpoint", () => {
   let h: EngineHarness;
@@ -49,9 +50,9 @@ describe("the circuit breaker of an endpoint", () => {
     healthy = true;
     clock.advance(5);
     await h.waitFor(isCircuit("half-open"));
-    const probe = h.events.find(
-      (e) => e.type === "delivery" && e.attempt?.trigger === "probe",
-    ) ?? (await h.waitFor((e) => e.type === "delivery" && e.attempt?.trigger === "probe"));
+    const probe =
+      h.events.find((e) => e.type === "delivery" && e.attempt?.trigger === "probe") ??
+      (await h.waitFor((e) => e.type === "delivery" && e.attempt?.trigger === "probe"));
     expect(probe.type === "delivery" && probe.attempt?.status).toBe(200);
 
     // Half-open lets a trickle through; five successes close the circuit.
@@ -80,7 +81,9 @@ describe("the circuit breaker of an endpoint", () => {
     await h.waitFor(isCircuit("open"));
     clock.advance(5 * MIN);
     await rx.waitFor(6);
-    await h.waitFor((e) => e.type === "circuit" && e.transition.from === "open" && e.transition.to === "open");
+    await h.waitFor(
+      (e) => e.type === "circuit" && e.transition.from === "open" && e.transition.to === "open",
+    );
     const reopened = await h.store.getCircuit(ep.id);
     expect(reopened!.nextProbeAt! - clock.now()).toBe(10 * MIN);
 

@@ -18,7 +18,9 @@ describe("deliveries that cannot succeed are dead-lettered with everything a rep
     const msgId = await h.post({ order: 7 }, { eventId: "evt-7", eventType: "order.shipped" });
     const dead = await h.waitFor(reached(msgId, "dead"));
     expect(rx.requests).toHaveLength(1);
-    const dl = await h.store.findDeadLetterByDelivery(dead.type === "delivery" ? dead.deliveryId : "");
+    const dl = await h.store.findDeadLetterByDelivery(
+      dead.type === "delivery" ? dead.deliveryId : "",
+    );
     expect(dl).toMatchObject({
       endpointId: ep.id,
       messageId: msgId,
@@ -57,11 +59,19 @@ describe("deliveries that cannot succeed are dead-lettered with everything a rep
     const msgId = await h.post({ x: 1 });
     for (let i = 1; i <= 2; i++) {
       await rx.waitFor(i);
-      await h.waitFor((e) => e.type === "delivery" && e.messageId === msgId && e.attempt !== null && h.events.filter((x) => x.type === "delivery").length >= i);
+      await h.waitFor(
+        (e) =>
+          e.type === "delivery" &&
+          e.messageId === msgId &&
+          e.attempt !== null &&
+          h.events.filter((x) => x.type === "delivery").length >= i,
+      );
       clock.advance(1000);
     }
     const dead = await h.waitFor(reached(msgId, "dead"));
-    const dl = await h.store.findDeadLetterByDelivery(dead.type === "delivery" ? dead.deliveryId : "");
+    const dl = await h.store.findDeadLetterByDelivery(
+      dead.type === "delivery" ? dead.deliveryId : "",
+    );
     expect(dl).toMatchObject({ failureClass: "exhausted", finalStatus: 503, endpointId: ep.id });
     expect(dl!.reason).toMatch(/all 3 attempts failed/);
     const attempts = await h.store.listAttempts({ appId: h.app.id, messageId: msgId, limit: 10 });

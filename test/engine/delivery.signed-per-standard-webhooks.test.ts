@@ -39,7 +39,10 @@ describe("a delivered message is signed per Standard Webhooks", () => {
     const newSecret = generateSecret();
     await h.store.updateEndpoint({
       ...ep,
-      secrets: { current: newSecret, previous: [{ secret: oldSecret, expiresAt: Date.now() + 60_000 }] },
+      secrets: {
+        current: newSecret,
+        previous: [{ secret: oldSecret, expiresAt: Date.now() + 60_000 }],
+      },
     });
     h.engine.invalidateEndpoint(ep.id);
     const msgId = await h.post({ rotated: true });

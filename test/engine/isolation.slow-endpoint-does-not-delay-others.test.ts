@@ -16,9 +16,13 @@ describe("per-endpoint isolation", () => {
     rx = await Receiver.start((r) =>
       r.path === "/slow" ? { status: 200, delayMs: 3_100 } : { status: 200 },
     );
-    const slow = await h.addEndpoint(rx.url("/slow"), { concurrencyLimit: 4 }, {
-      filterTypes: ["slow.event"],
-    });
+    const slow = await h.addEndpoint(
+      rx.url("/slow"),
+      { concurrencyLimit: 4 },
+      {
+        filterTypes: ["slow.event"],
+      },
+    );
     await h.addEndpoint(rx.url("/fast"), undefined, { filterTypes: ["fast.event"] });
 
     const slowIds: string[] = [];
@@ -42,7 +46,11 @@ describe("per-endpoint isolation", () => {
     expect(status.effectiveLimit).toBeLessThan(4);
     expect(status.p99LatencyMs).toBeGreaterThan(3_000);
     // Attempts waiting for a slot spent nothing: one attempt per delivery.
-    const attempts = await h.store.listAttempts({ appId: h.app.id, endpointId: slow.id, limit: 100 });
+    const attempts = await h.store.listAttempts({
+      appId: h.app.id,
+      endpointId: slow.id,
+      limit: 100,
+    });
     expect(attempts.data).toHaveLength(8);
   }, 60_000);
 });

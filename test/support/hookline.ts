@@ -24,7 +24,11 @@ export interface TestHookline {
   /** Stops hookline; pass `keepData` to start another on the same data dir. */
   stop(keepData?: boolean): Promise<void>;
   /** Raw JSON request to the API with the admin token. */
-  api<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  api<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T }>;
 }
 
 export async function startHookline(
@@ -38,7 +42,10 @@ export async function startHookline(
     HOOKLINE_SHUTDOWN_TIMEOUT_MS: "5000",
     ...options.env,
   });
-  const hookline = createHookline(config, { logger: pino({ level: "silent" }), ...options.overrides });
+  const hookline = createHookline(config, {
+    logger: pino({ level: "silent" }),
+    ...options.overrides,
+  });
   const events: EngineEvent[] = [];
   hookline.engine.events.on((e) => events.push(e));
   await hookline.start();

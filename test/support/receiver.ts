@@ -2,7 +2,7 @@
  * A real HTTP receiver on loopback for tests: records every request, answers as the test scripts
  * it (status, headers, delay), and measures how many requests it held at once.
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface Received {
@@ -70,7 +70,8 @@ export class Receiver {
     if (count() >= n) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`receiver got ${count()} of ${n} requests${path ? ` on ${path}` : ""}`)),
+        () =>
+          reject(new Error(`receiver got ${count()} of ${n} requests${path ? ` on ${path}` : ""}`)),
         timeoutMs,
       );
       this.waiters.push({
@@ -89,14 +90,17 @@ export class Receiver {
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 
-  private async handle(req: IncomingMessage, res: import("node:http").ServerResponse) {
+  private async handle(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const path = (req.url ?? "/").split("?")[0]!;
     const received: Received = {
       path,
       headers: Object.fromEntries(
-        Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]),
+        Object.entries(req.headers).map(([k, v]) => [
+          k,
+          Array.isArray(v) ? v.join(", ") : (v ?? ""),
+        ]),
       ),
       body: Buffer.concat(chunks),
       at: Date.now(),

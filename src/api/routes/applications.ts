@@ -83,7 +83,10 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.application.get",
       summary: "Get an application by id or uid",
       tag: TAG,
-      responses: { 200: { description: "The application", schema: ApplicationOut }, 404: errors[404] },
+      responses: {
+        200: { description: "The application", schema: ApplicationOut },
+        404: errors[404],
+      },
       handler: async ({ params }) => ok(applicationOut(await requireApp(store, params.app_id!))),
     }),
     defineRoute({
@@ -106,7 +109,8 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
           rateLimit: rateLimitOf(body) ?? null,
           metadata: body.metadata ?? {},
           // Svix clients do not know this field; a PUT without it keeps the policy.
-          deliveryPolicy: body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
+          deliveryPolicy:
+            body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
           updatedAt: clock.now(),
         };
         const saved = await store.updateApplication(next);
@@ -134,7 +138,8 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
           name: body.name ?? app.name,
           rateLimit: rateLimit === undefined ? app.rateLimit : rateLimit,
           metadata: body.metadata ?? app.metadata,
-          deliveryPolicy: body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
+          deliveryPolicy:
+            body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
           updatedAt: clock.now(),
         };
         const saved = await store.updateApplication(next);
@@ -152,7 +157,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params }) => {
         const app = await requireApp(store, params.app_id!);
         const endpointIds: string[] = [];
-        for (let iterator: string | null = null, done = false; !done; ) {
+        for (let iterator: string | null = null, done = false; !done;) {
           const page = await store.listEndpoints(app.id, { limit: 250, iterator });
           endpointIds.push(...page.data.map((e) => e.id));
           ({ iterator, done } = page);

@@ -45,7 +45,6 @@ const CHANNEL = /^[a-zA-Z0-9\-_.:]+$/;
 /** A message channel name. */
 export const Channel = z
   .string()
-  .min(1)
   .max(128)
   .regex(CHANNEL, "may contain only letters, digits, '-', '_', '.' and ':'");
 
@@ -177,9 +176,7 @@ export const EndpointOut = z.object({
       nextProbeAt: Timestamp.nullable(),
     }),
   ),
-  concurrency: extension(
-    z.object({ limit: z.int(), effectiveLimit: z.int(), inFlight: z.int() }),
-  ),
+  concurrency: extension(z.object({ limit: z.int(), effectiveLimit: z.int(), inFlight: z.int() })),
   retryAfter: extension(z.object({ honoured: z.int(), capped: z.int(), ignored: z.int() })),
   lastSuccessAt: extension(Timestamp.nullable()),
 });

@@ -44,7 +44,8 @@ export const DeliveryPolicyDoc = z
       "An endpoint's policy overrides its application's, which overrides the defaults.",
   });
 
-const { $schema: _unused, ...policyJsonSchema } = z.toJSONSchema(DeliveryPolicyDoc);
+const policyJsonSchema: Record<string, unknown> = { ...z.toJSONSchema(DeliveryPolicyDoc) };
+delete policyJsonSchema.$schema;
 
 /** Returns the policy, or null when it sets nothing (`{}` clears a stored policy). */
 export function normalizePolicy(policy: DeliveryPolicy): DeliveryPolicy | null {
@@ -68,3 +69,17 @@ export const PolicyField = z
     }
   })
   .meta({ ...policyJsonSchema, "x-hookline-extension": true });
+
+/** A request body that is a whole policy (PUT …/delivery-policy); `{}` clears it. */
+export const PolicyBody = z
+  .unknown()
+  .transform((value, ctx): DeliveryPolicy | null => {
+    try {
+      return normalizePolicy(validatePolicy(value, []));
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      addProblems(ctx, err.problems);
+      return z.NEVER;
+    }
+  })
+  .meta(policyJsonSchema);

@@ -1,0 +1,200 @@
+/** Svix message attempts, a message's destinations, and manual resends. */
+import { z } from "zod";
+import type { Application, Attempt, Delivery, Message } from "../../domain/types.js";
+import { NotFoundError } from "../../errors.js";
+import { newId } from "../../ids.js";
+import type { AttemptQuery, Page } from "../../store/port.js";
+import type { ApiDeps } from "../deps.js";
+import { requireApp, requireEndpoint, requireMessage } from "../lookup.js";
+import { defineRoute, type RouteDef } from "../route.js";
+import {
+  MessageAttemptOut,
+  MessageEndpointOut,
+  attemptJson,
+  messageEndpointOut,
+} from "../schemas/attempt.js";
+import { HttpError, listAnswer, listOf } from "../schemas/common.js";
+import { listJson } from "../schemas/message.js";
+import { ListQuery, QueryBool, QueryTime, Unsupported } from "../validation.js";
+
+const TAG = "Message Attempt";
+const notFound = {
+  404: { description: "No such application, message or endpoint", schema: HttpError },
+};
+
+const AttemptListQuery = ListQuery.extend({
+  status: z
+    .enum(["0", "1", "2", "3", "4"], { error: "must be a message status from 0 to 4" })
+    .transform(Number)
+    .optional(),
+  before: QueryTime.optional(),
+  after: QueryTime.optional(),
+  with_content: QueryBool.optional(),
+  with_msg: QueryBool.optional(),
+  // hookline's statuses are already the expanded ones.
+  expanded_statuses: QueryBool.optional(),
+  status_code_class: Unsupported,
+  channel: Unsupported,
+  tag: Unsupported,
+  event_types: Unsupported,
+});
+type AttemptListQuery = z.output<typeof AttemptListQuery>;
+
+export function attemptRoutes(deps: ApiDeps): RouteDef[] {
+  const { store, clock, engine } = deps;
+  const appPath = "/api/v1/app/{app_id}";
+
+  /** One page of attempts as JSON text; with_msg adds each attempt's message. */
+  const attemptPage = async (
+    app: Application,
+    filter: Pick<AttemptQuery, "endpointId" | "messageId">,
+    query: AttemptListQuery,
+  ): Promise<string> => {
+    // Attempts are finished requests: none is ever pending, sending or canceled.
+    const outcome = query.status === 0 ? "success" : query.status === 2 ? "fail" : undefined;
+    const page: Page<Attempt> =
+      query.status !== undefined && outcome === undefined
+        ? { data: [], iterator: query.iterator ?? null, done: true }
+        : await store.listAttempts({
+            appId: app.id,
+            ...filter,
+            outcome,
+            limit: query.limit,
+            iterator: query.iterator,
+            order: query.order,
+            before: query.before,
+            after: query.after,
+          });
+    const messages = new Map<string, Message | null>();
+    if (query.with_msg) {
+      for (const a of page.data) {
+        if (!messages.has(a.messageId))
+          messages.set(a.messageId, await store.findMessage(app.id, a.messageId));
+      }
+    }
+    const withContent = query.with_content ?? true;
+    const items = page.data.map((a) =>
+      attemptJson(a, { withContent, msg: messages.get(a.messageId) }),
+    );
+    return listJson(items, page);
+  };
+
+  return [
+    defineRoute({
+      method: "GET",
+      path: `${appPath}/attempt/endpoint/{endpoint_id}`,
+      operationId: "v1.message-attempt.list-by-endpoint",
+      summary: "List the attempts made to an endpoint, newest first",
+      tag: TAG,
+      query: AttemptListQuery,
+      responses: {
+        200: { description: "A page of attempts", schema: listOf(MessageAttemptOut) },
+        ...notFound,
+      },
+      handler: async ({ params, query }) => {
+        const app = await requireApp(store, params.app_id!);
+        const ep = await requireEndpoint(store, app, params.endpoint_id!);
+        return { status: 200, json: await attemptPage(app, { endpointId: ep.id }, query) };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${appPath}/attempt/msg/{msg_id}`,
+      operationId: "v1.message-attempt.list-by-msg",
+      summary: "List the attempts made for a message, newest first",
+      tag: TAG,
+      query: AttemptListQuery.extend({ endpoint_id: z.string().min(1).max(256).optional() }),
+      responses: {
+        200: { description: "A page of attempts", schema: listOf(MessageAttemptOut) },
+        ...notFound,
+      },
+      handler: async ({ params, query }) => {
+        const app = await requireApp(store, params.app_id!);
+        const msg = await requireMessage(store, app, params.msg_id!);
+        const ep = query.endpoint_id ? await requireEndpoint(store, app, query.endpoint_id) : null;
+        const filter = { messageId: msg.id, endpointId: ep?.id };
+        return { status: 200, json: await attemptPage(app, filter, query) };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${appPath}/msg/{msg_id}/attempt/{attempt_id}`,
+      operationId: "v1.message-attempt.get",
+      summary: "Get one attempt",
+      tag: TAG,
+      query: z.object({ expanded_statuses: QueryBool.optional() }),
+      responses: { 200: { description: "The attempt", schema: MessageAttemptOut }, ...notFound },
+      handler: async ({ params }) => {
+        const app = await requireApp(store, params.app_id!);
+        const msg = await requireMessage(store, app, params.msg_id!);
+        const attempt = await store.findAttempt(app.id, params.attempt_id!);
+        if (!attempt || attempt.messageId !== msg.id) {
+          throw new NotFoundError(`attempt ${params.attempt_id}`);
+        }
+        return { status: 200, json: attemptJson(attempt, { withContent: true }) };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${appPath}/msg/{msg_id}/endpoint`,
+      operationId: "v1.message-attempt.list-attempted-destinations",
+      summary: "The endpoints a message is going to, with the state of its delivery to each",
+      tag: TAG,
+      query: ListQuery.pick({ limit: true, iterator: true }),
+      responses: {
+        200: { description: "A page of endpoints", schema: listOf(MessageEndpointOut) },
+        ...notFound,
+      },
+      handler: async ({ params, query }) => {
+        const app = await requireApp(store, params.app_id!);
+        const msg = await requireMessage(store, app, params.msg_id!);
+        // A resend adds a delivery to the same endpoint; the newest one tells where things stand.
+        const latest = new Map<string, Delivery>();
+        for (const d of await store.listDeliveries(msg.id)) {
+          const seen = latest.get(d.endpointId);
+          if (!seen || d.id > seen.id) latest.set(d.endpointId, d);
+        }
+        const endpointIds = [...latest.keys()]
+          .sort()
+          .filter((id) => !query.iterator || id > query.iterator);
+        const chosen = endpointIds.slice(0, query.limit);
+        const data = [];
+        for (const id of chosen) {
+          const ep = await store.getEndpoint(id);
+          if (ep) data.push(messageEndpointOut(ep, latest.get(id)!));
+        }
+        const iterator = chosen.at(-1) ?? query.iterator ?? null;
+        return {
+          status: 200,
+          body: listAnswer({ data, iterator, done: endpointIds.length <= query.limit }),
+        };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${appPath}/msg/{msg_id}/endpoint/{endpoint_id}/resend`,
+      operationId: "v1.message-attempt.resend",
+      summary: "Send a message to an endpoint again, now (a new delivery with manual attempts)",
+      tag: TAG,
+      responses: {
+        202: { description: "Queued", schema: z.object({}) },
+        ...notFound,
+      },
+      handler: async ({ params }) => {
+        const app = await requireApp(store, params.app_id!);
+        const msg = await requireMessage(store, app, params.msg_id!);
+        const ep = await requireEndpoint(store, app, params.endpoint_id!);
+        const now = clock.now();
+        await store.enqueueResend({
+          id: newId("dlv", now),
+          appId: app.id,
+          messageId: msg.id,
+          endpointId: ep.id,
+          now,
+        });
+        engine.wake();
+        return { status: 202, body: {} };
+      },
+    }),
+  ];
+}

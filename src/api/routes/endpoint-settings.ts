@@ -1,0 +1,120 @@
+/** An endpoint's signing secret and custom headers: …/endpoint/{endpoint_id}/secret and …/headers. */
+import { generateSecret } from "../../signing/secret.js";
+import type { ApiDeps } from "../deps.js";
+import { requireApp, requireEndpoint } from "../lookup.js";
+import { defineRoute, noContent, ok, type RouteDef } from "../route.js";
+import { HttpError, HttpValidationError } from "../schemas/common.js";
+import {
+  EndpointHeadersIn,
+  EndpointHeadersOut,
+  EndpointHeadersPatchIn,
+  EndpointSecretOut,
+  EndpointSecretRotateIn,
+} from "../schemas/endpoint.js";
+import { rotated } from "./endpoints.js";
+
+const TAG = "Endpoint";
+const errors = {
+  404: { description: "No such application or endpoint", schema: HttpError },
+  422: { description: "Invalid input", schema: HttpValidationError },
+};
+
+export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
+  const { store, clock, engine } = deps;
+  const base = "/api/v1/app/{app_id}/endpoint/{endpoint_id}";
+  const load = async (params: Record<string, string>) => {
+    const app = await requireApp(store, params.app_id!);
+    return requireEndpoint(store, app, params.endpoint_id!);
+  };
+  return [
+    defineRoute({
+      method: "GET",
+      path: `${base}/secret`,
+      operationId: "v1.endpoint.get-secret",
+      summary: "Get the endpoint's current signing secret",
+      tag: TAG,
+      responses: {
+        200: { description: "The secret", schema: EndpointSecretOut },
+        404: errors[404],
+      },
+      handler: async ({ params }) => ok({ key: (await load(params)).secrets.current }),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base}/secret/rotate`,
+      operationId: "v1.endpoint.rotate-secret",
+      summary:
+        "Replace the signing secret; the old one keeps signing for the grace period " +
+        "(gracePeriodSeconds, default HOOKLINE_SECRET_GRACE_SECONDS)",
+      tag: TAG,
+      body: EndpointSecretRotateIn,
+      responses: { 204: { description: "Rotated" }, ...errors },
+      handler: async ({ params, body }) => {
+        const ep = await load(params);
+        const now = clock.now();
+        const graceMs =
+          body.gracePeriodSeconds == null
+            ? deps.config.secretGraceMs
+            : body.gracePeriodSeconds * 1000;
+        const secrets = rotated(ep.secrets, body.key ?? generateSecret(), now, graceMs);
+        await store.updateEndpoint({ ...ep, secrets, updatedAt: now });
+        engine.invalidateEndpoint(ep.id);
+        return noContent();
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/headers`,
+      operationId: "v1.endpoint.get-headers",
+      summary: "Get the custom headers sent with every request to the endpoint",
+      tag: TAG,
+      responses: {
+        200: { description: "The headers", schema: EndpointHeadersOut },
+        404: errors[404],
+      },
+      handler: async ({ params }) => ok({ headers: (await load(params)).headers, sensitive: [] }),
+    }),
+    defineRoute({
+      method: "PUT",
+      path: `${base}/headers`,
+      operationId: "v1.endpoint.update-headers",
+      summary: "Replace the endpoint's custom headers",
+      tag: TAG,
+      body: EndpointHeadersIn,
+      responses: { 204: { description: "Replaced" }, ...errors },
+      handler: async ({ params, body }) => {
+        const ep = await load(params);
+        await store.updateEndpoint({ ...ep, headers: body.headers, updatedAt: clock.now() });
+        engine.invalidateEndpoint(ep.id);
+        return noContent();
+      },
+    }),
+    defineRoute({
+      method: "PATCH",
+      path: `${base}/headers`,
+      operationId: "v1.endpoint.patch-headers",
+      summary: "Set some custom headers (a null value or deleteHeaders removes one)",
+      tag: TAG,
+      body: EndpointHeadersPatchIn,
+      responses: { 204: { description: "Changed" }, ...errors },
+      handler: async ({ params, body }) => {
+        const ep = await load(params);
+        const headers = { ...ep.headers };
+        // Header names are case-insensitive: a change replaces any spelling of the same name.
+        const drop = (name: string) => {
+          for (const existing of Object.keys(headers)) {
+            if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+          }
+        };
+        for (const name of body.deleteHeaders ?? []) drop(name);
+        for (const [name, value] of Object.entries(body.headers)) {
+          drop(name);
+          if (value !== null) headers[name] = value;
+        }
+        await store.updateEndpoint({ ...ep, headers, updatedAt: clock.now() });
+        engine.invalidateEndpoint(ep.id);
+        return noContent();
+      },
+    }),
+  ];
+}

@@ -1,0 +1,207 @@
+/** Svix endpoints: /api/v1/app/{app_id}/endpoint. */
+import type { Endpoint } from "../../domain/types.js";
+import { checkTarget } from "../../engine/targets.js";
+import { ValidationError } from "../../errors.js";
+import { newId } from "../../ids.js";
+import { generateSecret } from "../../signing/secret.js";
+import type { EndpointSecrets } from "../../signing/sign.js";
+import type { ApiDeps } from "../deps.js";
+import { endpointView } from "../endpoint-view.js";
+import { requireApp, requireEndpoint } from "../lookup.js";
+import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
+import { rateLimitOf } from "../schemas/application.js";
+import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
+import { EndpointIn, EndpointOut, EndpointPatch, EndpointUpdate } from "../schemas/endpoint.js";
+import { ListQuery } from "../validation.js";
+
+const TAG = "Endpoint";
+const errors = {
+  404: { description: "No such application or endpoint", schema: HttpError },
+  409: { description: "The uid is taken", schema: HttpError },
+  422: { description: "Invalid input", schema: HttpValidationError },
+};
+
+/** Refuses a URL hookline must not send to (SSRF), as a 422 on body.url. */
+export async function assertTargetAllowed(deps: ApiDeps, url: string): Promise<void> {
+  const reason = await checkTarget(new URL(url), {
+    allowPrivateTargets: deps.config.allowPrivateTargets,
+  });
+  if (reason) {
+    throw new ValidationError([{ loc: ["body", "url"], msg: reason, type: "url_refused" }]);
+  }
+}
+
+/** The secrets after `current` replaces the current one; the old one signs until `now + graceMs`. */
+export function rotated(secrets: EndpointSecrets, current: string, now: number, graceMs: number) {
+  const previous = [{ secret: secrets.current, expiresAt: now + graceMs }, ...secrets.previous];
+  return { current, previous: previous.filter((p) => p.expiresAt > now) };
+}
+
+// An endpoint disabled by hookline (e.g. after a 410) keeps its reason only while it stays disabled.
+const reasonAfter = (ep: Endpoint, disabled: boolean): string | null =>
+  disabled && ep.disabled ? ep.disabledReason : null;
+
+export function endpointRoutes(deps: ApiDeps): RouteDef[] {
+  const { store, clock, engine } = deps;
+  const base = "/api/v1/app/{app_id}/endpoint";
+  return [
+    defineRoute({
+      method: "GET",
+      path: base,
+      operationId: "v1.endpoint.list",
+      summary: "List an application's endpoints",
+      tag: TAG,
+      query: ListQuery,
+      responses: { 200: { description: "A page of endpoints", schema: listOf(EndpointOut) } },
+      handler: async ({ params, query }) => {
+        const app = await requireApp(store, params.app_id!);
+        const page = await store.listEndpoints(app.id, query);
+        const data = await Promise.all(page.data.map((ep) => endpointView(deps, app, ep)));
+        return ok(listAnswer({ ...page, data }));
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: base,
+      operationId: "v1.endpoint.create",
+      summary: "Create an endpoint",
+      tag: TAG,
+      body: EndpointIn,
+      responses: { 201: { description: "Created", schema: EndpointOut }, ...errors },
+      handler: async ({ params, body }) => {
+        const app = await requireApp(store, params.app_id!);
+        await assertTargetAllowed(deps, body.url);
+        const now = clock.now();
+        const ep: Endpoint = {
+          id: newId("ep", now),
+          appId: app.id,
+          uid: body.uid ?? null,
+          url: body.url,
+          description: body.description ?? "",
+          version: body.version ?? 1,
+          disabled: body.disabled ?? false,
+          disabledReason: null,
+          filterTypes: body.filterTypes?.length ? body.filterTypes : null,
+          channels: body.channels?.length ? body.channels : null,
+          headers: body.headers ?? {},
+          metadata: body.metadata ?? {},
+          rateLimit: rateLimitOf(body) ?? null,
+          secrets: { current: body.secret ?? generateSecret(), previous: [] },
+          deliveryPolicy: body.deliveryPolicy ?? null,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await store.createEndpoint(ep);
+        return created(await endpointView(deps, app, ep));
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{endpoint_id}`,
+      operationId: "v1.endpoint.get",
+      summary: "Get an endpoint by id or uid",
+      tag: TAG,
+      responses: { 200: { description: "The endpoint", schema: EndpointOut }, 404: errors[404] },
+      handler: async ({ params }) => {
+        const app = await requireApp(store, params.app_id!);
+        const ep = await requireEndpoint(store, app, params.endpoint_id!);
+        return ok(await endpointView(deps, app, ep));
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      path: `${base}/{endpoint_id}`,
+      operationId: "v1.endpoint.update",
+      summary: "Replace an endpoint's settings (its secret and headers are kept)",
+      tag: TAG,
+      body: EndpointUpdate,
+      responses: { 200: { description: "The updated endpoint", schema: EndpointOut }, ...errors },
+      handler: async ({ params, body }) => {
+        const app = await requireApp(store, params.app_id!);
+        const ep = await requireEndpoint(store, app, params.endpoint_id!);
+        if (body.url !== ep.url) await assertTargetAllowed(deps, body.url);
+        const disabled = body.disabled ?? false;
+        const next: Endpoint = {
+          ...ep,
+          uid: body.uid ?? null,
+          url: body.url,
+          description: body.description ?? "",
+          version: body.version ?? 1,
+          disabled,
+          disabledReason: reasonAfter(ep, disabled),
+          filterTypes: body.filterTypes?.length ? body.filterTypes : null,
+          channels: body.channels?.length ? body.channels : null,
+          metadata: body.metadata ?? {},
+          rateLimit: rateLimitOf(body) ?? null,
+          // Svix clients do not know this field; a PUT without it keeps the policy.
+          deliveryPolicy:
+            body.deliveryPolicy === undefined ? ep.deliveryPolicy : body.deliveryPolicy,
+          updatedAt: clock.now(),
+        };
+        await store.updateEndpoint(next);
+        engine.invalidateEndpoint(ep.id);
+        return ok(await endpointView(deps, app, next));
+      },
+    }),
+    defineRoute({
+      method: "PATCH",
+      path: `${base}/{endpoint_id}`,
+      operationId: "v1.endpoint.patch",
+      summary: "Change some of an endpoint's settings",
+      tag: TAG,
+      body: EndpointPatch,
+      responses: { 200: { description: "The updated endpoint", schema: EndpointOut }, ...errors },
+      handler: async ({ params, body }) => {
+        const app = await requireApp(store, params.app_id!);
+        const ep = await requireEndpoint(store, app, params.endpoint_id!);
+        if (body.url !== undefined && body.url !== ep.url)
+          await assertTargetAllowed(deps, body.url);
+        const now = clock.now();
+        const keep = <T>(sent: T | undefined, current: T): T =>
+          sent === undefined ? current : sent;
+        const list = (sent: string[] | null | undefined, current: string[] | null) =>
+          sent === undefined ? current : sent?.length ? sent : null;
+        const disabled = body.disabled ?? ep.disabled;
+        const rateLimit = rateLimitOf(body);
+        const next: Endpoint = {
+          ...ep,
+          uid: keep(body.uid, ep.uid),
+          url: body.url ?? ep.url,
+          description: body.description ?? ep.description,
+          version: body.version ?? ep.version,
+          disabled,
+          disabledReason: reasonAfter(ep, disabled),
+          filterTypes: list(body.filterTypes, ep.filterTypes),
+          channels: list(body.channels, ep.channels),
+          metadata: body.metadata ?? ep.metadata,
+          rateLimit: keep(rateLimit, ep.rateLimit),
+          // A new secret is a rotation: receivers still verify with the old one for the grace period.
+          secrets:
+            body.secret && body.secret !== ep.secrets.current
+              ? rotated(ep.secrets, body.secret, now, deps.config.secretGraceMs)
+              : ep.secrets,
+          deliveryPolicy: keep(body.deliveryPolicy, ep.deliveryPolicy),
+          updatedAt: now,
+        };
+        await store.updateEndpoint(next);
+        engine.invalidateEndpoint(ep.id);
+        return ok(await endpointView(deps, app, next));
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: `${base}/{endpoint_id}`,
+      operationId: "v1.endpoint.delete",
+      summary: "Delete an endpoint with its pending deliveries and attempts",
+      tag: TAG,
+      responses: { 204: { description: "Deleted" }, 404: errors[404] },
+      handler: async ({ params }) => {
+        const app = await requireApp(store, params.app_id!);
+        const ep = await requireEndpoint(store, app, params.endpoint_id!);
+        await store.deleteEndpoint(app.id, ep.id);
+        engine.invalidateEndpoint(ep.id);
+        return noContent();
+      },
+    }),
+  ];
+}

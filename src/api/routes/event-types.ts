@@ -1,0 +1,166 @@
+/** Svix event types: /api/v1/event-type. */
+import { z } from "zod";
+import type { EventType } from "../../domain/types.js";
+import { NotFoundError } from "../../errors.js";
+import type { ApiDeps } from "../deps.js";
+import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
+import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
+import {
+  EventTypeIn,
+  EventTypeOut,
+  EventTypePatch,
+  EventTypeUpdate,
+  eventTypeOut,
+  flagsOf,
+} from "../schemas/event-type.js";
+import { EventTypeName, ListQuery, QueryBool, parseWith } from "../validation.js";
+
+const TAG = "Event Type";
+const errors = {
+  404: { description: "No such event type", schema: HttpError },
+  422: { description: "Invalid input", schema: HttpValidationError },
+};
+
+export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
+  const { store, clock } = deps;
+  const base = "/api/v1/event-type";
+  const load = async (name: string): Promise<EventType> => {
+    const et = await store.findEventType(name);
+    if (!et) throw new NotFoundError(`event type ${name}`);
+    return et;
+  };
+  return [
+    defineRoute({
+      method: "GET",
+      path: base,
+      operationId: "v1.event-type.list",
+      summary: "List event types (archived ones only with include_archived=true)",
+      tag: TAG,
+      query: ListQuery.extend({
+        include_archived: QueryBool.optional(),
+        with_content: QueryBool.optional(),
+      }),
+      responses: { 200: { description: "A page of event types", schema: listOf(EventTypeOut) } },
+      handler: async ({ query }) => {
+        const page = await store.listEventTypes({
+          ...query,
+          includeArchived: query.include_archived ?? false,
+        });
+        const data = page.data.map((et) => eventTypeOut(et, query.with_content ?? false));
+        return ok(listAnswer({ ...page, data }));
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: base,
+      operationId: "v1.event-type.create",
+      summary: "Create an event type",
+      tag: TAG,
+      body: EventTypeIn,
+      responses: {
+        201: { description: "Created", schema: EventTypeOut },
+        409: { description: "An event type with this name exists", schema: HttpError },
+        422: errors[422],
+      },
+      handler: async ({ body }) => {
+        const now = clock.now();
+        const et = await store.createEventType({
+          name: body.name,
+          description: body.description,
+          archived: body.archived ?? false,
+          deprecated: body.deprecated ?? false,
+          featureFlags: flagsOf(body) ?? null,
+          groupName: body.groupName ?? null,
+          schemas: body.schemas ?? null,
+          createdAt: now,
+          updatedAt: now,
+        });
+        return created(eventTypeOut(et));
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{event_type_name}`,
+      operationId: "v1.event-type.get",
+      summary: "Get an event type",
+      tag: TAG,
+      responses: { 200: { description: "The event type", schema: EventTypeOut }, 404: errors[404] },
+      handler: async ({ params }) => ok(eventTypeOut(await load(params.event_type_name!))),
+    }),
+    defineRoute({
+      method: "PUT",
+      path: `${base}/{event_type_name}`,
+      operationId: "v1.event-type.update",
+      summary: "Replace an event type, creating it if it does not exist",
+      tag: TAG,
+      body: EventTypeUpdate,
+      responses: {
+        200: { description: "The updated event type", schema: EventTypeOut },
+        201: { description: "Created", schema: EventTypeOut },
+        422: errors[422],
+      },
+      handler: async ({ params, body }) => {
+        const name = params.event_type_name!;
+        const now = clock.now();
+        const existing = await store.findEventType(name);
+        const et: EventType = {
+          name,
+          description: body.description,
+          archived: body.archived ?? false,
+          deprecated: body.deprecated ?? false,
+          featureFlags: flagsOf(body) ?? null,
+          groupName: body.groupName ?? null,
+          schemas: body.schemas ?? null,
+          createdAt: existing?.createdAt ?? now,
+          updatedAt: now,
+        };
+        if (existing) return ok(eventTypeOut(await store.updateEventType(et)));
+        // Any existing name may be addressed; a new one must be a valid name.
+        parseWith(EventTypeName, name, ["path", "event_type_name"]);
+        return created(eventTypeOut(await store.createEventType(et)));
+      },
+    }),
+    defineRoute({
+      method: "PATCH",
+      path: `${base}/{event_type_name}`,
+      operationId: "v1.event-type.patch",
+      summary: "Change some of an event type's fields",
+      tag: TAG,
+      body: EventTypePatch,
+      responses: {
+        200: { description: "The updated event type", schema: EventTypeOut },
+        ...errors,
+      },
+      handler: async ({ params, body }) => {
+        const et = await load(params.event_type_name!);
+        const flags = flagsOf(body);
+        const next: EventType = {
+          ...et,
+          description: body.description ?? et.description,
+          archived: body.archived ?? et.archived,
+          deprecated: body.deprecated ?? et.deprecated,
+          featureFlags: flags === undefined ? et.featureFlags : flags,
+          groupName: body.groupName === undefined ? et.groupName : body.groupName,
+          schemas: body.schemas === undefined ? et.schemas : body.schemas,
+          updatedAt: clock.now(),
+        };
+        return ok(eventTypeOut(await store.updateEventType(next)));
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: `${base}/{event_type_name}`,
+      operationId: "v1.event-type.delete",
+      summary: "Archive an event type (with expunge=true: delete it for good)",
+      tag: TAG,
+      query: z.object({ expunge: QueryBool.optional() }),
+      responses: { 204: { description: "Archived or deleted" }, 404: errors[404] },
+      handler: async ({ params, query }) => {
+        const et = await load(params.event_type_name!);
+        if (query.expunge) await store.deleteEventType(et.name);
+        else await store.updateEventType({ ...et, archived: true, updatedAt: clock.now() });
+        return noContent();
+      },
+    }),
+  ];
+}

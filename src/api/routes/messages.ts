@@ -1,0 +1,155 @@
+/** Svix messages: /api/v1/app/{app_id}/msg. */
+import { z } from "zod";
+import type { Application } from "../../domain/types.js";
+import { ConflictError, NotFoundError, ValidationError } from "../../errors.js";
+import { newId } from "../../ids.js";
+import type { ApiDeps } from "../deps.js";
+import { requireApp, requireMessage } from "../lookup.js";
+import { defineRoute, type RouteDef } from "../route.js";
+import { newApplication } from "../schemas/application.js";
+import { HttpError, HttpValidationError, listOf } from "../schemas/common.js";
+import { Channel } from "../schemas/endpoint.js";
+import {
+  MessageIn,
+  MessageOut,
+  listJson,
+  messageJson,
+  type MessageInput,
+} from "../schemas/message.js";
+import { EventTypeName, ListQuery, QueryBool, QueryTime, Unsupported } from "../validation.js";
+
+const TAG = "Message";
+const errors = {
+  404: { description: "No such application or message", schema: HttpError },
+  422: { description: "Invalid input", schema: HttpValidationError },
+};
+
+/** `event_types` as the Svix client sends it (comma-joined), or repeated. */
+const EventTypesQuery = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).filter(Boolean))
+  .pipe(z.array(EventTypeName).max(250));
+
+const WithContent = { with_content: QueryBool.optional() };
+
+export function messageRoutes(deps: ApiDeps): RouteDef[] {
+  const { store, clock, engine } = deps;
+  const base = "/api/v1/app/{app_id}/msg";
+
+  /** The path's application; MessageIn.application creates it when the path names a new uid. */
+  const appFor = async (appId: string, body: MessageInput): Promise<Application> => {
+    const found = await store.findApplication(appId);
+    if (found) return found;
+    const input = body.application;
+    if (!input) throw new NotFoundError(`application ${appId}`);
+    if (input.uid && input.uid !== appId) {
+      throw new ValidationError([
+        {
+          loc: ["body", "application", "uid"],
+          msg: "must match the app_id in the path",
+          type: "value_error",
+        },
+      ]);
+    }
+    const now = clock.now();
+    try {
+      return await store.createApplication(
+        newApplication(newId("app", now), { ...input, uid: appId }, now),
+      );
+    } catch (err) {
+      // Another request created it first: use theirs.
+      const winner = err instanceof ConflictError ? await store.findApplication(appId) : null;
+      if (winner) return winner;
+      throw err;
+    }
+  };
+
+  return [
+    defineRoute({
+      method: "POST",
+      path: base,
+      operationId: "v1.message.create",
+      summary:
+        "Accept a message for delivery (202); a repeated eventId answers 200 with the first message",
+      tag: TAG,
+      query: z.object(WithContent),
+      body: MessageIn,
+      responses: {
+        200: { description: "A message with this eventId already exists", schema: MessageOut },
+        202: { description: "Accepted: stored and queued for delivery", schema: MessageOut },
+        ...errors,
+      },
+      handler: async ({ params, query, body }) => {
+        const app = await appFor(params.app_id!, body);
+        const now = clock.now();
+        const deliverAt = body.deliverAt ? Date.parse(body.deliverAt) : now;
+        const result = await store.acceptMessage({
+          id: newId("msg", now),
+          appId: app.id,
+          eventType: body.eventType,
+          eventId: body.eventId ?? null,
+          channels: body.channels?.length ? body.channels : null,
+          tags: body.tags?.length ? body.tags : null,
+          payload: Buffer.from(JSON.stringify(body.payload), "utf8"),
+          now,
+          dueAt: Math.max(now, deliverAt),
+          newDeliveryId: () => newId("dlv", now),
+        });
+        // The message is committed by now; only then is the engine told and the caller answered.
+        if (result.created) engine.wake();
+        const json = messageJson(result.message, query.with_content ?? true);
+        return { status: result.created ? 202 : 200, json };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: base,
+      operationId: "v1.message.list",
+      summary: "List an application's messages, newest first",
+      tag: TAG,
+      query: ListQuery.extend({
+        ...WithContent,
+        channel: Channel.optional(),
+        before: QueryTime.optional(),
+        after: QueryTime.optional(),
+        event_types: EventTypesQuery.optional(),
+        tag: Unsupported,
+      }),
+      responses: { 200: { description: "A page of messages", schema: listOf(MessageOut) } },
+      handler: async ({ params, query }) => {
+        const app = await requireApp(store, params.app_id!);
+        const page = await store.listMessages(app.id, {
+          limit: query.limit,
+          iterator: query.iterator,
+          order: query.order,
+          channel: query.channel,
+          before: query.before,
+          after: query.after,
+          eventTypes: query.event_types,
+        });
+        const withContent = query.with_content ?? true;
+        return {
+          status: 200,
+          json: listJson(
+            page.data.map((m) => messageJson(m, withContent)),
+            page,
+          ),
+        };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{msg_id}`,
+      operationId: "v1.message.get",
+      summary: "Get a message by id or eventId",
+      tag: TAG,
+      query: z.object(WithContent),
+      responses: { 200: { description: "The message", schema: MessageOut }, 404: errors[404] },
+      handler: async ({ params, query }) => {
+        const app = await requireApp(store, params.app_id!);
+        const msg = await requireMessage(store, app, params.msg_id!);
+        return { status: 200, json: messageJson(msg, query.with_content ?? true) };
+      },
+    }),
+  ];
+}

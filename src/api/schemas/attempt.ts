@@ -1,0 +1,103 @@
+/** Svix MessageAttemptOut and MessageEndpointOut, with hookline's extra fields. */
+import { z } from "zod";
+import type { Attempt, Delivery, Endpoint, Message } from "../../domain/types.js";
+import { endpointBase } from "../endpoint-view.js";
+import { Timestamp, extension, iso } from "./common.js";
+import { EndpointOut } from "./endpoint.js";
+import { MessageOut, messageJson } from "./message.js";
+
+/** Svix message status numbers: 0 success, 1 pending, 2 fail, 3 sending. */
+const STATUS_TEXT = ["success", "pending", "fail", "sending", "canceled"] as const;
+
+export const MessageAttemptOut = z.object({
+  id: z.string(),
+  msgId: z.string(),
+  endpointId: z.string(),
+  url: z.string(),
+  response: z.string(),
+  responseStatusCode: z.int(),
+  responseDurationMs: z.int(),
+  status: z.int().min(0).max(4),
+  statusText: z.enum(STATUS_TEXT),
+  triggerType: z.int().min(0).max(1),
+  timestamp: Timestamp,
+  msg: MessageOut.optional(),
+  trigger: extension(z.enum(["first", "retry", "manual", "probe"])),
+  error: extension(z.string().nullable()),
+  errorDetail: extension(z.string().nullable()),
+  outcome: extension(z.enum(["success", "rate_limited", "retryable", "permanent"])),
+});
+
+/** MessageAttemptOut as JSON text, with the message (payload spliced) when given. */
+export function attemptJson(
+  a: Attempt,
+  options: { withContent: boolean; msg?: Message | null },
+): string {
+  const status = a.outcome === "success" ? 0 : 2;
+  const head = JSON.stringify({
+    id: a.id,
+    msgId: a.messageId,
+    endpointId: a.endpointId,
+    url: a.url,
+    response: options.withContent ? a.responseSnippet : "",
+    responseStatusCode: a.status ?? 0,
+    responseDurationMs: a.durationMs,
+    status,
+    statusText: STATUS_TEXT[status],
+    triggerType: a.trigger === "manual" ? 1 : 0,
+    timestamp: iso(a.at),
+    trigger: a.trigger,
+    error: a.error,
+    errorDetail: a.errorDetail,
+    outcome: a.outcome,
+  });
+  if (!options.msg) return head;
+  return `${head.slice(0, -1)},"msg":${messageJson(options.msg, options.withContent)}}`;
+}
+
+export const MessageEndpointOut = EndpointOut.pick({
+  id: true,
+  uid: true,
+  url: true,
+  description: true,
+  version: true,
+  disabled: true,
+  filterTypes: true,
+  channels: true,
+  rateLimit: true,
+  throttleRate: true,
+  metadata: true,
+  createdAt: true,
+  updatedAt: true,
+}).extend({
+  status: z.int().min(0).max(4),
+  statusText: z.enum(STATUS_TEXT),
+  nextAttempt: Timestamp.nullable(),
+  delivery: extension(
+    z.object({
+      id: z.string(),
+      state: z.enum(["pending", "inflight", "succeeded", "dead"]),
+      origin: z.enum(["message", "resend"]),
+      attemptCount: z.int(),
+    }),
+  ),
+});
+
+const DELIVERY_STATUS: Record<Delivery["state"], number> = {
+  succeeded: 0,
+  pending: 1,
+  dead: 2,
+  inflight: 3,
+};
+
+/** An endpoint and where the message's latest delivery to it stands. */
+export function messageEndpointOut(ep: Endpoint, d: Delivery) {
+  const status = DELIVERY_STATUS[d.state];
+  return {
+    ...endpointBase(ep),
+    status,
+    statusText: STATUS_TEXT[status],
+    nextAttempt: d.state === "pending" ? iso(d.nextAttemptAt) : null,
+    delivery: { id: d.id, state: d.state, origin: d.origin, attemptCount: d.attemptCount },
+  };
+}

@@ -1,0 +1,66 @@
+/** Svix event type bodies and EventTypeOut. */
+import { z } from "zod";
+import type { EventType } from "../../domain/types.js";
+import { EventTypeName, JsonObject } from "../validation.js";
+import { Timestamp, iso } from "./common.js";
+
+const FeatureFlag = z
+  .string()
+  .max(256)
+  .regex(/^[a-zA-Z0-9\-_.]+$/, "may contain only letters, digits, '-', '_' and '.'");
+
+const shared = {
+  archived: z.boolean().optional(),
+  deprecated: z.boolean().optional(),
+  featureFlag: FeatureFlag.nullable().optional(),
+  featureFlags: z.array(FeatureFlag).nullable().optional(),
+  groupName: z.string().min(1).max(256).nullable().optional(),
+  schemas: JsonObject.meta({ type: "object" }).nullable().optional(),
+};
+const Description = z.string().max(4096);
+
+export const EventTypeIn = z.object({ name: EventTypeName, description: Description, ...shared });
+export const EventTypeUpdate = z.object({ description: Description, ...shared });
+export const EventTypePatch = z.object({ description: Description.optional(), ...shared });
+
+export const EventTypeOut = z.object({
+  name: z.string(),
+  description: z.string(),
+  archived: z.boolean(),
+  deprecated: z.boolean(),
+  featureFlag: z.string().nullable(),
+  featureFlags: z.array(z.string()).nullable(),
+  groupName: z.string().nullable(),
+  schemas: z.object({}).catchall(z.unknown()).nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+/**
+ * The feature flags a body sets: `featureFlags` wins over the older single `featureFlag`;
+ * undefined when it sends neither.
+ */
+export function flagsOf(body: {
+  featureFlag?: string | null;
+  featureFlags?: string[] | null;
+}): string[] | null | undefined {
+  if (body.featureFlags !== undefined) return body.featureFlags?.length ? body.featureFlags : null;
+  if (body.featureFlag !== undefined) return body.featureFlag === null ? null : [body.featureFlag];
+  return undefined;
+}
+
+/** EventTypeOut; `schemas` only when asked for (list calls leave it out unless with_content). */
+export function eventTypeOut(et: EventType, withSchemas = true) {
+  return {
+    name: et.name,
+    description: et.description,
+    archived: et.archived,
+    deprecated: et.deprecated,
+    featureFlag: et.featureFlags?.[0] ?? null,
+    featureFlags: et.featureFlags,
+    groupName: et.groupName,
+    schemas: withSchemas ? ((et.schemas as Record<string, unknown> | null) ?? null) : null,
+    createdAt: iso(et.createdAt),
+    updatedAt: iso(et.updatedAt),
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Svix MessageIn and MessageOut. A message's payload is answered with the exact bytes stored:
+ * the JSON around it is built here and the bytes are spliced in, never parsed and re-stringified.
+ */
+import { z } from "zod";
+import type { Message } from "../../domain/types.js";
+import { EventTypeName, JsonObject } from "../validation.js";
+import { ApplicationIn } from "./application.js";
+import { Timestamp, iso } from "./common.js";
+import { Channel } from "./endpoint.js";
+
+const Tag = z
+  .string()
+  .max(128)
+  .regex(/^[a-zA-Z0-9\-_./\\#]+$/, "may contain only letters, digits and -_./\\#");
+
+const Payload = JsonObject.meta({ type: "object", description: "The event, any JSON object" });
+
+/** Svix MessageIn. */
+export const MessageIn = z.object({
+  eventType: EventTypeName,
+  eventId: z.string().min(1).max(256).nullable().optional(),
+  payload: Payload,
+  channels: z.array(Channel).max(10).nullable().optional(),
+  tags: z.array(Tag).max(5).nullable().optional(),
+  application: ApplicationIn.nullable().optional(),
+  deliverAt: z.iso
+    .datetime({ offset: true, error: "must be an ISO-8601 date-time" })
+    .nullable()
+    .optional(),
+  // Accepted for compatibility; hookline keeps payloads until the message is deleted.
+  payloadRetentionPeriod: z.int().min(1).nullable().optional(),
+  payloadRetentionHours: z.int().min(1).nullable().optional(),
+  transformationsParams: z
+    .null({ error: "transformations (and raw payloads) are not supported by hookline" })
+    .optional(),
+});
+
+export type MessageInput = z.output<typeof MessageIn>;
+
+export const MessageOut = z.object({
+  id: z.string(),
+  eventType: z.string(),
+  eventId: z.string().nullable(),
+  channels: z.array(z.string()).nullable(),
+  tags: z.array(z.string()).nullable(),
+  timestamp: Timestamp,
+  payload: Payload,
+});
+
+/** MessageOut as JSON text; without content the payload is `{}`, as Svix answers. */
+export function messageJson(m: Message, withContent: boolean): string {
+  const head = JSON.stringify({
+    id: m.id,
+    eventType: m.eventType,
+    eventId: m.eventId,
+    channels: m.channels,
+    tags: m.tags,
+    timestamp: iso(m.createdAt),
+  });
+  const payload = withContent ? m.payload.toString("utf8") : "{}";
+  return `${head.slice(0, -1)},"payload":${payload}}`;
+}
+
+/** A list envelope around items that are already JSON text. */
+export function listJson(
+  items: readonly string[],
+  page: { iterator: string | null; done: boolean },
+): string {
+  const tail = JSON.stringify({ iterator: page.iterator, prevIterator: null, done: page.done });
+  return `{"data":[${items.join(",")}],${tail.slice(1)}`;
+}

@@ -1,0 +1,72 @@
+/**
+ * The HTTP API: the Svix v1 REST API (so the official `svix` clients work against hookline) plus
+ * hookline's extensions. Every route is declared once (see route.ts) and both served and
+ * documented from that declaration.
+ */
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from "fastify";
+import { makeAuthCheck } from "./auth.js";
+import { errorAnswer, installBoundary } from "./boundary.js";
+import type { ApiDeps } from "./deps.js";
+import { installIdempotency } from "./idempotency.js";
+import { registerRoutes, type RouteDef } from "./route.js";
+import { applicationRoutes } from "./routes/applications.js";
+import { attemptRoutes } from "./routes/attempts.js";
+import { deliveryRoutes } from "./routes/delivery.js";
+import { endpointSettingsRoutes } from "./routes/endpoint-settings.js";
+import { endpointRoutes } from "./routes/endpoints.js";
+import { eventTypeRoutes } from "./routes/event-types.js";
+import { messageRoutes } from "./routes/messages.js";
+import { systemRoutes } from "./routes/system.js";
+
+export type { ApiDeps } from "./deps.js";
+
+/** Every route of the API, in the order the OpenAPI document lists them. */
+export function apiRoutes(deps: ApiDeps): RouteDef[] {
+  const routes: RouteDef[] = [];
+  routes.push(
+    ...systemRoutes(deps, () => routes),
+    ...applicationRoutes(deps),
+    ...endpointRoutes(deps),
+    ...endpointSettingsRoutes(deps),
+    ...deliveryRoutes(deps),
+    ...eventTypeRoutes(deps),
+    ...messageRoutes(deps),
+    ...attemptRoutes(deps),
+  );
+  return routes;
+}
+
+/** Builds the API server (not yet listening). */
+export function buildApi(deps: ApiDeps): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.config.maxBodyBytes,
+    // Uids and event ids may be 256 characters; a longer parameter is refused with a 422.
+    routerOptions: { maxParamLength: 1024 },
+    // Malformed URLs (bad percent-encoding) get the same JSON error shape as everything else.
+    frameworkErrors: (error, _request, reply) => {
+      const answer = errorAnswer(error);
+      void (reply as FastifyReply).code(answer.status).send(answer.body);
+    },
+  });
+  app.decorateRequest("rawBody", null);
+  installBoundary(app);
+
+  const routes = apiRoutes(deps);
+  const publicRoutes = new Set(
+    routes.filter((r) => r.public).map((r) => r.path.replace(/\{(\w+)\}/g, ":$1")),
+  );
+  const checkAuth = makeAuthCheck(deps.adminToken);
+  app.addHook("onRequest", async (request) => {
+    const routeUrl = request.routeOptions.url;
+    const isPublic =
+      routeUrl !== undefined &&
+      publicRoutes.has(routeUrl) &&
+      (request.method === "GET" || request.method === "HEAD");
+    if (!isPublic && request.url.startsWith("/api/")) checkAuth(request);
+  });
+  installIdempotency(app, deps);
+  registerRoutes(app, routes);
+  return app;
+}

@@ -1,0 +1,104 @@
+/**
+ * A real API on loopback over a real SQLite file in a fresh temp dir, with an engine stand-in that
+ * does nothing (the engine has its own tests). Drive it with the official Svix client or fetch.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Svix } from "svix";
+import { buildApi } from "../../src/api/server.js";
+import { systemClock } from "../../src/clock.js";
+import { resolveConfig, type Config } from "../../src/config.js";
+import type { EngineControl, EndpointLiveStatus } from "../../src/engine/control.js";
+import { SqliteStore } from "../../src/store/sqlite/store.js";
+
+export interface ApiHarness {
+  url: string;
+  token: string;
+  store: SqliteStore;
+  engine: RecordingEngine;
+  svix: Svix;
+  /** fetch against the API with the admin token (unless `headers.authorization` is given). */
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** An EngineControl that only remembers what it was told. */
+export interface RecordingEngine extends EngineControl {
+  wakes: number;
+  invalidatedEndpoints: string[];
+  invalidatedApplications: string[];
+  status: Map<string, EndpointLiveStatus>;
+}
+
+function recordingEngine(): RecordingEngine {
+  const engine: RecordingEngine = {
+    wakes: 0,
+    invalidatedEndpoints: [],
+    invalidatedApplications: [],
+    status: new Map(),
+    wake: () => void engine.wakes++,
+    invalidateEndpoint: (id) => void engine.invalidatedEndpoints.push(id),
+    invalidateApplication: (id) => void engine.invalidatedApplications.push(id),
+    endpointStatus: (id) => engine.status.get(id) ?? null,
+  };
+  return engine;
+}
+
+/** Starts the API; private targets are allowed unless `allowPrivateTargets: false`. */
+export async function startApi(
+  overrides: Partial<Pick<Config, "allowPrivateTargets" | "maxBodyBytes" | "secretGraceMs">> = {},
+): Promise<ApiHarness> {
+  const dir = await mkdtemp(join(tmpdir(), "hookline-api-"));
+  const store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
+  const config = Object.freeze({
+    ...resolveConfig({ HOOKLINE_DATA_DIR: dir }),
+    allowPrivateTargets: true,
+    ...overrides,
+  });
+  const token = `test_${randomBytes(16).toString("hex")}`;
+  const engine = recordingEngine();
+  const app = buildApi({
+    store,
+    engine,
+    config,
+    clock: systemClock,
+    adminToken: token,
+    policyDefaults: {
+      retry: { preset: "default" },
+      concurrencyLimit: config.defaultConcurrency,
+      timeoutMs: config.requestTimeoutMs,
+    },
+  });
+  const address = await app.listen({ host: "127.0.0.1", port: 0 });
+  const url = address.replace("localhost", "127.0.0.1");
+  return {
+    url,
+    token,
+    store,
+    engine,
+    svix: new Svix(token, { serverUrl: url }),
+    call: (method, path, body, headers = {}) =>
+      fetch(url + path, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...headers,
+        },
+        body:
+          body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      }),
+    close: async () => {
+      await app.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * hookline as a real child process (`hookline serve` run from source through tsx), for tests that
+ * kill it, stop it, or restart it on the same data dir.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface HooklineProcess {
+  url: string;
+  child: ChildProcess;
+  /** Resolves with the exit code (or the signal's name) when the process ends. */
+  exited: Promise<number | string>;
+  output(): string;
+}
+
+export const TEST_TOKEN = "hl_test_token_0123456789abcdef";
+
+export async function spawnHookline(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<HooklineProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      HOOKLINE_PORT: "0",
+      HOOKLINE_DATA_DIR: dataDir,
+      HOOKLINE_ADMIN_TOKEN: TEST_TOKEN,
+      HOOKLINE_ALLOW_PRIVATE_TARGETS: "1",
+      HOOKLINE_LOG_LEVEL: "warn",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`hookline did not start:\n${out}`)), 20_000);
+    const check = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on("data", check);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`hookline exited before starting:\n${out}`));
+    });
+  });
+  return { url, child, exited, output: () => out };
+}
+
+/** A JSON call to a hookline process with the test token. */
+export async function call<T = Record<string, unknown>>(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${TEST_TOKEN}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
