@@ -67,7 +67,8 @@ export function createHookline(
     concurrencyLimit: config.defaultConcurrency,
     timeoutMs: config.requestTimeoutMs,
   };
-  const sender = overrides.sender ?? new HttpSender();
+  const sender =
+    overrides.sender ?? new HttpSender({ refusePrivateTargets: !config.allowPrivateTargets });
   const engine = new DeliveryEngine({
     store,
     sender,

@@ -68,6 +68,9 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+/** The longest one attempt can take (the largest request timeout); a default window allows it. */
+export const ATTEMPT_ALLOWANCE_MS = 30 * SECOND;
+
 /** Bounds a policy must respect (seconds), so a typo cannot park a message for a year. */
 export const LADDER_LIMITS = {
   maxAttempts: 50,
@@ -227,12 +230,15 @@ function resolveExplicit(raw: Record<string, unknown>, jitter: JitterSpec, bad: 
   if (raw.window !== undefined) {
     ladder.windowMs = checkWindow(raw.window, delays.length, bad);
   } else if (delays.length > 0) {
-    // No window given: make it wide enough that even the longest jittered draws all fit.
+    // No window given: make it wide enough that even the longest jittered draws all fit, plus
+    // the time the attempts themselves may take (each at most the longest request timeout).
     const total = delays.reduce((a, b) => a + b, 0);
     if (total > LADDER_LIMITS.maxWindowSeconds * SECOND) {
       bad(["delays"], "the delays add up to more than 30 days", "out_of_range");
     }
-    const widest = delays.reduce((sum, _d, i) => sum + jitterBounds(ladder, i).maxMs, 0);
+    const widest =
+      delays.reduce((sum, _d, i) => sum + jitterBounds(ladder, i).maxMs, 0) +
+      delays.length * ATTEMPT_ALLOWANCE_MS;
     ladder.windowMs = Math.min(LADDER_LIMITS.maxWindowSeconds * SECOND, widest);
   }
   return ladder;

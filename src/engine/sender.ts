@@ -3,6 +3,7 @@
  * read. Keep-alive pools per origin come from undici's Agent; redirects are never followed.
  */
 import { Agent, request, type Dispatcher } from "undici";
+import { guardedConnector } from "./guarded-connect.js";
 import type { TransportErrorClass } from "./outcome.js";
 
 /** One request to an endpoint. */
@@ -32,8 +33,8 @@ export interface Sender {
 export interface HttpSenderOptions {
   /** How much of a response body is read and kept (default 4 KiB). */
   maxResponseBytes?: number;
-  /** Custom connect step (the SSRF guard plugs in here). */
-  connect?: Agent.Options["connect"];
+  /** Refuse loopback, private, link-local and metadata addresses at connect time. */
+  refusePrivateTargets?: boolean;
 }
 
 /** The real sender: undici keep-alive pools, one overall deadline per attempt. */
@@ -48,7 +49,7 @@ export class HttpSender implements Sender {
       keepAliveMaxTimeout: 120_000,
       connections: null,
       pipelining: 1,
-      ...(options.connect ? { connect: options.connect } : {}),
+      ...(options.refusePrivateTargets ? { connect: guardedConnector() } : {}),
     });
   }
 

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { nextAttempt, resolveLadder } from "../../src/engine/ladder.js";
+import { ATTEMPT_ALLOWANCE_MS, nextAttempt, resolveLadder } from "../../src/engine/ladder.js";
 
 const mid = (): number => 0.5;
 
@@ -70,12 +70,12 @@ describe("the window bounds the ladder", () => {
     expect(step).toEqual({ kind: "exhausted", reason: "attempts" });
   });
 
-  it("without a window, an explicit list gets one wide enough for every jittered delay", () => {
+  it("without a window, an explicit list gets one wide enough for every jittered delay and the attempts' own time", () => {
     const ladder = resolveLadder({
       delays: [0.05, 0.05, 0.1],
       jitter: { strategy: "proportional", ratio: 0.5 },
     });
-    expect(ladder.windowMs).toBe(75 + 75 + 150);
+    expect(ladder.windowMs).toBe(75 + 75 + 150 + 3 * ATTEMPT_ALLOWANCE_MS);
     let now = 0;
     for (let made = 1; made < ladder.attempts; made++) {
       const step = nextAttempt({
@@ -86,7 +86,8 @@ describe("the window bounds the ladder", () => {
         random: () => 0.999999,
       });
       expect(step.kind).toBe("retry");
-      if (step.kind === "retry") now = step.at;
+      // Each attempt itself takes up to the longest request timeout before the next is decided.
+      if (step.kind === "retry") now = step.at + ATTEMPT_ALLOWANCE_MS;
     }
   });
 });

@@ -37,13 +37,14 @@ export async function startEngine(
     random?: () => number;
     breaker?: Partial<BreakerSettings>;
     adaptive?: Partial<AdaptiveSettings>;
+    refusePrivateTargets?: boolean;
   } = {},
 ): Promise<EngineHarness> {
   const dir = mkdtempSync(join(tmpdir(), "hookline-engine-"));
   const store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
   const clock = options.clock ?? systemClock;
   const events: EngineEvent[] = [];
-  const sender = new HttpSender();
+  const sender = new HttpSender({ refusePrivateTargets: options.refusePrivateTargets ?? false });
   const make = () => {
     const engine = new DeliveryEngine({
       store,

@@ -1,0 +1,52 @@
+/**
+ * The SSRF guard at connect time: the address hookline actually connects to is classified, after
+ * DNS resolution, so a name that resolved to a public address when the endpoint was saved and to
+ * 127.0.0.1 now (DNS rebinding) is still refused.
+ */
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
+import { isIP } from "node:net";
+import { buildConnector } from "undici";
+import { classifyAddress } from "./targets.js";
+
+/** The error a refused connection fails with; the sender classifies it as `refused_target`. */
+export function refusedTarget(host: string, address: string): Error {
+  const cls = classifyAddress(address);
+  const shown = host === address ? address : `${host} (${address})`;
+  return Object.assign(
+    new Error(
+      `refused to connect to ${shown}: ${cls} addresses are not allowed (HOOKLINE_ALLOW_PRIVATE_TARGETS)`,
+    ),
+    { code: "HOOKLINE_REFUSED_TARGET" },
+  );
+}
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, []);
+    const refused = addresses.find((a) => classifyAddress(a.address) !== "public");
+    if (refused) return callback(refusedTarget(hostname, refused.address), []);
+    if (options.all) return callback(null, addresses);
+    const first = addresses[0]!;
+    callback(null, first.address, first.family);
+  });
+}
+
+/** A connector for undici's Agent that refuses non-public addresses. */
+export function guardedConnector(): buildConnector.connector {
+  const base = buildConnector({ lookup: guardedLookup } as buildConnector.BuildOptions);
+  return (options, callback) => {
+    // Literal IPs skip DNS (and so the lookup above): check them here.
+    const host = options.hostname.replace(/^\[|\]$/g, "");
+    if (isIP(host) && classifyAddress(host) !== "public") {
+      callback(refusedTarget(host, host), null);
+      return;
+    }
+    base(options, callback);
+  };
+}
