@@ -14,7 +14,6 @@ import { ConfigError } from "./errors.js";
 import { DEFAULT_ADAPTIVE, type AdaptiveSettings } from "./engine/adaptive-limit.js";
 import { DEFAULT_BREAKER, type BreakerSettings } from "./engine/breaker.js";
 import { DeliveryEngine } from "./engine/engine.js";
-import { PRESETS } from "./engine/ladder.js";
 import type { PolicyDefaults } from "./engine/policy.js";
 import { HttpSender, type Sender } from "./engine/sender.js";
 import type { Store } from "./store/port.js";
@@ -63,7 +62,7 @@ export function createHookline(
     synchronous: config.sqliteSynchronous,
   });
   const policyDefaults: PolicyDefaults = {
-    retry: PRESETS.default,
+    retry: { preset: "default" },
     concurrencyLimit: config.defaultConcurrency,
     timeoutMs: config.requestTimeoutMs,
   };

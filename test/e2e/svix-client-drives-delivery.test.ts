@@ -88,10 +88,11 @@ describe("the official Svix client drives a real delivery end to end", () => {
       circuit: { state: "closed" },
       concurrency: { limit: 100, effectiveLimit: 100, inFlight: 0 },
     });
-    const schedule = await t.api<{ attempts: number; description: string }>(
+    const schedule = await t.api<{ preset: string; attempts: number; description: string }>(
       "GET",
       `/api/v1/app/acme/endpoint/busy/retry-schedule`,
     );
+    expect(schedule.body.preset).toBe("default");
     expect(schedule.body.attempts).toBe(8);
     expect(schedule.body.description).toMatch(/8 attempts/);
   });

@@ -12,7 +12,6 @@ import { DEFAULT_ADAPTIVE, type AdaptiveSettings } from "../../src/engine/adapti
 import { DEFAULT_BREAKER, type BreakerSettings } from "../../src/engine/breaker.js";
 import { DeliveryEngine } from "../../src/engine/engine.js";
 import type { EngineEvent } from "../../src/engine/events.js";
-import { PRESETS } from "../../src/engine/ladder.js";
 import { HttpSender } from "../../src/engine/sender.js";
 import { newId } from "../../src/ids.js";
 import { generateSecret } from "../../src/signing/secret.js";
@@ -52,7 +51,7 @@ export async function startEngine(
       clock,
       random: options.random ?? (() => 0.5),
       settings: {
-        policyDefaults: { retry: PRESETS.default, concurrencyLimit: 100, timeoutMs: 15_000 },
+        policyDefaults: { retry: { preset: "default" }, concurrencyLimit: 100, timeoutMs: 15_000 },
         breaker: { ...DEFAULT_BREAKER, ...options.breaker },
         adaptive: { ...DEFAULT_ADAPTIVE, ...options.adaptive },
         batchSize: 256,
