@@ -92,18 +92,22 @@ export class HttpSender implements Sender {
 }
 
 // Reads at most `max` bytes; a longer body is cut off and its connection dropped rather than
-// drained, so an endless response costs nothing more.
+// drained, so an endless response costs nothing more. The status is already known, so a body
+// that stalls past the deadline keeps what arrived instead of turning the answer into an error.
 async function readSnippet(body: Dispatcher.ResponseData["body"], max: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    chunks.push(buf);
-    size += buf.length;
-    if (size >= max) {
-      body.destroy();
-      break;
+  try {
+    for await (const chunk of body) {
+      const buf = chunk as Buffer;
+      chunks.push(buf);
+      size += buf.length;
+      if (size >= max) break;
     }
+  } catch {
+    // Aborted by the deadline or reset mid-body: keep the partial snippet.
+  } finally {
+    if (!body.destroyed && size >= max) body.destroy();
   }
   return Buffer.concat(chunks, size).subarray(0, max).toString("utf8");
 }
