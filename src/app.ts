@@ -1,6 +1,7 @@
 /**
- * Assembles one hookline process from a resolved configuration: the store, the delivery engine
- * and the HTTP API, started and stopped in the right order.
+ * Assembles one hookline process from a resolved configuration: the store, the delivery engine,
+ * the dead-letter queue's background jobs (replay jobs, retention) and the HTTP API, started and
+ * stopped in the right order.
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -10,10 +11,14 @@ import { pino, type Logger } from "pino";
 import { buildApi } from "./api/server.js";
 import { systemClock, type Clock, type Random } from "./clock.js";
 import type { Config } from "./config.js";
+import { RetentionPruner, type RetentionSettings } from "./dlq/retention.js";
+import { ReplayJobRunner } from "./dlq/runner.js";
+import { DeadLetterQueue } from "./dlq/service.js";
 import { ConfigError } from "./errors.js";
 import { DEFAULT_ADAPTIVE, type AdaptiveSettings } from "./engine/adaptive-limit.js";
 import { DEFAULT_BREAKER, type BreakerSettings } from "./engine/breaker.js";
 import { DeliveryEngine } from "./engine/engine.js";
+import { EngineEvents } from "./engine/events.js";
 import type { PolicyDefaults } from "./engine/policy.js";
 import { HttpSender, type Sender } from "./engine/sender.js";
 import type { Store } from "./store/port.js";
@@ -27,6 +32,8 @@ export interface HooklineOverrides {
   logger?: Logger;
   breaker?: Partial<BreakerSettings>;
   adaptive?: Partial<AdaptiveSettings>;
+  /** Timing of the retention job (tests run it on a fake clock). */
+  retention?: Partial<Omit<RetentionSettings, "retentionMs">>;
 }
 
 /** A running (or ready to run) hookline process. */
@@ -34,6 +41,9 @@ export interface Hookline {
   readonly config: Readonly<Config>;
   readonly store: Store;
   readonly engine: DeliveryEngine;
+  readonly dlq: DeadLetterQueue;
+  readonly replayJobs: ReplayJobRunner;
+  readonly retention: RetentionPruner;
   readonly api: FastifyInstance;
   readonly adminToken: string;
   readonly logger: Logger;
@@ -60,7 +70,10 @@ export function createHookline(
   const store = new SqliteStore({
     path: join(config.dataDir, "hookline.db"),
     synchronous: config.sqliteSynchronous,
+    limits: { maxOpenDeadLettersPerEndpoint: config.dlqMaxPerEndpoint },
   });
+  // One bus for domain events: the engine's and the dead-letter queue's.
+  const events = new EngineEvents();
   const policyDefaults: PolicyDefaults = {
     retry: { preset: "default" },
     concurrencyLimit: config.defaultConcurrency,
@@ -74,6 +87,7 @@ export function createHookline(
     clock,
     random: overrides.random ?? Math.random,
     logger,
+    events,
     settings: {
       policyDefaults,
       breaker: { ...DEFAULT_BREAKER, ...overrides.breaker },
@@ -84,24 +98,67 @@ export function createHookline(
       shutdownTimeoutMs: config.shutdownTimeoutMs,
     },
   });
-  const api = buildApi({ store, engine, config, clock, adminToken, policyDefaults });
+  const replayJobs = new ReplayJobRunner({
+    store,
+    engine,
+    events,
+    clock,
+    settings: { maxReplays: config.dlqMaxReplays },
+    logger,
+  });
+  const dlq = new DeadLetterQueue({
+    store,
+    engine,
+    events,
+    clock,
+    policyDefaults,
+    jobs: replayJobs,
+    settings: {
+      maxReplays: config.dlqMaxReplays,
+      replayRate: config.dlqReplayRate,
+      canarySize: config.dlqCanarySize,
+      canaryThreshold: config.dlqCanaryThreshold,
+    },
+  });
+  const retention = new RetentionPruner(
+    store,
+    clock,
+    { retentionMs: config.retentionMs, ...overrides.retention },
+    logger,
+  );
+  // Nothing leaves the dead-letter queue unnoticed: the depth cap and abandonment are logged.
+  events.on((e) => {
+    if (e.type !== "dead-letter") return;
+    const { kind, ...change } = e.change;
+    if (kind === "overflowed") logger.warn(change, "dead letter not kept: depth cap reached");
+    if (kind === "abandoned") logger.warn(change, "dead-letter record abandoned");
+  });
+  const api = buildApi({ store, engine, dlq, config, clock, adminToken, policyDefaults });
 
   const hookline: Hookline = {
     config,
     store,
     engine,
+    dlq,
+    replayJobs,
+    retention,
     api,
     adminToken,
     logger,
     url: "",
     async start() {
       await engine.start();
+      await replayJobs.start();
+      retention.start();
       const address = await api.listen({ host: config.host, port: config.port });
       hookline.url = config.publicUrl ?? address;
     },
     async stop() {
-      // Stop taking messages first, then let deliveries in flight finish, then close the store.
+      // Stop taking messages first, then the background jobs, then let deliveries in flight
+      // finish, then close the store.
       await api.close();
+      await replayJobs.stop();
+      await retention.stop();
       await engine.stop();
       await sender.close();
       await store.close();

@@ -22,6 +22,18 @@ export interface Config {
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Base URL printed and used in links; defaults to http://host:port. */
   publicUrl: string | null;
+  /** How long messages, and closed dead-letter records, are kept. */
+  retentionMs: number;
+  /** Open dead-letter records one endpoint may have; beyond it, tombstones and a counter. */
+  dlqMaxPerEndpoint: number;
+  /** Failed replays in a row after which a record is abandoned; 0: never. */
+  dlqMaxReplays: number;
+  /** Default rate of a bulk replay, replays per second. */
+  dlqReplayRate: number;
+  /** Default canary sample of a bulk replay; 0: no canary. */
+  dlqCanarySize: number;
+  /** Default success rate (0–1) the canary must reach. */
+  dlqCanaryThreshold: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -48,6 +60,12 @@ export function resolveConfig(env: Env): Readonly<Config> {
       "info",
     ),
     publicUrl: url(env, "HOOKLINE_PUBLIC_URL"),
+    retentionMs: int(env, "HOOKLINE_RETENTION_DAYS", 30, 1, 3650) * 86_400_000,
+    dlqMaxPerEndpoint: int(env, "HOOKLINE_DLQ_MAX_PER_ENDPOINT", 10_000, 1, 10_000_000),
+    dlqMaxReplays: int(env, "HOOKLINE_DLQ_MAX_REPLAYS", 5, 0, 1000),
+    dlqReplayRate: int(env, "HOOKLINE_DLQ_REPLAY_RATE", 5, 1, 1000),
+    dlqCanarySize: int(env, "HOOKLINE_DLQ_CANARY_SIZE", 10, 0, 10_000),
+    dlqCanaryThreshold: int(env, "HOOKLINE_DLQ_CANARY_THRESHOLD_PERCENT", 90, 0, 100) / 100,
   };
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     throw new ConfigError("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)");

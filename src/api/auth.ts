@@ -19,3 +19,11 @@ export function makeAuthCheck(adminToken: string): (request: FastifyRequest) => 
     }
   };
 }
+
+/**
+ * Who made an authenticated request, as the DLQ's audit trail records it. There is one admin
+ * token today, so every operator is "admin"; named tokens will give their own names.
+ */
+export function actorOf(_request: FastifyRequest): string {
+  return "admin";
+}

@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
+import type { DeadLetterQueue } from "../dlq/service.js";
 import type { EngineControl } from "../engine/control.js";
 import type { PolicyDefaults } from "../engine/policy.js";
 import type { Store } from "../store/port.js";
@@ -8,6 +9,8 @@ import type { Store } from "../store/port.js";
 export interface ApiDeps {
   store: Store;
   engine: EngineControl;
+  /** The dead-letter queue's operations (replays, decisions, bulk replay jobs). */
+  dlq: DeadLetterQueue;
   config: Readonly<Config>;
   clock: Clock;
   /** The bearer token every /api/v1 call but health and the OpenAPI document must present. */

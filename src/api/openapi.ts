@@ -35,6 +35,10 @@ function describeParam(name: string): string {
       return "The endpoint's id or uid";
     case "msg_id":
       return "The message's id or eventId";
+    case "dlq_id":
+      return "The dead-letter record's id (dlq_…)";
+    case "job_id":
+      return "The replay job's id (job_…)";
     default:
       return name.replace(/_/g, " ");
   }
@@ -87,7 +91,8 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): J
     };
     if (route.body) {
       operation.requestBody = {
-        required: true,
+        // A body that may be left out (a replay's optional note) is not required.
+        required: !route.body.safeParse(undefined).success,
         content: { "application/json": { schema: jsonSchema(route.body, "input") } },
       };
     }

@@ -12,6 +12,8 @@ import { registerRoutes, type RouteDef } from "./route.js";
 import { applicationRoutes } from "./routes/applications.js";
 import { attemptRoutes } from "./routes/attempts.js";
 import { deliveryRoutes } from "./routes/delivery.js";
+import { dlqJobRoutes } from "./routes/dlq-jobs.js";
+import { dlqRoutes } from "./routes/dlq.js";
 import { endpointSettingsRoutes } from "./routes/endpoint-settings.js";
 import { endpointRoutes } from "./routes/endpoints.js";
 import { eventTypeRoutes } from "./routes/event-types.js";
@@ -32,6 +34,8 @@ export function apiRoutes(deps: ApiDeps): RouteDef[] {
     ...eventTypeRoutes(deps),
     ...messageRoutes(deps),
     ...attemptRoutes(deps),
+    ...dlqRoutes(deps),
+    ...dlqJobRoutes(deps),
   );
   return routes;
 }

@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { createHookline } from "../app.js";
 import { resolveConfig } from "../config.js";
 import { HooklineError } from "../errors.js";
+import { dlqCommand } from "./dlq.js";
 
 const program = new Command();
 program.name("hookline").description("Self-hostable webhook delivery service");
@@ -49,6 +50,18 @@ program
     process.on("SIGTERM", () => shutdown("SIGTERM"));
     process.on("SIGINT", () => shutdown("SIGINT"));
   });
+
+program.addCommand(
+  dlqCommand(
+    { url: process.env.HOOKLINE_URL, token: process.env.HOOKLINE_TOKEN },
+    {
+      out: process.stdout,
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      setExitCode: (code) => (process.exitCode = code),
+    },
+  ),
+);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof HooklineError) {

@@ -78,8 +78,11 @@ export interface Message {
 }
 
 export type DeliveryState = "pending" | "inflight" | "succeeded" | "dead";
-/** Why an attempt was made: the first try, a ladder retry, a person's resend, or a circuit probe. */
-export type AttemptTrigger = "first" | "retry" | "manual" | "probe";
+/**
+ * Why an attempt was made: the first try, a ladder retry, a person's resend, a circuit probe, or the
+ * single attempt of a dead-letter replay.
+ */
+export type AttemptTrigger = "first" | "retry" | "manual" | "probe" | "replay";
 export type FailureClass = "exhausted" | "permanent";
 export type RetryAfterUse = "honoured" | "capped" | "ignored";
 
@@ -90,13 +93,18 @@ export interface Delivery {
   messageId: string;
   endpointId: string;
   state: DeliveryState;
-  /** `resend` deliveries were asked for by a person; their first attempt is `manual`. */
-  origin: "message" | "resend";
+  /**
+   * `resend` deliveries were asked for by a person; their first attempt is `manual`. `replay`
+   * deliveries replay a dead-letter record: one attempt, never retried.
+   */
+  origin: "message" | "resend" | "replay";
   attemptCount: number;
   nextAttemptAt: number | null;
   firstAttemptAt: number | null;
   lastAttemptAt: number | null;
   lastDelayMs: number | null;
+  /** The dead-letter record a `replay` delivery replays, else null. */
+  deadLetterId: string | null;
   createdAt: number;
 }
 
@@ -118,9 +126,13 @@ export interface Attempt {
   outcome: OutcomeClass;
 }
 
+/** Where a dead-letter record stands; see docs/runbook.md. */
+export type DeadLetterState = "open" | "replaying" | "resolved" | "abandoned";
+
 /** A delivery that hookline gave up on, kept with what a person needs to fix and replay it. */
 export interface DeadLetter {
   id: string;
+  /** The delivery that was given up on (its attempts are the record's first attempts). */
   deliveryId: string;
   appId: string;
   endpointId: string;
@@ -131,12 +143,112 @@ export interface DeadLetter {
   reason: string;
   finalStatus: number | null;
   finalError: string | null;
+  /** The headers of the original delivery's last attempt; replays never replace them. */
   signatureHeaders: Record<string, string>;
   firstAttemptAt: number | null;
   lastAttemptAt: number | null;
-  state: "open" | "replaying" | "resolved" | "abandoned";
+  state: DeadLetterState;
   replayCount: number;
+  /** Replays that failed since the last success; reaching the limit abandons the record. */
+  failedReplays: number;
+  /** When it was dead-lettered. */
   createdAt: number;
+  /** When its state last changed (retention counts from here once it is closed). */
+  updatedAt: number;
+}
+
+/** What happened to a dead-letter record, by whom: its audit trail. */
+export interface DeadLetterEvent {
+  at: number;
+  /** The operator's identity, or `hookline` for what hookline did by itself. */
+  actor: string;
+  action:
+    | "dead_lettered"
+    | "replay_requested"
+    | "replayed"
+    | "replay_withdrawn"
+    | "resolved"
+    | "abandoned";
+  result: string;
+  note: string | null;
+  /** The replay delivery this entry is about, if any. */
+  deliveryId: string | null;
+  /** The bulk replay job this entry belongs to, if any. */
+  jobId: string | null;
+}
+
+/** A dead-letter record with its payload, every attempt (original and replays) and its history. */
+export interface DeadLetterRecord extends DeadLetter {
+  /** The stored message bytes, exactly as sent (null only if the message is gone). */
+  payload: Buffer | null;
+  attempts: Attempt[];
+  history: DeadLetterEvent[];
+}
+
+/**
+ * A dead letter not kept as a record because its endpoint had reached its depth cap: the
+ * tombstone that says so. The message itself stays until retention, so it can still be resent.
+ */
+export interface DeadLetterOverflow {
+  id: string;
+  deliveryId: string;
+  appId: string;
+  endpointId: string;
+  messageId: string;
+  eventId: string | null;
+  eventType: string;
+  failureClass: FailureClass;
+  reason: string;
+  at: number;
+}
+
+/** Which dead-letter records a bulk replay takes; every given field must match. */
+export interface ReplaySelection {
+  appId?: string;
+  endpointId?: string;
+  failureClass?: FailureClass;
+  eventType?: string;
+  /** Dead-lettered at or after this time. */
+  since?: number;
+  /** Dead-lettered before this time. */
+  until?: number;
+  /** Exactly these records (not combined with the other fields). */
+  ids?: string[];
+}
+
+export type ReplayJobState = "scheduled" | "running" | "completed" | "stopped" | "cancelled";
+
+/** A bulk replay of dead-letter records, run in the background at its own rate. */
+export interface ReplayJob {
+  id: string;
+  /** `endpoint.recover` when started through the Svix recover call. */
+  task: "dlq.replay" | "endpoint.recover";
+  state: ReplayJobState;
+  /** `canary` until the sample's results are in and good enough, then `rest`. */
+  stage: "canary" | "rest";
+  selection: ReplaySelection;
+  ratePerSecond: number;
+  canarySize: number;
+  /** Success rate (0–1) the canary sample must reach for the rest to be replayed. */
+  canaryThreshold: number;
+  startAt: number;
+  createdBy: string;
+  note: string | null;
+  /** Why it stopped, was cancelled, or is waiting. */
+  reason: string | null;
+  progress: {
+    /** Records selected; null until the job starts and takes its selection. */
+    total: number | null;
+    queued: number;
+    succeeded: number;
+    failed: number;
+    skipped: number;
+    withdrawn: number;
+  };
+  createdAt: number;
+  updatedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
 }
 
 /** The circuit breaker's persisted state for one endpoint. */

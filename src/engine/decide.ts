@@ -36,6 +36,8 @@ export function decideNext(input: {
   now: number;
   circuit: CircuitSnapshot;
   random: Random;
+  /** A dead-letter replay: one attempt, never retried; a failure goes back to its record. */
+  singleAttempt?: boolean;
 }): Decision {
   const { result, policy } = input;
   const outcome = classifyOutcome(
@@ -60,6 +62,19 @@ export function decideNext(input: {
     return {
       outcome,
       next: { kind: "dead", failureClass: "permanent", reason: `${describe(result)} is permanent` },
+      retryAfter: null,
+      disable,
+      countsAsFailure,
+    };
+  }
+  if (input.singleAttempt) {
+    return {
+      outcome,
+      next: {
+        kind: "dead",
+        failureClass: "exhausted",
+        reason: `replay failed: ${describe(result)}`,
+      },
       retryAfter: null,
       disable,
       countsAsFailure,

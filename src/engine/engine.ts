@@ -8,7 +8,7 @@ import type { Clock, Random, TimerHandle } from "../clock.js";
 import type { Application } from "../domain/types.js";
 import { newId } from "../ids.js";
 import { activeKeys, signatureHeaders } from "../signing/sign.js";
-import type { ClaimedDelivery, DeliveryOutcome, Store } from "../store/port.js";
+import type { ClaimedDelivery, DeadLetterChange, DeliveryOutcome, Store } from "../store/port.js";
 import type { AdaptiveSettings } from "./adaptive-limit.js";
 import type { BreakerSettings, CircuitTransition } from "./breaker.js";
 import type { EndpointLiveStatus, EngineControl } from "./control.js";
@@ -71,7 +71,7 @@ export class DeliveryEngine implements EngineControl {
     this.writer = new OutcomeWriter(deps.store, {
       maxBatch: 512,
       retryDelayMs: 1000,
-      onCommitted: (batch) => this.announce(batch),
+      onCommitted: (batch, changes) => this.announce(batch, changes),
       onError: (err) => this.log.error({ err }, "recording attempt outcomes failed; retrying"),
     });
   }
@@ -341,6 +341,7 @@ export class DeliveryEngine implements EngineControl {
       now,
       circuit: rt.breaker.snapshot(),
       random: this.deps.random,
+      singleAttempt: d.origin === "replay",
     });
     let transition: CircuitTransition | null = null;
     if (!failed) transition = rt.breaker.onSuccess(probe);
@@ -356,15 +357,19 @@ export class DeliveryEngine implements EngineControl {
           now,
           circuit: rt.breaker.snapshot(),
           random: this.deps.random,
+          singleAttempt: d.origin === "replay",
         })
       : prelim;
-    const trigger = probe
-      ? "probe"
-      : d.attemptCount === 0
-        ? d.origin === "resend"
-          ? "manual"
-          : "first"
-        : "retry";
+    const trigger =
+      d.origin === "replay"
+        ? "replay"
+        : probe
+          ? "probe"
+          : d.attemptCount === 0
+            ? d.origin === "resend"
+              ? "manual"
+              : "first"
+            : "retry";
     const outcome: DeliveryOutcome = {
       deliveryId: d.id,
       endpointId: endpoint.id,
@@ -423,7 +428,7 @@ export class DeliveryEngine implements EngineControl {
   }
 
   /** Tells listeners what was committed, in commit order. */
-  private announce(batch: readonly DeliveryOutcome[]): void {
+  private announce(batch: readonly DeliveryOutcome[], changes: readonly DeadLetterChange[]): void {
     for (const o of batch) {
       this.events.emit({
         type: "delivery",
@@ -443,5 +448,6 @@ export class DeliveryEngine implements EngineControl {
           : null,
       });
     }
+    for (const change of changes) this.events.emit({ type: "dead-letter", change });
   }
 }

@@ -1,9 +1,12 @@
 /**
- * Domain events the engine announces after the fact is committed. Tests await them ("delivery X
- * reached state Y"); later parts (DLQ, operational webhooks, the dashboard) subscribe to them.
+ * Domain events announced after the fact is committed: by the engine (deliveries, circuits, what
+ * recording outcomes did to the dead-letter queue) and by the DLQ service (people's decisions) on
+ * the same bus. Tests await them ("delivery X reached state Y"); other parts (operational
+ * webhooks, the dashboard) subscribe to them.
  */
 import { EventEmitter } from "node:events";
 import type { Attempt, DeliveryState } from "../domain/types.js";
+import type { DeadLetterChange } from "../store/port.js";
 import type { CircuitTransition } from "./breaker.js";
 
 export type EngineEvent =
@@ -17,7 +20,8 @@ export type EngineEvent =
       attempt: Attempt | null;
     }
   | { type: "circuit"; endpointId: string; transition: CircuitTransition }
-  | { type: "endpoint.disabled"; endpointId: string; reason: string };
+  | { type: "endpoint.disabled"; endpointId: string; reason: string }
+  | { type: "dead-letter"; change: DeadLetterChange };
 
 /** A typed emitter of {@link EngineEvent}s. */
 export class EngineEvents {

@@ -3,13 +3,14 @@
  * transaction. A delivery stays claimed until its outcome is committed, so a crash before the
  * commit means the attempt is made again (at-least-once), never that it is lost.
  */
-import type { DeliveryOutcome, Store } from "../store/port.js";
+import type { DeadLetterChange, DeliveryOutcome, Store } from "../store/port.js";
 
 export interface OutcomeWriterOptions {
   maxBatch: number;
   /** Wait before retrying a failed commit (the store may be briefly unavailable). */
   retryDelayMs: number;
-  onCommitted: (batch: readonly DeliveryOutcome[]) => void;
+  /** Called after each commit with the batch and what it did to the dead-letter queue. */
+  onCommitted: (batch: readonly DeliveryOutcome[], changes: readonly DeadLetterChange[]) => void;
   onError: (err: unknown) => void;
 }
 
@@ -51,16 +52,17 @@ export class OutcomeWriter {
   private async writeAll(): Promise<void> {
     while (this.buffer.length) {
       const batch = this.buffer.splice(0, this.options.maxBatch);
+      let changes: DeadLetterChange[];
       for (;;) {
         try {
-          await this.store.recordAttempts(batch);
+          changes = await this.store.recordAttempts(batch);
           break;
         } catch (err) {
           this.options.onError(err);
           await new Promise((r) => setTimeout(r, this.options.retryDelayMs));
         }
       }
-      this.options.onCommitted(batch);
+      this.options.onCommitted(batch, changes);
     }
   }
 }

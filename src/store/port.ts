@@ -9,12 +9,18 @@ import type {
   AttemptTrigger,
   CircuitRecord,
   DeadLetter,
+  DeadLetterOverflow,
+  DeadLetterRecord,
+  DeadLetterState,
   Delivery,
   Endpoint,
   EndpointStats,
   EventType,
   FailureClass,
   Message,
+  ReplayJob,
+  ReplayJobState,
+  ReplaySelection,
   RetryAfterUse,
 } from "../domain/types.js";
 import type { CircuitTransition } from "../engine/breaker.js";
@@ -129,6 +135,135 @@ export type IdempotencyState =
   | { kind: "in-progress" }
   | { kind: "mismatch" };
 
+/** Limits an adapter enforces as it writes; set once when the store is opened. */
+export interface StoreLimits {
+  /**
+   * Open (or replaying) dead-letter records one endpoint may have. A dead letter beyond it is not
+   * kept as a record: a tombstone and a counter say so (docs/architecture.md, "Depth cap").
+   */
+  maxOpenDeadLettersPerEndpoint: number;
+}
+
+/** The limits of a store opened without any (HOOKLINE_DLQ_MAX_PER_ENDPOINT's default). */
+export const DEFAULT_STORE_LIMITS: Readonly<StoreLimits> = Object.freeze({
+  maxOpenDeadLettersPerEndpoint: 10_000,
+});
+
+/** What recording outcomes (or a person) did to the dead-letter queue; announced once committed. */
+export interface DeadLetterChange {
+  kind: "recorded" | "overflowed" | "replay_succeeded" | "replay_failed" | "resolved" | "abandoned";
+  /** The record's id (for `overflowed`, the tombstone's). */
+  deadLetterId: string;
+  appId: string;
+  endpointId: string;
+  /** The delivery whose outcome caused the change, if any. */
+  deliveryId: string | null;
+  actor: string;
+  at: number;
+  detail: string;
+}
+
+export interface DeadLetterQuery extends PageQuery {
+  appId?: string;
+  endpointId?: string;
+  states?: DeadLetterState[];
+  failureClass?: DeadLetter["failureClass"];
+  eventType?: string;
+  /** Dead-lettered at or after. */
+  since?: number;
+  /** Dead-lettered before. */
+  until?: number;
+}
+
+/** Open records of one endpoint and failure class, with what tells whether the endpoint is back. */
+export interface DeadLetterSummaryRow {
+  appId: string;
+  endpointId: string;
+  failureClass: DeadLetter["failureClass"];
+  open: number;
+  replaying: number;
+  /** When the oldest of these records was dead-lettered. */
+  oldestAt: number;
+  lastSuccessAt: number | null;
+  /** The persisted circuit (the API prefers the engine's live one). */
+  circuit: CircuitRecord | null;
+  /** Open and replaying records of the endpoint, all classes: what the depth cap counts. */
+  depth: number;
+  overflowed: number;
+  lastOverflowAt: number | null;
+}
+
+/** A person's (or a job's) request to replay one record. */
+export interface ReplayRequest {
+  deadLetterId: string;
+  /** The id of the replay delivery to create. */
+  deliveryId: string;
+  now: number;
+  actor: string;
+  note: string | null;
+  /** Failed replays in a row after which the record is abandoned; null: never. */
+  abandonAfter: number | null;
+}
+
+/** A replay was queued, or why not: no such record (null), or its state forbids it. */
+export type ReplayEnqueued =
+  { ok: true; delivery: Delivery; record: DeadLetter } | { ok: false; record: DeadLetter | null };
+
+/** A person closing a record, with their note. */
+export interface DeadLetterDecision {
+  id: string;
+  actor: string;
+  note: string;
+  now: number;
+}
+
+/** The record after a decision, or why it was refused: no such record (null), or its state. */
+export type DeadLetterDecided =
+  { ok: true; record: DeadLetter } | { ok: false; record: DeadLetter | null };
+
+export interface NewReplayJob {
+  id: string;
+  task: ReplayJob["task"];
+  selection: ReplaySelection;
+  ratePerSecond: number;
+  canarySize: number;
+  canaryThreshold: number;
+  startAt: number;
+  createdBy: string;
+  note: string | null;
+  now: number;
+}
+
+/** What one step of a job queued: the replays handed to the engine and the records skipped. */
+export interface JobReplaysQueued {
+  queued: { deadLetterId: string; deliveryId: string; endpointId: string }[];
+  skipped: number;
+  /** Items still waiting to be queued after this step. */
+  remaining: number;
+}
+
+/** A running job's change of stage or end, with its lease renewed. */
+export interface ReplayJobUpdate {
+  id: string;
+  now: number;
+  leaseUntil: number;
+  stage?: ReplayJob["stage"];
+  /** Ends the job. */
+  finish?: { state: Extract<ReplayJobState, "completed" | "stopped">; reason: string | null };
+  /** Why it is waiting (e.g. for the canary), shown with its progress. */
+  reason?: string | null;
+}
+
+/** What one pruning step deleted; `done` once nothing was left to prune. */
+export interface PruneResult {
+  deadLetters: number;
+  overflow: number;
+  replayJobs: number;
+  messages: number;
+  idempotencyKeys: number;
+  done: boolean;
+}
+
 export interface Store {
   readonly kind: "sqlite" | "postgres";
   close(): Promise<void>;
@@ -188,8 +323,12 @@ export interface Store {
   }): Promise<ClaimedDelivery[]>;
   /** The earliest due time of a pending delivery outside the listed endpoints, or null. */
   nextDueAt(excludeEndpoints: readonly string[]): Promise<number | null>;
-  /** Records attempts and moves their deliveries on (succeeded, retry, dead-lettered), atomically. */
-  recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<void>;
+  /**
+   * Records attempts and moves their deliveries on (succeeded, retry, dead-lettered), atomically.
+   * A dead delivery becomes a dead-letter record (or, at its endpoint's depth cap, a tombstone);
+   * a replay delivery's outcome updates the record it replays instead. Returns those changes.
+   */
+  recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<DeadLetterChange[]>;
   /** Returns claimed deliveries to pending without spending an attempt. */
   releaseDeliveries(releases: readonly Release[]): Promise<void>;
   /** Moves every pending delivery of an endpoint due before `until` to `until` (circuit open). */
@@ -212,10 +351,84 @@ export interface Store {
 
   listAttempts(q: AttemptQuery): Promise<Page<Attempt>>;
   findAttempt(appId: string, attemptId: string): Promise<Attempt | null>;
-  listDeadLetters(
-    q: PageQuery & { appId?: string; endpointId?: string },
-  ): Promise<Page<DeadLetter>>;
+
+  // ---- the dead-letter queue ----------------------------------------------------------------
+
+  /** Records matching every given filter, oldest first unless `order` says otherwise. */
+  listDeadLetters(q: DeadLetterQuery): Promise<Page<DeadLetter>>;
+  /** One record, without its payload, attempts and history. */
+  getDeadLetter(id: string): Promise<DeadLetter | null>;
+  /** The record of the delivery that was given up on (not of its replays), or null. */
   findDeadLetterByDelivery(deliveryId: string): Promise<DeadLetter | null>;
+  /** The whole record: payload, attempts of the original delivery and of every replay, history. */
+  getDeadLetterRecord(id: string): Promise<DeadLetterRecord | null>;
+  /** Open and replaying records grouped by endpoint and failure class, oldest group first. */
+  deadLetterSummary(q: { appId?: string }): Promise<DeadLetterSummaryRow[]>;
+  /** Tombstones of dead letters not kept because of the depth cap, newest first. */
+  listDeadLetterOverflow(
+    q: PageQuery & { appId?: string; endpointId?: string },
+  ): Promise<Page<DeadLetterOverflow>>;
+  /**
+   * Atomically moves an open or resolved record to `replaying` and queues one replay delivery of
+   * it (due at once, or at the probe if its endpoint's circuit is open). A second call while the
+   * first replay is out is refused, however close together they come.
+   */
+  enqueueReplay(req: ReplayRequest): Promise<ReplayEnqueued>;
+  /** open or abandoned → resolved, with the person's note. */
+  resolveDeadLetter(req: DeadLetterDecision): Promise<DeadLetterDecided>;
+  /** open → abandoned, with the person's note. */
+  abandonDeadLetter(req: DeadLetterDecision): Promise<DeadLetterDecided>;
+
+  // ---- bulk replay jobs ---------------------------------------------------------------------
+
+  createReplayJob(job: NewReplayJob): Promise<ReplayJob>;
+  getReplayJob(id: string): Promise<ReplayJob | null>;
+  /**
+   * Takes up to `limit` jobs to run: scheduled ones now due (they become running) and running
+   * ones nobody holds (lease expired or released); leases them until `leaseUntil`.
+   */
+  claimReplayJobs(req: { now: number; leaseUntil: number; limit: number }): Promise<ReplayJob[]>;
+  /** Drops every running job's lease, so this process takes them up again (single-node start). */
+  releaseReplayJobs(): Promise<void>;
+  /** The earliest start of a scheduled job, or null. */
+  nextReplayJobAt(): Promise<number | null>;
+  /**
+   * Takes the job's selection once: the matching records become its items (each record at most
+   * once). Calling it again changes nothing.
+   */
+  prepareReplayJob(id: string, now: number): Promise<ReplayJob | null>;
+  /**
+   * Queues replays for the job's next `limit` waiting items, in order, each at most once ever;
+   * items whose record is no longer open are skipped. Does nothing unless the job is running.
+   */
+  enqueueJobReplays(req: {
+    jobId: string;
+    limit: number;
+    now: number;
+    abandonAfter: number | null;
+    newDeliveryId: () => string;
+  }): Promise<JobReplaysQueued>;
+  /** Renews a running job's lease and applies the update; null when it is no longer running. */
+  updateReplayJob(update: ReplayJobUpdate): Promise<ReplayJob | null>;
+  /**
+   * Cancels a scheduled or running job: no more replays are queued, and queued ones not yet sent
+   * are withdrawn (their records go back to open). Replays already in flight finish.
+   */
+  cancelReplayJob(req: {
+    id: string;
+    actor: string;
+    now: number;
+  }): Promise<{ ok: true; job: ReplayJob } | { ok: false; job: ReplayJob | null }>;
+
+  // ---- retention ----------------------------------------------------------------------------
+
+  /**
+   * Deletes one small batch of what has outlived `retentionMs`: resolved and abandoned records
+   * closed before the cutoff, overflow tombstones, finished replay jobs, messages no delivery or
+   * record still needs (with their deliveries and attempts), expired idempotency keys. One
+   * transaction per call; call again until `done`.
+   */
+  pruneExpired(req: { now: number; retentionMs: number; batchSize: number }): Promise<PruneResult>;
 }
 
 export type { AttemptTrigger };

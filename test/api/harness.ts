@@ -10,7 +10,9 @@ import { Svix } from "svix";
 import { buildApi } from "../../src/api/server.js";
 import { systemClock } from "../../src/clock.js";
 import { resolveConfig, type Config } from "../../src/config.js";
+import { DeadLetterQueue } from "../../src/dlq/service.js";
 import type { EngineControl, EndpointLiveStatus } from "../../src/engine/control.js";
+import { EngineEvents } from "../../src/engine/events.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 
 export interface ApiHarness {
@@ -64,17 +66,28 @@ export async function startApi(
   });
   const token = `test_${randomBytes(16).toString("hex")}`;
   const engine = recordingEngine();
+  const policyDefaults = {
+    retry: { preset: "default" } as const,
+    concurrencyLimit: config.defaultConcurrency,
+    timeoutMs: config.requestTimeoutMs,
+  };
+  // No engine runs here: a replay is queued and answered 202 once the wait is over.
+  const dlq = new DeadLetterQueue({
+    store,
+    engine,
+    events: new EngineEvents(),
+    clock: systemClock,
+    policyDefaults,
+    settings: { maxReplays: 5, replayRate: 5, canarySize: 10, canaryThreshold: 0.9 },
+  });
   const app = buildApi({
     store,
     engine,
+    dlq,
     config,
     clock: systemClock,
     adminToken: token,
-    policyDefaults: {
-      retry: { preset: "default" },
-      concurrencyLimit: config.defaultConcurrency,
-      timeoutMs: config.requestTimeoutMs,
-    },
+    policyDefaults,
   });
   const address = await app.listen({ host: "127.0.0.1", port: 0 });
   const url = address.replace("localhost", "127.0.0.1");

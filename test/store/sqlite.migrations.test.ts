@@ -133,6 +133,33 @@ describe("sqlite migrations", () => {
     expect(readLedger(path).map((r) => r.version)).toEqual(extended.map((m) => m.version));
   });
 
+  it("migration 2 keeps dead letters recorded before it open, counted toward the depth cap", async () => {
+    const db = new Database(path);
+    try {
+      migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version === 1),
+      );
+      const insert = db.prepare(`INSERT INTO dead_letters (id, delivery_id, app_id, endpoint_id,
+        message_id, event_type, failure_class, reason, signature_headers, state, created_at)
+        VALUES (?, ?, 'app_1', ?, 'msg_1', 'x.y', 'exhausted', 'r', '{}', ?, 1000)`);
+      insert.run("dlq_1", "dlv_1", "ep_1", "open");
+      insert.run("dlq_2", "dlv_2", "ep_1", "open");
+      insert.run("dlq_3", "dlv_3", "ep_1", "resolved");
+      insert.run("dlq_4", "dlv_4", "ep_2", "open");
+      expect(migrate(db, MIGRATIONS)).toBe(MIGRATIONS.length - 1);
+      expect(db.prepare("SELECT * FROM dead_letter_depth ORDER BY endpoint_id").all()).toEqual([
+        { endpoint_id: "ep_1", open: 2 },
+        { endpoint_id: "ep_2", open: 1 },
+      ]);
+      expect(db.prepare("SELECT DISTINCT updated_at FROM dead_letters").all()).toEqual([
+        { updated_at: 1000 },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
   it("stores opened at once by several processes on one new file all start", async () => {
     const script = `
 const { SqliteStore } = await import(${JSON.stringify(STORE_MODULE)});

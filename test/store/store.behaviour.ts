@@ -7,6 +7,9 @@ import type { Store } from "../../src/store/port.js";
 import { catalogueBehaviour } from "./behaviour/catalogue.js";
 import { circuitBehaviour } from "./behaviour/circuits.js";
 import { claimingBehaviour } from "./behaviour/claiming.js";
+import { deadLetterBehaviour } from "./behaviour/dlq.js";
+import { pruningBehaviour } from "./behaviour/pruning.js";
+import { replayJobBehaviour } from "./behaviour/replay-jobs.js";
 import type { MakeStore, StoreUnderTest } from "./behaviour/fixtures.js";
 import { historyBehaviour } from "./behaviour/history.js";
 import { idempotencyBehaviour } from "./behaviour/idempotency.js";
@@ -21,6 +24,12 @@ export function storeBehaviour(name: string, makeStore: MakeStore): void {
     const t: StoreUnderTest = {
       get store(): Store {
         if (!current) throw new Error("the store is only available inside a test");
+        return current.store;
+      },
+      async withLimits(limits) {
+        if (!current) throw new Error("the store is only available inside a test");
+        await current.cleanup();
+        current = await makeStore(limits);
         return current.store;
       },
     };
@@ -43,5 +52,8 @@ export function storeBehaviour(name: string, makeStore: MakeStore): void {
     historyBehaviour(t);
     circuitBehaviour(t);
     lifecycleBehaviour(t);
+    deadLetterBehaviour(t);
+    replayJobBehaviour(t);
+    pruningBehaviour(t);
   });
 }

@@ -28,7 +28,7 @@ export const MessageIn = z.object({
     .datetime({ offset: true, error: "must be an ISO-8601 date-time" })
     .nullable()
     .optional(),
-  // Accepted for compatibility; hookline keeps payloads until the message is deleted.
+  // Accepted for compatibility; hookline keeps every message for HOOKLINE_RETENTION_DAYS.
   payloadRetentionPeriod: z.int().min(1).nullable().optional(),
   payloadRetentionHours: z.int().min(1).nullable().optional(),
   transformationsParams: z

@@ -51,7 +51,19 @@ export class Catalogue {
 
   deleteApplication(id: string): void {
     this.db.transaction(() => {
-      for (const table of ["attempts", "dead_letters", "deliveries", "messages"]) {
+      this.db
+        .prepare(
+          `DELETE FROM dead_letter_events
+          WHERE dead_letter_id IN (SELECT id FROM dead_letters WHERE app_id = ?)`,
+        )
+        .run(id);
+      for (const table of [
+        "attempts",
+        "dead_letters",
+        "dead_letter_overflow",
+        "deliveries",
+        "messages",
+      ]) {
         this.db.prepare(`DELETE FROM ${table} WHERE app_id = ?`).run(id);
       }
       const eps = this.db.prepare("SELECT id FROM endpoints WHERE app_id = ?").all(id) as Row[];
@@ -103,10 +115,23 @@ export class Catalogue {
   }
 
   private deleteEndpointRows(id: string): void {
-    for (const table of ["attempts", "dead_letters", "deliveries", "circuit_transitions"]) {
+    this.db
+      .prepare(
+        `DELETE FROM dead_letter_events
+        WHERE dead_letter_id IN (SELECT id FROM dead_letters WHERE endpoint_id = ?)`,
+      )
+      .run(id);
+    for (const table of [
+      "attempts",
+      "dead_letters",
+      "dead_letter_overflow",
+      "deliveries",
+      "circuit_transitions",
+    ]) {
       this.db.prepare(`DELETE FROM ${table} WHERE endpoint_id = ?`).run(id);
     }
     this.db.prepare("DELETE FROM circuits WHERE endpoint_id = ?").run(id);
+    this.db.prepare("DELETE FROM dead_letter_depth WHERE endpoint_id = ?").run(id);
     this.db.prepare("DELETE FROM endpoint_stats WHERE endpoint_id = ?").run(id);
     this.db.prepare("DELETE FROM endpoints WHERE id = ?").run(id);
   }

@@ -3,6 +3,7 @@ import type { Database as Db } from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { StoreUnavailableError } from "../../errors.js";
+import type { StoreLimits } from "../port.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 
 export interface SqliteOptions {
@@ -13,6 +14,8 @@ export interface SqliteOptions {
    * answers); `full` also survives power loss, at the price of an fsync per commit.
    */
   synchronous: "normal" | "full";
+  /** Limits enforced as it writes; defaults to DEFAULT_STORE_LIMITS. */
+  limits?: Partial<StoreLimits>;
 }
 
 /** Opens the database file in WAL mode and brings its schema up to date. */

@@ -1,10 +1,10 @@
 /** Messages and their deliveries: accepting and fanning out, claiming, and recording outcomes. */
 import type { Database as Db } from "better-sqlite3";
 import type { Delivery, Message } from "../../domain/types.js";
-import { newId } from "../../ids.js";
 import type {
   AcceptResult,
   ClaimedDelivery,
+  DeadLetterChange,
   DeliveryOutcome,
   MessageQuery,
   NewMessage,
@@ -12,6 +12,7 @@ import type {
   Release,
   Store,
 } from "../port.js";
+import type { DeadLetters } from "./dead-letters.js";
 import { matches } from "./fan-out.js";
 import { paginate } from "./pagination.js";
 import { deliveryFromRow, messageFromRow, toJson, type Row } from "./rows.js";
@@ -25,6 +26,7 @@ export class Deliveries {
   constructor(
     private readonly db: Db,
     private readonly s: DeliveryStatements,
+    private readonly deadLetters: DeadLetters,
   ) {}
 
   // ---- messages -----------------------------------------------------------------------------
@@ -169,21 +171,22 @@ export class Deliveries {
     return row?.at == null ? null : Number(row.at);
   }
 
-  recordAttempts(outcomes: readonly DeliveryOutcome[]): void {
-    this.db.transaction(() => {
+  recordAttempts(outcomes: readonly DeliveryOutcome[]): DeadLetterChange[] {
+    return this.db.transaction(() => {
+      const changes: DeadLetterChange[] = [];
       const stats = new Map<string, { h: number; c: number; i: number; ok: number | null }>();
       for (const o of outcomes) {
         const a = o.attempt;
         const next = o.next;
-        const moved = (a ? this.s.advanceDelivery : this.s.endWithoutAttempt).run({
+        const moved = (a ? this.s.advanceDelivery : this.s.endWithoutAttempt).get({
           id: o.deliveryId,
           at: o.at,
           state: next.kind === "retry" ? "pending" : next.kind,
           next: next.kind === "retry" ? next.at : null,
           delay: next.kind === "retry" ? next.delayMs : null,
-        }).changes;
+        }) as Row | undefined;
         // A delivery that is no longer claimed (its endpoint was deleted) has nothing to record.
-        if (moved === 0) continue;
+        if (!moved) continue;
         if (a) {
           this.s.insertAttempt.run({
             id: a.id,
@@ -199,17 +202,11 @@ export class Deliveries {
             outcome: a.outcome,
           });
         }
-        if (next.kind === "dead") {
-          this.s.insertDeadLetter.run({
-            id: newId("dlq", o.at),
-            delivery: o.deliveryId,
-            cls: next.failureClass,
-            reason: next.reason,
-            status: a?.status ?? null,
-            error: a?.error ? `${a.error}${a.errorDetail ? `: ${a.errorDetail}` : ""}` : null,
-            headers: JSON.stringify(o.signatureHeaders),
-            at: o.at,
-          });
+        // A replay's outcome belongs to the record it replays; it never makes a new one.
+        if (moved.dead_letter_id != null && next.kind !== "retry") {
+          changes.push(...this.deadLetters.recordReplay(String(moved.dead_letter_id), o));
+        } else if (next.kind === "dead") {
+          changes.push(this.deadLetters.recordDead(o, next.failureClass, next.reason));
         }
         if (o.disableEndpoint) this.s.disableEndpoint.run(o.disableEndpoint, o.at, o.endpointId);
         if (o.retryAfter || next.kind === "succeeded") {
@@ -222,6 +219,7 @@ export class Deliveries {
         }
       }
       for (const [endpointId, s] of stats) this.s.bumpStats.run(endpointId, s.h, s.c, s.i, s.ok);
+      return changes;
     })();
   }
 

@@ -1,10 +1,10 @@
-/** What happened to deliveries, as operators read it: circuits, stats, attempts, dead letters. */
+/** What happened to deliveries, as operators read it: circuits, stats, attempts. */
 import type { Database as Db } from "better-sqlite3";
-import type { Attempt, CircuitRecord, DeadLetter, EndpointStats } from "../../domain/types.js";
+import type { Attempt, CircuitRecord, EndpointStats } from "../../domain/types.js";
 import type { CircuitTransition } from "../../engine/breaker.js";
-import type { AttemptQuery, Page, PageQuery } from "../port.js";
+import type { AttemptQuery, Page } from "../port.js";
 import { paginate } from "./pagination.js";
-import { attemptFromRow, circuitFromRow, deadLetterFromRow, type Row } from "./rows.js";
+import { attemptFromRow, circuitFromRow, type Row } from "./rows.js";
 import type { HistoryStatements } from "./statements.js";
 
 /** Synchronous read models and circuit snapshots; `SqliteStore` wraps each call in its error mapping. */
@@ -74,7 +74,7 @@ export class History {
     };
   }
 
-  // ---- attempts and dead letters ------------------------------------------------------------
+  // ---- attempts -----------------------------------------------------------------------------
 
   listAttempts(q: AttemptQuery): Page<Attempt> {
     const where = ["app_id = ?"];
@@ -110,31 +110,5 @@ export class History {
   findAttempt(appId: string, attemptId: string): Attempt | null {
     const row = this.s.findAttempt.get(attemptId, appId) as Row | undefined;
     return row ? attemptFromRow(row) : null;
-  }
-
-  listDeadLetters(q: PageQuery & { appId?: string; endpointId?: string }): Page<DeadLetter> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (q.appId) {
-      where.push("app_id = ?");
-      params.push(q.appId);
-    }
-    if (q.endpointId) {
-      where.push("endpoint_id = ?");
-      params.push(q.endpointId);
-    }
-    return paginate(
-      this.db,
-      { select: "SELECT * FROM dead_letters", where, params },
-      "id",
-      q,
-      deadLetterFromRow,
-      (d) => d.id,
-    );
-  }
-
-  findDeadLetterByDelivery(deliveryId: string): DeadLetter | null {
-    const row = this.s.deadLetterOfDelivery.get(deliveryId) as Row | undefined;
-    return row ? deadLetterFromRow(row) : null;
   }
 }

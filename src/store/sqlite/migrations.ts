@@ -177,4 +177,138 @@ CREATE TABLE idempotency_keys (
 );
 `,
   },
+  {
+    version: 2,
+    name: "dead-letter queue: replays, history, depth cap, replay jobs, retention",
+    sql: `
+-- A replay is a delivery like any other, linked to the record it replays.
+ALTER TABLE deliveries ADD COLUMN dead_letter_id TEXT;
+CREATE INDEX deliveries_by_dead_letter ON deliveries (dead_letter_id)
+  WHERE dead_letter_id IS NOT NULL;
+
+ALTER TABLE dead_letters ADD COLUMN updated_at INTEGER;
+UPDATE dead_letters SET updated_at = created_at;
+ALTER TABLE dead_letters ADD COLUMN failed_replays INTEGER NOT NULL DEFAULT 0;
+-- Failed replays in a row after which the record is abandoned, as asked when it was last replayed.
+ALTER TABLE dead_letters ADD COLUMN abandon_after INTEGER;
+CREATE INDEX dead_letters_open ON dead_letters (endpoint_id, failure_class, created_at)
+  WHERE state IN ('open', 'replaying');
+CREATE INDEX dead_letters_closed ON dead_letters (updated_at)
+  WHERE state IN ('resolved', 'abandoned');
+CREATE INDEX dead_letters_by_message ON dead_letters (message_id);
+
+-- Who did what to a record, and what came of it.
+CREATE TABLE dead_letter_events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  dead_letter_id TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  actor TEXT NOT NULL,
+  action TEXT NOT NULL,
+  result TEXT NOT NULL,
+  note TEXT,
+  delivery_id TEXT,
+  job_id TEXT
+);
+CREATE INDEX dead_letter_events_by_record ON dead_letter_events (dead_letter_id, seq);
+CREATE INDEX dead_letter_events_by_delivery ON dead_letter_events (delivery_id)
+  WHERE delivery_id IS NOT NULL;
+
+-- Open and replaying records per endpoint, for the depth cap. Kept by triggers, so every path
+-- that changes a record's state (or deletes it) keeps it right, and checking the cap is one read.
+CREATE TABLE dead_letter_depth (
+  endpoint_id TEXT PRIMARY KEY,
+  open INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO dead_letter_depth (endpoint_id, open)
+  SELECT endpoint_id, count(*) FROM dead_letters WHERE state IN ('open', 'replaying')
+  GROUP BY endpoint_id;
+CREATE TRIGGER dead_letter_depth_insert AFTER INSERT ON dead_letters
+  WHEN NEW.state IN ('open', 'replaying')
+BEGIN
+  INSERT INTO dead_letter_depth (endpoint_id, open) VALUES (NEW.endpoint_id, 1)
+    ON CONFLICT (endpoint_id) DO UPDATE SET open = open + 1;
+END;
+CREATE TRIGGER dead_letter_depth_delete AFTER DELETE ON dead_letters
+  WHEN OLD.state IN ('open', 'replaying')
+BEGIN
+  UPDATE dead_letter_depth SET open = open - 1 WHERE endpoint_id = OLD.endpoint_id;
+END;
+CREATE TRIGGER dead_letter_depth_update AFTER UPDATE OF state ON dead_letters
+  WHEN (OLD.state IN ('open', 'replaying')) <> (NEW.state IN ('open', 'replaying'))
+BEGIN
+  INSERT INTO dead_letter_depth (endpoint_id, open)
+    VALUES (NEW.endpoint_id, CASE WHEN NEW.state IN ('open', 'replaying') THEN 1 ELSE -1 END)
+    ON CONFLICT (endpoint_id) DO UPDATE SET open = open + excluded.open;
+END;
+
+-- Dead letters not kept because their endpoint was at its depth cap: the record that says so.
+CREATE TABLE dead_letter_overflow (
+  id TEXT PRIMARY KEY,
+  delivery_id TEXT NOT NULL,
+  app_id TEXT NOT NULL,
+  endpoint_id TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  event_id TEXT,
+  event_type TEXT NOT NULL,
+  failure_class TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  at INTEGER NOT NULL
+);
+CREATE INDEX dead_letter_overflow_by_endpoint ON dead_letter_overflow (endpoint_id, id);
+CREATE INDEX dead_letter_overflow_by_app ON dead_letter_overflow (app_id, id);
+CREATE INDEX dead_letter_overflow_by_time ON dead_letter_overflow (at);
+ALTER TABLE endpoint_stats ADD COLUMN dlq_overflowed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE endpoint_stats ADD COLUMN dlq_last_overflow_at INTEGER;
+
+CREATE TABLE replay_jobs (
+  id TEXT PRIMARY KEY,
+  task TEXT NOT NULL,
+  state TEXT NOT NULL,
+  stage TEXT NOT NULL,
+  selection TEXT NOT NULL,
+  rate_per_second REAL NOT NULL,
+  canary_size INTEGER NOT NULL,
+  canary_threshold REAL NOT NULL,
+  start_at INTEGER NOT NULL,
+  created_by TEXT NOT NULL,
+  note TEXT,
+  reason TEXT,
+  total INTEGER,
+  queued INTEGER NOT NULL DEFAULT 0,
+  succeeded INTEGER NOT NULL DEFAULT 0,
+  failed INTEGER NOT NULL DEFAULT 0,
+  skipped INTEGER NOT NULL DEFAULT 0,
+  withdrawn INTEGER NOT NULL DEFAULT 0,
+  lease_until INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  started_at INTEGER,
+  finished_at INTEGER
+);
+CREATE INDEX replay_jobs_scheduled ON replay_jobs (start_at) WHERE state = 'scheduled';
+CREATE INDEX replay_jobs_running ON replay_jobs (lease_until) WHERE state = 'running';
+CREATE INDEX replay_jobs_finished ON replay_jobs (finished_at) WHERE finished_at IS NOT NULL;
+
+-- A job's records, each at most once (the primary key), in the order they are replayed.
+CREATE TABLE replay_job_items (
+  job_id TEXT NOT NULL,
+  dead_letter_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  prior_state TEXT,
+  delivery_id TEXT,
+  detail TEXT,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (job_id, dead_letter_id)
+);
+CREATE INDEX replay_job_items_waiting ON replay_job_items (job_id, seq) WHERE state = 'pending';
+CREATE INDEX replay_job_items_queued ON replay_job_items (job_id) WHERE state = 'queued';
+CREATE UNIQUE INDEX replay_job_items_by_delivery ON replay_job_items (delivery_id)
+  WHERE delivery_id IS NOT NULL;
+
+-- Retention walks these in age order.
+CREATE INDEX messages_by_age ON messages (created_at);
+CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+`,
+  },
 ];

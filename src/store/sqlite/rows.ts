@@ -4,10 +4,13 @@ import type {
   Attempt,
   CircuitRecord,
   DeadLetter,
+  DeadLetterEvent,
+  DeadLetterOverflow,
   Delivery,
   Endpoint,
   EventType,
   Message,
+  ReplayJob,
 } from "../../domain/types.js";
 
 /** One row as better-sqlite3 returns it. */
@@ -94,6 +97,7 @@ export function deliveryFromRow(r: Row): Delivery {
     firstAttemptAt: num(r.first_attempt_at),
     lastAttemptAt: num(r.last_attempt_at),
     lastDelayMs: num(r.last_delay_ms),
+    deadLetterId: str(r.dead_letter_id),
     createdAt: Number(r.created_at),
   };
 }
@@ -135,7 +139,65 @@ export function deadLetterFromRow(r: Row): DeadLetter {
     lastAttemptAt: num(r.last_attempt_at),
     state: r.state as DeadLetter["state"],
     replayCount: Number(r.replay_count),
+    failedReplays: Number(r.failed_replays ?? 0),
     createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at ?? r.created_at),
+  };
+}
+
+export function deadLetterEventFromRow(r: Row): DeadLetterEvent {
+  return {
+    at: Number(r.at),
+    actor: String(r.actor),
+    action: r.action as DeadLetterEvent["action"],
+    result: String(r.result),
+    note: str(r.note),
+    deliveryId: str(r.delivery_id),
+    jobId: str(r.job_id),
+  };
+}
+
+export function overflowFromRow(r: Row): DeadLetterOverflow {
+  return {
+    id: String(r.id),
+    deliveryId: String(r.delivery_id),
+    appId: String(r.app_id),
+    endpointId: String(r.endpoint_id),
+    messageId: String(r.message_id),
+    eventId: str(r.event_id),
+    eventType: String(r.event_type),
+    failureClass: r.failure_class as DeadLetterOverflow["failureClass"],
+    reason: String(r.reason),
+    at: Number(r.at),
+  };
+}
+
+export function replayJobFromRow(r: Row): ReplayJob {
+  return {
+    id: String(r.id),
+    task: r.task as ReplayJob["task"],
+    state: r.state as ReplayJob["state"],
+    stage: r.stage as ReplayJob["stage"],
+    selection: json(r.selection, {}),
+    ratePerSecond: Number(r.rate_per_second),
+    canarySize: Number(r.canary_size),
+    canaryThreshold: Number(r.canary_threshold),
+    startAt: Number(r.start_at),
+    createdBy: String(r.created_by),
+    note: str(r.note),
+    reason: str(r.reason),
+    progress: {
+      total: num(r.total),
+      queued: Number(r.queued),
+      succeeded: Number(r.succeeded),
+      failed: Number(r.failed),
+      skipped: Number(r.skipped),
+      withdrawn: Number(r.withdrawn),
+    },
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    startedAt: num(r.started_at),
+    finishedAt: num(r.finished_at),
   };
 }
 

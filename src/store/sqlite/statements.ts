@@ -1,5 +1,11 @@
 /** The SQLite store's hot statements, prepared once per connection and grouped by who uses them. */
 import type { Database as Db, Statement } from "better-sqlite3";
+import {
+  prepareDeadLetters,
+  prepareReplayJobs,
+  type DeadLetterStatements,
+  type ReplayJobStatements,
+} from "./dlq-statements.js";
 
 export type CatalogueStatements = ReturnType<typeof prepareCatalogue>;
 export type DeliveryStatements = ReturnType<typeof prepareDeliveries>;
@@ -9,6 +15,8 @@ export interface Statements {
   catalogue: CatalogueStatements;
   deliveries: DeliveryStatements;
   history: HistoryStatements;
+  deadLetters: DeadLetterStatements;
+  replayJobs: ReplayJobStatements;
 }
 
 /** Every hot statement, prepared once. */
@@ -17,6 +25,8 @@ export function prepareStatements(db: Db): Statements {
     catalogue: prepareCatalogue(db),
     deliveries: prepareDeliveries(db),
     history: prepareHistory(db),
+    deadLetters: prepareDeadLetters(db),
+    replayJobs: prepareReplayJobs(db),
   };
 }
 
@@ -97,17 +107,11 @@ function prepareDeliveries(db: Db) {
     advanceDelivery: p(`UPDATE deliveries SET state = @state, attempt_count = attempt_count + 1,
       first_attempt_at = coalesce(first_attempt_at, @at), last_attempt_at = @at,
       next_attempt_at = @next, last_delay_ms = coalesce(@delay, last_delay_ms), lease_until = NULL
-      WHERE id = @id AND state = 'inflight'`),
+      WHERE id = @id AND state = 'inflight' RETURNING dead_letter_id`),
     insertAttempt: p(`INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
       trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
       SELECT @id, d.id, d.app_id, d.message_id, d.endpoint_id, @at, @trigger, @url, @status,
         @error, @detail, @duration, @snippet, @outcome FROM deliveries d WHERE d.id = @delivery`),
-    insertDeadLetter: p(`INSERT INTO dead_letters (id, delivery_id, app_id, endpoint_id,
-      message_id, event_id, event_type, failure_class, reason, final_status, final_error,
-      signature_headers, first_attempt_at, last_attempt_at, state, replay_count, created_at)
-      SELECT @id, d.id, d.app_id, d.endpoint_id, d.message_id, m.event_id, m.event_type, @cls,
-        @reason, @status, @error, @headers, d.first_attempt_at, d.last_attempt_at, 'open', 0, @at
-      FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.id = @delivery`),
     disableEndpoint: p(
       "UPDATE endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ?",
     ),
@@ -123,7 +127,7 @@ function prepareDeliveries(db: Db) {
           ELSE max(last_success_at, excluded.last_success_at) END`),
     endWithoutAttempt: p(`UPDATE deliveries SET state = @state, next_attempt_at = @next,
       last_delay_ms = coalesce(@delay, last_delay_ms), lease_until = NULL
-      WHERE id = @id AND state = 'inflight'`),
+      WHERE id = @id AND state = 'inflight' RETURNING dead_letter_id`),
     release: p(`UPDATE deliveries SET state = 'pending', lease_until = NULL, next_attempt_at = ?
       WHERE id = ? AND state = 'inflight'`),
     pauseEndpoint: p(`UPDATE deliveries SET next_attempt_at = ?
@@ -148,6 +152,5 @@ function prepareHistory(db: Db) {
       ORDER BY seq DESC LIMIT ?`),
     getStats: p("SELECT * FROM endpoint_stats WHERE endpoint_id = ?"),
     findAttempt: p("SELECT * FROM attempts WHERE id = ? AND app_id = ?"),
-    deadLetterOfDelivery: p("SELECT * FROM dead_letters WHERE delivery_id = ?"),
   };
 }

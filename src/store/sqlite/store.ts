@@ -4,38 +4,59 @@ import type {
   Attempt,
   CircuitRecord,
   DeadLetter,
+  DeadLetterOverflow,
+  DeadLetterRecord,
   Delivery,
   Endpoint,
   EndpointStats,
   EventType,
   Message,
+  ReplayJob,
 } from "../../domain/types.js";
 import type { CircuitTransition } from "../../engine/breaker.js";
 import { ConflictError, StoreUnavailableError } from "../../errors.js";
-import type {
-  AcceptResult,
-  AttemptQuery,
-  ClaimedDelivery,
-  DeliveryOutcome,
-  IdempotencyBegin,
-  IdempotencyState,
-  MessageQuery,
-  NewMessage,
-  Page,
-  PageQuery,
-  Release,
-  Store,
+import {
+  DEFAULT_STORE_LIMITS,
+  type AcceptResult,
+  type AttemptQuery,
+  type ClaimedDelivery,
+  type DeadLetterChange,
+  type DeadLetterDecided,
+  type DeadLetterDecision,
+  type DeadLetterQuery,
+  type DeadLetterSummaryRow,
+  type DeliveryOutcome,
+  type IdempotencyBegin,
+  type IdempotencyState,
+  type JobReplaysQueued,
+  type MessageQuery,
+  type NewMessage,
+  type NewReplayJob,
+  type Page,
+  type PageQuery,
+  type PruneResult,
+  type Release,
+  type ReplayEnqueued,
+  type ReplayJobUpdate,
+  type ReplayRequest,
+  type Store,
 } from "../port.js";
 import { Catalogue } from "./catalogue.js";
+import { DeadLetters } from "./dead-letters.js";
 import { openDatabase, type SqliteOptions } from "./database.js";
 import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.js";
 import { History } from "./history.js";
+import { ReplayJobs } from "./replay-jobs.js";
+import { Retention } from "./retention.js";
 import { prepareStatements } from "./statements.js";
+
+type EnqueueJobReplays = Parameters<Store["enqueueJobReplays"]>[0];
+type CancelReplayJob = Parameters<Store["cancelReplayJob"]>[0];
 
 /**
  * The embedded store: one SQLite file in WAL mode, used by one hookline process. Each method runs
- * one synchronous call of its area (catalogue, deliveries, history) inside `run`, which maps driver
- * errors to hookline's error classes.
+ * one synchronous call of its area (catalogue, deliveries, history, dead letters, replay jobs,
+ * retention) inside `run`, which maps driver errors to hookline's error classes.
  */
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
@@ -43,13 +64,20 @@ export class SqliteStore implements Store {
   private readonly catalogue: Catalogue;
   private readonly deliveries: Deliveries;
   private readonly history: History;
+  private readonly deadLetters: DeadLetters;
+  private readonly replayJobs: ReplayJobs;
+  private readonly retention: Retention;
 
   constructor(options: SqliteOptions) {
     this.db = openDatabase(options);
     const s = prepareStatements(this.db);
+    const limits = { ...DEFAULT_STORE_LIMITS, ...options.limits };
     this.catalogue = new Catalogue(this.db, s.catalogue);
-    this.deliveries = new Deliveries(this.db, s.deliveries);
+    this.deadLetters = new DeadLetters(this.db, s.deadLetters, limits);
+    this.deliveries = new Deliveries(this.db, s.deliveries, this.deadLetters);
     this.history = new History(this.db, s.history);
+    this.replayJobs = new ReplayJobs(this.db, s.replayJobs, this.deadLetters);
+    this.retention = new Retention(this.db);
   }
 
   async close(): Promise<void> {
@@ -176,8 +204,8 @@ export class SqliteStore implements Store {
     return this.run(() => this.deliveries.nextDueAt(excludeEndpoints));
   }
 
-  async recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<void> {
-    if (outcomes.length) this.run(() => this.deliveries.recordAttempts(outcomes));
+  async recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<DeadLetterChange[]> {
+    return outcomes.length ? this.run(() => this.deliveries.recordAttempts(outcomes)) : [];
   }
 
   async releaseDeliveries(releases: readonly Release[]): Promise<void> {
@@ -235,14 +263,98 @@ export class SqliteStore implements Store {
     return this.run(() => this.history.findAttempt(appId, attemptId));
   }
 
-  async listDeadLetters(
-    q: PageQuery & { appId?: string; endpointId?: string },
-  ): Promise<Page<DeadLetter>> {
-    return this.run(() => this.history.listDeadLetters(q));
+  // ---- the dead-letter queue ----------------------------------------------------------------
+
+  async listDeadLetters(q: DeadLetterQuery): Promise<Page<DeadLetter>> {
+    return this.run(() => this.deadLetters.list(q));
+  }
+
+  async getDeadLetter(id: string): Promise<DeadLetter | null> {
+    return this.run(() => this.deadLetters.getDeadLetter(id));
   }
 
   async findDeadLetterByDelivery(deliveryId: string): Promise<DeadLetter | null> {
-    return this.run(() => this.history.findDeadLetterByDelivery(deliveryId));
+    return this.run(() => this.deadLetters.findByDelivery(deliveryId));
+  }
+
+  async getDeadLetterRecord(id: string): Promise<DeadLetterRecord | null> {
+    return this.run(() => this.deadLetters.getRecord(id));
+  }
+
+  async deadLetterSummary(q: { appId?: string }): Promise<DeadLetterSummaryRow[]> {
+    return this.run(() => this.deadLetters.summary(q));
+  }
+
+  async listDeadLetterOverflow(
+    q: PageQuery & { appId?: string; endpointId?: string },
+  ): Promise<Page<DeadLetterOverflow>> {
+    return this.run(() => this.deadLetters.listOverflow(q));
+  }
+
+  async enqueueReplay(req: ReplayRequest): Promise<ReplayEnqueued> {
+    return this.run(() => this.deadLetters.enqueueReplay(req));
+  }
+
+  async resolveDeadLetter(req: DeadLetterDecision): Promise<DeadLetterDecided> {
+    return this.run(() => this.deadLetters.decide(req, "resolved"));
+  }
+
+  async abandonDeadLetter(req: DeadLetterDecision): Promise<DeadLetterDecided> {
+    return this.run(() => this.deadLetters.decide(req, "abandoned"));
+  }
+
+  // ---- bulk replay jobs ---------------------------------------------------------------------
+
+  async createReplayJob(job: NewReplayJob): Promise<ReplayJob> {
+    return this.run(() => this.replayJobs.create(job), "a replay job with this id");
+  }
+
+  async getReplayJob(id: string): Promise<ReplayJob | null> {
+    return this.run(() => this.replayJobs.get(id));
+  }
+
+  async claimReplayJobs(req: {
+    now: number;
+    leaseUntil: number;
+    limit: number;
+  }): Promise<ReplayJob[]> {
+    return this.run(() => this.replayJobs.claim(req));
+  }
+
+  async releaseReplayJobs(): Promise<void> {
+    this.run(() => this.replayJobs.release());
+  }
+
+  async nextReplayJobAt(): Promise<number | null> {
+    return this.run(() => this.replayJobs.nextStart());
+  }
+
+  async prepareReplayJob(id: string, now: number): Promise<ReplayJob | null> {
+    return this.run(() => this.replayJobs.prepare(id, now));
+  }
+
+  async enqueueJobReplays(req: EnqueueJobReplays): Promise<JobReplaysQueued> {
+    return this.run(() => this.replayJobs.enqueue(req));
+  }
+
+  async updateReplayJob(update: ReplayJobUpdate): Promise<ReplayJob | null> {
+    return this.run(() => this.replayJobs.update(update));
+  }
+
+  async cancelReplayJob(
+    req: CancelReplayJob,
+  ): Promise<{ ok: true; job: ReplayJob } | { ok: false; job: ReplayJob | null }> {
+    return this.run(() => this.replayJobs.cancel(req));
+  }
+
+  // ---- retention ----------------------------------------------------------------------------
+
+  async pruneExpired(req: {
+    now: number;
+    retentionMs: number;
+    batchSize: number;
+  }): Promise<PruneResult> {
+    return this.run(() => this.retention.prune(req));
   }
 
   /** Runs a synchronous database call, turning driver errors into hookline's error classes. */

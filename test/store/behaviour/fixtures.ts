@@ -14,14 +14,19 @@ import type {
   Page,
   PageQuery,
   Store,
+  StoreLimits,
 } from "../../../src/store/port.js";
 
-/** Makes a fresh, empty store and a way to dispose of it. */
-export type MakeStore = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
+/** Makes a fresh, empty store (with the given limits) and a way to dispose of it. */
+export type MakeStore = (
+  limits?: Partial<StoreLimits>,
+) => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
 /** The store of the running test; read it inside tests and hooks only. */
 export interface StoreUnderTest {
   readonly store: Store;
+  /** Replaces the test's store with a fresh, empty one opened with these limits. */
+  withLimits(limits: Partial<StoreLimits>): Promise<Store>;
 }
 
 export const T0 = Date.UTC(2026, 0, 1);

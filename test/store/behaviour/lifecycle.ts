@@ -68,6 +68,23 @@ export function lifecycleBehaviour(t: StoreUnderTest): void {
         ["getDelivery", (s) => s.getDelivery(claimed.id)],
         ["loadCircuits", (s) => s.loadCircuits()],
         ["listAttempts", (s) => s.listAttempts({ appId: app.id, limit: 10 })],
+        ["listDeadLetters", (s) => s.listDeadLetters({ limit: 10 })],
+        ["getDeadLetterRecord", (s) => s.getDeadLetterRecord("dlq_x")],
+        ["deadLetterSummary", (s) => s.deadLetterSummary({})],
+        [
+          "enqueueReplay",
+          (s) =>
+            s.enqueueReplay({
+              deadLetterId: "dlq_x",
+              deliveryId: newId("dlv"),
+              now: T0,
+              actor: "ops",
+              note: null,
+              abandonAfter: null,
+            }),
+        ],
+        ["claimReplayJobs", (s) => s.claimReplayJobs({ now: T0, leaseUntil: T0, limit: 1 })],
+        ["pruneExpired", (s) => s.pruneExpired({ now: T0, retentionMs: 1, batchSize: 1 })],
       ];
       const wrong: string[] = [];
       for (const [name, call] of calls) {

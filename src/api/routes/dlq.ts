@@ -1,0 +1,243 @@
+/**
+ * The dead-letter queue (hookline's addition): listing, the runbook's summary, the whole record,
+ * single replays, and people's decisions. Bulk replays are in dlq-jobs.ts.
+ */
+import type { z } from "zod";
+import { NotFoundError } from "../../errors.js";
+import type { Store } from "../../store/port.js";
+import { actorOf } from "../auth.js";
+import type { ApiDeps } from "../deps.js";
+import { circuitOf } from "../endpoint-view.js";
+import { requireApp, requireEndpoint } from "../lookup.js";
+import { defineRoute, ok, type RouteDef } from "../route.js";
+import { HttpError, HttpValidationError, iso, listAnswer, listOf } from "../schemas/common.js";
+import {
+  DeadLetterListQuery,
+  DeadLetterOut,
+  DeadLetterRecordOut,
+  DeadLetterSummaryOut,
+  DecisionIn,
+  OverflowListQuery,
+  OverflowOut,
+  ReplayIn,
+  ReplayOut,
+  SummaryQuery,
+  attemptOut,
+  deadLetterOut,
+  deadLetterRecordJson,
+  overflowOut,
+} from "../schemas/dead-letter.js";
+
+/** The OpenAPI tag of the DLQ's routes. */
+export const DLQ_TAG = "Dead-letter queue (hookline)";
+
+/** The error answers the DLQ's routes document. */
+export const dlqErrors = {
+  404: { description: "No such record, application or endpoint", schema: HttpError },
+  409: { description: "The record's (or job's) state does not allow this", schema: HttpError },
+  422: { description: "Invalid input", schema: HttpValidationError },
+};
+
+/**
+ * The application and endpoint a filter names: ids or, with the application, uids. An endpoint id
+ * alone is enough (endpoint ids are unique across applications).
+ */
+export async function endpointFilter(
+  store: Store,
+  appIdOrUid: string | undefined,
+  endpointIdOrUid: string | undefined,
+): Promise<{ appId?: string; endpointId?: string }> {
+  const app = appIdOrUid ? await requireApp(store, appIdOrUid) : null;
+  if (!endpointIdOrUid) return { appId: app?.id };
+  const ep = app
+    ? await requireEndpoint(store, app, endpointIdOrUid)
+    : await store.getEndpoint(endpointIdOrUid);
+  if (!ep) throw new NotFoundError(`endpoint ${endpointIdOrUid}`);
+  return { appId: ep.appId, endpointId: ep.id };
+}
+
+/** The DLQ's records, summary, single replays and decisions. */
+export function dlqRoutes(deps: ApiDeps): RouteDef[] {
+  const { store, dlq, clock } = deps;
+  const base = "/api/v1/dlq";
+  const common = { tag: DLQ_TAG, extension: true };
+  return [
+    defineRoute({
+      ...common,
+      method: "GET",
+      path: base,
+      operationId: "hookline.dlq.list",
+      summary: "List dead-letter records, newest first, filtered by any of the query fields",
+      query: DeadLetterListQuery,
+      responses: {
+        200: { description: "A page of records", schema: listOf(DeadLetterOut) },
+        404: dlqErrors[404],
+        422: dlqErrors[422],
+      },
+      handler: async ({ query }) => {
+        const where = await endpointFilter(store, query.app_id, query.endpoint_id);
+        const page = await store.listDeadLetters({
+          ...where,
+          states: query.state,
+          failureClass: query.failure_class,
+          eventType: query.event_type,
+          since: query.since,
+          until: query.until,
+          limit: query.limit,
+          iterator: query.iterator,
+          order: query.order ?? "descending",
+        });
+        return ok(listAnswer({ ...page, data: page.data.map(deadLetterOut) }));
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: "GET",
+      path: `${base}/summary`,
+      operationId: "hookline.dlq.summary",
+      summary:
+        "Open records grouped by endpoint and failure class: count, oldest age, the endpoint's " +
+        "last successful delivery and circuit (the runbook's first two steps)",
+      query: SummaryQuery,
+      responses: {
+        200: { description: "The groups, oldest first", schema: DeadLetterSummaryOut },
+        404: dlqErrors[404],
+      },
+      handler: async ({ query }) => {
+        const { appId } = await endpointFilter(store, query.app_id, undefined);
+        const rows = await store.deadLetterSummary({ appId });
+        const now = clock.now();
+        const data = [];
+        for (const row of rows) {
+          const ep = await store.getEndpoint(row.endpointId);
+          const circuit = ep ? await circuitOf(deps, ep) : row.circuit;
+          data.push({
+            appId: row.appId,
+            endpointId: row.endpointId,
+            endpointUid: ep?.uid ?? null,
+            url: ep?.url ?? null,
+            failureClass: row.failureClass,
+            open: row.open,
+            replaying: row.replaying,
+            oldestAt: iso(row.oldestAt),
+            oldestAgeSeconds: Math.max(0, Math.floor((now - row.oldestAt) / 1000)),
+            lastSuccessAt: iso(row.lastSuccessAt),
+            circuit: {
+              state: circuit?.state ?? "closed",
+              since: iso(circuit?.since ?? ep?.createdAt ?? row.oldestAt),
+              nextProbeAt: iso(circuit?.nextProbeAt ?? null),
+            },
+            depth: row.depth,
+            depthCap: deps.config.dlqMaxPerEndpoint,
+            overflowed: row.overflowed,
+            lastOverflowAt: iso(row.lastOverflowAt),
+          });
+        }
+        return ok({ generatedAt: iso(now), data });
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: "GET",
+      path: `${base}/overflow`,
+      operationId: "hookline.dlq.overflow",
+      summary:
+        "Dead letters not kept as records because their endpoint was at its depth cap, newest " +
+        "first (their messages can still be resent until retention removes them)",
+      query: OverflowListQuery,
+      responses: {
+        200: { description: "A page of tombstones", schema: listOf(OverflowOut) },
+        404: dlqErrors[404],
+      },
+      handler: async ({ query }) => {
+        const where = await endpointFilter(store, query.app_id, query.endpoint_id);
+        const page = await store.listDeadLetterOverflow({
+          ...where,
+          limit: query.limit,
+          iterator: query.iterator,
+          order: query.order,
+        });
+        return ok(listAnswer({ ...page, data: page.data.map(overflowOut) }));
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: "GET",
+      path: `${base}/{dlq_id}`,
+      operationId: "hookline.dlq.get",
+      summary: "The whole record: payload as sent, every attempt (original and replays), history",
+      responses: {
+        200: { description: "The record", schema: DeadLetterRecordOut },
+        404: dlqErrors[404],
+      },
+      handler: async ({ params }) => {
+        const record = await store.getDeadLetterRecord(params.dlq_id!);
+        if (!record) throw new NotFoundError(`dead-letter record ${params.dlq_id}`);
+        return { status: 200, json: deadLetterRecordJson(record) };
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: "POST",
+      path: `${base}/{dlq_id}/replay`,
+      operationId: "hookline.dlq.replay",
+      summary:
+        "Replay one open or resolved record now: same bytes and webhook-id, fresh signature. " +
+        "200 with the attempt's outcome; 202 when it is queued (circuit open, endpoint busy)",
+      body: ReplayIn,
+      responses: {
+        200: { description: "Attempted: the outcome", schema: ReplayOut },
+        202: { description: "Queued: attempted later, the record tells", schema: ReplayOut },
+        ...dlqErrors,
+      },
+      handler: async ({ params, body, request }) => {
+        const answer = await dlq.replay(params.dlq_id!, {
+          actor: actorOf(request),
+          note: body?.note ?? null,
+        });
+        const out: z.output<typeof ReplayOut> = {
+          deadLetterId: params.dlq_id!,
+          deliveryId: answer.deliveryId,
+          result: answer.kind === "queued" ? "queued" : answer.succeeded ? "succeeded" : "failed",
+          detail: answer.kind === "queued" ? answer.reason : null,
+          attempt:
+            answer.kind === "attempted" && answer.attempt ? attemptOut(answer.attempt) : null,
+          record: deadLetterOut(answer.record),
+        };
+        return { status: answer.kind === "queued" ? 202 : 200, body: out };
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: "POST",
+      path: `${base}/{dlq_id}/resolve`,
+      operationId: "hookline.dlq.resolve",
+      summary: "Mark an open (or abandoned) record resolved, with a note",
+      body: DecisionIn,
+      responses: { 200: { description: "The record", schema: DeadLetterOut }, ...dlqErrors },
+      handler: async ({ params, body, request }) => {
+        const record = await dlq.resolve(params.dlq_id!, {
+          actor: actorOf(request),
+          note: body.note,
+        });
+        return ok(deadLetterOut(record));
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: "POST",
+      path: `${base}/{dlq_id}/abandon`,
+      operationId: "hookline.dlq.abandon",
+      summary: "Give up on an open record for good, with a note (it is kept until retention)",
+      body: DecisionIn,
+      responses: { 200: { description: "The record", schema: DeadLetterOut }, ...dlqErrors },
+      handler: async ({ params, body, request }) => {
+        const record = await dlq.abandon(params.dlq_id!, {
+          actor: actorOf(request),
+          note: body.note,
+        });
+        return ok(deadLetterOut(record));
+      },
+    }),
+  ];
+}

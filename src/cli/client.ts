@@ -1,0 +1,73 @@
+/**
+ * The CLI's HTTP client for a running hookline: JSON in and out, the admin token as a bearer
+ * token, and the API's error answers turned into one readable message.
+ */
+import { HooklineError } from "../errors.js";
+
+/** Where hookline runs and how to reach it; resolved by the entry point. */
+export interface Connection {
+  url: string;
+  token: string;
+}
+
+/** Calls the API; throws HooklineError("api", …) with the server's reason on a non-2xx answer. */
+export class ApiClient {
+  private readonly base: string;
+
+  constructor(private readonly connection: Connection) {
+    this.base = connection.url.replace(/\/+$/, "");
+  }
+
+  async get<T>(path: string, query: Record<string, string | undefined> = {}): Promise<T> {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "") q.set(k, v);
+    const suffix = q.size ? `?${q.toString()}` : "";
+    return (await this.call("GET", `${path}${suffix}`)).body as T;
+  }
+
+  async post<T>(path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    const answer = await this.call("POST", path, body ?? {});
+    return { status: answer.status, body: answer.body as T };
+  }
+
+  private async call(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: unknown }> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.connection.token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (err) {
+      throw new HooklineError("api", `cannot reach hookline at ${this.base}`, { cause: err });
+    }
+    const text = await res.text();
+    let parsed: unknown = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = text;
+    }
+    if (!res.ok) throw new HooklineError("api", `${res.status}: ${reasonOf(parsed)}`);
+    return { status: res.status, body: parsed };
+  }
+}
+
+/** The `detail` of an error answer, with every field of a 422 named. */
+function reasonOf(body: unknown): string {
+  const detail = (body as { detail?: unknown } | null)?.detail;
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail)) {
+    return detail
+      .map((p: { loc?: unknown[]; msg?: string }) => `${(p.loc ?? []).join(".")}: ${p.msg}`)
+      .join("; ");
+  }
+  return typeof body === "string" ? body : JSON.stringify(body);
+}

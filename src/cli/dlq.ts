@@ -1,0 +1,388 @@
+/**
+ * `hookline dlq …`: the operator's runbook from a terminal, against a running hookline over its
+ * API. Human output by default; `--json` prints the API's answers for scripts.
+ */
+import { Command, InvalidArgumentError, Option } from "commander";
+import type { z } from "zod";
+import type {
+  DeadLetterOut,
+  DeadLetterRecordOut,
+  DeadLetterSummaryOut,
+  ReplayJobOut,
+  ReplayOut,
+} from "../api/schemas/dead-letter.js";
+import { ConfigError } from "../errors.js";
+import { ApiClient } from "./client.js";
+import { ago, duration, parseTime, table } from "./format.js";
+import { ProgressBar } from "./progress.js";
+
+type RecordOut = z.output<typeof DeadLetterOut>;
+type WholeRecord = z.output<typeof DeadLetterRecordOut>;
+type Job = z.output<typeof ReplayJobOut>;
+type Page<T> = { data: T[]; iterator: string | null; done: boolean };
+
+/** What the entry point read from the environment (HOOKLINE_URL, HOOKLINE_TOKEN). */
+export interface DlqDefaults {
+  url?: string;
+  token?: string;
+}
+
+/** The CLI's outside world, passed in so commands can be run and tested without a process. */
+export interface CliIo {
+  out: { write(s: string): unknown; isTTY?: boolean };
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  setExitCode(code: number): void;
+}
+
+interface GlobalOptions {
+  url?: string;
+  token?: string;
+  json?: boolean;
+}
+
+/** Options shared by the commands that select records. */
+interface Selecting {
+  app?: string;
+  endpoint?: string;
+  class?: string;
+  eventType?: string;
+  since?: string;
+  until?: string;
+}
+
+interface ListOptions extends Selecting {
+  state?: string;
+  limit: string;
+  iterator?: string;
+  oldestFirst?: boolean;
+}
+
+interface BulkOptions extends Selecting {
+  ids?: string;
+  rate?: number;
+  canary?: number;
+  threshold?: number;
+  startAt?: string;
+  note?: string;
+  detach?: boolean;
+  interval: number;
+}
+
+const DEFAULT_URL = "http://127.0.0.1:8080";
+const FINISHED = new Set(["completed", "stopped", "cancelled"]);
+
+/** The `dlq` command and its subcommands. */
+export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
+  const dlq = new Command("dlq")
+    .description("inspect, replay and close dead-letter records of a running hookline")
+    .option("--url <url>", `hookline's URL (HOOKLINE_URL, default ${DEFAULT_URL})`)
+    .option("--token <token>", "the admin token (HOOKLINE_TOKEN)")
+    .option("--json", "print the API's JSON answers, for scripts");
+
+  const print = (s: string): void => void io.out.write(`${s}\n`);
+  const json = (v: unknown): void => print(JSON.stringify(v, null, 2));
+  const setup = (cmd: Command) => {
+    const o = cmd.optsWithGlobals<GlobalOptions>();
+    const token = o.token ?? defaults.token;
+    if (!token) throw new ConfigError("give the admin token with --token or HOOKLINE_TOKEN");
+    const api = new ApiClient({ url: o.url ?? defaults.url ?? DEFAULT_URL, token });
+    return { api, asJson: o.json === true };
+  };
+  const time = (name: string) => (value: string) => {
+    const t = parseTime(value, io.now());
+    if (!t) throw new InvalidArgumentError(`${name}: use ISO-8601 or a span back like 2h, 90m, 1d`);
+    return t;
+  };
+  const positive = (value: string) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("must be a positive number");
+    return n;
+  };
+  const count = (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a whole number");
+    return n;
+  };
+
+  dlq
+    .command("list")
+    .description("list records, newest first")
+    .option("--app <id>", "application id or uid")
+    .option("--endpoint <id>", "endpoint id (or uid, with --app)")
+    .option("--state <states>", "open, replaying, resolved, abandoned (comma-separated)")
+    .addOption(new Option("--class <class>", "failure class").choices(["exhausted", "permanent"]))
+    .option("--event-type <type>", "event type")
+    .option("--since <time>", "dead-lettered at or after (ISO-8601 or 2h, 1d…)", time("--since"))
+    .option("--until <time>", "dead-lettered before", time("--until"))
+    .option("--limit <n>", "records per page (1–250)", "50")
+    .option("--iterator <it>", "continue after this record (from the previous page)")
+    .option("--oldest-first", "oldest first")
+    .action(async (o: ListOptions, cmd: Command) => {
+      const { api, asJson } = setup(cmd);
+      const page = await api.get<Page<RecordOut>>("/api/v1/dlq", {
+        app_id: o.app,
+        endpoint_id: o.endpoint,
+        state: o.state,
+        failure_class: o.class,
+        event_type: o.eventType,
+        since: o.since,
+        until: o.until,
+        limit: o.limit,
+        iterator: o.iterator,
+        order: o.oldestFirst ? "ascending" : undefined,
+      });
+      if (asJson) return json(page);
+      const now = io.now();
+      print(
+        table(
+          ["ID", "STATE", "CLASS", "ENDPOINT", "EVENT TYPE", "DEAD-LETTERED", "REPLAYS", "FINAL"],
+          page.data.map((r) => [
+            r.id,
+            r.state,
+            r.failureClass,
+            r.endpointId,
+            r.eventType,
+            ago(r.deadLetteredAt, now),
+            r.replayCount,
+            r.finalStatus !== null ? `HTTP ${r.finalStatus}` : r.finalError,
+          ]),
+        ),
+      );
+      if (!page.done) print(`more: --iterator ${page.iterator}`);
+    });
+
+  dlq
+    .command("show <id>")
+    .description("the whole record: attempts, history, payload")
+    .action(async (id: string, _o: object, cmd: Command) => {
+      const { api, asJson } = setup(cmd);
+      const r = await api.get<WholeRecord>(`/api/v1/dlq/${encodeURIComponent(id)}`);
+      if (asJson) return json(r);
+      print(describeRecord(r, io.now()));
+    });
+
+  dlq
+    .command("summary")
+    .description("open records by endpoint and failure class, with each endpoint's health")
+    .option("--app <id>", "application id or uid")
+    .action(async (o: { app?: string }, cmd: Command) => {
+      const { api, asJson } = setup(cmd);
+      const s = await api.get<z.output<typeof DeadLetterSummaryOut>>("/api/v1/dlq/summary", {
+        app_id: o.app,
+      });
+      if (asJson) return json(s);
+      if (s.data.length === 0) return print("no open dead-letter records");
+      const now = io.now();
+      print(
+        table(
+          ["ENDPOINT", "URL", "CLASS", "OPEN", "REPLAYING", "OLDEST", "LAST SUCCESS", "CIRCUIT"],
+          s.data.map((g) => [
+            g.endpointUid ?? g.endpointId,
+            g.url,
+            g.failureClass,
+            g.open,
+            g.replaying,
+            duration(g.oldestAgeSeconds * 1000),
+            ago(g.lastSuccessAt, now),
+            g.circuit.state,
+          ]),
+        ),
+      );
+      for (const g of s.data.filter((x) => x.overflowed > 0)) {
+        print(
+          `! ${g.endpointId}: ${g.overflowed} dead letters not kept (depth cap ${g.depthCap}); ` +
+            "see GET /api/v1/dlq/overflow",
+        );
+      }
+    });
+
+  dlq
+    .command("replay <id>")
+    .description("replay one record now and show the outcome (exit code 2 if it failed)")
+    .option("--note <text>", "why, for the record's history")
+    .action(async (id: string, o: { note?: string }, cmd: Command) => {
+      const { api, asJson } = setup(cmd);
+      const { body } = await api.post<z.output<typeof ReplayOut>>(
+        `/api/v1/dlq/${encodeURIComponent(id)}/replay`,
+        o.note ? { note: o.note } : {},
+      );
+      if (body.result === "failed") io.setExitCode(2);
+      if (asJson) return json(body);
+      const a = body.attempt;
+      const what = a
+        ? `${a.status !== null ? `HTTP ${a.status}` : a.error} in ${a.durationMs} ms`
+        : (body.detail ?? "");
+      print(`${body.result}: ${what}`);
+      print(`${id} is ${body.record.state} (replays: ${body.record.replayCount})`);
+    });
+
+  dlq
+    .command("replay-bulk")
+    .description("replay open records in the background: a canary sample first, then the rest")
+    .option("--app <id>", "application id or uid")
+    .option("--endpoint <id>", "endpoint id (or uid, with --app)")
+    .option("--since <time>", "dead-lettered at or after (ISO-8601 or 2h, 1d…)", time("--since"))
+    .option("--until <time>", "dead-lettered before", time("--until"))
+    .addOption(new Option("--class <class>", "failure class").choices(["exhausted", "permanent"]))
+    .option("--event-type <type>", "event type")
+    .option("--ids <ids>", "exactly these records (comma-separated)")
+    .option("--rate <n>", "replays per second", positive)
+    .option("--canary <n>", "sample replayed first (0: none)", count)
+    .option("--threshold <percent>", "the sample's success rate needed to go on", positive)
+    .option("--start-at <time>", "start later (ISO-8601)", time("--start-at"))
+    .option("--note <text>", "why, for the records' history")
+    .option("--detach", "start the job and return; follow it with `hookline dlq job <id>`")
+    .option("--interval <ms>", "how often to look at the job", count, 500)
+    .action(async (o: BulkOptions, cmd: Command) => {
+      const { api, asJson } = setup(cmd);
+      const { body: job } = await api.post<Job>("/api/v1/dlq/replay", {
+        appId: o.app,
+        endpointId: o.endpoint,
+        since: o.since,
+        until: o.until,
+        failureClass: o.class,
+        eventType: o.eventType,
+        ids: o.ids ? o.ids.split(",").filter(Boolean) : undefined,
+        ratePerSecond: o.rate,
+        canarySize: o.canary,
+        canaryThreshold: o.threshold === undefined ? undefined : o.threshold / 100,
+        startAt: o.startAt,
+        note: o.note,
+      });
+      if (o.detach) return asJson ? json(job) : print(`started ${job.id} (${job.state})`);
+      if (!asJson) print(`job ${job.id}: ${describeSelection(job)}`);
+      await follow(api, job.id, asJson, o.interval);
+    });
+
+  dlq
+    .command("job <jobId>")
+    .description("a bulk replay job's progress (--watch to follow it)")
+    .option("--watch", "follow it until it ends")
+    .option("--interval <ms>", "how often to look at the job", count, 500)
+    .action(async (jobId: string, o: { watch?: boolean; interval: number }, cmd: Command) => {
+      const { api, asJson } = setup(cmd);
+      if (o.watch) return follow(api, jobId, asJson, o.interval);
+      const job = await api.get<Job>(`/api/v1/dlq/replay/${encodeURIComponent(jobId)}`);
+      if (asJson) return json(job);
+      print(`${job.id}: ${describeSelection(job)}`);
+      print(`${job.state}${job.reason ? ` — ${job.reason}` : ""}`);
+    });
+
+  dlq
+    .command("cancel <jobId>")
+    .description("cancel a bulk replay job")
+    .action(async (jobId: string, _o: object, cmd: Command) => {
+      const { api, asJson } = setup(cmd);
+      const { body } = await api.post<Job>(
+        `/api/v1/dlq/replay/${encodeURIComponent(jobId)}/cancel`,
+      );
+      if (asJson) return json(body);
+      print(`${body.id} is cancelled; ${body.progress.withdrawn} queued replays withdrawn`);
+    });
+
+  for (const verb of ["resolve", "abandon"] as const) {
+    dlq
+      .command(`${verb} <id>`)
+      .description(
+        verb === "resolve"
+          ? "mark a record resolved (the matter is dealt with), with a note"
+          : "give up on a record for good, with a note",
+      )
+      .requiredOption("--note <text>", "what was done and why, for the record's history")
+      .action(async (id: string, o: { note: string }, cmd: Command) => {
+        const { api, asJson } = setup(cmd);
+        const { body } = await api.post<RecordOut>(
+          `/api/v1/dlq/${encodeURIComponent(id)}/${verb}`,
+          {
+            note: o.note,
+          },
+        );
+        if (asJson) return json(body);
+        print(`${body.id} is ${body.state}`);
+      });
+  }
+
+  /** Polls the job with a progress bar (or quietly, for --json) until it ends. */
+  async function follow(
+    api: ApiClient,
+    jobId: string,
+    asJson: boolean,
+    interval: number,
+  ): Promise<void> {
+    const bar = asJson ? null : new ProgressBar(io.out);
+    for (;;) {
+      const job = await api.get<Job>(`/api/v1/dlq/replay/${encodeURIComponent(jobId)}`);
+      bar?.update(job);
+      if (FINISHED.has(job.state)) {
+        bar?.done();
+        if (job.state !== "completed") io.setExitCode(2);
+        if (asJson) return json(job);
+        return print(`${job.state}${job.reason ? `: ${job.reason}` : ""}`);
+      }
+      await io.sleep(interval);
+    }
+  }
+
+  return dlq;
+}
+
+function describeSelection(job: Job): string {
+  const s = job.selection;
+  const parts = [
+    s.ids ? `${s.ids.length} listed records` : null,
+    s.appId ? `application ${s.appId}` : null,
+    s.endpointId ? `endpoint ${s.endpointId}` : null,
+    s.failureClass ? `class ${s.failureClass}` : null,
+    s.eventType ? `event type ${s.eventType}` : null,
+    s.since ? `since ${s.since}` : null,
+    s.until ? `until ${s.until}` : null,
+  ].filter(Boolean);
+  const canary = job.canary.size
+    ? `canary ${job.canary.size} at ${Math.round(job.canary.threshold * 100)} %`
+    : "no canary";
+  return `${parts.join(", ")}; ${job.ratePerSecond}/s, ${canary}`;
+}
+
+function describeRecord(r: WholeRecord, now: number): string {
+  const lines = [
+    `${r.id}  ${r.state}  (${r.failureClass}: ${r.reason})`,
+    table(
+      ["", ""],
+      [
+        ["application", r.appId],
+        ["endpoint", r.endpointId],
+        ["message", `${r.messageId} (event ${r.eventId ?? "-"}, type ${r.eventType})`],
+        ["final", r.finalStatus !== null ? `HTTP ${r.finalStatus}` : r.finalError],
+        ["first attempt", r.firstAttemptAt],
+        ["last attempt", r.lastAttemptAt],
+        ["dead-lettered", `${r.deadLetteredAt} (${ago(r.deadLetteredAt, now)})`],
+        ["replays", `${r.replayCount} (${r.failedReplays} failed in a row)`],
+      ],
+    )
+      .split("\n")
+      .slice(1)
+      .join("\n"),
+    "",
+    "attempts",
+    table(
+      ["AT", "TRIGGER", "RESULT", "MS"],
+      r.attempts.map((a) => [
+        a.at,
+        a.trigger,
+        a.status !== null ? `HTTP ${a.status}` : `${a.error}`,
+        a.durationMs,
+      ]),
+    ),
+    "",
+    "history",
+    table(
+      ["AT", "WHO", "ACTION", "RESULT", "NOTE"],
+      r.history.map((h) => [h.at, h.actor, h.action, h.result, h.note]),
+    ),
+    "",
+    "payload",
+    JSON.stringify(r.payload, null, 2),
+  ];
+  return lines.join("\n");
+}

@@ -1,0 +1,52 @@
+/** Plain-text tables and durations for the CLI's human output (`--json` prints the API's JSON). */
+
+/** Left-aligned columns separated by two spaces, a header line first. */
+export function table(headers: string[], rows: (string | number | null)[][]): string {
+  const cells = [headers, ...rows.map((r) => r.map((c) => (c === null ? "-" : String(c))))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
+  return cells
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}
+
+/** "3d 4h", "12m 5s", "40s": the two largest units of a span. */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const units: [string, number][] = [
+    ["d", Math.floor(s / 86_400)],
+    ["h", Math.floor((s % 86_400) / 3600)],
+    ["m", Math.floor((s % 3600) / 60)],
+    ["s", s % 60],
+  ];
+  const first = units.findIndex(([, n]) => n > 0);
+  if (first === -1) return "0s";
+  return units
+    .slice(first, first + 2)
+    .filter(([, n]) => n > 0)
+    .map(([u, n]) => `${n}${u}`)
+    .join(" ");
+}
+
+/** How long ago an ISO time was, from `now`; "-" for none. */
+export function ago(iso: string | null, now: number): string {
+  return iso ? `${duration(now - Date.parse(iso))} ago` : "-";
+}
+
+/**
+ * A time given on the command line: ISO-8601, or a span back from `now` such as `90m`, `2h`,
+ * `1d` (for "since the outage began two hours ago"). Returns ISO-8601, or null when unreadable.
+ */
+export function parseTime(value: string, now: number): string | null {
+  const span = /^(\d+)(s|m|h|d)$/.exec(value.trim());
+  if (span) {
+    const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[span[2] as "s"];
+    return new Date(now - Number(span[1]) * unit).toISOString();
+  }
+  const t = Date.parse(value);
+  return Number.isNaN(t) || !/\d{4}-\d{2}-\d{2}/.test(value) ? null : new Date(t).toISOString();
+}

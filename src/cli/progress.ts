@@ -1,0 +1,53 @@
+/**
+ * A text progress bar for a bulk replay job, redrawn in place on a terminal and written a line
+ * per change otherwise (so a CI log shows the job's steps without a flood of lines).
+ */
+
+/** What the bar shows of a job (the API's ReplayJobOut, in part). */
+export interface JobProgress {
+  state: string;
+  stage: string;
+  startAt: string;
+  reason: string | null;
+  progress: {
+    total: number | null;
+    succeeded: number;
+    failed: number;
+    skipped: number;
+    withdrawn: number;
+    outstanding: number;
+  };
+}
+
+/** One line: `[=========-----------] 12/25  ok 10  failed 2  skipped 0  canary  running`. */
+export function renderProgress(job: JobProgress, width = 30): string {
+  const p = job.progress;
+  if (job.state === "scheduled") return `scheduled to start at ${job.startAt}`;
+  if (p.total === null) return `${job.state}: selecting records…`;
+  const done = p.succeeded + p.failed + p.skipped + p.withdrawn;
+  const filled = p.total === 0 ? width : Math.round((done / p.total) * width);
+  const bar = `[${"=".repeat(filled)}${"-".repeat(width - filled)}]`;
+  const counts = `ok ${p.succeeded}  failed ${p.failed}  skipped ${p.skipped}`;
+  const stage = job.state === "running" ? `  ${job.stage}` : "";
+  return `${bar} ${done}/${p.total}  ${counts}${stage}  ${job.state}`;
+}
+
+/** Writes successive renderings to a stream. */
+export class ProgressBar {
+  private last = "";
+
+  constructor(private readonly out: { write(s: string): unknown; isTTY?: boolean }) {}
+
+  update(job: JobProgress): void {
+    const line = renderProgress(job);
+    if (line === this.last) return;
+    this.last = line;
+    if (this.out.isTTY) this.out.write(`\r\x1b[2K${line}`);
+    else this.out.write(`${line}\n`);
+  }
+
+  /** Ends the line the bar was drawn on. */
+  done(): void {
+    if (this.out.isTTY && this.last) this.out.write("\n");
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * What a bulk replay job does next, decided purely from its progress: queue another replay, wait
+ * for results, move from the canary to the rest, or finish (and why).
+ */
+import type { ReplayJob } from "../domain/types.js";
+
+/** One step of a running job. */
+export type JobStep =
+  | { kind: "enqueue" }
+  | { kind: "wait"; reason: string }
+  | { kind: "advance"; reason: string }
+  | { kind: "finish"; state: "completed" | "stopped"; reason: string };
+
+const percent = (x: number) => `${Math.round(x * 1000) / 10} %`;
+
+/**
+ * The next step of a running job. `window` bounds the replays out at once (queued, result not
+ * in): replays held back by a busy endpoint or an open circuit cannot pile up and then arrive
+ * together, faster than the job's rate.
+ */
+export function nextJobStep(job: ReplayJob, window: number): JobStep {
+  const p = job.progress;
+  const waiting = (p.total ?? 0) - p.queued - p.skipped;
+  const out = p.queued - p.succeeded - p.failed - p.withdrawn;
+  const tried = p.succeeded + p.failed;
+  if (job.stage === "canary") {
+    if (p.queued < job.canarySize && waiting > 0) return { kind: "enqueue" };
+    if (out > 0) {
+      return { kind: "wait", reason: `canary: waiting for ${out} of ${p.queued} results` };
+    }
+    if (tried === 0) return finished(job);
+    const rate = p.succeeded / tried;
+    const sample = `canary: ${p.succeeded} of ${tried} replays succeeded (${percent(rate)})`;
+    if (rate < job.canaryThreshold) {
+      return {
+        kind: "finish",
+        state: "stopped",
+        reason:
+          `${sample}, below the ${percent(job.canaryThreshold)} threshold; ` +
+          `the other ${waiting} selected records were not replayed`,
+      };
+    }
+    return { kind: "advance", reason: `${sample}; replaying the rest` };
+  }
+  if (waiting > 0) {
+    if (out >= window) {
+      return { kind: "wait", reason: `waiting for results: ${out} replays out at once` };
+    }
+    return { kind: "enqueue" };
+  }
+  if (out > 0) return { kind: "wait", reason: `waiting for the last ${out} results` };
+  return finished(job);
+}
+
+function finished(job: ReplayJob): JobStep {
+  const p = job.progress;
+  return {
+    kind: "finish",
+    state: "completed",
+    reason:
+      `${p.total ?? 0} selected: ${p.succeeded} delivered, ${p.failed} failed, ` +
+      `${p.skipped} skipped`,
+  };
+}
+
+/** Replays out at once for a job at `ratePerSecond`: about one second's worth, at least one. */
+export function replayWindow(ratePerSecond: number): number {
+  return Math.max(1, Math.ceil(ratePerSecond));
+}

@@ -1,0 +1,266 @@
+/**
+ * Runs bulk replay jobs in the background. Each job takes its selection once, then queues one
+ * replay per token of its rate (a token bucket on the injected clock), waits for the canary
+ * sample's results before going on, and stops when cancelled. Replays are ordinary deliveries, so
+ * the engine's per-endpoint limit and circuit breaker apply to them. All of a job's state is in
+ * the store: after a restart the job carries on, and no record is replayed twice by one job.
+ */
+import type { Clock, TimerHandle } from "../clock.js";
+import type { ReplayJob } from "../domain/types.js";
+import type { EngineControl } from "../engine/control.js";
+import type { EngineEvents } from "../engine/events.js";
+import { newId } from "../ids.js";
+import type { Store } from "../store/port.js";
+import { nextJobStep, replayWindow } from "./job-step.js";
+import { TokenBucket } from "./token-bucket.js";
+
+/** Where the runner reports jobs starting, ending and failing (pino fits). */
+export interface RunnerLogger {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** What the runner needs, passed in by the entry point. */
+export interface ReplayRunnerDeps {
+  store: Store;
+  engine: EngineControl;
+  events: EngineEvents;
+  clock: Clock;
+  settings: {
+    /** Failed replays in a row after which a record is abandoned; 0: never. */
+    maxReplays: number;
+    /** How long a claimed job is this runner's (renewed as it runs). */
+    leaseMs?: number;
+    /** Jobs run at once. */
+    maxJobs?: number;
+    /** Real-time safety net for waits: look at the store again at least this often. */
+    pollMs?: number;
+  };
+  logger?: RunnerLogger;
+}
+
+/** Wakes a job's loop when something it may be waiting for has happened. */
+class Signal {
+  version = 0;
+  private waiters = new Set<() => void>();
+
+  bump(): void {
+    this.version++;
+    for (const w of this.waiters) w();
+    this.waiters.clear();
+  }
+
+  /** Resolves once bumped after `seen`, or when `timer` resolves. */
+  wait(seen: number, timer: (done: () => void) => () => void): Promise<void> {
+    if (this.version !== seen) return Promise.resolve();
+    return new Promise((resolve) => {
+      let cancel = () => {};
+      const done = () => {
+        cancel();
+        this.waiters.delete(done);
+        resolve();
+      };
+      this.waiters.add(done);
+      cancel = timer(done);
+    });
+  }
+}
+
+interface JobRun {
+  signal: Signal;
+  stopped: boolean;
+  done: Promise<void>;
+}
+
+/** See the module comment. */
+export class ReplayJobRunner {
+  private running = false;
+  private readonly runs = new Map<string, JobRun>();
+  private timer: TimerHandle | null = null;
+  private ticking = false;
+  private tickAgain = false;
+  private offEvents: (() => void) | null = null;
+  private readonly leaseMs: number;
+  private readonly maxJobs: number;
+  private readonly pollMs: number;
+
+  constructor(private readonly deps: ReplayRunnerDeps) {
+    this.leaseMs = deps.settings.leaseMs ?? 60_000;
+    this.maxJobs = deps.settings.maxJobs ?? 4;
+    this.pollMs = deps.settings.pollMs ?? 1_000;
+  }
+
+  /** Takes up jobs left running by a previous process, then runs jobs as they come due. */
+  async start(): Promise<void> {
+    await this.deps.store.releaseReplayJobs();
+    this.running = true;
+    this.offEvents = this.deps.events.on((e) => {
+      if (e.type !== "dead-letter") return;
+      if (e.change.kind === "replay_succeeded" || e.change.kind === "replay_failed") {
+        for (const run of this.runs.values()) run.signal.bump();
+      }
+    });
+    this.wake();
+  }
+
+  /** Stops every job loop (the jobs stay running in the store, to be taken up again). */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.offEvents?.();
+    if (this.timer) this.deps.clock.clearTimer(this.timer);
+    for (const run of this.runs.values()) {
+      run.stopped = true;
+      run.signal.bump();
+    }
+    await Promise.allSettled([...this.runs.values()].map((r) => r.done));
+  }
+
+  /** A job was created or cancelled: look now rather than at the next timer. */
+  wake(): void {
+    if (!this.running) return;
+    for (const run of this.runs.values()) run.signal.bump();
+    void this.tick();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
+    this.ticking = true;
+    try {
+      do {
+        this.tickAgain = false;
+        const free = this.maxJobs - this.runs.size;
+        if (free > 0) {
+          const now = this.deps.clock.now();
+          const jobs = await this.deps.store.claimReplayJobs({
+            now,
+            leaseUntil: now + this.leaseMs,
+            limit: free,
+          });
+          for (const job of jobs) if (!this.runs.has(job.id)) this.launch(job);
+        }
+        await this.armTimer();
+      } while (this.tickAgain && this.running);
+    } catch (err) {
+      this.deps.logger?.error({ err }, "taking up replay jobs failed; trying again in 1 s");
+      this.arm(1000);
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async armTimer(): Promise<void> {
+    const next = await this.deps.store.nextReplayJobAt();
+    if (next === null) {
+      if (this.timer) this.deps.clock.clearTimer(this.timer);
+      this.timer = null;
+      return;
+    }
+    this.arm(Math.max(0, next - this.deps.clock.now()));
+  }
+
+  private arm(ms: number): void {
+    if (!this.running) return;
+    if (this.timer) this.deps.clock.clearTimer(this.timer);
+    this.timer = this.deps.clock.setTimer(() => {
+      this.timer = null;
+      this.wake();
+    }, ms);
+  }
+
+  private launch(job: ReplayJob): void {
+    const run: JobRun = { signal: new Signal(), stopped: false, done: Promise.resolve() };
+    this.runs.set(job.id, run);
+    run.done = this.runJob(job, run)
+      .catch((err: unknown) => this.deps.logger?.error({ err, jobId: job.id }, "replay job failed"))
+      .finally(() => {
+        this.runs.delete(job.id);
+        this.wake();
+      });
+  }
+
+  private async runJob(claimed: ReplayJob, run: JobRun): Promise<void> {
+    const { store, clock, logger } = this.deps;
+    const prepared = await store.prepareReplayJob(claimed.id, clock.now());
+    if (!prepared) return;
+    logger?.info(
+      { jobId: prepared.id, selected: prepared.progress.total, stage: prepared.stage },
+      "replay job running",
+    );
+    const bucket = new TokenBucket(prepared.ratePerSecond, () => clock.now());
+    const window = replayWindow(prepared.ratePerSecond);
+    let shownReason = prepared.reason;
+    while (this.running && !run.stopped) {
+      const seen = run.signal.version;
+      try {
+        const now = clock.now();
+        const job = await store.updateReplayJob({
+          id: prepared.id,
+          now,
+          leaseUntil: now + this.leaseMs,
+        });
+        // Cancelled (or finished elsewhere): nothing more to do here.
+        if (!job) return;
+        const step = nextJobStep(job, window);
+        const update = { id: job.id, now, leaseUntil: now + this.leaseMs };
+        switch (step.kind) {
+          case "enqueue": {
+            const wait = bucket.take();
+            if (wait > 0) {
+              await run.signal.wait(seen, (done) => this.clockTimer(done, wait));
+              break;
+            }
+            const queued = await store.enqueueJobReplays({
+              jobId: job.id,
+              limit: 1,
+              now,
+              abandonAfter: this.deps.settings.maxReplays || null,
+              newDeliveryId: () => newId("dlv", now),
+            });
+            if (queued.queued.length) this.deps.engine.wake();
+            break;
+          }
+          case "wait":
+            if (step.reason !== shownReason) {
+              await store.updateReplayJob({ ...update, reason: step.reason });
+              shownReason = step.reason;
+            }
+            await run.signal.wait(seen, (done) => this.realTimer(done, this.pollMs));
+            break;
+          case "advance":
+            await store.updateReplayJob({ ...update, stage: "rest", reason: step.reason });
+            shownReason = step.reason;
+            logger?.info({ jobId: job.id, reason: step.reason }, "replay job canary passed");
+            break;
+          case "finish":
+            await store.updateReplayJob({
+              ...update,
+              finish: { state: step.state, reason: step.reason },
+            });
+            logger?.info(
+              { jobId: job.id, state: step.state, reason: step.reason },
+              "replay job ended",
+            );
+            return;
+        }
+      } catch (err) {
+        logger?.error({ err, jobId: claimed.id }, "replay job step failed; trying again in 1 s");
+        await run.signal.wait(seen, (done) => this.realTimer(done, 1000));
+      }
+    }
+  }
+
+  private clockTimer(done: () => void, ms: number): () => void {
+    const handle = this.deps.clock.setTimer(done, ms);
+    return () => this.deps.clock.clearTimer(handle);
+  }
+
+  private realTimer(done: () => void, ms: number): () => void {
+    const t = setTimeout(done, ms);
+    t.unref?.();
+    return () => clearTimeout(t);
+  }
+}

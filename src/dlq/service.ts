@@ -1,0 +1,265 @@
+/**
+ * The dead-letter queue as people use it: replay one record and wait for the outcome, resolve or
+ * abandon with a note, start and cancel bulk replay jobs. Nothing here moves a record by itself;
+ * every change starts with a person's request (or a job a person started).
+ */
+import type { Clock } from "../clock.js";
+import type { Attempt, DeadLetter, ReplayJob, ReplaySelection } from "../domain/types.js";
+import type { EngineControl } from "../engine/control.js";
+import type { EngineEvent, EngineEvents } from "../engine/events.js";
+import { resolvePolicy, type PolicyDefaults } from "../engine/policy.js";
+import { ConflictError, NotFoundError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { DeadLetterChange, DeadLetterDecided, Store } from "../store/port.js";
+
+/** The DLQ's settings, from the configuration. */
+export interface DlqSettings {
+  /** Failed replays in a row after which a record is abandoned; 0: never. */
+  maxReplays: number;
+  /** Defaults of a bulk replay. */
+  replayRate: number;
+  canarySize: number;
+  canaryThreshold: number;
+}
+
+/** What the DLQ service needs, passed in by the entry point. */
+export interface DlqDeps {
+  store: Store;
+  engine: EngineControl;
+  /** The domain event bus the engine announces on; the DLQ announces people's decisions on it. */
+  events: EngineEvents;
+  clock: Clock;
+  policyDefaults: PolicyDefaults;
+  settings: DlqSettings;
+  /** Told when a job is created or cancelled, so it is picked up (or let go) at once. */
+  jobs?: { wake(): void };
+}
+
+/** What a single replay came to within the wait. */
+export type ReplayAnswer =
+  | {
+      kind: "attempted";
+      record: DeadLetter;
+      deliveryId: string;
+      succeeded: boolean;
+      /** Null when the replay ended without a request (its endpoint was disabled meanwhile). */
+      attempt: Attempt | null;
+    }
+  | { kind: "queued"; record: DeadLetter; deliveryId: string; reason: string };
+
+/** A bulk replay as asked for; unset options take the configured defaults. */
+export interface BulkReplayRequest {
+  selection: ReplaySelection;
+  ratePerSecond?: number;
+  canarySize?: number;
+  canaryThreshold?: number;
+  startAt?: number;
+  note?: string | null;
+  actor: string;
+  task?: ReplayJob["task"];
+}
+
+/** How long a single replay waits beyond the endpoint's request timeout for the outcome. */
+const REPLAY_WAIT_MARGIN_MS = 5_000;
+
+/** The dead-letter queue's operations; see the module comment. */
+export class DeadLetterQueue {
+  constructor(private readonly deps: DlqDeps) {}
+
+  /**
+   * Replays one record: the same bytes and webhook-id, freshly signed, through the engine like
+   * any delivery. Waits for the outcome up to the endpoint's timeout plus a margin; answers
+   * `queued` at once when the endpoint's circuit is open (the replay waits for the probe), or when
+   * the wait ends first.
+   */
+  async replay(id: string, by: { actor: string; note: string | null }): Promise<ReplayAnswer> {
+    const { store, clock } = this.deps;
+    const record = await this.require(id);
+    const endpoint = await store.getEndpoint(record.endpointId);
+    if (!endpoint) throw new NotFoundError(`endpoint ${record.endpointId}`);
+    if (endpoint.disabled) {
+      const why = endpoint.disabledReason ? ` (${endpoint.disabledReason})` : "";
+      throw new ConflictError(
+        `endpoint ${endpoint.id} is disabled${why}; enable it before replaying`,
+      );
+    }
+    const now = clock.now();
+    const deliveryId = newId("dlv", now);
+    const app = await store.findApplication(record.appId);
+    const policy = resolvePolicy(
+      this.deps.policyDefaults,
+      app?.deliveryPolicy ?? null,
+      endpoint.deliveryPolicy,
+    );
+    // Listen before queueing, so an outcome that comes quickly cannot be missed.
+    const outcome = this.outcomeOf(deliveryId, policy.timeoutMs + REPLAY_WAIT_MARGIN_MS);
+    const queued = await store.enqueueReplay({
+      deadLetterId: id,
+      deliveryId,
+      now,
+      actor: by.actor,
+      note: by.note,
+      abandonAfter: this.deps.settings.maxReplays || null,
+    });
+    if (!queued.ok) {
+      outcome.cancel();
+      throw refusal(id, queued.record, "replayed", ["open", "resolved"]);
+    }
+    this.deps.engine.wake();
+    const circuit = await this.circuitOf(endpoint.id);
+    if (circuit.state === "open" && (circuit.nextProbeAt ?? 0) > now) {
+      outcome.cancel();
+      const at = new Date(circuit.nextProbeAt!).toISOString();
+      return {
+        kind: "queued",
+        record: queued.record,
+        deliveryId,
+        reason: `the endpoint's circuit is open: the replay is queued behind its probe at ${at}`,
+      };
+    }
+    const event = await outcome.promise;
+    const after = (await store.getDeadLetter(id)) ?? queued.record;
+    if (!event) {
+      return {
+        kind: "queued",
+        record: after,
+        deliveryId,
+        reason:
+          "the replay was not attempted within the wait (the endpoint is busy); " +
+          "the record is updated when it is",
+      };
+    }
+    return {
+      kind: "attempted",
+      record: after,
+      deliveryId,
+      succeeded: event.state === "succeeded",
+      attempt: event.attempt,
+    };
+  }
+
+  /** open or abandoned → resolved: a person says the matter is dealt with. */
+  async resolve(id: string, by: { actor: string; note: string }): Promise<DeadLetter> {
+    const now = this.deps.clock.now();
+    const done = await this.deps.store.resolveDeadLetter({ id, ...by, now });
+    return this.decided(id, done, "resolved", ["open", "abandoned"], by.actor, now);
+  }
+
+  /** open → abandoned: a person gives up on delivering it. */
+  async abandon(id: string, by: { actor: string; note: string }): Promise<DeadLetter> {
+    const now = this.deps.clock.now();
+    const done = await this.deps.store.abandonDeadLetter({ id, ...by, now });
+    return this.decided(id, done, "abandoned", ["open"], by.actor, now);
+  }
+
+  /** Creates a bulk replay job; it runs in the background from `startAt` (default: now). */
+  async startBulkReplay(req: BulkReplayRequest): Promise<ReplayJob> {
+    const { settings } = this.deps;
+    const now = this.deps.clock.now();
+    const job = await this.deps.store.createReplayJob({
+      id: newId("job", now),
+      task: req.task ?? "dlq.replay",
+      selection: req.selection,
+      ratePerSecond: req.ratePerSecond ?? settings.replayRate,
+      canarySize: req.canarySize ?? settings.canarySize,
+      canaryThreshold: req.canaryThreshold ?? settings.canaryThreshold,
+      startAt: Math.max(now, req.startAt ?? now),
+      createdBy: req.actor,
+      note: req.note ?? null,
+      now,
+    });
+    this.deps.jobs?.wake();
+    return job;
+  }
+
+  async job(id: string): Promise<ReplayJob> {
+    const job = await this.deps.store.getReplayJob(id);
+    if (!job) throw new NotFoundError(`replay job ${id}`);
+    return job;
+  }
+
+  /** Stops a scheduled or running job; replays queued but not yet sent are withdrawn. */
+  async cancelJob(id: string, actor: string): Promise<ReplayJob> {
+    const done = await this.deps.store.cancelReplayJob({ id, actor, now: this.deps.clock.now() });
+    if (!done.ok) {
+      if (!done.job) throw new NotFoundError(`replay job ${id}`);
+      throw new ConflictError(
+        `replay job ${id} is ${done.job.state}; only a scheduled or running job can be cancelled`,
+      );
+    }
+    this.deps.jobs?.wake();
+    return done.job;
+  }
+
+  private async require(id: string): Promise<DeadLetter> {
+    const record = await this.deps.store.getDeadLetter(id);
+    if (!record) throw new NotFoundError(`dead-letter record ${id}`);
+    return record;
+  }
+
+  private async circuitOf(endpointId: string) {
+    const live = this.deps.engine.endpointStatus(endpointId)?.circuit;
+    if (live) return live;
+    return (await this.deps.store.getCircuit(endpointId)) ?? { state: "closed", nextProbeAt: null };
+  }
+
+  private decided(
+    id: string,
+    done: DeadLetterDecided,
+    to: "resolved" | "abandoned",
+    from: DeadLetter["state"][],
+    actor: string,
+    at: number,
+  ): DeadLetter {
+    if (!done.ok) throw refusal(id, done.record, to, from);
+    const r = done.record;
+    const change: DeadLetterChange = {
+      kind: to,
+      deadLetterId: r.id,
+      appId: r.appId,
+      endpointId: r.endpointId,
+      deliveryId: null,
+      actor,
+      at,
+      detail: `${to} by ${actor}`,
+    };
+    this.deps.events.emit({ type: "dead-letter", change });
+    return r;
+  }
+
+  /** Resolves with the committed final event of a delivery, or null after `timeoutMs`. */
+  private outcomeOf(deliveryId: string, timeoutMs: number) {
+    type Final = Extract<EngineEvent, { type: "delivery" }>;
+    let cancel = () => {};
+    const promise = new Promise<Final | null>((resolve) => {
+      const timer = setTimeout(() => finish(null), timeoutMs);
+      const off = this.deps.events.on((e) => {
+        if (e.type === "delivery" && e.deliveryId === deliveryId && e.state !== "pending") {
+          finish(e);
+        }
+      });
+      const finish = (e: Final | null) => {
+        clearTimeout(timer);
+        off();
+        resolve(e);
+      };
+      cancel = () => finish(null);
+    });
+    return { promise, cancel: () => cancel() };
+  }
+}
+
+/** 404 for no record, else 409 naming the state and what would be allowed. */
+function refusal(
+  id: string,
+  record: DeadLetter | null,
+  verb: string,
+  allowed: DeadLetter["state"][],
+): Error {
+  if (!record) return new NotFoundError(`dead-letter record ${id}`);
+  const why =
+    record.state === "replaying"
+      ? "a replay of it is already in progress; wait for its outcome"
+      : `only ${allowed.join(" or ")} records can be ${verb}`;
+  return new ConflictError(`record ${id} is ${record.state}: ${why}`);
+}

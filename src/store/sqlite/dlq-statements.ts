@@ -1,0 +1,130 @@
+/** The SQLite statements of the dead-letter queue and its replay jobs, prepared once. */
+import type { Database as Db, Statement } from "better-sqlite3";
+
+/** The prepared statements of records and single replays. */
+export type DeadLetterStatements = ReturnType<typeof prepareDeadLetters>;
+/** The prepared statements of replay jobs. */
+export type ReplayJobStatements = ReturnType<typeof prepareReplayJobs>;
+
+/** Records, their history, the depth cap and its tombstones, and single replays. */
+export function prepareDeadLetters(db: Db) {
+  const p = (sql: string): Statement => db.prepare(sql);
+  return {
+    insertRecord: p(`INSERT INTO dead_letters (id, delivery_id, app_id, endpoint_id,
+      message_id, event_id, event_type, failure_class, reason, final_status, final_error,
+      signature_headers, first_attempt_at, last_attempt_at, state, replay_count, created_at,
+      updated_at)
+      SELECT @id, d.id, d.app_id, d.endpoint_id, d.message_id, m.event_id, m.event_type, @cls,
+        @reason, @status, @error, @headers, d.first_attempt_at, d.last_attempt_at, 'open', 0, @at,
+        @at
+      FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.id = @delivery`),
+    depthOf: p("SELECT open FROM dead_letter_depth WHERE endpoint_id = ?"),
+    insertOverflow: p(`INSERT INTO dead_letter_overflow (id, delivery_id, app_id, endpoint_id,
+      message_id, event_id, event_type, failure_class, reason, at)
+      SELECT @id, d.id, d.app_id, d.endpoint_id, d.message_id, m.event_id, m.event_type, @cls,
+        @reason, @at
+      FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.id = @delivery`),
+    countOverflow: p(`INSERT INTO endpoint_stats (endpoint_id, dlq_overflowed, dlq_last_overflow_at)
+      VALUES (?, 1, ?)
+      ON CONFLICT (endpoint_id) DO UPDATE SET dlq_overflowed = dlq_overflowed + 1,
+        dlq_last_overflow_at = max(coalesce(dlq_last_overflow_at, 0), excluded.dlq_last_overflow_at)`),
+    insertEvent: p(`INSERT INTO dead_letter_events (dead_letter_id, at, actor, action, result, note,
+      delivery_id, job_id) VALUES (@record, @at, @actor, @action, @result, @note, @delivery, @job)`),
+    get: p("SELECT * FROM dead_letters WHERE id = ?"),
+    byDelivery: p("SELECT * FROM dead_letters WHERE delivery_id = ?"),
+    requestOf: p(`SELECT actor, job_id FROM dead_letter_events
+      WHERE delivery_id = ? AND action = 'replay_requested' ORDER BY seq LIMIT 1`),
+    // The state guard is what makes a replay single: a second request finds it replaying.
+    startReplay: p(`UPDATE dead_letters SET state = 'replaying', abandon_after = @abandonAfter,
+      updated_at = @now WHERE id = @id AND state IN ('open', 'resolved')`),
+    circuitOf: p("SELECT state, next_probe_at FROM circuits WHERE endpoint_id = ?"),
+    insertReplayDelivery: p(`INSERT INTO deliveries (id, app_id, message_id, endpoint_id, state,
+      origin, next_attempt_at, created_at, dead_letter_id)
+      VALUES (@id, @app, @message, @endpoint, 'pending', 'replay', @due, @now, @record)`),
+    delivery: p("SELECT * FROM deliveries WHERE id = ?"),
+    finishReplay: p(`UPDATE dead_letters SET state = @state, replay_count = replay_count + 1,
+      failed_replays = @failed, last_attempt_at = coalesce(@at, last_attempt_at),
+      updated_at = @now WHERE id = @id`),
+    decide: p(`UPDATE dead_letters SET state = @to, updated_at = @now
+      WHERE id = @id AND state IN (SELECT value FROM json_each(@from))`),
+    attemptsOf: p(`SELECT * FROM attempts WHERE delivery_id = @delivery
+      OR delivery_id IN (SELECT id FROM deliveries WHERE dead_letter_id = @id)
+      ORDER BY at, id`),
+    historyOf: p("SELECT * FROM dead_letter_events WHERE dead_letter_id = ? ORDER BY seq"),
+    payloadOf: p("SELECT payload FROM messages WHERE id = ?"),
+    jobItemDone: p(`UPDATE replay_job_items SET state = @state, detail = @detail,
+      updated_at = @now WHERE delivery_id = @delivery AND state = 'queued' RETURNING job_id`),
+    countJobResult: p(`UPDATE replay_jobs SET succeeded = succeeded + @ok,
+      failed = failed + @failed, updated_at = @now WHERE id = @job`),
+    summary: p(`SELECT g.*, s.last_success_at, s.dlq_overflowed, s.dlq_last_overflow_at,
+        c.state AS circuit_state, c.since AS circuit_since, c.reason AS circuit_reason,
+        c.next_probe_at AS circuit_next_probe_at, c.reopen_count AS circuit_reopen_count,
+        coalesce(dd.open, 0) AS depth
+      FROM (SELECT app_id, endpoint_id, failure_class,
+          sum(state = 'open') AS open, sum(state = 'replaying') AS replaying,
+          min(created_at) AS oldest_at
+        FROM dead_letters WHERE state IN ('open', 'replaying')
+          AND (@app IS NULL OR app_id = @app)
+        GROUP BY endpoint_id, failure_class) g
+      LEFT JOIN endpoint_stats s ON s.endpoint_id = g.endpoint_id
+      LEFT JOIN circuits c ON c.endpoint_id = g.endpoint_id
+      LEFT JOIN dead_letter_depth dd ON dd.endpoint_id = g.endpoint_id
+      ORDER BY g.oldest_at, g.endpoint_id, g.failure_class`),
+  };
+}
+
+/** Bulk replay jobs and their items. */
+export function prepareReplayJobs(db: Db) {
+  const p = (sql: string): Statement => db.prepare(sql);
+  return {
+    insert: p(`INSERT INTO replay_jobs (id, task, state, stage, selection, rate_per_second,
+      canary_size, canary_threshold, start_at, created_by, note, created_at, updated_at)
+      VALUES (@id, @task, 'scheduled', @stage, @selection, @rate, @canarySize, @canaryThreshold,
+        @startAt, @createdBy, @note, @now, @now)`),
+    get: p("SELECT * FROM replay_jobs WHERE id = ?"),
+    claim: p(`UPDATE replay_jobs SET state = 'running', started_at = coalesce(started_at, @now),
+        lease_until = @lease, updated_at = @now
+      WHERE id IN (SELECT id FROM replay_jobs
+        WHERE (state = 'scheduled' AND start_at <= @now)
+           OR (state = 'running' AND (lease_until IS NULL OR lease_until <= @now))
+        ORDER BY start_at LIMIT @limit)
+        AND state IN ('scheduled', 'running')
+      RETURNING *`),
+    release: p("UPDATE replay_jobs SET lease_until = NULL WHERE state = 'running'"),
+    nextStart: p("SELECT min(start_at) AS at FROM replay_jobs WHERE state = 'scheduled'"),
+    setTotal: p("UPDATE replay_jobs SET total = ?, updated_at = ? WHERE id = ? AND total IS NULL"),
+    // Listed ids keep the order given; a repeated id is one item.
+    insertListed: p(`INSERT OR IGNORE INTO replay_job_items
+        (job_id, dead_letter_id, seq, state, updated_at)
+      SELECT @job, value, key + 1, 'pending', @now FROM json_each(@ids)`),
+    countItems: p("SELECT count(*) AS n FROM replay_job_items WHERE job_id = ?"),
+    endpointDisabled: p("SELECT disabled FROM endpoints WHERE id = ?"),
+    waiting: p(`SELECT dead_letter_id FROM replay_job_items WHERE job_id = ? AND state = 'pending'
+      ORDER BY seq LIMIT ?`),
+    countWaiting: p(`SELECT count(*) AS n FROM replay_job_items
+      WHERE job_id = ? AND state = 'pending'`),
+    markQueued: p(`UPDATE replay_job_items SET state = 'queued', prior_state = @prior,
+      delivery_id = @delivery, updated_at = @now
+      WHERE job_id = @job AND dead_letter_id = @record AND state = 'pending'`),
+    markSkipped: p(`UPDATE replay_job_items SET state = 'skipped', detail = @detail,
+      updated_at = @now WHERE job_id = @job AND dead_letter_id = @record AND state = 'pending'`),
+    countQueued: p(`UPDATE replay_jobs SET queued = queued + @queued, skipped = skipped + @skipped,
+      updated_at = @now WHERE id = @job`),
+    update: p(`UPDATE replay_jobs SET lease_until = @lease, updated_at = @now,
+        stage = coalesce(@stage, stage), reason = CASE WHEN @setReason THEN @reason ELSE reason END,
+        state = coalesce(@state, state),
+        finished_at = CASE WHEN @state IS NULL THEN finished_at ELSE @now END
+      WHERE id = @id AND state = 'running' RETURNING *`),
+    cancel: p(`UPDATE replay_jobs SET state = 'cancelled', reason = @reason, lease_until = NULL,
+        finished_at = @now, updated_at = @now
+      WHERE id = @id AND state IN ('scheduled', 'running')`),
+    queuedItems: p(`SELECT dead_letter_id, delivery_id, prior_state FROM replay_job_items
+      WHERE job_id = ? AND state = 'queued'`),
+    withdrawDelivery: p("DELETE FROM deliveries WHERE id = ? AND state = 'pending'"),
+    markWithdrawn: p(`UPDATE replay_job_items SET state = 'withdrawn', detail = @detail,
+      updated_at = @now WHERE job_id = @job AND dead_letter_id = @record`),
+    restoreRecord: p(`UPDATE dead_letters SET state = @state, updated_at = @now
+      WHERE id = @id AND state = 'replaying'`),
+    countWithdrawn: p("UPDATE replay_jobs SET withdrawn = withdrawn + ? WHERE id = ?"),
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * Bulk replay jobs in SQLite. A job's selection is taken once, into items keyed by (job, record),
+ * so a record is replayed at most once per job however often the job is run or resumed.
+ */
+import type { Database as Db } from "better-sqlite3";
+import type { ReplayJob } from "../../domain/types.js";
+import type { JobReplaysQueued, NewReplayJob, ReplayJobUpdate, Store } from "../port.js";
+import { deadLetterFilter, type DeadLetters } from "./dead-letters.js";
+import type { ReplayJobStatements } from "./dlq-statements.js";
+import { replayJobFromRow, type Row } from "./rows.js";
+
+type EnqueueRequest = Parameters<Store["enqueueJobReplays"]>[0];
+type CancelResult = Awaited<ReturnType<Store["cancelReplayJob"]>>;
+
+/** Synchronous replay job operations; `SqliteStore` wraps each call in its error mapping. */
+export class ReplayJobs {
+  constructor(
+    private readonly db: Db,
+    private readonly s: ReplayJobStatements,
+    private readonly deadLetters: DeadLetters,
+  ) {}
+
+  create(job: NewReplayJob): ReplayJob {
+    this.s.insert.run({
+      id: job.id,
+      task: job.task,
+      stage: job.canarySize > 0 ? "canary" : "rest",
+      selection: JSON.stringify(job.selection),
+      rate: job.ratePerSecond,
+      canarySize: job.canarySize,
+      canaryThreshold: job.canaryThreshold,
+      startAt: job.startAt,
+      createdBy: job.createdBy,
+      note: job.note,
+      now: job.now,
+    });
+    return this.get(job.id)!;
+  }
+
+  get(id: string): ReplayJob | null {
+    const row = this.s.get.get(id) as Row | undefined;
+    return row ? replayJobFromRow(row) : null;
+  }
+
+  claim(req: { now: number; leaseUntil: number; limit: number }): ReplayJob[] {
+    const rows = this.s.claim.all({ now: req.now, lease: req.leaseUntil, limit: req.limit });
+    return (rows as Row[]).map(replayJobFromRow);
+  }
+
+  release(): void {
+    this.s.release.run();
+  }
+
+  nextStart(): number | null {
+    const row = this.s.nextStart.get() as Row | undefined;
+    return row?.at == null ? null : Number(row.at);
+  }
+
+  prepare(id: string, now: number): ReplayJob | null {
+    return this.db
+      .transaction((): ReplayJob | null => {
+        const job = this.get(id);
+        if (!job || job.progress.total !== null) return job;
+        const { ids, ...filter } = job.selection;
+        if (ids?.length) {
+          this.s.insertListed.run({ job: id, ids: JSON.stringify(ids), now });
+        } else {
+          const { where, params } = deadLetterFilter(filter);
+          // Built per job (the filter varies); a job is prepared once, so this is not hot.
+          this.db
+            .prepare(
+              `INSERT OR IGNORE INTO replay_job_items (job_id, dead_letter_id, seq, state,
+                updated_at)
+              SELECT ?, id, row_number() OVER (ORDER BY id), 'pending', ? FROM dead_letters
+              WHERE state = 'open'${where.length ? ` AND ${where.join(" AND ")}` : ""}`,
+            )
+            .run(id, now, ...params);
+        }
+        const total = Number((this.s.countItems.get(id) as Row).n);
+        this.s.setTotal.run(total, now, id);
+        return this.get(id);
+      })
+      .immediate();
+  }
+
+  enqueue(req: EnqueueRequest): JobReplaysQueued {
+    return this.db
+      .transaction((): JobReplaysQueued => {
+        const out: JobReplaysQueued = { queued: [], skipped: 0, remaining: 0 };
+        const job = this.get(req.jobId);
+        if (!job || job.state !== "running") return out;
+        // Skipped items do not count against the limit: take the next ones until it is met.
+        for (;;) {
+          const want = req.limit - out.queued.length;
+          const waiting = want > 0 ? (this.s.waiting.all(req.jobId, want) as Row[]) : [];
+          if (waiting.length === 0) break;
+          for (const item of waiting) this.enqueueItem(job, String(item.dead_letter_id), req, out);
+        }
+        this.s.countQueued.run({
+          queued: out.queued.length,
+          skipped: out.skipped,
+          now: req.now,
+          job: req.jobId,
+        });
+        out.remaining = Number((this.s.countWaiting.get(req.jobId) as Row).n);
+        return out;
+      })
+      .immediate();
+  }
+
+  /** Within enqueue's transaction: one item queued as a replay, or skipped with the reason. */
+  private enqueueItem(
+    job: ReplayJob,
+    record: string,
+    req: EnqueueRequest,
+    out: JobReplaysQueued,
+  ): void {
+    const current = this.deadLetters.getDeadLetter(record);
+    // A bulk replay takes open records only: one a person resolved meanwhile stays so. Nothing is
+    // sent to a disabled endpoint, so its records are left for after it is enabled again.
+    const disabled =
+      current && Number((this.s.endpointDisabled.get(current.endpointId) as Row)?.disabled) === 1;
+    const skip = !current
+      ? "the record no longer exists"
+      : current.state !== "open"
+        ? `the record is ${current.state}`
+        : disabled
+          ? "the endpoint is disabled"
+          : null;
+    const at = { job: job.id, record, now: req.now };
+    if (current && !skip) {
+      const deliveryId = req.newDeliveryId();
+      const started = this.deadLetters.startReplay(
+        {
+          deadLetterId: record,
+          deliveryId,
+          now: req.now,
+          actor: job.createdBy,
+          note: `bulk replay ${job.id}`,
+          abandonAfter: req.abandonAfter,
+        },
+        job.id,
+      );
+      if (started.ok) {
+        this.s.markQueued.run({ ...at, prior: current.state, delivery: deliveryId });
+        out.queued.push({ deadLetterId: record, deliveryId, endpointId: current.endpointId });
+        return;
+      }
+    }
+    this.s.markSkipped.run({ ...at, detail: skip ?? "the record is already replaying" });
+    out.skipped++;
+  }
+
+  update(u: ReplayJobUpdate): ReplayJob | null {
+    const row = this.s.update.get({
+      id: u.id,
+      now: u.now,
+      lease: u.finish ? null : u.leaseUntil,
+      stage: u.stage ?? null,
+      state: u.finish?.state ?? null,
+      setReason: u.finish !== undefined || u.reason !== undefined ? 1 : 0,
+      reason: u.finish ? u.finish.reason : (u.reason ?? null),
+    }) as Row | undefined;
+    return row ? replayJobFromRow(row) : null;
+  }
+
+  cancel(req: { id: string; actor: string; now: number }): CancelResult {
+    return this.db
+      .transaction((): CancelResult => {
+        const reason = `cancelled by ${req.actor}`;
+        const moved = this.s.cancel.run({ id: req.id, reason, now: req.now }).changes;
+        if (moved === 0) return { ok: false, job: this.get(req.id) };
+        // Replays queued but not yet claimed are taken back; claimed ones finish as they are.
+        let withdrawn = 0;
+        for (const item of this.s.queuedItems.all(req.id) as Row[]) {
+          const delivery = String(item.delivery_id);
+          if (this.s.withdrawDelivery.run(delivery).changes === 0) continue;
+          const record = String(item.dead_letter_id);
+          const detail = "withdrawn before it was sent: the job was cancelled";
+          this.s.markWithdrawn.run({ job: req.id, record, detail, now: req.now });
+          this.s.restoreRecord.run({ id: record, state: item.prior_state ?? "open", now: req.now });
+          this.deadLetters.event(record, req.now, req.actor, "replay_withdrawn", detail, {
+            delivery,
+            job: req.id,
+          });
+          withdrawn++;
+        }
+        this.s.countWithdrawn.run(withdrawn, req.id);
+        return { ok: true, job: this.get(req.id)! };
+      })
+      .immediate();
+  }
+}

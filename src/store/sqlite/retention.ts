@@ -1,0 +1,99 @@
+/**
+ * Retention in SQLite: deletes what has outlived the retention period in small batches, one
+ * transaction per call, so a writer waiting behind it (the engine recording outcomes) waits for
+ * one small batch at most. The caller yields between calls.
+ */
+import type { Database as Db, Statement } from "better-sqlite3";
+import type { PruneResult } from "../port.js";
+import type { Row } from "./rows.js";
+
+type Kind = Exclude<keyof PruneResult, "done">;
+
+function prepareRetention(db: Db) {
+  const p = (sql: string): Statement => db.prepare(sql);
+  return {
+    closedRecords: p(`SELECT id FROM dead_letters
+        WHERE state IN ('resolved', 'abandoned') AND updated_at < ? ORDER BY updated_at LIMIT ?`),
+    recordEvents: p(`DELETE FROM dead_letter_events
+        WHERE dead_letter_id IN (SELECT value FROM json_each(?))`),
+    records: p("DELETE FROM dead_letters WHERE id IN (SELECT value FROM json_each(?))"),
+    overflow: p(`DELETE FROM dead_letter_overflow WHERE id IN
+        (SELECT id FROM dead_letter_overflow WHERE at < ? ORDER BY at LIMIT ?)`),
+    jobItems: p(`DELETE FROM replay_job_items WHERE rowid IN
+        (SELECT i.rowid FROM replay_job_items i JOIN replay_jobs j ON j.id = i.job_id
+          WHERE j.finished_at < ? LIMIT ?)`),
+    jobs: p(`DELETE FROM replay_jobs WHERE id IN
+        (SELECT id FROM replay_jobs WHERE finished_at < ? ORDER BY finished_at LIMIT ?)`),
+    // A message goes once no delivery of it is still to be made and no record needs its bytes.
+    oldMessages: p(`SELECT m.id FROM messages m WHERE m.created_at < ?
+          AND NOT EXISTS (SELECT 1 FROM deliveries d
+            WHERE d.message_id = m.id AND d.state IN ('pending', 'inflight'))
+          AND NOT EXISTS (SELECT 1 FROM dead_letters dl WHERE dl.message_id = m.id)
+        ORDER BY m.created_at LIMIT ?`),
+    messageAttempts: p(`DELETE FROM attempts
+        WHERE message_id IN (SELECT value FROM json_each(?))`),
+    messageDeliveries: p(`DELETE FROM deliveries
+        WHERE message_id IN (SELECT value FROM json_each(?))`),
+    messages: p("DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))"),
+    idempotencyKeys: p(`DELETE FROM idempotency_keys WHERE rowid IN
+        (SELECT rowid FROM idempotency_keys WHERE expires_at < ? LIMIT ?)`),
+  };
+}
+
+/** Prunes one batch of the first kind of row that has anything to prune. */
+export class Retention {
+  private readonly s: ReturnType<typeof prepareRetention>;
+
+  constructor(private readonly db: Db) {
+    this.s = prepareRetention(db);
+  }
+
+  prune(req: { now: number; retentionMs: number; batchSize: number }): PruneResult {
+    const cutoff = req.now - req.retentionMs;
+    const n = Math.max(1, req.batchSize);
+    const steps: [Kind, () => number][] = [
+      ["deadLetters", () => this.records(cutoff, n)],
+      ["overflow", () => this.s.overflow.run(cutoff, n).changes],
+      [
+        "replayJobs",
+        () => this.s.jobItems.run(cutoff, n).changes || this.s.jobs.run(cutoff, n).changes,
+      ],
+      // A message takes its deliveries and attempts along: a quarter of the batch in messages
+      // keeps the transaction about the same size as the others.
+      ["messages", () => this.messages(cutoff, Math.max(1, Math.ceil(n / 4)))],
+      ["idempotencyKeys", () => this.s.idempotencyKeys.run(req.now, n).changes],
+    ];
+    return this.db.transaction((): PruneResult => {
+      const result: PruneResult = {
+        deadLetters: 0,
+        overflow: 0,
+        replayJobs: 0,
+        messages: 0,
+        idempotencyKeys: 0,
+        done: true,
+      };
+      for (const [kind, step] of steps) {
+        const deleted = step();
+        if (deleted > 0) {
+          result[kind] = deleted;
+          result.done = false;
+          break;
+        }
+      }
+      return result;
+    })();
+  }
+
+  private records(cutoff: number, n: number): number {
+    const ids = JSON.stringify((this.s.closedRecords.all(cutoff, n) as Row[]).map((r) => r.id));
+    this.s.recordEvents.run(ids);
+    return this.s.records.run(ids).changes;
+  }
+
+  private messages(cutoff: number, n: number): number {
+    const ids = JSON.stringify((this.s.oldMessages.all(cutoff, n) as Row[]).map((r) => r.id));
+    this.s.messageAttempts.run(ids);
+    this.s.messageDeliveries.run(ids);
+    return this.s.messages.run(ids).changes;
+  }
+}

@@ -1,0 +1,134 @@
+/** Retention: what outlives the retention period goes, in small batches; what is needed stays. */
+import { describe, expect, it } from "vitest";
+import { newId } from "../../../src/ids.js";
+import type { PruneResult, Store } from "../../../src/store/port.js";
+import {
+  accept,
+  claimAll,
+  HOUR,
+  retried,
+  SECOND,
+  seedApp,
+  succeeded,
+  T0,
+  type StoreUnderTest,
+} from "./fixtures.js";
+import { deadLetter, giveUp } from "./dlq-fixtures.js";
+
+const DAY = 24 * HOUR;
+const RETENTION = 30 * DAY;
+
+/** Prunes until done; returns the totals and how many calls (transactions) it took. */
+async function pruneAll(store: Store, now: number, batchSize = 500) {
+  const totals: Omit<PruneResult, "done"> = {
+    deadLetters: 0,
+    overflow: 0,
+    replayJobs: 0,
+    messages: 0,
+    idempotencyKeys: 0,
+  };
+  for (let calls = 1; calls < 1000; calls++) {
+    const step = await store.pruneExpired({ now, retentionMs: RETENTION, batchSize });
+    const touched = Object.entries(step).filter(([k, v]) => k !== "done" && v !== 0);
+    // One kind per call, never more than the batch.
+    expect(touched.length).toBeLessThanOrEqual(1);
+    for (const [k, v] of touched) {
+      expect(v).toBeLessThanOrEqual(batchSize);
+      totals[k as keyof typeof totals] += v as number;
+    }
+    if (step.done) return { totals, calls };
+  }
+  throw new Error("pruning never finished");
+}
+
+export function pruningBehaviour(t: StoreUnderTest): void {
+  describe("pruneExpired", () => {
+    it("prunes records closed longer than the retention period; open ones keep their message", async () => {
+      const { app } = await seedApp(t.store);
+      const resolved = await deadLetter(t.store, app.id, { at: T0 + SECOND });
+      const open = await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
+      const abandoned = await deadLetter(t.store, app.id, { at: T0 + 3 * SECOND });
+      await t.store.resolveDeadLetter({ id: resolved.id, actor: "ops", note: "n", now: T0 + HOUR });
+      await t.store.abandonDeadLetter({ id: abandoned.id, actor: "ops", note: "n", now: T0 + DAY });
+
+      const before = await pruneAll(t.store, T0 + HOUR + RETENTION - 1);
+      expect(before.totals).toMatchObject({ deadLetters: 0, messages: 0 });
+
+      const after = await pruneAll(t.store, T0 + HOUR + RETENTION + 1);
+      expect(after.totals).toMatchObject({ deadLetters: 1, messages: 1 });
+      expect(await t.store.getDeadLetterRecord(resolved.id)).toBeNull();
+      expect(await t.store.findMessage(app.id, resolved.messageId)).toBeNull();
+      expect(await t.store.getDelivery(resolved.deliveryId)).toBeNull();
+      // Open records are never pruned, and their payload stays with them.
+      const kept = await t.store.getDeadLetterRecord(open.id);
+      expect(kept!.payload).not.toBeNull();
+      expect(kept!.attempts).toHaveLength(1);
+      expect(await t.store.getDeadLetter(abandoned.id)).not.toBeNull();
+
+      await pruneAll(t.store, T0 + DAY + RETENTION + 1);
+      expect(await t.store.getDeadLetter(abandoned.id)).toBeNull();
+      expect(await t.store.getDeadLetter(open.id)).not.toBeNull();
+    });
+
+    it("prunes old messages with their deliveries and attempts, batch by batch, not while one is due", async () => {
+      const { app } = await seedApp(t.store);
+      for (let i = 0; i < 6; i++) await accept(t.store, app.id, { now: T0 });
+      const { message: waiting } = await accept(t.store, app.id, { now: T0 });
+      const claimed = await claimAll(t.store, T0);
+      await t.store.recordAttempts(
+        claimed.map((d) =>
+          d.messageId === waiting.id ? retried(d, T0, T0 + 40 * DAY) : succeeded(d, T0),
+        ),
+      );
+      const { totals, calls } = await pruneAll(t.store, T0 + RETENTION + 1, 4);
+      expect(totals.messages).toBe(6);
+      expect(calls).toBeGreaterThanOrEqual(7);
+      const left = await t.store.listMessages(app.id, { limit: 10 });
+      expect(left.data.map((m) => m.id)).toEqual([waiting.id]);
+      const attempts = await t.store.listAttempts({ appId: app.id, limit: 10 });
+      expect(attempts.data.map((a) => a.messageId)).toEqual([waiting.id]);
+      expect(await t.store.listDeliveries(waiting.id)).toHaveLength(1);
+    });
+
+    it("prunes tombstones, finished replay jobs with their items, and expired idempotency keys", async () => {
+      const store = await t.withLimits({ maxOpenDeadLettersPerEndpoint: 1 });
+      const { app } = await seedApp(store);
+      await deadLetter(store, app.id, { at: T0 + SECOND });
+      await accept(store, app.id, { now: T0 + SECOND });
+      const changes = await giveUp(
+        store,
+        (await claimAll(store, T0 + 2 * SECOND))[0]!,
+        T0 + 2 * SECOND,
+      );
+      expect(changes[0]!.kind).toBe("overflowed");
+      const job = await store.createReplayJob({
+        id: newId("job"),
+        task: "dlq.replay",
+        selection: { appId: app.id },
+        ratePerSecond: 1,
+        canarySize: 0,
+        canaryThreshold: 0,
+        startAt: T0,
+        createdBy: "ops",
+        note: null,
+        now: T0,
+      });
+      await store.claimReplayJobs({ now: T0, leaseUntil: T0 + HOUR, limit: 1 });
+      await store.prepareReplayJob(job.id, T0);
+      await store.cancelReplayJob({ id: job.id, actor: "ops", now: T0 + SECOND });
+      await store.beginIdempotent({
+        scope: "s",
+        key: "k",
+        fingerprint: "f",
+        now: T0,
+        lockMs: SECOND,
+        ttlMs: HOUR,
+      });
+
+      const { totals } = await pruneAll(store, T0 + RETENTION + DAY);
+      expect(totals).toMatchObject({ overflow: 1, replayJobs: 2, idempotencyKeys: 1 });
+      expect((await store.listDeadLetterOverflow({ limit: 10 })).data).toEqual([]);
+      expect(await store.getReplayJob(job.id)).toBeNull();
+    });
+  });
+}

@@ -1,0 +1,254 @@
+/** Bulk replay jobs: claiming, taking the selection once, queueing each record at most once. */
+import { describe, expect, it } from "vitest";
+import type { ReplaySelection } from "../../../src/domain/types.js";
+import { newId } from "../../../src/ids.js";
+import type { NewReplayJob } from "../../../src/store/port.js";
+import { claimAll, HOUR, MINUTE, SECOND, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
+import { deadLetter, replayOutcome } from "./dlq-fixtures.js";
+
+function aJob(selection: ReplaySelection, overrides: Partial<NewReplayJob> = {}): NewReplayJob {
+  return {
+    id: newId("job"),
+    task: "dlq.replay",
+    selection,
+    ratePerSecond: 5,
+    canarySize: 2,
+    canaryThreshold: 0.9,
+    startAt: T0 + HOUR,
+    createdBy: "ops",
+    note: "after the outage",
+    now: T0 + HOUR,
+    ...overrides,
+  };
+}
+
+export function replayJobBehaviour(t: StoreUnderTest): void {
+  describe("replay jobs", () => {
+    it("a scheduled job is claimed once due, and by one claimer until its lease ends", async () => {
+      const job = await t.store.createReplayJob(
+        aJob({ endpointId: "ep_x" }, { startAt: T0 + 2 * HOUR }),
+      );
+      expect(job).toMatchObject({
+        state: "scheduled",
+        stage: "canary",
+        createdBy: "ops",
+        note: "after the outage",
+        progress: { total: null, queued: 0, succeeded: 0, failed: 0, skipped: 0, withdrawn: 0 },
+        startedAt: null,
+      });
+      expect(await t.store.nextReplayJobAt()).toBe(T0 + 2 * HOUR);
+      const claim = (now: number) =>
+        t.store.claimReplayJobs({ now, leaseUntil: now + MINUTE, limit: 10 });
+      expect(await claim(T0 + HOUR)).toEqual([]);
+      const [taken] = await claim(T0 + 2 * HOUR);
+      expect(taken).toMatchObject({ id: job.id, state: "running", startedAt: T0 + 2 * HOUR });
+      expect(await t.store.nextReplayJobAt()).toBeNull();
+      expect(await claim(T0 + 2 * HOUR + SECOND)).toEqual([]);
+      // Its holder went away: once the lease has run out, another may take it up.
+      expect((await claim(T0 + 2 * HOUR + 2 * MINUTE)).map((j) => j.id)).toEqual([job.id]);
+      await t.store.releaseReplayJobs();
+      expect((await claim(T0 + 2 * HOUR + 2 * MINUTE)).map((j) => j.id)).toEqual([job.id]);
+    });
+
+    it("takes its selection once: the open records matching it, oldest first", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [e1, e2] = endpoints.map((e) => e.id) as [string, string];
+      const a = await deadLetter(t.store, app.id, { endpointId: e1, at: T0 + SECOND });
+      await deadLetter(t.store, app.id, { endpointId: e2, at: T0 + 2 * SECOND });
+      const c = await deadLetter(t.store, app.id, { endpointId: e1, at: T0 + 3 * SECOND });
+      const resolved = await deadLetter(t.store, app.id, { endpointId: e1, at: T0 + 4 * SECOND });
+      await t.store.resolveDeadLetter({ id: resolved.id, actor: "ops", note: "n", now: T0 });
+      await deadLetter(t.store, app.id, { endpointId: e1, at: T0 + 5 * SECOND, cls: "permanent" });
+
+      const job = await t.store.createReplayJob(
+        aJob({ endpointId: e1, failureClass: "exhausted", until: T0 + 4 * SECOND }),
+      );
+      await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+      expect((await t.store.prepareReplayJob(job.id, T0 + HOUR))!.progress.total).toBe(2);
+      // Records dead-lettered later do not join a job already under way.
+      await deadLetter(t.store, app.id, { endpointId: e1, at: T0 + 3 * SECOND + 1 });
+      expect((await t.store.prepareReplayJob(job.id, T0 + HOUR))!.progress.total).toBe(2);
+      const queued = await t.store.enqueueJobReplays({
+        jobId: job.id,
+        limit: 10,
+        now: T0 + HOUR,
+        abandonAfter: null,
+        newDeliveryId: () => newId("dlv"),
+      });
+      expect(queued.queued.map((q) => q.deadLetterId)).toEqual([a.id, c.id]);
+      expect(queued).toMatchObject({ skipped: 0, remaining: 0 });
+    });
+
+    it("listed ids are taken in the order given, each once; ones not open are skipped", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [e1, e2] = endpoints as [(typeof endpoints)[0], (typeof endpoints)[0]];
+      const a = await deadLetter(t.store, app.id, { endpointId: e1.id, at: T0 + SECOND });
+      const b = await deadLetter(t.store, app.id, { endpointId: e1.id, at: T0 + 2 * SECOND });
+      const gone = await deadLetter(t.store, app.id, { endpointId: e1.id, at: T0 + 3 * SECOND });
+      await t.store.abandonDeadLetter({ id: gone.id, actor: "ops", note: "n", now: T0 });
+      const off = await deadLetter(t.store, app.id, { endpointId: e2.id, at: T0 + 4 * SECOND });
+      await t.store.updateEndpoint({ ...e2, disabled: true });
+      const job = await t.store.createReplayJob(
+        aJob({ ids: [b.id, a.id, b.id, gone.id, off.id, "dlq_00000000000000000000000000"] }),
+      );
+      await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+      expect((await t.store.prepareReplayJob(job.id, T0 + HOUR))!.progress.total).toBe(5);
+      const step = await t.store.enqueueJobReplays({
+        jobId: job.id,
+        limit: 1,
+        now: T0 + HOUR,
+        abandonAfter: null,
+        newDeliveryId: () => newId("dlv"),
+      });
+      expect(step.queued.map((q) => q.deadLetterId)).toEqual([b.id]);
+      const rest = await t.store.enqueueJobReplays({
+        jobId: job.id,
+        limit: 5,
+        now: T0 + HOUR,
+        abandonAfter: null,
+        newDeliveryId: () => newId("dlv"),
+      });
+      expect(rest.queued.map((q) => q.deadLetterId)).toEqual([a.id]);
+      expect(rest).toMatchObject({ skipped: 3, remaining: 0 });
+      expect((await t.store.getReplayJob(job.id))!.progress).toMatchObject({
+        total: 5,
+        queued: 2,
+        skipped: 3,
+      });
+      expect((await t.store.getDeadLetter(off.id))!.state).toBe("open");
+    });
+
+    it("queues each record at most once, however often or concurrently it is asked", async () => {
+      const { app } = await seedApp(t.store);
+      for (let i = 1; i <= 7; i++) await deadLetter(t.store, app.id, { at: T0 + i * SECOND });
+      const job = await t.store.createReplayJob(aJob({ appId: app.id }));
+      await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+      // Two runners taking the same job up at once: each prepares and queues.
+      await Promise.all([
+        t.store.prepareReplayJob(job.id, T0 + HOUR),
+        t.store.prepareReplayJob(job.id, T0 + HOUR),
+      ]);
+      const ask = () =>
+        t.store.enqueueJobReplays({
+          jobId: job.id,
+          limit: 3,
+          now: T0 + HOUR,
+          abandonAfter: null,
+          newDeliveryId: () => newId("dlv"),
+        });
+      const steps = await Promise.all([ask(), ask(), ask(), ask()]);
+      const records = steps.flatMap((s) => s.queued.map((q) => q.deadLetterId));
+      expect(records).toHaveLength(7);
+      expect(new Set(records).size).toBe(7);
+      expect((await ask()).queued).toEqual([]);
+      const replays = (await claimAll(t.store, T0 + HOUR)).filter((d) => d.origin === "replay");
+      expect(replays).toHaveLength(7);
+    });
+
+    it("counts its replays' outcomes as its results", async () => {
+      const { app } = await seedApp(t.store);
+      await deadLetter(t.store, app.id, { at: T0 + SECOND });
+      await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
+      const job = await t.store.createReplayJob(aJob({ appId: app.id }));
+      await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+      await t.store.prepareReplayJob(job.id, T0 + HOUR);
+      await t.store.enqueueJobReplays({
+        jobId: job.id,
+        limit: 2,
+        now: T0 + HOUR,
+        abandonAfter: null,
+        newDeliveryId: () => newId("dlv"),
+      });
+      const [ok, bad] = await claimAll(t.store, T0 + HOUR);
+      await t.store.recordAttempts([
+        replayOutcome(ok!, T0 + HOUR + SECOND, true),
+        replayOutcome(bad!, T0 + HOUR + SECOND, false),
+      ]);
+      expect((await t.store.getReplayJob(job.id))!.progress).toMatchObject({
+        total: 2,
+        queued: 2,
+        succeeded: 1,
+        failed: 1,
+      });
+      const replayed = (await t.store.getDelivery(ok!.id))!.deadLetterId!;
+      const history = (await t.store.getDeadLetterRecord(replayed))!.history;
+      expect(history.map((h) => [h.action, h.actor, h.jobId])).toEqual([
+        ["dead_lettered", "hookline", null],
+        ["replay_requested", "ops", job.id],
+        ["replayed", "ops", job.id],
+      ]);
+      expect(history[1]!.note).toBe(`bulk replay ${job.id}`);
+    });
+
+    it("moves on to the rest, finishes with a reason, and is no longer updated once ended", async () => {
+      const job = await t.store.createReplayJob(aJob({ appId: "app_x" }));
+      await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+      const lease = { id: job.id, now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR };
+      expect(
+        await t.store.updateReplayJob({ ...lease, stage: "rest", reason: "canary passed" }),
+      ).toMatchObject({ stage: "rest", reason: "canary passed", state: "running" });
+      expect(await t.store.updateReplayJob(lease)).toMatchObject({ reason: "canary passed" });
+      const ended = await t.store.updateReplayJob({
+        ...lease,
+        finish: { state: "stopped", reason: "canary failed" },
+      });
+      expect(ended).toMatchObject({
+        state: "stopped",
+        reason: "canary failed",
+        finishedAt: T0 + HOUR,
+      });
+      expect(await t.store.updateReplayJob(lease)).toBeNull();
+    });
+
+    it("cancelling withdraws replays not yet claimed and reopens their records", async () => {
+      const { app } = await seedApp(t.store);
+      const a = await deadLetter(t.store, app.id, { at: T0 + SECOND });
+      const b = await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
+      const c = await deadLetter(t.store, app.id, { at: T0 + 3 * SECOND });
+      const job = await t.store.createReplayJob(aJob({ appId: app.id }));
+      await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+      await t.store.prepareReplayJob(job.id, T0 + HOUR);
+      const enqueue = (limit: number) =>
+        t.store.enqueueJobReplays({
+          jobId: job.id,
+          limit,
+          now: T0 + HOUR,
+          abandonAfter: null,
+          newDeliveryId: () => newId("dlv"),
+        });
+      await enqueue(1);
+      const inFlight = (await claimAll(t.store, T0 + HOUR))[0]!;
+      await enqueue(1);
+
+      const cancelled = await t.store.cancelReplayJob({ id: job.id, actor: "ops", now: T0 + HOUR });
+      expect(cancelled).toMatchObject({
+        ok: true,
+        job: { state: "cancelled", reason: "cancelled by ops", finishedAt: T0 + HOUR },
+      });
+      if (!cancelled.ok) throw new Error("unreachable");
+      expect(cancelled.job.progress).toMatchObject({ queued: 2, withdrawn: 1 });
+      expect((await t.store.getDeadLetter(a.id))!.state).toBe("replaying");
+      expect((await t.store.getDeadLetter(b.id))!.state).toBe("open");
+      expect((await t.store.getDeadLetter(c.id))!.state).toBe("open");
+      expect((await t.store.getDeadLetterRecord(b.id))!.history.at(-1)).toMatchObject({
+        action: "replay_withdrawn",
+        actor: "ops",
+        jobId: job.id,
+      });
+      expect(await claimAll(t.store, T0 + HOUR)).toEqual([]);
+      expect((await enqueue(5)).queued).toEqual([]);
+      // The replay already out finishes and counts.
+      await t.store.recordAttempts([replayOutcome(inFlight, T0 + HOUR + SECOND, true)]);
+      expect((await t.store.getDeadLetter(a.id))!.state).toBe("resolved");
+      expect((await t.store.getReplayJob(job.id))!.progress.succeeded).toBe(1);
+      expect(await t.store.cancelReplayJob({ id: job.id, actor: "ops", now: T0 })).toMatchObject({
+        ok: false,
+        job: { state: "cancelled" },
+      });
+      expect(await t.store.cancelReplayJob({ id: "job_x", actor: "ops", now: T0 })).toEqual({
+        ok: false,
+        job: null,
+      });
+    });
+  });
+}

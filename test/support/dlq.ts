@@ -1,0 +1,141 @@
+/**
+ * Helpers for dead-letter tests against a whole hookline: an application with one endpoint, and
+ * messages driven into the dead-letter queue by a failing receiver, all through the API.
+ */
+import { expect } from "vitest";
+import type { DeliveryPolicy } from "../../src/domain/types.js";
+import type { BreakerSettings } from "../../src/engine/breaker.js";
+import type { EngineEvent } from "../../src/engine/events.js";
+import { deliveryOf, type TestHookline } from "./hookline.js";
+
+let seq = 0;
+
+/** A breaker that does not open during a test that fails many deliveries on purpose. */
+export const PATIENT_BREAKER: Partial<BreakerSettings> = {
+  consecutiveFailures: 10_000,
+  windowFailures: 10_000,
+};
+
+/** One attempt, then the dead-letter queue: the quickest way to make records. */
+export const ONE_ATTEMPT: DeliveryPolicy = { retry: { preset: "manual" } };
+
+export interface TestEndpoint {
+  appId: string;
+  endpointId: string;
+  secret: string;
+}
+
+/** A new application with one endpoint at `url`. */
+export async function anEndpoint(
+  h: TestHookline,
+  url: string,
+  policy: DeliveryPolicy = ONE_ATTEMPT,
+): Promise<TestEndpoint> {
+  const app = await h.api<{ id: string }>("POST", "/api/v1/app", { name: "Acme" });
+  expect(app.status).toBe(201);
+  const ep = await h.api<{ id: string }>("POST", `/api/v1/app/${app.body.id}/endpoint`, {
+    url,
+    deliveryPolicy: policy,
+  });
+  expect(ep.status).toBe(201);
+  const secret = await h.api<{ key: string }>(
+    "GET",
+    `/api/v1/app/${app.body.id}/endpoint/${ep.body.id}/secret`,
+  );
+  return { appId: app.body.id, endpointId: ep.body.id, secret: secret.body.key };
+}
+
+/** Posts a message and returns its id. */
+export async function post(
+  h: TestHookline,
+  appId: string,
+  payload: unknown,
+  extra: { eventType?: string; eventId?: string } = {},
+): Promise<string> {
+  const res = await h.api<{ id: string }>("POST", `/api/v1/app/${appId}/msg`, {
+    eventType: extra.eventType ?? "invoice.failed",
+    payload,
+    ...(extra.eventId ? { eventId: extra.eventId } : {}),
+  });
+  expect(res.status).toBe(202);
+  return res.body.id;
+}
+
+/** A dead-letter record as the API lists it. */
+export interface RecordOut {
+  id: string;
+  messageId: string;
+  endpointId: string;
+  state: string;
+  replayCount: number;
+  failedReplays: number;
+  eventType: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Posts `n` messages to `ep`'s application and waits until each was given up on; returns their
+ * records, oldest first.
+ */
+export async function deadLetters(
+  h: TestHookline,
+  ep: TestEndpoint,
+  n: number,
+  extra: { eventType?: string } = {},
+): Promise<RecordOut[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    ids.push(await post(h, ep.appId, { n: i, at: "dead" }, { ...extra, eventId: `evt-${++seq}` }));
+  }
+  for (const id of ids) await h.waitFor(deliveryOf(id, "dead", ep.endpointId));
+  const list = await h.api<{ data: RecordOut[] }>(
+    "GET",
+    `/api/v1/dlq?endpoint_id=${ep.endpointId}&order=ascending&limit=250`,
+  );
+  const byMessage = new Map(list.body.data.map((r) => [r.messageId, r]));
+  return ids.map((id) => byMessage.get(id)).filter((r): r is RecordOut => r !== undefined);
+}
+
+/** A replay job as the API shows it. */
+export interface JobOut {
+  id: string;
+  state: string;
+  stage: string;
+  reason: string | null;
+  progress: {
+    total: number | null;
+    queued: number;
+    succeeded: number;
+    failed: number;
+    skipped: number;
+    withdrawn: number;
+    waiting: number | null;
+    outstanding: number;
+  };
+  [key: string]: unknown;
+}
+
+/** Polls a job until `done(job)`; fails with its last state after `timeoutMs`. */
+export async function untilJob(
+  h: TestHookline,
+  jobId: string,
+  done: (job: JobOut) => boolean,
+  timeoutMs = 20_000,
+): Promise<JobOut> {
+  const deadline = Date.now() + timeoutMs;
+  let job: JobOut | null = null;
+  while (Date.now() < deadline) {
+    job = (await h.api<JobOut>("GET", `/api/v1/dlq/replay/${jobId}`)).body;
+    if (done(job)) return job;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`job ${jobId} did not reach the state asked for: ${JSON.stringify(job)}`);
+}
+
+/** Matches a dead-letter change of `kind` (of `deadLetterId`, if given) on the event bus. */
+export const dlqChange =
+  (kind: string, deadLetterId?: string) =>
+  (e: EngineEvent): boolean =>
+    e.type === "dead-letter" &&
+    e.change.kind === kind &&
+    (deadLetterId === undefined || e.change.deadLetterId === deadLetterId);
