@@ -14,7 +14,6 @@ import type { Config } from "./config.js";
 import { RetentionPruner, type RetentionSettings } from "./dlq/retention.js";
 import { ReplayJobRunner } from "./dlq/runner.js";
 import { DeadLetterQueue } from "./dlq/service.js";
-import { ConfigError } from "./errors.js";
 import { DEFAULT_ADAPTIVE, type AdaptiveSettings } from "./engine/adaptive-limit.js";
 import { DEFAULT_BREAKER, type BreakerSettings } from "./engine/breaker.js";
 import { DeliveryEngine } from "./engine/engine.js";
@@ -22,7 +21,7 @@ import { EngineEvents } from "./engine/events.js";
 import type { PolicyDefaults } from "./engine/policy.js";
 import { HttpSender, type Sender } from "./engine/sender.js";
 import type { Store } from "./store/port.js";
-import { SqliteStore } from "./store/sqlite/store.js";
+import { openStore } from "./store/factory.js";
 
 /** Things a test (or an embedding program) may swap; production uses the defaults. */
 export interface HooklineOverrides {
@@ -58,20 +57,11 @@ export function createHookline(
   config: Readonly<Config>,
   overrides: HooklineOverrides = {},
 ): Hookline {
-  if (config.databaseUrl) {
-    throw new ConfigError(
-      "DATABASE_URL is set, but this version of hookline has only the embedded SQLite store; unset it",
-    );
-  }
   const logger =
     overrides.logger ?? pino({ level: config.logLevel, base: { service: "hookline" } });
   const clock = overrides.clock ?? systemClock;
   const adminToken = config.adminToken ?? loadOrCreateAdminToken(config.dataDir);
-  const store = new SqliteStore({
-    path: join(config.dataDir, "hookline.db"),
-    synchronous: config.sqliteSynchronous,
-    limits: { maxOpenDeadLettersPerEndpoint: config.dlqMaxPerEndpoint },
-  });
+  const store = openStore(config);
   // One bus for domain events: the engine's and the dead-letter queue's.
   const events = new EngineEvents();
   const policyDefaults: PolicyDefaults = {

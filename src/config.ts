@@ -12,6 +12,10 @@ export interface Config {
   /** Null means: use the token kept in the data dir, or generate one on first start. */
   adminToken: string | null;
   databaseUrl: string | null;
+  /** Schema holding hookline's tables in the PostgreSQL database (with DATABASE_URL). */
+  pgSchema: string;
+  /** Connections one hookline process may open to PostgreSQL at once. */
+  pgPoolSize: number;
   allowPrivateTargets: boolean;
   requestTimeoutMs: number;
   secretGraceMs: number;
@@ -46,6 +50,8 @@ export function resolveConfig(env: Env): Readonly<Config> {
     dataDir: resolve(str(env, "HOOKLINE_DATA_DIR", "./data")),
     adminToken: token(env),
     databaseUrl: env.DATABASE_URL?.trim() || null,
+    pgSchema: schema(env, "HOOKLINE_PG_SCHEMA", "hookline"),
+    pgPoolSize: int(env, "HOOKLINE_PG_POOL_SIZE", 10, 1, 1000),
     allowPrivateTargets: bool(env, "HOOKLINE_ALLOW_PRIVATE_TARGETS", false),
     requestTimeoutMs: int(env, "HOOKLINE_REQUEST_TIMEOUT_MS", 15_000, 1_000, 30_000),
     secretGraceMs: int(env, "HOOKLINE_SECRET_GRACE_SECONDS", 86_400, 0, 30 * 86_400) * 1000,
@@ -67,10 +73,20 @@ export function resolveConfig(env: Env): Readonly<Config> {
     dlqCanarySize: int(env, "HOOKLINE_DLQ_CANARY_SIZE", 10, 0, 10_000),
     dlqCanaryThreshold: int(env, "HOOKLINE_DLQ_CANARY_THRESHOLD_PERCENT", 90, 0, 100) / 100,
   };
-  if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+  if (config.databaseUrl && !isPostgresUrl(config.databaseUrl)) {
     throw new ConfigError("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)");
   }
   return Object.freeze(config);
+}
+
+function isPostgresUrl(raw: string): boolean {
+  if (!/^postgres(ql)?:\/\//.test(raw)) return false;
+  try {
+    new URL(raw);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function str(env: Env, name: string, fallback: string): string {
@@ -85,6 +101,17 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function schema(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) {
+    throw new ConfigError(
+      `${name} must be a schema name of lower-case letters, digits and underscores (at most 63, not starting with a digit), got "${raw}"`,
+    );
+  }
+  return raw;
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {

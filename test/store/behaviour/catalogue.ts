@@ -33,6 +33,13 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
       expect(await t.store.findApplication("nobody")).toBeNull();
     });
 
+    it("keeps JSON fields as written: key order and escaped characters", async () => {
+      const app = anApplication({ metadata: { zeta: "last\u0000first", alpha: "ü ✓", "10": "n" } });
+      await t.store.createApplication(app);
+      const found = await t.store.findApplication(app.id);
+      expect(JSON.stringify(found?.metadata)).toBe(JSON.stringify(app.metadata));
+    });
+
     it("allows many applications without a uid", async () => {
       const a = await t.store.createApplication(anApplication());
       const b = await t.store.createApplication(anApplication());

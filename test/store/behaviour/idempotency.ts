@@ -73,6 +73,12 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
       expect(await t.store.beginIdempotent(begin({ now: T0 + 1 }))).toEqual({ kind: "new" });
     });
 
+    it("of requests with one key at once, exactly one is new", async () => {
+      const states = await Promise.all([1, 2, 3, 4].map(() => t.store.beginIdempotent(begin())));
+      expect(states.filter((s) => s.kind === "new")).toHaveLength(1);
+      expect(states.filter((s) => s.kind === "in-progress")).toHaveLength(3);
+    });
+
     it("keys of different scopes do not meet", async () => {
       await t.store.beginIdempotent(begin());
       await t.store.finishIdempotent("app_1:POST /msg", "key-1", 202, "{}");

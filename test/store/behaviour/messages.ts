@@ -111,6 +111,20 @@ export function messageBehaviour(t: StoreUnderTest): void {
       expect(await claimAll(t.store, T0 + HOUR)).toHaveLength(2);
     });
 
+    it("accepts of one eventId at once create exactly one message and its deliveries", async () => {
+      const { app } = await seedApp(t.store, [{}, {}]);
+      const results = await Promise.all(
+        [1, 2, 3, 4].map((i) =>
+          accept(t.store, app.id, { eventId: "evt-race", payload: Buffer.from(`{"n":${i}}`) }),
+        ),
+      );
+      const created = results.filter((r) => r.created);
+      expect(created).toHaveLength(1);
+      for (const r of results) expect(r.message).toEqual(created[0]!.message);
+      expect((await t.store.listMessages(app.id, { limit: 10 })).data).toHaveLength(1);
+      expect(await claimAll(t.store, T0 + HOUR)).toHaveLength(2);
+    });
+
     it("the same eventId in another application is a new message", async () => {
       const a = await seedApp(t.store);
       const b = await seedApp(t.store);

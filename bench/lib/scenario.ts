@@ -1,0 +1,64 @@
+/** What a scenario is given, and what it reports. */
+import type { Receiver } from "./receiver-client.js";
+
+/** One line of the results table. */
+export interface Figure {
+  /** Scenario number and name, e.g. "2 drain". */
+  scenario: string;
+  figure: string;
+  value: number | null;
+  unit: string;
+  /** Value divided by the ceiling (or by the scenario's own baseline, see `ratioOf`). */
+  ratio?: number | null;
+  /** What the ratio is taken against, when not the ceiling. */
+  ratioOf?: string;
+  /**
+   * Set on figures compared with the ceiling: the least ratio that passes (null: no target).
+   * Their ratio and result are computed at the end, against the run's reference ceiling.
+   */
+  ceilingMin?: number | null;
+  /** False when the run itself went wrong (deliveries missing…): the figure fails regardless. */
+  valid?: boolean;
+  /** The target in words, e.g. "≥ 0.70 × ceiling". */
+  target?: string;
+  /** Whether the target is met; null when there is no target or no value. */
+  pass?: boolean | null;
+  note?: string;
+}
+
+export interface BenchContext {
+  quick: boolean;
+  receiver: Receiver;
+  /** Directory for CPU profiles of hookline, when profiling was asked for. */
+  profileDir: string | null;
+  log(line: string): void;
+}
+
+export interface Scenario {
+  /** The name `--only` takes. */
+  name: string;
+  title: string;
+  /** Whether its figures are ratios to the ceiling (the ceiling is then measured too). */
+  needsCeiling: boolean;
+  run(ctx: BenchContext): Promise<{ figures: Figure[]; details?: unknown }>;
+}
+
+/** A figure compared with the ceiling; `min` is the least passing ratio (null: no target). */
+export function vsCeiling(base: Omit<Figure, "ceilingMin" | "target">, min: number | null): Figure {
+  return {
+    ...base,
+    ceilingMin: min,
+    target: min === null ? undefined : `≥ ${min.toFixed(2)} × ceiling`,
+  };
+}
+
+/** Sets ratio and result of every ceiling-compared figure against `reference` (requests/s). */
+export function applyCeiling(figures: Figure[], reference: number | null): void {
+  for (const f of figures) {
+    if (f.ceilingMin === undefined) continue;
+    f.ratio = f.value !== null && reference ? f.value / reference : null;
+    if (f.valid === false) f.pass = false;
+    else if (f.ceilingMin === null || f.ratio === null) f.pass = null;
+    else f.pass = f.ratio >= f.ceilingMin;
+  }
+}

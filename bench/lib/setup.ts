@@ -1,0 +1,76 @@
+/** Steps most scenarios share: a fresh hookline with an app and endpoints, and timed drains. */
+import { join } from "node:path";
+import { HooklineProcess, freshDataDir, type EndpointSpec } from "./hookline.js";
+import type { GroupRecord } from "./receiver.js";
+import type { BenchContext } from "./scenario.js";
+
+export interface Prepared {
+  dataDir: string;
+  appId: string;
+  endpointIds: string[];
+}
+
+/**
+ * Starts hookline on a fresh data dir, creates one application and the given endpoints through
+ * the API (so they are exactly what the API stores), and stops it again: the data dir is then
+ * ready for a backlog to be written into it.
+ */
+export async function prepareStopped(label: string, endpoints: EndpointSpec[]): Promise<Prepared> {
+  const dataDir = freshDataDir(label);
+  const h = await HooklineProcess.start({ dataDir });
+  try {
+    const appId = await h.api.createApp(`bench-${label}`);
+    const endpointIds: string[] = [];
+    for (const ep of endpoints) endpointIds.push(await h.api.createEndpoint(appId, ep));
+    return { dataDir, appId, endpointIds };
+  } finally {
+    await h.stop("SIGTERM");
+  }
+}
+
+/** Starts hookline on `dataDir`, with a CPU profile when profiling was asked for this scenario. */
+export function startHookline(ctx: BenchContext, dataDir: string, profileLabel?: string) {
+  return HooklineProcess.start({
+    dataDir,
+    profileDir: ctx.profileDir && profileLabel ? join(ctx.profileDir, profileLabel) : null,
+  });
+}
+
+export interface DrainResult {
+  record: GroupRecord;
+  hookline: HooklineProcess;
+  /** Peak RSS of hookline over the drain, MB. */
+  peakRssMB: number | null;
+  /** CPU time hookline used from readiness (start-up excluded) to the last expected arrival, ms. */
+  cpuMs: number | null;
+  /** From spawning hookline to the first arrival, ms. */
+  startupMs: number | null;
+}
+
+/**
+ * Starts hookline on a data dir holding a backlog and waits until `group` has received
+ * `expected` requests (or `timeoutMs` passed). The caller stops the returned process.
+ */
+export async function timedDrain(
+  ctx: BenchContext,
+  dataDir: string,
+  group: string,
+  expected: number,
+  timeoutMs: number,
+  profileLabel?: string,
+): Promise<DrainResult> {
+  const hookline = await startHookline(ctx, dataDir, profileLabel);
+  const cpuAtReady = hookline.cpuMs() ?? 0;
+  await ctx.receiver.waitFor(group, expected, timeoutMs);
+  const cpuAtEnd = hookline.cpuMs();
+  const cpuMs = cpuAtEnd === null ? null : cpuAtEnd - cpuAtReady;
+  const peakRssMB = hookline.peakRssMB();
+  const record = await ctx.receiver.record(group);
+  return {
+    record,
+    hookline,
+    peakRssMB,
+    cpuMs,
+    startupMs: record.first === null ? null : record.first - hookline.spawnedAt,
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * 4. Accept path: POST /msg latency at a fixed 1,000 messages per second (open loop, measured
+ * from each request's scheduled time) and the most messages per second 64 clients get accepted,
+ * with fan-out 1 and 10, while hookline delivers what it accepts. Then hookline is killed (-9)
+ * and every acknowledged message must be in the database: durable before the response.
+ */
+import { countStoredMessages } from "../lib/backlog.js";
+import { freshDataDir, removeDataDir } from "../lib/hookline.js";
+import { closedLoop, openLoop } from "../lib/load.js";
+import type { Figure, Scenario } from "../lib/scenario.js";
+import { startHookline } from "../lib/setup.js";
+import { latencySummary } from "../lib/stats.js";
+
+const RATE = 1000;
+const CLIENTS = 64;
+const P99_TARGET_MS = 10;
+
+export const accept: Scenario = {
+  name: "accept",
+  title: "Accept path",
+  needsCeiling: false,
+  async run(ctx) {
+    const figures: Figure[] = [];
+    const details: Record<string, unknown> = {};
+    for (const fanOut of [1, 10]) {
+      const out = await runFanOut(ctx.quick, ctx.receiver.url, fanOut, ctx);
+      figures.push(...out.figures);
+      details[`fanOut${fanOut}`] = out.details;
+    }
+    return { figures, details };
+  },
+};
+
+async function runFanOut(
+  quick: boolean,
+  receiverUrl: string,
+  fanOut: number,
+  ctx: Parameters<Scenario["run"]>[0],
+): Promise<{ figures: Figure[]; details: unknown }> {
+  const fixedMs = quick ? 2_000 : 10_000;
+  const maxMs = quick ? 1_500 : 8_000;
+  const dataDir = freshDataDir(`accept${fanOut}`);
+  try {
+    const h = await startHookline(ctx, dataDir, `accept-fanout${fanOut}`);
+    const appId = await h.api.createApp(`bench-accept-${fanOut}`);
+    for (let i = 0; i < fanOut; i++) {
+      await h.api.createEndpoint(appId, { url: `${receiverUrl}/accept${fanOut}/${i}` });
+    }
+    const target = { url: h.url, appId };
+    // Warm the process (JIT, connections) before anything is measured.
+    await openLoop(target, { rate: RATE, durationMs: quick ? 500 : 1_000, connections: CLIENTS });
+    const fixed = await openLoop(target, {
+      rate: RATE,
+      durationMs: fixedMs,
+      connections: CLIENTS,
+      startIndex: 1_000_000,
+    });
+    const max = await closedLoop(
+      { ...target, keepIds: true },
+      { clients: CLIENTS, durationMs: maxMs, startIndex: 2_000_000 },
+    );
+    // The crash case: whatever was acknowledged must be in the file. (A profiled process is
+    // stopped with SIGTERM instead, so the check then proves less.)
+    const crashed = !h.profiling;
+    await h.stop("SIGKILL");
+    const stored = countStoredMessages(dataDir, max.ids);
+    const f = latencySummary(fixed.latencies);
+    const m = latencySummary(max.latencies);
+    const maxRate = (max.ok / (max.lastAnsweredAt - max.firstSentAt)) * 1000;
+    const label = `fan-out ${fanOut}`;
+    const figures: Figure[] = [
+      {
+        scenario: "4 accept",
+        figure: `${label}: p99 at ${RATE.toLocaleString("en")} msg/s`,
+        value: f.p99,
+        unit: "ms",
+        target: `< ${P99_TARGET_MS} ms`,
+        pass: f.p99 === null || fixed.errors ? false : f.p99 < P99_TARGET_MS,
+        note: `p50 ${fmt(f.p50)} ms, max ${fmt(f.max)} ms, ${fixed.ok} accepted${fixed.errors ? `, ${fixed.errors} errors: ${fixed.firstError}` : ""}`,
+      },
+      {
+        scenario: "4 accept",
+        figure: `${label}: most accepted (${CLIENTS} clients)`,
+        value: maxRate,
+        unit: "msg/s",
+        note: `p50 ${fmt(m.p50)} ms, p99 ${fmt(m.p99)} ms${max.errors ? `, ${max.errors} errors: ${max.firstError}` : ""}`,
+      },
+      {
+        scenario: "4 accept",
+        figure: `${label}: acknowledged, then ${crashed ? "kill -9" : "SIGTERM (profiling)"}`,
+        value: max.ids.length ? (100 * stored) / max.ids.length : null,
+        unit: "% found",
+        target: "100 %",
+        pass: max.ids.length > 0 && stored === max.ids.length,
+        note: `${stored.toLocaleString("en")} of ${max.ids.length.toLocaleString("en")} 2xx-answered messages in the database`,
+      },
+    ];
+    return {
+      figures,
+      details: {
+        fixed: { ...f, ok: fixed.ok, errors: fixed.errors, behindMs: fixed.behindMs },
+        max: { ...m, ok: max.ok, rate: maxRate, stored },
+      },
+    };
+  } finally {
+    removeDataDir(dataDir);
+  }
+}
+
+const fmt = (v: number | null) => (v === null ? "n/a" : v.toFixed(1));

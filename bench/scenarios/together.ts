@@ -1,0 +1,74 @@
+/**
+ * 3. Accept and deliver together: clients post messages through the API, one request per message,
+ * while hookline delivers them; the figure is messages per second from the first post to the last
+ * delivery, as a ratio to the ceiling (each message crosses HTTP twice).
+ */
+import { deliveryStates } from "../lib/backlog.js";
+import { freshDataDir, removeDataDir } from "../lib/hookline.js";
+import { closedLoop } from "../lib/load.js";
+import { vsCeiling, type Scenario } from "../lib/scenario.js";
+import { startHookline } from "../lib/setup.js";
+import { latencySummary } from "../lib/stats.js";
+import { cpuPer } from "./drain.js";
+
+/** Concurrent API clients. */
+const CLIENTS = 64;
+
+export const together: Scenario = {
+  name: "together",
+  title: "Accept and deliver together",
+  needsCeiling: true,
+  async run(ctx) {
+    const count = ctx.quick ? 5_000 : 50_000;
+    const group = "together";
+    const dataDir = freshDataDir("together");
+    try {
+      const h = await startHookline(ctx, dataDir, "together");
+      const appId = await h.api.createApp("bench-together");
+      await h.api.createEndpoint(appId, { url: `${ctx.receiver.url}/${group}`, uid: "together" });
+      const cpu0 = h.cpuMs();
+      const posted = await closedLoop({ url: h.url, appId }, { clients: CLIENTS, count });
+      const seen = await ctx.receiver.waitFor(group, count, 120_000);
+      const cpuMs = (h.cpuMs() ?? 0) - (cpu0 ?? 0);
+      await h.stop("SIGTERM");
+      const elapsedMs = seen.last === null ? null : seen.last - posted.firstSentAt;
+      const rate = elapsedMs ? (count / elapsedMs) * 1000 : null;
+      const after = deliveryStates(dataDir);
+      const ok =
+        posted.ok === count && seen.count >= count && (after.states.succeeded ?? 0) === count;
+      const accept = latencySummary(posted.latencies);
+      const postRate = (posted.ok / (posted.lastAnsweredAt - posted.firstSentAt)) * 1000;
+      return {
+        figures: [
+          {
+            ...vsCeiling(
+              {
+                scenario: "3 together",
+                figure: `${count.toLocaleString("en")} posts (${CLIENTS} clients) → delivered`,
+                value: rate,
+                unit: "messages/s",
+                note: ok
+                  ? `posting alone ran at ${Math.round(postRate)}/s; ${cpuPer(cpuMs, count, "message")}`
+                  : `posted ${posted.ok}/${count} (${posted.firstError ?? "no error"}), delivered ${seen.count}`,
+              },
+              0.45,
+            ),
+            valid: ok,
+          },
+        ],
+        details: {
+          count,
+          clients: CLIENTS,
+          elapsedMs,
+          rate,
+          postRate,
+          accept,
+          received: seen,
+          states: after,
+        },
+      };
+    } finally {
+      removeDataDir(dataDir);
+    }
+  },
+};

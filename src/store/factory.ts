@@ -1,0 +1,30 @@
+/**
+ * Chooses and opens the store from the configuration: PostgreSQL when DATABASE_URL is set, else
+ * the embedded SQLite file in the data dir. The rest of hookline sees only the port.
+ */
+import { join } from "node:path";
+import type { Config } from "../config.js";
+import type { Store } from "./port.js";
+import { PostgresStore } from "./postgres/store.js";
+import { SqliteStore } from "./sqlite/store.js";
+
+/**
+ * Opens the configured store. SQLite is migrated here; PostgreSQL connects and migrates on first
+ * use (hookline's start), so a database that is down fails start-up with StoreUnavailableError.
+ */
+export function openStore(config: Readonly<Config>): Store {
+  const limits = { maxOpenDeadLettersPerEndpoint: config.dlqMaxPerEndpoint };
+  if (config.databaseUrl) {
+    return new PostgresStore({
+      connectionString: config.databaseUrl,
+      schema: config.pgSchema,
+      poolSize: config.pgPoolSize,
+      limits,
+    });
+  }
+  return new SqliteStore({
+    path: join(config.dataDir, "hookline.db"),
+    synchronous: config.sqliteSynchronous,
+    limits,
+  });
+}

@@ -1,0 +1,216 @@
+/** What senders configure: applications, endpoints, event types, and idempotency keys. */
+import type pg from "pg";
+import type { Application, Endpoint, EventType } from "../../domain/types.js";
+import type { IdempotencyBegin, IdempotencyState, Page, PageQuery } from "../port.js";
+import { all, exec, one, Params, tx, type Conn } from "./database.js";
+import { paginate } from "./pagination.js";
+import {
+  applicationFromRow,
+  appUpdateValues,
+  appValues,
+  endpointFromRow,
+  endpointUpdateValues,
+  endpointValues,
+  eventTypeFromRow,
+  eventTypeUpdateValues,
+  eventTypeValues,
+} from "./rows.js";
+import { CATALOGUE as S } from "./statements.js";
+
+/** Catalogue operations; `PostgresStore` wraps each call in its error mapping. */
+export class Catalogue {
+  constructor(private readonly pool: pg.Pool) {}
+
+  // ---- applications -------------------------------------------------------------------------
+
+  async createApplication(app: Application): Promise<Application> {
+    await exec(this.pool, S.insertApp, appValues(app));
+    return app;
+  }
+
+  async findApplication(idOrUid: string): Promise<Application | null> {
+    const row = await one(this.pool, S.findApp, [idOrUid]);
+    return row ? applicationFromRow(row) : null;
+  }
+
+  listApplications(q: PageQuery): Promise<Page<Application>> {
+    return paginate(
+      this.pool,
+      { select: "SELECT * FROM applications", where: [], params: new Params() },
+      "id",
+      q,
+      applicationFromRow,
+      (a) => a.id,
+    );
+  }
+
+  async updateApplication(app: Application): Promise<Application> {
+    await exec(this.pool, S.updateApp, appUpdateValues(app));
+    return app;
+  }
+
+  deleteApplication(id: string): Promise<void> {
+    return tx(this.pool, async (c) => {
+      await exec(
+        c,
+        `DELETE FROM dead_letter_events
+        WHERE dead_letter_id IN (SELECT id FROM dead_letters WHERE app_id = $1)`,
+        [id],
+      );
+      for (const table of [
+        "attempts",
+        "dead_letters",
+        "dead_letter_overflow",
+        "deliveries",
+        "messages",
+      ]) {
+        await exec(c, `DELETE FROM ${table} WHERE app_id = $1`, [id]);
+      }
+      const eps = await all(c, S.endpointsOfApp, [id]);
+      if (eps.length)
+        await deleteEndpointRows(
+          c,
+          eps.map((ep) => String(ep.id)),
+        );
+      await exec(c, "DELETE FROM applications WHERE id = $1", [id]);
+    });
+  }
+
+  // ---- endpoints ----------------------------------------------------------------------------
+
+  async createEndpoint(ep: Endpoint): Promise<Endpoint> {
+    await exec(this.pool, S.insertEndpoint, endpointValues(ep));
+    return ep;
+  }
+
+  async findEndpoint(appId: string, idOrUid: string): Promise<Endpoint | null> {
+    const row = await one(this.pool, S.findEndpoint, [appId, idOrUid]);
+    return row ? endpointFromRow(row) : null;
+  }
+
+  async getEndpoint(id: string): Promise<Endpoint | null> {
+    const row = await one(this.pool, S.getEndpoint, [id]);
+    return row ? endpointFromRow(row) : null;
+  }
+
+  listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>> {
+    const params = new Params();
+    return paginate(
+      this.pool,
+      { select: "SELECT * FROM endpoints", where: [`app_id = ${params.add(appId)}`], params },
+      "id",
+      q,
+      endpointFromRow,
+      (e) => e.id,
+    );
+  }
+
+  async updateEndpoint(ep: Endpoint): Promise<Endpoint> {
+    await exec(this.pool, S.updateEndpoint, endpointUpdateValues(ep));
+    return ep;
+  }
+
+  deleteEndpoint(appId: string, id: string): Promise<void> {
+    return tx(this.pool, async (c) => {
+      if (await one(c, S.endpointExists, [id, appId])) await deleteEndpointRows(c, [id]);
+    });
+  }
+
+  // ---- event types --------------------------------------------------------------------------
+
+  async createEventType(et: EventType): Promise<EventType> {
+    await exec(this.pool, S.insertEventType, eventTypeValues(et));
+    return et;
+  }
+
+  async findEventType(name: string): Promise<EventType | null> {
+    const row = await one(this.pool, S.findEventType, [name]);
+    return row ? eventTypeFromRow(row) : null;
+  }
+
+  listEventTypes(q: PageQuery & { includeArchived?: boolean }): Promise<Page<EventType>> {
+    return paginate(
+      this.pool,
+      {
+        select: "SELECT * FROM event_types",
+        where: q.includeArchived ? [] : ["NOT archived"],
+        params: new Params(),
+      },
+      "name",
+      q,
+      eventTypeFromRow,
+      (e) => e.name,
+    );
+  }
+
+  async updateEventType(et: EventType): Promise<EventType> {
+    await exec(this.pool, S.updateEventType, eventTypeUpdateValues(et));
+    return et;
+  }
+
+  async deleteEventType(name: string): Promise<void> {
+    await exec(this.pool, S.deleteEventType, [name]);
+  }
+
+  // ---- idempotency --------------------------------------------------------------------------
+
+  /**
+   * Atomic under concurrency: the key's row is locked (FOR UPDATE) while it is judged, and a first
+   * request inserts it with ON CONFLICT DO NOTHING, so of two requests at once one is `new` and the
+   * other sees it started.
+   */
+  beginIdempotent(req: IdempotencyBegin): Promise<IdempotencyState> {
+    const key = [req.scope, req.key];
+    const start = [...key, req.fingerprint, req.now + req.lockMs, req.now + req.ttlMs];
+    return tx(this.pool, async (c): Promise<IdempotencyState> => {
+      // The row may vanish (abandoned) between a failed insert and the lock: then insert again.
+      for (;;) {
+        const row = await one(c, S.lockIdem, key);
+        if (!row) {
+          if ((await exec(c, S.insertIdem, start)) === 1) return { kind: "new" };
+          continue;
+        }
+        if (Number(row.expires_at) > req.now) {
+          if (row.fingerprint !== req.fingerprint) return { kind: "mismatch" };
+          if (row.state === "done") {
+            return { kind: "replay", status: Number(row.status), body: String(row.body) };
+          }
+          if (Number(row.locked_until) > req.now) return { kind: "in-progress" };
+        }
+        await exec(c, S.restartIdem, start);
+        return { kind: "new" };
+      }
+    });
+  }
+
+  async finishIdempotent(scope: string, key: string, status: number, body: string): Promise<void> {
+    await exec(this.pool, S.finishIdem, [scope, key, status, body]);
+  }
+
+  async abandonIdempotent(scope: string, key: string): Promise<void> {
+    await exec(this.pool, S.dropIdem, [scope, key]);
+  }
+}
+
+/** Within a transaction: everything of the given endpoints, and the endpoints themselves. */
+async function deleteEndpointRows(c: Conn, ids: string[]): Promise<void> {
+  await exec(
+    c,
+    `DELETE FROM dead_letter_events
+    WHERE dead_letter_id IN (SELECT id FROM dead_letters WHERE endpoint_id = ANY($1::text[]))`,
+    [ids],
+  );
+  for (const table of [
+    "attempts",
+    "dead_letters",
+    "dead_letter_overflow",
+    "deliveries",
+    "circuit_transitions",
+    "circuits",
+    "dead_letter_depth",
+    "endpoint_stats",
+  ]) {
+    await exec(c, `DELETE FROM ${table} WHERE endpoint_id = ANY($1::text[])`, [ids]);
+  }
+  await exec(c, "DELETE FROM endpoints WHERE id = ANY($1::text[])", [ids]);
+}

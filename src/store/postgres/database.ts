@@ -1,0 +1,174 @@
+/**
+ * The PostgreSQL store's connections: one pg.Pool per store, every connection's search_path set to
+ * hookline's schema, transactions through `tx`, and driver errors turned into hookline's errors.
+ */
+import pg from "pg";
+import type { PoolClient, QueryResultRow } from "pg";
+import { ConflictError, StoreUnavailableError } from "../../errors.js";
+import type { StoreLimits } from "../port.js";
+
+export interface PostgresOptions {
+  /** A postgres:// URL (DATABASE_URL). */
+  connectionString: string;
+  /** Schema holding hookline's tables; created by the first migration if missing. */
+  schema: string;
+  /** Connections the pool may open at once. */
+  poolSize: number;
+  /** Limits enforced as it writes; defaults to DEFAULT_STORE_LIMITS. */
+  limits?: Partial<StoreLimits>;
+}
+
+/** One row as pg returns it (BIGINT already a number: see `TYPES`). */
+export type Row = Record<string, unknown>;
+
+/** What runs SQL: the pool (autocommit) or one client inside a transaction. */
+export interface Conn {
+  query<R extends QueryResultRow = Row>(
+    text: string,
+    values?: unknown[],
+  ): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+
+/** Every row of a query. */
+export async function all(c: Conn, text: string, values: unknown[] = []): Promise<Row[]> {
+  return (await c.query(text, values)).rows;
+}
+
+/** The first row of a query, if any. */
+export async function one(c: Conn, text: string, values: unknown[] = []): Promise<Row | undefined> {
+  return (await c.query(text, values)).rows[0];
+}
+
+/** Runs a statement; returns how many rows it changed. */
+export async function exec(c: Conn, text: string, values: unknown[] = []): Promise<number> {
+  return (await c.query(text, values)).rowCount ?? 0;
+}
+
+/** Builds a parameter list for SQL put together at run time: `add` returns the placeholder. */
+export class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+const INT8_OID = 20;
+
+/**
+ * BIGINT columns hold milliseconds and counts, far below 2^53: read them as numbers, like
+ * better-sqlite3 does, so the two adapters return identical records. Set per pool, not globally.
+ */
+const TYPES = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID && format !== "binary"
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** A schema name usable unquoted: lower-case letters, digits and underscores. */
+export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Opens the pool; connections are made on demand, each with search_path set to the schema. */
+export function openPool(options: PostgresOptions): pg.Pool {
+  if (!SCHEMA_NAME.test(options.schema)) {
+    throw new Error(`invalid PostgreSQL schema name "${options.schema}"`);
+  }
+  // A connection string's own `options` would replace ours (pg gives the URL precedence), so its
+  // settings are moved into ours rather than lost.
+  let connectionString = options.connectionString;
+  const url = new URL(connectionString);
+  const theirs = url.searchParams.get("options");
+  if (theirs !== null) {
+    url.searchParams.delete("options");
+    connectionString = url.toString();
+  }
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.poolSize,
+    options: `${theirs ? `${theirs} ` : ""}-c search_path=${options.schema}`,
+    // Tells an operator (pg_stat_activity) which hookline, by schema, a connection belongs to.
+    application_name: `hookline/${options.schema}`,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    types: TYPES,
+  });
+  // An idle connection that breaks (the server restarted) is dropped by the pool; the next query
+  // opens a new one or fails with StoreUnavailableError. Without a listener it would crash us.
+  pool.on("error", () => {});
+  return pool;
+}
+
+/** PostgreSQL error codes (SQLSTATE) that mean the transaction may simply be run again. */
+const RETRYABLE = new Set(["40001", "40P01"]);
+
+/**
+ * Runs `fn` in one transaction on one pooled connection: BEGIN, then COMMIT, or ROLLBACK if it
+ * throws. A deadlock or serialization failure runs it again (a few times), so `fn` must build its
+ * result inside and have no effects outside the database. `snapshot` makes it a read-only
+ * transaction whose statements all see the database as of its first one.
+ */
+export async function tx<T>(
+  pool: pg.Pool,
+  fn: (c: PoolClient) => Promise<T>,
+  mode: "write" | "snapshot" = "write",
+): Promise<T> {
+  const begin = mode === "snapshot" ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN";
+  for (let attempt = 1; ; attempt++) {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query(begin);
+      const result = await fn(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (err) {
+      await client.query("ROLLBACK").catch((rollbackErr: Error) => (broken = rollbackErr));
+      if (attempt < 3 && RETRYABLE.has(sqlState(err))) continue;
+      throw err;
+    } finally {
+      // A connection that could not roll back is destroyed rather than reused.
+      client.release(broken);
+    }
+  }
+}
+
+function sqlState(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" ? code : "";
+}
+
+/** Socket-level failures reported by Node rather than by the server. */
+const NETWORK =
+  /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/;
+
+/**
+ * Whether an error means the database cannot be used right now: the connection failed or broke,
+ * the server is shutting down or out of resources, or it only reads (a standby).
+ */
+export function isUnavailable(err: unknown): boolean {
+  const code = sqlState(err);
+  if (NETWORK.test(code)) return true;
+  // 08: connection exception; 53: insufficient resources (too many connections, disk full);
+  // 57P01-57P03: admin or crash shutdown, cannot connect now; 58: system (I/O) error;
+  // 25006: read-only transaction; 3D000: the database does not exist (any more); XX001/XX002:
+  // corrupted data or index.
+  if (/^(08|53|58)/.test(code)) return true;
+  if (["57P01", "57P02", "57P03", "25006", "3D000", "XX001", "XX002"].includes(code)) return true;
+  const message = err instanceof Error ? err.message : "";
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end/i.test(
+    message,
+  );
+}
+
+/** Turns a driver error into hookline's: ConflictError for a unique violation, or unavailable. */
+export function mapError(err: unknown, uniqueWhat?: string): unknown {
+  if (sqlState(err) === "23505" && uniqueWhat) {
+    return new ConflictError(`${uniqueWhat} already exists`, { cause: err });
+  }
+  if (isUnavailable(err)) {
+    const code = sqlState(err) || (err instanceof Error ? err.message : "unknown");
+    return new StoreUnavailableError(`PostgreSQL store unavailable (${code})`, { cause: err });
+  }
+  return err;
+}

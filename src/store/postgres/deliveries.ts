@@ -1,0 +1,285 @@
+/** Messages and their deliveries: accepting and fanning out, claiming, and recording outcomes. */
+import type pg from "pg";
+import type { Delivery, Message } from "../../domain/types.js";
+import type {
+  AcceptResult,
+  ClaimedDelivery,
+  DeadLetterChange,
+  DeliveryOutcome,
+  MessageQuery,
+  NewMessage,
+  Page,
+  Release,
+  Store,
+} from "../port.js";
+import { all, exec, one, Params, tx, type Conn, type Row } from "./database.js";
+import type { DeadLetters } from "./dead-letters.js";
+import { matches } from "./fan-out.js";
+import { paginate } from "./pagination.js";
+import { deliveryFromRow, messageFromRow, toJson } from "./rows.js";
+import { DELIVERIES as S } from "./statements.js";
+
+export type ClaimRequest = Parameters<Store["claimDue"]>[0];
+export type ResendRequest = Parameters<Store["enqueueResend"]>[0];
+
+/** Message and delivery operations; `PostgresStore` wraps each call in its error mapping. */
+export class Deliveries {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly deadLetters: DeadLetters,
+  ) {}
+
+  // ---- messages -----------------------------------------------------------------------------
+
+  acceptMessage(msg: NewMessage): Promise<AcceptResult> {
+    return tx(this.pool, async (c): Promise<AcceptResult> => {
+      const inserted = await exec(c, S.insertMessage, [
+        msg.id,
+        msg.appId,
+        msg.eventType,
+        msg.eventId,
+        toJson(msg.channels),
+        toJson(msg.tags),
+        msg.payload,
+        msg.now,
+      ]);
+      if (inserted === 0) {
+        // Only a repeated eventId conflicts (ON CONFLICT names its index); the first one stands.
+        const existing = await one(c, S.findMessageByEventId, [msg.appId, msg.eventId]);
+        return { message: messageFromRow(existing!), created: false, deliveries: 0 };
+      }
+      const ids: string[] = [];
+      const endpoints: string[] = [];
+      const due: number[] = [];
+      for (const ep of await all(c, S.fanOutTargets, [msg.appId])) {
+        if (!matches(ep, msg)) continue;
+        // An open circuit holds new deliveries until its probe, so they spend nothing meanwhile.
+        const probeAt = ep.circuit_state === "open" ? Number(ep.next_probe_at ?? 0) : 0;
+        ids.push(msg.newDeliveryId());
+        endpoints.push(String(ep.id));
+        due.push(Math.max(msg.dueAt, probeAt));
+      }
+      if (ids.length) {
+        await exec(c, S.insertDeliveries, [
+          msg.appId,
+          msg.id,
+          "message",
+          msg.now,
+          ids,
+          endpoints,
+          due,
+        ]);
+      }
+      const message: Message = {
+        id: msg.id,
+        appId: msg.appId,
+        eventType: msg.eventType,
+        eventId: msg.eventId,
+        channels: msg.channels,
+        tags: msg.tags,
+        payload: msg.payload,
+        createdAt: msg.now,
+      };
+      return { message, created: true, deliveries: ids.length };
+    });
+  }
+
+  async findMessage(appId: string, idOrEventId: string): Promise<Message | null> {
+    const row = await one(this.pool, S.findMessage, [appId, idOrEventId]);
+    return row ? messageFromRow(row) : null;
+  }
+
+  listMessages(appId: string, q: MessageQuery): Promise<Page<Message>> {
+    const params = new Params();
+    const where = [`app_id = ${params.add(appId)}`];
+    if (q.eventTypes?.length) where.push(`event_type = ANY(${params.add(q.eventTypes)}::text[])`);
+    if (q.channel) {
+      where.push(
+        `EXISTS (SELECT 1 FROM json_array_elements_text(messages.channels) AS c(value)
+          WHERE c.value = ${params.add(q.channel)})`,
+      );
+    }
+    if (q.before !== undefined) where.push(`created_at < ${params.add(q.before)}`);
+    if (q.after !== undefined) where.push(`created_at > ${params.add(q.after)}`);
+    return paginate(
+      this.pool,
+      { select: "SELECT * FROM messages", where, params },
+      "id",
+      { ...q, order: q.order ?? "descending" },
+      messageFromRow,
+      (m) => m.id,
+    );
+  }
+
+  async enqueueResend(input: ResendRequest): Promise<Delivery> {
+    const row = await one(this.pool, S.insertResend, [
+      input.id,
+      input.appId,
+      input.messageId,
+      input.endpointId,
+      input.now,
+    ]);
+    return deliveryFromRow(row!);
+  }
+
+  // ---- the engine's side --------------------------------------------------------------------
+
+  recoverInflight(now: number): Promise<number> {
+    return exec(this.pool, S.recoverInflight, [now]);
+  }
+
+  /** The claim (one statement, see `S.claim`) and its payloads, in one transaction. */
+  claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
+    return tx(this.pool, async (c) => {
+      const rows = await all(c, S.claim, [
+        req.now,
+        [...req.excludeEndpoints],
+        req.limit,
+        req.leaseUntil,
+      ]);
+      if (rows.length === 0) return [];
+      const messageIds = [...new Set(rows.map((r) => String(r.message_id)))];
+      const messages = new Map(
+        (await all(c, S.messagesForClaim, [messageIds])).map((m) => [String(m.id), m]),
+      );
+      const out: ClaimedDelivery[] = [];
+      for (const r of rows) {
+        const m = messages.get(String(r.message_id));
+        // Deleting an application takes its messages with its deliveries, under the same locks;
+        // a delivery without its message has nothing to send.
+        if (!m) continue;
+        out.push({
+          id: String(r.id),
+          appId: String(r.app_id),
+          messageId: String(r.message_id),
+          endpointId: String(r.endpoint_id),
+          origin: r.origin as Delivery["origin"],
+          attemptCount: Number(r.attempt_count),
+          firstAttemptAt: r.first_attempt_at == null ? null : Number(r.first_attempt_at),
+          lastDelayMs: r.last_delay_ms == null ? null : Number(r.last_delay_ms),
+          dueAt: Number(r.next_attempt_at),
+          eventType: String(m.event_type),
+          payload: m.payload as Buffer,
+        });
+      }
+      // RETURNING gives no order guarantee; the engine sends oldest due first.
+      return out.sort((a, b) => a.dueAt - b.dueAt);
+    });
+  }
+
+  async nextDueAt(excludeEndpoints: readonly string[]): Promise<number | null> {
+    const row = await one(this.pool, S.nextDue, [[...excludeEndpoints]]);
+    return row?.at == null ? null : Number(row.at);
+  }
+
+  /**
+   * One transaction for the batch: the deliveries move on in one statement, the attempts go in
+   * in one statement, then the dead-letter side effects in order, then the endpoint stats.
+   */
+  recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<DeadLetterChange[]> {
+    // A delivery recorded twice in one batch keeps its first outcome, as one at a time would.
+    const seen = new Set<string>();
+    const batch = outcomes.filter((o) => !seen.has(o.deliveryId) && seen.add(o.deliveryId));
+    return tx(this.pool, async (c) => {
+      const moved = await this.advance(c, batch);
+      const recorded = batch.filter((o) => moved.has(o.deliveryId));
+      await this.insertAttempts(c, recorded);
+      const changes: DeadLetterChange[] = [];
+      const stats = new Map<string, { h: number; c: number; i: number; ok: number | null }>();
+      for (const o of recorded) {
+        const next = o.next;
+        const deadLetterId = moved.get(o.deliveryId);
+        // A replay's outcome belongs to the record it replays; it never makes a new one.
+        if (deadLetterId != null && next.kind !== "retry") {
+          changes.push(...(await this.deadLetters.recordReplay(c, deadLetterId, o)));
+        } else if (next.kind === "dead") {
+          changes.push(await this.deadLetters.recordDead(c, o, next.failureClass, next.reason));
+        }
+        if (o.disableEndpoint) {
+          await exec(c, S.disableEndpoint, [o.disableEndpoint, o.at, o.endpointId]);
+        }
+        if (o.retryAfter || next.kind === "succeeded") {
+          const s = stats.get(o.endpointId) ?? { h: 0, c: 0, i: 0, ok: null };
+          if (o.retryAfter === "honoured") s.h++;
+          if (o.retryAfter === "capped") s.c++;
+          if (o.retryAfter === "ignored") s.i++;
+          if (next.kind === "succeeded") s.ok = Math.max(s.ok ?? 0, o.at);
+          stats.set(o.endpointId, s);
+        }
+      }
+      if (stats.size) {
+        // In endpoint order, so two batches at once lock the stats rows in the same order.
+        const rows = [...stats].sort(([a], [b]) => (a < b ? -1 : 1));
+        await exec(c, S.bumpStats, [
+          rows.map(([id]) => id),
+          rows.map(([, s]) => s.h),
+          rows.map(([, s]) => s.c),
+          rows.map(([, s]) => s.i),
+          rows.map(([, s]) => s.ok),
+        ]);
+      }
+      return changes;
+    });
+  }
+
+  /** Moves each still-claimed delivery on; returns those moved, with their dead_letter_id. */
+  private async advance(
+    c: Conn,
+    batch: readonly DeliveryOutcome[],
+  ): Promise<Map<string, string | null>> {
+    const next = batch.map((o) => o.next);
+    const rows = await all(c, S.advance, [
+      batch.map((o) => o.deliveryId),
+      next.map((n) => (n.kind === "retry" ? "pending" : n.kind)),
+      batch.map((o) => o.at),
+      next.map((n) => (n.kind === "retry" ? n.at : null)),
+      next.map((n) => (n.kind === "retry" ? n.delayMs : null)),
+      batch.map((o) => o.attempt !== null),
+    ]);
+    return new Map(
+      rows.map((r: Row) => [
+        String(r.id),
+        r.dead_letter_id == null ? null : String(r.dead_letter_id),
+      ]),
+    );
+  }
+
+  private async insertAttempts(c: Conn, recorded: readonly DeliveryOutcome[]): Promise<void> {
+    const made = recorded.filter((o) => o.attempt !== null);
+    if (made.length === 0) return;
+    const a = made.map((o) => o.attempt!);
+    await exec(c, S.insertAttempts, [
+      a.map((x) => x.id),
+      made.map((o) => o.deliveryId),
+      a.map((x) => x.at),
+      a.map((x) => x.trigger),
+      a.map((x) => x.url),
+      a.map((x) => x.status),
+      a.map((x) => x.error),
+      a.map((x) => x.errorDetail),
+      a.map((x) => x.durationMs),
+      a.map((x) => x.responseSnippet),
+      a.map((x) => x.outcome),
+    ]);
+  }
+
+  async releaseDeliveries(releases: readonly Release[]): Promise<void> {
+    // The first release of a delivery wins, as one at a time would.
+    const seen = new Set<string>();
+    const first = releases.filter((r) => !seen.has(r.deliveryId) && seen.add(r.deliveryId));
+    await exec(this.pool, S.release, [first.map((r) => r.deliveryId), first.map((r) => r.at)]);
+  }
+
+  pauseEndpoint(endpointId: string, until: number): Promise<number> {
+    return exec(this.pool, S.pauseEndpoint, [until, endpointId]);
+  }
+
+  async getDelivery(id: string): Promise<Delivery | null> {
+    const row = await one(this.pool, S.getDelivery, [id]);
+    return row ? deliveryFromRow(row) : null;
+  }
+
+  async listDeliveries(messageId: string): Promise<Delivery[]> {
+    return (await all(this.pool, S.deliveriesOfMessage, [messageId])).map(deliveryFromRow);
+  }
+}

@@ -1,0 +1,133 @@
+/** The PostgreSQL statements of the dead-letter queue and its replay jobs. */
+
+/** Records, their history, the depth cap and its tombstones, and single replays. */
+export const DEAD_LETTERS = {
+  insertRecord: `INSERT INTO dead_letters (id, delivery_id, app_id, endpoint_id,
+      message_id, event_id, event_type, failure_class, reason, final_status, final_error,
+      signature_headers, first_attempt_at, last_attempt_at, state, replay_count, created_at,
+      updated_at)
+    SELECT $1::text, d.id, d.app_id, d.endpoint_id, d.message_id, m.event_id, m.event_type,
+      $3::text, $4::text, $5::integer, $6::text, $7::json, d.first_attempt_at,
+      d.last_attempt_at, 'open', 0, $8::bigint, $8::bigint
+    FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.id = $2`,
+  // The depth row is created if missing and locked, so two batches dead-lettering to the same
+  // endpoint at once (two workers) check the cap one after the other.
+  ensureDepth: `INSERT INTO dead_letter_depth (endpoint_id, open) VALUES ($1, 0)
+    ON CONFLICT (endpoint_id) DO NOTHING`,
+  lockDepth: "SELECT open FROM dead_letter_depth WHERE endpoint_id = $1 FOR UPDATE",
+  insertOverflow: `INSERT INTO dead_letter_overflow (id, delivery_id, app_id, endpoint_id,
+      message_id, event_id, event_type, failure_class, reason, at)
+    SELECT $1::text, d.id, d.app_id, d.endpoint_id, d.message_id, m.event_id, m.event_type,
+      $3::text, $4::text, $5::bigint
+    FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.id = $2`,
+  countOverflow: `INSERT INTO endpoint_stats AS s (endpoint_id, dlq_overflowed, dlq_last_overflow_at)
+    VALUES ($1, 1, $2)
+    ON CONFLICT (endpoint_id) DO UPDATE SET dlq_overflowed = s.dlq_overflowed + 1,
+      dlq_last_overflow_at = GREATEST(s.dlq_last_overflow_at, excluded.dlq_last_overflow_at)`,
+  insertEvent: `INSERT INTO dead_letter_events (dead_letter_id, at, actor, action, result, note,
+    delivery_id, job_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  get: "SELECT * FROM dead_letters WHERE id = $1",
+  lock: "SELECT * FROM dead_letters WHERE id = $1 FOR UPDATE",
+  byDelivery: "SELECT * FROM dead_letters WHERE delivery_id = $1",
+  requestOf: `SELECT actor, job_id FROM dead_letter_events
+    WHERE delivery_id = $1 AND action = 'replay_requested' ORDER BY seq LIMIT 1`,
+  // The state guard is what makes a replay single: a second request finds it replaying (or
+  // waits for the first's commit, then finds it so).
+  startReplay: `UPDATE dead_letters SET state = 'replaying', abandon_after = $2, updated_at = $3
+    WHERE id = $1 AND state IN ('open', 'resolved') RETURNING *`,
+  circuitOf: "SELECT state, next_probe_at FROM circuits WHERE endpoint_id = $1",
+  insertReplayDelivery: `INSERT INTO deliveries (id, app_id, message_id, endpoint_id, state,
+      origin, next_attempt_at, created_at, dead_letter_id)
+    VALUES ($1, $2, $3, $4, 'pending', 'replay', $5, $6, $7) RETURNING *`,
+  finishReplay: `UPDATE dead_letters SET state = $2, replay_count = replay_count + 1,
+      failed_replays = $3, last_attempt_at = coalesce($4, last_attempt_at), updated_at = $5
+    WHERE id = $1`,
+  decide: `UPDATE dead_letters SET state = $2, updated_at = $3
+    WHERE id = $1 AND state = ANY($4::text[]) RETURNING *`,
+  attemptsOf: `SELECT * FROM attempts WHERE delivery_id = $1
+      OR delivery_id IN (SELECT id FROM deliveries WHERE dead_letter_id = $2)
+    ORDER BY at, id`,
+  historyOf: "SELECT * FROM dead_letter_events WHERE dead_letter_id = $1 ORDER BY seq",
+  payloadOf: "SELECT payload FROM messages WHERE id = $1",
+  jobItemDone: `UPDATE replay_job_items SET state = $1, detail = $2, updated_at = $3
+    WHERE delivery_id = $4 AND state = 'queued' RETURNING job_id`,
+  countJobResult: `UPDATE replay_jobs SET succeeded = succeeded + $1, failed = failed + $2,
+    updated_at = $3 WHERE id = $4`,
+  summary: `SELECT g.*, s.last_success_at, s.dlq_overflowed, s.dlq_last_overflow_at,
+      c.state AS circuit_state, c.since AS circuit_since, c.reason AS circuit_reason,
+      c.next_probe_at AS circuit_next_probe_at, c.reopen_count AS circuit_reopen_count,
+      coalesce(dd.open, 0) AS depth
+    FROM (SELECT app_id, endpoint_id, failure_class,
+        count(*) FILTER (WHERE state = 'open') AS open,
+        count(*) FILTER (WHERE state = 'replaying') AS replaying,
+        min(created_at) AS oldest_at
+      FROM dead_letters WHERE state IN ('open', 'replaying')
+        AND ($1::text IS NULL OR app_id = $1)
+      GROUP BY app_id, endpoint_id, failure_class) g
+    LEFT JOIN endpoint_stats s ON s.endpoint_id = g.endpoint_id
+    LEFT JOIN circuits c ON c.endpoint_id = g.endpoint_id
+    LEFT JOIN dead_letter_depth dd ON dd.endpoint_id = g.endpoint_id
+    ORDER BY g.oldest_at, g.endpoint_id, g.failure_class`,
+} as const;
+
+/** Bulk replay jobs and their items. */
+export const REPLAY_JOBS = {
+  insert: `INSERT INTO replay_jobs (id, task, state, stage, selection, rate_per_second,
+      canary_size, canary_threshold, start_at, created_by, note, created_at, updated_at)
+    VALUES ($1, $2, 'scheduled', $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`,
+  get: "SELECT * FROM replay_jobs WHERE id = $1",
+  // A job being taken up elsewhere is skipped, not waited for (see the delivery claim).
+  claim: `WITH due AS (
+      SELECT id FROM replay_jobs
+      WHERE (state = 'scheduled' AND start_at <= $1)
+         OR (state = 'running' AND (lease_until IS NULL OR lease_until <= $1))
+      ORDER BY start_at
+      LIMIT $3
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE replay_jobs j SET state = 'running', started_at = coalesce(j.started_at, $1),
+      lease_until = $2, updated_at = $1
+    FROM due WHERE j.id = due.id
+    RETURNING j.*`,
+  release: "UPDATE replay_jobs SET lease_until = NULL WHERE state = 'running'",
+  nextStart: "SELECT min(start_at) AS at FROM replay_jobs WHERE state = 'scheduled'",
+  // Preparing and queueing hold the job's row, so two runners taking one job up at once do each
+  // step one after the other, as they would in SQLite.
+  lock: "SELECT * FROM replay_jobs WHERE id = $1 FOR UPDATE",
+  setTotal: `UPDATE replay_jobs SET total = $1, updated_at = $2 WHERE id = $3 AND total IS NULL`,
+  // Listed ids keep the order given; a repeated id is one item (its first place).
+  insertListed: `INSERT INTO replay_job_items (job_id, dead_letter_id, seq, state, updated_at)
+    SELECT $1::text, v.id, v.n, 'pending', $2::bigint
+    FROM unnest($3::text[]) WITH ORDINALITY AS v(id, n) ORDER BY v.n
+    ON CONFLICT (job_id, dead_letter_id) DO NOTHING`,
+  countItems: "SELECT count(*) AS n FROM replay_job_items WHERE job_id = $1",
+  endpointDisabled: "SELECT disabled FROM endpoints WHERE id = $1",
+  waiting: `SELECT dead_letter_id FROM replay_job_items WHERE job_id = $1 AND state = 'pending'
+    ORDER BY seq LIMIT $2`,
+  countWaiting: `SELECT count(*) AS n FROM replay_job_items
+    WHERE job_id = $1 AND state = 'pending'`,
+  markQueued: `UPDATE replay_job_items SET state = 'queued', prior_state = $3, delivery_id = $4,
+      updated_at = $5
+    WHERE job_id = $1 AND dead_letter_id = $2 AND state = 'pending'`,
+  markSkipped: `UPDATE replay_job_items SET state = 'skipped', detail = $3, updated_at = $4
+    WHERE job_id = $1 AND dead_letter_id = $2 AND state = 'pending'`,
+  countQueued: `UPDATE replay_jobs SET queued = queued + $1, skipped = skipped + $2,
+    updated_at = $3 WHERE id = $4`,
+  update: `UPDATE replay_jobs SET lease_until = $3, updated_at = $2,
+      stage = coalesce($4::text, stage),
+      reason = CASE WHEN $6::boolean THEN $7::text ELSE reason END,
+      state = coalesce($5::text, state),
+      finished_at = CASE WHEN $5::text IS NULL THEN finished_at ELSE $2 END
+    WHERE id = $1 AND state = 'running' RETURNING *`,
+  cancel: `UPDATE replay_jobs SET state = 'cancelled', reason = $2, lease_until = NULL,
+      finished_at = $3, updated_at = $3
+    WHERE id = $1 AND state IN ('scheduled', 'running')`,
+  queuedItems: `SELECT dead_letter_id, delivery_id, prior_state FROM replay_job_items
+    WHERE job_id = $1 AND state = 'queued' ORDER BY seq`,
+  withdrawDelivery: "DELETE FROM deliveries WHERE id = $1 AND state = 'pending'",
+  markWithdrawn: `UPDATE replay_job_items SET state = 'withdrawn', detail = $3, updated_at = $4
+    WHERE job_id = $1 AND dead_letter_id = $2`,
+  restoreRecord: `UPDATE dead_letters SET state = $2, updated_at = $3
+    WHERE id = $1 AND state = 'replaying'`,
+  countWithdrawn: "UPDATE replay_jobs SET withdrawn = withdrawn + $1 WHERE id = $2",
+} as const;

@@ -1,0 +1,100 @@
+/** What happened to deliveries, as operators read it: circuits, stats, attempts. */
+import type pg from "pg";
+import type { Attempt, CircuitRecord, EndpointStats } from "../../domain/types.js";
+import type { CircuitTransition } from "../../engine/breaker.js";
+import type { AttemptQuery, Page } from "../port.js";
+import { all, exec, one, Params, tx } from "./database.js";
+import { paginate } from "./pagination.js";
+import { attemptFromRow, circuitFromRow } from "./rows.js";
+import { HISTORY as S } from "./statements.js";
+
+/** Read models and circuit snapshots; `PostgresStore` wraps each call in its error mapping. */
+export class History {
+  constructor(private readonly pool: pg.Pool) {}
+
+  // ---- circuits and stats -------------------------------------------------------------------
+
+  async saveCircuit(
+    endpointId: string,
+    c: CircuitRecord,
+    transition: CircuitTransition | null,
+  ): Promise<void> {
+    const snapshot = [endpointId, c.state, c.since, c.reason, c.nextProbeAt, c.reopenCount];
+    if (!transition) {
+      await exec(this.pool, S.saveCircuit, snapshot);
+      return;
+    }
+    await tx(this.pool, async (conn) => {
+      await exec(conn, S.saveCircuit, snapshot);
+      await exec(conn, S.insertTransition, [
+        endpointId,
+        transition.from,
+        transition.to,
+        transition.at,
+        transition.reason,
+      ]);
+    });
+  }
+
+  async loadCircuits(): Promise<Map<string, CircuitRecord>> {
+    const rows = await all(this.pool, S.loadCircuits);
+    return new Map(rows.map((r) => [String(r.endpoint_id), circuitFromRow(r)]));
+  }
+
+  async getCircuit(endpointId: string): Promise<CircuitRecord | null> {
+    const row = await one(this.pool, S.getCircuit, [endpointId]);
+    return row ? circuitFromRow(row) : null;
+  }
+
+  async listCircuitTransitions(
+    endpointId: string,
+    limit: number,
+  ): Promise<(CircuitTransition & { endpointId: string })[]> {
+    const rows = await all(this.pool, S.transitions, [endpointId, limit]);
+    return rows.map((r) => ({
+      endpointId,
+      from: r.from_state as CircuitTransition["from"],
+      to: r.to_state as CircuitTransition["to"],
+      at: Number(r.at),
+      reason: String(r.reason),
+    }));
+  }
+
+  async getEndpointStats(endpointId: string): Promise<EndpointStats> {
+    const r = await one(this.pool, S.getStats, [endpointId]);
+    return {
+      retryAfter: {
+        honoured: Number(r?.retry_after_honoured ?? 0),
+        capped: Number(r?.retry_after_capped ?? 0),
+        ignored: Number(r?.retry_after_ignored ?? 0),
+      },
+      lastSuccessAt: r?.last_success_at == null ? null : Number(r.last_success_at),
+    };
+  }
+
+  // ---- attempts -----------------------------------------------------------------------------
+
+  listAttempts(q: AttemptQuery): Promise<Page<Attempt>> {
+    const params = new Params();
+    const where = [`app_id = ${params.add(q.appId)}`];
+    if (q.endpointId) where.push(`endpoint_id = ${params.add(q.endpointId)}`);
+    if (q.messageId) where.push(`message_id = ${params.add(q.messageId)}`);
+    if (q.outcome === "success") where.push("outcome = 'success'");
+    if (q.outcome === "fail") where.push("outcome <> 'success'");
+    if (q.before !== undefined) where.push(`at < ${params.add(q.before)}`);
+    if (q.after !== undefined) where.push(`at > ${params.add(q.after)}`);
+    return paginate(
+      this.pool,
+      { select: "SELECT * FROM attempts", where, params },
+      "id",
+      { ...q, order: q.order ?? "descending" },
+      attemptFromRow,
+      (a) => a.id,
+    );
+  }
+
+  async findAttempt(appId: string, attemptId: string): Promise<Attempt | null> {
+    const row = await one(this.pool, S.findAttempt, [attemptId, appId]);
+    return row ? attemptFromRow(row) : null;
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * Bulk replay jobs in PostgreSQL. A job's selection is taken once, into items keyed by (job,
+ * record), so a record is replayed at most once per job however often the job is run or resumed.
+ */
+import type pg from "pg";
+import type { ReplayJob } from "../../domain/types.js";
+import type { JobReplaysQueued, NewReplayJob, ReplayJobUpdate, Store } from "../port.js";
+import { all, exec, one, Params, tx, type Conn } from "./database.js";
+import { deadLetterFilter, type DeadLetters } from "./dead-letters.js";
+import { REPLAY_JOBS as S } from "./dlq-statements.js";
+import { replayJobFromRow } from "./rows.js";
+
+type EnqueueRequest = Parameters<Store["enqueueJobReplays"]>[0];
+type CancelResult = Awaited<ReturnType<Store["cancelReplayJob"]>>;
+
+/** Replay job operations; `PostgresStore` wraps each call in its error mapping. */
+export class ReplayJobs {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly deadLetters: DeadLetters,
+  ) {}
+
+  async create(job: NewReplayJob): Promise<ReplayJob> {
+    const row = await one(this.pool, S.insert, [
+      job.id,
+      job.task,
+      job.canarySize > 0 ? "canary" : "rest",
+      JSON.stringify(job.selection),
+      job.ratePerSecond,
+      job.canarySize,
+      job.canaryThreshold,
+      job.startAt,
+      job.createdBy,
+      job.note,
+      job.now,
+    ]);
+    return replayJobFromRow(row!);
+  }
+
+  async get(id: string, c: Conn = this.pool): Promise<ReplayJob | null> {
+    const row = await one(c, S.get, [id]);
+    return row ? replayJobFromRow(row) : null;
+  }
+
+  async claim(req: { now: number; leaseUntil: number; limit: number }): Promise<ReplayJob[]> {
+    const rows = await all(this.pool, S.claim, [req.now, req.leaseUntil, req.limit]);
+    // RETURNING gives no order guarantee; the claim took them by start time.
+    return rows.map(replayJobFromRow).sort((a, b) => a.startAt - b.startAt || cmp(a.id, b.id));
+  }
+
+  async release(): Promise<void> {
+    await exec(this.pool, S.release);
+  }
+
+  async nextStart(): Promise<number | null> {
+    const row = await one(this.pool, S.nextStart);
+    return row?.at == null ? null : Number(row.at);
+  }
+
+  prepare(id: string, now: number): Promise<ReplayJob | null> {
+    return tx(this.pool, async (c) => {
+      const locked = await one(c, S.lock, [id]);
+      const job = locked ? replayJobFromRow(locked) : null;
+      if (!job || job.progress.total !== null) return job;
+      const { ids, ...filter } = job.selection;
+      if (ids?.length) {
+        await exec(c, S.insertListed, [id, now, ids]);
+      } else {
+        const params = new Params();
+        const [jobParam, nowParam] = [params.add(id), params.add(now)];
+        const where = ["state = 'open'", ...deadLetterFilter(filter, params)];
+        // Built per job (the filter varies); a job is prepared once, so this is not hot.
+        await exec(
+          c,
+          `INSERT INTO replay_job_items (job_id, dead_letter_id, seq, state, updated_at)
+          SELECT ${jobParam}::text, id, row_number() OVER (ORDER BY id), 'pending',
+            ${nowParam}::bigint
+          FROM dead_letters WHERE ${where.join(" AND ")}
+          ON CONFLICT (job_id, dead_letter_id) DO NOTHING`,
+          params.values,
+        );
+      }
+      const total = Number((await one(c, S.countItems, [id]))!.n);
+      await exec(c, S.setTotal, [total, now, id]);
+      return this.get(id, c);
+    });
+  }
+
+  enqueue(req: EnqueueRequest): Promise<JobReplaysQueued> {
+    return tx(this.pool, async (c): Promise<JobReplaysQueued> => {
+      const out: JobReplaysQueued = { queued: [], skipped: 0, remaining: 0 };
+      const locked = await one(c, S.lock, [req.jobId]);
+      const job = locked ? replayJobFromRow(locked) : null;
+      if (!job || job.state !== "running") return out;
+      // Skipped items do not count against the limit: take the next ones until it is met.
+      for (;;) {
+        const want = req.limit - out.queued.length;
+        const waiting = want > 0 ? await all(c, S.waiting, [req.jobId, want]) : [];
+        if (waiting.length === 0) break;
+        for (const item of waiting) {
+          await this.enqueueItem(c, job, String(item.dead_letter_id), req, out);
+        }
+      }
+      await exec(c, S.countQueued, [out.queued.length, out.skipped, req.now, req.jobId]);
+      out.remaining = Number((await one(c, S.countWaiting, [req.jobId]))!.n);
+      return out;
+    });
+  }
+
+  /** Within enqueue's transaction: one item queued as a replay, or skipped with the reason. */
+  private async enqueueItem(
+    c: Conn,
+    job: ReplayJob,
+    record: string,
+    req: EnqueueRequest,
+    out: JobReplaysQueued,
+  ): Promise<void> {
+    const current = await this.deadLetters.getDeadLetter(record, c);
+    // A bulk replay takes open records only: one a person resolved meanwhile stays so. Nothing is
+    // sent to a disabled endpoint, so its records are left for after it is enabled again.
+    const disabled =
+      current && (await one(c, S.endpointDisabled, [current.endpointId]))?.disabled === true;
+    const skip = !current
+      ? "the record no longer exists"
+      : current.state !== "open"
+        ? `the record is ${current.state}`
+        : disabled
+          ? "the endpoint is disabled"
+          : null;
+    if (current && !skip) {
+      const deliveryId = req.newDeliveryId();
+      const started = await this.deadLetters.startReplay(
+        c,
+        {
+          deadLetterId: record,
+          deliveryId,
+          now: req.now,
+          actor: job.createdBy,
+          note: `bulk replay ${job.id}`,
+          abandonAfter: req.abandonAfter,
+        },
+        job.id,
+      );
+      if (started.ok) {
+        await exec(c, S.markQueued, [job.id, record, current.state, deliveryId, req.now]);
+        out.queued.push({ deadLetterId: record, deliveryId, endpointId: current.endpointId });
+        return;
+      }
+    }
+    const detail = skip ?? "the record is already replaying";
+    await exec(c, S.markSkipped, [job.id, record, detail, req.now]);
+    out.skipped++;
+  }
+
+  async update(u: ReplayJobUpdate): Promise<ReplayJob | null> {
+    const row = await one(this.pool, S.update, [
+      u.id,
+      u.now,
+      u.finish ? null : u.leaseUntil,
+      u.stage ?? null,
+      u.finish?.state ?? null,
+      u.finish !== undefined || u.reason !== undefined,
+      u.finish ? u.finish.reason : (u.reason ?? null),
+    ]);
+    return row ? replayJobFromRow(row) : null;
+  }
+
+  cancel(req: { id: string; actor: string; now: number }): Promise<CancelResult> {
+    return tx(this.pool, async (c): Promise<CancelResult> => {
+      const reason = `cancelled by ${req.actor}`;
+      const moved = await exec(c, S.cancel, [req.id, reason, req.now]);
+      if (moved === 0) return { ok: false, job: await this.get(req.id, c) };
+      // Replays queued but not yet claimed are taken back; claimed ones finish as they are.
+      let withdrawn = 0;
+      for (const item of await all(c, S.queuedItems, [req.id])) {
+        const delivery = String(item.delivery_id);
+        if ((await exec(c, S.withdrawDelivery, [delivery])) === 0) continue;
+        const record = String(item.dead_letter_id);
+        const detail = "withdrawn before it was sent: the job was cancelled";
+        await exec(c, S.markWithdrawn, [req.id, record, detail, req.now]);
+        await exec(c, S.restoreRecord, [record, item.prior_state ?? "open", req.now]);
+        await this.deadLetters.event(c, record, req.now, req.actor, "replay_withdrawn", detail, {
+          delivery,
+          job: req.id,
+        });
+        withdrawn++;
+      }
+      await exec(c, S.countWithdrawn, [withdrawn, req.id]);
+      return { ok: true, job: (await this.get(req.id, c))! };
+    });
+  }
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,0 +1,91 @@
+/**
+ * Retention in PostgreSQL: deletes what has outlived the retention period in small batches, one
+ * transaction per call, so writers waiting on the rows it deletes (the engine recording outcomes)
+ * wait for one small batch at most. The caller yields between calls.
+ */
+import type pg from "pg";
+import type { PruneResult } from "../port.js";
+import { all, exec, tx, type Conn } from "./database.js";
+
+type Kind = Exclude<keyof PruneResult, "done">;
+
+const S = {
+  closedRecords: `SELECT id FROM dead_letters
+    WHERE state IN ('resolved', 'abandoned') AND updated_at < $1 ORDER BY updated_at LIMIT $2`,
+  recordEvents: "DELETE FROM dead_letter_events WHERE dead_letter_id = ANY($1::text[])",
+  records: "DELETE FROM dead_letters WHERE id = ANY($1::text[])",
+  overflow: `DELETE FROM dead_letter_overflow WHERE id IN
+    (SELECT id FROM dead_letter_overflow WHERE at < $1 ORDER BY at LIMIT $2)`,
+  jobItems: `DELETE FROM replay_job_items WHERE (job_id, dead_letter_id) IN
+    (SELECT i.job_id, i.dead_letter_id FROM replay_job_items i
+      JOIN replay_jobs j ON j.id = i.job_id WHERE j.finished_at < $1 LIMIT $2)`,
+  jobs: `DELETE FROM replay_jobs WHERE id IN
+    (SELECT id FROM replay_jobs WHERE finished_at < $1 ORDER BY finished_at LIMIT $2)`,
+  // A message goes once no delivery of it is still to be made and no record needs its bytes.
+  oldMessages: `SELECT m.id FROM messages m WHERE m.created_at < $1
+      AND NOT EXISTS (SELECT 1 FROM deliveries d
+        WHERE d.message_id = m.id AND d.state IN ('pending', 'inflight'))
+      AND NOT EXISTS (SELECT 1 FROM dead_letters dl WHERE dl.message_id = m.id)
+    ORDER BY m.created_at LIMIT $2`,
+  messageAttempts: "DELETE FROM attempts WHERE message_id = ANY($1::text[])",
+  messageDeliveries: "DELETE FROM deliveries WHERE message_id = ANY($1::text[])",
+  messages: "DELETE FROM messages WHERE id = ANY($1::text[])",
+  idempotencyKeys: `DELETE FROM idempotency_keys WHERE (scope, key) IN
+    (SELECT scope, key FROM idempotency_keys WHERE expires_at < $1 LIMIT $2)`,
+} as const;
+
+/** Prunes one batch of the first kind of row that has anything to prune. */
+export class Retention {
+  constructor(private readonly pool: pg.Pool) {}
+
+  prune(req: { now: number; retentionMs: number; batchSize: number }): Promise<PruneResult> {
+    const cutoff = req.now - req.retentionMs;
+    const n = Math.max(1, req.batchSize);
+    const steps: [Kind, (c: Conn) => Promise<number>][] = [
+      ["deadLetters", (c) => this.records(c, cutoff, n)],
+      ["overflow", (c) => exec(c, S.overflow, [cutoff, n])],
+      [
+        "replayJobs",
+        async (c) => (await exec(c, S.jobItems, [cutoff, n])) || exec(c, S.jobs, [cutoff, n]),
+      ],
+      // A message takes its deliveries and attempts along: a quarter of the batch in messages
+      // keeps the transaction about the same size as the others.
+      ["messages", (c) => this.messages(c, cutoff, Math.max(1, Math.ceil(n / 4)))],
+      ["idempotencyKeys", (c) => exec(c, S.idempotencyKeys, [req.now, n])],
+    ];
+    return tx(this.pool, async (c): Promise<PruneResult> => {
+      const result: PruneResult = {
+        deadLetters: 0,
+        overflow: 0,
+        replayJobs: 0,
+        messages: 0,
+        idempotencyKeys: 0,
+        done: true,
+      };
+      for (const [kind, step] of steps) {
+        const deleted = await step(c);
+        if (deleted > 0) {
+          result[kind] = deleted;
+          result.done = false;
+          break;
+        }
+      }
+      return result;
+    });
+  }
+
+  private async records(c: Conn, cutoff: number, n: number): Promise<number> {
+    const ids = (await all(c, S.closedRecords, [cutoff, n])).map((r) => String(r.id));
+    if (ids.length === 0) return 0;
+    await exec(c, S.recordEvents, [ids]);
+    return exec(c, S.records, [ids]);
+  }
+
+  private async messages(c: Conn, cutoff: number, n: number): Promise<number> {
+    const ids = (await all(c, S.oldMessages, [cutoff, n])).map((r) => String(r.id));
+    if (ids.length === 0) return 0;
+    await exec(c, S.messageAttempts, [ids]);
+    await exec(c, S.messageDeliveries, [ids]);
+    return exec(c, S.messages, [ids]);
+  }
+}

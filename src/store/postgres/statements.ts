@@ -1,0 +1,143 @@
+/**
+ * The PostgreSQL store's fixed statements, grouped by who uses them. Unqualified table names
+ * resolve in hookline's schema (every pooled connection's search_path).
+ */
+
+/** Applications, endpoints, event types and idempotency keys. */
+export const CATALOGUE = {
+  insertApp: `INSERT INTO applications
+    (id, uid, name, rate_limit, metadata, delivery_policy, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  updateApp: `UPDATE applications SET uid = $2, name = $3, rate_limit = $4, metadata = $5,
+    delivery_policy = $6, updated_at = $7 WHERE id = $1`,
+  // An id wins over another application's uid that happens to equal it.
+  findApp: "SELECT * FROM applications WHERE id = $1 OR uid = $1 ORDER BY id = $1 DESC LIMIT 1",
+  insertEndpoint: `INSERT INTO endpoints (id, app_id, uid, url, description, version, disabled,
+    disabled_reason, filter_types, channels, headers, metadata, rate_limit, secrets,
+    delivery_policy, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+  updateEndpoint: `UPDATE endpoints SET uid = $3, url = $4, description = $5, version = $6,
+    disabled = $7, disabled_reason = $8, filter_types = $9, channels = $10, headers = $11,
+    metadata = $12, rate_limit = $13, secrets = $14, delivery_policy = $15, updated_at = $16
+    WHERE id = $1 AND app_id = $2`,
+  findEndpoint: `SELECT * FROM endpoints WHERE app_id = $1 AND (id = $2 OR uid = $2)
+    ORDER BY id = $2 DESC LIMIT 1`,
+  getEndpoint: "SELECT * FROM endpoints WHERE id = $1",
+  endpointExists: "SELECT 1 FROM endpoints WHERE id = $1 AND app_id = $2 FOR UPDATE",
+  endpointsOfApp: "SELECT id FROM endpoints WHERE app_id = $1",
+  insertEventType: `INSERT INTO event_types (name, description, archived, deprecated,
+    feature_flags, group_name, schemas, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+  updateEventType: `UPDATE event_types SET description = $2, archived = $3, deprecated = $4,
+    feature_flags = $5, group_name = $6, schemas = $7, updated_at = $8 WHERE name = $1`,
+  findEventType: "SELECT * FROM event_types WHERE name = $1",
+  deleteEventType: "DELETE FROM event_types WHERE name = $1",
+  lockIdem: "SELECT * FROM idempotency_keys WHERE scope = $1 AND key = $2 FOR UPDATE",
+  insertIdem: `INSERT INTO idempotency_keys (scope, key, fingerprint, state, locked_until,
+    expires_at) VALUES ($1, $2, $3, 'started', $4, $5)
+    ON CONFLICT (scope, key) DO NOTHING`,
+  restartIdem: `UPDATE idempotency_keys SET fingerprint = $3, state = 'started', status = NULL,
+    body = NULL, locked_until = $4, expires_at = $5 WHERE scope = $1 AND key = $2`,
+  finishIdem: `UPDATE idempotency_keys SET state = 'done', status = $3, body = $4
+    WHERE scope = $1 AND key = $2`,
+  dropIdem: "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2",
+} as const;
+
+/** Messages and their deliveries: intake, claiming, and recording what each attempt did. */
+export const DELIVERIES = {
+  findMessageByEventId: "SELECT * FROM messages WHERE app_id = $1 AND event_id = $2",
+  findMessage: `SELECT * FROM messages WHERE app_id = $1 AND (id = $2 OR event_id = $2)
+    ORDER BY id LIMIT 1`,
+  // Two accepts of one eventId at once: the second waits for the first's commit, then does nothing.
+  insertMessage: `INSERT INTO messages
+    (id, app_id, event_type, event_id, channels, tags, payload, created_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING`,
+  fanOutTargets: `SELECT e.id, e.filter_types, e.channels, c.state AS circuit_state,
+    c.next_probe_at FROM endpoints e LEFT JOIN circuits c ON c.endpoint_id = e.id
+    WHERE e.app_id = $1 AND NOT e.disabled ORDER BY e.id`,
+  insertDeliveries: `INSERT INTO deliveries
+    (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
+    SELECT v.id, $1::text, $2::text, v.endpoint_id, 'pending', $3::text, v.due, $4::bigint
+    FROM unnest($5::text[], $6::text[], $7::bigint[]) AS v(id, endpoint_id, due)`,
+  insertResend: `INSERT INTO deliveries
+    (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
+    VALUES ($1, $2, $3, $4, 'pending', 'resend', $5, $5) RETURNING *`,
+  recoverInflight: `UPDATE deliveries SET state = 'pending', lease_until = NULL,
+    next_attempt_at = LEAST(coalesce(next_attempt_at, $1), $1) WHERE state = 'inflight'`,
+  // Why SKIP LOCKED: claimers running at once (this process's pool, or other workers) never wait
+  // on each other's rows and never take the same row twice; each skips what another is claiming
+  // and takes the next due rows instead. The CTE walks the partial index of pending rows in due
+  // order and locks at most $3 of them; the UPDATE claims exactly those in the same statement.
+  claim: `WITH due AS (
+      SELECT id FROM deliveries
+      WHERE state = 'pending' AND next_attempt_at <= $1 AND endpoint_id <> ALL($2::text[])
+      ORDER BY next_attempt_at
+      LIMIT $3
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE deliveries d SET state = 'inflight', lease_until = $4
+    FROM due WHERE d.id = due.id
+    RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
+      d.first_attempt_at, d.last_delay_ms, d.next_attempt_at`,
+  messagesForClaim: "SELECT id, event_type, payload FROM messages WHERE id = ANY($1::text[])",
+  nextDue: `SELECT next_attempt_at AS at FROM deliveries
+    WHERE state = 'pending' AND endpoint_id <> ALL($1::text[])
+    ORDER BY next_attempt_at LIMIT 1`,
+  // One statement for the whole batch: each claimed delivery moves to its next state; `tried` says
+  // whether an attempt was made (an attempt-less end spends none). Unclaimed ones are left alone.
+  advance: `UPDATE deliveries d SET state = v.state,
+      attempt_count = d.attempt_count + CASE WHEN v.tried THEN 1 ELSE 0 END,
+      first_attempt_at = CASE WHEN v.tried THEN coalesce(d.first_attempt_at, v.at)
+        ELSE d.first_attempt_at END,
+      last_attempt_at = CASE WHEN v.tried THEN v.at ELSE d.last_attempt_at END,
+      next_attempt_at = v.next, last_delay_ms = coalesce(v.delay, d.last_delay_ms),
+      lease_until = NULL
+    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::boolean[])
+      AS v(id, state, at, next, delay, tried)
+    WHERE d.id = v.id AND d.state = 'inflight'
+    RETURNING d.id, d.dead_letter_id`,
+  insertAttempts: `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
+      trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
+    SELECT v.id, d.id, d.app_id, d.message_id, d.endpoint_id, v.at, v.trigger, v.url, v.status,
+      v.error, v.detail, v.duration, v.snippet, v.outcome
+    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::integer[],
+        $7::text[], $8::text[], $9::integer[], $10::text[], $11::text[])
+      WITH ORDINALITY AS v(id, delivery, at, trigger, url, status, error, detail, duration,
+        snippet, outcome, n)
+    JOIN deliveries d ON d.id = v.delivery ORDER BY v.n`,
+  disableEndpoint: `UPDATE endpoints SET disabled = true, disabled_reason = $1, updated_at = $2
+    WHERE id = $3`,
+  bumpStats: `INSERT INTO endpoint_stats AS s (endpoint_id, retry_after_honoured,
+      retry_after_capped, retry_after_ignored, last_success_at)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
+    ON CONFLICT (endpoint_id) DO UPDATE SET
+      retry_after_honoured = s.retry_after_honoured + excluded.retry_after_honoured,
+      retry_after_capped = s.retry_after_capped + excluded.retry_after_capped,
+      retry_after_ignored = s.retry_after_ignored + excluded.retry_after_ignored,
+      last_success_at = GREATEST(s.last_success_at, excluded.last_success_at)`,
+  release: `UPDATE deliveries d SET state = 'pending', lease_until = NULL, next_attempt_at = v.at
+    FROM unnest($1::text[], $2::bigint[]) AS v(id, at)
+    WHERE d.id = v.id AND d.state = 'inflight'`,
+  pauseEndpoint: `UPDATE deliveries SET next_attempt_at = $1
+    WHERE endpoint_id = $2 AND state = 'pending' AND next_attempt_at < $1`,
+  getDelivery: "SELECT * FROM deliveries WHERE id = $1",
+  deliveriesOfMessage: "SELECT * FROM deliveries WHERE message_id = $1 ORDER BY id",
+} as const;
+
+/** Circuits, endpoint stats and attempts as the API and dashboard read them. */
+export const HISTORY = {
+  saveCircuit: `INSERT INTO circuits (endpoint_id, state, since, reason, next_probe_at,
+      reopen_count) VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (endpoint_id) DO UPDATE SET state = excluded.state, since = excluded.since,
+      reason = excluded.reason, next_probe_at = excluded.next_probe_at,
+      reopen_count = excluded.reopen_count`,
+  insertTransition: `INSERT INTO circuit_transitions (endpoint_id, from_state, to_state, at, reason)
+    VALUES ($1, $2, $3, $4, $5)`,
+  loadCircuits: "SELECT * FROM circuits",
+  getCircuit: "SELECT * FROM circuits WHERE endpoint_id = $1",
+  transitions: `SELECT * FROM circuit_transitions WHERE endpoint_id = $1
+    ORDER BY seq DESC LIMIT $2`,
+  getStats: "SELECT * FROM endpoint_stats WHERE endpoint_id = $1",
+  findAttempt: "SELECT * FROM attempts WHERE id = $1 AND app_id = $2",
+} as const;

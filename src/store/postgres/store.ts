@@ -1,0 +1,418 @@
+import type pg from "pg";
+import type {
+  Application,
+  Attempt,
+  CircuitRecord,
+  DeadLetter,
+  DeadLetterOverflow,
+  DeadLetterRecord,
+  Delivery,
+  Endpoint,
+  EndpointStats,
+  EventType,
+  Message,
+  ReplayJob,
+} from "../../domain/types.js";
+import type { CircuitTransition } from "../../engine/breaker.js";
+import { StoreUnavailableError } from "../../errors.js";
+import {
+  DEFAULT_STORE_LIMITS,
+  type AcceptResult,
+  type AttemptQuery,
+  type ClaimedDelivery,
+  type DeadLetterChange,
+  type DeadLetterDecided,
+  type DeadLetterDecision,
+  type DeadLetterQuery,
+  type DeadLetterSummaryRow,
+  type DeliveryOutcome,
+  type IdempotencyBegin,
+  type IdempotencyState,
+  type JobReplaysQueued,
+  type MessageQuery,
+  type NewMessage,
+  type NewReplayJob,
+  type Page,
+  type PageQuery,
+  type PruneResult,
+  type Release,
+  type ReplayEnqueued,
+  type ReplayJobUpdate,
+  type ReplayRequest,
+  type Store,
+} from "../port.js";
+import { Catalogue } from "./catalogue.js";
+import { mapError, openPool, type PostgresOptions } from "./database.js";
+import { DeadLetters } from "./dead-letters.js";
+import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.js";
+import { History } from "./history.js";
+import { migrate } from "./migrate.js";
+import { ReplayJobs } from "./replay-jobs.js";
+import { Retention } from "./retention.js";
+
+type EnqueueJobReplays = Parameters<Store["enqueueJobReplays"]>[0];
+type CancelReplayJob = Parameters<Store["cancelReplayJob"]>[0];
+
+/**
+ * The server store: hookline's tables in one schema of a PostgreSQL database, reached through a
+ * pool this store owns. Each method runs its area's operation (catalogue, deliveries, history,
+ * dead letters, replay jobs, retention) inside `run`, which first brings the schema up to date
+ * (once, on first use) and maps driver errors to hookline's error classes.
+ */
+export class PostgresStore implements Store {
+  readonly kind = "postgres" as const;
+  private readonly pool: pg.Pool;
+  private readonly schema: string;
+  private readonly catalogue: Catalogue;
+  private readonly deliveries: Deliveries;
+  private readonly history: History;
+  private readonly deadLetters: DeadLetters;
+  private readonly replayJobs: ReplayJobs;
+  private readonly retention: Retention;
+  private migrated: Promise<void> | null = null;
+  private closed = false;
+
+  /** Opens the pool; nothing connects until the first call, which migrates the schema. */
+  constructor(options: PostgresOptions) {
+    this.pool = openPool(options);
+    this.schema = options.schema;
+    const limits = { ...DEFAULT_STORE_LIMITS, ...options.limits };
+    this.catalogue = new Catalogue(this.pool);
+    this.deadLetters = new DeadLetters(this.pool, limits);
+    this.deliveries = new Deliveries(this.pool, this.deadLetters);
+    this.history = new History(this.pool);
+    this.replayJobs = new ReplayJobs(this.pool, this.deadLetters);
+    this.retention = new Retention(this.pool);
+  }
+
+  /** Opens a store and migrates its schema now, failing here if the database cannot be used. */
+  static async open(options: PostgresOptions): Promise<PostgresStore> {
+    const store = new PostgresStore(options);
+    try {
+      await store.ping();
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    return store;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.migrated?.catch(() => undefined);
+    await this.pool.end();
+  }
+
+  async ping(): Promise<void> {
+    await this.run(() => this.pool.query("SELECT 1"));
+  }
+
+  // ---- applications -------------------------------------------------------------------------
+
+  async createApplication(app: Application): Promise<Application> {
+    return this.run(() => this.catalogue.createApplication(app), "an application with this uid");
+  }
+
+  async findApplication(idOrUid: string): Promise<Application | null> {
+    return this.run(() => this.catalogue.findApplication(idOrUid));
+  }
+
+  async listApplications(q: PageQuery): Promise<Page<Application>> {
+    return this.run(() => this.catalogue.listApplications(q));
+  }
+
+  async updateApplication(app: Application): Promise<Application> {
+    return this.run(() => this.catalogue.updateApplication(app), "an application with this uid");
+  }
+
+  async deleteApplication(id: string): Promise<void> {
+    await this.run(() => this.catalogue.deleteApplication(id));
+  }
+
+  // ---- endpoints ----------------------------------------------------------------------------
+
+  async createEndpoint(ep: Endpoint): Promise<Endpoint> {
+    return this.run(() => this.catalogue.createEndpoint(ep), "an endpoint with this uid");
+  }
+
+  async findEndpoint(appId: string, idOrUid: string): Promise<Endpoint | null> {
+    return this.run(() => this.catalogue.findEndpoint(appId, idOrUid));
+  }
+
+  async getEndpoint(id: string): Promise<Endpoint | null> {
+    return this.run(() => this.catalogue.getEndpoint(id));
+  }
+
+  async listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>> {
+    return this.run(() => this.catalogue.listEndpoints(appId, q));
+  }
+
+  async updateEndpoint(ep: Endpoint): Promise<Endpoint> {
+    return this.run(() => this.catalogue.updateEndpoint(ep), "an endpoint with this uid");
+  }
+
+  async deleteEndpoint(appId: string, id: string): Promise<void> {
+    await this.run(() => this.catalogue.deleteEndpoint(appId, id));
+  }
+
+  // ---- event types --------------------------------------------------------------------------
+
+  async createEventType(et: EventType): Promise<EventType> {
+    return this.run(() => this.catalogue.createEventType(et), "an event type with this name");
+  }
+
+  async findEventType(name: string): Promise<EventType | null> {
+    return this.run(() => this.catalogue.findEventType(name));
+  }
+
+  async listEventTypes(q: PageQuery & { includeArchived?: boolean }): Promise<Page<EventType>> {
+    return this.run(() => this.catalogue.listEventTypes(q));
+  }
+
+  async updateEventType(et: EventType): Promise<EventType> {
+    return this.run(() => this.catalogue.updateEventType(et));
+  }
+
+  async deleteEventType(name: string): Promise<void> {
+    await this.run(() => this.catalogue.deleteEventType(name));
+  }
+
+  // ---- idempotency --------------------------------------------------------------------------
+
+  async beginIdempotent(req: IdempotencyBegin): Promise<IdempotencyState> {
+    return this.run(() => this.catalogue.beginIdempotent(req));
+  }
+
+  async finishIdempotent(scope: string, key: string, status: number, body: string): Promise<void> {
+    await this.run(() => this.catalogue.finishIdempotent(scope, key, status, body));
+  }
+
+  async abandonIdempotent(scope: string, key: string): Promise<void> {
+    await this.run(() => this.catalogue.abandonIdempotent(scope, key));
+  }
+
+  // ---- messages -----------------------------------------------------------------------------
+
+  async acceptMessage(msg: NewMessage): Promise<AcceptResult> {
+    return this.run(() => this.deliveries.acceptMessage(msg));
+  }
+
+  async findMessage(appId: string, idOrEventId: string): Promise<Message | null> {
+    return this.run(() => this.deliveries.findMessage(appId, idOrEventId));
+  }
+
+  async listMessages(appId: string, q: MessageQuery): Promise<Page<Message>> {
+    return this.run(() => this.deliveries.listMessages(appId, q));
+  }
+
+  async enqueueResend(input: ResendRequest): Promise<Delivery> {
+    return this.run(() => this.deliveries.enqueueResend(input));
+  }
+
+  // ---- the engine's side --------------------------------------------------------------------
+
+  async recoverInflight(now: number): Promise<number> {
+    return this.run(() => this.deliveries.recoverInflight(now));
+  }
+
+  async claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
+    return this.run(() => this.deliveries.claimDue(req));
+  }
+
+  async nextDueAt(excludeEndpoints: readonly string[]): Promise<number | null> {
+    return this.run(() => this.deliveries.nextDueAt(excludeEndpoints));
+  }
+
+  async recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<DeadLetterChange[]> {
+    return outcomes.length ? this.run(() => this.deliveries.recordAttempts(outcomes)) : [];
+  }
+
+  async releaseDeliveries(releases: readonly Release[]): Promise<void> {
+    if (releases.length) await this.run(() => this.deliveries.releaseDeliveries(releases));
+  }
+
+  async pauseEndpoint(endpointId: string, until: number): Promise<number> {
+    return this.run(() => this.deliveries.pauseEndpoint(endpointId, until));
+  }
+
+  async getDelivery(id: string): Promise<Delivery | null> {
+    return this.run(() => this.deliveries.getDelivery(id));
+  }
+
+  async listDeliveries(messageId: string): Promise<Delivery[]> {
+    return this.run(() => this.deliveries.listDeliveries(messageId));
+  }
+
+  // ---- circuits and stats -------------------------------------------------------------------
+
+  async saveCircuit(
+    endpointId: string,
+    c: CircuitRecord,
+    transition: CircuitTransition | null,
+  ): Promise<void> {
+    await this.run(() => this.history.saveCircuit(endpointId, c, transition));
+  }
+
+  async loadCircuits(): Promise<Map<string, CircuitRecord>> {
+    return this.run(() => this.history.loadCircuits());
+  }
+
+  async getCircuit(endpointId: string): Promise<CircuitRecord | null> {
+    return this.run(() => this.history.getCircuit(endpointId));
+  }
+
+  async listCircuitTransitions(
+    endpointId: string,
+    limit: number,
+  ): Promise<(CircuitTransition & { endpointId: string })[]> {
+    return this.run(() => this.history.listCircuitTransitions(endpointId, limit));
+  }
+
+  async getEndpointStats(endpointId: string): Promise<EndpointStats> {
+    return this.run(() => this.history.getEndpointStats(endpointId));
+  }
+
+  // ---- read models --------------------------------------------------------------------------
+
+  async listAttempts(q: AttemptQuery): Promise<Page<Attempt>> {
+    return this.run(() => this.history.listAttempts(q));
+  }
+
+  async findAttempt(appId: string, attemptId: string): Promise<Attempt | null> {
+    return this.run(() => this.history.findAttempt(appId, attemptId));
+  }
+
+  // ---- the dead-letter queue ----------------------------------------------------------------
+
+  async listDeadLetters(q: DeadLetterQuery): Promise<Page<DeadLetter>> {
+    return this.run(() => this.deadLetters.list(q));
+  }
+
+  async getDeadLetter(id: string): Promise<DeadLetter | null> {
+    return this.run(() => this.deadLetters.getDeadLetter(id));
+  }
+
+  async findDeadLetterByDelivery(deliveryId: string): Promise<DeadLetter | null> {
+    return this.run(() => this.deadLetters.findByDelivery(deliveryId));
+  }
+
+  async getDeadLetterRecord(id: string): Promise<DeadLetterRecord | null> {
+    return this.run(() => this.deadLetters.getRecord(id));
+  }
+
+  async deadLetterSummary(q: { appId?: string }): Promise<DeadLetterSummaryRow[]> {
+    return this.run(() => this.deadLetters.summary(q));
+  }
+
+  async listDeadLetterOverflow(
+    q: PageQuery & { appId?: string; endpointId?: string },
+  ): Promise<Page<DeadLetterOverflow>> {
+    return this.run(() => this.deadLetters.listOverflow(q));
+  }
+
+  async enqueueReplay(req: ReplayRequest): Promise<ReplayEnqueued> {
+    return this.run(() => this.deadLetters.enqueueReplay(req));
+  }
+
+  async resolveDeadLetter(req: DeadLetterDecision): Promise<DeadLetterDecided> {
+    return this.run(() => this.deadLetters.decide(req, "resolved"));
+  }
+
+  async abandonDeadLetter(req: DeadLetterDecision): Promise<DeadLetterDecided> {
+    return this.run(() => this.deadLetters.decide(req, "abandoned"));
+  }
+
+  // ---- bulk replay jobs ---------------------------------------------------------------------
+
+  async createReplayJob(job: NewReplayJob): Promise<ReplayJob> {
+    return this.run(() => this.replayJobs.create(job), "a replay job with this id");
+  }
+
+  async getReplayJob(id: string): Promise<ReplayJob | null> {
+    return this.run(() => this.replayJobs.get(id));
+  }
+
+  async claimReplayJobs(req: {
+    now: number;
+    leaseUntil: number;
+    limit: number;
+  }): Promise<ReplayJob[]> {
+    return this.run(() => this.replayJobs.claim(req));
+  }
+
+  async releaseReplayJobs(): Promise<void> {
+    await this.run(() => this.replayJobs.release());
+  }
+
+  async nextReplayJobAt(): Promise<number | null> {
+    return this.run(() => this.replayJobs.nextStart());
+  }
+
+  async prepareReplayJob(id: string, now: number): Promise<ReplayJob | null> {
+    return this.run(() => this.replayJobs.prepare(id, now));
+  }
+
+  async enqueueJobReplays(req: EnqueueJobReplays): Promise<JobReplaysQueued> {
+    return this.run(() => this.replayJobs.enqueue(req));
+  }
+
+  async updateReplayJob(update: ReplayJobUpdate): Promise<ReplayJob | null> {
+    return this.run(() => this.replayJobs.update(update));
+  }
+
+  async cancelReplayJob(
+    req: CancelReplayJob,
+  ): Promise<{ ok: true; job: ReplayJob } | { ok: false; job: ReplayJob | null }> {
+    return this.run(() => this.replayJobs.cancel(req));
+  }
+
+  // ---- retention ----------------------------------------------------------------------------
+
+  async pruneExpired(req: {
+    now: number;
+    retentionMs: number;
+    batchSize: number;
+  }): Promise<PruneResult> {
+    return this.run(() => this.retention.prune(req));
+  }
+
+  /**
+   * Runs one operation once the schema is up to date, turning driver errors into hookline's error
+   * classes.
+   */
+  private async run<T>(fn: () => Promise<T>, uniqueWhat?: string): Promise<T> {
+    if (this.closed) throw new StoreUnavailableError("PostgreSQL store unavailable (closed)");
+    await this.ready();
+    try {
+      return await fn();
+    } catch (err) {
+      throw mapError(err, uniqueWhat);
+    }
+  }
+
+  /**
+   * Migrates the schema on first use. A store whose schema cannot be brought up to date cannot be
+   * used; a failed migration (the server was down) is tried again by the next call.
+   */
+  private async ready(): Promise<void> {
+    this.migrated ??= migrate(this.pool, this.schema).then(
+      () => undefined,
+      (err: unknown) => {
+        this.migrated = null;
+        throw err;
+      },
+    );
+    try {
+      await this.migrated;
+    } catch (err) {
+      const mapped = mapError(err);
+      if (mapped instanceof StoreUnavailableError) throw mapped;
+      const why = err instanceof Error ? err.message : String(err);
+      throw new StoreUnavailableError(
+        `cannot migrate the PostgreSQL schema "${this.schema}": ${why}`,
+        { cause: err },
+      );
+    }
+  }
+}

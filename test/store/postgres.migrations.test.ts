@@ -1,0 +1,211 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import pg from "pg";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { migrate } from "../../src/store/postgres/migrate.js";
+import { MIGRATIONS } from "../../src/store/postgres/migrations.js";
+import { PostgresStore } from "../../src/store/postgres/store.js";
+import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { anApplication } from "./behaviour/fixtures.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const MIGRATE_MODULE = pathToFileURL(join(ROOT, "src/store/postgres/migrate.ts")).href;
+
+interface LedgerRow {
+  version: number;
+  name: string;
+  applied_at: number;
+}
+
+async function readLedger(schema: string): Promise<LedgerRow[]> {
+  const rows = await adminQuery(
+    `SELECT version, name, applied_at::float8 AS applied_at FROM ${schema}.hookline_migrations
+    ORDER BY version`,
+  );
+  return rows as unknown as LedgerRow[];
+}
+
+const everyVersion = () => MIGRATIONS.map(({ version, name }) => ({ version, name }));
+
+/** A pool of its own, as another hookline process would have. */
+function aPool(): pg.Pool {
+  return new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
+}
+
+/**
+ * Runs one child process per script, each with its imports done before any connects: they all
+ * report "ready", then are released together so their migrations race.
+ */
+async function raceInChildren(scripts: string[]): Promise<string[]> {
+  const children = scripts.map((script) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+    const ready = new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", () => stdout.includes("ready\n") && resolve());
+      child.once("exit", () => reject(new Error(`child exited before ready: ${stderr}`)));
+    });
+    const exited = new Promise<string>((resolve, reject) => {
+      child.once("exit", (code) =>
+        code === 0
+          ? resolve(stdout.replace("ready\n", "").trim())
+          : reject(new Error(`child exited with ${code}: ${stderr}`)),
+      );
+    });
+    // Awaited below only once every child is ready; keep an early failure from going unhandled.
+    exited.catch(() => {});
+    return { child, ready, exited };
+  });
+  await Promise.all(children.map((c) => c.ready));
+  for (const c of children) c.child.stdin.end("go\n");
+  return Promise.all(children.map((c) => c.exited));
+}
+
+describe("postgres migrations", () => {
+  let schema: string;
+
+  beforeEach(() => {
+    schema = freshSchemaName();
+  });
+
+  afterEach(async () => {
+    await dropSchema(schema);
+  });
+
+  it("a fresh schema is created and gets every migration once, recorded in the ledger", async () => {
+    const store = await PostgresStore.open({
+      connectionString: TEST_DATABASE_URL,
+      schema,
+      poolSize: 2,
+    });
+    await store.close();
+    const ledger = await readLedger(schema);
+    expect(ledger.map(({ version, name }) => ({ version, name }))).toEqual(everyVersion());
+    const tables = await adminQuery(
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1",
+      [schema],
+    );
+    expect(tables[0]!.n).toBeGreaterThan(10);
+  });
+
+  it("migrating again applies nothing and keeps the data", async () => {
+    const options = { connectionString: TEST_DATABASE_URL, schema, poolSize: 2 };
+    const first = await PostgresStore.open(options);
+    const app = await first.createApplication(anApplication({ uid: "kept" }));
+    await first.close();
+    const before = await readLedger(schema);
+
+    const second = await PostgresStore.open(options);
+    expect(await second.findApplication("kept")).toEqual(app);
+    await second.close();
+    expect(await readLedger(schema)).toEqual(before);
+
+    const pool = aPool();
+    try {
+      expect(await migrate(pool, schema)).toBe(0);
+    } finally {
+      await pool.end();
+    }
+    expect(await readLedger(schema)).toEqual(before);
+  });
+
+  it("a migration appended later is applied once to an existing schema", async () => {
+    const pool = aPool();
+    try {
+      expect(await migrate(pool, schema)).toBe(MIGRATIONS.length);
+      const next = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0) + 1;
+      const extended = [
+        ...MIGRATIONS,
+        { version: next, name: "test table", sql: "CREATE TABLE t (x integer)" },
+      ];
+      expect(await migrate(pool, schema, extended)).toBe(1);
+      expect(await migrate(pool, schema, extended)).toBe(0);
+      expect((await readLedger(schema)).map((r) => r.version)).toEqual(
+        extended.map((m) => m.version),
+      );
+      // The new table went into the schema, not wherever the connection's search_path points.
+      const where = await adminQuery(
+        "SELECT table_schema FROM information_schema.tables WHERE table_name = 't'",
+      );
+      expect(where.map((r) => r.table_schema)).toContain(schema);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("migration 2 keeps dead letters recorded before it open, counted toward the depth cap", async () => {
+    const pool = aPool();
+    try {
+      await migrate(
+        pool,
+        schema,
+        MIGRATIONS.filter((m) => m.version === 1),
+      );
+      for (const [id, endpoint, state] of [
+        ["dlq_1", "ep_1", "open"],
+        ["dlq_2", "ep_1", "open"],
+        ["dlq_3", "ep_1", "resolved"],
+        ["dlq_4", "ep_2", "open"],
+      ]) {
+        await pool.query(
+          `INSERT INTO ${schema}.dead_letters (id, delivery_id, app_id, endpoint_id, message_id,
+            event_type, failure_class, reason, signature_headers, state, created_at)
+          VALUES ($1, $2, 'app_1', $3, 'msg_1', 'x.y', 'exhausted', 'r', '{}', $4, 1000)`,
+          [id, `dlv_${id}`, endpoint, state],
+        );
+      }
+      expect(await migrate(pool, schema)).toBe(MIGRATIONS.length - 1);
+      const depth = await pool.query(
+        `SELECT endpoint_id, open::int AS open FROM ${schema}.dead_letter_depth
+        ORDER BY endpoint_id`,
+      );
+      expect(depth.rows).toEqual([
+        { endpoint_id: "ep_1", open: 2 },
+        { endpoint_id: "ep_2", open: 1 },
+      ]);
+      const updated = await pool.query(
+        `SELECT DISTINCT updated_at::int AS updated_at FROM ${schema}.dead_letters`,
+      );
+      expect(updated.rows).toEqual([{ updated_at: 1000 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("migrations raced from several pools on an empty schema are applied exactly once in total", async () => {
+    const pools = [aPool(), aPool(), aPool(), aPool()];
+    try {
+      const applied = await Promise.all(pools.map((pool) => migrate(pool, schema)));
+      expect(applied.reduce((sum, n) => sum + n, 0)).toBe(MIGRATIONS.length);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+    expect((await readLedger(schema)).map((r) => r.version)).toEqual(
+      MIGRATIONS.map((m) => m.version),
+    );
+  });
+
+  it("migrations raced by several processes are applied exactly once in total", async () => {
+    const script = `
+const { default: pg } = await import("pg");
+const { migrate } = await import(${JSON.stringify(MIGRATE_MODULE)});
+process.stdout.write("ready\\n");
+await new Promise((resolve) => process.stdin.on("data", () => {}).once("end", resolve));
+const pool = new pg.Pool({ connectionString: ${JSON.stringify(TEST_DATABASE_URL)}, max: 1 });
+process.stdout.write(String(await migrate(pool, ${JSON.stringify(schema)})));
+await pool.end();
+`;
+    const applied = await raceInChildren([script, script, script]);
+    expect(applied.reduce((sum, n) => sum + Number(n), 0)).toBe(MIGRATIONS.length);
+    expect((await readLedger(schema)).map((r) => r.version)).toEqual(
+      MIGRATIONS.map((m) => m.version),
+    );
+  });
+});

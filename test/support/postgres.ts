@@ -1,0 +1,34 @@
+/**
+ * The PostgreSQL the tests use, and fresh schemas in it. Tests that need it fail (never skip) when
+ * it cannot be reached: .ci/run starts it.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+
+/** The test database: HOOKLINE_TEST_DATABASE_URL, or the local server's `test` database. */
+export const TEST_DATABASE_URL =
+  process.env.HOOKLINE_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/** A schema name no other test uses. */
+export function freshSchemaName(): string {
+  return `hl_test_${randomBytes(6).toString("hex")}`;
+}
+
+/** Runs one statement on a connection of its own. */
+export async function adminQuery(
+  text: string,
+  values: unknown[] = [],
+): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drops a schema made by a test, with everything in it. */
+export async function dropSchema(schema: string): Promise<void> {
+  await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+}
