@@ -220,7 +220,7 @@ export class ReplayJobRunner {
               abandonAfter: this.deps.settings.maxReplays || null,
               newDeliveryId: () => newId("dlv", now),
             });
-            if (queued.queued.length) this.deps.engine.wake();
+            if (queued.queued.length) this.deps.engine.wake(now);
             break;
           }
           case "wait":

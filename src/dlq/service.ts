@@ -105,7 +105,7 @@ export class DeadLetterQueue {
       outcome.cancel();
       throw refusal(id, queued.record, "replayed", ["open", "resolved"]);
     }
-    this.deps.engine.wake();
+    this.deps.engine.wake(now);
     const circuit = await this.circuitOf(endpoint.id);
     if (circuit.state === "open" && (circuit.nextProbeAt ?? 0) > now) {
       outcome.cancel();

@@ -15,8 +15,11 @@ export interface EndpointLiveStatus {
 }
 
 export interface EngineControl {
-  /** New work was committed: look for due deliveries now instead of at the next timer. */
-  wake(): void;
+  /**
+   * New work was committed: look for due deliveries now instead of at the next timer. `dueAt` is
+   * the earliest due time of what was committed; without it the engine rescans from the start.
+   */
+  wake(dueAt?: number): void;
   /** An endpoint's settings changed or it was deleted: reload before its next delivery. */
   invalidateEndpoint(endpointId: string): void;
   /** An application's delivery policy changed: reload its endpoints' settings. */

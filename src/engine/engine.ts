@@ -63,6 +63,14 @@ export class DeliveryEngine implements EngineControl {
   private pumpAgain = false;
   private pumpScheduled = false;
   private timer: TimerHandle | null = null;
+  /**
+   * Every pending delivery due before this time has been claimed, except those of endpoints that
+   * were full when the scan passed them; those wait in `backlogged` and are refilled through their
+   * own index. So a claim never walks again over rows it already stepped past, however large the
+   * backlog of a full endpoint: the cost of claiming follows the batch, not the backlog.
+   */
+  private dueCursor = Number.MIN_SAFE_INTEGER;
+  private readonly backlogged = new Set<EndpointRuntime>();
   private readonly log: EngineLogger;
 
   constructor(private readonly deps: EngineDeps) {
@@ -71,7 +79,10 @@ export class DeliveryEngine implements EngineControl {
     this.writer = new OutcomeWriter(deps.store, {
       maxBatch: 512,
       retryDelayMs: 1000,
-      onCommitted: (batch, changes) => this.announce(batch, changes),
+      onCommitted: (batch, changes) => {
+        for (const o of batch) if (o.next.kind === "retry") this.lowerCursor(o.next.at);
+        this.announce(batch, changes);
+      },
       onError: (err) => this.log.error({ err }, "recording attempt outcomes failed; retrying"),
     });
   }
@@ -104,7 +115,16 @@ export class DeliveryEngine implements EngineControl {
     await this.writer.flush();
   }
 
-  wake(): void {
+  wake(dueAt?: number): void {
+    this.lowerCursor(dueAt ?? Number.MIN_SAFE_INTEGER);
+    this.schedulePump();
+  }
+
+  private lowerCursor(at: number): void {
+    if (at < this.dueCursor) this.dueCursor = at;
+  }
+
+  private schedulePump(): void {
     if (!this.running || this.pumpScheduled) return;
     this.pumpScheduled = true;
     setImmediate(() => {
@@ -116,13 +136,13 @@ export class DeliveryEngine implements EngineControl {
   invalidateEndpoint(endpointId: string): void {
     const rt = this.runtimes.get(endpointId);
     if (rt) rt.stale = true;
-    this.wake();
+    this.schedulePump();
   }
 
   invalidateApplication(appId: string): void {
     this.apps.delete(appId);
     for (const rt of this.runtimes.values()) if (rt.endpoint.appId === appId) rt.stale = true;
-    this.wake();
+    this.schedulePump();
   }
 
   endpointStatus(endpointId: string): EndpointLiveStatus | null {
@@ -141,22 +161,31 @@ export class DeliveryEngine implements EngineControl {
       do {
         this.pumpAgain = false;
         if (!this.running) break;
-        const free = this.deps.settings.maxClaimed - this.claimed;
         // Full: a finishing attempt frees a slot and wakes the pump again.
-        if (free <= 0) break;
+        if (this.free() <= 0) break;
         const now = this.deps.clock.now();
+        const leaseUntil = now + this.deps.settings.leaseMs;
+        await this.refillBacklogged(now, leaseUntil);
+        const free = this.free();
+        if (free <= 0) break;
         const exclude = this.fullEndpoints();
         const limit = Math.min(free, this.deps.settings.batchSize);
         const batch = await this.deps.store.claimDue({
           now,
           limit,
           excludeEndpoints: exclude,
-          leaseUntil: now + this.deps.settings.leaseMs,
+          leaseUntil,
+          dueFrom: this.dueCursor,
         });
         this.claimed += batch.length;
         await this.admit(batch);
-        if (batch.length === limit) this.pumpAgain = true;
-        else await this.armTimer(exclude);
+        if (batch.length === limit) {
+          this.dueCursor = Math.max(this.dueCursor, batch[batch.length - 1]!.dueAt);
+          this.pumpAgain = true;
+        } else {
+          this.dueCursor = Math.max(this.dueCursor, now);
+          await this.armTimer(now);
+        }
       } while (this.pumpAgain && this.running);
     } catch (err) {
       this.log.error({ err }, "claiming deliveries failed; trying again in 1 s");
@@ -166,15 +195,46 @@ export class DeliveryEngine implements EngineControl {
     }
   }
 
+  private free(): number {
+    return this.deps.settings.maxClaimed - this.claimed;
+  }
+
+  /** Full endpoints are skipped by the scan and remembered, to be refilled once they have room. */
   private fullEndpoints(): string[] {
     const out: string[] = [];
-    for (const [id, rt] of this.runtimes) if (rt.isFull()) out.push(id);
+    for (const [id, rt] of this.runtimes) {
+      if (!rt.isFull()) continue;
+      out.push(id);
+      this.backlogged.add(rt);
+    }
     return out;
   }
 
-  /** Sleeps until the next due delivery; new messages and finished attempts wake it earlier. */
-  private async armTimer(exclude: readonly string[]): Promise<void> {
-    const next = await this.deps.store.nextDueAt(exclude);
+  /** Claims for endpoints the scan skipped while they were full, through their own index. */
+  private async refillBacklogged(now: number, leaseUntil: number): Promise<void> {
+    for (const rt of this.backlogged) {
+      const room = Math.min(this.free(), this.deps.settings.batchSize);
+      if (room <= 0) return;
+      if (rt.isFull()) continue;
+      const own = await this.deps.store.claimDue({
+        now,
+        limit: room,
+        excludeEndpoints: [],
+        leaseUntil,
+        endpointId: rt.endpoint.id,
+      });
+      if (own.length < room) this.backlogged.delete(rt);
+      this.claimed += own.length;
+      await this.admit(own);
+    }
+  }
+
+  /**
+   * Sleeps until the next delivery falls due; new messages and finished attempts wake it earlier.
+   * Everything due by `now` outside full endpoints was just claimed, so only later rows count.
+   */
+  private async armTimer(now: number): Promise<void> {
+    const next = await this.deps.store.nextDueAt([], now);
     if (next === null) {
       if (this.timer) this.deps.clock.clearTimer(this.timer);
       this.timer = null;
@@ -188,7 +248,7 @@ export class DeliveryEngine implements EngineControl {
     if (this.timer) this.deps.clock.clearTimer(this.timer);
     this.timer = this.deps.clock.setTimer(() => {
       this.timer = null;
-      this.wake();
+      this.schedulePump();
     }, ms);
   }
 
@@ -266,9 +326,9 @@ export class DeliveryEngine implements EngineControl {
     const until = rt.breaker.snapshot().nextProbeAt ?? this.deps.clock.now();
     const waiting = rt.queue.splice(0);
     this.claimed -= waiting.length;
-    await this.deps.store.releaseDeliveries(
-      waiting.map((d) => ({ deliveryId: d.id, at: Math.max(d.dueAt, until) })),
-    );
+    const releases = waiting.map((d) => ({ deliveryId: d.id, at: Math.max(d.dueAt, until) }));
+    await this.deps.store.releaseDeliveries(releases);
+    for (const r of releases) this.lowerCursor(r.at);
     this.armRetry(Math.max(0, until - this.deps.clock.now()));
   }
 
@@ -411,7 +471,7 @@ export class DeliveryEngine implements EngineControl {
     if (wasInFlight) rt.inFlight--;
     this.claimed--;
     void this.dispatch(rt);
-    this.wake();
+    this.schedulePump();
   }
 
   private async onTransition(rt: EndpointRuntime, t: CircuitTransition): Promise<void> {

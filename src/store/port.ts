@@ -314,15 +314,23 @@ export interface Store {
   /**
    * Claims up to `limit` pending deliveries due by `now`, oldest due first, skipping the listed
    * endpoints, in one atomic statement; they stay claimed until recorded or released.
+   * `dueFrom` skips rows due before it (the engine's scan cursor, so a claim never walks again
+   * over rows it stepped past); `endpointId` claims only that endpoint's rows, through its own
+   * index, at a cost that depends on the batch and not on the backlog.
    */
   claimDue(req: {
     now: number;
     limit: number;
     excludeEndpoints: readonly string[];
     leaseUntil: number;
+    dueFrom?: number;
+    endpointId?: string;
   }): Promise<ClaimedDelivery[]>;
-  /** The earliest due time of a pending delivery outside the listed endpoints, or null. */
-  nextDueAt(excludeEndpoints: readonly string[]): Promise<number | null>;
+  /**
+   * The earliest due time of a pending delivery outside the listed endpoints, or null; with
+   * `after`, only among deliveries due strictly after it.
+   */
+  nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null>;
   /**
    * Records attempts and moves their deliveries on (succeeded, retry, dead-lettered), atomically.
    * A dead delivery becomes a dead-letter record (or, at its endpoint's depth cap, a tombstone);

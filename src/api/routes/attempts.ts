@@ -192,7 +192,7 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
           endpointId: ep.id,
           now,
         });
-        engine.wake();
+        engine.wake(now);
         return { status: 202, body: {} };
       },
     }),

@@ -83,6 +83,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         const app = await appFor(params.app_id!, body);
         const now = clock.now();
         const deliverAt = body.deliverAt ? Date.parse(body.deliverAt) : now;
+        const dueAt = Math.max(now, deliverAt);
         const result = await store.acceptMessage({
           id: newId("msg", now),
           appId: app.id,
@@ -92,11 +93,11 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           tags: body.tags?.length ? body.tags : null,
           payload: Buffer.from(JSON.stringify(body.payload), "utf8"),
           now,
-          dueAt: Math.max(now, deliverAt),
+          dueAt,
           newDeliveryId: () => newId("dlv", now),
         });
         // The message is committed by now; only then is the engine told and the caller answered.
-        if (result.created) engine.wake();
+        if (result.created) engine.wake(dueAt);
         const json = messageJson(result.message, query.with_content ?? true);
         return { status: result.created ? 202 : 200, json };
       },

@@ -131,12 +131,16 @@ export class Deliveries {
   /** The claim (one statement, see `S.claim`) and its payloads, in one transaction. */
   claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
     return tx(this.pool, async (c) => {
-      const rows = await all(c, S.claim, [
-        req.now,
-        [...req.excludeEndpoints],
-        req.limit,
-        req.leaseUntil,
-      ]);
+      const rows =
+        req.endpointId !== undefined
+          ? await all(c, S.claimForEndpoint, [req.now, req.endpointId, req.limit, req.leaseUntil])
+          : await all(c, S.claim, [
+              req.now,
+              [...req.excludeEndpoints],
+              req.limit,
+              req.leaseUntil,
+              req.dueFrom ?? Number.MIN_SAFE_INTEGER,
+            ]);
       if (rows.length === 0) return [];
       const messageIds = [...new Set(rows.map((r) => String(r.message_id)))];
       const messages = new Map(
@@ -167,8 +171,11 @@ export class Deliveries {
     });
   }
 
-  async nextDueAt(excludeEndpoints: readonly string[]): Promise<number | null> {
-    const row = await one(this.pool, S.nextDue, [[...excludeEndpoints]]);
+  async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {
+    const row = await one(this.pool, S.nextDue, [
+      [...excludeEndpoints],
+      after ?? Number.MIN_SAFE_INTEGER,
+    ]);
     return row?.at == null ? null : Number(row.at);
   }
 

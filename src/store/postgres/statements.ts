@@ -72,6 +72,7 @@ export const DELIVERIES = {
   claim: `WITH due AS (
       SELECT id FROM deliveries
       WHERE state = 'pending' AND next_attempt_at <= $1 AND endpoint_id <> ALL($2::text[])
+        AND next_attempt_at >= $5
       ORDER BY next_attempt_at
       LIMIT $3
       FOR UPDATE SKIP LOCKED
@@ -81,8 +82,20 @@ export const DELIVERIES = {
     RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
       d.first_attempt_at, d.last_delay_ms, d.next_attempt_at`,
   messagesForClaim: "SELECT id, event_type, payload FROM messages WHERE id = ANY($1::text[])",
+  // One endpoint's due rows through its own index: the cost is the batch, not the backlog.
+  claimForEndpoint: `WITH due AS (
+      SELECT id FROM deliveries
+      WHERE state = 'pending' AND endpoint_id = $2 AND next_attempt_at <= $1
+      ORDER BY next_attempt_at
+      LIMIT $3
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE deliveries d SET state = 'inflight', lease_until = $4
+    FROM due WHERE d.id = due.id
+    RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
+      d.first_attempt_at, d.last_delay_ms, d.next_attempt_at`,
   nextDue: `SELECT next_attempt_at AS at FROM deliveries
-    WHERE state = 'pending' AND endpoint_id <> ALL($1::text[])
+    WHERE state = 'pending' AND endpoint_id <> ALL($1::text[]) AND next_attempt_at > $2
     ORDER BY next_attempt_at LIMIT 1`,
   // One statement for the whole batch: each claimed delivery moves to its next state; `tried` says
   // whether an attempt was made (an attempt-less end spends none). Unclaimed ones are left alone.

@@ -220,8 +220,8 @@ export class PostgresStore implements Store {
     return this.run(() => this.deliveries.claimDue(req));
   }
 
-  async nextDueAt(excludeEndpoints: readonly string[]): Promise<number | null> {
-    return this.run(() => this.deliveries.nextDueAt(excludeEndpoints));
+  async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {
+    return this.run(() => this.deliveries.nextDueAt(excludeEndpoints, after));
   }
 
   async recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<DeadLetterChange[]> {

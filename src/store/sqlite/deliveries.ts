@@ -132,12 +132,22 @@ export class Deliveries {
 
   claimDue(req: ClaimRequest): ClaimedDelivery[] {
     return this.db.transaction(() => {
-      const rows = this.s.claim.all({
-        lease: req.leaseUntil,
-        now: req.now,
-        exclude: JSON.stringify(req.excludeEndpoints),
-        limit: req.limit,
-      }) as Row[];
+      const rows = (
+        req.endpointId !== undefined
+          ? this.s.claimForEndpoint.all({
+              lease: req.leaseUntil,
+              now: req.now,
+              endpoint: req.endpointId,
+              limit: req.limit,
+            })
+          : this.s.claim.all({
+              lease: req.leaseUntil,
+              now: req.now,
+              from: req.dueFrom ?? Number.MIN_SAFE_INTEGER,
+              exclude: JSON.stringify(req.excludeEndpoints),
+              limit: req.limit,
+            })
+      ) as Row[];
       const payloads = new Map<string, Row>();
       const out: ClaimedDelivery[] = [];
       for (const r of rows) {
@@ -166,8 +176,11 @@ export class Deliveries {
     })();
   }
 
-  nextDueAt(excludeEndpoints: readonly string[]): number | null {
-    const row = this.s.nextDue.get(JSON.stringify(excludeEndpoints)) as Row | undefined;
+  nextDueAt(excludeEndpoints: readonly string[], after?: number): number | null {
+    const row = this.s.nextDue.get({
+      exclude: JSON.stringify(excludeEndpoints),
+      after: after ?? Number.MIN_SAFE_INTEGER,
+    }) as Row | undefined;
     return row?.at == null ? null : Number(row.at);
   }
 

@@ -94,15 +94,24 @@ function prepareDeliveries(db: Db) {
     // The subquery walks the partial index of pending rows in due order; the outer UPDATE claims
     // them in the same statement, so no other claimer can take the same rows.
     claim: p(`UPDATE deliveries SET state = 'inflight', lease_until = @lease
-      WHERE id IN (SELECT id FROM deliveries
-        WHERE state = 'pending' AND next_attempt_at <= @now
+      WHERE id IN (SELECT id FROM deliveries INDEXED BY deliveries_due
+        WHERE state = 'pending' AND next_attempt_at >= @from AND next_attempt_at <= @now
           AND endpoint_id NOT IN (SELECT value FROM json_each(@exclude))
         ORDER BY next_attempt_at LIMIT @limit)
       RETURNING id, app_id, message_id, endpoint_id, origin, attempt_count, first_attempt_at,
         last_delay_ms, next_attempt_at`),
+    // One endpoint's due rows through its own index: the cost is the batch, not the backlog.
+    claimForEndpoint: p(`UPDATE deliveries SET state = 'inflight', lease_until = @lease
+      WHERE id IN (SELECT id FROM deliveries INDEXED BY deliveries_pending_by_endpoint
+        WHERE state = 'pending' AND endpoint_id = @endpoint AND next_attempt_at <= @now
+        ORDER BY next_attempt_at LIMIT @limit)
+      RETURNING id, app_id, message_id, endpoint_id, origin, attempt_count, first_attempt_at,
+        last_delay_ms, next_attempt_at`),
     messageForDelivery: p("SELECT event_type, payload FROM messages WHERE id = ?"),
-    nextDue: p(`SELECT next_attempt_at AS at FROM deliveries
-      WHERE state = 'pending' AND endpoint_id NOT IN (SELECT value FROM json_each(?))
+    // Forced onto the due index: the planner otherwise prefers a scan of the per-endpoint one.
+    nextDue: p(`SELECT next_attempt_at AS at FROM deliveries INDEXED BY deliveries_due
+      WHERE state = 'pending' AND next_attempt_at > @after
+        AND endpoint_id NOT IN (SELECT value FROM json_each(@exclude))
       ORDER BY next_attempt_at LIMIT 1`),
     advanceDelivery: p(`UPDATE deliveries SET state = @state, attempt_count = attempt_count + 1,
       first_attempt_at = coalesce(first_attempt_at, @at), last_attempt_at = @at,

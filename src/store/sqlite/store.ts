@@ -43,6 +43,7 @@ import {
 } from "../port.js";
 import { Catalogue } from "./catalogue.js";
 import { DeadLetters } from "./dead-letters.js";
+import { AcceptBatcher } from "./accept-batcher.js";
 import { openDatabase, type SqliteOptions } from "./database.js";
 import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.js";
 import { History } from "./history.js";
@@ -68,6 +69,8 @@ export class SqliteStore implements Store {
   private readonly replayJobs: ReplayJobs;
   private readonly retention: Retention;
 
+  private readonly accepts: AcceptBatcher;
+
   constructor(options: SqliteOptions) {
     this.db = openDatabase(options);
     const s = prepareStatements(this.db);
@@ -78,6 +81,11 @@ export class SqliteStore implements Store {
     this.history = new History(this.db, s.history);
     this.replayJobs = new ReplayJobs(this.db, s.replayJobs, this.deadLetters);
     this.retention = new Retention(this.db);
+    this.accepts = new AcceptBatcher(
+      this.db,
+      (msg) => this.deliveries.acceptMessage(msg),
+      (fn) => this.run(fn),
+    );
   }
 
   async close(): Promise<void> {
@@ -174,8 +182,8 @@ export class SqliteStore implements Store {
 
   // ---- messages -----------------------------------------------------------------------------
 
-  async acceptMessage(msg: NewMessage): Promise<AcceptResult> {
-    return this.run(() => this.deliveries.acceptMessage(msg));
+  acceptMessage(msg: NewMessage): Promise<AcceptResult> {
+    return this.accepts.accept(msg);
   }
 
   async findMessage(appId: string, idOrEventId: string): Promise<Message | null> {
@@ -200,8 +208,8 @@ export class SqliteStore implements Store {
     return this.run(() => this.deliveries.claimDue(req));
   }
 
-  async nextDueAt(excludeEndpoints: readonly string[]): Promise<number | null> {
-    return this.run(() => this.deliveries.nextDueAt(excludeEndpoints));
+  async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {
+    return this.run(() => this.deliveries.nextDueAt(excludeEndpoints, after));
   }
 
   async recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<DeadLetterChange[]> {
