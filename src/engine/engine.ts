@@ -14,6 +14,7 @@ import type { BreakerSettings, CircuitTransition } from "./breaker.js";
 import type { EndpointLiveStatus, EngineControl } from "./control.js";
 import { decideNext, describe } from "./decide.js";
 import { EngineEvents } from "./events.js";
+import { DEFAULT_LOOP_BUDGET, LoopBudget } from "./loop-budget.js";
 import { OutcomeWriter } from "./outcome-writer.js";
 import type { PolicyDefaults } from "./policy.js";
 import { EndpointRuntime } from "./runtime.js";
@@ -71,11 +72,13 @@ export class DeliveryEngine implements EngineControl {
    */
   private dueCursor = Number.MIN_SAFE_INTEGER;
   private readonly backlogged = new Set<EndpointRuntime>();
+  private readonly budget: LoopBudget;
   private readonly log: EngineLogger;
 
   constructor(private readonly deps: EngineDeps) {
     this.events = deps.events ?? new EngineEvents();
     this.log = deps.logger ?? { warn: () => {}, error: () => {} };
+    this.budget = new LoopBudget({ ...DEFAULT_LOOP_BUDGET, max: deps.settings.maxClaimed });
     this.writer = new OutcomeWriter(deps.store, {
       maxBatch: 512,
       retryDelayMs: 1000,
@@ -98,6 +101,7 @@ export class DeliveryEngine implements EngineControl {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.budget.rest();
     if (this.timer) this.deps.clock.clearTimer(this.timer);
     const releases = [];
     for (const rt of this.runtimes.values()) {
@@ -178,6 +182,7 @@ export class DeliveryEngine implements EngineControl {
           dueFrom: this.dueCursor,
         });
         this.claimed += batch.length;
+        if (this.claimed > 0) this.budget.watch();
         await this.admit(batch);
         if (batch.length === limit) {
           this.dueCursor = Math.max(this.dueCursor, batch[batch.length - 1]!.dueAt);
@@ -196,7 +201,7 @@ export class DeliveryEngine implements EngineControl {
   }
 
   private free(): number {
-    return this.deps.settings.maxClaimed - this.claimed;
+    return Math.min(this.deps.settings.maxClaimed, this.budget.current) - this.claimed;
   }
 
   /** Full endpoints are skipped by the scan and remembered, to be refilled once they have room. */
@@ -225,6 +230,7 @@ export class DeliveryEngine implements EngineControl {
       });
       if (own.length < room) this.backlogged.delete(rt);
       this.claimed += own.length;
+      if (this.claimed > 0) this.budget.watch();
       await this.admit(own);
     }
   }
@@ -470,6 +476,7 @@ export class DeliveryEngine implements EngineControl {
   private release(rt: EndpointRuntime, _d: ClaimedDelivery, wasInFlight: boolean): void {
     if (wasInFlight) rt.inFlight--;
     this.claimed--;
+    if (this.claimed === 0) this.budget.rest();
     void this.dispatch(rt);
     this.schedulePump();
   }

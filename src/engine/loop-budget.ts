@@ -1,0 +1,70 @@
+/**
+ * Keeps delivery from starving the API in the same process. When the event loop lags (the process
+ * is busier than it can keep up with), the number of deliveries the engine may hold shrinks;
+ * when the loop is responsive again, it grows back. Accepting a message is cheap and must stay
+ * fast even while delivery is behind — a durable backlog can wait, a caller should not.
+ */
+import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+
+export interface LoopBudgetSettings {
+  /** The most deliveries held at once, when the loop is responsive. */
+  max: number;
+  /** Never less than this, so delivery always makes progress. */
+  min: number;
+  /** Lag (p99 of event-loop delay, ms) above which the budget shrinks. */
+  highLagMs: number;
+  /** Lag below which it grows back. */
+  lowLagMs: number;
+  /** How often lag is judged while the engine has work. */
+  everyMs: number;
+}
+
+export const DEFAULT_LOOP_BUDGET: LoopBudgetSettings = Object.freeze({
+  max: 4096,
+  min: 64,
+  highLagMs: 20,
+  lowLagMs: 5,
+  everyMs: 250,
+});
+
+/** Additive-increase, multiplicative-decrease budget driven by event-loop lag. */
+export class LoopBudget {
+  private value: number;
+  private histogram: IntervalHistogram | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly settings: LoopBudgetSettings) {
+    this.value = settings.max;
+  }
+
+  get current(): number {
+    return this.value;
+  }
+
+  /** Starts judging (call while the engine has work); cheap to call repeatedly. */
+  watch(): void {
+    if (this.timer) return;
+    this.histogram ??= monitorEventLoopDelay({ resolution: 10 });
+    this.histogram.enable();
+    this.timer = setInterval(() => this.judge(), this.settings.everyMs);
+    this.timer.unref();
+  }
+
+  /** Stops judging (the engine is idle): an idle hookline runs no timers for this. */
+  rest(): void {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = null;
+    this.histogram?.disable();
+    this.histogram?.reset();
+  }
+
+  private judge(): void {
+    const h = this.histogram!;
+    const p99 = h.percentile(99) / 1e6;
+    h.reset();
+    const s = this.settings;
+    if (p99 > s.highLagMs) this.value = Math.max(s.min, Math.floor(this.value * 0.7));
+    else if (p99 < s.lowLagMs) this.value = Math.min(s.max, this.value + 64);
+  }
+}
