@@ -4,14 +4,14 @@
  * when the loop is responsive again, it grows back. Accepting a message is cheap and must stay
  * fast even while delivery is behind — a durable backlog can wait, a caller should not.
  */
-import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import { performance } from "node:perf_hooks";
 
 export interface LoopBudgetSettings {
   /** The most deliveries held at once, when the loop is responsive. */
   max: number;
   /** Never less than this, so delivery always makes progress. */
   min: number;
-  /** Lag (p99 of event-loop delay, ms) above which the budget shrinks. */
+  /** Lag (how late the judging timer fires, ms) above which the budget shrinks. */
   highLagMs: number;
   /** Lag below which it grows back. */
   lowLagMs: number;
@@ -30,8 +30,8 @@ export const DEFAULT_LOOP_BUDGET: LoopBudgetSettings = Object.freeze({
 /** Additive-increase, multiplicative-decrease budget driven by event-loop lag. */
 export class LoopBudget {
   private value: number;
-  private histogram: IntervalHistogram | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private expectedAt = 0;
 
   constructor(private readonly settings: LoopBudgetSettings) {
     this.value = settings.max;
@@ -44,27 +44,29 @@ export class LoopBudget {
   /** Starts judging (call while the engine has work); cheap to call repeatedly. */
   watch(): void {
     if (this.timer) return;
-    this.histogram ??= monitorEventLoopDelay({ resolution: 10 });
-    this.histogram.enable();
-    this.timer = setInterval(() => this.judge(), this.settings.everyMs);
+    this.arm();
+  }
+
+  // A timer that fires late by N ms means the loop was busy for about N ms: that is the lag.
+  private arm(): void {
+    this.expectedAt = performance.now() + this.settings.everyMs;
+    this.timer = setTimeout(() => {
+      this.judge(performance.now() - this.expectedAt);
+      if (this.timer) this.arm();
+    }, this.settings.everyMs);
     this.timer.unref();
   }
 
   /** Stops judging (the engine is idle): an idle hookline runs no timers for this. */
   rest(): void {
     if (!this.timer) return;
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     this.timer = null;
-    this.histogram?.disable();
-    this.histogram?.reset();
   }
 
-  private judge(): void {
-    const h = this.histogram!;
-    const p99 = h.percentile(99) / 1e6;
-    h.reset();
+  private judge(lagMs: number): void {
     const s = this.settings;
-    if (p99 > s.highLagMs) this.value = Math.max(s.min, Math.floor(this.value * 0.7));
-    else if (p99 < s.lowLagMs) this.value = Math.min(s.max, this.value + 64);
+    if (lagMs > s.highLagMs) this.value = Math.max(s.min, Math.floor(this.value * 0.7));
+    else if (lagMs < s.lowLagMs) this.value = Math.min(s.max, this.value + 64);
   }
 }

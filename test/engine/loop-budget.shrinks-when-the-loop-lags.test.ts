@@ -12,8 +12,8 @@ describe("the engine's event-loop budget", () => {
     const budget = new LoopBudget({ max: 1000, min: 64, highLagMs: 20, lowLagMs: 5, everyMs: 50 });
     budget.watch();
     // Hog the loop: every turn is blocked far longer than the lag threshold.
-    for (let i = 0; i < 8; i++) {
-      block(60);
+    for (let i = 0; i < 6; i++) {
+      block(150);
       await turn(1);
     }
     const shrunk = budget.current;
