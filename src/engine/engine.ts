@@ -355,7 +355,7 @@ export class DeliveryEngine implements EngineControl {
       retryAfter: null,
       disableEndpoint: null,
     });
-    this.release(rt, d, false);
+    this.release(rt, false);
   }
 
   private async attempt(rt: EndpointRuntime, d: ClaimedDelivery, probe: boolean): Promise<void> {
@@ -470,10 +470,10 @@ export class DeliveryEngine implements EngineControl {
       });
     }
     if (transition) await this.onTransition(rt, transition);
-    this.release(rt, d, true);
+    this.release(rt, true);
   }
 
-  private release(rt: EndpointRuntime, _d: ClaimedDelivery, wasInFlight: boolean): void {
+  private release(rt: EndpointRuntime, wasInFlight: boolean): void {
     if (wasInFlight) rt.inFlight--;
     this.claimed--;
     if (this.claimed === 0) this.budget.rest();
