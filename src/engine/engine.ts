@@ -51,6 +51,13 @@ export interface EngineDeps {
 
 const USER_AGENT = "hookline/0.1";
 
+/**
+ * However long nothing is due, the engine scans from the first due row at least this often: a
+ * safety net should anything ever make a delivery due behind the scan cursor without saying so.
+ * An idle hookline thus runs one indexed query a minute.
+ */
+const RESCAN_MS = 60_000;
+
 /** Runs deliveries; see the module comment. */
 export class DeliveryEngine implements EngineControl {
   readonly events: EngineEvents;
@@ -241,19 +248,17 @@ export class DeliveryEngine implements EngineControl {
    */
   private async armTimer(now: number): Promise<void> {
     const next = await this.deps.store.nextDueAt([], now);
-    if (next === null) {
-      if (this.timer) this.deps.clock.clearTimer(this.timer);
-      this.timer = null;
-      return;
-    }
-    this.armRetry(Math.max(0, next - this.deps.clock.now()));
+    const wait = next === null ? RESCAN_MS : Math.max(0, next - this.deps.clock.now());
+    this.armRetry(Math.min(wait, RESCAN_MS), wait >= RESCAN_MS);
   }
 
-  private armRetry(ms: number): void {
+  /** Wakes the pump after `ms`; a `rescan` wake-up also scans again from the first due row. */
+  private armRetry(ms: number, rescan = false): void {
     if (!this.running) return;
     if (this.timer) this.deps.clock.clearTimer(this.timer);
     this.timer = this.deps.clock.setTimer(() => {
       this.timer = null;
+      if (rescan) this.lowerCursor(Number.MIN_SAFE_INTEGER);
       this.schedulePump();
     }, ms);
   }

@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { newId } from "../../src/ids.js";
+import { FakeClock } from "../support/fake-clock.js";
+import { reached, settle, startEngine, type EngineHarness } from "../support/engine.js";
+import { Receiver } from "../support/receiver.js";
+
+describe("the engine's safety net", () => {
+  let h: EngineHarness;
+  let rx: Receiver;
+  afterEach(async () => {
+    await h.close();
+    await rx.close();
+  });
+
+  it("finds, within a minute, a delivery made due behind its scan without being told", async () => {
+    const clock = new FakeClock();
+    h = await startEngine({ clock });
+    rx = await Receiver.start();
+    await h.addEndpoint(rx.url("/hook"));
+    const first = await h.post({ n: 1 });
+    await h.waitFor(reached(first, "succeeded"));
+    clock.advance(1_000);
+    await settle();
+
+    // Written straight into the store, due in the past, and the engine is not woken.
+    const now = clock.now();
+    const hidden = newId("msg", now);
+    await h.store.acceptMessage({
+      id: hidden,
+      appId: h.app.id,
+      eventType: "test.event",
+      eventId: null,
+      channels: null,
+      tags: null,
+      payload: Buffer.from("{}"),
+      now,
+      dueAt: now - 10_000,
+      newDeliveryId: () => newId("dlv", now),
+    });
+    await settle();
+    expect(rx.requests).toHaveLength(1);
+    clock.advance(60_000);
+    await h.waitFor(reached(hidden, "succeeded"));
+    expect(rx.requests).toHaveLength(2);
+  });
+});
