@@ -176,11 +176,11 @@ await store.close();
   it("migrations raced by several processes are applied exactly once in total", async () => {
     const script = `
 const { default: Database } = await import("better-sqlite3");
-const { migrate } = await import(${JSON.stringify(MIGRATE_MODULE)});
+const { migrate, enableWal } = await import(${JSON.stringify(MIGRATE_MODULE)});
 const { MIGRATIONS } = await import(${JSON.stringify(MIGRATIONS_MODULE)});
 ${released}
 const db = new Database(${JSON.stringify(path)});
-db.pragma("journal_mode = WAL");
+enableWal(db);
 process.stdout.write(String(migrate(db, MIGRATIONS)));
 db.close();
 `;

@@ -29,13 +29,32 @@ export function openDatabase(options: SqliteOptions): Db {
       cause: err,
     });
   }
-  db.pragma("journal_mode = WAL");
-  db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+  // The busy timeout first: switching a new file to WAL takes a lock that another process opening
+  // the same file at that moment may hold.
   db.pragma("busy_timeout = 5000");
+  enableWal(db);
+  db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
   db.pragma("temp_store = MEMORY");
   db.pragma("cache_size = -65536");
   migrate(db, MIGRATIONS);
   return db;
+}
+
+/**
+ * Switches the file to WAL. SQLite may refuse that with SQLITE_BUSY at once, without waiting on the
+ * busy timeout, while another process is opening the same new file; so try again a few times.
+ */
+export function enableWal(db: Db): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      db.pragma("journal_mode = WAL");
+      return;
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? "";
+      if (!code.startsWith("SQLITE_BUSY") || attempt >= 50) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
 }
 
 /**
