@@ -49,6 +49,13 @@ export class UnauthorizedError extends HooklineError {
   }
 }
 
+/** The caller is authenticated but its token may not do this. Maps to 403. */
+export class ForbiddenError extends HooklineError {
+  constructor(message = "this token may not use this route", options?: { cause?: unknown }) {
+    super("forbidden", message, options);
+  }
+}
+
 /** A setting is missing or invalid; start-up stops with this message. */
 export class ConfigError extends HooklineError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -1,29 +1,132 @@
-import { createHash, timingSafeEqual } from "node:crypto";
-import type { FastifyRequest } from "fastify";
-import { UnauthorizedError } from "../errors.js";
+/**
+ * Access control, in one place: who is calling (the bearer token, looked up by its SHA-256) and
+ * whether that token may use the route. Admin tokens reach everything; an application's token
+ * reaches only the routes of its application, and a route of any other application answers the
+ * same 404 as a missing one, so a token never learns which applications exist.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Clock } from "../clock.js";
+import type { ApiTokenScope } from "../domain/types.js";
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { Store } from "../store/port.js";
+import type { RouteAccess, RouteDef } from "./route.js";
 
-const digest = (s: string): Buffer => createHash("sha256").update(s, "utf8").digest();
+/** Who made a request: the token it presented, as stored (never the token itself). */
+export interface Identity {
+  tokenId: string;
+  name: string;
+  scope: ApiTokenScope;
+  appId: string | null;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by the auth hook on every authenticated request; null on public ones. */
+    identity: Identity | null;
+  }
+}
+
+/** The SHA-256 of a token: what the store keeps and looks tokens up by. */
+export const tokenDigest = (token: string): Buffer =>
+  createHash("sha256").update(token, "utf8").digest();
+
+/** A new plain token (`hl_admin_…` or `hl_app_…`, 24 random bytes), shown to its owner once. */
+export const newPlainToken = (scope: ApiTokenScope): string =>
+  `hl_${scope}_${randomBytes(24).toString("base64url")}`;
+
+/** Name of the configured (or generated) admin token once registered. */
+export const BOOTSTRAP_TOKEN_NAME = "admin";
 
 /**
- * Checks `Authorization: Bearer <token>` against the admin token. Both sides are hashed first so
- * the comparison takes the same time whatever the token's length or content.
+ * Registers the configured admin token (hashed) unless a token with its hash exists. A revoked
+ * bootstrap token stays revoked: revoking it is how an operator retires it.
  */
-export function makeAuthCheck(adminToken: string): (request: FastifyRequest) => void {
-  const expected = digest(adminToken);
-  return (request) => {
-    const header = request.headers.authorization;
-    const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match) throw new UnauthorizedError("send Authorization: Bearer <admin token>");
-    if (!timingSafeEqual(digest(match[1]!), expected)) {
-      throw new UnauthorizedError("the token is not valid");
-    }
-  };
+export async function registerBootstrapToken(
+  store: Store,
+  adminToken: string,
+  clock: Clock,
+): Promise<void> {
+  const hash = tokenDigest(adminToken).toString("hex");
+  if (await store.findApiTokenByHash(hash)) return;
+  const now = clock.now();
+  try {
+    await store.createApiToken({
+      id: newId("tok", now),
+      name: BOOTSTRAP_TOKEN_NAME,
+      scope: "admin",
+      appId: null,
+      hash,
+      createdAt: now,
+      revokedAt: null,
+    });
+  } catch (err) {
+    // Another process sharing the database registered it first.
+    if (!(err instanceof ConflictError)) throw err;
+  }
+}
+
+/** Who may call a route, with the defaults RouteDef.access describes. */
+export function accessOf(route: RouteDef): RouteAccess | "public" {
+  if (route.public) return "public";
+  if (route.access) return route.access;
+  return /^\/api\/v1\/app\/\{app_id\}(\/|$)/.test(route.path) ? "app" : "admin";
 }
 
 /**
- * Who made an authenticated request, as the DLQ's audit trail records it. There is one admin
- * token today, so every operator is "admin"; named tokens will give their own names.
+ * Installs the check that runs before every /api/ request: 401 without a valid, unrevoked token;
+ * 403 for an application's token on an admin route; 404 on another application's routes.
  */
-export function actorOf(_request: FastifyRequest): string {
-  return "admin";
+export function installAuth(
+  app: FastifyInstance,
+  deps: { store: Store; adminToken: string; clock: Clock },
+  routes: readonly RouteDef[],
+): void {
+  const { store } = deps;
+  const accessByRoute = new Map(
+    routes.map((r) => [`${r.method} ${r.path.replace(/\{(\w+)\}/g, ":$1")}`, accessOf(r)]),
+  );
+  app.decorateRequest("identity", null);
+  app.addHook("onReady", async () => registerBootstrapToken(store, deps.adminToken, deps.clock));
+  app.addHook("onRequest", async (request) => {
+    if (!request.url.startsWith("/api/")) return;
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    const routeUrl = request.routeOptions.url;
+    // An unknown route needs an admin token, like any route not said to be open.
+    const access =
+      (routeUrl !== undefined && accessByRoute.get(`${method} ${routeUrl}`)) || "admin";
+    if (access === "public") return;
+    const identity = await identify(store, request);
+    request.identity = identity;
+    if (identity.scope === "admin" || access === "any") return;
+    if (access === "admin") throw new ForbiddenError("this route needs an admin token");
+    const appIdOrUid = (request.params as Record<string, string | undefined>).app_id ?? "";
+    const target = await store.findApplication(appIdOrUid);
+    // The same answer as for a missing application (see lookup.ts requireApp).
+    if (!target || target.id !== identity.appId) {
+      throw new NotFoundError(`application ${appIdOrUid}`);
+    }
+  });
+}
+
+async function identify(store: Store, request: FastifyRequest): Promise<Identity> {
+  const header = request.headers.authorization;
+  const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!match) throw new UnauthorizedError("send Authorization: Bearer <token>");
+  const digest = tokenDigest(match[1]!);
+  const found = await store.findApiTokenByHash(digest.toString("hex"));
+  // The lookup is by digest; comparing the digests again in constant time keeps the check itself
+  // free of timing differences whatever the store's index does.
+  const stored = found ? Buffer.from(found.hash, "hex") : Buffer.alloc(digest.length);
+  const same = stored.length === digest.length && timingSafeEqual(stored, digest);
+  if (!found || !same || found.revokedAt !== null) {
+    throw new UnauthorizedError("the token is not valid");
+  }
+  return { tokenId: found.id, name: found.name, scope: found.scope, appId: found.appId };
+}
+
+/** Who made an authenticated request, as the DLQ's audit trail records it: the token's name. */
+export function actorOf(request: FastifyRequest): string {
+  return request.identity?.name ?? BOOTSTRAP_TOKEN_NAME;
 }

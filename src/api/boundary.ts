@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   ConflictError,
+  ForbiddenError,
   HooklineError,
   NotFoundError,
   StoreUnavailableError,
@@ -28,6 +29,8 @@ export function errorAnswer(err: unknown): ErrorAnswer {
     return { status: 404, body: { code: err.code, detail: err.message } };
   if (err instanceof ConflictError)
     return { status: 409, body: { code: err.code, detail: err.message } };
+  if (err instanceof ForbiddenError)
+    return { status: 403, body: { code: err.code, detail: err.message } };
   if (err instanceof UnauthorizedError) {
     return {
       status: 401,

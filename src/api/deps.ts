@@ -13,7 +13,7 @@ export interface ApiDeps {
   dlq: DeadLetterQueue;
   config: Readonly<Config>;
   clock: Clock;
-  /** The bearer token every /api/v1 call but health and the OpenAPI document must present. */
+  /** The configured admin token, registered (hashed) as the bootstrap admin token on start. */
   adminToken: string;
   policyDefaults: PolicyDefaults;
 }

@@ -8,6 +8,9 @@ import type { z } from "zod";
 import { ValidationError, type FieldProblem } from "../errors.js";
 import { checkPathParams, parseWith, throwIfProblems } from "./validation.js";
 
+/** Who may call a route; see {@link RouteDef.access}. */
+export type RouteAccess = "admin" | "app" | "any";
+
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** What a handler answers: a JSON value, JSON text already serialized, or no body (204). */
@@ -36,8 +39,14 @@ export interface RouteDef {
   tag: string;
   /** A hookline addition to the Svix API (documented with `x-hookline-extension: true`). */
   extension?: boolean;
-  /** Reachable without the admin token. */
+  /** Reachable without any token. */
   public?: boolean;
+  /**
+   * Which tokens besides admin ones may call it (see auth.ts): `app`, tokens of the application
+   * the path names (the default under `/api/v1/app/{app_id}/`); `any`, every valid token; `admin`,
+   * none (the default elsewhere).
+   */
+  access?: RouteAccess;
   body?: z.ZodType;
   query?: z.ZodType;
   responses: Record<number, ResponseDoc>;

@@ -4,7 +4,7 @@
  * documented from that declaration.
  */
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from "fastify";
-import { makeAuthCheck } from "./auth.js";
+import { installAuth } from "./auth.js";
 import { errorAnswer, installBoundary } from "./boundary.js";
 import type { ApiDeps } from "./deps.js";
 import { installIdempotency } from "./idempotency.js";
@@ -19,6 +19,7 @@ import { endpointRoutes } from "./routes/endpoints.js";
 import { eventTypeRoutes } from "./routes/event-types.js";
 import { messageRoutes } from "./routes/messages.js";
 import { systemRoutes } from "./routes/system.js";
+import { tokenRoutes } from "./routes/tokens.js";
 
 export type { ApiDeps } from "./deps.js";
 
@@ -36,6 +37,7 @@ export function apiRoutes(deps: ApiDeps): RouteDef[] {
     ...attemptRoutes(deps),
     ...dlqRoutes(deps),
     ...dlqJobRoutes(deps),
+    ...tokenRoutes(deps),
   );
   return routes;
 }
@@ -58,18 +60,7 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   installBoundary(app);
 
   const routes = apiRoutes(deps);
-  const publicRoutes = new Set(
-    routes.filter((r) => r.public).map((r) => r.path.replace(/\{(\w+)\}/g, ":$1")),
-  );
-  const checkAuth = makeAuthCheck(deps.adminToken);
-  app.addHook("onRequest", async (request) => {
-    const routeUrl = request.routeOptions.url;
-    const isPublic =
-      routeUrl !== undefined &&
-      publicRoutes.has(routeUrl) &&
-      (request.method === "GET" || request.method === "HEAD");
-    if (!isPublic && request.url.startsWith("/api/")) checkAuth(request);
-  });
+  installAuth(app, deps, routes);
   installIdempotency(app, deps);
   registerRoutes(app, routes);
   return app;

@@ -259,3 +259,19 @@ export interface EndpointStats {
   retryAfter: Record<RetryAfterUse, number>;
   lastSuccessAt: number | null;
 }
+
+/** What an API token may reach: everything (`admin`), or one application's routes (`app`). */
+export type ApiTokenScope = "admin" | "app";
+
+/** A bearer token as stored: its SHA-256 (hex), never the token itself. */
+export interface ApiToken {
+  id: string;
+  name: string;
+  scope: ApiTokenScope;
+  /** The application an `app` token is bound to; null for `admin`. */
+  appId: string | null;
+  /** Hex SHA-256 of the token. */
+  hash: string;
+  createdAt: number;
+  revokedAt: number | null;
+}

@@ -4,6 +4,7 @@
  * (test/store/store.behaviour.ts). No SQL lives outside an adapter.
  */
 import type {
+  ApiToken,
   Application,
   Attempt,
   AttemptTrigger,
@@ -427,6 +428,17 @@ export interface Store {
     actor: string;
     now: number;
   }): Promise<{ ok: true; job: ReplayJob } | { ok: false; job: ReplayJob | null }>;
+
+  // ---- API tokens --------------------------------------------------------------------------
+
+  /** Stores a token (already hashed); a second token with the same hash is a ConflictError. */
+  createApiToken(token: ApiToken): Promise<ApiToken>;
+  /** The token with this hex SHA-256, revoked or not, or null. */
+  findApiTokenByHash(hash: string): Promise<ApiToken | null>;
+  /** Every token, revoked ones too, oldest first. */
+  listApiTokens(): Promise<ApiToken[]>;
+  /** Marks a token revoked at `now` (a second revocation keeps the first time); null if unknown. */
+  revokeApiToken(id: string, now: number): Promise<ApiToken | null>;
 
   // ---- retention ----------------------------------------------------------------------------
 

@@ -64,6 +64,9 @@ const EXPECTED: [string, string][] = [
   ["get", "/api/v1/dlq/replay/{job_id}"],
   ["post", "/api/v1/dlq/replay/{job_id}/cancel"],
   ["post", "/api/v1/app/{app_id}/endpoint/{endpoint_id}/recover"],
+  ["post", "/api/v1/tokens"],
+  ["get", "/api/v1/tokens"],
+  ["delete", "/api/v1/tokens/{token_id}"],
 ];
 
 const EXTENSIONS = [
@@ -81,6 +84,8 @@ const EXTENSIONS = [
   "/api/v1/dlq/replay",
   "/api/v1/dlq/replay/{job_id}",
   "/api/v1/dlq/replay/{job_id}/cancel",
+  "/api/v1/tokens",
+  "/api/v1/tokens/{token_id}",
 ];
 
 describe("the OpenAPI document", () => {

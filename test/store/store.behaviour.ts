@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe } from "vitest";
 import type { Store } from "../../src/store/port.js";
+import { apiTokenBehaviour } from "./behaviour/api-tokens.js";
 import { catalogueBehaviour } from "./behaviour/catalogue.js";
 import { circuitBehaviour } from "./behaviour/circuits.js";
 import { claimingBehaviour } from "./behaviour/claiming.js";
@@ -55,5 +56,6 @@ export function storeBehaviour(name: string, makeStore: MakeStore): void {
     deadLetterBehaviour(t);
     replayJobBehaviour(t);
     pruningBehaviour(t);
+    apiTokenBehaviour(t);
   });
 }

@@ -91,6 +91,8 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
     defineRoute({
       method: "POST",
       path: "/api/v1/app/{app_id}/endpoint/{endpoint_id}/recover",
+      // Starts a DLQ bulk replay job, and the DLQ is the operators'.
+      access: "admin",
       operationId: "v1.endpoint.recover",
       summary:
         "Replay the endpoint's open dead-letter records dead-lettered since `since` (and before " +

@@ -32,6 +32,7 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
   return [
     defineRoute({
       method: "GET",
+      access: "any",
       path: base,
       operationId: "v1.event-type.list",
       summary: "List event types (archived ones only with include_archived=true)",
@@ -80,6 +81,7 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
     }),
     defineRoute({
       method: "GET",
+      access: "any",
       path: `${base}/{event_type_name}`,
       operationId: "v1.event-type.get",
       summary: "Get an event type",

@@ -322,4 +322,20 @@ CREATE INDEX messages_by_age ON messages (created_at);
 CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
 `,
   },
+  {
+    version: 3,
+    name: "API tokens",
+    sql: `
+-- Bearer tokens, kept only as the SHA-256 of the token (hex); the token itself is shown once.
+CREATE TABLE api_tokens (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  name TEXT NOT NULL,
+  scope TEXT NOT NULL CHECK (scope IN ('admin', 'app')),
+  app_id TEXT COLLATE "C",
+  hash TEXT COLLATE "C" NOT NULL UNIQUE,
+  created_at BIGINT NOT NULL,
+  revoked_at BIGINT
+);
+`,
+  },
 ];

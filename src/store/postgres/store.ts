@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type {
+  ApiToken,
   Application,
   Attempt,
   CircuitRecord,
@@ -41,6 +42,7 @@ import {
   type ReplayRequest,
   type Store,
 } from "../port.js";
+import { ApiTokens } from "./api-tokens.js";
 import { Catalogue } from "./catalogue.js";
 import { mapError, openPool, type PostgresOptions } from "./database.js";
 import { DeadLetters } from "./dead-letters.js";
@@ -69,6 +71,7 @@ export class PostgresStore implements Store {
   private readonly deadLetters: DeadLetters;
   private readonly replayJobs: ReplayJobs;
   private readonly retention: Retention;
+  private readonly apiTokens: ApiTokens;
   private migrated: Promise<void> | null = null;
   private closed = false;
 
@@ -83,6 +86,7 @@ export class PostgresStore implements Store {
     this.history = new History(this.pool);
     this.replayJobs = new ReplayJobs(this.pool, this.deadLetters);
     this.retention = new Retention(this.pool);
+    this.apiTokens = new ApiTokens(this.pool);
   }
 
   /** Opens a store and migrates its schema now, failing here if the database cannot be used. */
@@ -365,6 +369,24 @@ export class PostgresStore implements Store {
     req: CancelReplayJob,
   ): Promise<{ ok: true; job: ReplayJob } | { ok: false; job: ReplayJob | null }> {
     return this.run(() => this.replayJobs.cancel(req));
+  }
+
+  // ---- API tokens --------------------------------------------------------------------------
+
+  async createApiToken(token: ApiToken): Promise<ApiToken> {
+    return this.run(() => this.apiTokens.create(token), "an API token with this hash");
+  }
+
+  async findApiTokenByHash(hash: string): Promise<ApiToken | null> {
+    return this.run(() => this.apiTokens.findByHash(hash));
+  }
+
+  async listApiTokens(): Promise<ApiToken[]> {
+    return this.run(() => this.apiTokens.list());
+  }
+
+  async revokeApiToken(id: string, now: number): Promise<ApiToken | null> {
+    return this.run(() => this.apiTokens.revoke(id, now));
   }
 
   // ---- retention ----------------------------------------------------------------------------

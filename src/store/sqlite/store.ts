@@ -1,5 +1,6 @@
 import type { Database as Db } from "better-sqlite3";
 import type {
+  ApiToken,
   Application,
   Attempt,
   CircuitRecord,
@@ -41,6 +42,7 @@ import {
   type ReplayRequest,
   type Store,
 } from "../port.js";
+import { ApiTokens } from "./api-tokens.js";
 import { Catalogue } from "./catalogue.js";
 import { DeadLetters } from "./dead-letters.js";
 import { AcceptBatcher } from "./accept-batcher.js";
@@ -68,6 +70,7 @@ export class SqliteStore implements Store {
   private readonly deadLetters: DeadLetters;
   private readonly replayJobs: ReplayJobs;
   private readonly retention: Retention;
+  private readonly apiTokens: ApiTokens;
 
   private readonly accepts: AcceptBatcher;
 
@@ -81,6 +84,7 @@ export class SqliteStore implements Store {
     this.history = new History(this.db, s.history);
     this.replayJobs = new ReplayJobs(this.db, s.replayJobs, this.deadLetters);
     this.retention = new Retention(this.db);
+    this.apiTokens = new ApiTokens(this.db);
     this.accepts = new AcceptBatcher(
       this.db,
       (msg) => this.deliveries.acceptMessage(msg),
@@ -353,6 +357,24 @@ export class SqliteStore implements Store {
     req: CancelReplayJob,
   ): Promise<{ ok: true; job: ReplayJob } | { ok: false; job: ReplayJob | null }> {
     return this.run(() => this.replayJobs.cancel(req));
+  }
+
+  // ---- API tokens --------------------------------------------------------------------------
+
+  async createApiToken(token: ApiToken): Promise<ApiToken> {
+    return this.run(() => this.apiTokens.create(token), "an API token with this hash");
+  }
+
+  async findApiTokenByHash(hash: string): Promise<ApiToken | null> {
+    return this.run(() => this.apiTokens.findByHash(hash));
+  }
+
+  async listApiTokens(): Promise<ApiToken[]> {
+    return this.run(() => this.apiTokens.list());
+  }
+
+  async revokeApiToken(id: string, now: number): Promise<ApiToken | null> {
+    return this.run(() => this.apiTokens.revoke(id, now));
   }
 
   // ---- retention ----------------------------------------------------------------------------

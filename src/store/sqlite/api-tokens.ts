@@ -1,0 +1,38 @@
+/** API tokens: who may call the HTTP API, stored as hashes. */
+import type { Database as Db } from "better-sqlite3";
+import type { ApiToken } from "../../domain/types.js";
+import { API_TOKEN_COLUMNS, apiTokenFromRow, apiTokenValues } from "../api-token-row.js";
+import type { Row } from "./rows.js";
+
+/** Synchronous token operations; `SqliteStore` wraps each call in its error mapping. */
+export class ApiTokens {
+  constructor(private readonly db: Db) {}
+
+  create(token: ApiToken): ApiToken {
+    this.db
+      .prepare(`INSERT INTO api_tokens (${API_TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      .run(...apiTokenValues(token));
+    return token;
+  }
+
+  findByHash(hash: string): ApiToken | null {
+    const row = this.db.prepare("SELECT * FROM api_tokens WHERE hash = ?").get(hash) as
+      Row | undefined;
+    return row ? apiTokenFromRow(row) : null;
+  }
+
+  list(): ApiToken[] {
+    return (this.db.prepare("SELECT * FROM api_tokens ORDER BY id").all() as Row[]).map(
+      apiTokenFromRow,
+    );
+  }
+
+  revoke(id: string, now: number): ApiToken | null {
+    const row = this.db
+      .prepare(
+        `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *`,
+      )
+      .get(now, id) as Row | undefined;
+    return row ? apiTokenFromRow(row) : null;
+  }
+}
