@@ -5,6 +5,7 @@
  * same 404 as a missing one, so a token never learns which applications exist.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.js";
 import type { ApiTokenScope } from "../domain/types.js";
@@ -35,6 +36,43 @@ export const tokenDigest = (token: string): Buffer =>
 /** A new plain token (`hl_admin_…` or `hl_app_…`, 24 random bytes), shown to its owner once. */
 export const newPlainToken = (scope: ApiTokenScope): string =>
   `hl_${scope}_${randomBytes(24).toString("base64url")}`;
+
+/**
+ * Recently checked tokens, per store, so a burst of requests with one token costs one lookup a
+ * second, not one each. Only valid tokens are kept, for at most a second; revoking through the API
+ * clears this process's cache at once (another process sharing the database notices within the
+ * second).
+ */
+class TokenCache {
+  private readonly entries = new Map<string, { identity: Identity; until: number }>();
+
+  get(hash: string, now: number): Identity | null {
+    const e = this.entries.get(hash);
+    if (!e) return null;
+    if (e.until > now) return e.identity;
+    this.entries.delete(hash);
+    return null;
+  }
+
+  put(hash: string, identity: Identity, now: number): void {
+    // Bounded: a flood of distinct tokens cannot grow it without limit.
+    if (this.entries.size >= 10_000) this.entries.clear();
+    this.entries.set(hash, { identity, until: now + 1_000 });
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+const caches = new WeakMap<Store, TokenCache>();
+
+/** The token cache of one store; the token routes clear it when a token is revoked. */
+export function tokenCacheFor(store: Store): TokenCache {
+  let cache = caches.get(store);
+  if (!cache) caches.set(store, (cache = new TokenCache()));
+  return cache;
+}
 
 /** Name of the configured (or generated) admin token once registered. */
 export const BOOTSTRAP_TOKEN_NAME = "admin";
@@ -115,7 +153,12 @@ async function identify(store: Store, request: FastifyRequest): Promise<Identity
   const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   if (!match) throw new UnauthorizedError("send Authorization: Bearer <token>");
   const digest = tokenDigest(match[1]!);
-  const found = await store.findApiTokenByHash(digest.toString("hex"));
+  const hex = digest.toString("hex");
+  const cache = tokenCacheFor(store);
+  const now = performance.now();
+  const cached = cache.get(hex, now);
+  if (cached) return cached;
+  const found = await store.findApiTokenByHash(hex);
   // The lookup is by digest; comparing the digests again in constant time keeps the check itself
   // free of timing differences whatever the store's index does.
   const stored = found ? Buffer.from(found.hash, "hex") : Buffer.alloc(digest.length);
@@ -123,7 +166,9 @@ async function identify(store: Store, request: FastifyRequest): Promise<Identity
   if (!found || !same || found.revokedAt !== null) {
     throw new UnauthorizedError("the token is not valid");
   }
-  return { tokenId: found.id, name: found.name, scope: found.scope, appId: found.appId };
+  const identity = { tokenId: found.id, name: found.name, scope: found.scope, appId: found.appId };
+  cache.put(hex, identity, now);
+  return identity;
 }
 
 /** Who made an authenticated request, as the DLQ's audit trail records it: the token's name. */

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { ApiToken } from "../../domain/types.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import { newId } from "../../ids.js";
-import { newPlainToken, tokenDigest } from "../auth.js";
+import { newPlainToken, tokenCacheFor, tokenDigest } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import {
@@ -123,6 +123,7 @@ export function tokenRoutes(deps: ApiDeps): RouteDef[] {
       },
       handler: async ({ params }) => {
         const revoked = await store.revokeApiToken(params.token_id!, clock.now());
+        tokenCacheFor(store).clear();
         if (!revoked) throw new NotFoundError(`token ${params.token_id}`);
         return noContent();
       },
