@@ -3,7 +3,9 @@
  * Only the entry point calls resolveConfig; everything else receives the resulting object.
  */
 import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import { ConfigError } from "./errors.js";
+import { parseKey } from "./security/cipher.js";
 
 export interface Config {
   port: number;
@@ -38,6 +40,10 @@ export interface Config {
   dlqCanarySize: number;
   /** Default success rate (0–1) the canary must reach. */
   dlqCanaryThreshold: number;
+  /** The key sealing secrets and payloads at rest (32 bytes), or null: stored as plaintext. */
+  encryptionKey: Buffer | null;
+  /** Earlier keys, used only to open values sealed before a rotation. */
+  encryptionOldKeys: Buffer[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -72,6 +78,11 @@ export function resolveConfig(env: Env): Readonly<Config> {
     dlqReplayRate: int(env, "HOOKLINE_DLQ_REPLAY_RATE", 5, 1, 1000),
     dlqCanarySize: int(env, "HOOKLINE_DLQ_CANARY_SIZE", 10, 0, 10_000),
     dlqCanaryThreshold: int(env, "HOOKLINE_DLQ_CANARY_THRESHOLD_PERCENT", 90, 0, 100) / 100,
+    encryptionKey: encryptionKey(env),
+    encryptionOldKeys: (env.HOOKLINE_ENCRYPTION_OLD_KEYS ?? "")
+      .split(",")
+      .filter((k) => k.trim())
+      .map((k) => parseKey(k, "HOOKLINE_ENCRYPTION_OLD_KEYS")),
   };
   if (config.databaseUrl && !isPostgresUrl(config.databaseUrl)) {
     throw new ConfigError("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)");
@@ -150,4 +161,21 @@ function url(env: Env, name: string): string | null {
   } catch (err) {
     throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`, { cause: err });
   }
+}
+
+function encryptionKey(env: Env): Buffer | null {
+  const raw = env.HOOKLINE_ENCRYPTION_KEY?.trim();
+  const file = env.HOOKLINE_ENCRYPTION_KEY_FILE?.trim();
+  if (raw && file) {
+    throw new ConfigError("set HOOKLINE_ENCRYPTION_KEY or HOOKLINE_ENCRYPTION_KEY_FILE, not both");
+  }
+  if (raw) return parseKey(raw, "HOOKLINE_ENCRYPTION_KEY");
+  if (!file) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new ConfigError(`HOOKLINE_ENCRYPTION_KEY_FILE cannot be read: ${file}`, { cause: err });
+  }
+  return parseKey(text, "HOOKLINE_ENCRYPTION_KEY_FILE");
 }

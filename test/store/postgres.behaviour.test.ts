@@ -4,7 +4,7 @@ import { storeBehaviour } from "./store.behaviour.js";
 
 // Each test gets its own schema in the test database, dropped afterwards. No PostgreSQL, no pass:
 // opening the store fails the test.
-storeBehaviour("postgres", async (limits) => {
+storeBehaviour("postgres", async (limits, cipher) => {
   const schema = freshSchemaName();
   let store: PostgresStore;
   try {
@@ -13,6 +13,7 @@ storeBehaviour("postgres", async (limits) => {
       schema,
       poolSize: 5,
       limits,
+      cipher,
     });
   } catch (err) {
     await dropSchema(schema).catch(() => undefined);

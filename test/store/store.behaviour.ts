@@ -17,6 +17,7 @@ import { idempotencyBehaviour } from "./behaviour/idempotency.js";
 import { lifecycleBehaviour } from "./behaviour/lifecycle.js";
 import { messageBehaviour } from "./behaviour/messages.js";
 import { outcomeBehaviour } from "./behaviour/outcomes.js";
+import { sealingBehaviour } from "./behaviour/sealing.js";
 
 /** Registers `describe(name, …)` with the whole store behaviour, one fresh store per test. */
 export function storeBehaviour(name: string, makeStore: MakeStore): void {
@@ -31,6 +32,12 @@ export function storeBehaviour(name: string, makeStore: MakeStore): void {
         if (!current) throw new Error("the store is only available inside a test");
         await current.cleanup();
         current = await makeStore(limits);
+        return current.store;
+      },
+      async withCipher(cipher) {
+        if (!current) throw new Error("the store is only available inside a test");
+        await current.cleanup();
+        current = await makeStore(undefined, cipher);
         return current.store;
       },
     };
@@ -57,5 +64,6 @@ export function storeBehaviour(name: string, makeStore: MakeStore): void {
     replayJobBehaviour(t);
     pruningBehaviour(t);
     apiTokenBehaviour(t);
+    sealingBehaviour(t);
   });
 }

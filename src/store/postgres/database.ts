@@ -5,6 +5,7 @@
 import pg from "pg";
 import type { PoolClient, QueryResultRow } from "pg";
 import { ConflictError, StoreUnavailableError } from "../../errors.js";
+import type { FieldCipher } from "../../security/cipher.js";
 import type { StoreLimits } from "../port.js";
 
 export interface PostgresOptions {
@@ -16,6 +17,8 @@ export interface PostgresOptions {
   poolSize: number;
   /** Limits enforced as it writes; defaults to DEFAULT_STORE_LIMITS. */
   limits?: Partial<StoreLimits>;
+  /** Seals secrets and payloads at rest; without one, they are stored as plaintext. */
+  cipher?: FieldCipher;
 }
 
 /** One row as pg returns it (BIGINT already a number: see `TYPES`). */
