@@ -25,6 +25,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   sqliteSynchronous: "normal" | "full";
   maxBodyBytes: number;
+  /** Per-token API rate limit (see src/api/rate-limit.ts). */
+  apiRateLimit: { ratePerSecond: number; burst: number; limitBootstrapToken: boolean };
+  /** Largest request header block the API reads (431 beyond). */
+  maxHeaderBytes: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Base URL printed and used in links; defaults to http://host:port. */
   publicUrl: string | null;
@@ -65,6 +69,12 @@ export function resolveConfig(env: Env): Readonly<Config> {
     shutdownTimeoutMs: int(env, "HOOKLINE_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 300_000),
     sqliteSynchronous: oneOf(env, "HOOKLINE_SQLITE_SYNCHRONOUS", ["normal", "full"], "normal"),
     maxBodyBytes: int(env, "HOOKLINE_MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    apiRateLimit: {
+      ratePerSecond: int(env, "HOOKLINE_API_RATE_LIMIT", 1000, 0, 1_000_000),
+      burst: int(env, "HOOKLINE_API_RATE_BURST", 2000, 1, 10_000_000),
+      limitBootstrapToken: bool(env, "HOOKLINE_API_RATE_LIMIT_ADMIN", false),
+    },
+    maxHeaderBytes: int(env, "HOOKLINE_MAX_HEADER_BYTES", 16 * 1024, 1024, 1024 * 1024),
     logLevel: oneOf(
       env,
       "HOOKLINE_LOG_LEVEL",

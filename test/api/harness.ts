@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Svix } from "svix";
 import { buildApi } from "../../src/api/server.js";
-import { systemClock } from "../../src/clock.js";
+import { systemClock, type Clock } from "../../src/clock.js";
 import { resolveConfig, type Config } from "../../src/config.js";
 import { DeadLetterQueue } from "../../src/dlq/service.js";
 import type { EngineControl, EndpointLiveStatus } from "../../src/engine/control.js";
@@ -55,7 +55,13 @@ function recordingEngine(): RecordingEngine {
 
 /** Starts the API; private targets are allowed unless `allowPrivateTargets: false`. */
 export async function startApi(
-  overrides: Partial<Pick<Config, "allowPrivateTargets" | "maxBodyBytes" | "secretGraceMs">> = {},
+  overrides: Partial<
+    Pick<
+      Config,
+      "allowPrivateTargets" | "maxBodyBytes" | "maxHeaderBytes" | "secretGraceMs" | "apiRateLimit"
+    >
+  > = {},
+  clock: Clock = systemClock,
 ): Promise<ApiHarness> {
   const dir = await mkdtemp(join(tmpdir(), "hookline-api-"));
   const store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
@@ -85,7 +91,7 @@ export async function startApi(
     engine,
     dlq,
     config,
-    clock: systemClock,
+    clock,
     adminToken: token,
     policyDefaults,
   });

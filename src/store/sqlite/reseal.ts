@@ -8,6 +8,8 @@ const parse = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : 
 
 /** Re-seals one batch in one transaction, so a row is never half rewritten. */
 export function resealBatch(db: Db, sealing: Sealing, req: ResealRequest): ResealProgress {
+  // Overwrite the old contents of rewritten pages rather than leave them readable in free space.
+  db.pragma("secure_delete = ON");
   return db
     .transaction((): ResealProgress => {
       let rewritten = 0;
