@@ -7,7 +7,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Svix } from "svix";
-import { buildApi } from "../../src/api/server.js";
+import type { FastifyInstance } from "fastify";
+import { buildApi, type ApiDeps } from "../../src/api/server.js";
 import { systemClock, type Clock } from "../../src/clock.js";
 import { resolveConfig, type Config } from "../../src/config.js";
 import { DeadLetterQueue } from "../../src/dlq/service.js";
@@ -17,6 +18,11 @@ import { SqliteStore } from "../../src/store/sqlite/store.js";
 
 export interface ApiHarness {
   url: string;
+  /** The Fastify instance (for app.inject) and what it was built from (for apiRoutes). */
+  app: FastifyInstance;
+  deps: ApiDeps;
+  /** The SQLite file the store writes. */
+  dbPath: string;
   token: string;
   store: SqliteStore;
   engine: RecordingEngine;
@@ -86,7 +92,7 @@ export async function startApi(
     policyDefaults,
     settings: { maxReplays: 5, replayRate: 5, canarySize: 10, canaryThreshold: 0.9 },
   });
-  const app = buildApi({
+  const deps: ApiDeps = {
     store,
     engine,
     dlq,
@@ -94,11 +100,15 @@ export async function startApi(
     clock,
     adminToken: token,
     policyDefaults,
-  });
+  };
+  const app = buildApi(deps);
   const address = await app.listen({ host: "127.0.0.1", port: 0 });
   const url = address.replace("localhost", "127.0.0.1");
   return {
     url,
+    app,
+    deps,
+    dbPath: join(dir, "hookline.db"),
     token,
     store,
     engine,
