@@ -99,6 +99,10 @@ export function openPool(options: PostgresOptions): pg.Pool {
   // An idle connection that breaks (the server restarted) is dropped by the pool; the next query
   // opens a new one or fails with StoreUnavailableError. Without a listener it would crash us.
   pool.on("error", () => {});
+  // The pool listens only to idle connections. One checked out (inside a transaction, between two
+  // statements) whose server goes away emits "error" with no listener, which would end the
+  // process; its next statement fails instead, as StoreUnavailableError.
+  pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }
 
