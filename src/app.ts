@@ -61,7 +61,8 @@ export function createHookline(
   overrides: HooklineOverrides = {},
 ): Hookline {
   const logger =
-    overrides.logger ?? pino({ level: config.logLevel, base: { service: "hookline" } });
+    overrides.logger ??
+    pino({ level: config.logLevel, base: { service: "hookline" }, redact: REDACTED_LOG_PATHS });
   const clock = overrides.clock ?? systemClock;
   const adminToken = config.adminToken ?? loadOrCreateAdminToken(config.dataDir);
   const store = openStore(config);
@@ -166,6 +167,13 @@ export function createHookline(
     logger,
     url: "",
     async start() {
+      // A wrong key stops start-up here rather than failing deliveries one by one later.
+      await store.verifySealing();
+      if (!config.encryptionKey) {
+        logger.warn(
+          "ENCRYPTION AT REST IS OFF: endpoint secrets and message payloads are stored in plaintext; set HOOKLINE_ENCRYPTION_KEY or HOOKLINE_ENCRYPTION_KEY_FILE (see docs/security.md)",
+        );
+      }
       if (delivers) {
         await engine.start();
         await replayJobs.start();
@@ -194,6 +202,20 @@ export function createHookline(
   };
   return hookline;
 }
+
+/** Log fields that may carry credentials; pino writes "[Redacted]" instead. */
+export const REDACTED_LOG_PATHS = [
+  "secret",
+  "*.secret",
+  "secrets",
+  "*.secrets",
+  "*.headers.authorization",
+  "*.headers.cookie",
+  "encryptionKey",
+  "*.encryptionKey",
+  "encryptionOldKeys",
+  "*.encryptionOldKeys",
+];
 
 /** The admin token kept in the data dir, created (0600) on first start. */
 export function loadOrCreateAdminToken(dataDir: string): string {

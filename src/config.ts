@@ -3,7 +3,9 @@
  * Only the entry point calls resolveConfig; everything else receives the resulting object.
  */
 import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import { ConfigError } from "./errors.js";
+import { parseKey } from "./security/cipher.js";
 
 export interface Config {
   port: number;
@@ -23,6 +25,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   sqliteSynchronous: "normal" | "full";
   maxBodyBytes: number;
+  /** Per-token API rate limit (see src/api/rate-limit.ts). */
+  apiRateLimit: { ratePerSecond: number; burst: number; limitBootstrapToken: boolean };
+  /** Largest request header block the API reads (431 beyond). */
+  maxHeaderBytes: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Base URL printed and used in links; defaults to http://host:port. */
   publicUrl: string | null;
@@ -44,6 +50,10 @@ export interface Config {
   workerHeartbeatMs: number;
   /** A worker silent this long is dead: the others take its endpoints and claimed deliveries. */
   workerDeadAfterMs: number;
+  /** The key sealing secrets and payloads at rest (32 bytes), or null: stored as plaintext. */
+  encryptionKey: Buffer | null;
+  /** Earlier keys, used only to open values sealed before a rotation. */
+  encryptionOldKeys: Buffer[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -65,6 +75,12 @@ export function resolveConfig(env: Env): Readonly<Config> {
     shutdownTimeoutMs: int(env, "HOOKLINE_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 300_000),
     sqliteSynchronous: oneOf(env, "HOOKLINE_SQLITE_SYNCHRONOUS", ["normal", "full"], "normal"),
     maxBodyBytes: int(env, "HOOKLINE_MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    apiRateLimit: {
+      ratePerSecond: int(env, "HOOKLINE_API_RATE_LIMIT", 1000, 0, 1_000_000),
+      burst: int(env, "HOOKLINE_API_RATE_BURST", 2000, 1, 10_000_000),
+      limitBootstrapToken: bool(env, "HOOKLINE_API_RATE_LIMIT_ADMIN", false),
+    },
+    maxHeaderBytes: int(env, "HOOKLINE_MAX_HEADER_BYTES", 16 * 1024, 1024, 1024 * 1024),
     logLevel: oneOf(
       env,
       "HOOKLINE_LOG_LEVEL",
@@ -81,6 +97,11 @@ export function resolveConfig(env: Env): Readonly<Config> {
     role: oneOf(env, "HOOKLINE_ROLE", ["all", "api", "worker"], "all"),
     workerHeartbeatMs: int(env, "HOOKLINE_WORKER_HEARTBEAT_MS", 1_000, 100, 60_000),
     workerDeadAfterMs: int(env, "HOOKLINE_WORKER_DEAD_AFTER_MS", 10_000, 300, 600_000),
+    encryptionKey: encryptionKey(env),
+    encryptionOldKeys: (env.HOOKLINE_ENCRYPTION_OLD_KEYS ?? "")
+      .split(",")
+      .filter((k) => k.trim())
+      .map((k) => parseKey(k, "HOOKLINE_ENCRYPTION_OLD_KEYS")),
   };
   if (config.databaseUrl && !isPostgresUrl(config.databaseUrl)) {
     throw new ConfigError("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)");
@@ -169,4 +190,21 @@ function url(env: Env, name: string): string | null {
   } catch (err) {
     throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`, { cause: err });
   }
+}
+
+function encryptionKey(env: Env): Buffer | null {
+  const raw = env.HOOKLINE_ENCRYPTION_KEY?.trim();
+  const file = env.HOOKLINE_ENCRYPTION_KEY_FILE?.trim();
+  if (raw && file) {
+    throw new ConfigError("set HOOKLINE_ENCRYPTION_KEY or HOOKLINE_ENCRYPTION_KEY_FILE, not both");
+  }
+  if (raw) return parseKey(raw, "HOOKLINE_ENCRYPTION_KEY");
+  if (!file) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new ConfigError(`HOOKLINE_ENCRYPTION_KEY_FILE cannot be read: ${file}`, { cause: err });
+  }
+  return parseKey(text, "HOOKLINE_ENCRYPTION_KEY_FILE");
 }

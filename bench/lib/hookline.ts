@@ -200,10 +200,14 @@ export interface EndpointSpec {
 
 /** The admin API calls used to set scenarios up (not measured). */
 export class AdminApi {
-  private readonly pool: Pool;
+  private poolValue: Pool | null = null;
 
-  constructor(readonly url: string) {
-    this.pool = new Pool(url, { connections: 4 });
+  constructor(readonly url: string) {}
+
+  /** Opened on first use: a worker process has no URL and never gets a call. */
+  private get pool(): Pool {
+    this.poolValue ??= new Pool(this.url, { connections: 4 });
+    return this.poolValue;
   }
 
   async call<T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T> {
@@ -236,6 +240,6 @@ export class AdminApi {
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.poolValue?.close();
   }
 }

@@ -122,7 +122,7 @@ async function writePgBacklog(
   await c.query("BEGIN");
   await c.query(
     `INSERT INTO ${schema}.messages (id, app_id, event_type, payload, created_at)
-     SELECT 'msg_bench' || lpad(g::text, 10, '0'), $1, 'invoice.paid', $2::bytea, $3
+     SELECT 'msg_bench' || lpad(g::text, 10, '0'), $1, 'invoice.paid', $2::bytea, $3::bigint
      FROM generate_series(1, $4) g`,
     [appId, samplePayload(1), now, count],
   );
@@ -130,7 +130,7 @@ async function writePgBacklog(
     `INSERT INTO ${schema}.deliveries
        (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
      SELECT 'dlv_bench' || lpad(g::text, 10, '0'), $1, 'msg_bench' || lpad(g::text, 10, '0'),
-       ($2::text[])[1 + g % cardinality($2::text[])], 'pending', 'message', $3 + g / 1000, $3
+       ($2::text[])[1 + g % cardinality($2::text[])], 'pending', 'message', $3::bigint + g / 1000, $3::bigint
      FROM generate_series(1, $4) g`,
     [appId, endpointIds, now, count],
   );

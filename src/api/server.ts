@@ -8,6 +8,8 @@ import { installAuth } from "./auth.js";
 import { errorAnswer, installBoundary } from "./boundary.js";
 import type { ApiDeps } from "./deps.js";
 import { installIdempotency } from "./idempotency.js";
+import { answerClientError, MAX_HEADER_COUNT, REQUEST_TIMEOUT_MS } from "./limits.js";
+import { installRateLimit } from "./rate-limit.js";
 import { registerRoutes, type RouteDef } from "./route.js";
 import { applicationRoutes } from "./routes/applications.js";
 import { attemptRoutes } from "./routes/attempts.js";
@@ -48,6 +50,9 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     logger: false,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.maxBodyBytes,
+    http: { maxHeaderSize: deps.config.maxHeaderBytes },
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    clientErrorHandler: answerClientError,
     // Uids and event ids may be 256 characters; a longer parameter is refused with a 422.
     routerOptions: { maxParamLength: 1024 },
     // Malformed URLs (bad percent-encoding) get the same JSON error shape as everything else.
@@ -61,7 +66,9 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
 
   const routes = apiRoutes(deps);
   installAuth(app, deps, routes);
+  installRateLimit(app, { ...deps, settings: deps.config.apiRateLimit });
   installIdempotency(app, deps);
   registerRoutes(app, routes);
+  app.server.maxHeadersCount = MAX_HEADER_COUNT;
   return app;
 }

@@ -74,8 +74,10 @@ export const Uid = z
 /** An event type name, e.g. `invoice.paid`. */
 export const EventTypeName = Uid;
 
-/** Free-form string metadata, as Svix has on applications and endpoints. */
-export const Metadata = z.record(z.string(), z.string());
+/** Free-form string metadata, as Svix has on applications and endpoints: bounded in size. */
+export const Metadata = z
+  .record(z.string().max(256), z.string().max(4096))
+  .refine((m) => Object.keys(m).length <= 100, "may have at most 100 entries");
 
 /** A rate limit in messages per second; hookline stores it and reports it back. */
 export const RateLimit = z.int().min(0).max(1_000_000).nullable().optional();
@@ -116,11 +118,32 @@ export const UnsupportedFlag = z
   .meta({ description: 'Not supported by hookline: only "false" is accepted' })
   .optional();
 
-/** A JSON object (not an array, not null). */
-export const JsonObject = z.custom<Record<string, unknown>>(
-  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
-  { message: "must be a JSON object" },
-);
+/** How deeply JSON hookline stores may nest; deeper documents are refused, not half-handled. */
+export const MAX_JSON_DEPTH = 64;
+
+/** A JSON object (not an array, not null), nested at most MAX_JSON_DEPTH levels. */
+export const JsonObject = z
+  .custom<Record<string, unknown>>(
+    (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+    { message: "must be a JSON object" },
+  )
+  .refine((v) => jsonDepth(v) <= MAX_JSON_DEPTH, {
+    message: `must not nest deeper than ${MAX_JSON_DEPTH} levels`,
+  });
+
+/** The nesting depth of a parsed JSON value, walked without recursion. */
+function jsonDepth(root: unknown): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    max = Math.max(max, depth);
+    if (max > MAX_JSON_DEPTH) return max;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return max;
+}
 
 /** Path parameters are ids or uids; anything longer than any id could be is refused. */
 export function checkPathParams(params: unknown): Record<string, string> {

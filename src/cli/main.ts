@@ -5,6 +5,7 @@ import { createHookline, type Hookline } from "../app.js";
 import { resolveConfig } from "../config.js";
 import { HooklineError } from "../errors.js";
 import { dlqCommand } from "./dlq.js";
+import { keysCommand } from "./keys.js";
 
 const program = new Command();
 program.name("hookline").description("Self-hostable webhook delivery service");
@@ -42,9 +43,15 @@ program
         "endpoints on loopback or private addresses are refused (HOOKLINE_ALLOW_PRIVATE_TARGETS=1 allows them)",
       );
     }
+    const warning = config.encryptionKey
+      ? []
+      : [
+          "  WARNING:      secrets and payloads are stored unencrypted (set HOOKLINE_ENCRYPTION_KEY)",
+        ];
     process.stdout.write(
       [
         "",
+        ...warning,
         `  hookline is listening on ${hookline.url}`,
         `  API:          ${hookline.url}/api/v1`,
         `  OpenAPI:      ${hookline.url}/api/v1/openapi.json`,
@@ -87,6 +94,8 @@ program.addCommand(
     },
   ),
 );
+
+program.addCommand(keysCommand(process.env, process.stdout));
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof HooklineError) {

@@ -4,6 +4,7 @@
  */
 import { join } from "node:path";
 import type { Config } from "../config.js";
+import { FieldCipher } from "../security/cipher.js";
 import type { Store } from "./port.js";
 import { PostgresStore } from "./postgres/store.js";
 import { SqliteStore } from "./sqlite/store.js";
@@ -14,17 +15,20 @@ import { SqliteStore } from "./sqlite/store.js";
  */
 export function openStore(config: Readonly<Config>): Store {
   const limits = { maxOpenDeadLettersPerEndpoint: config.dlqMaxPerEndpoint };
+  const cipher = new FieldCipher(config.encryptionKey, config.encryptionOldKeys);
   if (config.databaseUrl) {
     return new PostgresStore({
       connectionString: config.databaseUrl,
       schema: config.pgSchema,
       poolSize: config.pgPoolSize,
       limits,
+      cipher,
     });
   }
   return new SqliteStore({
     path: join(config.dataDir, "hookline.db"),
     synchronous: config.sqliteSynchronous,
     limits,
+    cipher,
   });
 }

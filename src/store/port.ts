@@ -34,6 +34,21 @@ export interface PageQuery {
   order?: "ascending" | "descending";
 }
 
+/** One batch of re-sealing with the current key (key rotation): a table, walked by id. */
+export interface ResealRequest {
+  table: "endpoints" | "messages";
+  /** Rows with an id greater than this; "" to start. */
+  afterId: string;
+  limit: number;
+}
+
+/** What one re-sealing batch did; `lastId` is null once the table has been walked. */
+export interface ResealProgress {
+  lastId: string | null;
+  scanned: number;
+  rewritten: number;
+}
+
 export interface Page<T> {
   data: T[];
   iterator: string | null;
@@ -271,6 +286,13 @@ export interface Store {
   /** Present when several processes may share the store (see coordination.ts). */
   readonly coordination: WorkerCoordination | null;
   close(): Promise<void>;
+  /**
+   * Opens the newest sealed endpoint and message with the configured keys; throws ConfigError
+   * naming the missing key when they cannot be, so a wrong key stops start-up.
+   */
+  verifySealing(): Promise<void>;
+  /** Re-seals one batch of rows that are not sealed with the current key (see ResealRequest). */
+  resealBatch(req: ResealRequest): Promise<ResealProgress>;
   /** Throws StoreUnavailableError when the store cannot be used. */
   ping(): Promise<void>;
 

@@ -7,8 +7,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Svix } from "svix";
-import { buildApi } from "../../src/api/server.js";
-import { systemClock } from "../../src/clock.js";
+import type { FastifyInstance } from "fastify";
+import { buildApi, type ApiDeps } from "../../src/api/server.js";
+import { systemClock, type Clock } from "../../src/clock.js";
 import { resolveConfig, type Config } from "../../src/config.js";
 import { DeadLetterQueue } from "../../src/dlq/service.js";
 import type { EngineControl, EndpointLiveStatus } from "../../src/engine/control.js";
@@ -17,6 +18,11 @@ import { SqliteStore } from "../../src/store/sqlite/store.js";
 
 export interface ApiHarness {
   url: string;
+  /** The Fastify instance (for app.inject) and what it was built from (for apiRoutes). */
+  app: FastifyInstance;
+  deps: ApiDeps;
+  /** The SQLite file the store writes. */
+  dbPath: string;
   token: string;
   store: SqliteStore;
   engine: RecordingEngine;
@@ -55,7 +61,13 @@ function recordingEngine(): RecordingEngine {
 
 /** Starts the API; private targets are allowed unless `allowPrivateTargets: false`. */
 export async function startApi(
-  overrides: Partial<Pick<Config, "allowPrivateTargets" | "maxBodyBytes" | "secretGraceMs">> = {},
+  overrides: Partial<
+    Pick<
+      Config,
+      "allowPrivateTargets" | "maxBodyBytes" | "maxHeaderBytes" | "secretGraceMs" | "apiRateLimit"
+    >
+  > = {},
+  clock: Clock = systemClock,
 ): Promise<ApiHarness> {
   const dir = await mkdtemp(join(tmpdir(), "hookline-api-"));
   const store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
@@ -80,19 +92,23 @@ export async function startApi(
     policyDefaults,
     settings: { maxReplays: 5, replayRate: 5, canarySize: 10, canaryThreshold: 0.9 },
   });
-  const app = buildApi({
+  const deps: ApiDeps = {
     store,
     engine,
     dlq,
     config,
-    clock: systemClock,
+    clock,
     adminToken: token,
     policyDefaults,
-  });
+  };
+  const app = buildApi(deps);
   const address = await app.listen({ host: "127.0.0.1", port: 0 });
   const url = address.replace("localhost", "127.0.0.1");
   return {
     url,
+    app,
+    deps,
+    dbPath: join(dir, "hookline.db"),
     token,
     store,
     engine,

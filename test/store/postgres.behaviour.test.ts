@@ -6,7 +6,7 @@ import { storeBehaviour } from "./store.behaviour.js";
 // opening the store fails the test.
 storeBehaviour(
   "postgres",
-  async (limits) => {
+  async (limits, cipher) => {
     const schema = freshSchemaName();
     let store: PostgresStore;
     try {
@@ -15,6 +15,7 @@ storeBehaviour(
         schema,
         poolSize: 5,
         limits,
+        cipher,
       });
     } catch (err) {
       await dropSchema(schema).catch(() => undefined);

@@ -5,12 +5,17 @@ import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { storeBehaviour } from "./store.behaviour.js";
 
 // Each test gets its own database file in its own directory, removed afterwards.
-storeBehaviour("sqlite", async (limits) => {
+storeBehaviour("sqlite", async (limits, cipher) => {
   const dir = await mkdtemp(join(tmpdir(), "hookline-store-"));
   const removeDir = () => rm(dir, { recursive: true, force: true });
   let store: SqliteStore;
   try {
-    store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal", limits });
+    store = new SqliteStore({
+      path: join(dir, "hookline.db"),
+      synchronous: "normal",
+      limits,
+      cipher,
+    });
   } catch (err) {
     await removeDir();
     throw err;

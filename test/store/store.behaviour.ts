@@ -18,6 +18,7 @@ import { idempotencyBehaviour } from "./behaviour/idempotency.js";
 import { lifecycleBehaviour } from "./behaviour/lifecycle.js";
 import { messageBehaviour } from "./behaviour/messages.js";
 import { outcomeBehaviour } from "./behaviour/outcomes.js";
+import { sealingBehaviour } from "./behaviour/sealing.js";
 
 /** Registers `describe(name, …)` with the whole store behaviour, one fresh store per test. */
 export function storeBehaviour(
@@ -36,6 +37,12 @@ export function storeBehaviour(
         if (!current) throw new Error("the store is only available inside a test");
         await current.cleanup();
         current = await makeStore(limits);
+        return current.store;
+      },
+      async withCipher(cipher) {
+        if (!current) throw new Error("the store is only available inside a test");
+        await current.cleanup();
+        current = await makeStore(undefined, cipher);
         return current.store;
       },
     };
@@ -62,6 +69,7 @@ export function storeBehaviour(
     replayJobBehaviour(t);
     pruningBehaviour(t);
     apiTokenBehaviour(t);
+    sealingBehaviour(t);
     // Only stores several processes may share have workers to coordinate.
     if (options.shared) coordinationBehaviour(t);
   });

@@ -64,6 +64,8 @@ const RESERVED_HEADERS = new Set([
 ]);
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const MAX_HEADER_VALUE = 4096;
+const MAX_HEADER_NAME = 256;
+const MAX_HEADERS = 50;
 
 /** Problems with custom headers an endpoint would send, each at `[...base, name]`. */
 export function headerProblems(
@@ -71,10 +73,14 @@ export function headerProblems(
   base: (string | number)[],
 ): FieldProblem[] {
   const problems: FieldProblem[] = [];
+  if (Object.keys(headers).length > MAX_HEADERS) {
+    problems.push({ loc: base, msg: `at most ${MAX_HEADERS} headers`, type: "too_big" });
+    return problems;
+  }
   for (const [name, value] of Object.entries(headers)) {
     const loc = [...base, name];
     const lower = name.toLowerCase();
-    if (!TOKEN.test(name)) {
+    if (name.length > MAX_HEADER_NAME || !TOKEN.test(name)) {
       problems.push({ loc, msg: `"${name}" is not a valid header name`, type: "header_name" });
     } else if (lower.startsWith("webhook-") || RESERVED_HEADERS.has(lower)) {
       problems.push({
@@ -104,7 +110,7 @@ const shared = {
   description: z.string().max(4096).optional(),
   version: z.int().min(1).nullable().optional(),
   disabled: z.boolean().optional(),
-  filterTypes: z.array(EventTypeName).nullable().optional(),
+  filterTypes: z.array(EventTypeName).max(1000).nullable().optional(),
   channels: z.array(Channel).max(10).nullable().optional(),
   metadata: Metadata.optional(),
   rateLimit: RateLimit,
@@ -143,7 +149,7 @@ export const EndpointHeadersPatchIn = z.object({
   headers: z
     .record(z.string(), z.string().nullable())
     .superRefine((headers, ctx) => addProblems(ctx, headerProblems(headers, []))),
-  deleteHeaders: z.array(z.string()).optional(),
+  deleteHeaders: z.array(z.string().max(MAX_HEADER_NAME)).max(MAX_HEADERS).optional(),
 });
 export const EndpointHeadersOut = z.object({
   headers: z.record(z.string(), z.string()),

@@ -13,9 +13,14 @@ const shared = {
   archived: z.boolean().optional(),
   deprecated: z.boolean().optional(),
   featureFlag: FeatureFlag.nullable().optional(),
-  featureFlags: z.array(FeatureFlag).nullable().optional(),
+  featureFlags: z.array(FeatureFlag).max(100).nullable().optional(),
   groupName: z.string().min(1).max(256).nullable().optional(),
-  schemas: JsonObject.meta({ type: "object" }).nullable().optional(),
+  schemas: JsonObject.refine((v) => JSON.stringify(v).length <= 256 * 1024, {
+    message: "must be at most 256 KiB of JSON",
+  })
+    .meta({ type: "object" })
+    .nullable()
+    .optional(),
 };
 const Description = z.string().max(4096);
 

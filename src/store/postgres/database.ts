@@ -5,6 +5,7 @@
 import pg from "pg";
 import type { PoolClient, QueryResultRow } from "pg";
 import { ConflictError, StoreUnavailableError } from "../../errors.js";
+import type { FieldCipher } from "../../security/cipher.js";
 import type { StoreLimits } from "../port.js";
 
 export interface PostgresOptions {
@@ -16,6 +17,8 @@ export interface PostgresOptions {
   poolSize: number;
   /** Limits enforced as it writes; defaults to DEFAULT_STORE_LIMITS. */
   limits?: Partial<StoreLimits>;
+  /** Seals secrets and payloads at rest; without one, they are stored as plaintext. */
+  cipher?: FieldCipher;
 }
 
 /** One row as pg returns it (BIGINT already a number: see `TYPES`). */
@@ -103,6 +106,10 @@ export function openPool(options: PostgresOptions): pg.Pool {
   // An idle connection that breaks (the server restarted) is dropped by the pool; the next query
   // opens a new one or fails with StoreUnavailableError. Without a listener it would crash us.
   pool.on("error", () => {});
+  // The pool listens only to idle connections. One checked out (inside a transaction, between two
+  // statements) whose server goes away emits "error" with no listener, which would end the
+  // process; its next statement fails instead, as StoreUnavailableError.
+  pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }
 

@@ -40,8 +40,12 @@ import {
   type ReplayEnqueued,
   type ReplayJobUpdate,
   type ReplayRequest,
+  type ResealProgress,
+  type ResealRequest,
   type Store,
 } from "../port.js";
+import { FieldCipher } from "../../security/cipher.js";
+import { Sealing } from "../sealing.js";
 import { ApiTokens } from "./api-tokens.js";
 import { Catalogue } from "./catalogue.js";
 import { PostgresCoordination } from "./coordination.js";
@@ -51,6 +55,7 @@ import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.
 import { History } from "./history.js";
 import { migrate } from "./migrate.js";
 import { ReplayJobs } from "./replay-jobs.js";
+import { resealBatch, verifySealing } from "./reseal.js";
 import { Retention } from "./retention.js";
 
 type EnqueueJobReplays = Parameters<Store["enqueueJobReplays"]>[0];
@@ -74,6 +79,7 @@ export class PostgresStore implements Store {
   private readonly replayJobs: ReplayJobs;
   private readonly retention: Retention;
   private readonly apiTokens: ApiTokens;
+  private readonly sealing: Sealing;
   private migrated: Promise<void> | null = null;
   private closed = false;
 
@@ -81,6 +87,7 @@ export class PostgresStore implements Store {
   constructor(options: PostgresOptions) {
     this.pool = openPool(options);
     this.schema = options.schema;
+    this.sealing = new Sealing(options.cipher ?? new FieldCipher(null));
     const limits = { ...DEFAULT_STORE_LIMITS, ...options.limits };
     this.catalogue = new Catalogue(this.pool);
     this.deadLetters = new DeadLetters(this.pool, limits);
@@ -145,23 +152,34 @@ export class PostgresStore implements Store {
   // ---- endpoints ----------------------------------------------------------------------------
 
   async createEndpoint(ep: Endpoint): Promise<Endpoint> {
-    return this.run(() => this.catalogue.createEndpoint(ep), "an endpoint with this uid");
+    await this.run(
+      () => this.catalogue.createEndpoint(this.sealing.endpointIn(ep)),
+      "an endpoint with this uid",
+    );
+    return ep;
   }
 
   async findEndpoint(appId: string, idOrUid: string): Promise<Endpoint | null> {
-    return this.run(() => this.catalogue.findEndpoint(appId, idOrUid));
+    return this.sealing.endpointOrNull(
+      await this.run(() => this.catalogue.findEndpoint(appId, idOrUid)),
+    );
   }
 
   async getEndpoint(id: string): Promise<Endpoint | null> {
-    return this.run(() => this.catalogue.getEndpoint(id));
+    return this.sealing.endpointOrNull(await this.run(() => this.catalogue.getEndpoint(id)));
   }
 
   async listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>> {
-    return this.run(() => this.catalogue.listEndpoints(appId, q));
+    const page = await this.run(() => this.catalogue.listEndpoints(appId, q));
+    return { ...page, data: page.data.map((e) => this.sealing.endpointOut(e)) };
   }
 
   async updateEndpoint(ep: Endpoint): Promise<Endpoint> {
-    return this.run(() => this.catalogue.updateEndpoint(ep), "an endpoint with this uid");
+    await this.run(
+      () => this.catalogue.updateEndpoint(this.sealing.endpointIn(ep)),
+      "an endpoint with this uid",
+    );
+    return ep;
   }
 
   async deleteEndpoint(appId: string, id: string): Promise<void> {
@@ -207,15 +225,19 @@ export class PostgresStore implements Store {
   // ---- messages -----------------------------------------------------------------------------
 
   async acceptMessage(msg: NewMessage): Promise<AcceptResult> {
-    return this.run(() => this.deliveries.acceptMessage(msg));
+    const result = await this.run(() => this.deliveries.acceptMessage(this.sealing.messageIn(msg)));
+    return this.sealing.acceptedOut(msg, result);
   }
 
   async findMessage(appId: string, idOrEventId: string): Promise<Message | null> {
-    return this.run(() => this.deliveries.findMessage(appId, idOrEventId));
+    return this.sealing.messageOrNull(
+      await this.run(() => this.deliveries.findMessage(appId, idOrEventId)),
+    );
   }
 
   async listMessages(appId: string, q: MessageQuery): Promise<Page<Message>> {
-    return this.run(() => this.deliveries.listMessages(appId, q));
+    const page = await this.run(() => this.deliveries.listMessages(appId, q));
+    return { ...page, data: page.data.map((m) => this.sealing.messageOut(m)) };
   }
 
   async enqueueResend(input: ResendRequest): Promise<Delivery> {
@@ -229,7 +251,7 @@ export class PostgresStore implements Store {
   }
 
   async claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
-    return this.run(() => this.deliveries.claimDue(req));
+    return this.sealing.claimedOut(await this.run(() => this.deliveries.claimDue(req)));
   }
 
   async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {
@@ -310,7 +332,7 @@ export class PostgresStore implements Store {
   }
 
   async getDeadLetterRecord(id: string): Promise<DeadLetterRecord | null> {
-    return this.run(() => this.deadLetters.getRecord(id));
+    return this.sealing.recordOut(await this.run(() => this.deadLetters.getRecord(id)));
   }
 
   async deadLetterSummary(q: { appId?: string }): Promise<DeadLetterSummaryRow[]> {
@@ -395,6 +417,16 @@ export class PostgresStore implements Store {
 
   async revokeApiToken(id: string, now: number): Promise<ApiToken | null> {
     return this.run(() => this.apiTokens.revoke(id, now));
+  }
+
+  // ---- encryption at rest ------------------------------------------------------------------
+
+  async verifySealing(): Promise<void> {
+    await this.run(() => verifySealing(this.pool, this.sealing));
+  }
+
+  async resealBatch(req: ResealRequest): Promise<ResealProgress> {
+    return this.run(() => resealBatch(this.pool, this.sealing, req));
   }
 
   // ---- retention ----------------------------------------------------------------------------

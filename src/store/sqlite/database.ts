@@ -3,6 +3,7 @@ import type { Database as Db } from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { StoreUnavailableError } from "../../errors.js";
+import type { FieldCipher } from "../../security/cipher.js";
 import type { StoreLimits } from "../port.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 
@@ -16,6 +17,8 @@ export interface SqliteOptions {
   synchronous: "normal" | "full";
   /** Limits enforced as it writes; defaults to DEFAULT_STORE_LIMITS. */
   limits?: Partial<StoreLimits>;
+  /** Seals secrets and payloads at rest; without one, they are stored as plaintext. */
+  cipher?: FieldCipher;
 }
 
 /** Opens the database file in WAL mode and brings its schema up to date. */

@@ -40,8 +40,12 @@ import {
   type ReplayEnqueued,
   type ReplayJobUpdate,
   type ReplayRequest,
+  type ResealProgress,
+  type ResealRequest,
   type Store,
 } from "../port.js";
+import { FieldCipher } from "../../security/cipher.js";
+import { Sealing } from "../sealing.js";
 import { ApiTokens } from "./api-tokens.js";
 import { Catalogue } from "./catalogue.js";
 import { DeadLetters } from "./dead-letters.js";
@@ -50,6 +54,7 @@ import { openDatabase, type SqliteOptions } from "./database.js";
 import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.js";
 import { History } from "./history.js";
 import { ReplayJobs } from "./replay-jobs.js";
+import { resealBatch, verifySealing } from "./reseal.js";
 import { Retention } from "./retention.js";
 import { prepareStatements } from "./statements.js";
 
@@ -75,9 +80,11 @@ export class SqliteStore implements Store {
   private readonly apiTokens: ApiTokens;
 
   private readonly accepts: AcceptBatcher;
+  private readonly sealing: Sealing;
 
   constructor(options: SqliteOptions) {
     this.db = openDatabase(options);
+    this.sealing = new Sealing(options.cipher ?? new FieldCipher(null));
     const s = prepareStatements(this.db);
     const limits = { ...DEFAULT_STORE_LIMITS, ...options.limits };
     this.catalogue = new Catalogue(this.db, s.catalogue);
@@ -127,23 +134,32 @@ export class SqliteStore implements Store {
   // ---- endpoints ----------------------------------------------------------------------------
 
   async createEndpoint(ep: Endpoint): Promise<Endpoint> {
-    return this.run(() => this.catalogue.createEndpoint(ep), "an endpoint with this uid");
+    this.run(
+      () => this.catalogue.createEndpoint(this.sealing.endpointIn(ep)),
+      "an endpoint with this uid",
+    );
+    return ep;
   }
 
   async findEndpoint(appId: string, idOrUid: string): Promise<Endpoint | null> {
-    return this.run(() => this.catalogue.findEndpoint(appId, idOrUid));
+    return this.sealing.endpointOrNull(this.run(() => this.catalogue.findEndpoint(appId, idOrUid)));
   }
 
   async getEndpoint(id: string): Promise<Endpoint | null> {
-    return this.run(() => this.catalogue.getEndpoint(id));
+    return this.sealing.endpointOrNull(this.run(() => this.catalogue.getEndpoint(id)));
   }
 
   async listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>> {
-    return this.run(() => this.catalogue.listEndpoints(appId, q));
+    const page = this.run(() => this.catalogue.listEndpoints(appId, q));
+    return { ...page, data: page.data.map((e) => this.sealing.endpointOut(e)) };
   }
 
   async updateEndpoint(ep: Endpoint): Promise<Endpoint> {
-    return this.run(() => this.catalogue.updateEndpoint(ep), "an endpoint with this uid");
+    this.run(
+      () => this.catalogue.updateEndpoint(this.sealing.endpointIn(ep)),
+      "an endpoint with this uid",
+    );
+    return ep;
   }
 
   async deleteEndpoint(appId: string, id: string): Promise<void> {
@@ -189,15 +205,20 @@ export class SqliteStore implements Store {
   // ---- messages -----------------------------------------------------------------------------
 
   acceptMessage(msg: NewMessage): Promise<AcceptResult> {
-    return this.accepts.accept(msg);
+    return this.accepts
+      .accept(this.sealing.messageIn(msg))
+      .then((result) => this.sealing.acceptedOut(msg, result));
   }
 
   async findMessage(appId: string, idOrEventId: string): Promise<Message | null> {
-    return this.run(() => this.deliveries.findMessage(appId, idOrEventId));
+    return this.sealing.messageOrNull(
+      this.run(() => this.deliveries.findMessage(appId, idOrEventId)),
+    );
   }
 
   async listMessages(appId: string, q: MessageQuery): Promise<Page<Message>> {
-    return this.run(() => this.deliveries.listMessages(appId, q));
+    const page = this.run(() => this.deliveries.listMessages(appId, q));
+    return { ...page, data: page.data.map((m) => this.sealing.messageOut(m)) };
   }
 
   async enqueueResend(input: ResendRequest): Promise<Delivery> {
@@ -211,7 +232,7 @@ export class SqliteStore implements Store {
   }
 
   async claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
-    return this.run(() => this.deliveries.claimDue(req));
+    return this.sealing.claimedOut(this.run(() => this.deliveries.claimDue(req)));
   }
 
   async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {
@@ -292,7 +313,7 @@ export class SqliteStore implements Store {
   }
 
   async getDeadLetterRecord(id: string): Promise<DeadLetterRecord | null> {
-    return this.run(() => this.deadLetters.getRecord(id));
+    return this.sealing.recordOut(this.run(() => this.deadLetters.getRecord(id)));
   }
 
   async deadLetterSummary(q: { appId?: string }): Promise<DeadLetterSummaryRow[]> {
@@ -377,6 +398,16 @@ export class SqliteStore implements Store {
 
   async revokeApiToken(id: string, now: number): Promise<ApiToken | null> {
     return this.run(() => this.apiTokens.revoke(id, now));
+  }
+
+  // ---- encryption at rest ------------------------------------------------------------------
+
+  async verifySealing(): Promise<void> {
+    this.run(() => verifySealing(this.db, this.sealing));
+  }
+
+  async resealBatch(req: ResealRequest): Promise<ResealProgress> {
+    return this.run(() => resealBatch(this.db, this.sealing, req));
   }
 
   // ---- retention ----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
 import type { Application, Endpoint, EventType } from "../../../src/domain/types.js";
 import { newId } from "../../../src/ids.js";
+import type { FieldCipher } from "../../../src/security/cipher.js";
 import type {
   AcceptResult,
   ClaimedDelivery,
@@ -20,6 +21,7 @@ import type {
 /** Makes a fresh, empty store (with the given limits) and a way to dispose of it. */
 export type MakeStore = (
   limits?: Partial<StoreLimits>,
+  cipher?: FieldCipher,
 ) => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
 /** The store of the running test; read it inside tests and hooks only. */
@@ -27,6 +29,8 @@ export interface StoreUnderTest {
   readonly store: Store;
   /** Replaces the test's store with a fresh, empty one opened with these limits. */
   withLimits(limits: Partial<StoreLimits>): Promise<Store>;
+  /** Replaces the test's store with a fresh, empty one sealing values with this cipher. */
+  withCipher(cipher: FieldCipher): Promise<Store>;
 }
 
 export const T0 = Date.UTC(2026, 0, 1);

@@ -1,0 +1,34 @@
+/** `hookline keys …`: encryption-at-rest chores that work on the store directly. */
+import { Command } from "commander";
+import { resolveConfig } from "../config.js";
+import { keyId } from "../security/cipher.js";
+import { rotateKeys } from "../security/rotate.js";
+import { openStore } from "../store/factory.js";
+
+/** The `keys` command group. */
+export function keysCommand(env: Record<string, string | undefined>, out: NodeJS.WritableStream) {
+  const keys = new Command("keys").description("encryption of secrets and payloads at rest");
+  keys
+    .command("rotate")
+    .description(
+      "re-encrypt every stored secret and payload with HOOKLINE_ENCRYPTION_KEY (old keys in HOOKLINE_ENCRYPTION_OLD_KEYS)",
+    )
+    .option("--batch-size <n>", "rows per transaction", "500")
+    .action(async (opts: { batchSize: string }) => {
+      const config = resolveConfig(env);
+      const store = openStore(config);
+      try {
+        await store.verifySealing();
+        const current = config.encryptionKey ? `key ${keyId(config.encryptionKey)}` : "plaintext";
+        out.write(`re-encrypting with ${current}\n`);
+        const totals = await rotateKeys(store, { batchSize: Math.max(1, Number(opts.batchSize)) });
+        for (const [table, t] of Object.entries(totals)) {
+          out.write(`  ${table}: ${t.rewritten} rewritten of ${t.scanned}\n`);
+        }
+        out.write("done: the old keys may now be removed from HOOKLINE_ENCRYPTION_OLD_KEYS\n");
+      } finally {
+        await store.close();
+      }
+    });
+  return keys;
+}

@@ -1,0 +1,58 @@
+/** Key rotation and the start-up key check on SQLite: raw rows, sealed and opened by Sealing. */
+import type { Database as Db } from "better-sqlite3";
+import type { ResealProgress, ResealRequest } from "../port.js";
+import type { Sealing } from "../sealing.js";
+import type { Row } from "./rows.js";
+
+const parse = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v);
+
+/** Re-seals one batch in one transaction, so a row is never half rewritten. */
+export function resealBatch(db: Db, sealing: Sealing, req: ResealRequest): ResealProgress {
+  // Overwrite the old contents of rewritten pages rather than leave them readable in free space.
+  db.pragma("secure_delete = ON");
+  return db
+    .transaction((): ResealProgress => {
+      let rewritten = 0;
+      let rows: Row[];
+      if (req.table === "endpoints") {
+        rows = db
+          .prepare("SELECT id, secrets, headers FROM endpoints WHERE id > ? ORDER BY id LIMIT ?")
+          .all(req.afterId, req.limit) as Row[];
+        const update = db.prepare("UPDATE endpoints SET secrets = ?, headers = ? WHERE id = ?");
+        for (const r of rows) {
+          const secrets = sealing.resealJson(parse(r.secrets));
+          const headers = sealing.resealJson(parse(r.headers));
+          if (secrets === null && headers === null) continue;
+          update.run(secrets ?? r.secrets, headers ?? r.headers, r.id);
+          rewritten++;
+        }
+      } else {
+        rows = db
+          .prepare("SELECT id, payload FROM messages WHERE id > ? ORDER BY id LIMIT ?")
+          .all(req.afterId, req.limit) as Row[];
+        const update = db.prepare("UPDATE messages SET payload = ? WHERE id = ?");
+        for (const r of rows) {
+          const payload = sealing.resealBytes(r.payload as Buffer);
+          if (payload === null) continue;
+          update.run(payload, r.id);
+          rewritten++;
+        }
+      }
+      const last = rows.length < req.limit ? null : String(rows[rows.length - 1]!.id);
+      return { lastId: last, scanned: rows.length, rewritten };
+    })
+    .immediate();
+}
+
+/** Opens the most recently written endpoint and message: a wrong key fails here, not later. */
+export function verifySealing(db: Db, sealing: Sealing): void {
+  const ep = db
+    .prepare("SELECT secrets, headers FROM endpoints ORDER BY updated_at DESC LIMIT 1")
+    .get() as Row | undefined;
+  const msg = db.prepare("SELECT payload FROM messages ORDER BY id DESC LIMIT 1").get() as
+    Row | undefined;
+  sealing.verify(
+    ep ? [parse(ep.secrets), parse(ep.headers)] : [],
+    msg ? [msg.payload as Buffer] : [],
+  );
+}
