@@ -7,6 +7,7 @@ import type { Store } from "../../src/store/port.js";
 import { apiTokenBehaviour } from "./behaviour/api-tokens.js";
 import { catalogueBehaviour } from "./behaviour/catalogue.js";
 import { circuitBehaviour } from "./behaviour/circuits.js";
+import { dashboardBehaviour } from "./behaviour/dashboard.js";
 import { claimingBehaviour } from "./behaviour/claiming.js";
 import { deadLetterBehaviour } from "./behaviour/dlq.js";
 import { pruningBehaviour } from "./behaviour/pruning.js";
@@ -57,5 +58,6 @@ export function storeBehaviour(name: string, makeStore: MakeStore): void {
     replayJobBehaviour(t);
     pruningBehaviour(t);
     apiTokenBehaviour(t);
+    dashboardBehaviour(t);
   });
 }

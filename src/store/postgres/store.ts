@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type {
   ApiToken,
+  AttemptBucket,
   Application,
   Attempt,
   CircuitRecord,
@@ -50,6 +51,7 @@ import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.
 import { History } from "./history.js";
 import { migrate } from "./migrate.js";
 import { ReplayJobs } from "./replay-jobs.js";
+import { DashboardQueries } from "./dashboard.js";
 import { Retention } from "./retention.js";
 
 type EnqueueJobReplays = Parameters<Store["enqueueJobReplays"]>[0];
@@ -70,6 +72,7 @@ export class PostgresStore implements Store {
   private readonly history: History;
   private readonly deadLetters: DeadLetters;
   private readonly replayJobs: ReplayJobs;
+  private readonly dashboard: DashboardQueries;
   private readonly retention: Retention;
   private readonly apiTokens: ApiTokens;
   private migrated: Promise<void> | null = null;
@@ -85,6 +88,7 @@ export class PostgresStore implements Store {
     this.deliveries = new Deliveries(this.pool, this.deadLetters);
     this.history = new History(this.pool);
     this.replayJobs = new ReplayJobs(this.pool, this.deadLetters);
+    this.dashboard = new DashboardQueries(this.pool);
     this.retention = new Retention(this.pool);
     this.apiTokens = new ApiTokens(this.pool);
   }
@@ -277,6 +281,14 @@ export class PostgresStore implements Store {
     return this.run(() => this.history.getEndpointStats(endpointId));
   }
 
+  async attemptBuckets(q: {
+    endpointId: string;
+    since: number;
+    bucketMs: number;
+  }): Promise<AttemptBucket[]> {
+    return this.run(() => this.dashboard.attemptBuckets(q));
+  }
+
   // ---- read models --------------------------------------------------------------------------
 
   async listAttempts(q: AttemptQuery): Promise<Page<Attempt>> {
@@ -335,6 +347,10 @@ export class PostgresStore implements Store {
 
   async getReplayJob(id: string): Promise<ReplayJob | null> {
     return this.run(() => this.replayJobs.get(id));
+  }
+
+  async listReplayJobs(q: PageQuery): Promise<Page<ReplayJob>> {
+    return this.run(() => this.dashboard.listReplayJobs(q));
   }
 
   async claimReplayJobs(req: {

@@ -327,4 +327,13 @@ CREATE TABLE api_tokens (
 );
 `,
   },
+  {
+    // Numbered 6, not 4: versions 4 and 5 are reserved for work landing alongside.
+    version: 6,
+    name: "API token expiry",
+    sql: `
+-- A token may stop working at a set time (customer portal links); NULL means never.
+ALTER TABLE api_tokens ADD COLUMN expires_at INTEGER;
+`,
+  },
 ];
