@@ -20,6 +20,8 @@ import { eventTypeRoutes } from "./routes/event-types.js";
 import { messageRoutes } from "./routes/messages.js";
 import { systemRoutes } from "./routes/system.js";
 import { tokenRoutes } from "./routes/tokens.js";
+import { dashboardDataRoutes } from "./routes/dashboard-data.js";
+import { portalAccessRoutes } from "../ui/portal-access.js";
 
 export type { ApiDeps } from "./deps.js";
 
@@ -38,6 +40,8 @@ export function apiRoutes(deps: ApiDeps): RouteDef[] {
     ...dlqRoutes(deps),
     ...dlqJobRoutes(deps),
     ...tokenRoutes(deps),
+    ...dashboardDataRoutes(deps),
+    ...portalAccessRoutes(deps),
   );
   return routes;
 }
