@@ -22,6 +22,7 @@ import { systemRoutes } from "./routes/system.js";
 import { tokenRoutes } from "./routes/tokens.js";
 import { dashboardDataRoutes } from "./routes/dashboard-data.js";
 import { portalAccessRoutes } from "../ui/portal-access.js";
+import { installDashboard } from "../ui/assets.js";
 
 export type { ApiDeps } from "./deps.js";
 
@@ -67,5 +68,7 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   installAuth(app, deps, routes);
   installIdempotency(app, deps);
   registerRoutes(app, routes);
+  // The dashboard's pages and assets (not API routes: no token, nothing in the OpenAPI document).
+  installDashboard(app);
   return app;
 }
