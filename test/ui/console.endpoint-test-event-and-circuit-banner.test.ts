@@ -70,6 +70,27 @@ describe("operator console: endpoints", () => {
     await screenshot(page, "endpoints-list");
   });
 
+  it("shows the message log, a message's timeline, and the operator pages", async () => {
+    await page.getByRole("link", { name: "Messages of this application" }).click();
+    const log = page.getByRole("table", { name: "Newest messages first" });
+    await log.getByText("hookline.test").first().waitFor();
+    await screenshot(page, "messages");
+    await log.getByRole("link").first().click();
+    await page.getByRole("heading", { name: "Deliveries" }).waitFor();
+    await page.getByRole("button", { name: "Resend to this endpoint" }).waitFor();
+    await screenshot(page, "message-detail");
+    for (const [nav, heading] of [
+      ["Applications", "Applications"],
+      ["Alerts", "Alerts"],
+      ["System", "System"],
+    ] as const) {
+      await page.getByRole("navigation").getByRole("link", { name: nav }).click();
+      await page.getByRole("heading", { name: heading, exact: true }).waitFor();
+      await page.locator("section[data-loaded]").first().waitFor();
+      await screenshot(page, nav.toLowerCase());
+    }
+  });
+
   it("works by keyboard alone and at phone width", async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await phone.goto(`${h.url}/ui/`);

@@ -8,9 +8,22 @@ import type { ReplayJob } from "../types.js";
 /** datetime-local value → ISO, or undefined when empty. */
 const isoOf = (v: string): string | undefined => (v ? new Date(v).toISOString() : undefined);
 
+/** A datetime-local value (local time, to the second) for `ms`. */
+function localInput(ms: number): string {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 19);
+}
+
 /** Starts a bulk replay of open records dead-lettered in a time window, canary first. */
 export function bulkReplayForm(): HTMLElement {
-  const since = h("input", { type: "datetime-local", name: "since", required: true, step: 1 });
+  // The last day by default: the usual "replay what failed during the outage".
+  const since = h("input", {
+    type: "datetime-local",
+    name: "since",
+    required: true,
+    step: 1,
+    value: localInput(Date.now() - 24 * 3600_000),
+  });
   const until = h("input", { type: "datetime-local", name: "until", step: 1 });
   const endpoint = h("input", { name: "endpointId", placeholder: "all endpoints" });
   const canary = h("input", { type: "number", name: "canarySize", min: 0, value: 5 });
