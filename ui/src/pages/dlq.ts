@@ -30,7 +30,7 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
       (s) =>
         table(
           "Groups of open records",
-          ["Endpoint", "Failure class", "Open", "Replaying", "Oldest", "Circuit"],
+          ["Endpoint", "Failure class", "Open", "Replaying", "Oldest", "Circuit", ""],
           s.data.map((g) => [
             link(`/app/${g.appId}/endpoint/${g.endpointId}`, g.url ?? g.endpointId),
             g.failureClass,
@@ -38,6 +38,21 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
             String(g.replaying),
             `${seconds(g.oldestAgeSeconds)} old`,
             circuitBadge(g.circuit.state),
+            action(
+              "Replay group",
+              async () => {
+                const job = await api<{ id: string }>("POST", "/api/v1/dlq/replay", {
+                  endpointId: g.endpointId,
+                  failureClass: g.failureClass,
+                  note: "replayed from the dashboard",
+                });
+                location.hash = `#/jobs/${job.id}`;
+              },
+              {
+                "data-key": `group-${g.endpointId}-${g.failureClass}`,
+                "aria-label": `Replay all ${g.failureClass} records of ${g.url ?? g.endpointId}`,
+              },
+            ),
           ]),
         ),
     ),
