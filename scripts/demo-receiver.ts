@@ -10,7 +10,7 @@ export const OUTAGE = { fromMs: 20_000, untilMs: 170_000 };
 
 /** The receiver's paths, each with the trouble it causes. */
 export const PATHS = {
-  flaky: "/flaky", // one request in five fails with 500; a few events get a 400 the first time
+  flaky: "/flaky", // one request in eight fails with 500; a few events get a 400 the first time
   limited: "/rate-limited", // every sixth request gets 429 with Retry-After: 8
   outage: "/outage", // down (503) between OUTAGE.fromMs and OUTAGE.untilMs
   slow: "/slow", // answers after 1.5 to 4 seconds
@@ -40,11 +40,11 @@ export async function startDemoReceiver(startedAt: number): Promise<DemoReceiver
       switch (path) {
         case PATHS.flaky:
           // A "validation bug" that a fix later cures: the replay of this event then succeeds.
-          if (n % 13 === 0 && !refusedOnce.has(id)) {
+          if (n % 23 === 0 && !refusedOnce.has(id)) {
             refusedOnce.add(id);
             return answer(400, "unknown field: customer.tier");
           }
-          return n % 5 === 0 ? answer(500, "internal error") : answer(200, "ok");
+          return n % 8 === 0 ? answer(500, "internal error") : answer(200, "ok");
         case PATHS.limited:
           return n % 6 === 0
             ? answer(429, "slow down", { "retry-after": "8" })

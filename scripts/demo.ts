@@ -12,7 +12,7 @@ import { resolveConfig } from "../src/config.js";
 import { dashboardDir } from "../src/ui/assets.js";
 import { OUTAGE, PATHS, startDemoReceiver } from "./demo-receiver.js";
 
-const EVENT_EVERY_MS = 1_500;
+const EVENT_EVERY_MS = 2_000;
 const TYPES = ["order.created", "order.paid", "invoice.sent"];
 
 async function main(): Promise<void> {
@@ -28,10 +28,16 @@ async function main(): Promise<void> {
   });
   const startedAt = Date.now();
   const receiver = await startDemoReceiver(startedAt);
-  // Quicker circuit breaker than production's, so it opens and closes within minutes.
+  // A quicker circuit breaker than production's, so it opens and closes within minutes; it still
+  // opens on 5 failures in a row (the outage), but tolerates the flaky endpoint's scattered ones.
   const hookline = createHookline(config, {
     logger: pino({ level: config.logLevel }),
-    breaker: { probeDelayMs: 30_000, maxProbeDelayMs: 60_000, halfOpenSuccesses: 2 },
+    breaker: {
+      probeDelayMs: 30_000,
+      maxProbeDelayMs: 60_000,
+      halfOpenSuccesses: 2,
+      windowFailures: 60,
+    },
   });
   await hookline.start();
   const base = hookline.url;
