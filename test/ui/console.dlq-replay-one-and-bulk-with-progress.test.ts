@@ -35,7 +35,7 @@ describe("operator console: dead letters", () => {
   it("groups open records and replays one with one click", async () => {
     await page.getByRole("navigation").getByRole("link", { name: "Dead letters" }).click();
     const groups = page.getByRole("table", { name: "Groups of open records" });
-    await groups.getByRole("cell", { name: "exhausted" }).waitFor();
+    await groups.getByRole("cell", { name: "exhausted", exact: true }).waitFor();
     expect(await groups.getByRole("row").nth(1).textContent()).toContain("3");
     await screenshot(page, "dlq");
 

@@ -67,10 +67,12 @@ function nav(ctx: Ctx): void {
 
 let generation = 0;
 
-async function show(): Promise<void> {
+async function show(navigated = false): Promise<void> {
   const mine = ++generation;
   resetLive();
   const main = document.getElementById("main")!;
+  // A portal session never carries over to the console (same origin, same tab storage).
+  if (!portal && session.portalApp()) session.signOut();
   if (!session.token()) {
     replace(document.getElementById("nav")!);
     replace(document.getElementById("who")!);
@@ -105,7 +107,11 @@ async function show(): Promise<void> {
     try {
       const page = h("div", { class: "page" });
       await route.render(page, params, ctx);
-      if (mine === generation) replace(main, page);
+      if (mine === generation) {
+        replace(main, page);
+        // After following a link, start reading (and tabbing) from the new page's content.
+        if (navigated) main.focus({ preventScroll: true });
+      }
     } catch (err) {
       if (mine === generation) {
         replace(
@@ -126,6 +132,6 @@ whenUnauthorized(() => {
   toast("Your session has ended: the token is no longer valid.", true);
   void show();
 });
-window.addEventListener("hashchange", () => void show());
+window.addEventListener("hashchange", () => void show(true));
 void show();
 startPolling();
