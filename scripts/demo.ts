@@ -92,9 +92,9 @@ HOOKLINE_ALLOW_PRIVATE_TARGETS=1 is set for this demo: its receiver is on 127.0.
 What to watch (one event every ${EVENT_EVERY_MS / 1000} s to four endpoints of "Acme Store"):
   - ${PATHS.flaky}: some 500s (retried) and a few 400s (dead letters you can replay)
   - ${PATHS.limited}: a 429 with Retry-After: 8 now and then
-  - ${PATHS.outage}: down from ${s(OUTAGE.fromMs)} s to ${s(OUTAGE.untilMs)} s: the circuit opens, probes every 30 s, closes again
+  - ${PATHS.outage}: down from ${s(OUTAGE.fromMs)} s to ${s(OUTAGE.untilMs)} s: the circuit opens, probes, closes again
   - ${PATHS.slow}: answers after 1.5-4 s (see its latency chart)
-After the outage, bulk-replay its dead letters from "Dead letters" in the console.
+Replay /flaky's dead letters from "Dead letters" in the console: one, a group, or by time window.
 Press Ctrl-C to stop.${dashboardDir() ? "" : "\n\nThe dashboard is not built yet: run `npm run build` first."}
 `);
 
