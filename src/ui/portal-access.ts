@@ -4,10 +4,10 @@
  * fragment, which browsers never send to a server, so it does not end up in access logs.
  */
 import { z } from "zod";
-import { newPlainToken, tokenDigest } from "../api/auth.js";
+import { newPlainToken, tokenCacheFor, tokenDigest } from "../api/auth.js";
 import type { ApiDeps } from "../api/deps.js";
 import { requireApp } from "../api/lookup.js";
-import { defineRoute, ok, type RouteDef } from "../api/route.js";
+import { defineRoute, noContent, ok, type RouteDef } from "../api/route.js";
 import { HttpError, HttpValidationError } from "../api/schemas/common.js";
 import { Uid } from "../api/validation.js";
 import { newId } from "../ids.js";
@@ -30,12 +30,27 @@ const AppPortalAccessIn = z
   })
   .optional();
 
+const ApplicationTokenExpireIn = z
+  .object({
+    expiry: z
+      .literal(0, { error: "not supported by hookline: portal tokens are revoked at once" })
+      .nullable()
+      .optional(),
+    /** Only the links made with these session ids; all of the application's links if absent. */
+    sessionIds: z.array(Uid).max(1_000).optional(),
+  })
+  .optional();
+
+/** The token name a portal link gets, which is how expire-all finds it again. */
+const portalTokenName = (sessionId: string | null | undefined): string =>
+  sessionId ? `portal:${sessionId}` : "portal";
+
 const AppPortalAccessOut = z.object({
   url: z.string(),
   token: z.string(),
 });
 
-/** POST /api/v1/auth/app-portal-access/{app_id} (admin tokens only). */
+/** Portal links: creating one, and revoking an application's (admin tokens only). */
 export function portalAccessRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, config } = deps;
   return [
@@ -59,7 +74,7 @@ export function portalAccessRoutes(deps: ApiDeps): RouteDef[] {
         const plain = newPlainToken("app");
         await store.createApiToken({
           id: newId("tok", now),
-          name: body?.sessionId ? `portal:${body.sessionId}` : "portal",
+          name: portalTokenName(body?.sessionId),
           scope: "app",
           appId: app.id,
           hash: tokenDigest(plain).toString("hex"),
@@ -70,6 +85,34 @@ export function portalAccessRoutes(deps: ApiDeps): RouteDef[] {
         const base = config.publicUrl ?? `${request.protocol}://${request.host}`;
         const fragment = new URLSearchParams({ app: app.id, token: plain });
         return ok({ url: `${base.replace(/\/$/, "")}/portal/#${fragment}`, token: plain });
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/api/v1/auth/app/{app_id}/expire-all",
+      operationId: "v1.authentication.expire-all",
+      summary:
+        "Revoke the application's portal links at once (those of `sessionIds` only, when given); " +
+        "its other API tokens are kept",
+      tag: "Authentication",
+      body: ApplicationTokenExpireIn,
+      responses: {
+        204: { description: "Revoked" },
+        404: { description: "No such application", schema: HttpError },
+        422: { description: "Invalid input", schema: HttpValidationError },
+      },
+      handler: async ({ params, body }) => {
+        const app = await requireApp(store, params.app_id!);
+        const names = body?.sessionIds ? new Set(body.sessionIds.map(portalTokenName)) : null;
+        const isPortal = (name: string) =>
+          names ? names.has(name) : name === "portal" || name.startsWith("portal:");
+        const now = clock.now();
+        for (const t of await store.listApiTokens()) {
+          if (t.appId !== app.id || t.revokedAt !== null || !isPortal(t.name)) continue;
+          await store.revokeApiToken(t.id, now);
+        }
+        tokenCacheFor(store).clear();
+        return noContent();
       },
     }),
   ];

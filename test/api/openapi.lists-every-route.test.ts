@@ -71,6 +71,7 @@ const EXPECTED: [string, string][] = [
   ["get", "/api/v1/app/{app_id}/endpoint/{endpoint_id}/stats"],
   ["get", "/api/v1/dlq/replay"],
   ["post", "/api/v1/auth/app-portal-access/{app_id}"],
+  ["post", "/api/v1/auth/app/{app_id}/expire-all"],
 ];
 
 const EXTENSIONS = [

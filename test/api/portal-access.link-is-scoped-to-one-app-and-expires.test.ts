@@ -60,4 +60,24 @@ describe("portal access links", () => {
     });
     expect(res.status).toBe(403);
   });
+
+  it("expire-all revokes the application's portal links, or those of some sessions", async () => {
+    const app = await h.svix.application.create({ name: "Umbrella" });
+    const path = `/api/v1/app/${app.id}/endpoint`;
+    const a = await h.svix.authentication.appPortalAccess(app.id, { sessionId: "sess-a" });
+    const b = await h.svix.authentication.appPortalAccess(app.id, { sessionId: "sess-b" });
+    const integration = await h.api<{ token: string }>("POST", "/api/v1/tokens", {
+      name: "umbrella-ci",
+      scope: "app",
+      appId: app.id,
+    });
+    await h.svix.authentication.expireAll(app.id, { sessionIds: ["sess-a"] });
+    expect([await asPortal(a.token, path), await asPortal(b.token, path)]).toEqual([401, 200]);
+    await h.svix.authentication.expireAll(app.id, {});
+    expect(await asPortal(b.token, path)).toBe(401);
+    // The platform's own application token is not a portal link: it keeps working.
+    expect(await asPortal(integration.body.token, path)).toBe(200);
+    const delayed = await h.api("POST", `/api/v1/auth/app/${app.id}/expire-all`, { expiry: 60 });
+    expect(delayed.status).toBe(422);
+  });
 });

@@ -80,4 +80,14 @@ describe("customer portal", () => {
     })()`);
     expect(statuses).toEqual([404, 404, 403, 403, 200]);
   });
+
+  it("says the link has ended once its tokens are expired, while the page is open", async () => {
+    await page.evaluate(`sessionStorage.setItem("hookline.portalApp", ${JSON.stringify(mine.id)})`);
+    await page.goto(`${h.url}/portal/#/app/${mine.id}/messages`);
+    await page.getByRole("heading", { name: "Messages of Acme" }).waitFor();
+    await h.svix.authentication.expireAll(mine.id, {});
+    // The next live update is refused (401), and the page says why instead of showing data.
+    await page.getByRole("heading", { name: /portal link has expired/ }).waitFor();
+    await screenshot(page, "portal-expired");
+  });
 });
