@@ -66,9 +66,10 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
       (list) =>
         table(
           "Open records, newest first",
-          ["Record", "Event type", "Failure", "Dead-lettered", "State", ""],
+          ["Record", "Application", "Event type", "Failure", "Dead-lettered", "State", ""],
           list.data.map((d) => [
             link(`/dlq/${d.id}`, h("code", {}, d.id), { "data-key": `dlq-${d.id}` }),
+            link(`/app/${d.appId}/endpoint/${d.endpointId}`, h("code", {}, d.appId)),
             d.eventType,
             `${d.failureClass}: ${d.reason}`,
             ago(d.deadLetteredAt),

@@ -129,7 +129,11 @@ export async function renderJob(page: HTMLElement, p: Record<string, string>): P
         ` · stage ${j.stage} · canary ${j.canary.size} at ${Math.round(j.canary.threshold * 100)}% · ${j.ratePerSecond}/s`,
       ),
       progress(j),
-      h("p", { class: j.reason ? "error" : "" }, j.reason ? `Stopped: ${j.reason}` : ""),
+      h(
+        "p",
+        { class: j.state === "stopped" ? "error" : "" },
+        j.reason ? `${j.state === "stopped" ? "Stopped" : "Result"}: ${j.reason}` : "",
+      ),
       h(
         "p",
         {},
