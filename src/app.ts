@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
@@ -20,6 +21,8 @@ import { DeliveryEngine } from "./engine/engine.js";
 import { EngineEvents } from "./engine/events.js";
 import type { PolicyDefaults } from "./engine/policy.js";
 import { HttpSender, type Sender } from "./engine/sender.js";
+import { SignallingControl } from "./engine/signalling.js";
+import { newId } from "./ids.js";
 import type { Store } from "./store/port.js";
 import { openStore } from "./store/factory.js";
 
@@ -71,6 +74,8 @@ export function createHookline(
   };
   const sender =
     overrides.sender ?? new HttpSender({ refusePrivateTargets: !config.allowPrivateTargets });
+  const delivers = config.role !== "api";
+  const serves = config.role !== "worker";
   const engine = new DeliveryEngine({
     store,
     sender,
@@ -86,19 +91,35 @@ export function createHookline(
       maxClaimed: 4096,
       leaseMs: 5 * 60_000,
       shutdownTimeoutMs: config.shutdownTimeoutMs,
+      fleet: {
+        heartbeatMs: config.workerHeartbeatMs,
+        deadAfterMs: config.workerDeadAfterMs,
+        idleReleaseMs: 10_000,
+        role: config.role,
+        host: hostname(),
+      },
     },
   });
+  // What the API and the DLQ tell "the engine": this process's, if it delivers, and through the
+  // store's signals every other process sharing the database.
+  const processId = newId("wkr");
+  const control = new SignallingControl(
+    delivers ? engine : null,
+    store.coordination,
+    () => engine.fleet?.id ?? processId,
+    logger,
+  );
   const replayJobs = new ReplayJobRunner({
     store,
-    engine,
+    engine: control,
     events,
     clock,
-    settings: { maxReplays: config.dlqMaxReplays },
+    settings: { maxReplays: config.dlqMaxReplays, takeOverOnStart: !store.coordination },
     logger,
   });
   const dlq = new DeadLetterQueue({
     store,
-    engine,
+    engine: control,
     events,
     clock,
     policyDefaults,
@@ -123,7 +144,15 @@ export function createHookline(
     if (kind === "overflowed") logger.warn(change, "dead letter not kept: depth cap reached");
     if (kind === "abandoned") logger.warn(change, "dead-letter record abandoned");
   });
-  const api = buildApi({ store, engine, dlq, config, clock, adminToken, policyDefaults });
+  const api = buildApi({
+    store,
+    engine: control,
+    dlq,
+    config,
+    clock,
+    adminToken,
+    policyDefaults,
+  });
 
   const hookline: Hookline = {
     config,
@@ -137,19 +166,28 @@ export function createHookline(
     logger,
     url: "",
     async start() {
-      await engine.start();
-      await replayJobs.start();
-      retention.start();
-      const address = await api.listen({ host: config.host, port: config.port });
-      hookline.url = config.publicUrl ?? address;
+      if (delivers) {
+        await engine.start();
+        await replayJobs.start();
+        retention.start();
+      }
+      if (serves) {
+        const address = await api.listen({ host: config.host, port: config.port });
+        hookline.url = config.publicUrl ?? address;
+      } else {
+        // A worker serves no HTTP, but must have its schema ready like any process.
+        await store.ping();
+      }
     },
     async stop() {
       // Stop taking messages first, then the background jobs, then let deliveries in flight
       // finish, then close the store.
       await api.close();
-      await replayJobs.stop();
-      await retention.stop();
-      await engine.stop();
+      if (delivers) {
+        await replayJobs.stop();
+        await retention.stop();
+        await engine.stop();
+      }
       await sender.close();
       await store.close();
     },

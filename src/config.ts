@@ -38,6 +38,12 @@ export interface Config {
   dlqCanarySize: number;
   /** Default success rate (0–1) the canary must reach. */
   dlqCanaryThreshold: number;
+  /** What this process does: the API, deliveries, or both (several processes need PostgreSQL). */
+  role: "all" | "api" | "worker";
+  /** How often a worker sharing PostgreSQL says it is alive. */
+  workerHeartbeatMs: number;
+  /** A worker silent this long is dead: the others take its endpoints and claimed deliveries. */
+  workerDeadAfterMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -72,9 +78,22 @@ export function resolveConfig(env: Env): Readonly<Config> {
     dlqReplayRate: int(env, "HOOKLINE_DLQ_REPLAY_RATE", 5, 1, 1000),
     dlqCanarySize: int(env, "HOOKLINE_DLQ_CANARY_SIZE", 10, 0, 10_000),
     dlqCanaryThreshold: int(env, "HOOKLINE_DLQ_CANARY_THRESHOLD_PERCENT", 90, 0, 100) / 100,
+    role: oneOf(env, "HOOKLINE_ROLE", ["all", "api", "worker"], "all"),
+    workerHeartbeatMs: int(env, "HOOKLINE_WORKER_HEARTBEAT_MS", 1_000, 100, 60_000),
+    workerDeadAfterMs: int(env, "HOOKLINE_WORKER_DEAD_AFTER_MS", 10_000, 300, 600_000),
   };
   if (config.databaseUrl && !isPostgresUrl(config.databaseUrl)) {
     throw new ConfigError("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)");
+  }
+  if (config.role !== "all" && !config.databaseUrl) {
+    throw new ConfigError(
+      `HOOKLINE_ROLE (--role) ${config.role} needs DATABASE_URL=postgres://…: separate API and worker processes share one PostgreSQL; embedded SQLite serves one process running both`,
+    );
+  }
+  if (config.workerDeadAfterMs < 3 * config.workerHeartbeatMs) {
+    throw new ConfigError(
+      "HOOKLINE_WORKER_DEAD_AFTER_MS must be at least three times HOOKLINE_WORKER_HEARTBEAT_MS, so one late heartbeat does not declare a worker dead",
+    );
   }
   return Object.freeze(config);
 }

@@ -30,6 +30,8 @@ export interface StartOptions {
   /** Write a V8 CPU profile into this directory when the process exits. */
   profileDir?: string | null;
   env?: Record<string, string>;
+  /** `hookline serve --role`; a worker serves no HTTP (its url is empty and it has no API). */
+  role?: "all" | "api" | "worker";
 }
 
 /** A fresh, empty data dir under the system temp dir; `removeDataDir` deletes it. */
@@ -66,6 +68,7 @@ export class HooklineProcess {
       args.push("--cpu-prof", `--cpu-prof-dir=${options.profileDir}`);
     }
     args.push(join(hooklineDir, "dist/cli/main.js"), "serve");
+    if (options.role) args.push("--role", options.role);
     const spawnedAt = Date.now();
     const child = spawn(process.execPath, args, {
       cwd: hooklineDir,
@@ -98,9 +101,9 @@ export class HooklineProcess {
       }, 60_000);
       const check = () => {
         const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (!m) return;
+        if (!m && !(options.role === "worker" && /is delivering/.test(out))) return;
         clearTimeout(timer);
-        resolve(m[1]!);
+        resolve(m?.[1] ?? "");
       };
       child.stdout!.on("data", check);
       void exited.then(() => {

@@ -1,14 +1,14 @@
 /**
  * 2. Delivery from a backlog: messages already accepted (durably, in the SQLite file) are drained
  * to one endpoint; deliveries per second from the first request to the last, as a ratio to the
- * ceiling. The PostgreSQL rows are a slot for later.
+ * ceiling; then the same on PostgreSQL with one and two worker processes (postgres.ts).
  */
 import { deliveryStates, writeBacklog } from "../lib/backlog.js";
 import { removeDataDir } from "../lib/hookline.js";
 import { vsCeiling, type Figure, type Scenario } from "../lib/scenario.js";
 import { prepareStopped, timedDrain } from "../lib/setup.js";
 import { rateBetween } from "../lib/stats.js";
-import { postgresNotAvailable } from "./postgres.js";
+import { postgresDrain } from "./postgres.js";
 
 export const drain: Scenario = {
   name: "drain",
@@ -46,11 +46,9 @@ export const drain: Scenario = {
           },
           0.7,
         ),
-        ...postgresNotAvailable("2 drain", [
-          { figure: "PostgreSQL, 1 worker process", target: null },
-          { figure: "PostgreSQL, 2 worker processes", target: "≥ 0.50 × ceiling" },
-        ]),
       ];
+      removeDataDir(dataDir);
+      figures.push(...(await postgresDrain(ctx, count)));
       if (!verified) figures[0]!.valid = false;
       return {
         figures,

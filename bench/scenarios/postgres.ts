@@ -1,28 +1,140 @@
 /**
- * The PostgreSQL rows of the table (scenario 2 with one and two worker processes, and later the
- * other scenarios on PostgreSQL). TODO(#8): when the PostgreSQL store lands, start hookline with
- * DATABASE_URL pointing at a fresh database (one per scenario), write the backlog with the
- * adapter's own row shapes (or accept it through the API with delivery paused), run one and then
- * two `hookline serve` processes against it, and time the drain exactly as drain.ts does for
- * SQLite. Until then every row prints the reason it has no value.
+ * 2. Delivery from a backlog on PostgreSQL, with one and with two worker processes: an API
+ * process creates the application and its endpoints, the backlog is written straight into the
+ * schema in the adapter's row shapes (one INSERT … SELECT per table), then the workers start and
+ * drain it. Several endpoints, because one endpoint is sent to by one worker at a time (see
+ * docs/architecture.md, "Several processes"): a second worker helps when there are endpoints to
+ * share.
  */
-import type { Figure } from "../lib/scenario.js";
+import pg from "pg";
+import { samplePayload } from "../lib/backlog.js";
+import { HooklineProcess, freshDataDir, removeDataDir } from "../lib/hookline.js";
+import { vsCeiling, type BenchContext, type Figure } from "../lib/scenario.js";
+import { rateBetween } from "../lib/stats.js";
 
-export const POSTGRES_NA = "n/a (PostgreSQL store not available yet)";
+/** The database the bench uses: HOOKLINE_BENCH_DATABASE_URL, or the local `test` database. */
+const DATABASE_URL =
+  process.env.HOOKLINE_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
-/** Placeholder rows, one per PostgreSQL figure, each with no value and the reason why. */
-export function postgresNotAvailable(
-  scenario: string,
-  rows: { figure: string; target: string | null }[],
-): Figure[] {
-  return rows.map((r) => ({
-    scenario,
-    figure: r.figure,
-    value: null,
-    unit: "deliveries/s",
-    ratio: null,
-    target: r.target ?? undefined,
-    pass: null,
-    note: POSTGRES_NA,
-  }));
+const ENDPOINTS = 8;
+
+/** Runs the drain with 1 and with 2 workers; one figure each. */
+export async function postgresDrain(ctx: BenchContext, count: number): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const workers of [1, 2]) {
+    try {
+      const r = await drainWith(ctx, count, workers);
+      figures.push(
+        vsCeiling(
+          {
+            scenario: "2 drain",
+            figure: `PostgreSQL, ${workers} worker process${workers > 1 ? "es" : ""}: ${count.toLocaleString("en")} pending → ${ENDPOINTS} endpoints`,
+            value: r.rate,
+            unit: "deliveries/s",
+            valid: r.verified,
+            note: r.verified
+              ? `all ${count} succeeded and recorded; workers' CPU ${r.cpuNote}`
+              : `only ${r.succeeded}/${count} succeeded`,
+          },
+          workers === 2 ? 0.5 : null,
+        ),
+      );
+    } catch (err) {
+      figures.push({
+        scenario: "2 drain",
+        figure: `PostgreSQL, ${workers} worker process${workers > 1 ? "es" : ""}`,
+        value: null,
+        unit: "deliveries/s",
+        ratio: null,
+        pass: workers === 2 ? false : null,
+        target: workers === 2 ? "≥ 0.50 × ceiling" : undefined,
+        note: `failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`,
+      });
+    }
+  }
+  return figures;
+}
+
+async function drainWith(ctx: BenchContext, count: number, workers: number) {
+  const schema = `hl_bench_${process.pid}_${workers}`;
+  const group = `pgdrain${workers}`;
+  const env = { DATABASE_URL, HOOKLINE_PG_SCHEMA: schema };
+  const admin = new pg.Client({ connectionString: DATABASE_URL });
+  await admin.connect();
+  const dirs: string[] = [];
+  const procs: HooklineProcess[] = [];
+  try {
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    const apiDir = freshDataDir("pg-api");
+    dirs.push(apiDir);
+    const api = await HooklineProcess.start({ dataDir: apiDir, env, role: "api" });
+    procs.push(api);
+    const appId = await api.api.createApp(`bench-pg-${workers}`);
+    const endpointIds: string[] = [];
+    for (let i = 0; i < ENDPOINTS; i++) {
+      endpointIds.push(
+        await api.api.createEndpoint(appId, { url: `${ctx.receiver.url}/${group}/${i}` }),
+      );
+    }
+    await writePgBacklog(admin, schema, appId, endpointIds, count);
+    ctx.log(`  PostgreSQL backlog of ${count} written; draining with ${workers} worker(s)`);
+    const ws = await Promise.all(
+      Array.from({ length: workers }, () => {
+        const dir = freshDataDir("pg-worker");
+        dirs.push(dir);
+        return HooklineProcess.start({ dataDir: dir, env, role: "worker" });
+      }),
+    );
+    procs.push(...ws);
+    const cpu0 = ws.map((w) => w.cpuMs() ?? 0);
+    await ctx.receiver.waitFor(group, count, 300_000);
+    const cpu = ws.map((w, i) => (w.cpuMs() ?? 0) - cpu0[i]!);
+    const record = await ctx.receiver.record(group);
+    const rate = rateBetween(record.times, 0, record.count - 1);
+    for (const p of procs) await p.stop("SIGTERM");
+    procs.length = 0;
+    const done = await admin.query(
+      `SELECT count(*) FILTER (WHERE state = 'succeeded') AS ok,
+        (SELECT count(*) FROM ${schema}.attempts) AS attempts FROM ${schema}.deliveries`,
+    );
+    const succeeded = Number(done.rows[0].ok);
+    const verified = succeeded === count && Number(done.rows[0].attempts) === count;
+    const cpuNote =
+      cpu.map((ms) => `${Math.round((ms * 1000) / count)} µs`).join(" + ") + "/delivery";
+    return { rate, verified, succeeded, cpuNote };
+  } finally {
+    for (const p of procs) await p.stop("SIGKILL");
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    await admin.end();
+    for (const d of dirs) removeDataDir(d);
+  }
+}
+
+/** Messages and their deliveries, round-robin over the endpoints, all due now. */
+async function writePgBacklog(
+  c: pg.Client,
+  schema: string,
+  appId: string,
+  endpointIds: string[],
+  count: number,
+): Promise<void> {
+  const now = Date.now();
+  await c.query("BEGIN");
+  await c.query(
+    `INSERT INTO ${schema}.messages (id, app_id, event_type, payload, created_at)
+     SELECT 'msg_bench' || lpad(g::text, 10, '0'), $1, 'invoice.paid', $2::bytea, $3
+     FROM generate_series(1, $4) g`,
+    [appId, samplePayload(1), now, count],
+  );
+  await c.query(
+    `INSERT INTO ${schema}.deliveries
+       (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
+     SELECT 'dlv_bench' || lpad(g::text, 10, '0'), $1, 'msg_bench' || lpad(g::text, 10, '0'),
+       ($2::text[])[1 + g % cardinality($2::text[])], 'pending', 'message', $3 + g / 1000, $3
+     FROM generate_series(1, $4) g`,
+    [appId, endpointIds, now, count],
+  );
+  await c.query("COMMIT");
+  await c.query(`ANALYZE ${schema}.deliveries`);
+  await c.query(`ANALYZE ${schema}.messages`);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The `hookline` command. Only this entry point reads the environment. */
 import { Command } from "commander";
-import { createHookline } from "../app.js";
+import { createHookline, type Hookline } from "../app.js";
 import { resolveConfig } from "../config.js";
 import { HooklineError } from "../errors.js";
 import { dlqCommand } from "./dlq.js";
@@ -12,12 +12,31 @@ program.name("hookline").description("Self-hostable webhook delivery service");
 program
   .command("serve")
   .description("run the API and the delivery engine")
-  .action(async () => {
-    const config = resolveConfig(process.env);
+  .option(
+    "--role <role>",
+    "all (API and deliveries), api (the HTTP API only) or worker (deliveries only); api and worker need DATABASE_URL (default: HOOKLINE_ROLE or all)",
+  )
+  .action(async (options: { role?: string }) => {
+    const env = options.role ? { ...process.env, HOOKLINE_ROLE: options.role } : process.env;
+    const config = resolveConfig(env);
     const hookline = createHookline(config);
     await hookline.start();
     const { logger } = hookline;
-    logger.info({ url: hookline.url, dataDir: config.dataDir }, "hookline is running");
+    if (config.role === "worker") {
+      logger.info(
+        { role: config.role, workerId: hookline.engine.fleet?.id },
+        "hookline worker is running",
+      );
+      process.stdout.write(
+        `\n  hookline worker ${hookline.engine.fleet?.id ?? ""} is delivering\n\n`,
+      );
+      onSignals(hookline);
+      return;
+    }
+    logger.info(
+      { url: hookline.url, dataDir: config.dataDir, role: config.role },
+      "hookline is running",
+    );
     if (!config.allowPrivateTargets) {
       logger.info(
         "endpoints on loopback or private addresses are refused (HOOKLINE_ALLOW_PRIVATE_TARGETS=1 allows them)",
@@ -34,22 +53,28 @@ program
         "",
       ].join("\n") + "\n",
     );
-    let stopping = false;
-    const shutdown = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      logger.info({ signal }, "stopping: finishing deliveries in flight");
-      hookline.stop().then(
-        () => process.exit(0),
-        (err: unknown) => {
-          logger.error({ err }, "stopping failed");
-          process.exit(1);
-        },
-      );
-    };
-    process.on("SIGTERM", () => shutdown("SIGTERM"));
-    process.on("SIGINT", () => shutdown("SIGINT"));
+    onSignals(hookline);
   });
+
+/** SIGTERM/SIGINT: stop taking work, finish what is in flight (bounded), then exit. */
+function onSignals(hookline: Hookline): void {
+  const { logger } = hookline;
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "stopping: finishing deliveries in flight");
+    hookline.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, "stopping failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
 
 program.addCommand(
   dlqCommand(

@@ -35,6 +35,11 @@ export interface ReplayRunnerDeps {
     maxJobs?: number;
     /** Real-time safety net for waits: look at the store again at least this often. */
     pollMs?: number;
+    /**
+     * Whether jobs left running are this process's to take up at start (one process alone);
+     * processes sharing a store wait for a dead runner's job lease to run out instead.
+     */
+    takeOverOnStart?: boolean;
   };
   logger?: RunnerLogger;
 }
@@ -92,7 +97,7 @@ export class ReplayJobRunner {
 
   /** Takes up jobs left running by a previous process, then runs jobs as they come due. */
   async start(): Promise<void> {
-    await this.deps.store.releaseReplayJobs();
+    if (this.deps.settings.takeOverOnStart ?? true) await this.deps.store.releaseReplayJobs();
     this.running = true;
     this.offEvents = this.deps.events.on((e) => {
       if (e.type !== "dead-letter") return;

@@ -92,7 +92,10 @@ export class DeadLetterQueue {
       endpoint.deliveryPolicy,
     );
     // Listen before queueing, so an outcome that comes quickly cannot be missed.
-    const outcome = this.outcomeOf(deliveryId, policy.timeoutMs + REPLAY_WAIT_MARGIN_MS);
+    const outcome = this.outcomeOf(
+      { deliveryId, appId: record.appId, messageId: record.messageId, endpointId: endpoint.id },
+      policy.timeoutMs + REPLAY_WAIT_MARGIN_MS,
+    );
     const queued = await store.enqueueReplay({
       deadLetterId: id,
       deliveryId,
@@ -227,27 +230,79 @@ export class DeadLetterQueue {
     return r;
   }
 
-  /** Resolves with the committed final event of a delivery, or null after `timeoutMs`. */
-  private outcomeOf(deliveryId: string, timeoutMs: number) {
-    type Final = Extract<EngineEvent, { type: "delivery" }>;
+  /**
+   * Resolves with the committed final event of a delivery, or null after `timeoutMs`. With a
+   * store shared by several processes another worker may make the attempt, so the store is also
+   * asked every so often.
+   */
+  private outcomeOf(d: DeliveryRef, timeoutMs: number) {
     let cancel = () => {};
-    const promise = new Promise<Final | null>((resolve) => {
+    const promise = new Promise<FinalEvent | null>((resolve) => {
       const timer = setTimeout(() => finish(null), timeoutMs);
+      let poll: NodeJS.Timeout | null = null;
+      let done = false;
       const off = this.deps.events.on((e) => {
-        if (e.type === "delivery" && e.deliveryId === deliveryId && e.state !== "pending") {
+        if (e.type === "delivery" && e.deliveryId === d.deliveryId && e.state !== "pending") {
           finish(e);
         }
       });
-      const finish = (e: Final | null) => {
+      const finish = (e: FinalEvent | null) => {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
+        if (poll) clearTimeout(poll);
         off();
         resolve(e);
       };
+      const ask = () => {
+        poll = setTimeout(() => {
+          this.finalFromStore(d).then(
+            (e) => (e ? finish(e) : done || ask()),
+            () => done || ask(),
+          );
+        }, STORE_POLL_MS);
+      };
+      if (this.deps.store.coordination) ask();
       cancel = () => finish(null);
     });
     return { promise, cancel: () => cancel() };
   }
+
+  /** The delivery's final state as the store has it, shaped like the engine's event. */
+  private async finalFromStore(d: DeliveryRef): Promise<FinalEvent | null> {
+    const delivery = await this.deps.store.getDelivery(d.deliveryId);
+    if (!delivery || (delivery.state !== "succeeded" && delivery.state !== "dead")) return null;
+    const attempts = await this.deps.store.listAttempts({
+      appId: d.appId,
+      messageId: d.messageId,
+      endpointId: d.endpointId,
+      limit: 20,
+      order: "descending",
+    });
+    const attempt = attempts.data.find((a) => a.deliveryId === d.deliveryId) ?? null;
+    return {
+      type: "delivery",
+      deliveryId: d.deliveryId,
+      messageId: d.messageId,
+      endpointId: d.endpointId,
+      state: delivery.state,
+      nextAttemptAt: null,
+      attempt,
+    };
+  }
 }
+
+type FinalEvent = Extract<EngineEvent, { type: "delivery" }>;
+
+interface DeliveryRef {
+  deliveryId: string;
+  appId: string;
+  messageId: string;
+  endpointId: string;
+}
+
+/** How often a replay waiting on a shared store asks it for the outcome. */
+const STORE_POLL_MS = 250;
 
 /** 404 for no record, else 409 naming the state and what would be allowed. */
 function refusal(

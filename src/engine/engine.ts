@@ -8,12 +8,14 @@ import type { Clock, Random, TimerHandle } from "../clock.js";
 import type { Application } from "../domain/types.js";
 import { newId } from "../ids.js";
 import { activeKeys, signatureHeaders } from "../signing/sign.js";
+import type { Heartbeat } from "../store/coordination.js";
 import type { ClaimedDelivery, DeadLetterChange, DeliveryOutcome, Store } from "../store/port.js";
 import type { AdaptiveSettings } from "./adaptive-limit.js";
 import type { BreakerSettings, CircuitTransition } from "./breaker.js";
 import type { EndpointLiveStatus, EngineControl } from "./control.js";
 import { decideNext, describe } from "./decide.js";
 import { EngineEvents } from "./events.js";
+import { Fleet, type FleetHost, type FleetSettings } from "./fleet.js";
 import { DEFAULT_LOOP_BUDGET, LoopBudget } from "./loop-budget.js";
 import { OutcomeWriter } from "./outcome-writer.js";
 import type { PolicyDefaults } from "./policy.js";
@@ -32,6 +34,8 @@ export interface EngineSettings {
   leaseMs: number;
   /** How long stop() lets in-flight requests finish. */
   shutdownTimeoutMs: number;
+  /** With a store shared by several processes: how this worker takes part (see fleet.ts). */
+  fleet?: FleetSettings;
 }
 
 export interface EngineLogger {
@@ -58,6 +62,9 @@ const USER_AGENT = "hookline/0.1";
  */
 const RESCAN_MS = 60_000;
 
+/** An endpoint handed to another worker is not taken back for this long (no ping-pong). */
+const HANDOVER_QUIET_MS = 5_000;
+
 /** Runs deliveries; see the module comment. */
 export class DeliveryEngine implements EngineControl {
   readonly events: EngineEvents;
@@ -81,6 +88,12 @@ export class DeliveryEngine implements EngineControl {
   private readonly backlogged = new Set<EndpointRuntime>();
   private readonly budget: LoopBudget;
   private readonly log: EngineLogger;
+  /** Present when the store is shared with other worker processes. */
+  readonly fleet: Fleet | null = null;
+  /** Endpoints another worker let go of with work due: claimed through their own index. */
+  private readonly adoptable = new Set<string>();
+  /** Endpoints this worker handed over, not taken back for a while (id → until). */
+  private readonly handedOver = new Map<string, number>();
 
   constructor(private readonly deps: EngineDeps) {
     this.events = deps.events ?? new EngineEvents();
@@ -95,11 +108,20 @@ export class DeliveryEngine implements EngineControl {
       },
       onError: (err) => this.log.error({ err }, "recording attempt outcomes failed; retrying"),
     });
+    const coordination = deps.store.coordination;
+    if (coordination && deps.settings.fleet) {
+      this.fleet = new Fleet(coordination, deps.clock, deps.settings.fleet, this.fleetHost(), () =>
+        newId("wkr"),
+      );
+    }
   }
 
   /** Puts deliveries interrupted by a crash back in line, then starts dispatching. */
   async start(): Promise<void> {
-    await this.deps.store.recoverInflight(this.deps.clock.now());
+    // Alone, whatever is claimed was this process's before a crash; in a fleet, only what dead
+    // workers held is put back (by the fleet's reaping).
+    if (this.fleet) await this.fleet.start();
+    else await this.deps.store.recoverInflight(this.deps.clock.now());
     this.running = true;
     this.wake();
   }
@@ -122,8 +144,12 @@ export class DeliveryEngine implements EngineControl {
       new Promise((r) => (timeout = setTimeout(r, this.deps.settings.shutdownTimeoutMs))),
     ]);
     clearTimeout(timeout);
-    // Whatever is still out stays claimed in the store and is retried after restart.
+    // Whatever is still out stays claimed in the store and is retried after restart (alone) or
+    // by the others once this worker's heartbeat is old enough (in a fleet).
     await this.writer.flush();
+    // Hands its endpoints back at once if nothing is out; otherwise the others take them (and
+    // what is still out) when this worker's heartbeat is old enough.
+    await this.fleet?.stop(this.inFlight.size === 0);
   }
 
   wake(dueAt?: number): void {
@@ -187,6 +213,7 @@ export class DeliveryEngine implements EngineControl {
           excludeEndpoints: exclude,
           leaseUntil,
           dueFrom: this.dueCursor,
+          worker: this.fleet?.claimingWorker(now),
         });
         this.claimed += batch.length;
         if (this.claimed > 0) this.budget.watch();
@@ -214,7 +241,16 @@ export class DeliveryEngine implements EngineControl {
   /** Full endpoints are skipped by the scan and remembered, to be refilled once they have room. */
   private fullEndpoints(): string[] {
     const out: string[] = [];
+    const now = this.deps.clock.now();
+    for (const [id, until] of this.handedOver) {
+      if (until <= now) this.handedOver.delete(id);
+      else out.push(id);
+    }
     for (const [id, rt] of this.runtimes) {
+      if (rt.leaving) {
+        out.push(id);
+        continue;
+      }
       if (!rt.isFull()) continue;
       out.push(id);
       this.backlogged.add(rt);
@@ -227,15 +263,39 @@ export class DeliveryEngine implements EngineControl {
     for (const rt of this.backlogged) {
       const room = Math.min(this.free(), this.deps.settings.batchSize);
       if (room <= 0) return;
-      if (rt.isFull()) continue;
+      if (rt.leaving) this.backlogged.delete(rt);
+      if (rt.isFull() || rt.leaving) continue;
       const own = await this.deps.store.claimDue({
         now,
         limit: room,
         excludeEndpoints: [],
         leaseUntil,
         endpointId: rt.endpoint.id,
+        worker: this.fleet?.claimingWorker(now),
       });
       if (own.length < room) this.backlogged.delete(rt);
+      this.claimed += own.length;
+      if (this.claimed > 0) this.budget.watch();
+      await this.admit(own);
+    }
+    for (const id of this.adoptable) {
+      const room = Math.min(this.free(), this.deps.settings.batchSize);
+      if (room <= 0) return;
+      const rt = this.runtimes.get(id);
+      // A full endpoint is refilled as backlogged; one being let go is not taken back.
+      if (rt?.leaving || rt?.isFull() || this.handedOver.has(id)) {
+        this.adoptable.delete(id);
+        continue;
+      }
+      const own = await this.deps.store.claimDue({
+        now,
+        limit: room,
+        excludeEndpoints: [],
+        leaseUntil,
+        endpointId: id,
+        worker: this.fleet?.claimingWorker(now),
+      });
+      if (own.length < room) this.adoptable.delete(id);
       this.claimed += own.length;
       if (this.claimed > 0) this.budget.watch();
       await this.admit(own);
@@ -276,6 +336,7 @@ export class DeliveryEngine implements EngineControl {
     }
     // The endpoint was deleted between claim and now; its deliveries went with it.
     this.claimed -= orphans.length;
+    this.fleet?.noteClaimed(batch.map((d) => d.endpointId));
     for (const rt of touched) await this.dispatch(rt);
   }
 
@@ -309,11 +370,95 @@ export class DeliveryEngine implements EngineControl {
     return this.apps.get(appId) ?? null;
   }
 
+  // ---- the fleet (a store shared with other workers) ------------------------------------------
+
+  private fleetHost(): FleetHost {
+    return {
+      log: this.log,
+      readyToRelease: () => {
+        const ready = { idle: [] as string[], handover: [] as string[] };
+        for (const [id, rt] of this.runtimes) {
+          if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0) continue;
+          ready[rt.leaving].push(id);
+        }
+        return ready;
+      },
+      planReleases: (now, fleet) => this.planReleases(now, fleet),
+      released: (ids) => {
+        const quietUntil = this.deps.clock.now() + HANDOVER_QUIET_MS;
+        for (const id of ids) {
+          const rt = this.runtimes.get(id);
+          if (!rt) continue;
+          if (rt.leaving === "handover") this.handedOver.set(id, quietUntil);
+          this.backlogged.delete(rt);
+          this.runtimes.delete(id);
+        }
+      },
+      adopt: (ids) => this.adopt(ids),
+      forgetAll: () => {
+        for (const [id, rt] of this.runtimes) {
+          this.claimed -= rt.queue.splice(0).length;
+          if (rt.inFlight === 0) this.runtimes.delete(id);
+        }
+        this.backlogged.clear();
+        this.adoptable.clear();
+        this.wake();
+      },
+      onSignals: (signals) => {
+        for (const s of signals) {
+          if (s.kind === "wake") this.wake(s.dueAt);
+          else if (s.kind === "endpoint") this.invalidateEndpoint(s.id);
+          else if (s.kind === "app") this.invalidateApplication(s.id);
+          else this.adopt(s.endpointIds);
+        }
+      },
+      rescan: () => this.wake(),
+      poll: (since) => this.wake(since),
+    };
+  }
+
+  private adopt(endpointIds: readonly string[]): void {
+    for (const id of endpointIds) this.adoptable.add(id);
+    this.schedulePump();
+  }
+
+  /**
+   * Marks endpoints to let go of at the next heartbeat: those idle for a while, and, when this
+   * worker owns more than its share of the fleet's endpoints, the excess (least busy first), so a
+   * worker that joins gets work without waiting for endpoints to fall idle.
+   */
+  private planReleases(now: number, fleet: Heartbeat): void {
+    const idleMs = this.deps.settings.fleet?.idleReleaseMs ?? 10_000;
+    const kept: EndpointRuntime[] = [];
+    for (const rt of this.runtimes.values()) {
+      if (rt.leaving) continue;
+      if (rt.inFlight === 0 && rt.queue.length === 0 && now - rt.lastActiveAt >= idleMs) {
+        rt.leaving = "idle";
+      } else kept.push(rt);
+    }
+    if (fleet.liveWorkers <= 1) return;
+    const excess = kept.length - Math.ceil(fleet.ownedTotal / fleet.liveWorkers);
+    if (excess <= 0) return;
+    kept.sort((a, b) => a.inFlight + a.queue.length - (b.inFlight + b.queue.length));
+    for (const rt of kept.slice(0, excess)) rt.leaving = "handover";
+    this.schedulePump();
+  }
+
   // ---- sending ------------------------------------------------------------------------------
 
   /** Starts as many queued deliveries as the endpoint's limit and circuit allow. */
   private async dispatch(rt: EndpointRuntime): Promise<void> {
     if (rt.stale) await this.runtimeFor(rt.endpoint.id);
+    rt.lastActiveAt = this.deps.clock.now();
+    if (rt.leaving) {
+      // Being handed to another worker: what waits goes back, nothing new starts here.
+      const waiting = rt.queue.splice(0);
+      this.claimed -= waiting.length;
+      await this.deps.store.releaseDeliveries(
+        waiting.map((d) => ({ deliveryId: d.id, at: d.dueAt })),
+      );
+      return;
+    }
     if (rt.endpoint.disabled) {
       for (const d of rt.queue.splice(0)) this.endDisabled(rt, d);
       return;

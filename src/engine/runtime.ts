@@ -16,6 +16,10 @@ export class EndpointRuntime {
   /** Settings changed through the API; reload before the next send. */
   stale = false;
   inFlight = 0;
+  /** In a fleet: being let go of (no new claims for it), and why. */
+  leaving: "idle" | "handover" | null = null;
+  /** When the engine last had anything to do for it. */
+  lastActiveAt: number;
   /** Claimed deliveries waiting for a free slot; they spend no attempt while they wait. */
   readonly queue: ClaimedDelivery[] = [];
   readonly limit: AdaptiveLimit;
@@ -30,6 +34,7 @@ export class EndpointRuntime {
     circuit: CircuitSnapshot | null,
   ) {
     this.endpoint = endpoint;
+    this.lastActiveAt = clock.now();
     this.policy = resolvePolicy(defaults, app?.deliveryPolicy ?? null, endpoint.deliveryPolicy);
     this.limit = new AdaptiveLimit(this.policy.concurrencyLimit, settings.adaptive, clock);
     this.breaker = new CircuitBreaker(settings.breaker, clock, circuit ?? undefined);

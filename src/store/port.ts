@@ -3,6 +3,7 @@
  * Every adapter (SQLite now, PostgreSQL later) implements it and passes the same behavioural suite
  * (test/store/store.behaviour.ts). No SQL lives outside an adapter.
  */
+import type { ClaimingWorker, WorkerCoordination } from "./coordination.js";
 import type {
   ApiToken,
   Application,
@@ -270,6 +271,8 @@ export interface PruneResult {
 
 export interface Store {
   readonly kind: "sqlite" | "postgres";
+  /** Present when several processes may share the store (see coordination.ts). */
+  readonly coordination: WorkerCoordination | null;
   close(): Promise<void>;
   /** Throws StoreUnavailableError when the store cannot be used. */
   ping(): Promise<void>;
@@ -329,6 +332,8 @@ export interface Store {
     leaseUntil: number;
     dueFrom?: number;
     endpointId?: string;
+    /** With a shared store: the claiming worker, who takes only endpoints it owns or may own. */
+    worker?: ClaimingWorker;
   }): Promise<ClaimedDelivery[]>;
   /**
    * The earliest due time of a pending delivery outside the listed endpoints, or null; with

@@ -9,6 +9,7 @@ import { catalogueBehaviour } from "./behaviour/catalogue.js";
 import { circuitBehaviour } from "./behaviour/circuits.js";
 import { dashboardBehaviour } from "./behaviour/dashboard.js";
 import { claimingBehaviour } from "./behaviour/claiming.js";
+import { coordinationBehaviour } from "./behaviour/coordination.js";
 import { deadLetterBehaviour } from "./behaviour/dlq.js";
 import { pruningBehaviour } from "./behaviour/pruning.js";
 import { replayJobBehaviour } from "./behaviour/replay-jobs.js";
@@ -20,7 +21,11 @@ import { messageBehaviour } from "./behaviour/messages.js";
 import { outcomeBehaviour } from "./behaviour/outcomes.js";
 
 /** Registers `describe(name, …)` with the whole store behaviour, one fresh store per test. */
-export function storeBehaviour(name: string, makeStore: MakeStore): void {
+export function storeBehaviour(
+  name: string,
+  makeStore: MakeStore,
+  options: { shared?: boolean } = {},
+): void {
   describe(name, () => {
     let current: { store: Store; cleanup: () => Promise<void> } | null = null;
     const t: StoreUnderTest = {
@@ -59,5 +64,7 @@ export function storeBehaviour(name: string, makeStore: MakeStore): void {
     pruningBehaviour(t);
     apiTokenBehaviour(t);
     dashboardBehaviour(t);
+    // Only stores several processes may share have workers to coordinate.
+    if (options.shared) coordinationBehaviour(t);
   });
 }

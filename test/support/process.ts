@@ -17,11 +17,17 @@ export interface HooklineProcess {
 
 export const TEST_TOKEN = "hl_test_token_0123456789abcdef";
 
+/**
+ * Starts `hookline serve` and resolves once it is ready: listening (roles all and api) or
+ * delivering (role worker, which serves no HTTP; its `url` is empty).
+ */
 export async function spawnHookline(
   dataDir: string,
   env: Record<string, string> = {},
+  role: "all" | "api" | "worker" = "all",
 ): Promise<HooklineProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
+  const args = ["--import", "tsx", "src/cli/main.ts", "serve", "--role", role];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: {
       ...process.env,
@@ -44,9 +50,9 @@ export async function spawnHookline(
     const timer = setTimeout(() => reject(new Error(`hookline did not start:\n${out}`)), 20_000);
     const check = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
+      if (m || (role === "worker" && /is delivering/.test(out))) {
         clearTimeout(timer);
-        resolve(m[1]!);
+        resolve(m?.[1] ?? "");
       }
     };
     child.stdout!.on("data", check);

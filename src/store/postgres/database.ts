@@ -69,8 +69,8 @@ const TYPES = {
 /** A schema name usable unquoted: lower-case letters, digits and underscores. */
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** Opens the pool; connections are made on demand, each with search_path set to the schema. */
-export function openPool(options: PostgresOptions): pg.Pool {
+/** How every connection of a store connects: its schema on the search_path, its name, its types. */
+function connectionConfig(options: PostgresOptions): pg.ClientConfig {
   if (!SCHEMA_NAME.test(options.schema)) {
     throw new Error(`invalid PostgreSQL schema name "${options.schema}"`);
   }
@@ -83,20 +83,32 @@ export function openPool(options: PostgresOptions): pg.Pool {
     url.searchParams.delete("options");
     connectionString = url.toString();
   }
-  const pool = new pg.Pool({
+  return {
     connectionString,
-    max: options.poolSize,
     options: `${theirs ? `${theirs} ` : ""}-c search_path=${options.schema}`,
     // Tells an operator (pg_stat_activity) which hookline, by schema, a connection belongs to.
     application_name: `hookline/${options.schema}`,
     connectionTimeoutMillis: 10_000,
-    idleTimeoutMillis: 30_000,
     types: TYPES,
+  };
+}
+
+/** Opens the pool; connections are made on demand, each with search_path set to the schema. */
+export function openPool(options: PostgresOptions): pg.Pool {
+  const pool = new pg.Pool({
+    ...connectionConfig(options),
+    max: options.poolSize,
+    idleTimeoutMillis: 30_000,
   });
   // An idle connection that breaks (the server restarted) is dropped by the pool; the next query
   // opens a new one or fails with StoreUnavailableError. Without a listener it would crash us.
   pool.on("error", () => {});
   return pool;
+}
+
+/** A connection outside the pool (LISTEN needs one of its own), configured like the pool's. */
+export function newClient(options: PostgresOptions): pg.Client {
+  return new pg.Client(connectionConfig(options));
 }
 
 /** PostgreSQL error codes (SQLSTATE) that mean the transaction may simply be run again. */

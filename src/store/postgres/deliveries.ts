@@ -129,18 +129,13 @@ export class Deliveries {
   }
 
   /** The claim (one statement, see `S.claim`) and its payloads, in one transaction. */
-  claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
-    return tx(this.pool, async (c) => {
-      const rows =
-        req.endpointId !== undefined
-          ? await all(c, S.claimForEndpoint, [req.now, req.endpointId, req.limit, req.leaseUntil])
-          : await all(c, S.claim, [
-              req.now,
-              [...req.excludeEndpoints],
-              req.limit,
-              req.leaseUntil,
-              req.dueFrom ?? Number.MIN_SAFE_INTEGER,
-            ]);
+  async claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
+    const contended: string[] = [];
+    const claimed = await tx(this.pool, async (c) => {
+      contended.length = 0;
+      const found = await all(c, ...claimStatement(req));
+      for (const r of found) if (r.kind === "lost") contended.push(String(r.endpoint_id));
+      const rows = found.filter((r) => r.kind !== "lost");
       if (rows.length === 0) return [];
       const messageIds = [...new Set(rows.map((r) => String(r.message_id)))];
       const messages = new Map(
@@ -169,6 +164,8 @@ export class Deliveries {
       // RETURNING gives no order guarantee; the engine sends oldest due first.
       return out.sort((a, b) => a.dueAt - b.dueAt);
     });
+    if (contended.length) req.worker?.onContended(contended);
+    return claimed;
   }
 
   async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {
@@ -289,4 +286,20 @@ export class Deliveries {
   async listDeliveries(messageId: string): Promise<Delivery[]> {
     return (await all(this.pool, S.deliveriesOfMessage, [messageId])).map(deliveryFromRow);
   }
+}
+
+/** The claim statement for a request: shared or not, one endpoint or the due index. */
+function claimStatement(req: ClaimRequest): [string, unknown[]] {
+  const w = req.worker;
+  const dueFrom = req.dueFrom ?? Number.MIN_SAFE_INTEGER;
+  if (req.endpointId !== undefined) {
+    return w
+      ? [
+          S.claimOwnedForEndpoint,
+          [req.now, req.endpointId, req.limit, req.leaseUntil, w.id, w.deadBefore],
+        ]
+      : [S.claimForEndpoint, [req.now, req.endpointId, req.limit, req.leaseUntil]];
+  }
+  const common = [req.now, [...req.excludeEndpoints], req.limit, req.leaseUntil, dueFrom];
+  return w ? [S.claimOwned, [...common, w.id, w.deadBefore]] : [S.claim, common];
 }

@@ -339,7 +339,35 @@ CREATE TABLE api_tokens (
 `,
   },
   {
-    // Numbered 6, not 4: versions 4 and 5 are reserved for work landing alongside.
+    version: 4,
+    name: "worker processes and endpoint ownership",
+    sql: `
+-- Each worker process sharing this database, with the time it last said it was alive. A worker
+-- whose heartbeat is older than the dead-after time is reaped by any other.
+CREATE TABLE workers (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  role TEXT NOT NULL,
+  host TEXT NOT NULL,
+  started_at BIGINT NOT NULL,
+  heartbeat_at BIGINT NOT NULL
+);
+
+-- Which worker delivers to an endpoint right now. Only the owner sends to it, so the endpoint's
+-- concurrency limit, circuit breaker and adaptive limit live in one process at a time.
+CREATE TABLE endpoint_owners (
+  endpoint_id TEXT COLLATE "C" PRIMARY KEY,
+  worker_id TEXT COLLATE "C" NOT NULL,
+  since BIGINT NOT NULL
+);
+CREATE INDEX endpoint_owners_by_worker ON endpoint_owners (worker_id);
+
+-- The worker holding a claimed delivery, so a dead worker's claims go back to pending.
+ALTER TABLE deliveries ADD COLUMN claimed_by TEXT COLLATE "C";
+CREATE INDEX deliveries_claimed_by ON deliveries (claimed_by) WHERE state = 'inflight';
+`,
+  },
+  {
+    // Version numbers are handed out per change, so the ledger may have gaps.
     version: 6,
     name: "API token expiry",
     sql: `

@@ -81,6 +81,67 @@ export const DELIVERIES = {
     FROM due WHERE d.id = due.id
     RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
       d.first_attempt_at, d.last_delay_ms, d.next_attempt_at`,
+  // The claim of a worker sharing the database ($6 the worker, $7 the dead-before time). Rows of
+  // endpoints another live worker owns are passed over; of the rest, the worker's own are claimed,
+  // and endpoints nobody (alive) owns become its own in the same statement. Two workers taking
+  // one endpoint at once meet on its endpoint_owners row: the second's ON CONFLICT sees the
+  // first's row and changes nothing, so its rows of that endpoint stay pending, and it reports
+  // the endpoint as contended (kind 'lost') so the owner can be told to look for them.
+  // Endpoints are taken in id order so two claims never wait on each other in opposite orders.
+  claimOwned: `WITH due AS (
+      SELECT d.id, d.endpoint_id, o.worker_id IS NOT DISTINCT FROM $6 AS mine
+      FROM deliveries d
+      LEFT JOIN endpoint_owners o ON o.endpoint_id = d.endpoint_id
+      LEFT JOIN workers w ON w.id = o.worker_id
+      WHERE d.state = 'pending' AND d.next_attempt_at <= $1 AND d.endpoint_id <> ALL($2::text[])
+        AND d.next_attempt_at >= $5
+        AND (o.worker_id IS NULL OR o.worker_id = $6 OR w.heartbeat_at IS NULL
+          OR w.heartbeat_at < $7)
+      ORDER BY d.next_attempt_at
+      LIMIT $3
+      FOR UPDATE OF d SKIP LOCKED
+    ), taken AS (
+      INSERT INTO endpoint_owners (endpoint_id, worker_id, since)
+      SELECT endpoint_id, $6, $1 FROM due WHERE NOT mine GROUP BY endpoint_id
+      ORDER BY endpoint_id
+      ON CONFLICT (endpoint_id) DO UPDATE SET worker_id = excluded.worker_id, since = excluded.since
+      WHERE NOT EXISTS (SELECT 1 FROM workers w
+        WHERE w.id = endpoint_owners.worker_id AND w.heartbeat_at >= $7)
+      RETURNING endpoint_id
+    ), claimed AS (
+      UPDATE deliveries d SET state = 'inflight', lease_until = $4, claimed_by = $6
+      FROM due WHERE d.id = due.id
+        AND (due.mine OR due.endpoint_id IN (SELECT endpoint_id FROM taken))
+      RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
+        d.first_attempt_at, d.last_delay_ms, d.next_attempt_at
+    )
+    SELECT 'claimed' AS kind, * FROM claimed
+    UNION ALL
+    SELECT DISTINCT 'lost', NULL::text, NULL::text, NULL::text, endpoint_id, NULL::text,
+      NULL::integer, NULL::bigint, NULL::bigint, NULL::bigint
+    FROM due WHERE NOT mine AND endpoint_id NOT IN (SELECT endpoint_id FROM taken)`,
+  // One endpoint through its own index, for a worker that owns it or may take it now; ownership
+  // is taken only when there is due work to take with it.
+  claimOwnedForEndpoint: `WITH due AS (
+      SELECT id FROM deliveries
+      WHERE state = 'pending' AND endpoint_id = $2 AND next_attempt_at <= $1
+      ORDER BY next_attempt_at
+      LIMIT $3
+      FOR UPDATE SKIP LOCKED
+    ), owner AS (
+      INSERT INTO endpoint_owners (endpoint_id, worker_id, since)
+      SELECT $2, $5, $1 WHERE EXISTS (SELECT 1 FROM due)
+      ON CONFLICT (endpoint_id) DO UPDATE SET worker_id = excluded.worker_id,
+        since = CASE WHEN endpoint_owners.worker_id = excluded.worker_id
+          THEN endpoint_owners.since ELSE excluded.since END
+      WHERE endpoint_owners.worker_id = excluded.worker_id OR NOT EXISTS (SELECT 1 FROM workers w
+        WHERE w.id = endpoint_owners.worker_id AND w.heartbeat_at >= $6)
+      RETURNING endpoint_id
+    )
+    UPDATE deliveries d SET state = 'inflight', lease_until = $4, claimed_by = $5
+    FROM due WHERE d.id = due.id AND EXISTS (SELECT 1 FROM owner)
+    RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
+      d.first_attempt_at, d.last_delay_ms, d.next_attempt_at`,
   messagesForClaim: "SELECT id, event_type, payload FROM messages WHERE id = ANY($1::text[])",
   // One endpoint's due rows through its own index: the cost is the batch, not the backlog.
   claimForEndpoint: `WITH due AS (

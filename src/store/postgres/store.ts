@@ -45,7 +45,8 @@ import {
 } from "../port.js";
 import { ApiTokens } from "./api-tokens.js";
 import { Catalogue } from "./catalogue.js";
-import { mapError, openPool, type PostgresOptions } from "./database.js";
+import { PostgresCoordination } from "./coordination.js";
+import { mapError, newClient, openPool, type PostgresOptions } from "./database.js";
 import { DeadLetters } from "./dead-letters.js";
 import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.js";
 import { History } from "./history.js";
@@ -65,6 +66,7 @@ type CancelReplayJob = Parameters<Store["cancelReplayJob"]>[0];
  */
 export class PostgresStore implements Store {
   readonly kind = "postgres" as const;
+  readonly coordination: PostgresCoordination;
   private readonly pool: pg.Pool;
   private readonly schema: string;
   private readonly catalogue: Catalogue;
@@ -91,6 +93,12 @@ export class PostgresStore implements Store {
     this.dashboard = new DashboardQueries(this.pool);
     this.retention = new Retention(this.pool);
     this.apiTokens = new ApiTokens(this.pool);
+    this.coordination = new PostgresCoordination({
+      pool: this.pool,
+      connect: () => newClient(options),
+      schema: options.schema,
+      run: (fn) => this.run(fn),
+    });
   }
 
   /** Opens a store and migrates its schema now, failing here if the database cannot be used. */

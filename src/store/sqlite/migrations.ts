@@ -328,7 +328,7 @@ CREATE TABLE api_tokens (
 `,
   },
   {
-    // Numbered 6, not 4: versions 4 and 5 are reserved for work landing alongside.
+    // Version numbers are handed out per change, so the ledger may have gaps.
     version: 6,
     name: "API token expiry",
     sql: `

@@ -65,6 +65,8 @@ type CancelReplayJob = Parameters<Store["cancelReplayJob"]>[0];
  */
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
+  /** One process owns a SQLite file's deliveries; there is nothing to coordinate. */
+  readonly coordination = null;
   private readonly db: Db;
   private readonly catalogue: Catalogue;
   private readonly deliveries: Deliveries;

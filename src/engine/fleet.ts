@@ -1,0 +1,216 @@
+/**
+ * This worker's membership of a fleet of workers sharing one database: it registers, says it is
+ * alive once per heartbeat, reaps workers that stopped doing so, hands endpoints back when it has
+ * no work for them or more than its share, and listens for other processes' signals.
+ *
+ * Why endpoints have owners: an endpoint's concurrency limit, circuit breaker and adaptive limit
+ * are decisions over every request in flight to it. Letting one worker at a time send to an
+ * endpoint keeps each of them a local decision, exact and cheap, instead of a shared counter
+ * written on every request. Ownership moves only when the owner lets go (idle, or over its share)
+ * or is declared dead, so the limit holds across processes.
+ */
+import type { Clock, TimerHandle } from "../clock.js";
+import type {
+  ClaimingWorker,
+  Heartbeat,
+  Signal,
+  WorkerCoordination,
+} from "../store/coordination.js";
+
+export interface FleetSettings {
+  /** How often a worker says it is alive (and hands endpoints back). */
+  heartbeatMs: number;
+  /** A worker silent for this long is dead: others take its endpoints and claimed deliveries. */
+  deadAfterMs: number;
+  /** An endpoint with nothing to do for this long goes back to the pool. */
+  idleReleaseMs: number;
+  role: string;
+  host: string;
+}
+
+/** What the fleet needs from the engine it serves. */
+export interface FleetHost {
+  /** Endpoints owned and ready to hand back: marked at an earlier heartbeat, nothing in hand. */
+  readyToRelease(): { idle: string[]; handover: string[] };
+  /** Marks endpoints to let go of at the next heartbeat (none is claimed for meanwhile). */
+  planReleases(now: number, fleet: Heartbeat): void;
+  /** These endpoints are no longer ours. */
+  released(freed: readonly string[]): void;
+  /** Endpoints another worker gave up or died holding: claim their due work if we can. */
+  adopt(endpointIds: readonly string[]): void;
+  /** Other workers declared this one dead: drop everything in hand (it is theirs now). */
+  forgetAll(): void;
+  onSignals(signals: readonly Signal[]): void;
+  /** Signals may have been missed: scan everything again. */
+  rescan(): void;
+  /** The fallback poll: look again at deliveries that fell due since `since`. */
+  poll(since: number): void;
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+/** How far before the previous heartbeat the fallback poll looks. */
+const POLL_SLACK_MS = 5_000;
+
+/** One worker's side of the fleet; see the module comment. */
+export class Fleet {
+  private idValue: string;
+  private liveWorkers = 1;
+  private ownedTotal = 0;
+  /** Endpoints this worker owns, as far as it knows (every claim adds its endpoints). */
+  readonly owned = new Set<string>();
+  private timer: TimerHandle | null = null;
+  private unsubscribe: (() => Promise<void>) | null = null;
+  private beating: Promise<void> | null = null;
+  private running = false;
+  private lastBeatAt = 0;
+
+  constructor(
+    private readonly coordination: WorkerCoordination,
+    private readonly clock: Clock,
+    private readonly settings: FleetSettings,
+    private readonly host: FleetHost,
+    newWorkerId: () => string,
+    private readonly nextId = newWorkerId,
+  ) {
+    this.idValue = newWorkerId();
+  }
+
+  get id(): string {
+    return this.idValue;
+  }
+
+  /** Registers, reaps the dead (taking nothing yet), and starts listening and beating. */
+  async start(): Promise<void> {
+    const now = this.clock.now();
+    await this.coordination.register({ ...this.identity(), now });
+    await this.reap(now);
+    this.unsubscribe = await this.coordination.subscribe(
+      this.idValue,
+      (signals) => this.host.onSignals(signals),
+      () => this.host.rescan(),
+    );
+    this.running = true;
+    this.lastBeatAt = now;
+    this.schedule();
+  }
+
+  /**
+   * Stops beating and listening. With `handBack` (nothing is in hand) the worker leaves and its
+   * endpoints go to the others at once; without, they wait until its heartbeat is old enough.
+   */
+  async stop(handBack: boolean): Promise<void> {
+    this.running = false;
+    if (this.timer) this.clock.clearTimer(this.timer);
+    await this.beating;
+    await this.unsubscribe?.();
+    if (!handBack) return;
+    const freed = await this.coordination.unregister(this.idValue);
+    this.owned.clear();
+    if (freed.length) await this.publish([{ kind: "released", endpointIds: freed }]);
+  }
+
+  /** The claim identity for a claim made now. */
+  claimingWorker(now: number): ClaimingWorker {
+    return {
+      id: this.idValue,
+      deadBefore: now - this.settings.deadAfterMs,
+      // Another worker won these endpoints as this claim held some of their rows: tell it (and
+      // everyone) to look for them through the endpoints' own index.
+      onContended: (endpointIds) => void this.publish([{ kind: "released", endpointIds }]),
+    };
+  }
+
+  /** Records the endpoints of claimed deliveries as ours. */
+  noteClaimed(endpointIds: Iterable<string>): void {
+    for (const id of endpointIds) this.owned.add(id);
+  }
+
+  /** The fleet as of the last heartbeat. */
+  get view(): { liveWorkers: number; ownedTotal: number } {
+    return { liveWorkers: this.liveWorkers, ownedTotal: this.ownedTotal };
+  }
+
+  /** Sends signals to the other processes; a failure is logged, never thrown. */
+  async publish(signals: readonly Signal[]): Promise<void> {
+    try {
+      await this.coordination.publish(this.idValue, signals);
+    } catch (err) {
+      this.host.log.warn({ err }, "signalling other hookline processes failed");
+    }
+  }
+
+  private identity() {
+    return { id: this.idValue, role: this.settings.role, host: this.settings.host };
+  }
+
+  private schedule(): void {
+    if (!this.running) return;
+    this.timer = this.clock.setTimer(() => {
+      this.timer = null;
+      this.beating = this.beat().finally(() => {
+        this.beating = null;
+        this.schedule();
+      });
+    }, this.settings.heartbeatMs);
+  }
+
+  private async beat(): Promise<void> {
+    const now = this.clock.now();
+    const deadBefore = now - this.settings.deadAfterMs;
+    try {
+      const ready = this.host.readyToRelease();
+      const release = [...ready.idle, ...ready.handover];
+      const hb = await this.coordination.heartbeat({ id: this.idValue, now, deadBefore, release });
+      if (!hb.alive) return await this.rejoin(now);
+      // Ours no longer: the heartbeat freed every endpoint we asked to hand back.
+      for (const id of release) this.owned.delete(id);
+      this.host.released(release);
+      // Handed over, or work arrived while an idle endpoint was being let go: others (and, for
+      // the idle ones, this worker too) take it through the endpoint's own index.
+      const handover = new Set(ready.handover);
+      const withWork = new Set([...ready.handover, ...hb.releasedWithWork]);
+      if (withWork.size) await this.publish([{ kind: "released", endpointIds: [...withWork] }]);
+      this.host.adopt(hb.releasedWithWork.filter((id) => !handover.has(id)));
+      this.liveWorkers = hb.liveWorkers;
+      this.ownedTotal = hb.ownedTotal;
+      this.host.planReleases(now, hb);
+      await this.reap(now);
+      // Should a notification ever be lost, deliveries committed since the last beat are still
+      // found: the slack covers transactions that committed late with an earlier due time.
+      this.host.poll(Math.min(this.lastBeatAt, now) - POLL_SLACK_MS);
+      this.lastBeatAt = now;
+    } catch (err) {
+      this.host.log.error({ err }, "worker heartbeat failed; trying again");
+    }
+  }
+
+  /** Declared dead while alive (a long pause): everything claimed is another's now; start over. */
+  private async rejoin(now: number): Promise<void> {
+    this.host.log.warn(
+      { workerId: this.idValue },
+      "this worker was declared dead by the others; dropping its work and joining again",
+    );
+    this.host.forgetAll();
+    this.owned.clear();
+    this.idValue = this.nextId();
+    await this.coordination.register({ ...this.identity(), now });
+  }
+
+  private async reap(now: number): Promise<void> {
+    const reaped = await this.coordination.reap(now, now - this.settings.deadAfterMs);
+    if (reaped.workers.length || reaped.deliveries) {
+      this.host.log.warn(
+        {
+          workers: reaped.workers,
+          endpoints: reaped.endpointIds.length,
+          deliveries: reaped.deliveries,
+        },
+        "took over the work of workers that stopped answering",
+      );
+    }
+    if (reaped.endpointIds.length) {
+      this.host.adopt(reaped.endpointIds);
+      await this.publish([{ kind: "released", endpointIds: reaped.endpointIds }]);
+    }
+  }
+}

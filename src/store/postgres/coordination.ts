@@ -1,0 +1,214 @@
+/**
+ * Several worker processes on one PostgreSQL: heartbeats, endpoint ownership and LISTEN/NOTIFY.
+ * See docs/architecture.md ("Several processes") for why endpoints have owners.
+ */
+import type pg from "pg";
+import type { Heartbeat, Reaped, Signal, WorkerCoordination } from "../coordination.js";
+import { all, exec, one } from "./database.js";
+
+/** NOTIFY payloads must stay under 8,000 bytes; signals are split to fit. */
+const MAX_PAYLOAD = 7_000;
+
+const SQL = {
+  register: `INSERT INTO workers (id, role, host, started_at, heartbeat_at)
+    VALUES ($1, $2, $3, $4, $4)`,
+  // The heartbeat and the release in one statement; `alive` is false if this worker was reaped.
+  heartbeat: `WITH me AS (
+      UPDATE workers SET heartbeat_at = $2 WHERE id = $1 RETURNING id
+    ), freed AS (
+      DELETE FROM endpoint_owners WHERE worker_id = $1 AND endpoint_id = ANY($4::text[])
+      RETURNING endpoint_id
+    )
+    SELECT EXISTS (SELECT 1 FROM me) AS alive,
+      (SELECT count(*) FROM workers WHERE heartbeat_at >= $3 OR id = $1) AS live,
+      -- Every part of the statement sees the tables as they were before it, so what this
+      -- heartbeat frees is taken off the counts.
+      (SELECT count(*) FROM endpoint_owners o JOIN workers w ON w.id = o.worker_id
+        WHERE w.heartbeat_at >= $3 OR w.id = $1) - (SELECT count(*) FROM freed) AS owned_total,
+      (SELECT count(*) FROM endpoint_owners WHERE worker_id = $1)
+        - (SELECT count(*) FROM freed) AS owned_by_me,
+      (SELECT coalesce(array_agg(f.endpoint_id), '{}') FROM freed f WHERE EXISTS (
+        SELECT 1 FROM deliveries d WHERE d.endpoint_id = f.endpoint_id AND d.state = 'pending'
+          AND d.next_attempt_at <= $2)) AS with_work`,
+  // Whoever deletes a dead worker's row (one reaper wins) frees what it held.
+  reap: `WITH dead AS (
+      DELETE FROM workers WHERE heartbeat_at < $2 RETURNING id
+    ), freed AS (
+      DELETE FROM endpoint_owners o
+      WHERE o.worker_id IN (SELECT id FROM dead)
+        OR NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = o.worker_id)
+      RETURNING o.endpoint_id
+    ), back AS (
+      UPDATE deliveries SET state = 'pending', lease_until = NULL, claimed_by = NULL,
+        next_attempt_at = LEAST(next_attempt_at, $1)
+      WHERE state = 'inflight'
+        AND (claimed_by IS NULL OR claimed_by IN (SELECT id FROM dead)
+          OR NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = deliveries.claimed_by))
+      RETURNING id
+    )
+    SELECT coalesce((SELECT array_agg(id) FROM dead), '{}') AS workers,
+      coalesce((SELECT array_agg(endpoint_id) FROM freed), '{}') AS endpoints,
+      (SELECT count(*) FROM back) AS deliveries`,
+  unregister: `WITH freed AS (
+      DELETE FROM endpoint_owners WHERE worker_id = $1 RETURNING endpoint_id
+    ), gone AS (DELETE FROM workers WHERE id = $1)
+    SELECT coalesce(array_agg(endpoint_id), '{}') AS endpoints FROM freed`,
+} as const;
+
+interface Envelope {
+  from: string;
+  signals: Signal[];
+}
+
+/** The PostgreSQL implementation of {@link WorkerCoordination}. */
+export class PostgresCoordination implements WorkerCoordination {
+  private readonly channel: string;
+  private readonly pool: pg.Pool;
+  private readonly connect: () => pg.Client;
+  /** The store's wrapper: migrates on first use and maps driver errors. */
+  private readonly run: <T>(fn: () => Promise<T>) => Promise<T>;
+
+  constructor(deps: {
+    pool: pg.Pool;
+    connect: () => pg.Client;
+    schema: string;
+    run: <T>(fn: () => Promise<T>) => Promise<T>;
+  }) {
+    this.pool = deps.pool;
+    this.connect = deps.connect;
+    this.run = deps.run;
+    // One channel per schema: two hooklines in one database never hear each other.
+    this.channel = `hookline_${deps.schema}`;
+  }
+
+  async register(w: { id: string; role: string; host: string; now: number }): Promise<void> {
+    await this.run(() => exec(this.pool, SQL.register, [w.id, w.role, w.host, w.now]));
+  }
+
+  async heartbeat(req: {
+    id: string;
+    now: number;
+    deadBefore: number;
+    release: readonly string[];
+  }): Promise<Heartbeat> {
+    const params = [req.id, req.now, req.deadBefore, [...req.release]];
+    const row = (await this.run(() => one(this.pool, SQL.heartbeat, params)))!;
+    return {
+      alive: Boolean(row.alive),
+      liveWorkers: Number(row.live),
+      ownedTotal: Number(row.owned_total),
+      ownedByMe: Number(row.owned_by_me),
+      releasedWithWork: (row.with_work as string[]).map(String),
+    };
+  }
+
+  async reap(now: number, deadBefore: number): Promise<Reaped> {
+    const row = (await this.run(() => one(this.pool, SQL.reap, [now, deadBefore])))!;
+    return {
+      workers: (row.workers as string[]).map(String),
+      endpointIds: (row.endpoints as string[]).map(String),
+      deliveries: Number(row.deliveries),
+    };
+  }
+
+  async unregister(id: string): Promise<string[]> {
+    const rows = await this.run(() => all(this.pool, SQL.unregister, [id]));
+    return ((rows[0]?.endpoints as string[] | undefined) ?? []).map(String);
+  }
+
+  async publish(from: string, signals: readonly Signal[]): Promise<void> {
+    for (const payload of envelopes(from, signals)) {
+      await this.run(() => this.pool.query("SELECT pg_notify($1, $2)", [this.channel, payload]));
+    }
+  }
+
+  async subscribe(
+    self: string,
+    onSignals: (signals: Signal[]) => void,
+    onGap: () => void,
+  ): Promise<() => Promise<void>> {
+    let stopped = false;
+    let client: pg.Client | null = null;
+    let retry: NodeJS.Timeout | null = null;
+    const listen = async (): Promise<void> => {
+      const c = this.connect();
+      client = c;
+      const lost = () => {
+        if (client !== c) return;
+        client = null;
+        c.removeAllListeners("notification");
+        void c.end().catch(() => undefined);
+        if (!stopped) retry = setTimeout(() => void reconnect(), 1_000);
+      };
+      c.on("error", lost);
+      c.on("end", lost);
+      c.on("notification", (n) => {
+        if (n.channel !== this.channel || !n.payload) return;
+        const envelope = parse(n.payload);
+        if (envelope && envelope.from !== self) onSignals(envelope.signals);
+      });
+      await c.connect();
+      await c.query(`LISTEN ${this.channel}`);
+    };
+    // The schema (and so the channel's meaning) exists before anyone listens.
+    await this.run(async () => undefined);
+    const reconnect = async (): Promise<void> => {
+      retry = null;
+      try {
+        await listen();
+        // Whatever was sent while nobody listened is lost: the listener scans again.
+        onGap();
+      } catch {
+        if (!stopped) retry = setTimeout(() => void reconnect(), 1_000);
+      }
+    };
+    await listen();
+    return async () => {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => undefined);
+    };
+  }
+}
+
+/** Splits signals into NOTIFY payloads that fit, coalescing wake-ups into the earliest. */
+function envelopes(from: string, signals: readonly Signal[]): string[] {
+  const out: string[] = [];
+  let wake: number | null = null;
+  const rest: Signal[] = [];
+  for (const s of signals) {
+    if (s.kind === "wake") wake = wake === null ? s.dueAt : Math.min(wake, s.dueAt);
+    else if (s.kind === "released") {
+      // Endpoint ids are short; 100 of them keep a payload well under the limit.
+      for (let i = 0; i < s.endpointIds.length; i += 100) {
+        rest.push({ kind: "released", endpointIds: s.endpointIds.slice(i, i + 100) });
+      }
+    } else rest.push(s);
+  }
+  if (wake !== null) rest.unshift({ kind: "wake", dueAt: wake });
+  let batch: Signal[] = [];
+  let size = 0;
+  for (const s of rest) {
+    const len = JSON.stringify(s).length + 1;
+    if (batch.length && size + len > MAX_PAYLOAD) {
+      out.push(JSON.stringify({ from, signals: batch } satisfies Envelope));
+      batch = [];
+      size = 0;
+    }
+    batch.push(s);
+    size += len;
+  }
+  if (batch.length) out.push(JSON.stringify({ from, signals: batch } satisfies Envelope));
+  return out;
+}
+
+function parse(payload: string): Envelope | null {
+  try {
+    const e = JSON.parse(payload) as Envelope;
+    return typeof e.from === "string" && Array.isArray(e.signals) ? e : null;
+  } catch {
+    return null;
+  }
+}

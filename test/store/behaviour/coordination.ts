@@ -1,0 +1,200 @@
+/**
+ * Stores shared by several worker processes: endpoint ownership through claims, heartbeats,
+ * reaping dead workers, handing endpoints back, and signals between processes. Two workers are
+ * two ids on one store here; the multi-process tests run real processes.
+ */
+import { describe, expect, it } from "vitest";
+import type { ClaimedDelivery, Store } from "../../../src/store/port.js";
+import type { Signal, WorkerCoordination } from "../../../src/store/coordination.js";
+import { accept, HOUR, MINUTE, SECOND, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
+
+const NOW = T0 + HOUR;
+
+function coordinationOf(store: Store): WorkerCoordination {
+  if (!store.coordination) throw new Error("this store is not shared");
+  return store.coordination;
+}
+
+async function join(store: Store, id: string, now = NOW): Promise<void> {
+  await coordinationOf(store).register({ id, role: "worker", host: "test", now });
+}
+
+function claimAs(
+  store: Store,
+  worker: string,
+  opts: { now?: number; limit?: number; endpointId?: string; contended?: string[] } = {},
+): Promise<ClaimedDelivery[]> {
+  const now = opts.now ?? NOW;
+  return store.claimDue({
+    now,
+    limit: opts.limit ?? 100,
+    excludeEndpoints: [],
+    leaseUntil: now + MINUTE,
+    endpointId: opts.endpointId,
+    worker: {
+      id: worker,
+      deadBefore: now - 10 * SECOND,
+      onContended: (ids) => opts.contended?.push(...ids),
+    },
+  });
+}
+
+export function coordinationBehaviour(t: StoreUnderTest): void {
+  describe("several workers sharing the store", () => {
+    it("a claim makes the claimer the endpoint's owner; another live worker passes it over", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}]);
+      await join(t.store, "wkr_a");
+      await join(t.store, "wkr_b");
+      for (let i = 0; i < 4; i++) await accept(t.store, app.id, { now: T0 + i });
+      const a = await claimAs(t.store, "wkr_a", { limit: 2 });
+      expect(a).toHaveLength(2);
+      // B finds the other two due, but they belong to an endpoint A owns.
+      expect(await claimAs(t.store, "wkr_b")).toEqual([]);
+      expect(await claimAs(t.store, "wkr_b", { endpointId: endpoints[0]!.id })).toEqual([]);
+      // A takes the rest, through the due index or the endpoint's own.
+      expect(await claimAs(t.store, "wkr_a", { endpointId: endpoints[0]!.id })).toHaveLength(2);
+    });
+
+    it("workers at once never split one endpoint's deliveries between them", async () => {
+      const { app } = await seedApp(t.store, [{}, {}, {}, {}, {}]);
+      const workers = ["wkr_a", "wkr_b", "wkr_c"];
+      for (const w of workers) await join(t.store, w);
+      for (let i = 0; i < 60; i++) await accept(t.store, app.id, { now: T0 + i });
+      const owner = new Map<string, string>();
+      const seen = new Set<string>();
+      for (let round = 0; round < 6; round++) {
+        const claims = await Promise.all(workers.map((w) => claimAs(t.store, w, { limit: 7 })));
+        claims.forEach((claimed, i) => {
+          for (const d of claimed) {
+            expect(seen.has(d.id)).toBe(false);
+            seen.add(d.id);
+            const first = owner.get(d.endpointId) ?? workers[i]!;
+            expect(first).toBe(workers[i]);
+            owner.set(d.endpointId, first);
+          }
+        });
+      }
+      // Every delivery was claimed, each endpoint's by one worker only.
+      for (const w of workers) {
+        for (const ep of owner.keys()) {
+          if (owner.get(ep) === w)
+            await claimAs(t.store, w, { endpointId: ep }).then((c) => {
+              for (const d of c) seen.add(d.id);
+            });
+        }
+      }
+      expect(seen.size).toBe(5 * 60);
+    });
+
+    it("a dead worker's endpoints and claimed deliveries go to the others", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}]);
+      const c = coordinationOf(t.store);
+      await join(t.store, "wkr_dead", NOW - MINUTE);
+      await join(t.store, "wkr_live");
+      for (let i = 0; i < 3; i++) await accept(t.store, app.id, { now: T0 + i });
+      const held = await claimAs(t.store, "wkr_dead", { now: NOW - MINUTE, limit: 2 });
+      expect(held).toHaveLength(2);
+      // Its heartbeat is a minute old: its endpoint may be taken by a claim right away...
+      const taken = await claimAs(t.store, "wkr_live");
+      expect(taken).toHaveLength(1);
+      // ...and reaping puts what it had claimed back, due now.
+      const reaped = await c.reap(NOW, NOW - 10 * SECOND);
+      expect(reaped.workers).toEqual(["wkr_dead"]);
+      expect(reaped.deliveries).toBe(2);
+      for (const d of held) expect((await t.store.getDelivery(d.id))?.state).toBe("pending");
+      const again = await claimAs(t.store, "wkr_live", { endpointId: endpoints[0]!.id });
+      expect(again.map((d) => d.id).sort()).toEqual(held.map((d) => d.id).sort());
+      // A reaped worker learns it at its next heartbeat.
+      const hb = await c.heartbeat({
+        id: "wkr_dead",
+        now: NOW,
+        deadBefore: NOW - 10 * SECOND,
+        release: [],
+      });
+      expect(hb.alive).toBe(false);
+    });
+
+    it("a heartbeat keeps a worker alive, counts the fleet and hands endpoints back", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const c = coordinationOf(t.store);
+      await join(t.store, "wkr_a");
+      await join(t.store, "wkr_b");
+      for (let i = 0; i < 2; i++) await accept(t.store, app.id, { now: T0 + i });
+      const [first, second] = endpoints.map((e) => e.id);
+      expect(await claimAs(t.store, "wkr_a", { endpointId: first })).toHaveLength(2);
+      expect(await claimAs(t.store, "wkr_a", { endpointId: second, limit: 1 })).toHaveLength(1);
+      const hb = await c.heartbeat({
+        id: "wkr_a",
+        now: NOW + SECOND,
+        deadBefore: NOW - 9 * SECOND,
+        release: endpoints.map((e) => e.id),
+      });
+      expect(hb).toMatchObject({ alive: true, liveWorkers: 2, ownedByMe: 0, ownedTotal: 0 });
+      // One endpoint still had a due delivery nobody claimed: it is reported for others to take.
+      expect(hb.releasedWithWork).toEqual([second]);
+      const b = await claimAs(t.store, "wkr_b", { endpointId: hb.releasedWithWork[0]! });
+      expect(b).toHaveLength(1);
+    });
+
+    it("taking an endpoint through its own index needs due work; no work, no ownership", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}]);
+      await join(t.store, "wkr_a");
+      await join(t.store, "wkr_b");
+      expect(await claimAs(t.store, "wkr_a", { endpointId: endpoints[0]!.id })).toEqual([]);
+      await accept(t.store, app.id, { now: T0 });
+      // A took nothing, so B may.
+      expect(await claimAs(t.store, "wkr_b", { endpointId: endpoints[0]!.id })).toHaveLength(1);
+    });
+
+    it("a clean stop hands every endpoint back and removes the worker", async () => {
+      const { app } = await seedApp(t.store, [{}, {}]);
+      const c = coordinationOf(t.store);
+      await join(t.store, "wkr_a");
+      await join(t.store, "wkr_b");
+      await accept(t.store, app.id, { now: T0 });
+      await claimAs(t.store, "wkr_a");
+      expect((await c.unregister("wkr_a")).length).toBe(2);
+      const hb = await c.heartbeat({
+        id: "wkr_b",
+        now: NOW,
+        deadBefore: NOW - SECOND,
+        release: [],
+      });
+      expect(hb).toMatchObject({ liveWorkers: 1, ownedTotal: 0 });
+    });
+
+    it("signals reach the other processes, not the sender, split to fit", async () => {
+      const c = coordinationOf(t.store);
+      const heardByB: Signal[] = [];
+      const heardByA: Signal[] = [];
+      const stopA = await c.subscribe(
+        "wkr_a",
+        (s) => heardByA.push(...s),
+        () => {},
+      );
+      const stopB = await c.subscribe(
+        "wkr_b",
+        (s) => heardByB.push(...s),
+        () => {},
+      );
+      try {
+        const many = Array.from({ length: 450 }, (_, i) => `ep_${String(i).padStart(26, "0")}`);
+        await c.publish("wkr_a", [
+          { kind: "wake", dueAt: 5 },
+          { kind: "wake", dueAt: 3 },
+          { kind: "endpoint", id: "ep_1" },
+          { kind: "released", endpointIds: many },
+        ]);
+        await expect.poll(() => heardByB.filter((s) => s.kind === "released").length).toBe(5);
+        expect(heardByB).toContainEqual({ kind: "wake", dueAt: 3 });
+        expect(heardByB).toContainEqual({ kind: "endpoint", id: "ep_1" });
+        const released = heardByB.flatMap((s) => (s.kind === "released" ? s.endpointIds : []));
+        expect(released).toEqual(many);
+        expect(heardByA).toEqual([]);
+      } finally {
+        await stopA();
+        await stopB();
+      }
+    });
+  });
+}
