@@ -54,7 +54,10 @@ describe("operator console: endpoints", () => {
     rx.behave(() => ({ status: 500, body: "database down" }));
     const send = page.getByRole("button", { name: "Send test event" });
     await send.click();
-    await page.getByRole("table", { name: "Recent attempts" }).getByText("500").first().waitFor();
+    await page
+      .getByRole("table", { name: "Recent attempts" })
+      .getByRole("cell", { name: "500", exact: true })
+      .waitFor();
     await send.click();
     const banner = page.getByTestId("circuit-banner");
     await banner.waitFor();
