@@ -20,6 +20,8 @@ export interface Identity {
   name: string;
   scope: ApiTokenScope;
   appId: string | null;
+  /** When the token stops working; null: never. */
+  expiresAt: number | null;
 }
 
 declare module "fastify" {
@@ -135,7 +137,7 @@ export function installAuth(
     const access =
       (routeUrl !== undefined && accessByRoute.get(`${method} ${routeUrl}`)) || "admin";
     if (access === "public") return;
-    const identity = await identify(store, request);
+    const identity = await identify(store, request, deps.clock);
     request.identity = identity;
     if (identity.scope === "admin" || access === "any") return;
     if (access === "admin") throw new ForbiddenError("this route needs an admin token");
@@ -148,7 +150,7 @@ export function installAuth(
   });
 }
 
-async function identify(store: Store, request: FastifyRequest): Promise<Identity> {
+async function identify(store: Store, request: FastifyRequest, clock: Clock): Promise<Identity> {
   const header = request.headers.authorization;
   const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   if (!match) throw new UnauthorizedError("send Authorization: Bearer <token>");
@@ -157,7 +159,7 @@ async function identify(store: Store, request: FastifyRequest): Promise<Identity
   const cache = tokenCacheFor(store);
   const now = performance.now();
   const cached = cache.get(hex, now);
-  if (cached) return cached;
+  if (cached) return unexpired(cached, clock);
   const found = await store.findApiTokenByHash(hex);
   // The lookup is by digest; comparing the digests again in constant time keeps the check itself
   // free of timing differences whatever the store's index does.
@@ -166,8 +168,22 @@ async function identify(store: Store, request: FastifyRequest): Promise<Identity
   if (!found || !same || found.revokedAt !== null) {
     throw new UnauthorizedError("the token is not valid");
   }
-  const identity = { tokenId: found.id, name: found.name, scope: found.scope, appId: found.appId };
+  const identity = {
+    tokenId: found.id,
+    name: found.name,
+    scope: found.scope,
+    appId: found.appId,
+    expiresAt: found.expiresAt ?? null,
+  };
   cache.put(hex, identity, now);
+  return unexpired(identity, clock);
+}
+
+/** The identity, unless its token has expired (a portal link past its lifetime). */
+function unexpired(identity: Identity, clock: Clock): Identity {
+  if (identity.expiresAt !== null && identity.expiresAt <= clock.now()) {
+    throw new UnauthorizedError("the token has expired");
+  }
   return identity;
 }
 

@@ -22,6 +22,9 @@ import { eventTypeRoutes } from "./routes/event-types.js";
 import { messageRoutes } from "./routes/messages.js";
 import { systemRoutes } from "./routes/system.js";
 import { tokenRoutes } from "./routes/tokens.js";
+import { dashboardDataRoutes } from "./routes/dashboard-data.js";
+import { portalAccessRoutes } from "../ui/portal-access.js";
+import { installDashboard } from "../ui/assets.js";
 
 export type { ApiDeps } from "./deps.js";
 
@@ -40,6 +43,8 @@ export function apiRoutes(deps: ApiDeps): RouteDef[] {
     ...dlqRoutes(deps),
     ...dlqJobRoutes(deps),
     ...tokenRoutes(deps),
+    ...dashboardDataRoutes(deps),
+    ...portalAccessRoutes(deps),
   );
   return routes;
 }
@@ -70,5 +75,7 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   installIdempotency(app, deps);
   registerRoutes(app, routes);
   app.server.maxHeadersCount = MAX_HEADER_COUNT;
+  // The dashboard's pages and assets (not API routes: no token, nothing in the OpenAPI document).
+  installDashboard(app);
   return app;
 }

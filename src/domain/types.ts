@@ -274,4 +274,17 @@ export interface ApiToken {
   hash: string;
   createdAt: number;
   revokedAt: number | null;
+  /** When the token stops working (a portal link's token); null or absent: never. */
+  expiresAt?: number | null;
+}
+
+/** One time bucket of an endpoint's attempts, for the dashboard's charts. */
+export interface AttemptBucket {
+  /** Start of the bucket (ms since the epoch). */
+  start: number;
+  attempts: number;
+  successes: number;
+  /** Mean and slowest attempt duration in the bucket. */
+  meanDurationMs: number;
+  maxDurationMs: number;
 }

@@ -24,6 +24,7 @@ import type {
   ReplayJobState,
   ReplaySelection,
   RetryAfterUse,
+  AttemptBucket,
 } from "../domain/types.js";
 import type { CircuitTransition } from "../engine/breaker.js";
 
@@ -86,6 +87,8 @@ export interface NewMessage {
   dueAt: number;
   /** Makes a delivery id; called once per chosen endpoint. */
   newDeliveryId: () => string;
+  /** Only this endpoint may receive it (a test event sent to one endpoint). */
+  onlyEndpointId?: string;
 }
 
 export interface AcceptResult {
@@ -384,6 +387,15 @@ export interface Store {
     limit: number,
   ): Promise<(CircuitTransition & { endpointId: string })[]>;
   getEndpointStats(endpointId: string): Promise<EndpointStats>;
+  /**
+   * The endpoint's attempts at or after `since`, counted in buckets of `bucketMs` aligned to the
+   * epoch, oldest first; empty buckets are left out.
+   */
+  attemptBuckets(q: {
+    endpointId: string;
+    since: number;
+    bucketMs: number;
+  }): Promise<AttemptBucket[]>;
 
   listAttempts(q: AttemptQuery): Promise<Page<Attempt>>;
   findAttempt(appId: string, attemptId: string): Promise<Attempt | null>;
@@ -419,6 +431,8 @@ export interface Store {
 
   createReplayJob(job: NewReplayJob): Promise<ReplayJob>;
   getReplayJob(id: string): Promise<ReplayJob | null>;
+  /** Jobs, newest first by default, a page at a time. */
+  listReplayJobs(q: PageQuery): Promise<Page<ReplayJob>>;
   /**
    * Takes up to `limit` jobs to run: scheduled ones now due (they become running) and running
    * ones nobody holds (lease expired or released); leases them until `leaseUntil`.

@@ -67,6 +67,11 @@ const EXPECTED: [string, string][] = [
   ["post", "/api/v1/tokens"],
   ["get", "/api/v1/tokens"],
   ["delete", "/api/v1/tokens/{token_id}"],
+  ["post", "/api/v1/app/{app_id}/endpoint/{endpoint_id}/send-example"],
+  ["get", "/api/v1/app/{app_id}/endpoint/{endpoint_id}/stats"],
+  ["get", "/api/v1/dlq/replay"],
+  ["post", "/api/v1/auth/app-portal-access/{app_id}"],
+  ["post", "/api/v1/auth/app/{app_id}/expire-all"],
 ];
 
 const EXTENSIONS = [
@@ -86,6 +91,7 @@ const EXTENSIONS = [
   "/api/v1/dlq/replay/{job_id}/cancel",
   "/api/v1/tokens",
   "/api/v1/tokens/{token_id}",
+  "/api/v1/app/{app_id}/endpoint/{endpoint_id}/stats",
 ];
 
 describe("the OpenAPI document", () => {

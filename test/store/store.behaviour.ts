@@ -7,6 +7,7 @@ import type { Store } from "../../src/store/port.js";
 import { apiTokenBehaviour } from "./behaviour/api-tokens.js";
 import { catalogueBehaviour } from "./behaviour/catalogue.js";
 import { circuitBehaviour } from "./behaviour/circuits.js";
+import { dashboardBehaviour } from "./behaviour/dashboard.js";
 import { claimingBehaviour } from "./behaviour/claiming.js";
 import { coordinationBehaviour } from "./behaviour/coordination.js";
 import { deadLetterBehaviour } from "./behaviour/dlq.js";
@@ -70,6 +71,7 @@ export function storeBehaviour(
     pruningBehaviour(t);
     apiTokenBehaviour(t);
     sealingBehaviour(t);
+    dashboardBehaviour(t);
     // Only stores several processes may share have workers to coordinate.
     if (options.shared) coordinationBehaviour(t);
   });

@@ -40,6 +40,8 @@ const ApiTokenOut = z.object({
   appId: z.string().nullable(),
   createdAt: Timestamp,
   revokedAt: Timestamp.nullable(),
+  /** When it stops working (customer portal links); null: never. */
+  expiresAt: Timestamp.nullable(),
 });
 
 const ApiTokenCreatedOut = ApiTokenOut.extend({
@@ -55,6 +57,7 @@ const apiTokenOut = (t: ApiToken): z.output<typeof ApiTokenOut> => ({
   appId: t.appId,
   createdAt: iso(t.createdAt),
   revokedAt: iso(t.revokedAt),
+  expiresAt: iso(t.expiresAt ?? null),
 });
 
 /** /api/v1/tokens: admin tokens only (the default for routes outside an application). */

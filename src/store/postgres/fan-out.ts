@@ -7,6 +7,7 @@ import type { Row } from "./database.js";
  * a channel with it.
  */
 export function matches(ep: Row, msg: NewMessage): boolean {
+  if (msg.onlyEndpointId !== undefined && ep.id !== msg.onlyEndpointId) return false;
   const types = ep.filter_types as string[] | null;
   if (types && types.length && !types.includes(msg.eventType)) return false;
   const channels = ep.channels as string[] | null;

@@ -366,4 +366,13 @@ ALTER TABLE deliveries ADD COLUMN claimed_by TEXT COLLATE "C";
 CREATE INDEX deliveries_claimed_by ON deliveries (claimed_by) WHERE state = 'inflight';
 `,
   },
+  {
+    // Version numbers are handed out per change, so the ledger may have gaps.
+    version: 6,
+    name: "API token expiry",
+    sql: `
+-- A token may stop working at a set time (customer portal links); NULL means never.
+ALTER TABLE api_tokens ADD COLUMN expires_at BIGINT;
+`,
+  },
 ];

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type {
   ApiToken,
+  AttemptBucket,
   Application,
   Attempt,
   CircuitRecord,
@@ -56,6 +57,7 @@ import { History } from "./history.js";
 import { migrate } from "./migrate.js";
 import { ReplayJobs } from "./replay-jobs.js";
 import { resealBatch, verifySealing } from "./reseal.js";
+import { DashboardQueries } from "./dashboard.js";
 import { Retention } from "./retention.js";
 
 type EnqueueJobReplays = Parameters<Store["enqueueJobReplays"]>[0];
@@ -77,6 +79,7 @@ export class PostgresStore implements Store {
   private readonly history: History;
   private readonly deadLetters: DeadLetters;
   private readonly replayJobs: ReplayJobs;
+  private readonly dashboard: DashboardQueries;
   private readonly retention: Retention;
   private readonly apiTokens: ApiTokens;
   private readonly sealing: Sealing;
@@ -94,6 +97,7 @@ export class PostgresStore implements Store {
     this.deliveries = new Deliveries(this.pool, this.deadLetters);
     this.history = new History(this.pool);
     this.replayJobs = new ReplayJobs(this.pool, this.deadLetters);
+    this.dashboard = new DashboardQueries(this.pool);
     this.retention = new Retention(this.pool);
     this.apiTokens = new ApiTokens(this.pool);
     this.coordination = new PostgresCoordination({
@@ -307,6 +311,14 @@ export class PostgresStore implements Store {
     return this.run(() => this.history.getEndpointStats(endpointId));
   }
 
+  async attemptBuckets(q: {
+    endpointId: string;
+    since: number;
+    bucketMs: number;
+  }): Promise<AttemptBucket[]> {
+    return this.run(() => this.dashboard.attemptBuckets(q));
+  }
+
   // ---- read models --------------------------------------------------------------------------
 
   async listAttempts(q: AttemptQuery): Promise<Page<Attempt>> {
@@ -365,6 +377,10 @@ export class PostgresStore implements Store {
 
   async getReplayJob(id: string): Promise<ReplayJob | null> {
     return this.run(() => this.replayJobs.get(id));
+  }
+
+  async listReplayJobs(q: PageQuery): Promise<Page<ReplayJob>> {
+    return this.run(() => this.dashboard.listReplayJobs(q));
   }
 
   async claimReplayJobs(req: {

@@ -6,6 +6,7 @@ import type { Row } from "./rows.js";
  * any, names the message's type, and its channel filter, if any, shares a channel with it.
  */
 export function matches(ep: Row, msg: NewMessage): boolean {
+  if (msg.onlyEndpointId !== undefined && ep.id !== msg.onlyEndpointId) return false;
   const types = ep.filter_types == null ? null : (JSON.parse(String(ep.filter_types)) as string[]);
   if (types && types.length && !types.includes(msg.eventType)) return false;
   const channels = ep.channels == null ? null : (JSON.parse(String(ep.channels)) as string[]);

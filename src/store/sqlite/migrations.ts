@@ -327,4 +327,13 @@ CREATE TABLE api_tokens (
 );
 `,
   },
+  {
+    // Version numbers are handed out per change, so the ledger may have gaps.
+    version: 6,
+    name: "API token expiry",
+    sql: `
+-- A token may stop working at a set time (customer portal links); NULL means never.
+ALTER TABLE api_tokens ADD COLUMN expires_at INTEGER;
+`,
+  },
 ];

@@ -1,6 +1,7 @@
 import type { Database as Db } from "better-sqlite3";
 import type {
   ApiToken,
+  AttemptBucket,
   Application,
   Attempt,
   CircuitRecord,
@@ -55,6 +56,7 @@ import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.
 import { History } from "./history.js";
 import { ReplayJobs } from "./replay-jobs.js";
 import { resealBatch, verifySealing } from "./reseal.js";
+import { DashboardQueries } from "./dashboard.js";
 import { Retention } from "./retention.js";
 import { prepareStatements } from "./statements.js";
 
@@ -76,6 +78,7 @@ export class SqliteStore implements Store {
   private readonly history: History;
   private readonly deadLetters: DeadLetters;
   private readonly replayJobs: ReplayJobs;
+  private readonly dashboard: DashboardQueries;
   private readonly retention: Retention;
   private readonly apiTokens: ApiTokens;
 
@@ -92,6 +95,7 @@ export class SqliteStore implements Store {
     this.deliveries = new Deliveries(this.db, s.deliveries, this.deadLetters);
     this.history = new History(this.db, s.history);
     this.replayJobs = new ReplayJobs(this.db, s.replayJobs, this.deadLetters);
+    this.dashboard = new DashboardQueries(this.db);
     this.retention = new Retention(this.db);
     this.apiTokens = new ApiTokens(this.db);
     this.accepts = new AcceptBatcher(
@@ -288,6 +292,14 @@ export class SqliteStore implements Store {
     return this.run(() => this.history.getEndpointStats(endpointId));
   }
 
+  async attemptBuckets(q: {
+    endpointId: string;
+    since: number;
+    bucketMs: number;
+  }): Promise<AttemptBucket[]> {
+    return this.run(() => this.dashboard.attemptBuckets(q));
+  }
+
   // ---- read models --------------------------------------------------------------------------
 
   async listAttempts(q: AttemptQuery): Promise<Page<Attempt>> {
@@ -346,6 +358,10 @@ export class SqliteStore implements Store {
 
   async getReplayJob(id: string): Promise<ReplayJob | null> {
     return this.run(() => this.replayJobs.get(id));
+  }
+
+  async listReplayJobs(q: PageQuery): Promise<Page<ReplayJob>> {
+    return this.run(() => this.dashboard.listReplayJobs(q));
   }
 
   async claimReplayJobs(req: {

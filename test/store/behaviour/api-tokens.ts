@@ -17,6 +17,7 @@ function aToken(overrides: Partial<ApiToken> = {}): ApiToken {
     hash: hashOf(newId("tok")),
     createdAt: T0,
     revokedAt: null,
+    expiresAt: null,
     ...overrides,
   };
 }

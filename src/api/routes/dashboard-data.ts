@@ -1,0 +1,182 @@
+/**
+ * Routes the dashboard needs beyond the rest of the API: Svix's send-example (a test event to one
+ * endpoint), an endpoint's attempts over time for its charts, and the list of bulk replay jobs.
+ */
+import { z } from "zod";
+import { ValidationError } from "../../errors.js";
+import { newId } from "../../ids.js";
+import type { ApiDeps } from "../deps.js";
+import { requireApp, requireEndpoint } from "../lookup.js";
+import { defineRoute, ok, type RouteDef } from "../route.js";
+import { HttpError, HttpValidationError, iso, listAnswer, listOf } from "../schemas/common.js";
+import { ReplayJobOut, replayJobOut } from "../schemas/dead-letter.js";
+import { MessageOut, messageJson } from "../schemas/message.js";
+import { EventTypeName, ListQuery } from "../validation.js";
+import { DLQ_TAG } from "./dlq.js";
+
+const EventExampleIn = z.object({
+  eventType: EventTypeName,
+  exampleIndex: z.int().min(0).max(1_000).optional(),
+});
+
+const MINUTE = 60_000;
+
+const StatsQuery = z.object({
+  /** How far back, in minutes (default one hour, at most a week). */
+  minutes: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(60),
+  /** Bucket width in seconds (default one minute); at most 500 buckets in the window. */
+  bucket_seconds: z.coerce.number().int().min(10).max(86_400).default(60),
+});
+
+const AttemptBucketOut = z.object({
+  start: z.iso.datetime(),
+  attempts: z.int(),
+  successes: z.int(),
+  successRate: z.number(),
+  meanDurationMs: z.int(),
+  maxDurationMs: z.int(),
+});
+const EndpointStatsOut = z.object({
+  since: z.iso.datetime(),
+  bucketSeconds: z.int(),
+  buckets: z.array(AttemptBucketOut),
+});
+
+/** The example payload an event type's schema offers (Svix keeps them under `schemas["1"]`). */
+function examplesOf(schemas: unknown): unknown[] {
+  const v1 = (schemas as Record<string, { examples?: unknown }> | null)?.["1"];
+  return Array.isArray(v1?.examples) ? v1.examples : [];
+}
+
+/** send-example, endpoint stats and the replay job list. */
+export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
+  const { store, clock, engine } = deps;
+  const epPath = "/api/v1/app/{app_id}/endpoint/{endpoint_id}";
+  const notFound = { description: "No such application or endpoint", schema: HttpError };
+  return [
+    defineRoute({
+      method: "POST",
+      path: `${epPath}/send-example`,
+      operationId: "v1.endpoint.send-example",
+      summary:
+        "Send a test event to this endpoint only: the event type's example payload, or a small " +
+        "`{ type, data }` object when the type has none",
+      tag: "Endpoint",
+      body: EventExampleIn,
+      responses: {
+        202: { description: "The test message, queued", schema: MessageOut },
+        404: notFound,
+        422: { description: "Invalid input", schema: HttpValidationError },
+      },
+      handler: async ({ params, body }) => {
+        const app = await requireApp(store, params.app_id!);
+        const ep = await requireEndpoint(store, app, params.endpoint_id!);
+        const examples = examplesOf((await store.findEventType(body.eventType))?.schemas ?? null);
+        const index = body.exampleIndex ?? 0;
+        if (body.exampleIndex !== undefined && index >= examples.length) {
+          throw new ValidationError([
+            {
+              loc: ["body", "exampleIndex"],
+              msg: `the event type has ${examples.length} example(s)`,
+              type: "value_error",
+            },
+          ]);
+        }
+        const now = clock.now();
+        const payload = examples[index] ?? {
+          type: body.eventType,
+          data: { test: true, sentAt: iso(now) },
+        };
+        const result = await store.acceptMessage({
+          id: newId("msg", now),
+          appId: app.id,
+          eventType: body.eventType,
+          eventId: null,
+          channels: null,
+          tags: ["hookline.test"],
+          payload: Buffer.from(JSON.stringify(payload), "utf8"),
+          now,
+          dueAt: now,
+          newDeliveryId: () => newId("dlv", now),
+          onlyEndpointId: ep.id,
+        });
+        if (result.deliveries === 0) {
+          throw new ValidationError([
+            {
+              loc: ["body", "eventType"],
+              msg: "the endpoint does not take this event type (or is disabled)",
+              type: "value_error",
+            },
+          ]);
+        }
+        engine.wake(now);
+        return { status: 202, json: messageJson(result.message, true) };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${epPath}/stats`,
+      operationId: "hookline.endpoint.stats",
+      summary: "The endpoint's attempts over time: count, success rate and duration per bucket",
+      tag: "Endpoint",
+      extension: true,
+      query: StatsQuery,
+      responses: {
+        200: {
+          description: "Buckets, oldest first; empty ones left out",
+          schema: EndpointStatsOut,
+        },
+        404: notFound,
+        422: { description: "Invalid input", schema: HttpValidationError },
+      },
+      handler: async ({ params, query }) => {
+        const app = await requireApp(store, params.app_id!);
+        const ep = await requireEndpoint(store, app, params.endpoint_id!);
+        const bucketMs = query.bucket_seconds * 1_000;
+        if ((query.minutes * MINUTE) / bucketMs > 500) {
+          throw new ValidationError([
+            {
+              loc: ["query", "bucket_seconds"],
+              msg: "too narrow for the window: at most 500 buckets",
+              type: "value_error",
+            },
+          ]);
+        }
+        const since = Math.floor((clock.now() - query.minutes * MINUTE) / bucketMs) * bucketMs;
+        const buckets = await store.attemptBuckets({ endpointId: ep.id, since, bucketMs });
+        return ok({
+          since: iso(since),
+          bucketSeconds: query.bucket_seconds,
+          buckets: buckets.map((b) => ({
+            ...b,
+            start: iso(b.start),
+            successRate: b.attempts ? b.successes / b.attempts : 0,
+          })),
+        });
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/api/v1/dlq/replay",
+      operationId: "hookline.dlq.replay-job-list",
+      summary: "Bulk replay jobs, newest first unless `order=ascending`",
+      tag: DLQ_TAG,
+      extension: true,
+      query: ListQuery,
+      responses: { 200: { description: "A page of jobs", schema: listOf(ReplayJobOut) } },
+      handler: async ({ query }) => {
+        const page = await store.listReplayJobs({
+          limit: query.limit,
+          iterator: query.iterator ?? null,
+          order: query.order ?? "descending",
+        });
+        return ok(listAnswer({ ...page, data: page.data.map(replayJobOut) }));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,41 @@
+/** Read-only queries behind the dashboard's pages: replay job lists and attempt charts. */
+import type pg from "pg";
+import type { AttemptBucket, ReplayJob } from "../../domain/types.js";
+import type { Page, PageQuery } from "../port.js";
+import { bucketFromRow } from "../attempt-bucket-row.js";
+import { all, Params } from "./database.js";
+import { paginate } from "./pagination.js";
+import { replayJobFromRow } from "./rows.js";
+
+/** Dashboard queries; `PostgresStore` wraps each call in its error mapping. */
+export class DashboardQueries {
+  constructor(private readonly pool: pg.Pool) {}
+
+  listReplayJobs(q: PageQuery): Promise<Page<ReplayJob>> {
+    return paginate(
+      this.pool,
+      { select: "SELECT * FROM replay_jobs", where: [], params: new Params() },
+      "id",
+      q,
+      replayJobFromRow,
+      (j) => j.id,
+    );
+  }
+
+  async attemptBuckets(q: {
+    endpointId: string;
+    since: number;
+    bucketMs: number;
+  }): Promise<AttemptBucket[]> {
+    const rows = await all(
+      this.pool,
+      `SELECT (at / $1::bigint) * $1::bigint AS start, count(*) AS attempts,
+         sum(CASE WHEN outcome = 'success' THEN 1 ELSE 0 END) AS successes,
+         avg(duration_ms) AS mean_ms, max(duration_ms) AS max_ms
+       FROM attempts WHERE endpoint_id = $2 AND at >= $3
+       GROUP BY 1 ORDER BY 1`,
+      [Math.trunc(q.bucketMs), q.endpointId, q.since],
+    );
+    return rows.map(bucketFromRow);
+  }
+}

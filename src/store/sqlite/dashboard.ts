@@ -1,0 +1,36 @@
+/** Read-only queries behind the dashboard's pages: replay job lists and attempt charts. */
+import type { Database as Db } from "better-sqlite3";
+import type { AttemptBucket, ReplayJob } from "../../domain/types.js";
+import { bucketFromRow } from "../attempt-bucket-row.js";
+import type { Page, PageQuery } from "../port.js";
+import { paginate } from "./pagination.js";
+import { replayJobFromRow, type Row } from "./rows.js";
+
+/** Synchronous dashboard queries; `SqliteStore` wraps each call in its error mapping. */
+export class DashboardQueries {
+  constructor(private readonly db: Db) {}
+
+  listReplayJobs(q: PageQuery): Page<ReplayJob> {
+    return paginate(
+      this.db,
+      { select: "SELECT * FROM replay_jobs", where: [], params: [] },
+      "id",
+      q,
+      replayJobFromRow,
+      (j) => j.id,
+    );
+  }
+
+  attemptBuckets(q: { endpointId: string; since: number; bucketMs: number }): AttemptBucket[] {
+    const rows = this.db
+      .prepare(
+        `SELECT (at / CAST(@bucket AS INTEGER)) * CAST(@bucket AS INTEGER) AS start, count(*) AS attempts,
+           sum(CASE WHEN outcome = 'success' THEN 1 ELSE 0 END) AS successes,
+           avg(duration_ms) AS mean_ms, max(duration_ms) AS max_ms
+         FROM attempts WHERE endpoint_id = @endpoint AND at >= @since
+         GROUP BY start ORDER BY start`,
+      )
+      .all({ bucket: Math.trunc(q.bucketMs), endpoint: q.endpointId, since: q.since }) as Row[];
+    return rows.map(bucketFromRow);
+  }
+}

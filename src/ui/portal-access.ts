@@ -1,0 +1,119 @@
+/**
+ * The customer portal's way in (Svix-compatible): an admin asks for a link for one application and
+ * gets a URL carrying a fresh application-scoped token that expires. The token travels in the URL
+ * fragment, which browsers never send to a server, so it does not end up in access logs.
+ */
+import { z } from "zod";
+import { newPlainToken, tokenCacheFor, tokenDigest } from "../api/auth.js";
+import type { ApiDeps } from "../api/deps.js";
+import { requireApp } from "../api/lookup.js";
+import { defineRoute, noContent, ok, type RouteDef } from "../api/route.js";
+import { HttpError, HttpValidationError } from "../api/schemas/common.js";
+import { Uid } from "../api/validation.js";
+import { newId } from "../ids.js";
+
+/** A week, Svix's default lifetime for a portal link. */
+const DEFAULT_EXPIRY_SECONDS = 7 * 24 * 3600;
+const MAX_EXPIRY_SECONDS = 30 * 24 * 3600;
+
+const NOT_SUPPORTED = "not supported by hookline: a portal link grants its whole application";
+
+const AppPortalAccessIn = z
+  .object({
+    /** Seconds until the link stops working. */
+    expiry: z.int().min(60).max(MAX_EXPIRY_SECONDS).nullable().optional(),
+    /** Recorded in the token's name, so an operator can tell portal sessions apart. */
+    sessionId: Uid.nullable().optional(),
+    featureFlags: z.array(z.string().max(256)).max(50).optional(),
+    readOnly: z.literal(false, { error: NOT_SUPPORTED }).nullable().optional(),
+    capabilities: z.array(z.string()).max(0, { error: NOT_SUPPORTED }).nullable().optional(),
+  })
+  .optional();
+
+const ApplicationTokenExpireIn = z
+  .object({
+    expiry: z
+      .literal(0, { error: "not supported by hookline: portal tokens are revoked at once" })
+      .nullable()
+      .optional(),
+    /** Only the links made with these session ids; all of the application's links if absent. */
+    sessionIds: z.array(Uid).max(1_000).optional(),
+  })
+  .optional();
+
+/** The token name a portal link gets, which is how expire-all finds it again. */
+const portalTokenName = (sessionId: string | null | undefined): string =>
+  sessionId ? `portal:${sessionId}` : "portal";
+
+const AppPortalAccessOut = z.object({
+  url: z.string(),
+  token: z.string(),
+});
+
+/** Portal links: creating one, and revoking an application's (admin tokens only). */
+export function portalAccessRoutes(deps: ApiDeps): RouteDef[] {
+  const { store, clock, config } = deps;
+  return [
+    defineRoute({
+      method: "POST",
+      path: "/api/v1/auth/app-portal-access/{app_id}",
+      operationId: "v1.authentication.app-portal-access",
+      summary:
+        "A customer portal link for one application: its URL carries an application-scoped " +
+        "token that expires after `expiry` seconds (a week by default)",
+      tag: "Authentication",
+      body: AppPortalAccessIn,
+      responses: {
+        200: { description: "The link and its token", schema: AppPortalAccessOut },
+        404: { description: "No such application", schema: HttpError },
+        422: { description: "Invalid input", schema: HttpValidationError },
+      },
+      handler: async ({ params, body, request }) => {
+        const app = await requireApp(store, params.app_id!);
+        const now = clock.now();
+        const plain = newPlainToken("app");
+        await store.createApiToken({
+          id: newId("tok", now),
+          name: portalTokenName(body?.sessionId),
+          scope: "app",
+          appId: app.id,
+          hash: tokenDigest(plain).toString("hex"),
+          createdAt: now,
+          revokedAt: null,
+          expiresAt: now + (body?.expiry ?? DEFAULT_EXPIRY_SECONDS) * 1_000,
+        });
+        const base = config.publicUrl ?? `${request.protocol}://${request.host}`;
+        const fragment = new URLSearchParams({ app: app.id, token: plain });
+        return ok({ url: `${base.replace(/\/$/, "")}/portal/#${fragment}`, token: plain });
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/api/v1/auth/app/{app_id}/expire-all",
+      operationId: "v1.authentication.expire-all",
+      summary:
+        "Revoke the application's portal links at once (those of `sessionIds` only, when given); " +
+        "its other API tokens are kept",
+      tag: "Authentication",
+      body: ApplicationTokenExpireIn,
+      responses: {
+        204: { description: "Revoked" },
+        404: { description: "No such application", schema: HttpError },
+        422: { description: "Invalid input", schema: HttpValidationError },
+      },
+      handler: async ({ params, body }) => {
+        const app = await requireApp(store, params.app_id!);
+        const names = body?.sessionIds ? new Set(body.sessionIds.map(portalTokenName)) : null;
+        const isPortal = (name: string) =>
+          names ? names.has(name) : name === "portal" || name.startsWith("portal:");
+        const now = clock.now();
+        for (const t of await store.listApiTokens()) {
+          if (t.appId !== app.id || t.revokedAt !== null || !isPortal(t.name)) continue;
+          await store.revokeApiToken(t.id, now);
+        }
+        tokenCacheFor(store).clear();
+        return noContent();
+      },
+    }),
+  ];
+}

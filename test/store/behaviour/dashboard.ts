@@ -1,0 +1,128 @@
+/**
+ * What the dashboard reads and writes through the store: expiring tokens, a test event sent to
+ * one endpoint only, the list of replay jobs and attempt buckets for charts.
+ */
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { newId } from "../../../src/ids.js";
+import {
+  accept,
+  aFailedAttempt,
+  anAttempt,
+  claimAll,
+  HOUR,
+  MINUTE,
+  outcomeFor,
+  SECOND,
+  seedApp,
+  T0,
+  type StoreUnderTest,
+} from "./fixtures.js";
+
+const hashOf = (plain: string): string => createHash("sha256").update(plain).digest("hex");
+
+export function dashboardBehaviour(t: StoreUnderTest): void {
+  describe("dashboard reads", () => {
+    it("keeps a token's expiry, and null for a token that never expires", async () => {
+      const base = { scope: "app" as const, appId: "app_x", createdAt: T0, revokedAt: null };
+      const portal = await t.store.createApiToken({
+        ...base,
+        id: newId("tok", T0),
+        name: "portal",
+        hash: hashOf("portal"),
+        expiresAt: T0 + HOUR,
+      });
+      await t.store.createApiToken({
+        ...base,
+        id: newId("tok", T0),
+        name: "ci",
+        hash: hashOf("ci"),
+      });
+      expect(portal.expiresAt).toBe(T0 + HOUR);
+      expect((await t.store.findApiTokenByHash(hashOf("portal")))?.expiresAt).toBe(T0 + HOUR);
+      expect((await t.store.findApiTokenByHash(hashOf("ci")))?.expiresAt).toBeNull();
+    });
+
+    it("a message for one endpoint is delivered to that endpoint only", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const only = endpoints[1]!.id;
+      const result = await accept(t.store, app.id, { onlyEndpointId: only });
+      expect(result.deliveries).toBe(1);
+      const claimed = await claimAll(t.store, T0);
+      expect(claimed.map((d) => d.endpointId)).toEqual([only]);
+    });
+
+    it("lists replay jobs a page at a time, newest first when asked", async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const job = await t.store.createReplayJob({
+          id: newId("job", T0 + i * SECOND),
+          task: "dlq.replay",
+          selection: { endpointId: "ep_x" },
+          ratePerSecond: 5,
+          canarySize: 0,
+          canaryThreshold: 0.9,
+          startAt: T0,
+          createdBy: "ops",
+          note: null,
+          now: T0 + i * SECOND,
+        });
+        ids.push(job.id);
+      }
+      const first = await t.store.listReplayJobs({ limit: 2, order: "descending" });
+      expect(first.data.map((j) => j.id)).toEqual([ids[2], ids[1]]);
+      expect(first.done).toBe(false);
+      const rest = await t.store.listReplayJobs({
+        limit: 2,
+        order: "descending",
+        iterator: first.iterator,
+      });
+      expect(rest.data.map((j) => j.id)).toEqual([ids[0]]);
+      expect(rest.done).toBe(true);
+    });
+
+    it("counts an endpoint's attempts in time buckets, with mean and slowest duration", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [ep, other] = endpoints.map((e) => e.id);
+      for (let i = 0; i < 3; i++) await accept(t.store, app.id);
+      const claimed = await claimAll(t.store, T0);
+      const mine = claimed.filter((d) => d.endpointId === ep);
+      const at = [T0 + 10 * SECOND, T0 + 20 * SECOND, T0 + MINUTE + 5 * SECOND];
+      await t.store.recordAttempts([
+        outcomeFor(mine[0]!, {
+          at: at[0]!,
+          attempt: anAttempt(at[0]!, { durationMs: 100 }),
+          next: { kind: "succeeded" },
+        }),
+        outcomeFor(mine[1]!, {
+          at: at[1]!,
+          attempt: aFailedAttempt(at[1]!, { durationMs: 300 }),
+          next: { kind: "retry", at: T0 + HOUR, delayMs: HOUR },
+        }),
+        outcomeFor(mine[2]!, {
+          at: at[2]!,
+          attempt: anAttempt(at[2]!, { durationMs: 50 }),
+          next: { kind: "succeeded" },
+        }),
+        ...claimed
+          .filter((d) => d.endpointId === other)
+          .map((d) => outcomeFor(d, { at: at[0]!, next: { kind: "succeeded" } })),
+      ]);
+      const buckets = await t.store.attemptBuckets({
+        endpointId: ep!,
+        since: T0,
+        bucketMs: MINUTE,
+      });
+      expect(buckets).toEqual([
+        { start: T0, attempts: 2, successes: 1, meanDurationMs: 200, maxDurationMs: 300 },
+        { start: T0 + MINUTE, attempts: 1, successes: 1, meanDurationMs: 50, maxDurationMs: 50 },
+      ]);
+      const later = await t.store.attemptBuckets({
+        endpointId: ep!,
+        since: T0 + MINUTE,
+        bucketMs: MINUTE,
+      });
+      expect(later.map((b) => b.attempts)).toEqual([1]);
+    });
+  });
+}

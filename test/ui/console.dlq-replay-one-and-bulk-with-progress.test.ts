@@ -1,0 +1,73 @@
+/**
+ * The dead-letter queue in the operator console: groups with counts, one-click replay of a record
+ * that then shows resolved, and a bulk replay by time window whose progress view runs to the end.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, screenshot, signIn } from "../support/browser.js";
+import { anEndpoint, deadLetters, PATIENT_BREAKER, type RecordOut } from "../support/dlq.js";
+import { startHookline, type TestHookline } from "../support/hookline.js";
+import { Receiver } from "../support/receiver.js";
+
+describe("operator console: dead letters", () => {
+  let h: TestHookline;
+  let rx: Receiver;
+  let browser: Browser;
+  let page: Page;
+  let records: RecordOut[];
+  beforeAll(async () => {
+    h = await startHookline({ overrides: { breaker: PATIENT_BREAKER } });
+    rx = await Receiver.start(() => ({ status: 503, body: "maintenance" }));
+    const ep = await anEndpoint(h, rx.url("/orders"));
+    records = await deadLetters(h, ep, 3);
+    // The receiver is back: replays will succeed.
+    rx.behave(() => ({ status: 200, body: "ok" }));
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page, h.url, h.token);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await rx?.close();
+    await h?.stop();
+  });
+
+  it("groups open records and replays one with one click", async () => {
+    await page.getByRole("navigation").getByRole("link", { name: "Dead letters" }).click();
+    const groups = page.getByRole("table", { name: "Groups of open records" });
+    await groups.getByRole("cell", { name: "exhausted", exact: true }).waitFor();
+    // One group: three open, none replaying.
+    await groups.getByRole("cell", { name: "3", exact: true }).waitFor();
+    await groups.getByRole("cell", { name: "0", exact: true }).waitFor();
+    await screenshot(page, "dlq");
+
+    const first = records[0]!;
+    await page.getByRole("button", { name: `Replay ${first.id}` }).click();
+    await page.getByText("Replay succeeded").waitFor();
+    await page.getByRole("link", { name: first.id }).waitFor({ state: "detached" });
+
+    await page.goto(`${h.url}/ui/#/dlq/${first.id}`);
+    await page.getByTestId("dlq-state").getByText("resolved").waitFor();
+    await page
+      .getByRole("table", { name: /Every attempt/ })
+      .getByRole("cell", { name: "replay", exact: true })
+      .waitFor();
+    await screenshot(page, "dlq-record");
+  });
+
+  it("bulk-replays the rest by time window, canary first, with live progress", async () => {
+    await page.goto(`${h.url}/ui/#/dlq`);
+    await page.getByLabel("Canary size").fill("1");
+    await page.getByRole("button", { name: "Start bulk replay" }).click();
+    await page.getByRole("heading", { name: /Bulk replay job_/ }).waitFor();
+    await page.getByTestId("job-state").getByText("completed").waitFor();
+    expect(await page.getByTestId("job-progress").textContent()).toContain("2 of 2 done");
+    // Three first attempts, one single replay, two replays by the job.
+    expect(rx.on("/orders")).toHaveLength(6);
+    await screenshot(page, "replay-job");
+
+    await page.getByRole("navigation").getByRole("link", { name: "Replay jobs" }).click();
+    await page.getByRole("table", { name: "Newest first" }).getByText("completed").waitFor();
+    await screenshot(page, "replay-jobs");
+  });
+});

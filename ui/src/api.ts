@@ -1,0 +1,83 @@
+/**
+ * The dashboard's only way to hookline: the same JSON API every client uses, with the token held
+ * in sessionStorage (gone when the tab closes) and sent as a Bearer header.
+ */
+
+const TOKEN_KEY = "hookline.token";
+const APP_KEY = "hookline.portalApp";
+
+/** An API answer that was not 2xx, with hookline's explanation. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const session = {
+  token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  portalApp: (): string | null => sessionStorage.getItem(APP_KEY),
+  signIn(token: string, portalApp: string | null = null): void {
+    sessionStorage.setItem(TOKEN_KEY, token);
+    if (portalApp) sessionStorage.setItem(APP_KEY, portalApp);
+    else sessionStorage.removeItem(APP_KEY);
+  },
+  signOut(): void {
+    sessionStorage.removeItem(TOKEN_KEY);
+    sessionStorage.removeItem(APP_KEY);
+  },
+};
+
+let onUnauthorized: () => void = () => {};
+/** What to do when the token stops working (expired portal link, revoked token). */
+export const whenUnauthorized = (fn: () => void): void => {
+  onUnauthorized = fn;
+};
+
+/** Calls the API; a 4xx/5xx becomes an ApiError carrying the server's detail. */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { authorization: `Bearer ${session.token() ?? ""}` };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  const json: unknown = text ? JSON.parse(text) : null;
+  if (res.status === 401) onUnauthorized();
+  if (!res.ok) throw new ApiError(res.status, describe(json, res.status));
+  return json as T;
+}
+
+/** GET that answers null on 404 (an optional API, or something deleted meanwhile). */
+export async function maybe<T>(path: string): Promise<T | null> {
+  try {
+    return await api<T>("GET", path);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+function describe(json: unknown, status: number): string {
+  const body = json as { detail?: unknown } | null;
+  if (typeof body?.detail === "string") return body.detail;
+  if (Array.isArray(body?.detail)) {
+    return body.detail
+      .map((d: { loc?: string[]; msg?: string }) => `${(d.loc ?? []).slice(1).join(".")}: ${d.msg}`)
+      .join("; ");
+  }
+  return `HTTP ${status}`;
+}
+
+/** Path segment, escaped. */
+export const seg = encodeURIComponent;
+
+export interface ListOut<T> {
+  data: T[];
+  iterator: string | null;
+  done: boolean;
+}

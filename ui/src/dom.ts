@@ -1,0 +1,123 @@
+/** A tiny DOM builder: the dashboard builds its pages with this instead of a framework. */
+
+type Child = Node | string | number | null | undefined | false | Child[];
+type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
+
+/** An element with attributes (`on…` keys become listeners) and children. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2), value);
+    } else if (value === true) {
+      el.setAttribute(key, "");
+    } else {
+      el.setAttribute(key, String(value));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el: Node, children: Child[]): void {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.appendChild(typeof c === "object" ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** Replaces an element's content, keeping keyboard focus on the control that had it. */
+export function replace(el: Element, ...children: Child[]): void {
+  const focused = document.activeElement?.getAttribute("data-key");
+  el.replaceChildren();
+  append(el, children);
+  if (focused) (el.querySelector(`[data-key="${CSS.escape(focused)}"]`) as HTMLElement)?.focus();
+}
+
+/** A labelled form field; the label is tied to the control by id. */
+export function field(
+  label: string,
+  control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement,
+  hint?: string,
+): HTMLElement {
+  control.id ||= `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${++fieldCount}`;
+  const hintEl = hint ? h("small", { id: `${control.id}-hint` }, hint) : null;
+  if (hintEl) control.setAttribute("aria-describedby", hintEl.id);
+  return h("div", { class: "field" }, h("label", { for: control.id }, label), control, hintEl);
+}
+let fieldCount = 0;
+
+/** A button that runs an async action, disabled while it runs, reporting failure in the toast. */
+export function action(
+  label: string,
+  run: () => Promise<unknown>,
+  attrs: Attrs = {},
+): HTMLButtonElement {
+  const button = h("button", { type: "button", ...attrs }, label);
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      await run();
+    } catch (err) {
+      toast(err instanceof Error ? err.message : String(err), true);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return button;
+}
+
+/** A short message read out by screen readers. */
+export function toast(message: string, error = false): void {
+  const el = document.getElementById("toast")!;
+  el.className = error ? "error" : "";
+  el.textContent = message;
+  window.clearTimeout(toastTimer);
+  toastTimer = window.setTimeout(() => (el.textContent = ""), 8_000);
+}
+let toastTimer: number | undefined;
+
+/** A table with a caption and header row; rows are arrays of cells. */
+export function table(caption: string, head: string[], rows: Child[][]): HTMLElement {
+  return h(
+    "div",
+    { class: "table-wrap" },
+    h(
+      "table",
+      {},
+      h("caption", {}, caption),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          head.map((c) => h("th", { scope: "col" }, c)),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        rows.length
+          ? rows.map((r) =>
+              h(
+                "tr",
+                {},
+                r.map((c) => h("td", {}, c)),
+              ),
+            )
+          : h("tr", {}, h("td", { colspan: head.length, class: "empty" }, "Nothing here yet.")),
+      ),
+    ),
+  );
+}
+
+/** A link to a dashboard route (hash based, so the server sees only /ui/ or /portal/). */
+export const link = (to: string, text: Child, attrs: Attrs = {}): HTMLAnchorElement =>
+  h("a", { href: `#${to}`, ...attrs }, text);

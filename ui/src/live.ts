@@ -1,0 +1,56 @@
+/**
+ * Live pages by polling: each page registers its refreshers; the router runs them every two seconds
+ * while the page is shown and the tab is visible, and drops them when the page changes. A region
+ * is redrawn only when its data changed, so focus and scroll stay put on a quiet page.
+ */
+import { replace, toast } from "./dom.js";
+
+const POLL_MS = 2_000;
+let refreshers: (() => Promise<void>)[] = [];
+let timer: number | undefined;
+
+/** Fills `region` from `load`, again on every poll when the answer changes. */
+export async function live<T>(
+  region: HTMLElement,
+  load: () => Promise<T>,
+  render: (data: T) => Node | Node[],
+): Promise<void> {
+  let last = "";
+  const refresh = async () => {
+    const data = await load();
+    const key = JSON.stringify(data);
+    if (key === last) return;
+    last = key;
+    const out = render(data);
+    replace(region, ...(Array.isArray(out) ? out : [out]));
+    region.setAttribute("data-loaded", "true");
+  };
+  refreshers.push(refresh);
+  await refresh();
+}
+
+/** Forgets the previous page's refreshers (called on every navigation). */
+export function resetLive(): void {
+  refreshers = [];
+}
+
+/** Runs every refresher now (after an action, so its result shows at once). */
+export async function refreshNow(): Promise<void> {
+  await Promise.all(refreshers.map((r) => r()));
+}
+
+/** Starts the poll loop; a failing poll shows why and tries again next time. */
+export function startPolling(): void {
+  if (timer !== undefined) return;
+  const tick = async () => {
+    if (document.visibilityState === "visible") {
+      try {
+        await refreshNow();
+      } catch (err) {
+        toast(`Live update failed: ${err instanceof Error ? err.message : String(err)}`, true);
+      }
+    }
+    timer = window.setTimeout(tick, POLL_MS);
+  };
+  timer = window.setTimeout(tick, POLL_MS);
+}

@@ -1,0 +1,137 @@
+/**
+ * The dashboard: the operator console at /ui/ (admin token, every application) and the customer
+ * portal at /portal/ (opened by a portal link, one application). Hash routes keep every page on
+ * one URL the server knows, and keep the portal token out of server logs.
+ */
+import "./style.css";
+import { api, session, whenUnauthorized } from "./api.js";
+import { h, link, replace, toast } from "./dom.js";
+import { resetLive, startPolling } from "./live.js";
+import { renderLogin } from "./pages/login.js";
+import { routes, type Ctx } from "./routes.js";
+
+const portal = location.pathname.startsWith("/portal");
+
+/** The portal link's fragment (`#app=…&token=…`) becomes this tab's session, then leaves the URL. */
+function takePortalLink(): void {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get("token");
+  const app = params.get("app");
+  if (!token || !app) return;
+  session.signIn(token, app);
+  history.replaceState(null, "", `${location.pathname}#/app/${encodeURIComponent(app)}/endpoints`);
+}
+
+function nav(ctx: Ctx): void {
+  const items: [string, string][] = ctx.portal
+    ? [
+        [`/app/${ctx.portalApp}/endpoints`, "Endpoints"],
+        [`/app/${ctx.portalApp}/messages`, "Messages"],
+      ]
+    : [
+        ["/apps", "Applications"],
+        ["/dlq", "Dead letters"],
+        ["/jobs", "Replay jobs"],
+        ["/alerts", "Alerts"],
+        ["/system", "System"],
+      ];
+  const here = location.hash.slice(1);
+  replace(
+    document.getElementById("nav")!,
+    h(
+      "ul",
+      {},
+      items.map(([to, label]) =>
+        h("li", {}, link(to, label, { "aria-current": here.startsWith(to) ? "page" : null })),
+      ),
+    ),
+  );
+  replace(
+    document.getElementById("who")!,
+    ctx.portal ? "Customer portal" : "Operator console",
+    " ",
+    h(
+      "button",
+      {
+        type: "button",
+        class: "link",
+        onclick: () => {
+          session.signOut();
+          void show();
+        },
+      },
+      "Sign out",
+    ),
+  );
+}
+
+let generation = 0;
+
+async function show(navigated = false): Promise<void> {
+  const mine = ++generation;
+  resetLive();
+  const main = document.getElementById("main")!;
+  // A portal session never carries over to the console (same origin, same tab storage).
+  if (!portal && session.portalApp()) session.signOut();
+  if (!session.token()) {
+    replace(document.getElementById("nav")!);
+    replace(document.getElementById("who")!);
+    if (portal) {
+      replace(
+        main,
+        h("h1", {}, "This portal link has expired or is incomplete"),
+        h("p", {}, "Ask the service that sent you here for a new link."),
+      );
+      return;
+    }
+    renderLogin(main, async (token) => {
+      session.signIn(token);
+      await api("GET", "/api/v1/app?limit=1");
+      location.hash = "#/apps";
+      await show();
+    });
+    return;
+  }
+  const ctx: Ctx = { portal, portalApp: session.portalApp() };
+  const path = location.hash.slice(1) || (portal ? `/app/${ctx.portalApp}/endpoints` : "/apps");
+  nav(ctx);
+  for (const route of routes) {
+    if (route.consoleOnly && portal) continue;
+    const m = route.pattern.exec(path);
+    if (!m) continue;
+    const params = (m.groups ?? {}) as Record<string, string>;
+    // A portal session shows its own application only, whatever the address says; the API
+    // would refuse the others anyway (404), this just says so plainly.
+    if (portal && params.app !== undefined && params.app !== ctx.portalApp) break;
+    replace(main, h("p", { class: "loading" }, "Loading…"));
+    try {
+      const page = h("div", { class: "page" });
+      await route.render(page, params, ctx);
+      if (mine === generation) {
+        replace(main, page);
+        // After following a link, start reading (and tabbing) from the new page's content.
+        if (navigated) main.focus({ preventScroll: true });
+      }
+    } catch (err) {
+      if (mine === generation) {
+        replace(
+          main,
+          h("h1", {}, "Could not load this page"),
+          h("p", { class: "error" }, err instanceof Error ? err.message : String(err)),
+        );
+      }
+    }
+    return;
+  }
+  replace(main, h("h1", {}, "Not found"), h("p", {}, "There is nothing to show at this address."));
+}
+
+if (portal) takePortalLink();
+whenUnauthorized(() => {
+  session.signOut();
+  toast("Your session has ended: the token is no longer valid.", true);
+  void show();
+});
+window.addEventListener("hashchange", () => void show(true));
+void show();
+startPolling();

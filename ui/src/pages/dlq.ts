@@ -1,0 +1,174 @@
+/**
+ * The dead-letter queue across applications: open records grouped by endpoint and failure class,
+ * the records with one-click replay, bulk replay by time window, and one record in full.
+ */
+import { api, seg, type ListOut } from "../api.js";
+import { action, field, h, link, table, toast } from "../dom.js";
+import { ago, pretty, seconds, time } from "../format.js";
+import { live, refreshNow } from "../live.js";
+import type { DeadLetter, DeadLetterRecord, SummaryRow } from "../types.js";
+import { circuitBadge } from "./health.js";
+import { bulkReplayForm } from "./jobs.js";
+
+const stateBadge = (s: DeadLetter["state"]) =>
+  h("span", { class: `badge dlq-${s}`, "data-testid": "dlq-state" }, s);
+
+export async function renderDlq(page: HTMLElement): Promise<void> {
+  const summary = h("section", { "aria-labelledby": "summary-title" });
+  const records = h("section", { "aria-label": "Open records" });
+  page.append(
+    h("h1", {}, "Dead letters"),
+    h("h2", { id: "summary-title" }, "Open records by endpoint and failure class"),
+    summary,
+    bulkReplayForm(),
+    records,
+  );
+  await Promise.all([
+    live(
+      summary,
+      () => api<{ data: SummaryRow[] }>("GET", "/api/v1/dlq/summary"),
+      (s) =>
+        table(
+          "Groups of open records",
+          ["Endpoint", "Failure class", "Open", "Replaying", "Oldest", "Circuit", ""],
+          s.data.map((g) => [
+            link(`/app/${g.appId}/endpoint/${g.endpointId}`, g.url ?? g.endpointId),
+            g.failureClass,
+            String(g.open),
+            String(g.replaying),
+            `${seconds(g.oldestAgeSeconds)} old`,
+            circuitBadge(g.circuit.state),
+            action(
+              "Replay group",
+              async () => {
+                const job = await api<{ id: string }>("POST", "/api/v1/dlq/replay", {
+                  endpointId: g.endpointId,
+                  failureClass: g.failureClass,
+                  note: "replayed from the dashboard",
+                });
+                location.hash = `#/jobs/${job.id}`;
+              },
+              {
+                "data-key": `group-${g.endpointId}-${g.failureClass}`,
+                "aria-label": `Replay all ${g.failureClass} records of ${g.url ?? g.endpointId}`,
+              },
+            ),
+          ]),
+        ),
+    ),
+    live(
+      records,
+      () =>
+        api<ListOut<DeadLetter>>(
+          "GET",
+          "/api/v1/dlq?state=open,replaying&limit=50&order=descending",
+        ),
+      (list) =>
+        table(
+          "Open records, newest first",
+          ["Record", "Application", "Event type", "Failure", "Dead-lettered", "State", ""],
+          list.data.map((d) => [
+            link(`/dlq/${d.id}`, h("code", {}, d.id), { "data-key": `dlq-${d.id}` }),
+            link(`/app/${d.appId}/endpoint/${d.endpointId}`, h("code", {}, d.appId)),
+            d.eventType,
+            `${d.failureClass}: ${d.reason}`,
+            ago(d.deadLetteredAt),
+            stateBadge(d.state),
+            action(
+              "Replay",
+              async () => {
+                const out = await api<{ result: string; detail: string | null }>(
+                  "POST",
+                  `/api/v1/dlq/${seg(d.id)}/replay`,
+                  {},
+                );
+                toast(`Replay ${out.result}${out.detail ? `: ${out.detail}` : ""}`);
+                await refreshNow();
+              },
+              { "data-key": `replay-${d.id}`, "aria-label": `Replay ${d.id}` },
+            ),
+          ]),
+        ),
+    ),
+  ]);
+}
+
+export async function renderDeadLetter(
+  page: HTMLElement,
+  p: Record<string, string>,
+): Promise<void> {
+  const path = `/api/v1/dlq/${seg(p.id!)}`;
+  const head = h("section", { "aria-label": "Record" });
+  const note = h("input", { name: "note", maxlength: 1000, placeholder: "why" });
+  const decide = (verb: "resolve" | "abandon") =>
+    action(verb === "resolve" ? "Resolve" : "Abandon", async () => {
+      if (!note.value.trim()) throw new Error("Write a note saying why first.");
+      await api("POST", `${path}/${verb}`, { note: note.value.trim() });
+      toast(`Record ${verb === "resolve" ? "resolved" : "abandoned"}`);
+      await refreshNow();
+    });
+  page.append(
+    h("p", {}, link("/dlq", "← Dead letters")),
+    h("h1", {}, "Dead-letter record ", h("code", {}, p.id!)),
+    head,
+    h(
+      "div",
+      { class: "card" },
+      action("Replay now", async () => {
+        const out = await api<{ result: string; detail: string | null }>(
+          "POST",
+          `${path}/replay`,
+          {},
+        );
+        toast(`Replay ${out.result}${out.detail ? `: ${out.detail}` : ""}`);
+        await refreshNow();
+      }),
+      field("Note", note, "Required to resolve or abandon"),
+      h("div", { class: "row" }, decide("resolve"), decide("abandon")),
+    ),
+  );
+  await live(
+    head,
+    () => api<DeadLetterRecord>("GET", path),
+    (r) => [
+      h(
+        "dl",
+        { class: "facts" },
+        h("dt", {}, "State"),
+        h("dd", {}, stateBadge(r.state)),
+        h("dt", {}, "Endpoint"),
+        h("dd", {}, link(`/app/${r.appId}/endpoint/${r.endpointId}`, r.endpointId)),
+        h("dt", {}, "Message"),
+        h("dd", {}, link(`/app/${r.appId}/message/${r.messageId}`, r.messageId)),
+        h("dt", {}, "Failure"),
+        h("dd", {}, `${r.failureClass}: ${r.reason}`),
+        h("dt", {}, "Replays"),
+        h("dd", {}, String(r.replayCount)),
+      ),
+      h("h2", {}, "Payload"),
+      h("pre", { class: "payload", tabindex: 0 }, pretty(r.payload)),
+      table(
+        "Every attempt, original and replays",
+        ["When", "Trigger", "Result", "Duration", "Response"],
+        r.attempts.map((a) => [
+          time(a.at),
+          a.trigger,
+          a.status ? `HTTP ${a.status} (${a.outcome})` : (a.error ?? a.outcome),
+          `${a.durationMs} ms`,
+          h("code", { class: "snippet" }, a.response.slice(0, 120)),
+        ]),
+      ),
+      table(
+        "History",
+        ["When", "Who", "What", "Result", "Note"],
+        r.history.map((e) => [
+          time(e.at),
+          e.actor,
+          e.action.replace("_", " "),
+          e.result,
+          e.note ?? "",
+        ]),
+      ),
+    ],
+  );
+}

@@ -1,0 +1,162 @@
+/**
+ * One endpoint: the circuit banner, success rate and latency over time, the retry schedule in
+ * force, Retry-After counts, recent attempts, and every action on it.
+ */
+import { api, seg, type ListOut } from "../api.js";
+import { h, link, table } from "../dom.js";
+import { ago, percent, seconds } from "../format.js";
+import { lineChart } from "../chart.js";
+import { live } from "../live.js";
+import type { App, Attempt, Circuit, Endpoint, RetrySchedule, Stats } from "../types.js";
+import { endpointActions } from "./endpoint-actions.js";
+import { circuitBadge, circuitBanner } from "./health.js";
+
+export async function renderEndpoint(page: HTMLElement, p: Record<string, string>): Promise<void> {
+  const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
+  const path = `/api/v1/app/${seg(app.id)}/endpoint/${seg(p.ep!)}`;
+  const first = await api<Endpoint>("GET", path);
+  const head = h("section", { "aria-label": "Endpoint state" });
+  const charts = h("section", { "aria-labelledby": "charts-title" });
+  const schedule = h("section", { "aria-labelledby": "schedule-title" });
+  const attempts = h("section", { "aria-label": "Recent attempts" });
+  page.append(
+    h("p", {}, link(`/app/${app.id}/endpoints`, `← Endpoints of ${app.name}`)),
+    h("h1", {}, first.url),
+    head,
+    endpointActions(app.id, first, path),
+    h("h2", { id: "charts-title" }, "Last hour"),
+    charts,
+    h("h2", { id: "schedule-title" }, "Retry schedule"),
+    schedule,
+    attempts,
+  );
+  await Promise.all([
+    live(
+      head,
+      async () => ({
+        ep: await api<Endpoint>("GET", path),
+        circuit: await api<Circuit>("GET", `${path}/circuit`),
+      }),
+      ({ ep, circuit }) => [
+        circuitBanner(circuit) ?? h("span"),
+        h(
+          "dl",
+          { class: "facts" },
+          h("dt", {}, "Status"),
+          h(
+            "dd",
+            {},
+            ep.disabled
+              ? `Disabled${ep.disabledReason ? ` (${ep.disabledReason})` : ""}`
+              : "Enabled",
+          ),
+          h("dt", {}, "Circuit"),
+          h("dd", {}, circuitBadge(circuit.state), ` since ${ago(circuit.since)}`),
+          h("dt", {}, "In flight"),
+          h(
+            "dd",
+            {},
+            `${ep.concurrency.inFlight} of ${ep.concurrency.effectiveLimit} allowed (limit ${ep.concurrency.limit})`,
+          ),
+          h("dt", {}, "Last success"),
+          h("dd", {}, ago(ep.lastSuccessAt)),
+          h("dt", {}, "Retry-After answers"),
+          h(
+            "dd",
+            {},
+            Object.entries(ep.retryAfter)
+              .map(([k, v]) => `${v} ${k}`)
+              .join(", ") || "none",
+          ),
+          h("dt", {}, "Event types"),
+          h("dd", {}, ep.filterTypes?.join(", ") ?? "all"),
+        ),
+      ],
+    ),
+    live(
+      charts,
+      () => api<Stats>("GET", `${path}/stats?minutes=60&bucket_seconds=60`),
+      (s) => {
+        const at = (b: Stats["buckets"][number]) => Date.parse(b.start);
+        return h(
+          "div",
+          { class: "charts" },
+          h(
+            "figure",
+            {},
+            lineChart(
+              "Success rate per minute",
+              s.buckets.map((b) => ({ x: at(b), y: b.successRate })),
+              {
+                yMax: 1,
+                xMin: Date.parse(s.since),
+                xMax: Date.now(),
+                format: (y) => percent(y),
+              },
+            ),
+            h("figcaption", {}, "Success rate per minute"),
+          ),
+          h(
+            "figure",
+            {},
+            lineChart(
+              "Mean latency per minute",
+              s.buckets.map((b) => ({ x: at(b), y: b.meanDurationMs })),
+              {
+                xMin: Date.parse(s.since),
+                xMax: Date.now(),
+                format: (y) => `${Math.round(y)} ms`,
+              },
+            ),
+            h("figcaption", {}, "Mean latency per minute (ms)"),
+          ),
+        );
+      },
+    ),
+    live(
+      schedule,
+      () => api<RetrySchedule>("GET", `${path}/retry-schedule`),
+      (r) => [
+        h("p", {}, r.description, ` (preset ${r.preset}, set by the ${r.source} policy).`),
+        table(
+          "Retries after a failed attempt",
+          ["Retry", "Delay", "After the first attempt"],
+          r.retries.map((x) => [
+            `#${x.attempt}`,
+            seconds(x.nominalDelaySeconds),
+            seconds(x.nominalOffsetSeconds),
+          ]),
+        ),
+        h(
+          "p",
+          {},
+          `Retry-After from the receiver: waits up to ${seconds(r.retryAfter.honouredBelowSeconds)} are honoured; ` +
+            `longer ones up to ${seconds(r.retryAfter.ignoredAboveSeconds)} are shortened to ${seconds(r.retryAfter.cappedToSeconds)}; ` +
+            "longer still are ignored and the schedule above applies.",
+        ),
+      ],
+    ),
+    live(
+      attempts,
+      () =>
+        api<ListOut<Attempt>>(
+          "GET",
+          `/api/v1/app/${seg(app.id)}/attempt/endpoint/${seg(first.id)}?limit=20`,
+        ),
+      (list) =>
+        table(
+          "Recent attempts",
+          ["When", "Result", "Status", "Duration", "Trigger", "Message", "Response"],
+          list.data.map((a) => [
+            ago(a.timestamp),
+            h("span", { class: `badge outcome-${a.outcome}` }, a.outcome.replace("_", " ")),
+            a.responseStatusCode ? String(a.responseStatusCode) : (a.error ?? "—"),
+            `${a.responseDurationMs} ms`,
+            a.trigger,
+            link(`/app/${app.id}/message/${a.msgId}`, h("code", {}, a.msgId)),
+            h("code", { class: "snippet" }, a.response.slice(0, 120)),
+          ]),
+        ),
+    ),
+  ]);
+}

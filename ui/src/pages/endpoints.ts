@@ -1,0 +1,73 @@
+/** An application's endpoints with their health at a glance, and a form to add one. */
+import { api, seg, type ListOut } from "../api.js";
+import { field, h, link, table, toast } from "../dom.js";
+import { ago, percent } from "../format.js";
+import { live, refreshNow } from "../live.js";
+import type { App, Endpoint } from "../types.js";
+import { circuitBadge, lastHour } from "./health.js";
+
+/** Comma- or space-separated event types, or null for "all". */
+export const typesOf = (text: string): string[] | null => {
+  const list = text.split(/[\s,]+/).filter(Boolean);
+  return list.length ? list : null;
+};
+
+export async function renderEndpoints(page: HTMLElement, p: Record<string, string>): Promise<void> {
+  const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
+  const base = `/api/v1/app/${seg(app.id)}/endpoint`;
+  const url = h("input", { name: "url", type: "url", required: true, placeholder: "https://" });
+  const description = h("input", { name: "description", maxlength: 500 });
+  const types = h("input", { name: "filterTypes", placeholder: "all event types" });
+  const form = h(
+    "form",
+    { class: "card", "aria-labelledby": "new-ep" },
+    h("h2", { id: "new-ep" }, "Add an endpoint"),
+    field("URL", url, "Where hookline sends this application's events"),
+    field("Description", description),
+    field("Event types", types, "Comma-separated; leave empty to receive every type"),
+    h("button", { type: "submit" }, "Add endpoint"),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const body = {
+      url: url.value,
+      description: description.value,
+      filterTypes: typesOf(types.value),
+    };
+    void api<Endpoint>("POST", base, body)
+      .then(async (ep) => {
+        form.reset();
+        toast(`Endpoint ${ep.url} added`);
+        await refreshNow();
+      })
+      .catch((err: Error) => toast(err.message, true));
+  });
+  const list = h("section", { "aria-label": "Endpoints" });
+  page.append(
+    h("h1", {}, `Endpoints of ${app.name}`),
+    h("p", {}, link(`/app/${app.id}/messages`, "Messages of this application")),
+    list,
+    form,
+  );
+  await live(
+    list,
+    async () => {
+      const eps = await api<ListOut<Endpoint>>("GET", `${base}?limit=250`);
+      return Promise.all(eps.data.map(async (ep) => ({ ep, hour: await lastHour(app.id, ep.id) })));
+    },
+    (rows) =>
+      table(
+        "Endpoints and their health (last hour)",
+        ["Endpoint", "Status", "Circuit", "Success", "Mean latency", "In flight", "Last success"],
+        rows.map(({ ep, hour }) => [
+          link(`/app/${app.id}/endpoint/${ep.id}`, ep.url, { "data-key": `ep-${ep.id}` }),
+          ep.disabled ? h("span", { class: "badge muted" }, "Disabled") : "Enabled",
+          circuitBadge(ep.circuit.state),
+          hour.attempts ? `${percent(hour.rate)} of ${hour.attempts}` : "—",
+          hour.meanMs === null ? "—" : `${hour.meanMs} ms`,
+          `${ep.concurrency.inFlight} / ${ep.concurrency.effectiveLimit}`,
+          ago(ep.lastSuccessAt),
+        ]),
+      ),
+  );
+}

@@ -1,0 +1,52 @@
+/** Pieces shared by the endpoint pages: the circuit badge and banner, and last-hour health. */
+import { api, seg } from "../api.js";
+import { h } from "../dom.js";
+import { ago, time, until } from "../format.js";
+import type { Circuit, CircuitState, Stats } from "../types.js";
+
+const WORDS: Record<CircuitState, string> = {
+  closed: "Closed",
+  open: "Open",
+  "half-open": "Half-open",
+};
+
+/** The circuit state as a coloured badge with words (colour is never the only signal). */
+export const circuitBadge = (state: CircuitState): HTMLElement =>
+  h("span", { class: `badge circuit-${state}` }, `Circuit ${WORDS[state]}`);
+
+/** The banner shown while the circuit is not closed: why, since when, when the next probe runs. */
+export function circuitBanner(c: Circuit): HTMLElement | null {
+  if (c.state === "closed") return null;
+  const what =
+    c.state === "open"
+      ? "Deliveries to this endpoint are paused after repeated failures (circuit open)."
+      : "A probe delivery is testing this endpoint before deliveries resume (circuit half-open).";
+  return h(
+    "div",
+    { class: `banner circuit-${c.state}`, role: "alert", "data-testid": "circuit-banner" },
+    h("strong", {}, what),
+    h(
+      "p",
+      {},
+      `Why: ${c.reason ?? "repeated failures"}. Since ${time(c.since)} (${ago(c.since)}).`,
+      c.nextProbeAt ? ` Next probe ${until(c.nextProbeAt)} (${time(c.nextProbeAt)}).` : "",
+      c.reopenCount ? ` Reopened ${c.reopenCount} time(s) in a row.` : "",
+    ),
+  );
+}
+
+/** Success rate and mean latency over the last hour, from the stats route. */
+export async function lastHour(
+  app: string,
+  ep: string,
+): Promise<{ attempts: number; rate: number | null; meanMs: number | null }> {
+  const s = await api<Stats>(
+    "GET",
+    `/api/v1/app/${seg(app)}/endpoint/${seg(ep)}/stats?minutes=60&bucket_seconds=3600`,
+  );
+  const attempts = s.buckets.reduce((n, b) => n + b.attempts, 0);
+  if (!attempts) return { attempts, rate: null, meanMs: null };
+  const ok = s.buckets.reduce((n, b) => n + b.successRate * b.attempts, 0);
+  const ms = s.buckets.reduce((n, b) => n + b.meanDurationMs * b.attempts, 0);
+  return { attempts, rate: ok / attempts, meanMs: Math.round(ms / attempts) };
+}

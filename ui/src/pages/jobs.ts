@@ -1,0 +1,147 @@
+/** Bulk replays: the form that starts one (time window, canary), the list, and live progress. */
+import { api, seg, type ListOut } from "../api.js";
+import { action, field, h, link, table, toast } from "../dom.js";
+import { ago, time } from "../format.js";
+import { live, refreshNow } from "../live.js";
+import type { ReplayJob } from "../types.js";
+
+/** datetime-local value → ISO, or undefined when empty. */
+const isoOf = (v: string): string | undefined => (v ? new Date(v).toISOString() : undefined);
+
+/** A datetime-local value (local time, to the second) for `ms`. */
+function localInput(ms: number): string {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 19);
+}
+
+/** Starts a bulk replay of open records dead-lettered in a time window, canary first. */
+export function bulkReplayForm(): HTMLElement {
+  // The last day by default: the usual "replay what failed during the outage".
+  const since = h("input", {
+    type: "datetime-local",
+    name: "since",
+    required: true,
+    step: 1,
+    value: localInput(Date.now() - 24 * 3600_000),
+  });
+  const until = h("input", { type: "datetime-local", name: "until", step: 1 });
+  const endpoint = h("input", { name: "endpointId", placeholder: "all endpoints" });
+  const canary = h("input", { type: "number", name: "canarySize", min: 0, value: 5 });
+  const rate = h("input", { type: "number", name: "rate", min: 0.01, step: "any", value: 10 });
+  const form = h(
+    "form",
+    { class: "card", "aria-labelledby": "bulk-title" },
+    h("h2", { id: "bulk-title" }, "Bulk replay by time window"),
+    h(
+      "div",
+      { class: "row wrap" },
+      field("Dead-lettered from", since),
+      field("Until", until, "Empty: until now"),
+      field("Endpoint id", endpoint),
+      field("Canary size", canary, "Replayed first; the job stops if too many fail"),
+      field("Rate per second", rate),
+    ),
+    h("button", { type: "submit" }, "Start bulk replay"),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    void api<ReplayJob>("POST", "/api/v1/dlq/replay", {
+      since: isoOf(since.value),
+      until: isoOf(until.value),
+      endpointId: endpoint.value.trim() || undefined,
+      canarySize: Number(canary.value),
+      ratePerSecond: Number(rate.value),
+    })
+      .then((job) => {
+        toast(`Bulk replay ${job.id} started`);
+        location.hash = `#/jobs/${job.id}`;
+      })
+      .catch((err: Error) => toast(err.message, true));
+  });
+  return form;
+}
+
+const done = (j: ReplayJob) => j.progress.succeeded + j.progress.failed + j.progress.skipped;
+
+/** The job's progress as a native progress bar with words. */
+function progress(j: ReplayJob): HTMLElement {
+  const total = j.progress.total;
+  return h(
+    "div",
+    { class: "progress" },
+    h("progress", {
+      max: total ?? 1,
+      value: total === null ? 0 : done(j),
+      "aria-label": `Progress of ${j.id}`,
+    }),
+    h(
+      "span",
+      { "data-testid": "job-progress" },
+      total === null ? "selecting records…" : `${done(j)} of ${total} done`,
+      ` · ${j.progress.succeeded} delivered, ${j.progress.failed} failed, ${j.progress.skipped} skipped`,
+    ),
+  );
+}
+
+export async function renderJobs(page: HTMLElement): Promise<void> {
+  const list = h("section", { "aria-label": "Replay jobs" });
+  page.append(h("h1", {}, "Replay jobs"), list, bulkReplayForm());
+  await live(
+    list,
+    () => api<ListOut<ReplayJob>>("GET", "/api/v1/dlq/replay?limit=50"),
+    (jobs) =>
+      table(
+        "Newest first",
+        ["Job", "State", "Stage", "Progress", "By", "Created"],
+        jobs.data.map((j) => [
+          link(`/jobs/${j.id}`, h("code", {}, j.id), { "data-key": `job-${j.id}` }),
+          h("span", { class: `badge job-${j.state}` }, j.state),
+          j.stage,
+          progress(j),
+          j.createdBy,
+          ago(j.createdAt),
+        ]),
+      ),
+  );
+}
+
+export async function renderJob(page: HTMLElement, p: Record<string, string>): Promise<void> {
+  const path = `/api/v1/dlq/replay/${seg(p.id!)}`;
+  const view = h("section", { "aria-label": "Job" });
+  page.append(
+    h("p", {}, link("/jobs", "← Replay jobs")),
+    h("h1", {}, "Bulk replay ", h("code", {}, p.id!)),
+    view,
+    action("Cancel job", async () => {
+      await api("POST", `${path}/cancel`);
+      toast("Job cancelled");
+      await refreshNow();
+    }),
+  );
+  await live(
+    view,
+    () => api<ReplayJob>("GET", path),
+    (j) => [
+      h(
+        "p",
+        {},
+        h("span", { class: `badge job-${j.state}`, "data-testid": "job-state" }, j.state),
+        ` · stage ${j.stage} · canary ${j.canary.size} at ${Math.round(j.canary.threshold * 100)}% · ${j.ratePerSecond}/s`,
+      ),
+      progress(j),
+      h(
+        "p",
+        { class: j.state === "stopped" ? "error" : "" },
+        j.reason ? `${j.state === "stopped" ? "Stopped" : "Result"}: ${j.reason}` : "",
+      ),
+      h(
+        "p",
+        {},
+        `Started by ${j.createdBy} ${ago(j.createdAt)}`,
+        j.finishedAt ? `, finished ${time(j.finishedAt)}` : "",
+        j.note ? ` — ${j.note}` : "",
+      ),
+      h("pre", { class: "payload" }, JSON.stringify(j.selection, null, 2)),
+    ],
+  );
+}

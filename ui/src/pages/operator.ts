@@ -1,0 +1,60 @@
+/** Operator-only views: alerts firing and recently resolved, and the system at a glance. */
+import { maybe } from "../api.js";
+import { h, table } from "../dom.js";
+import { ago, span } from "../format.js";
+import { live } from "../live.js";
+import type { Alert, SystemStats } from "../types.js";
+
+const unavailable = (what: string) =>
+  h("p", { class: "empty" }, `${what} are not available from this hookline.`);
+
+export async function renderAlerts(page: HTMLElement): Promise<void> {
+  const region = h("section", { "aria-label": "Alerts" });
+  page.append(h("h1", {}, "Alerts"), region);
+  const row = (a: Alert) => [
+    h("span", { class: `badge severity-${a.severity}` }, a.severity),
+    a.summary,
+    `${a.value} (threshold ${a.threshold})`,
+    ago(a.since),
+  ];
+  await live(
+    region,
+    () => maybe<{ firing: Alert[]; resolved: Alert[] }>("/api/v1/alerts"),
+    (alerts) =>
+      alerts
+        ? [
+            table("Firing", ["Severity", "What", "Value", "Since"], alerts.firing.map(row)),
+            table(
+              "Recently resolved",
+              ["Severity", "What", "Value", "Since", "Resolved"],
+              alerts.resolved.map((a) => [...row(a), ago(a.resolvedAt)]),
+            ),
+          ]
+        : unavailable("Alerts"),
+  );
+}
+
+export async function renderSystem(page: HTMLElement): Promise<void> {
+  const region = h("section", { "aria-label": "System" });
+  page.append(h("h1", {}, "System"), region);
+  await live(
+    region,
+    () => maybe<SystemStats>("/api/v1/stats"),
+    (s) =>
+      s
+        ? h(
+            "dl",
+            { class: "tiles" },
+            tile("Queue depth", String(s.queueDepth)),
+            tile("Queue lag", span(s.oldestDueAgeMs)),
+            tile("Delivered last minute", String(s.deliveredLastMinute)),
+            tile("Failed last minute", String(s.failedLastMinute)),
+            tile("Dead letters open", String(s.dlqOpen)),
+            tile("Oldest dead letter", span(s.dlqOldestAgeMs)),
+          )
+        : unavailable("System statistics"),
+  );
+}
+
+const tile = (label: string, value: string) =>
+  h("div", { class: "tile" }, h("dt", {}, label), h("dd", {}, value));

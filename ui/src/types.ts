@@ -1,0 +1,178 @@
+/** The parts of hookline's API answers the dashboard reads (see the OpenAPI document). */
+
+export type CircuitState = "closed" | "open" | "half-open";
+
+export interface App {
+  id: string;
+  uid: string | null;
+  name: string;
+  createdAt: string;
+}
+
+export interface Endpoint {
+  id: string;
+  uid: string | null;
+  url: string;
+  description: string;
+  disabled: boolean;
+  disabledReason?: string | null;
+  filterTypes: string[] | null;
+  rateLimit: number | null;
+  circuit: {
+    state: CircuitState;
+    since: string;
+    reason: string | null;
+    nextProbeAt: string | null;
+  };
+  concurrency: { limit: number; effectiveLimit: number; inFlight: number };
+  retryAfter: Record<string, number>;
+  lastSuccessAt: string | null;
+  createdAt: string;
+}
+
+export interface Circuit {
+  state: CircuitState;
+  since: string;
+  reason: string | null;
+  nextProbeAt: string | null;
+  reopenCount: number;
+  transitions: { from: CircuitState; to: CircuitState; at: string; reason: string }[];
+}
+
+export interface RetrySchedule {
+  preset: string;
+  attempts: number;
+  windowSeconds: number;
+  description: string;
+  source: string;
+  retries: { attempt: number; nominalDelaySeconds: number; nominalOffsetSeconds: number }[];
+  retryAfter: {
+    honouredBelowSeconds: number;
+    cappedToSeconds: number;
+    ignoredAboveSeconds: number;
+  };
+}
+
+export interface Stats {
+  since: string;
+  bucketSeconds: number;
+  buckets: {
+    start: string;
+    attempts: number;
+    successRate: number;
+    meanDurationMs: number;
+    maxDurationMs: number;
+  }[];
+}
+
+export interface Attempt {
+  id: string;
+  msgId: string;
+  endpointId: string;
+  url: string;
+  response: string;
+  responseStatusCode: number;
+  responseDurationMs: number;
+  statusText: string;
+  timestamp: string;
+  trigger: string;
+  error: string | null;
+  outcome: string;
+}
+
+export interface Message {
+  id: string;
+  eventType: string;
+  eventId: string | null;
+  payload: unknown;
+  channels: string[] | null;
+  timestamp: string;
+}
+
+export interface DeadLetter {
+  id: string;
+  appId: string;
+  endpointId: string;
+  messageId: string;
+  eventId: string | null;
+  eventType: string;
+  failureClass: string;
+  reason: string;
+  finalStatus: number | null;
+  state: "open" | "replaying" | "resolved" | "abandoned";
+  replayCount: number;
+  deadLetteredAt: string;
+}
+
+export interface DeadLetterRecord extends DeadLetter {
+  payload: unknown;
+  attempts: {
+    id: string;
+    at: string;
+    trigger: string;
+    status: number | null;
+    error: string | null;
+    durationMs: number;
+    outcome: string;
+    response: string;
+  }[];
+  history: { at: string; actor: string; action: string; result: string; note: string | null }[];
+}
+
+export interface SummaryRow {
+  appId: string;
+  endpointId: string;
+  url: string | null;
+  failureClass: string;
+  open: number;
+  replaying: number;
+  oldestAt: string;
+  oldestAgeSeconds: number;
+  circuit: { state: CircuitState };
+}
+
+export interface ReplayJob {
+  id: string;
+  task: string;
+  state: "scheduled" | "running" | "completed" | "stopped" | "cancelled";
+  stage: "canary" | "rest";
+  selection: Record<string, unknown>;
+  ratePerSecond: number;
+  canary: { size: number; threshold: number };
+  createdBy: string;
+  note: string | null;
+  reason: string | null;
+  progress: {
+    total: number | null;
+    queued: number;
+    succeeded: number;
+    failed: number;
+    skipped: number;
+    withdrawn: number;
+    waiting: number | null;
+    outstanding: number;
+  };
+  createdAt: string;
+  finishedAt: string | null;
+}
+
+export interface Alert {
+  id: string;
+  rule: string;
+  severity: "warning" | "critical";
+  summary: string;
+  endpointId: string | null;
+  value: number;
+  threshold: number;
+  since: string;
+  resolvedAt: string | null;
+}
+
+export interface SystemStats {
+  queueDepth: number;
+  oldestDueAgeMs: number;
+  dlqOpen: number;
+  dlqOldestAgeMs: number;
+  deliveredLastMinute: number;
+  failedLastMinute: number;
+}
