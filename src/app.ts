@@ -18,8 +18,10 @@ import { DEFAULT_ADAPTIVE, type AdaptiveSettings } from "./engine/adaptive-limit
 import { DEFAULT_BREAKER, type BreakerSettings } from "./engine/breaker.js";
 import { DeliveryEngine } from "./engine/engine.js";
 import { EngineEvents } from "./engine/events.js";
+import { ExemptTargets } from "./engine/guarded-connect.js";
 import type { PolicyDefaults } from "./engine/policy.js";
 import { HttpSender, type Sender } from "./engine/sender.js";
+import { Observability } from "./observability/service.js";
 import type { Store } from "./store/port.js";
 import { openStore } from "./store/factory.js";
 
@@ -43,6 +45,8 @@ export interface Hookline {
   readonly dlq: DeadLetterQueue;
   readonly replayJobs: ReplayJobRunner;
   readonly retention: RetentionPruner;
+  /** Metrics, alerts, operational webhooks, failure drills. */
+  readonly observability: Observability;
   readonly api: FastifyInstance;
   readonly adminToken: string;
   readonly logger: Logger;
@@ -69,8 +73,11 @@ export function createHookline(
     concurrencyLimit: config.defaultConcurrency,
     timeoutMs: config.requestTimeoutMs,
   };
+  // hookline's own loopback servers (the drill's receiver) are let through the SSRF guard.
+  const exempt = new ExemptTargets();
   const sender =
-    overrides.sender ?? new HttpSender({ refusePrivateTargets: !config.allowPrivateTargets });
+    overrides.sender ??
+    new HttpSender({ refusePrivateTargets: !config.allowPrivateTargets, exemptTargets: exempt });
   const engine = new DeliveryEngine({
     store,
     sender,
@@ -123,7 +130,26 @@ export function createHookline(
     if (kind === "overflowed") logger.warn(change, "dead letter not kept: depth cap reached");
     if (kind === "abandoned") logger.warn(change, "dead-letter record abandoned");
   });
-  const api = buildApi({ store, engine, dlq, config, clock, adminToken, policyDefaults });
+  const observability = new Observability({
+    store,
+    engine,
+    events,
+    dlq,
+    clock,
+    config,
+    logger,
+    exempt,
+  });
+  const api = buildApi({
+    store,
+    engine,
+    dlq,
+    config,
+    clock,
+    adminToken,
+    policyDefaults,
+    observability,
+  });
 
   const hookline: Hookline = {
     config,
@@ -132,6 +158,7 @@ export function createHookline(
     dlq,
     replayJobs,
     retention,
+    observability,
     api,
     adminToken,
     logger,
@@ -140,6 +167,7 @@ export function createHookline(
       await engine.start();
       await replayJobs.start();
       retention.start();
+      await observability.start();
       const address = await api.listen({ host: config.host, port: config.port });
       hookline.url = config.publicUrl ?? address;
     },
@@ -147,6 +175,7 @@ export function createHookline(
       // Stop taking messages first, then the background jobs, then let deliveries in flight
       // finish, then close the store.
       await api.close();
+      await observability.stop();
       await replayJobs.stop();
       await retention.stop();
       await engine.stop();

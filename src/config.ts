@@ -38,6 +38,29 @@ export interface Config {
   dlqCanarySize: number;
   /** Default success rate (0–1) the canary must reach. */
   dlqCanaryThreshold: number;
+  /** Endpoints with metric series of their own; the others are counted under `_other`. */
+  metricsMaxEndpoints: number;
+  /** Whether /metrics may be scraped without a token. */
+  metricsPublic: boolean;
+  /** How often hookline evaluates its alert rules. */
+  alertIntervalMs: number;
+  /** Alert thresholds (see docs/observability.md). */
+  alerts: {
+    exhaustionRate: number;
+    exhaustionForMs: number;
+    dlqMaxAgeMs: number;
+    endpointSuccessRate: number;
+    healthySuccessRate: number;
+    endpointForMs: number;
+    dlqStuckMs: number;
+    queueLagMs: number;
+  };
+  /** Run a failure drill this often; 0: only when asked (`hookline drill`). */
+  drillIntervalMs: number;
+  /** How long each step of a drill may take before the drill fails. */
+  drillStepTimeoutMs: number;
+  /** Attempts of a delivery after which `message.attempt.failing` is sent. */
+  opWebhookFailingAfter: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -72,10 +95,27 @@ export function resolveConfig(env: Env): Readonly<Config> {
     dlqReplayRate: int(env, "HOOKLINE_DLQ_REPLAY_RATE", 5, 1, 1000),
     dlqCanarySize: int(env, "HOOKLINE_DLQ_CANARY_SIZE", 10, 0, 10_000),
     dlqCanaryThreshold: int(env, "HOOKLINE_DLQ_CANARY_THRESHOLD_PERCENT", 90, 0, 100) / 100,
+    metricsMaxEndpoints: int(env, "HOOKLINE_METRICS_MAX_ENDPOINTS", 500, 0, 100_000),
+    metricsPublic: bool(env, "HOOKLINE_METRICS_PUBLIC", false),
+    alertIntervalMs: int(env, "HOOKLINE_ALERT_INTERVAL_SECONDS", 30, 1, 3600) * 1000,
+    alerts: {
+      exhaustionRate: int(env, "HOOKLINE_ALERT_EXHAUSTION_PERCENT", 1, 0, 100) / 100,
+      exhaustionForMs: int(env, "HOOKLINE_ALERT_EXHAUSTION_FOR_MINUTES", 10, 0, 1440) * 60_000,
+      dlqMaxAgeMs: int(env, "HOOKLINE_ALERT_DLQ_MAX_AGE_HOURS", 24, 1, 8760) * 3_600_000,
+      endpointSuccessRate: int(env, "HOOKLINE_ALERT_ENDPOINT_SUCCESS_PERCENT", 50, 0, 100) / 100,
+      healthySuccessRate: int(env, "HOOKLINE_ALERT_HEALTHY_SUCCESS_PERCENT", 95, 0, 100) / 100,
+      endpointForMs: int(env, "HOOKLINE_ALERT_ENDPOINT_FOR_MINUTES", 5, 0, 1440) * 60_000,
+      dlqStuckMs: int(env, "HOOKLINE_ALERT_DLQ_STUCK_MINUTES", 60, 1, 10_080) * 60_000,
+      queueLagMs: int(env, "HOOKLINE_ALERT_QUEUE_LAG_SECONDS", 300, 1, 86_400) * 1000,
+    },
+    drillIntervalMs: int(env, "HOOKLINE_DRILL_INTERVAL_MINUTES", 0, 0, 10_080) * 60_000,
+    drillStepTimeoutMs: int(env, "HOOKLINE_DRILL_STEP_TIMEOUT_SECONDS", 60, 5, 3600) * 1000,
+    opWebhookFailingAfter: int(env, "HOOKLINE_OPWEBHOOK_FAILING_AFTER", 4, 1, 100),
   };
   if (config.databaseUrl && !isPostgresUrl(config.databaseUrl)) {
     throw new ConfigError("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)");
   }
+  Object.freeze(config.alerts);
   return Object.freeze(config);
 }
 

@@ -18,6 +18,8 @@ import { endpointSettingsRoutes } from "./routes/endpoint-settings.js";
 import { endpointRoutes } from "./routes/endpoints.js";
 import { eventTypeRoutes } from "./routes/event-types.js";
 import { messageRoutes } from "./routes/messages.js";
+import { observabilityRoutes } from "./routes/observability.js";
+import { operationalWebhookRoutes } from "./routes/operational-webhooks.js";
 import { systemRoutes } from "./routes/system.js";
 import { tokenRoutes } from "./routes/tokens.js";
 
@@ -38,6 +40,8 @@ export function apiRoutes(deps: ApiDeps): RouteDef[] {
     ...dlqRoutes(deps),
     ...dlqJobRoutes(deps),
     ...tokenRoutes(deps),
+    ...observabilityRoutes(deps),
+    ...operationalWebhookRoutes(deps),
   );
   return routes;
 }
