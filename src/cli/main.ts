@@ -5,6 +5,7 @@ import { createHookline } from "../app.js";
 import { resolveConfig } from "../config.js";
 import { HooklineError } from "../errors.js";
 import { dlqCommand } from "./dlq.js";
+import { drillCommand } from "./drill.js";
 
 const program = new Command();
 program.name("hookline").description("Self-hostable webhook delivery service");
@@ -53,6 +54,18 @@ program
 
 program.addCommand(
   dlqCommand(
+    { url: process.env.HOOKLINE_URL, token: process.env.HOOKLINE_TOKEN },
+    {
+      out: process.stdout,
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      setExitCode: (code) => (process.exitCode = code),
+    },
+  ),
+);
+
+program.addCommand(
+  drillCommand(
     { url: process.env.HOOKLINE_URL, token: process.env.HOOKLINE_TOKEN },
     {
       out: process.stdout,

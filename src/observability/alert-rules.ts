@@ -32,7 +32,7 @@ export interface AlertThresholds {
 
 /** Sensible defaults, also those of the shipped Prometheus rules. */
 export const DEFAULT_THRESHOLDS: Readonly<AlertThresholds> = Object.freeze({
-  windowMs: 10 * 60_000,
+  windowMs: 5 * 60_000,
   exhaustionRate: 0.01,
   exhaustionForMs: 10 * 60_000,
   exhaustionMinDeliveries: 20,
