@@ -16,6 +16,7 @@ import { historyBehaviour } from "./behaviour/history.js";
 import { idempotencyBehaviour } from "./behaviour/idempotency.js";
 import { lifecycleBehaviour } from "./behaviour/lifecycle.js";
 import { messageBehaviour } from "./behaviour/messages.js";
+import { observabilityBehaviour } from "./behaviour/observability.js";
 import { outcomeBehaviour } from "./behaviour/outcomes.js";
 
 /** Registers `describe(name, …)` with the whole store behaviour, one fresh store per test. */
@@ -57,5 +58,6 @@ export function storeBehaviour(name: string, makeStore: MakeStore): void {
     replayJobBehaviour(t);
     pruningBehaviour(t);
     apiTokenBehaviour(t);
+    observabilityBehaviour(t);
   });
 }
