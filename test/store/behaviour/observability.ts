@@ -38,7 +38,7 @@ export function observabilityBehaviour(t: StoreUnderTest): void {
         byEndpoint: [],
       });
       const { app, endpoints } = await seedApp(t.store, [{}, {}]);
-      const [a, b] = endpoints as [{ id: string }, { id: string }];
+      const [a, b] = endpoints.map((e) => ({ id: e.id })) as [{ id: string }, { id: string }];
       await accept(t.store, app.id, { now: T0, dueAt: T0 + MINUTE });
       await accept(t.store, app.id, { now: T0, dueAt: T0 + HOUR });
       const at = await t.store.backlogSnapshot({ now: T0 + 2 * MINUTE, endpointLimit: 10 });
