@@ -127,6 +127,11 @@ export class AlertRules {
     while (this.samples.length > 1 && sample.at - this.samples[1]!.at >= keep) {
       this.samples.shift();
     }
+    // Per-endpoint counts are only read within the rate window: drop them sooner, so ten
+    // thousand active endpoints cost one window of counts, not an hour of them.
+    for (const s of this.samples) {
+      if (sample.at - s.at > this.t.windowMs && s.endpoints.size) s.endpoints = new Map();
+    }
     const conditions = this.conditions(sample);
     const changes: AlertChanges = { fired: [], resolved: [], updated: [] };
     const seen = new Set<string>();

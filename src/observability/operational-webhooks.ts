@@ -46,6 +46,8 @@ export class OperationalWebhooks {
   private app: Application | null = null;
   /** Whether the operational application has any endpoint; null: not yet known. */
   private hasEndpoints: boolean | null = null;
+  /** When `hasEndpoints` was read: another process sharing the store may register endpoints. */
+  private checkedAt = 0;
   private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: OperationalDeps) {
@@ -172,7 +174,9 @@ export class OperationalWebhooks {
   }
 
   private async listening(): Promise<boolean> {
-    if (this.hasEndpoints === null) {
+    const now = this.deps.clock.now();
+    if (this.hasEndpoints === null || now - this.checkedAt > RECHECK_MS) {
+      this.checkedAt = now;
       const app = await this.deps.store.findApplication(OPERATIONAL_APP_UID);
       this.hasEndpoints = app
         ? (await this.deps.store.listEndpoints(app.id, { limit: 1 })).data.length > 0
@@ -207,3 +211,6 @@ export class OperationalWebhooks {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** How often whether anyone listens is read again from the store. */
+const RECHECK_MS = 60_000;
