@@ -51,7 +51,10 @@ export class OperationalWebhooks {
   private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: OperationalDeps) {
-    deps.events.on((e) => this.enqueue(() => this.fromEngine(e)));
+    // Most events (a first attempt that succeeded) are no operational event: skip them at once.
+    deps.events.on((e) => {
+      if (this.typeOf(e)) this.enqueue(() => this.fromEngine(e));
+    });
   }
 
   /** The operational application, created on first use. */
