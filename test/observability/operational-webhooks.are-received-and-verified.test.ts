@@ -82,6 +82,26 @@ describe("operational webhooks", () => {
       { url: ops.url("/x"), filterTypes: ["endpoint.disabled", "invoice.paid"] },
     );
     expect(bad.status).toBe(422);
+    // Update, rotate the secret and delete, all through the Svix client.
+    const spare = await h.svix.operationalWebhookEndpoint.create({
+      url: ops.url("/spare"),
+      filterTypes: ["alert.firing"],
+    });
+    const updated = await h.svix.operationalWebhookEndpoint.update(spare.id, {
+      url: ops.url("/spare"),
+      description: "pager",
+      filterTypes: ["alert.firing", "alert.resolved"],
+    });
+    expect(updated).toMatchObject({
+      description: "pager",
+      filterTypes: ["alert.firing", "alert.resolved"],
+    });
+    const before = (await h.svix.operationalWebhookEndpoint.getSecret(spare.id)).key;
+    await h.svix.operationalWebhookEndpoint.rotateSecret(spare.id, {});
+    expect((await h.svix.operationalWebhookEndpoint.getSecret(spare.id)).key).not.toBe(before);
+    await h.svix.operationalWebhookEndpoint.delete(spare.id);
+    const after = await h.svix.operationalWebhookEndpoint.list();
+    expect(after.data.map((e) => e.id)).toEqual([opEndpointId]);
     expect(bad.body.detail).toEqual([
       expect.objectContaining({ loc: ["body", "filterTypes", 1], type: "unknown_event_type" }),
     ]);
