@@ -19,10 +19,12 @@ import { DEFAULT_ADAPTIVE, type AdaptiveSettings } from "./engine/adaptive-limit
 import { DEFAULT_BREAKER, type BreakerSettings } from "./engine/breaker.js";
 import { DeliveryEngine } from "./engine/engine.js";
 import { EngineEvents } from "./engine/events.js";
+import { ExemptTargets } from "./engine/guarded-connect.js";
 import type { PolicyDefaults } from "./engine/policy.js";
 import { HttpSender, type Sender } from "./engine/sender.js";
 import { SignallingControl } from "./engine/signalling.js";
 import { newId } from "./ids.js";
+import { Observability } from "./observability/service.js";
 import type { Store } from "./store/port.js";
 import { openStore } from "./store/factory.js";
 
@@ -46,6 +48,8 @@ export interface Hookline {
   readonly dlq: DeadLetterQueue;
   readonly replayJobs: ReplayJobRunner;
   readonly retention: RetentionPruner;
+  /** Metrics, alerts, operational webhooks, failure drills. */
+  readonly observability: Observability;
   readonly api: FastifyInstance;
   readonly adminToken: string;
   readonly logger: Logger;
@@ -73,8 +77,11 @@ export function createHookline(
     concurrencyLimit: config.defaultConcurrency,
     timeoutMs: config.requestTimeoutMs,
   };
+  // hookline's own loopback servers (the drill's receiver) are let through the SSRF guard.
+  const exempt = new ExemptTargets();
   const sender =
-    overrides.sender ?? new HttpSender({ refusePrivateTargets: !config.allowPrivateTargets });
+    overrides.sender ??
+    new HttpSender({ refusePrivateTargets: !config.allowPrivateTargets, exemptTargets: exempt });
   const delivers = config.role !== "api";
   const serves = config.role !== "worker";
   const engine = new DeliveryEngine({
@@ -145,6 +152,16 @@ export function createHookline(
     if (kind === "overflowed") logger.warn(change, "dead letter not kept: depth cap reached");
     if (kind === "abandoned") logger.warn(change, "dead-letter record abandoned");
   });
+  const observability = new Observability({
+    store,
+    engine: control,
+    events,
+    dlq,
+    clock,
+    config,
+    logger,
+    exempt,
+  });
   const api = buildApi({
     store,
     engine: control,
@@ -153,6 +170,7 @@ export function createHookline(
     clock,
     adminToken,
     policyDefaults,
+    observability,
   });
 
   const hookline: Hookline = {
@@ -162,6 +180,7 @@ export function createHookline(
     dlq,
     replayJobs,
     retention,
+    observability,
     api,
     adminToken,
     logger,
@@ -179,6 +198,9 @@ export function createHookline(
         await replayJobs.start();
         retention.start();
       }
+      // Metrics and operational webhooks in every process; alerts and scheduled drills only
+      // where deliveries are made (see observability/service.ts).
+      await observability.start({ evaluate: delivers });
       if (serves) {
         const address = await api.listen({ host: config.host, port: config.port });
         hookline.url = config.publicUrl ?? address;
@@ -191,6 +213,7 @@ export function createHookline(
       // Stop taking messages first, then the background jobs, then let deliveries in flight
       // finish, then close the store.
       await api.close();
+      await observability.stop();
       if (delivers) {
         await replayJobs.stop();
         await retention.stop();

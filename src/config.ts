@@ -54,6 +54,29 @@ export interface Config {
   encryptionKey: Buffer | null;
   /** Earlier keys, used only to open values sealed before a rotation. */
   encryptionOldKeys: Buffer[];
+  /** Endpoints with metric series of their own; the others are counted under `_other`. */
+  metricsMaxEndpoints: number;
+  /** Whether /metrics may be scraped without a token. */
+  metricsPublic: boolean;
+  /** How often hookline evaluates its alert rules. */
+  alertIntervalMs: number;
+  /** Alert thresholds (see docs/observability.md). */
+  alerts: {
+    exhaustionRate: number;
+    exhaustionForMs: number;
+    dlqMaxAgeMs: number;
+    endpointSuccessRate: number;
+    healthySuccessRate: number;
+    endpointForMs: number;
+    dlqStuckMs: number;
+    queueLagMs: number;
+  };
+  /** Run a failure drill this often; 0: only when asked (`hookline drill`). */
+  drillIntervalMs: number;
+  /** How long each step of a drill may take before the drill fails. */
+  drillStepTimeoutMs: number;
+  /** Attempts of a delivery after which `message.attempt.failing` is sent. */
+  opWebhookFailingAfter: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -102,6 +125,22 @@ export function resolveConfig(env: Env): Readonly<Config> {
       .split(",")
       .filter((k) => k.trim())
       .map((k) => parseKey(k, "HOOKLINE_ENCRYPTION_OLD_KEYS")),
+    metricsMaxEndpoints: int(env, "HOOKLINE_METRICS_MAX_ENDPOINTS", 500, 0, 100_000),
+    metricsPublic: bool(env, "HOOKLINE_METRICS_PUBLIC", false),
+    alertIntervalMs: int(env, "HOOKLINE_ALERT_INTERVAL_SECONDS", 30, 1, 3600) * 1000,
+    alerts: {
+      exhaustionRate: int(env, "HOOKLINE_ALERT_EXHAUSTION_PERCENT", 1, 0, 100) / 100,
+      exhaustionForMs: int(env, "HOOKLINE_ALERT_EXHAUSTION_FOR_MINUTES", 10, 0, 1440) * 60_000,
+      dlqMaxAgeMs: int(env, "HOOKLINE_ALERT_DLQ_MAX_AGE_HOURS", 24, 1, 8760) * 3_600_000,
+      endpointSuccessRate: int(env, "HOOKLINE_ALERT_ENDPOINT_SUCCESS_PERCENT", 50, 0, 100) / 100,
+      healthySuccessRate: int(env, "HOOKLINE_ALERT_HEALTHY_SUCCESS_PERCENT", 95, 0, 100) / 100,
+      endpointForMs: int(env, "HOOKLINE_ALERT_ENDPOINT_FOR_MINUTES", 5, 0, 1440) * 60_000,
+      dlqStuckMs: int(env, "HOOKLINE_ALERT_DLQ_STUCK_MINUTES", 60, 1, 10_080) * 60_000,
+      queueLagMs: int(env, "HOOKLINE_ALERT_QUEUE_LAG_SECONDS", 300, 1, 86_400) * 1000,
+    },
+    drillIntervalMs: int(env, "HOOKLINE_DRILL_INTERVAL_MINUTES", 0, 0, 10_080) * 60_000,
+    drillStepTimeoutMs: int(env, "HOOKLINE_DRILL_STEP_TIMEOUT_SECONDS", 60, 5, 3600) * 1000,
+    opWebhookFailingAfter: int(env, "HOOKLINE_OPWEBHOOK_FAILING_AFTER", 4, 1, 100),
   };
   if (config.databaseUrl && !isPostgresUrl(config.databaseUrl)) {
     throw new ConfigError("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)");
@@ -116,6 +155,7 @@ export function resolveConfig(env: Env): Readonly<Config> {
       "HOOKLINE_WORKER_DEAD_AFTER_MS must be at least three times HOOKLINE_WORKER_HEARTBEAT_MS, so one late heartbeat does not declare a worker dead",
     );
   }
+  Object.freeze(config.alerts);
   return Object.freeze(config);
 }
 

@@ -130,7 +130,8 @@ export function installAuth(
   app.decorateRequest("identity", null);
   app.addHook("onReady", async () => registerBootstrapToken(store, deps.adminToken, deps.clock));
   app.addHook("onRequest", async (request) => {
-    if (!request.url.startsWith("/api/")) return;
+    // /metrics is the one route outside /api/ (where Prometheus expects it); it is guarded too.
+    if (!request.url.startsWith("/api/") && !/^\/metrics(\?|$)/.test(request.url)) return;
     const method = request.method === "HEAD" ? "GET" : request.method;
     const routeUrl = request.routeOptions.url;
     // An unknown route needs an admin token, like any route not said to be open.

@@ -3,6 +3,7 @@ import type { Config } from "../config.js";
 import type { DeadLetterQueue } from "../dlq/service.js";
 import type { EngineControl } from "../engine/control.js";
 import type { PolicyDefaults } from "../engine/policy.js";
+import type { Observability } from "../observability/service.js";
 import type { Store } from "../store/port.js";
 
 /** What the HTTP API needs from the rest of hookline, passed in once by the entry point. */
@@ -16,4 +17,6 @@ export interface ApiDeps {
   /** The configured admin token, registered (hashed) as the bootstrap admin token on start. */
   adminToken: string;
   policyDefaults: PolicyDefaults;
+  /** Metrics, alerts, operational webhooks, drills; absent in a process that runs none. */
+  observability?: Observability;
 }

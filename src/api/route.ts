@@ -13,9 +13,15 @@ export type RouteAccess = "admin" | "app" | "any";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-/** What a handler answers: a JSON value, JSON text already serialized, or no body (204). */
+/**
+ * What a handler answers: a JSON value, JSON text already serialized, other text with its content
+ * type (e.g. Prometheus metrics), or no body (204).
+ */
 export type Answer =
-  { status: number; body: unknown } | { status: number; json: string } | { status: 204 };
+  | { status: number; body: unknown }
+  | { status: number; json: string }
+  | { status: number; text: string; contentType: string }
+  | { status: 204 };
 
 export interface RouteInput<B, Q> {
   request: FastifyRequest;
@@ -104,6 +110,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
         reply.code(answer.status);
         if ("json" in answer)
           return reply.type("application/json; charset=utf-8").send(answer.json);
+        if ("text" in answer) return reply.type(answer.contentType).send(answer.text);
         if ("body" in answer) return reply.send(answer.body);
         return reply.send();
       },

@@ -20,6 +20,8 @@ import { endpointSettingsRoutes } from "./routes/endpoint-settings.js";
 import { endpointRoutes } from "./routes/endpoints.js";
 import { eventTypeRoutes } from "./routes/event-types.js";
 import { messageRoutes } from "./routes/messages.js";
+import { observabilityRoutes } from "./routes/observability.js";
+import { operationalWebhookRoutes } from "./routes/operational-webhooks.js";
 import { systemRoutes } from "./routes/system.js";
 import { tokenRoutes } from "./routes/tokens.js";
 import { dashboardDataRoutes } from "./routes/dashboard-data.js";
@@ -45,6 +47,8 @@ export function apiRoutes(deps: ApiDeps): RouteDef[] {
     ...tokenRoutes(deps),
     ...dashboardDataRoutes(deps),
     ...portalAccessRoutes(deps),
+    ...observabilityRoutes(deps),
+    ...operationalWebhookRoutes(deps),
   );
   return routes;
 }

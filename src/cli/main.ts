@@ -6,6 +6,7 @@ import { resolveConfig } from "../config.js";
 import { HooklineError } from "../errors.js";
 import { dlqCommand } from "./dlq.js";
 import { keysCommand } from "./keys.js";
+import { drillCommand } from "./drill.js";
 
 const program = new Command();
 program.name("hookline").description("Self-hostable webhook delivery service");
@@ -96,6 +97,17 @@ program.addCommand(
 );
 
 program.addCommand(keysCommand(process.env, process.stdout));
+program.addCommand(
+  drillCommand(
+    { url: process.env.HOOKLINE_URL, token: process.env.HOOKLINE_TOKEN },
+    {
+      out: process.stdout,
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      setExitCode: (code) => (process.exitCode = code),
+    },
+  ),
+);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof HooklineError) {

@@ -288,6 +288,10 @@ export class DeadLetterQueue {
       state: delivery.state,
       nextAttemptAt: null,
       attempt,
+      // Known only to the process that made the attempt; a replay's answer does not need them.
+      failureClass: null,
+      retryAfter: null,
+      attemptNumber: null,
     };
   }
 }

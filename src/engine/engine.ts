@@ -608,6 +608,7 @@ export class DeliveryEngine implements EngineControl {
       next: decision.next,
       retryAfter: decision.retryAfter,
       disableEndpoint: decision.disable,
+      attemptNumber: attemptsMade,
     };
     this.writer.push(outcome);
     if (decision.disable) {
@@ -663,6 +664,9 @@ export class DeliveryEngine implements EngineControl {
               messageId: o.messageId,
             }
           : null,
+        failureClass: o.next.kind === "dead" ? o.next.failureClass : null,
+        retryAfter: o.retryAfter,
+        attemptNumber: o.attempt ? (o.attemptNumber ?? null) : null,
       });
     }
     for (const change of changes) this.events.emit({ type: "dead-letter", change });

@@ -5,7 +5,7 @@
  * webhooks, the dashboard) subscribe to them.
  */
 import { EventEmitter } from "node:events";
-import type { Attempt, DeliveryState } from "../domain/types.js";
+import type { Attempt, DeliveryState, FailureClass, RetryAfterUse } from "../domain/types.js";
 import type { DeadLetterChange } from "../store/port.js";
 import type { CircuitTransition } from "./breaker.js";
 
@@ -18,6 +18,12 @@ export type EngineEvent =
       state: DeliveryState;
       nextAttemptAt: number | null;
       attempt: Attempt | null;
+      /** Why the delivery was given up on, when `state` is `dead`. */
+      failureClass: FailureClass | null;
+      /** What the receiver's Retry-After did to the next attempt, if it sent one. */
+      retryAfter: RetryAfterUse | null;
+      /** Which attempt of the delivery this was (1 for the first), or null without an attempt. */
+      attemptNumber: number | null;
     }
   | { type: "circuit"; endpointId: string; transition: CircuitTransition }
   | { type: "endpoint.disabled"; endpointId: string; reason: string }

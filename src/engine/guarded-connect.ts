@@ -37,12 +37,36 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
   });
 }
 
+/**
+ * Exact loopback `address:port` pairs of servers hookline itself runs (the failure drill's
+ * receiver), let through while they listen. Not a general exemption: nothing else is added.
+ */
+export class ExemptTargets {
+  private readonly pairs = new Set<string>();
+
+  add(address: string, port: number): void {
+    this.pairs.add(`${address}:${port}`);
+  }
+
+  delete(address: string, port: number): void {
+    this.pairs.delete(`${address}:${port}`);
+  }
+
+  has(address: string, port: number): boolean {
+    return this.pairs.has(`${address}:${port}`);
+  }
+}
+
 /** A connector for undici's Agent that refuses non-public addresses. */
-export function guardedConnector(): buildConnector.connector {
+export function guardedConnector(exempt?: ExemptTargets): buildConnector.connector {
   const base = buildConnector({ lookup: guardedLookup } as buildConnector.BuildOptions);
   return (options, callback) => {
     // Literal IPs skip DNS (and so the lookup above): check them here.
     const host = options.hostname.replace(/^\[|\]$/g, "");
+    if (isIP(host) && exempt?.has(host, Number(options.port))) {
+      base(options, callback);
+      return;
+    }
     if (isIP(host) && classifyAddress(host) !== "public") {
       callback(refusedTarget(host, host), null);
       return;

@@ -3,7 +3,7 @@
  * read. Keep-alive pools per origin come from undici's Agent; redirects are never followed.
  */
 import { Agent, request, type Dispatcher } from "undici";
-import { guardedConnector } from "./guarded-connect.js";
+import { guardedConnector, type ExemptTargets } from "./guarded-connect.js";
 import type { TransportErrorClass } from "./outcome.js";
 
 /** One request to an endpoint. */
@@ -35,6 +35,8 @@ export interface HttpSenderOptions {
   maxResponseBytes?: number;
   /** Refuse loopback, private, link-local and metadata addresses at connect time. */
   refusePrivateTargets?: boolean;
+  /** Addresses of hookline's own servers let through despite `refusePrivateTargets`. */
+  exemptTargets?: ExemptTargets;
 }
 
 /** The real sender: undici keep-alive pools, one overall deadline per attempt. */
@@ -49,7 +51,7 @@ export class HttpSender implements Sender {
       keepAliveMaxTimeout: 120_000,
       connections: null,
       pipelining: 1,
-      ...(options.refusePrivateTargets ? { connect: guardedConnector() } : {}),
+      ...(options.refusePrivateTargets ? { connect: guardedConnector(options.exemptTargets) } : {}),
     });
   }
 

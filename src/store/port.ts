@@ -131,6 +131,8 @@ export interface DeliveryOutcome {
   retryAfter: RetryAfterUse | null;
   /** Set when the receiver asked never to be called again (410 Gone). */
   disableEndpoint: string | null;
+  /** Which attempt of the delivery this was (1 for the first); announced, not stored. */
+  attemptNumber?: number;
 }
 
 /** One attempt-less state change: a delivery put back (shutdown, paused circuit). */
@@ -282,6 +284,53 @@ export interface PruneResult {
   messages: number;
   idempotencyKeys: number;
   done: boolean;
+}
+
+// ---- observability ----------------------------------------------------------------------------
+
+/** The backlog and the dead-letter queue as gauges: what metrics, alerts and the dashboard read. */
+export interface BacklogSnapshot {
+  /** Pending deliveries, due or not. */
+  pending: number;
+  /** When the longest-waiting pending delivery due by `now` fell due, or null. */
+  oldestDueAt: number | null;
+  /** Open and replaying dead-letter records. */
+  deadLetters: number;
+  /** When the oldest open or replaying record was dead-lettered, or null. */
+  oldestDeadLetterAt: number | null;
+  /** Endpoints with open records, deepest first, at most `endpointLimit` of them. */
+  byEndpoint: { endpointId: string; deadLetters: number; oldestDeadLetterAt: number }[];
+}
+
+/** An alert as kept across restarts: firing while `resolvedAt` is null. */
+export interface AlertRecord {
+  id: string;
+  rule: string;
+  severity: "warning" | "critical";
+  summary: string;
+  endpointId: string | null;
+  value: number;
+  threshold: number;
+  since: number;
+  resolvedAt: number | null;
+}
+
+/** One step of a failure drill and how long it took. */
+export interface DrillStep {
+  name: string;
+  passed: boolean;
+  ms: number;
+  detail: string;
+}
+
+/** A failure drill's result, as recorded. */
+export interface DrillRun {
+  id: string;
+  trigger: "manual" | "schedule";
+  startedAt: number;
+  finishedAt: number;
+  passed: boolean;
+  steps: DrillStep[];
 }
 
 export interface Store {
@@ -490,6 +539,21 @@ export interface Store {
    * transaction per call; call again until `done`.
    */
   pruneExpired(req: { now: number; retentionMs: number; batchSize: number }): Promise<PruneResult>;
+
+  // ---- observability ------------------------------------------------------------------------
+
+  /** Gauges of the backlog and the dead-letter queue at `now` (see {@link BacklogSnapshot}). */
+  backlogSnapshot(req: { now: number; endpointLimit: number }): Promise<BacklogSnapshot>;
+  /** Inserts or updates alerts by id; forgets those resolved before `forgetResolvedBefore`. */
+  saveAlerts(alerts: readonly AlertRecord[], forgetResolvedBefore: number): Promise<void>;
+  /** Firing alerts and those resolved at or after `resolvedSince`, newest first. */
+  listAlerts(q: { resolvedSince: number }): Promise<AlertRecord[]>;
+  /** Records a drill's result, keeping the latest `keep` runs. */
+  recordDrillRun(run: DrillRun, keep: number): Promise<void>;
+  /** The latest drill runs, newest first. */
+  listDrillRuns(limit: number): Promise<DrillRun[]>;
+  /** When the last passing drill started, or null. */
+  lastPassedDrillAt(): Promise<number | null>;
 }
 
 export type { AttemptTrigger };

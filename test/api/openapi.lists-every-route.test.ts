@@ -16,6 +16,19 @@ afterAll(async () => api.close());
 const EXPECTED: [string, string][] = [
   ["get", "/api/v1/health"],
   ["get", "/api/v1/openapi.json"],
+  ["get", "/metrics"],
+  ["get", "/api/v1/alerts"],
+  ["get", "/api/v1/stats"],
+  ["get", "/api/v1/health/ready"],
+  ["post", "/api/v1/drill"],
+  ["get", "/api/v1/drill"],
+  ["get", "/api/v1/operational-webhook/endpoint"],
+  ["post", "/api/v1/operational-webhook/endpoint"],
+  ["get", "/api/v1/operational-webhook/endpoint/{endpoint_id}"],
+  ["put", "/api/v1/operational-webhook/endpoint/{endpoint_id}"],
+  ["delete", "/api/v1/operational-webhook/endpoint/{endpoint_id}"],
+  ["get", "/api/v1/operational-webhook/endpoint/{endpoint_id}/secret"],
+  ["post", "/api/v1/operational-webhook/endpoint/{endpoint_id}/secret/rotate"],
   ["get", "/api/v1/app"],
   ["post", "/api/v1/app"],
   ["get", "/api/v1/app/{app_id}"],
@@ -92,6 +105,11 @@ const EXTENSIONS = [
   "/api/v1/tokens",
   "/api/v1/tokens/{token_id}",
   "/api/v1/app/{app_id}/endpoint/{endpoint_id}/stats",
+  "/metrics",
+  "/api/v1/alerts",
+  "/api/v1/stats",
+  "/api/v1/health/ready",
+  "/api/v1/drill",
 ];
 
 describe("the OpenAPI document", () => {

@@ -18,6 +18,7 @@ import { historyBehaviour } from "./behaviour/history.js";
 import { idempotencyBehaviour } from "./behaviour/idempotency.js";
 import { lifecycleBehaviour } from "./behaviour/lifecycle.js";
 import { messageBehaviour } from "./behaviour/messages.js";
+import { observabilityBehaviour } from "./behaviour/observability.js";
 import { outcomeBehaviour } from "./behaviour/outcomes.js";
 import { sealingBehaviour } from "./behaviour/sealing.js";
 
@@ -74,5 +75,6 @@ export function storeBehaviour(
     dashboardBehaviour(t);
     // Only stores several processes may share have workers to coordinate.
     if (options.shared) coordinationBehaviour(t);
+    observabilityBehaviour(t);
   });
 }

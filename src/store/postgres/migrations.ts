@@ -367,6 +367,36 @@ CREATE INDEX deliveries_claimed_by ON deliveries (claimed_by) WHERE state = 'inf
 `,
   },
   {
+    version: 5,
+    name: "alerts and failure drills",
+    sql: `
+-- Alerts hookline evaluates itself, kept so a restart does not forget what is firing.
+CREATE TABLE alerts (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  rule TEXT NOT NULL,
+  severity TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  endpoint_id TEXT COLLATE "C",
+  value DOUBLE PRECISION NOT NULL,
+  threshold DOUBLE PRECISION NOT NULL,
+  since BIGINT NOT NULL,
+  resolved_at BIGINT
+);
+CREATE INDEX alerts_resolved ON alerts (resolved_at);
+
+-- Failure drills: their result and the timing of each step (report as JSON).
+CREATE TABLE drill_runs (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  trigger TEXT NOT NULL,
+  started_at BIGINT NOT NULL,
+  finished_at BIGINT NOT NULL,
+  passed BOOLEAN NOT NULL,
+  steps JSON NOT NULL
+);
+CREATE INDEX drill_runs_passed ON drill_runs (started_at) WHERE passed;
+`,
+  },
+  {
     // Version numbers are handed out per change, so the ledger may have gaps.
     version: 6,
     name: "API token expiry",

@@ -20,6 +20,9 @@ import { StoreUnavailableError } from "../../errors.js";
 import {
   DEFAULT_STORE_LIMITS,
   type AcceptResult,
+  type AlertRecord,
+  type BacklogSnapshot,
+  type DrillRun,
   type AttemptQuery,
   type ClaimedDelivery,
   type DeadLetterChange,
@@ -54,6 +57,7 @@ import { mapError, newClient, openPool, type PostgresOptions } from "./database.
 import { DeadLetters } from "./dead-letters.js";
 import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.js";
 import { History } from "./history.js";
+import { Observability } from "./observability.js";
 import { migrate } from "./migrate.js";
 import { ReplayJobs } from "./replay-jobs.js";
 import { resealBatch, verifySealing } from "./reseal.js";
@@ -77,6 +81,7 @@ export class PostgresStore implements Store {
   private readonly catalogue: Catalogue;
   private readonly deliveries: Deliveries;
   private readonly history: History;
+  private readonly observability: Observability;
   private readonly deadLetters: DeadLetters;
   private readonly replayJobs: ReplayJobs;
   private readonly dashboard: DashboardQueries;
@@ -96,6 +101,7 @@ export class PostgresStore implements Store {
     this.deadLetters = new DeadLetters(this.pool, limits);
     this.deliveries = new Deliveries(this.pool, this.deadLetters);
     this.history = new History(this.pool);
+    this.observability = new Observability(this.pool);
     this.replayJobs = new ReplayJobs(this.pool, this.deadLetters);
     this.dashboard = new DashboardQueries(this.pool);
     this.retention = new Retention(this.pool);
@@ -453,6 +459,32 @@ export class PostgresStore implements Store {
     batchSize: number;
   }): Promise<PruneResult> {
     return this.run(() => this.retention.prune(req));
+  }
+
+  // ---- observability ------------------------------------------------------------------------
+
+  async backlogSnapshot(req: { now: number; endpointLimit: number }): Promise<BacklogSnapshot> {
+    return this.run(() => this.observability.backlogSnapshot(req));
+  }
+
+  async saveAlerts(alerts: readonly AlertRecord[], forgetResolvedBefore: number): Promise<void> {
+    await this.run(() => this.observability.saveAlerts(alerts, forgetResolvedBefore));
+  }
+
+  async listAlerts(q: { resolvedSince: number }): Promise<AlertRecord[]> {
+    return this.run(() => this.observability.listAlerts(q));
+  }
+
+  async recordDrillRun(run: DrillRun, keep: number): Promise<void> {
+    await this.run(() => this.observability.recordDrillRun(run, keep));
+  }
+
+  async listDrillRuns(limit: number): Promise<DrillRun[]> {
+    return this.run(() => this.observability.listDrillRuns(limit));
+  }
+
+  async lastPassedDrillAt(): Promise<number | null> {
+    return this.run(() => this.observability.lastPassedDrillAt());
   }
 
   /**

@@ -328,6 +328,36 @@ CREATE TABLE api_tokens (
 `,
   },
   {
+    version: 5,
+    name: "alerts and failure drills",
+    sql: `
+-- Alerts hookline evaluates itself, kept so a restart does not forget what is firing.
+CREATE TABLE alerts (
+  id TEXT PRIMARY KEY,
+  rule TEXT NOT NULL,
+  severity TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  endpoint_id TEXT,
+  value REAL NOT NULL,
+  threshold REAL NOT NULL,
+  since INTEGER NOT NULL,
+  resolved_at INTEGER
+);
+CREATE INDEX alerts_resolved ON alerts (resolved_at);
+
+-- Failure drills: their result and the timing of each step (report as JSON).
+CREATE TABLE drill_runs (
+  id TEXT PRIMARY KEY,
+  trigger TEXT NOT NULL,
+  started_at INTEGER NOT NULL,
+  finished_at INTEGER NOT NULL,
+  passed INTEGER NOT NULL,
+  steps TEXT NOT NULL
+);
+CREATE INDEX drill_runs_passed ON drill_runs (started_at) WHERE passed = 1;
+`,
+  },
+  {
     // Version numbers are handed out per change, so the ledger may have gaps.
     version: 6,
     name: "API token expiry",

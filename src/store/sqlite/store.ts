@@ -20,6 +20,9 @@ import { ConflictError, StoreUnavailableError } from "../../errors.js";
 import {
   DEFAULT_STORE_LIMITS,
   type AcceptResult,
+  type AlertRecord,
+  type BacklogSnapshot,
+  type DrillRun,
   type AttemptQuery,
   type ClaimedDelivery,
   type DeadLetterChange,
@@ -54,6 +57,7 @@ import { AcceptBatcher } from "./accept-batcher.js";
 import { openDatabase, type SqliteOptions } from "./database.js";
 import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.js";
 import { History } from "./history.js";
+import { Observability } from "./observability.js";
 import { ReplayJobs } from "./replay-jobs.js";
 import { resealBatch, verifySealing } from "./reseal.js";
 import { DashboardQueries } from "./dashboard.js";
@@ -76,6 +80,7 @@ export class SqliteStore implements Store {
   private readonly catalogue: Catalogue;
   private readonly deliveries: Deliveries;
   private readonly history: History;
+  private readonly observability: Observability;
   private readonly deadLetters: DeadLetters;
   private readonly replayJobs: ReplayJobs;
   private readonly dashboard: DashboardQueries;
@@ -94,6 +99,7 @@ export class SqliteStore implements Store {
     this.deadLetters = new DeadLetters(this.db, s.deadLetters, limits);
     this.deliveries = new Deliveries(this.db, s.deliveries, this.deadLetters);
     this.history = new History(this.db, s.history);
+    this.observability = new Observability(this.db);
     this.replayJobs = new ReplayJobs(this.db, s.replayJobs, this.deadLetters);
     this.dashboard = new DashboardQueries(this.db);
     this.retention = new Retention(this.db);
@@ -434,6 +440,32 @@ export class SqliteStore implements Store {
     batchSize: number;
   }): Promise<PruneResult> {
     return this.run(() => this.retention.prune(req));
+  }
+
+  // ---- observability ------------------------------------------------------------------------
+
+  async backlogSnapshot(req: { now: number; endpointLimit: number }): Promise<BacklogSnapshot> {
+    return this.run(() => this.observability.backlogSnapshot(req));
+  }
+
+  async saveAlerts(alerts: readonly AlertRecord[], forgetResolvedBefore: number): Promise<void> {
+    await this.run(() => this.observability.saveAlerts(alerts, forgetResolvedBefore));
+  }
+
+  async listAlerts(q: { resolvedSince: number }): Promise<AlertRecord[]> {
+    return this.run(() => this.observability.listAlerts(q));
+  }
+
+  async recordDrillRun(run: DrillRun, keep: number): Promise<void> {
+    await this.run(() => this.observability.recordDrillRun(run, keep));
+  }
+
+  async listDrillRuns(limit: number): Promise<DrillRun[]> {
+    return this.run(() => this.observability.listDrillRuns(limit));
+  }
+
+  async lastPassedDrillAt(): Promise<number | null> {
+    return this.run(() => this.observability.lastPassedDrillAt());
   }
 
   /** Runs a synchronous database call, turning driver errors into hookline's error classes. */

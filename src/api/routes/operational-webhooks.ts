@@ -1,0 +1,211 @@
+/**
+ * Svix's operational webhook endpoints (/api/v1/operational-webhook/endpoint): where hookline
+ * sends its own events. They are the endpoints of hookline's operational application.
+ */
+import type { Application, Endpoint } from "../../domain/types.js";
+import { ValidationError, type FieldProblem } from "../../errors.js";
+import { newId } from "../../ids.js";
+import { OPERATIONAL_EVENT_TYPES } from "../../observability/operational-webhooks.js";
+import { generateSecret } from "../../signing/secret.js";
+import type { ApiDeps } from "../deps.js";
+import { endpointBase } from "../endpoint-view.js";
+import { requireEndpoint } from "../lookup.js";
+import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
+import { rateLimitOf } from "../schemas/application.js";
+import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
+import {
+  EndpointIn,
+  EndpointSecretOut,
+  EndpointSecretRotateIn,
+  EndpointUpdate,
+} from "../schemas/endpoint.js";
+import { OperationalEndpointOut } from "../schemas/observability.js";
+import { ListQuery } from "../validation.js";
+import { assertTargetAllowed, rotated } from "./endpoints.js";
+import { observabilityOf } from "./observability.js";
+
+const TAG = "Operational webhooks";
+const errors = {
+  404: { description: "No such operational webhook endpoint", schema: HttpError },
+  409: { description: "The uid is taken", schema: HttpError },
+  422: { description: "Invalid input", schema: HttpValidationError },
+};
+
+const KNOWN = new Set<string>(OPERATIONAL_EVENT_TYPES);
+
+/** Refuses event types hookline never sends, naming each. */
+function checkFilterTypes(types: readonly string[] | null | undefined): void {
+  const problems: FieldProblem[] = [];
+  (types ?? []).forEach((t, i) => {
+    if (!KNOWN.has(t)) {
+      problems.push({
+        loc: ["body", "filterTypes", i],
+        msg: `"${t}" is not an operational event (${OPERATIONAL_EVENT_TYPES.join(", ")})`,
+        type: "unknown_event_type",
+      });
+    }
+  });
+  if (problems.length) throw new ValidationError(problems);
+}
+
+const view = (ep: Endpoint) => {
+  const all = endpointBase(ep);
+  return {
+    id: all.id,
+    uid: all.uid,
+    url: all.url,
+    description: all.description,
+    disabled: all.disabled,
+    filterTypes: all.filterTypes,
+    rateLimit: all.rateLimit,
+    throttleRate: all.throttleRate,
+    metadata: all.metadata,
+    createdAt: all.createdAt,
+    updatedAt: all.updatedAt,
+  };
+};
+
+export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
+  const base = "/api/v1/operational-webhook/endpoint";
+  const app = (): Promise<Application> => observabilityOf(deps).operational.application();
+  const changed = () => observabilityOf(deps).operational.endpointsChanged();
+  const find = async (id: string) => requireEndpoint(deps.store, await app(), id);
+  return [
+    defineRoute({
+      method: "GET",
+      path: base,
+      operationId: "v1.operational-webhook.endpoint.list",
+      summary: "List operational webhook endpoints",
+      tag: TAG,
+      query: ListQuery,
+      responses: { 200: { description: "A page", schema: listOf(OperationalEndpointOut) } },
+      handler: async ({ query }) => {
+        const page = await deps.store.listEndpoints((await app()).id, query);
+        return ok(listAnswer({ ...page, data: page.data.map(view) }));
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: base,
+      operationId: "v1.operational-webhook.endpoint.create",
+      summary: "Register an endpoint for hookline's own events",
+      tag: TAG,
+      body: EndpointIn,
+      responses: { 201: { description: "Created", schema: OperationalEndpointOut }, ...errors },
+      handler: async ({ body }) => {
+        checkFilterTypes(body.filterTypes);
+        await assertTargetAllowed(deps, body.url);
+        const owner = await app();
+        const now = deps.clock.now();
+        const ep: Endpoint = {
+          id: newId("ep", now),
+          appId: owner.id,
+          uid: body.uid ?? null,
+          url: body.url,
+          description: body.description ?? "",
+          version: 1,
+          disabled: body.disabled ?? false,
+          disabledReason: null,
+          filterTypes: body.filterTypes?.length ? body.filterTypes : null,
+          channels: null,
+          headers: body.headers ?? {},
+          metadata: body.metadata ?? {},
+          rateLimit: rateLimitOf(body) ?? null,
+          secrets: { current: body.secret ?? generateSecret(), previous: [] },
+          deliveryPolicy: null,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await deps.store.createEndpoint(ep);
+        changed();
+        return created(view(ep));
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{endpoint_id}`,
+      operationId: "v1.operational-webhook.endpoint.get",
+      summary: "Get an operational webhook endpoint",
+      tag: TAG,
+      responses: {
+        200: { description: "The endpoint", schema: OperationalEndpointOut },
+        404: errors[404],
+      },
+      handler: async ({ params }) => ok(view(await find(params.endpoint_id!))),
+    }),
+    defineRoute({
+      method: "PUT",
+      path: `${base}/{endpoint_id}`,
+      operationId: "v1.operational-webhook.endpoint.update",
+      summary: "Replace an operational webhook endpoint's settings",
+      tag: TAG,
+      body: EndpointUpdate,
+      responses: { 200: { description: "Updated", schema: OperationalEndpointOut }, ...errors },
+      handler: async ({ params, body }) => {
+        checkFilterTypes(body.filterTypes);
+        const ep = await find(params.endpoint_id!);
+        if (body.url !== ep.url) await assertTargetAllowed(deps, body.url);
+        const next: Endpoint = {
+          ...ep,
+          uid: body.uid ?? null,
+          url: body.url,
+          description: body.description ?? "",
+          disabled: body.disabled ?? false,
+          disabledReason: body.disabled ? ep.disabledReason : null,
+          filterTypes: body.filterTypes?.length ? body.filterTypes : null,
+          metadata: body.metadata ?? {},
+          rateLimit: rateLimitOf(body) ?? null,
+          updatedAt: deps.clock.now(),
+        };
+        await deps.store.updateEndpoint(next);
+        deps.engine.invalidateEndpoint(ep.id);
+        return ok(view(next));
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: `${base}/{endpoint_id}`,
+      operationId: "v1.operational-webhook.endpoint.delete",
+      summary: "Delete an operational webhook endpoint",
+      tag: TAG,
+      responses: { 204: { description: "Deleted" }, 404: errors[404] },
+      handler: async ({ params }) => {
+        const ep = await find(params.endpoint_id!);
+        await deps.store.deleteEndpoint(ep.appId, ep.id);
+        deps.engine.invalidateEndpoint(ep.id);
+        changed();
+        return noContent();
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{endpoint_id}/secret`,
+      operationId: "v1.operational-webhook.endpoint.get-secret",
+      summary: "Get an operational webhook endpoint's signing secret",
+      tag: TAG,
+      responses: {
+        200: { description: "The secret", schema: EndpointSecretOut },
+        404: errors[404],
+      },
+      handler: async ({ params }) => ok({ key: (await find(params.endpoint_id!)).secrets.current }),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base}/{endpoint_id}/secret/rotate`,
+      operationId: "v1.operational-webhook.endpoint.rotate-secret",
+      summary: "Rotate an operational webhook endpoint's signing secret",
+      tag: TAG,
+      body: EndpointSecretRotateIn,
+      responses: { 204: { description: "Rotated" }, ...errors },
+      handler: async ({ params, body }) => {
+        const ep = await find(params.endpoint_id!);
+        const now = deps.clock.now();
+        const grace = (body.gracePeriodSeconds ?? deps.config.secretGraceMs / 1000) * 1000;
+        const secrets = rotated(ep.secrets, body.key ?? generateSecret(), now, grace);
+        await deps.store.updateEndpoint({ ...ep, secrets, updatedAt: now });
+        deps.engine.invalidateEndpoint(ep.id);
+        return noContent();
+      },
+    }),
+  ];
+}

@@ -1,0 +1,56 @@
+/** Bodies of hookline's observability routes: alerts, stats, readiness, drills. */
+import { z } from "zod";
+import { Metadata } from "../validation.js";
+import { Timestamp } from "./common.js";
+
+export const AlertOut = z.object({
+  id: z.string(),
+  rule: z.string(),
+  severity: z.enum(["warning", "critical"]),
+  summary: z.string(),
+  endpointId: z.string().nullable(),
+  value: z.number(),
+  threshold: z.number(),
+  since: Timestamp,
+  resolvedAt: Timestamp.nullable(),
+});
+
+export const AlertsOut = z.object({ firing: z.array(AlertOut), resolved: z.array(AlertOut) });
+
+export const StatsOut = z.object({
+  queueDepth: z.int(),
+  oldestDueAgeMs: z.number(),
+  dlqOpen: z.int(),
+  dlqOldestAgeMs: z.number(),
+  deliveredLastMinute: z.int(),
+  failedLastMinute: z.int(),
+});
+
+export const ReadyOut = z.object({ ready: z.boolean(), store: z.string() });
+
+export const DrillRunOut = z.object({
+  id: z.string(),
+  trigger: z.enum(["manual", "schedule"]),
+  passed: z.boolean(),
+  startedAt: Timestamp,
+  finishedAt: Timestamp,
+  durationMs: z.number(),
+  steps: z.array(
+    z.object({ name: z.string(), passed: z.boolean(), ms: z.number(), detail: z.string() }),
+  ),
+});
+
+/** Svix OperationalWebhookEndpointOut. */
+export const OperationalEndpointOut = z.object({
+  id: z.string(),
+  uid: z.string().nullable(),
+  url: z.string(),
+  description: z.string(),
+  disabled: z.boolean(),
+  filterTypes: z.array(z.string()).nullable(),
+  rateLimit: z.int().nullable(),
+  throttleRate: z.int().nullable(),
+  metadata: Metadata,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});

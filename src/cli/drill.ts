@@ -1,0 +1,43 @@
+/**
+ * `hookline drill`: runs a failure drill on a running hookline (over its API) and prints each
+ * step with its timing. Exits 1 when the drill fails, so a cron job or CI step can alert.
+ */
+import { Command } from "commander";
+import type { z } from "zod";
+import type { DrillRunOut } from "../api/schemas/observability.js";
+import { ConfigError } from "../errors.js";
+import { ApiClient } from "./client.js";
+import type { CliIo, DlqDefaults } from "./dlq.js";
+
+type DrillRun = z.output<typeof DrillRunOut>;
+
+const DEFAULT_URL = "http://127.0.0.1:8080";
+
+/** The `drill` command. */
+export function drillCommand(defaults: DlqDefaults, io: CliIo): Command {
+  return new Command("drill")
+    .description(
+      "run a failure drill: a receiver answering 503 then 200, retries, dead-lettering, a replay",
+    )
+    .option("--url <url>", `hookline's URL (HOOKLINE_URL, default ${DEFAULT_URL})`)
+    .option("--token <token>", "the admin token (HOOKLINE_TOKEN)")
+    .option("--json", "print the API's JSON answer, for scripts")
+    .action(async (o: { url?: string; token?: string; json?: boolean }) => {
+      const token = o.token ?? defaults.token;
+      if (!token) throw new ConfigError("give the admin token with --token or HOOKLINE_TOKEN");
+      const api = new ApiClient({ url: o.url ?? defaults.url ?? DEFAULT_URL, token });
+      const { body: run } = await api.post<DrillRun>("/api/v1/drill");
+      if (o.json) io.out.write(`${JSON.stringify(run, null, 2)}\n`);
+      else {
+        for (const s of run.steps) {
+          const mark = s.passed ? "pass" : "FAIL";
+          io.out.write(
+            `${mark}  ${s.name.padEnd(16)} ${String(s.ms).padStart(6)} ms  ${s.detail}\n`,
+          );
+        }
+        const verdict = run.passed ? "PASSED" : "FAILED";
+        io.out.write(`drill ${run.id} ${verdict} in ${run.durationMs} ms\n`);
+      }
+      if (!run.passed) io.setExitCode(1);
+    });
+}

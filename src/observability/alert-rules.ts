@@ -1,0 +1,330 @@
+/**
+ * hookline's alert rules, pure: each evaluation turns the samples of the last window into
+ * conditions (rates and ages, never raw counts), and a small state machine per condition moves
+ * it from inactive to pending to firing (after the rule's `for` duration) and back to resolved.
+ * The evaluator (evaluator.ts) feeds it samples on the injected clock and persists what changes.
+ */
+import type { AlertRecord } from "../store/port.js";
+import type { EndpointCounts } from "./tally.js";
+
+/** Thresholds of every rule; see docs/observability.md and the HOOKLINE_ALERT_* variables. */
+export interface AlertThresholds {
+  /** Window over which rates are computed. */
+  windowMs: number;
+  /** Share of ended deliveries that exhausted their ladder (0–1). */
+  exhaustionRate: number;
+  exhaustionForMs: number;
+  /** Ended deliveries in the window below which the exhaustion rate is not judged. */
+  exhaustionMinDeliveries: number;
+  dlqMaxAgeMs: number;
+  /** An endpoint below this success rate (0–1)… */
+  endpointSuccessRate: number;
+  /** …while all other endpoints together are at or above this one. */
+  healthySuccessRate: number;
+  endpointMinAttempts: number;
+  endpointForMs: number;
+  /** Nothing left a non-empty dead-letter queue for this long, and its oldest record stayed. */
+  dlqStuckMs: number;
+  queueLagMs: number;
+  /** Alert when the last drill failed or none passed for this long; null: only on failure. */
+  drillMaxAgeMs: number | null;
+}
+
+/** Sensible defaults, also those of the shipped Prometheus rules. */
+export const DEFAULT_THRESHOLDS: Readonly<AlertThresholds> = Object.freeze({
+  windowMs: 5 * 60_000,
+  exhaustionRate: 0.01,
+  exhaustionForMs: 10 * 60_000,
+  exhaustionMinDeliveries: 20,
+  dlqMaxAgeMs: 24 * 3_600_000,
+  endpointSuccessRate: 0.5,
+  healthySuccessRate: 0.95,
+  endpointMinAttempts: 10,
+  endpointForMs: 5 * 60_000,
+  dlqStuckMs: 60 * 60_000,
+  queueLagMs: 5 * 60_000,
+  drillMaxAgeMs: null,
+});
+
+/** What the evaluator observed at one tick. */
+export interface AlertSample {
+  at: number;
+  /** Cumulative since start. */
+  ended: number;
+  exhausted: number;
+  dlqLeft: number;
+  /** Attempts and successes per endpoint since the previous sample. */
+  endpoints: Map<string, EndpointCounts>;
+  dlqDepth: number;
+  dlqOldestAt: number | null;
+  oldestDueAt: number | null;
+  /** The latest drill, if any ran. */
+  lastDrill: { at: number; passed: boolean } | null;
+  lastDrillPassedAt: number | null;
+}
+
+/** One rule's verdict for one subject (the system, or one endpoint). */
+interface Condition {
+  key: string;
+  rule: string;
+  severity: AlertRecord["severity"];
+  endpointId: string | null;
+  active: boolean;
+  value: number;
+  threshold: number;
+  summary: string;
+  forMs: number;
+}
+
+/** What one evaluation changed. */
+export interface AlertChanges {
+  fired: AlertRecord[];
+  resolved: AlertRecord[];
+  /** Firing alerts whose value moved (persisted, not announced). */
+  updated: AlertRecord[];
+}
+
+type State = { kind: "pending"; since: number } | { kind: "firing"; alert: AlertRecord };
+
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+const dur = (ms: number) =>
+  ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} h` : `${Math.round(ms / 60_000)} min`;
+
+/** The alert state machine over samples; see the module comment. */
+export class AlertRules {
+  private samples: AlertSample[] = [];
+  private readonly states = new Map<string, State>();
+  private firstSampleAt: number | null = null;
+
+  constructor(
+    private readonly t: AlertThresholds,
+    private readonly newAlertId: (now: number) => string,
+  ) {}
+
+  /** Takes back alerts that were firing before a restart. */
+  restore(firing: readonly AlertRecord[]): void {
+    for (const alert of firing) {
+      if (alert.resolvedAt === null)
+        this.states.set(keyOf(alert.rule, alert.endpointId), {
+          kind: "firing",
+          alert,
+        });
+    }
+  }
+
+  /** Alerts firing now. */
+  firing(): AlertRecord[] {
+    const out: AlertRecord[] = [];
+    for (const s of this.states.values()) if (s.kind === "firing") out.push(s.alert);
+    return out;
+  }
+
+  /** Adds a sample and evaluates every rule at its time. */
+  evaluate(sample: AlertSample): AlertChanges {
+    this.samples.push(sample);
+    this.firstSampleAt ??= sample.at;
+    const keep = Math.max(this.t.windowMs, this.t.dlqStuckMs);
+    while (this.samples.length > 1 && sample.at - this.samples[1]!.at >= keep) {
+      this.samples.shift();
+    }
+    // Per-endpoint counts are only read within the rate window: drop them sooner, so ten
+    // thousand active endpoints cost one window of counts, not an hour of them.
+    for (const s of this.samples) {
+      if (sample.at - s.at > this.t.windowMs && s.endpoints.size) s.endpoints = new Map();
+    }
+    const conditions = this.conditions(sample);
+    const changes: AlertChanges = { fired: [], resolved: [], updated: [] };
+    const seen = new Set<string>();
+    for (const c of conditions) {
+      seen.add(c.key);
+      this.step(c, sample.at, changes);
+    }
+    // Subjects no longer judged (an endpoint with no traffic in the window) are inactive.
+    for (const [key, state] of this.states) {
+      if (seen.has(key)) continue;
+      if (state.kind === "firing") {
+        const alert = { ...state.alert, resolvedAt: sample.at };
+        changes.resolved.push(alert);
+      }
+      this.states.delete(key);
+    }
+    return changes;
+  }
+
+  private step(c: Condition, now: number, changes: AlertChanges): void {
+    const state = this.states.get(c.key);
+    if (!c.active) {
+      if (state?.kind === "firing") changes.resolved.push({ ...state.alert, resolvedAt: now });
+      this.states.delete(c.key);
+      return;
+    }
+    if (state?.kind === "firing") {
+      if (state.alert.value !== c.value) {
+        state.alert = { ...state.alert, value: c.value, summary: c.summary };
+        changes.updated.push(state.alert);
+      }
+      return;
+    }
+    const since = state?.since ?? now;
+    if (now - since < c.forMs) {
+      this.states.set(c.key, { kind: "pending", since });
+      return;
+    }
+    const alert: AlertRecord = {
+      id: this.newAlertId(now),
+      rule: c.rule,
+      severity: c.severity,
+      summary: c.summary,
+      endpointId: c.endpointId,
+      value: c.value,
+      threshold: c.threshold,
+      since,
+      resolvedAt: null,
+    };
+    this.states.set(c.key, { kind: "firing", alert });
+    changes.fired.push(alert);
+  }
+
+  /** The sample at or just before `at`, else the oldest kept. */
+  private sampleAt(at: number): AlertSample {
+    let found = this.samples[0]!;
+    for (const s of this.samples) {
+      if (s.at <= at) found = s;
+      else break;
+    }
+    return found;
+  }
+
+  private conditions(now: AlertSample): Condition[] {
+    const t = this.t;
+    const out: Condition[] = [];
+    const start = this.sampleAt(now.at - t.windowMs);
+
+    // Retry exhaustion rate over the window.
+    const ended = now.ended - start.ended;
+    const exhausted = now.exhausted - start.exhausted;
+    const rate = ended > 0 ? exhausted / ended : 0;
+    out.push({
+      key: keyOf("retry_exhaustion_rate", null),
+      rule: "retry_exhaustion_rate",
+      severity: "critical",
+      endpointId: null,
+      active: ended >= t.exhaustionMinDeliveries && rate > t.exhaustionRate,
+      value: rate,
+      threshold: t.exhaustionRate,
+      summary: `${pct(rate)} of deliveries ended exhausted in the last ${dur(t.windowMs)} (${exhausted} of ${ended})`,
+      forMs: t.exhaustionForMs,
+    });
+
+    // The oldest open dead-letter record's age.
+    const dlqAge = now.dlqOldestAt === null ? 0 : now.at - now.dlqOldestAt;
+    out.push({
+      key: keyOf("dlq_oldest_age", null),
+      rule: "dlq_oldest_age",
+      severity: "warning",
+      endpointId: null,
+      active: dlqAge > t.dlqMaxAgeMs,
+      value: dlqAge / 1000,
+      threshold: t.dlqMaxAgeMs / 1000,
+      summary: `the oldest open dead-letter record is ${dur(dlqAge)} old`,
+      forMs: 0,
+    });
+
+    // Nothing leaves the dead-letter queue while its oldest record stays.
+    const then = this.sampleAt(now.at - t.dlqStuckMs);
+    const stuck =
+      now.at - then.at >= t.dlqStuckMs &&
+      then.dlqDepth > 0 &&
+      now.dlqDepth >= then.dlqDepth &&
+      now.dlqLeft === then.dlqLeft &&
+      now.dlqOldestAt !== null &&
+      now.dlqOldestAt === then.dlqOldestAt;
+    out.push({
+      key: keyOf("dlq_stuck", null),
+      rule: "dlq_stuck",
+      severity: "warning",
+      endpointId: null,
+      active: stuck,
+      value: now.dlqDepth,
+      threshold: t.dlqStuckMs / 1000,
+      summary: `${now.dlqDepth} dead-letter records and none left the queue for ${dur(t.dlqStuckMs)}`,
+      forMs: 0,
+    });
+
+    // hookline itself falling behind.
+    const lag = now.oldestDueAt === null ? 0 : Math.max(0, now.at - now.oldestDueAt);
+    out.push({
+      key: keyOf("queue_lag", null),
+      rule: "queue_lag",
+      severity: "critical",
+      endpointId: null,
+      active: lag > t.queueLagMs,
+      value: lag / 1000,
+      threshold: t.queueLagMs / 1000,
+      summary: `the oldest due delivery has waited ${dur(lag)} to be sent`,
+      forMs: 0,
+    });
+
+    // Drills stopped passing.
+    const drillAge = now.at - (now.lastDrillPassedAt ?? this.firstSampleAt ?? now.at);
+    const drillFailed = now.lastDrill !== null && !now.lastDrill.passed;
+    const drillStale = t.drillMaxAgeMs !== null && drillAge > t.drillMaxAgeMs;
+    out.push({
+      key: keyOf("drill_failing", null),
+      rule: "drill_failing",
+      severity: "warning",
+      endpointId: null,
+      active: drillFailed || drillStale,
+      value: drillAge / 1000,
+      threshold: (t.drillMaxAgeMs ?? 0) / 1000,
+      summary: drillFailed
+        ? "the last failure drill failed"
+        : `no failure drill passed for ${dur(drillAge)}`,
+      forMs: 0,
+    });
+
+    out.push(...this.endpointConditions(now.at, start.at));
+    return out;
+  }
+
+  /** One endpoint failing while the others are healthy. */
+  private endpointConditions(now: number, from: number): Condition[] {
+    const t = this.t;
+    const sums = new Map<string, EndpointCounts>();
+    let all = { attempts: 0, successes: 0 };
+    for (const s of this.samples) {
+      if (s.at <= from) continue;
+      for (const [id, c] of s.endpoints) {
+        const sum = sums.get(id) ?? { attempts: 0, successes: 0 };
+        sum.attempts += c.attempts;
+        sum.successes += c.successes;
+        sums.set(id, sum);
+        all = { attempts: all.attempts + c.attempts, successes: all.successes + c.successes };
+      }
+    }
+    const out: Condition[] = [];
+    for (const [id, c] of sums) {
+      const key = keyOf("endpoint_failing", id);
+      // Once pending or firing, any traffic keeps judging it: an open circuit sends few probes.
+      const judged = this.states.has(key) ? c.attempts > 0 : c.attempts >= t.endpointMinAttempts;
+      if (!judged) continue;
+      const rate = c.successes / c.attempts;
+      const rest = { attempts: all.attempts - c.attempts, successes: all.successes - c.successes };
+      const restRate = rest.attempts === 0 ? 1 : rest.successes / rest.attempts;
+      out.push({
+        key,
+        rule: "endpoint_failing",
+        severity: "warning",
+        endpointId: id,
+        active: rate < t.endpointSuccessRate && restRate >= t.healthySuccessRate,
+        value: rate,
+        threshold: t.endpointSuccessRate,
+        summary: `endpoint ${id} succeeds on ${pct(rate)} of attempts while the others succeed on ${pct(restRate)}`,
+        forMs: t.endpointForMs,
+      });
+    }
+    return out;
+  }
+}
+
+const keyOf = (rule: string, endpointId: string | null) => `${rule}|${endpointId ?? ""}`;

@@ -1,0 +1,343 @@
+/**
+ * hookline's Prometheus metrics (prom-client): counters fed by the domain event bus as outcomes
+ * are committed, gauges read from the store and the engine when /metrics is scraped. Per-endpoint
+ * series are bounded by {@link EndpointSlots}; see docs/observability.md for every metric.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Clock } from "../clock.js";
+import type { Attempt } from "../domain/types.js";
+import type { EngineControl } from "../engine/control.js";
+import type { EngineEvent, EngineEvents } from "../engine/events.js";
+import type { BacklogSnapshot, Store } from "../store/port.js";
+import { EndpointSlots, OTHER_ENDPOINTS } from "./endpoint-slots.js";
+import { Tally } from "./tally.js";
+
+export interface MetricsSettings {
+  /** Endpoints with series of their own (HOOKLINE_METRICS_MAX_ENDPOINTS); 0: none. */
+  maxEndpoints: number;
+  /** An endpoint idle this long may give its slot to another. */
+  slotIdleMs: number;
+}
+
+/** How an attempt's result is counted in `hookline_delivery_attempts_total{class}`. */
+export type AttemptClass =
+  "2xx" | "4xx_permanent" | "4xx_rate_limited" | "5xx" | "timeout" | "transport_error" | "other";
+
+/** The status class of one attempt. */
+export function attemptClass(a: Pick<Attempt, "status" | "error" | "outcome">): AttemptClass {
+  if (a.error === "timeout") return "timeout";
+  if (a.error !== null) return "transport_error";
+  const s = a.status ?? 0;
+  if (s >= 200 && s <= 299) return "2xx";
+  if (s === 429) return "4xx_rate_limited";
+  if (s >= 400 && s <= 499 && a.outcome === "permanent") return "4xx_permanent";
+  if (s >= 500 && s <= 599) return "5xx";
+  return "other";
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The metrics of one hookline process and the registry that renders them. */
+export class HooklineMetrics {
+  readonly registry = new Registry();
+  /** Running totals the alert evaluator samples. */
+  readonly tally = new Tally();
+  readonly slots: EndpointSlots;
+  /** Per endpoint with a slot: how to remove each of its series when it loses the slot. */
+  private readonly series = new Map<string, Map<string, () => void>>();
+  private lastSnapshot: BacklogSnapshot | null = null;
+  private lastDrillSuccessAt: number | null = null;
+
+  private readonly attempts = this.counter(
+    "hookline_delivery_attempts_total",
+    "Attempts by endpoint and status class",
+    ["endpoint", "class"],
+  );
+  private readonly firstAttempts = this.counter(
+    "hookline_first_attempts_total",
+    "First attempts of deliveries (the denominator of the retry ratio)",
+    ["endpoint"],
+  );
+  private readonly retries = this.counter(
+    "hookline_retries_scheduled_total",
+    "Retries scheduled on the ladder",
+    ["endpoint"],
+  );
+  private readonly ended = this.counter(
+    "hookline_deliveries_ended_total",
+    "Deliveries that ended: succeeded, exhausted (ladder ran out) or permanent",
+    ["endpoint", "result"],
+  );
+  private readonly retryAfter = this.counter(
+    "hookline_retry_after_total",
+    "Retry-After headers honoured, capped or ignored",
+    ["endpoint", "use"],
+  );
+  private readonly latency = new Histogram({
+    name: "hookline_receiver_ack_seconds",
+    help: "Time from sending a delivery to the receiver's answer",
+    labelNames: ["endpoint"],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly transitions = this.counter(
+    "hookline_circuit_transitions_total",
+    "Circuit breaker transitions by the state entered",
+    ["endpoint", "to"],
+  );
+  private readonly dlqEvents = this.counter(
+    "hookline_dlq_events_total",
+    "Dead-letter queue changes: recorded, overflowed, replay_succeeded, replay_failed, resolved, abandoned",
+    ["kind"],
+  );
+  private readonly replays = this.counter(
+    "hookline_dlq_replays_total",
+    "Replays of dead-letter records by result",
+    ["result"],
+  );
+  private readonly drills = this.counter("hookline_drill_runs_total", "Failure drills run", [
+    "result",
+  ]);
+
+  constructor(
+    private readonly deps: {
+      store: Store;
+      engine: EngineControl;
+      events: EngineEvents;
+      clock: Clock;
+      settings: MetricsSettings;
+    },
+  ) {
+    this.slots = new EndpointSlots(deps.settings.maxEndpoints, deps.settings.slotIdleMs, (id) =>
+      this.forget(id),
+    );
+    this.defineGauges();
+    deps.events.on((e) => this.observe(e));
+  }
+
+  /** Counts one committed domain event. */
+  observe(e: EngineEvent): void {
+    const now = this.deps.clock.now();
+    if (e.type === "delivery") {
+      const ep = this.slots.label(e.endpointId, now);
+      const replay = e.attempt?.trigger === "replay";
+      if (e.attempt) {
+        const cls = attemptClass(e.attempt);
+        this.inc(this.attempts, { endpoint: ep, class: cls });
+        if (e.attempt.status !== null) {
+          this.latency.observe({ endpoint: ep }, e.attempt.durationMs / 1000);
+          this.remember(ep, this.latency, { endpoint: ep });
+        }
+        if (e.attempt.trigger === "first" || e.attempt.trigger === "manual") {
+          this.inc(this.firstAttempts, { endpoint: ep });
+          this.tally.firstAttempts++;
+        }
+        this.tally.attempt(e.endpointId, cls === "2xx", now);
+      }
+      if (e.state === "pending" && e.nextAttemptAt !== null) {
+        this.inc(this.retries, { endpoint: ep });
+        this.tally.retries++;
+      }
+      if (e.retryAfter) this.inc(this.retryAfter, { endpoint: ep, use: e.retryAfter });
+      if (!replay && (e.state === "succeeded" || e.state === "dead")) {
+        const result = e.state === "succeeded" ? "succeeded" : (e.failureClass ?? "permanent");
+        this.inc(this.ended, { endpoint: ep, result });
+        this.tally.ended(result);
+      }
+    } else if (e.type === "circuit") {
+      const ep = this.slots.label(e.endpointId, now);
+      this.inc(this.transitions, { endpoint: ep, to: e.transition.to });
+    } else if (e.type === "dead-letter") {
+      this.dlqEvents.inc({ kind: e.change.kind });
+      if (e.change.kind === "replay_succeeded") this.replays.inc({ result: "succeeded" });
+      if (e.change.kind === "replay_failed") this.replays.inc({ result: "failed" });
+      this.tally.deadLetter(e.change.kind);
+    }
+  }
+
+  /** Counts a finished failure drill. */
+  drillFinished(passed: boolean, startedAt: number): void {
+    this.drills.inc({ result: passed ? "passed" : "failed" });
+    if (passed) this.lastDrillSuccessAt = Math.max(this.lastDrillSuccessAt ?? 0, startedAt);
+  }
+
+  /** Sets the last passing drill's time as read from the store at start. */
+  setLastDrillSuccess(at: number | null): void {
+    if (at !== null) this.lastDrillSuccessAt = Math.max(this.lastDrillSuccessAt ?? 0, at);
+  }
+
+  /** The backlog read by the last refresh, if any. */
+  get backlog(): BacklogSnapshot | null {
+    return this.lastSnapshot;
+  }
+
+  /** Reads the store's backlog gauges; done before rendering and by the alert evaluator. */
+  async refresh(): Promise<BacklogSnapshot> {
+    const snapshot = await this.deps.store.backlogSnapshot({
+      now: this.deps.clock.now(),
+      endpointLimit: this.deps.settings.maxEndpoints,
+    });
+    this.lastSnapshot = snapshot;
+    return snapshot;
+  }
+
+  /** The Prometheus text exposition, with fresh gauges. */
+  async render(): Promise<string> {
+    await this.refresh();
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  // ---- gauges read at scrape time ----------------------------------------------------------
+
+  private defineGauges(): void {
+    // The gauges' collect hooks have prom-client's metric as `this`; they read ours from here.
+    const self = this; // eslint-disable-line @typescript-eslint/no-this-alias
+    const age = (at: number | null | undefined) =>
+      at == null ? 0 : Math.max(0, (self.deps.clock.now() - at) / 1000);
+    this.gauge("hookline_queue_pending_deliveries", "Pending deliveries, due or not", [], (g) => {
+      g.set(self.lastSnapshot?.pending ?? 0);
+    });
+    this.gauge(
+      "hookline_queue_lag_seconds",
+      "Age of the oldest delivery that is due but not yet sent",
+      [],
+      (g) => g.set(age(self.lastSnapshot?.oldestDueAt)),
+    );
+    this.gauge("hookline_dlq_depth", "Open and replaying dead-letter records", [], (g) =>
+      g.set(self.lastSnapshot?.deadLetters ?? 0),
+    );
+    this.gauge(
+      "hookline_dlq_oldest_age_seconds",
+      "Age of the oldest open dead-letter record",
+      [],
+      (g) => g.set(age(self.lastSnapshot?.oldestDeadLetterAt)),
+    );
+    this.gauge(
+      "hookline_dlq_endpoint_depth",
+      "Open dead-letter records of the deepest endpoints; the rest under _other",
+      ["endpoint"],
+      (g) => {
+        const s = self.lastSnapshot;
+        if (!s) return;
+        let listed = 0;
+        for (const r of s.byEndpoint) {
+          g.set({ endpoint: r.endpointId }, r.deadLetters);
+          listed += r.deadLetters;
+        }
+        if (s.deadLetters > listed) g.set({ endpoint: OTHER_ENDPOINTS }, s.deadLetters - listed);
+      },
+    );
+    this.gauge(
+      "hookline_dlq_endpoint_oldest_age_seconds",
+      "Age of the oldest open dead-letter record of the deepest endpoints",
+      ["endpoint"],
+      (g) => {
+        for (const r of self.lastSnapshot?.byEndpoint ?? []) {
+          g.set({ endpoint: r.endpointId }, age(r.oldestDeadLetterAt));
+        }
+      },
+    );
+    const live = (name: string, help: string, pick: (id: string) => number | null) =>
+      this.gauge(name, help, ["endpoint"], (g) => {
+        for (const id of self.slots.tracked()) {
+          const v = pick(id);
+          if (v !== null) g.set({ endpoint: id }, v);
+        }
+      });
+    const status = (id: string) => self.deps.engine.endpointStatus(id);
+    live("hookline_endpoint_concurrency_limit", "Configured concurrency limit", (id) => {
+      return status(id)?.limit ?? null;
+    });
+    live(
+      "hookline_endpoint_effective_limit",
+      "Concurrency limit after slow-endpoint rule",
+      (id) => {
+        return status(id)?.effectiveLimit ?? null;
+      },
+    );
+    live("hookline_endpoint_in_flight", "Requests in flight", (id) => status(id)?.inFlight ?? null);
+    live("hookline_endpoint_queued", "Deliveries claimed and waiting for a slot", (id) => {
+      return status(id)?.queued ?? null;
+    });
+    this.gauge(
+      "hookline_circuit_state",
+      "1 for the endpoint's current circuit state (closed, open, half-open)",
+      ["endpoint", "state"],
+      (g) => {
+        for (const id of self.slots.tracked()) {
+          const c = status(id)?.circuit;
+          if (!c) continue;
+          for (const state of ["closed", "open", "half-open"]) {
+            g.set({ endpoint: id, state }, c.state === state ? 1 : 0);
+          }
+        }
+      },
+    );
+    this.gauge("hookline_retry_ratio", "Retries scheduled per first attempt since start", [], (g) =>
+      g.set(self.tally.retryRatio()),
+    );
+    this.gauge(
+      "hookline_drill_last_success_timestamp_seconds",
+      "Start of the last passing failure drill (0: none yet)",
+      [],
+      (g) => g.set((self.lastDrillSuccessAt ?? 0) / 1000),
+    );
+    this.gauge(
+      "hookline_metrics_tracked_endpoints",
+      "Endpoints with series of their own",
+      [],
+      (g) => g.set(self.slots.size),
+    );
+  }
+
+  private gauge(
+    name: string,
+    help: string,
+    labelNames: string[],
+    fill: (g: Gauge<string>) => void,
+  ): Gauge<string> {
+    return new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        fill(this);
+      },
+    });
+  }
+
+  // ---- per-endpoint series -----------------------------------------------------------------
+
+  private counter(name: string, help: string, labelNames: string[]): Counter<string> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private inc(c: Counter<string>, labels: Record<string, string>): void {
+    c.inc(labels);
+    if (labels.endpoint) this.remember(labels.endpoint, c, labels);
+  }
+
+  private remember(
+    endpoint: string,
+    metric: Counter<string> | Histogram<string>,
+    labels: Record<string, string>,
+  ): void {
+    if (endpoint === OTHER_ENDPOINTS) return;
+    let own = this.series.get(endpoint);
+    if (!own) this.series.set(endpoint, (own = new Map()));
+    const key = `${(metric as unknown as { name: string }).name}|${Object.values(labels).join("|")}`;
+    if (!own.has(key)) own.set(key, () => metric.remove(labels));
+  }
+
+  /** Removes the series of an endpoint that lost its slot. */
+  private forget(endpoint: string): void {
+    for (const remove of this.series.get(endpoint)?.values() ?? []) remove();
+    this.series.delete(endpoint);
+  }
+}

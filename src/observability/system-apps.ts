@@ -1,0 +1,84 @@
+/**
+ * Applications hookline owns itself: the operational webhooks' application (its endpoints are the
+ * operators' registered endpoints, its messages hookline's own events) and the failure drill's.
+ * They are ordinary applications, so signing, the retry ladder and the dead-letter queue are the
+ * same code; events about their endpoints never become operational events (no loops).
+ */
+import type { Clock } from "../clock.js";
+import type { Application } from "../domain/types.js";
+import { ConflictError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { Store } from "../store/port.js";
+
+/** The uid of the operational webhooks' application. */
+export const OPERATIONAL_APP_UID = "hookline-operational";
+/** The uid of the failure drill's application. */
+export const DRILL_APP_UID = "hookline-drill";
+
+const NAMES: Record<string, string> = {
+  [OPERATIONAL_APP_UID]: "hookline operational webhooks",
+  [DRILL_APP_UID]: "hookline failure drills",
+};
+
+/** The system application with this uid, created on first use. */
+export async function ensureSystemApp(
+  store: Store,
+  clock: Clock,
+  uid: string,
+): Promise<Application> {
+  const found = await store.findApplication(uid);
+  if (found) return found;
+  const now = clock.now();
+  try {
+    return await store.createApplication({
+      id: newId("app", now),
+      uid,
+      name: NAMES[uid] ?? uid,
+      rateLimit: null,
+      metadata: { "hookline.system": "true" },
+      deliveryPolicy: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+  } catch (err) {
+    // Created at the same moment by another request or process: use theirs.
+    if (!(err instanceof ConflictError)) throw err;
+    const again = await store.findApplication(uid);
+    if (!again) throw err;
+    return again;
+  }
+}
+
+/** Remembers which endpoints belong to hookline's own applications (bounded). */
+export class SystemEndpoints {
+  private readonly appOf = new Map<string, string | null>();
+  private systemApps: Set<string> | null = null;
+
+  constructor(private readonly store: Store) {}
+
+  /** Whether events about this endpoint must not become operational events. */
+  async isSystem(endpointId: string): Promise<boolean> {
+    this.systemApps ??= await this.loadSystemApps();
+    let appId = this.appOf.get(endpointId);
+    if (appId === undefined) {
+      appId = (await this.store.getEndpoint(endpointId))?.appId ?? null;
+      if (this.appOf.size >= 10_000) this.appOf.clear();
+      this.appOf.set(endpointId, appId);
+    }
+    return appId !== null && this.systemApps.has(appId);
+  }
+
+  /** Forget what is known (a system application was just created). */
+  reset(): void {
+    this.systemApps = null;
+  }
+
+  private async loadSystemApps(): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for (const uid of [OPERATIONAL_APP_UID, DRILL_APP_UID]) {
+      const app = await this.store.findApplication(uid);
+      if (app) ids.add(app.id);
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * The alert rules as a state machine over samples on a fake timeline: every rule goes pending,
+ * fires once its condition held for its duration, and resolves when the condition ends.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  AlertRules,
+  DEFAULT_THRESHOLDS,
+  type AlertSample,
+  type AlertThresholds,
+} from "../../src/observability/alert-rules.js";
+import type { EndpointCounts } from "../../src/observability/tally.js";
+
+const T0 = Date.UTC(2026, 0, 1);
+const TICK = 30_000;
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+
+/** A timeline: `tick(changes)` moves 30 s on and evaluates a sample built from running totals. */
+function timeline(overrides: Partial<AlertThresholds> = {}) {
+  let n = 0;
+  const rules = new AlertRules({ ...DEFAULT_THRESHOLDS, ...overrides }, () => `alrt_${++n}`);
+  const state: Omit<AlertSample, "at" | "endpoints"> = {
+    ended: 0,
+    exhausted: 0,
+    dlqLeft: 0,
+    dlqDepth: 0,
+    dlqOldestAt: null,
+    oldestDueAt: null,
+    lastDrill: null,
+    lastDrillPassedAt: null,
+  };
+  let at = T0;
+  const fired: string[] = [];
+  const resolved: string[] = [];
+  return {
+    state,
+    get now() {
+      return at;
+    },
+    tick(endpoints: Record<string, EndpointCounts> = {}) {
+      at += TICK;
+      const changes = rules.evaluate({
+        ...state,
+        at,
+        endpoints: new Map(Object.entries(endpoints)),
+      });
+      fired.push(...changes.fired.map((a) => `${a.rule}${a.endpointId ? `:${a.endpointId}` : ""}`));
+      resolved.push(...changes.resolved.map((a) => a.rule));
+      return changes;
+    },
+    /** Ticks for `ms` with the same per-tick changes; `each` runs before every tick. */
+    run(ms: number, each: () => void = () => {}, endpoints: Record<string, EndpointCounts> = {}) {
+      for (let t = 0; t < ms; t += TICK) {
+        each();
+        this.tick(endpoints);
+      }
+    },
+    fired,
+    resolved,
+    firing: () => rules.firing(),
+  };
+}
+
+describe("alert rules", () => {
+  it("retry exhaustion above 1 % fires after 10 minutes and resolves when it falls", () => {
+    const t = timeline();
+    const failing = () => {
+      t.state.ended += 100;
+      t.state.exhausted += 5;
+    };
+    t.run(9 * MIN, failing);
+    expect(t.fired).toEqual([]);
+    t.run(2 * MIN, failing);
+    expect(t.fired).toEqual(["retry_exhaustion_rate"]);
+    const alert = t.firing()[0]!;
+    expect(alert.value).toBeCloseTo(0.05);
+    expect(alert.threshold).toBe(0.01);
+    expect(alert.severity).toBe("critical");
+    // Healthy again: once the window no longer holds the bad minutes, it resolves.
+    t.run(6 * MIN, () => (t.state.ended += 100));
+    expect(t.resolved).toEqual(["retry_exhaustion_rate"]);
+  });
+
+  it("a brief exhaustion spike shorter than 10 minutes never fires", () => {
+    const t = timeline();
+    t.run(3 * MIN, () => {
+      t.state.ended += 100;
+      t.state.exhausted += 50;
+    });
+    t.run(30 * MIN, () => (t.state.ended += 100));
+    expect(t.fired).toEqual([]);
+  });
+
+  it("the oldest open dead-letter record past 24 hours fires at once and resolves when it goes", () => {
+    const t = timeline({ dlqStuckMs: 10 * HOUR });
+    t.state.dlqDepth = 1;
+    t.state.dlqOldestAt = T0 - 23 * HOUR;
+    t.run(59 * MIN);
+    expect(t.fired).toEqual([]);
+    t.run(2 * MIN);
+    expect(t.fired).toEqual(["dlq_oldest_age"]);
+    t.state.dlqDepth = 0;
+    t.state.dlqOldestAt = null;
+    t.tick();
+    expect(t.resolved).toEqual(["dlq_oldest_age"]);
+  });
+
+  it("one endpoint failing while the others are healthy fires for that endpoint", () => {
+    const t = timeline();
+    const traffic = {
+      ep_bad: { attempts: 10, successes: 0 },
+      ep_good: { attempts: 50, successes: 50 },
+    };
+    t.run(4 * MIN, undefined, traffic);
+    expect(t.fired).toEqual([]);
+    t.run(2 * MIN, undefined, traffic);
+    expect(t.fired).toEqual(["endpoint_failing:ep_bad"]);
+    expect(t.firing()[0]).toMatchObject({ endpointId: "ep_bad", value: 0, threshold: 0.5 });
+    // Its receiver is fixed: successes come back and the alert resolves.
+    t.run(11 * MIN, undefined, {
+      ep_bad: { attempts: 10, successes: 10 },
+      ep_good: { attempts: 50, successes: 50 },
+    });
+    expect(t.resolved).toEqual(["endpoint_failing"]);
+  });
+
+  it("an endpoint failing while everything fails is not singled out", () => {
+    const t = timeline();
+    t.run(20 * MIN, undefined, {
+      ep_a: { attempts: 10, successes: 0 },
+      ep_b: { attempts: 10, successes: 1 },
+    });
+    expect(t.fired).toEqual([]);
+  });
+
+  it("a dead-letter queue where nothing leaves for an hour fires, and resolves when one leaves", () => {
+    const t = timeline();
+    t.state.dlqDepth = 5;
+    t.state.dlqOldestAt = T0;
+    // Events keep arriving, nothing leaves.
+    t.run(59 * MIN, () => (t.state.dlqDepth += 1));
+    expect(t.fired).toEqual([]);
+    t.run(2 * MIN, () => (t.state.dlqDepth += 1));
+    expect(t.fired).toEqual(["dlq_stuck"]);
+    t.state.dlqLeft += 1;
+    t.tick();
+    expect(t.resolved).toEqual(["dlq_stuck"]);
+  });
+
+  it("the oldest due delivery waiting past the threshold fires, and resolves once sent", () => {
+    const t = timeline({ queueLagMs: 5 * MIN });
+    t.state.oldestDueAt = T0 + 30_000;
+    t.run(5 * MIN);
+    expect(t.fired).toEqual([]);
+    t.run(MIN);
+    expect(t.fired).toEqual(["queue_lag"]);
+    t.state.oldestDueAt = null;
+    t.tick();
+    expect(t.resolved).toEqual(["queue_lag"]);
+  });
+
+  it("a failed drill fires, and so does a schedule with no passing drill for too long", () => {
+    const t = timeline({ drillMaxAgeMs: 30 * MIN });
+    t.state.lastDrill = { at: T0, passed: true };
+    t.state.lastDrillPassedAt = T0;
+    t.run(25 * MIN);
+    expect(t.fired).toEqual([]);
+    t.run(10 * MIN);
+    expect(t.fired).toEqual(["drill_failing"]);
+    t.state.lastDrill = { at: t.now, passed: true };
+    t.state.lastDrillPassedAt = t.now;
+    t.tick();
+    expect(t.resolved).toEqual(["drill_failing"]);
+    t.state.lastDrill = { at: t.now, passed: false };
+    t.tick();
+    expect(t.fired).toEqual(["drill_failing", "drill_failing"]);
+  });
+
+  it("remembers alerts that fired before a restart", () => {
+    const rules = new AlertRules(DEFAULT_THRESHOLDS, () => "alrt_new");
+    rules.restore([
+      {
+        id: "alrt_old",
+        rule: "queue_lag",
+        severity: "critical",
+        summary: "behind",
+        endpointId: null,
+        value: 400,
+        threshold: 300,
+        since: T0,
+        resolvedAt: null,
+      },
+    ]);
+    const sample: AlertSample = {
+      at: T0 + TICK,
+      ended: 0,
+      exhausted: 0,
+      dlqLeft: 0,
+      endpoints: new Map(),
+      dlqDepth: 0,
+      dlqOldestAt: null,
+      oldestDueAt: T0 - 10 * MIN,
+      lastDrill: null,
+      lastDrillPassedAt: null,
+    };
+    const changes = rules.evaluate(sample);
+    expect(changes.fired).toEqual([]);
+    expect(rules.firing().map((a) => a.id)).toEqual(["alrt_old"]);
+    const later = rules.evaluate({ ...sample, at: T0 + 2 * TICK, oldestDueAt: null });
+    expect(later.resolved.map((a) => a.id)).toEqual(["alrt_old"]);
+  });
+});

@@ -1,0 +1,19 @@
+/** Reading a hookline's /metrics in tests: every sample line as `series → value`. */
+
+/** Parses the Prometheus text format's sample lines (comments skipped). */
+export function parseMetrics(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    if (!line || line.startsWith("#")) continue;
+    const at = line.lastIndexOf(" ");
+    out.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return out;
+}
+
+/** Scrapes `url`/metrics with the admin token. */
+export async function scrape(url: string, token: string): Promise<Map<string, number>> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
+  return parseMetrics(await res.text());
+}
