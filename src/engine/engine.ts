@@ -85,6 +85,8 @@ export class DeliveryEngine implements EngineControl {
    * backlog of a full endpoint: the cost of claiming follows the batch, not the backlog.
    */
   private dueCursor = Number.MIN_SAFE_INTEGER;
+  /** When the scan last started from the first due row (the safety net below RESCAN_MS). */
+  private lastFullScanAt = Number.NEGATIVE_INFINITY;
   private readonly backlogged = new Set<EndpointRuntime>();
   private readonly budget: LoopBudget;
   private readonly log: EngineLogger;
@@ -201,6 +203,11 @@ export class DeliveryEngine implements EngineControl {
         // Full: a finishing attempt frees a slot and wakes the pump again.
         if (this.free() <= 0) break;
         const now = this.deps.clock.now();
+        // Kept by the clock, not by a timer that every wake-up would push back under load.
+        if (now - this.lastFullScanAt >= RESCAN_MS) {
+          this.lastFullScanAt = now;
+          this.dueCursor = Number.MIN_SAFE_INTEGER;
+        }
         const leaseUntil = now + this.deps.settings.leaseMs;
         await this.refillBacklogged(now, leaseUntil);
         const free = this.free();
@@ -243,8 +250,12 @@ export class DeliveryEngine implements EngineControl {
     const out: string[] = [];
     const now = this.deps.clock.now();
     for (const [id, until] of this.handedOver) {
-      if (until <= now) this.handedOver.delete(id);
-      else out.push(id);
+      if (until > now) out.push(id);
+      else {
+        // Nobody may have taken it meanwhile (the taker handed it on, or died): look again.
+        this.handedOver.delete(id);
+        this.adoptable.add(id);
+      }
     }
     for (const [id, rt] of this.runtimes) {
       if (rt.leaving) {
@@ -282,7 +293,8 @@ export class DeliveryEngine implements EngineControl {
       const room = Math.min(this.free(), this.deps.settings.batchSize);
       if (room <= 0) return;
       const rt = this.runtimes.get(id);
-      // A full endpoint is refilled as backlogged; one being let go is not taken back.
+      // A full endpoint is refilled as backlogged; one being let go, or handed over a moment
+      // ago, is not taken back now (the handed-over one is looked at again when its quiet ends).
       if (rt?.leaving || rt?.isFull() || this.handedOver.has(id)) {
         this.adoptable.delete(id);
         continue;
@@ -309,16 +321,15 @@ export class DeliveryEngine implements EngineControl {
   private async armTimer(now: number): Promise<void> {
     const next = await this.deps.store.nextDueAt([], now);
     const wait = next === null ? RESCAN_MS : Math.max(0, next - this.deps.clock.now());
-    this.armRetry(Math.min(wait, RESCAN_MS), wait >= RESCAN_MS);
+    this.armRetry(Math.min(wait, RESCAN_MS));
   }
 
-  /** Wakes the pump after `ms`; a `rescan` wake-up also scans again from the first due row. */
-  private armRetry(ms: number, rescan = false): void {
+  /** Wakes the pump after `ms`. */
+  private armRetry(ms: number): void {
     if (!this.running) return;
     if (this.timer) this.deps.clock.clearTimer(this.timer);
     this.timer = this.deps.clock.setTimer(() => {
       this.timer = null;
-      if (rescan) this.lowerCursor(Number.MIN_SAFE_INTEGER);
       this.schedulePump();
     }, ms);
   }

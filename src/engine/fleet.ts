@@ -48,6 +48,9 @@ export interface FleetHost {
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
+/** Heartbeats between two sweeps for endpoints with due work and no owner. */
+const ORPHAN_SWEEP_BEATS = 5;
+
 /** How far before the previous heartbeat the fallback poll looks. */
 const POLL_SLACK_MS = 5_000;
 
@@ -63,6 +66,7 @@ export class Fleet {
   private beating: Promise<void> | null = null;
   private running = false;
   private lastBeatAt = 0;
+  private beats = 0;
 
   constructor(
     private readonly coordination: WorkerCoordination,
@@ -175,6 +179,11 @@ export class Fleet {
       this.ownedTotal = hb.ownedTotal;
       this.host.planReleases(now, hb);
       await this.reap(now);
+      // Every few beats, endpoints with due work and no owner: should an adoption ever be missed
+      // (a signal lost, a hand-over that went nowhere), they are taken within seconds.
+      if (++this.beats % ORPHAN_SWEEP_BEATS === 0) {
+        this.host.adopt(await this.coordination.orphans(now, deadBefore, 1_000));
+      }
       // Should a notification ever be lost, deliveries committed since the last beat are still
       // found: the slack covers transactions that committed late with an earlier due time.
       this.host.poll(Math.min(this.lastBeatAt, now) - POLL_SLACK_MS);

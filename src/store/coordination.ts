@@ -67,6 +67,11 @@ export interface WorkerCoordination {
    * their claimed deliveries (and any claimed by no worker) back to pending, due at once.
    */
   reap(now: number, deadBefore: number): Promise<Reaped>;
+  /**
+   * Endpoints with deliveries due by `now` that no live worker owns (at most `limit`): work that
+   * every worker's scan may have stepped past, found through each endpoint's own index.
+   */
+  orphans(now: number, deadBefore: number, limit: number): Promise<string[]>;
   /** A clean stop: frees the worker's endpoints and removes it; returns the endpoints freed. */
   unregister(id: string): Promise<string[]>;
   /** Sends signals to every other process sharing the database. */

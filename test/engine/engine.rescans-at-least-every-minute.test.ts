@@ -43,4 +43,34 @@ describe("the engine's safety net", () => {
     await h.waitFor(reached(hidden, "succeeded"));
     expect(rx.requests).toHaveLength(2);
   });
+
+  it("keeps that minute by the clock, however often it is woken meanwhile", async () => {
+    const clock = new FakeClock();
+    h = await startEngine({ clock });
+    rx = await Receiver.start();
+    await h.addEndpoint(rx.url("/hook"));
+    const first = await h.post({ n: 1 });
+    await h.waitFor(reached(first, "succeeded"));
+    const now = clock.now();
+    const hidden = newId("msg", now);
+    await h.store.acceptMessage({
+      id: hidden,
+      appId: h.app.id,
+      eventType: "test.event",
+      eventId: null,
+      channels: null,
+      tags: null,
+      payload: Buffer.from("{}"),
+      now,
+      dueAt: now - 10_000,
+      newDeliveryId: () => newId("dlv", now),
+    });
+    // Wake-ups for later work every 10 s: each one re-arms the engine's timer.
+    for (let i = 0; i < 7; i++) {
+      clock.advance(10_000);
+      h.engine.wake(clock.now());
+      await settle();
+    }
+    await h.waitFor(reached(hidden, "succeeded"));
+  });
 });

@@ -49,6 +49,14 @@ const SQL = {
     SELECT coalesce((SELECT array_agg(id) FROM dead), '{}') AS workers,
       coalesce((SELECT array_agg(endpoint_id) FROM freed), '{}') AS endpoints,
       (SELECT count(*) FROM back) AS deliveries`,
+  // One probe of the pending-by-endpoint index per endpoint without a live owner: the cost
+  // follows the number of endpoints, never the backlog.
+  orphans: `SELECT e.id FROM endpoints e
+    WHERE NOT EXISTS (SELECT 1 FROM endpoint_owners o JOIN workers w ON w.id = o.worker_id
+        WHERE o.endpoint_id = e.id AND w.heartbeat_at >= $2)
+      AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending'
+        AND d.next_attempt_at <= $1)
+    LIMIT $3`,
   unregister: `WITH freed AS (
       DELETE FROM endpoint_owners WHERE worker_id = $1 RETURNING endpoint_id
     ), gone AS (DELETE FROM workers WHERE id = $1)
@@ -109,6 +117,11 @@ export class PostgresCoordination implements WorkerCoordination {
       endpointIds: (row.endpoints as string[]).map(String),
       deliveries: Number(row.deliveries),
     };
+  }
+
+  async orphans(now: number, deadBefore: number, limit: number): Promise<string[]> {
+    const rows = await this.run(() => all(this.pool, SQL.orphans, [now, deadBefore, limit]));
+    return rows.map((r) => String(r.id));
   }
 
   async unregister(id: string): Promise<string[]> {

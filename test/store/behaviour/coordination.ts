@@ -146,6 +146,24 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
       expect(await claimAs(t.store, "wkr_b", { endpointId: endpoints[0]!.id })).toHaveLength(1);
     });
 
+    it("lists endpoints with due work that no live worker owns", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}, {}]);
+      const c = coordinationOf(t.store);
+      await join(t.store, "wkr_a");
+      await join(t.store, "wkr_gone", NOW - MINUTE);
+      await accept(t.store, app.id, { now: T0 });
+      const [mine, dead, free] = endpoints.map((e) => e.id);
+      expect(await claimAs(t.store, "wkr_a", { endpointId: mine })).toHaveLength(1);
+      const gone = { endpointId: dead, now: NOW - MINUTE };
+      expect(await claimAs(t.store, "wkr_gone", gone)).toHaveLength(1);
+      // A second message: one due delivery more on each endpoint.
+      await accept(t.store, app.id, { now: T0 + 1 });
+      // The live worker's endpoint is not an orphan; the dead one's and the unowned one are.
+      const orphans = await c.orphans(NOW, NOW - 10 * SECOND, 10);
+      expect(orphans.sort()).toEqual([dead, free].sort());
+      expect(await c.orphans(NOW, NOW - 10 * SECOND, 1)).toHaveLength(1);
+    });
+
     it("a clean stop hands every endpoint back and removes the worker", async () => {
       const { app } = await seedApp(t.store, [{}, {}]);
       const c = coordinationOf(t.store);
