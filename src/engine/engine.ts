@@ -3,24 +3,22 @@
  * the endpoint has a free slot and a closed (or probing) circuit, sends it, and records the
  * outcome through the group-commit writer. One engine runs per process.
  */
-import { performance } from "node:perf_hooks";
 import type { Clock, Random, TimerHandle } from "../clock.js";
 import type { Application } from "../domain/types.js";
 import { newId } from "../ids.js";
-import { activeKeys, signatureHeaders } from "../signing/sign.js";
 import type { Heartbeat } from "../store/coordination.js";
 import type { ClaimedDelivery, DeadLetterChange, DeliveryOutcome, Store } from "../store/port.js";
 import type { AdaptiveSettings } from "./adaptive-limit.js";
 import type { BreakerSettings, CircuitTransition } from "./breaker.js";
 import type { EndpointLiveStatus, EngineControl } from "./control.js";
-import { decideNext, describe } from "./decide.js";
+import { makeAttempt } from "./attempt.js";
 import { EngineEvents } from "./events.js";
 import { Fleet, type FleetHost, type FleetSettings } from "./fleet.js";
 import { DEFAULT_LOOP_BUDGET, LoopBudget } from "./loop-budget.js";
 import { OutcomeWriter } from "./outcome-writer.js";
 import type { PolicyDefaults } from "./policy.js";
 import { EndpointRuntime } from "./runtime.js";
-import type { Sender, SendResult } from "./sender.js";
+import type { Sender } from "./sender.js";
 
 export interface EngineSettings {
   policyDefaults: PolicyDefaults;
@@ -52,8 +50,6 @@ export interface EngineDeps {
   events?: EngineEvents;
   logger?: EngineLogger;
 }
-
-const USER_AGENT = "hookline/0.1";
 
 /**
  * However long nothing is due, the engine scans from the first due row at least this often: a
@@ -520,107 +516,8 @@ export class DeliveryEngine implements EngineControl {
   }
 
   private async attempt(rt: EndpointRuntime, d: ClaimedDelivery, probe: boolean): Promise<void> {
-    const { clock } = this.deps;
-    const at = clock.now();
     const endpoint = rt.endpoint;
-    const signed = signatureHeaders(
-      d.messageId,
-      Math.floor(at / 1000),
-      d.payload,
-      activeKeys(endpoint.secrets, at),
-    );
-    const started = performance.now();
-    let result: SendResult;
-    try {
-      result = await this.deps.sender.send({
-        url: endpoint.url,
-        headers: {
-          ...endpoint.headers,
-          "content-type": "application/json",
-          "user-agent": USER_AGENT,
-          ...signed,
-        },
-        body: d.payload,
-        timeoutMs: rt.policy.timeoutMs,
-      });
-    } catch (err) {
-      // Senders report failures as results; a throw is a bug, recorded rather than lost.
-      result = {
-        status: null,
-        error: "network",
-        errorDetail: String(err),
-        snippet: "",
-        retryAfter: null,
-      };
-    }
-    const durationMs = Math.round(performance.now() - started);
-    rt.limit.record(durationMs);
-    const attemptsMade = d.attemptCount + 1;
-    const now = clock.now();
-    const failed = result.status === null || result.status < 200 || result.status > 299;
-    // Judge the breaker first: a retry decided after the circuit opens must wait for the probe.
-    const prelim = decideNext({
-      result,
-      policy: rt.policy,
-      attemptsMade,
-      firstAttemptAt: d.firstAttemptAt ?? at,
-      previousDelayMs: d.lastDelayMs,
-      now,
-      circuit: rt.breaker.snapshot(),
-      random: this.deps.random,
-      singleAttempt: d.origin === "replay",
-    });
-    let transition: CircuitTransition | null = null;
-    if (!failed) transition = rt.breaker.onSuccess(probe);
-    else if (prelim.countsAsFailure) transition = rt.breaker.onFailure(probe, describe(result));
-    else if (probe) rt.breaker.cancelProbe();
-    const decision = transition
-      ? decideNext({
-          result,
-          policy: rt.policy,
-          attemptsMade,
-          firstAttemptAt: d.firstAttemptAt ?? at,
-          previousDelayMs: d.lastDelayMs,
-          now,
-          circuit: rt.breaker.snapshot(),
-          random: this.deps.random,
-          singleAttempt: d.origin === "replay",
-        })
-      : prelim;
-    const trigger =
-      d.origin === "replay"
-        ? "replay"
-        : probe
-          ? "probe"
-          : d.attemptCount === 0
-            ? d.origin === "resend"
-              ? "manual"
-              : "first"
-            : "retry";
-    const outcome: DeliveryOutcome = {
-      deliveryId: d.id,
-      endpointId: endpoint.id,
-      messageId: d.messageId,
-      appId: d.appId,
-      at,
-      attempt: {
-        id: newId("atmpt", at),
-        at,
-        trigger,
-        url: endpoint.url,
-        status: result.status,
-        error: result.error,
-        errorDetail: result.errorDetail,
-        durationMs,
-        responseSnippet: result.snippet,
-        outcome: decision.outcome,
-      },
-      signatureHeaders: { ...signed },
-      next: decision.next,
-      retryAfter: decision.retryAfter,
-      disableEndpoint: decision.disable,
-      attemptNumber: attemptsMade,
-    };
+    const { outcome, decision, transition } = await makeAttempt(this.deps, rt, d, probe);
     this.writer.push(outcome);
     if (decision.disable) {
       endpoint.disabled = true;

@@ -23,20 +23,7 @@ describe("the engine's safety net", () => {
     await settle();
 
     // Written straight into the store, due in the past, and the engine is not woken.
-    const now = clock.now();
-    const hidden = newId("msg", now);
-    await h.store.acceptMessage({
-      id: hidden,
-      appId: h.app.id,
-      eventType: "test.event",
-      eventId: null,
-      channels: null,
-      tags: null,
-      payload: Buffer.from("{}"),
-      now,
-      dueAt: now - 10_000,
-      newDeliveryId: () => newId("dlv", now),
-    });
+    const hidden = await hideDueMessage(h, clock.now());
     await settle();
     expect(rx.requests).toHaveLength(1);
     clock.advance(60_000);
@@ -51,20 +38,7 @@ describe("the engine's safety net", () => {
     await h.addEndpoint(rx.url("/hook"));
     const first = await h.post({ n: 1 });
     await h.waitFor(reached(first, "succeeded"));
-    const now = clock.now();
-    const hidden = newId("msg", now);
-    await h.store.acceptMessage({
-      id: hidden,
-      appId: h.app.id,
-      eventType: "test.event",
-      eventId: null,
-      channels: null,
-      tags: null,
-      payload: Buffer.from("{}"),
-      now,
-      dueAt: now - 10_000,
-      newDeliveryId: () => newId("dlv", now),
-    });
+    const hidden = await hideDueMessage(h, clock.now());
     // Wake-ups for later work every 10 s: each one re-arms the engine's timer.
     for (let i = 0; i < 7; i++) {
       clock.advance(10_000);
@@ -74,3 +48,21 @@ describe("the engine's safety net", () => {
     await h.waitFor(reached(hidden, "succeeded"));
   });
 });
+
+/** Accepts a message due 10 s ago straight through the store, without waking the engine. */
+async function hideDueMessage(h: EngineHarness, now: number): Promise<string> {
+  const id = newId("msg", now);
+  await h.store.acceptMessage({
+    id,
+    appId: h.app.id,
+    eventType: "test.event",
+    eventId: null,
+    channels: null,
+    tags: null,
+    payload: Buffer.from("{}"),
+    now,
+    dueAt: now - 10_000,
+    newDeliveryId: () => newId("dlv", now),
+  });
+  return id;
+}

@@ -1,0 +1,136 @@
+/**
+ * One attempt of one delivery: sign it, send it, let the breaker judge the result, and decide what
+ * follows (decide.ts). The engine records the outcome and acts on the transition; nothing here
+ * touches the store.
+ */
+import { performance } from "node:perf_hooks";
+import type { Clock, Random } from "../clock.js";
+import { newId } from "../ids.js";
+import { activeKeys, signatureHeaders } from "../signing/sign.js";
+import type { ClaimedDelivery, DeliveryOutcome } from "../store/port.js";
+import type { CircuitTransition } from "./breaker.js";
+import { decideNext, describe } from "./decide.js";
+import type { EndpointRuntime } from "./runtime.js";
+import type { Sender, SendResult } from "./sender.js";
+
+const USER_AGENT = "hookline/0.1";
+
+/** What an attempt needs from the engine. */
+export interface AttemptDeps {
+  clock: Clock;
+  sender: Sender;
+  random: Random;
+}
+
+type Decision = ReturnType<typeof decideNext>;
+
+/** Makes the attempt and returns its outcome (to record), the decision and any breaker change. */
+export async function makeAttempt(
+  deps: AttemptDeps,
+  rt: EndpointRuntime,
+  d: ClaimedDelivery,
+  probe: boolean,
+): Promise<{ outcome: DeliveryOutcome; decision: Decision; transition: CircuitTransition | null }> {
+  const { clock } = deps;
+  const at = clock.now();
+  const endpoint = rt.endpoint;
+  const signed = signatureHeaders(
+    d.messageId,
+    Math.floor(at / 1000),
+    d.payload,
+    activeKeys(endpoint.secrets, at),
+  );
+  const started = performance.now();
+  let result: SendResult;
+  try {
+    result = await deps.sender.send({
+      url: endpoint.url,
+      headers: {
+        ...endpoint.headers,
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        ...signed,
+      },
+      body: d.payload,
+      timeoutMs: rt.policy.timeoutMs,
+    });
+  } catch (err) {
+    // Senders report failures as results; a throw is a bug, recorded rather than lost.
+    result = {
+      status: null,
+      error: "network",
+      errorDetail: String(err),
+      snippet: "",
+      retryAfter: null,
+    };
+  }
+  const durationMs = Math.round(performance.now() - started);
+  rt.limit.record(durationMs);
+  const attemptsMade = d.attemptCount + 1;
+  const now = clock.now();
+  const failed = result.status === null || result.status < 200 || result.status > 299;
+  // Judge the breaker first: a retry decided after the circuit opens must wait for the probe.
+  const prelim = decideNext({
+    result,
+    policy: rt.policy,
+    attemptsMade,
+    firstAttemptAt: d.firstAttemptAt ?? at,
+    previousDelayMs: d.lastDelayMs,
+    now,
+    circuit: rt.breaker.snapshot(),
+    random: deps.random,
+    singleAttempt: d.origin === "replay",
+  });
+  let transition: CircuitTransition | null = null;
+  if (!failed) transition = rt.breaker.onSuccess(probe);
+  else if (prelim.countsAsFailure) transition = rt.breaker.onFailure(probe, describe(result));
+  else if (probe) rt.breaker.cancelProbe();
+  const decision = transition
+    ? decideNext({
+        result,
+        policy: rt.policy,
+        attemptsMade,
+        firstAttemptAt: d.firstAttemptAt ?? at,
+        previousDelayMs: d.lastDelayMs,
+        now,
+        circuit: rt.breaker.snapshot(),
+        random: deps.random,
+        singleAttempt: d.origin === "replay",
+      })
+    : prelim;
+  const trigger =
+    d.origin === "replay"
+      ? "replay"
+      : probe
+        ? "probe"
+        : d.attemptCount === 0
+          ? d.origin === "resend"
+            ? "manual"
+            : "first"
+          : "retry";
+  const outcome: DeliveryOutcome = {
+    deliveryId: d.id,
+    endpointId: endpoint.id,
+    messageId: d.messageId,
+    appId: d.appId,
+    at,
+    attempt: {
+      id: newId("atmpt", at),
+      at,
+      trigger,
+      url: endpoint.url,
+      status: result.status,
+      error: result.error,
+      errorDetail: result.errorDetail,
+      durationMs,
+      responseSnippet: result.snippet,
+      outcome: decision.outcome,
+    },
+    signatureHeaders: { ...signed },
+    next: decision.next,
+    retryAfter: decision.retryAfter,
+    disableEndpoint: decision.disable,
+    attemptNumber: attemptsMade,
+  };
+  return { outcome, decision, transition };
+}
