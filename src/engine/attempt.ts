@@ -69,35 +69,26 @@ export async function makeAttempt(
   const attemptsMade = d.attemptCount + 1;
   const now = clock.now();
   const failed = result.status === null || result.status < 200 || result.status > 299;
+  // The decision as the circuit stands now (called again if the attempt changes it).
+  const decide = () =>
+    decideNext({
+      result,
+      policy: rt.policy,
+      attemptsMade,
+      firstAttemptAt: d.firstAttemptAt ?? at,
+      previousDelayMs: d.lastDelayMs,
+      now,
+      circuit: rt.breaker.snapshot(),
+      random: deps.random,
+      singleAttempt: d.origin === "replay",
+    });
   // Judge the breaker first: a retry decided after the circuit opens must wait for the probe.
-  const prelim = decideNext({
-    result,
-    policy: rt.policy,
-    attemptsMade,
-    firstAttemptAt: d.firstAttemptAt ?? at,
-    previousDelayMs: d.lastDelayMs,
-    now,
-    circuit: rt.breaker.snapshot(),
-    random: deps.random,
-    singleAttempt: d.origin === "replay",
-  });
+  const prelim = decide();
   let transition: CircuitTransition | null = null;
   if (!failed) transition = rt.breaker.onSuccess(probe);
   else if (prelim.countsAsFailure) transition = rt.breaker.onFailure(probe, describe(result));
   else if (probe) rt.breaker.cancelProbe();
-  const decision = transition
-    ? decideNext({
-        result,
-        policy: rt.policy,
-        attemptsMade,
-        firstAttemptAt: d.firstAttemptAt ?? at,
-        previousDelayMs: d.lastDelayMs,
-        now,
-        circuit: rt.breaker.snapshot(),
-        random: deps.random,
-        singleAttempt: d.origin === "replay",
-      })
-    : prelim;
+  const decision = transition ? decide() : prelim;
   const trigger =
     d.origin === "replay"
       ? "replay"

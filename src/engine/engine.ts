@@ -58,6 +58,9 @@ export interface EngineDeps {
  */
 const RESCAN_MS = 60_000;
 
+/** A single process forgets an endpoint's runtime after this long without work. */
+const IDLE_EVICT_MS = 10 * 60_000;
+
 /** An endpoint handed to another worker is not taken back for this long (no ping-pong). */
 const HANDOVER_QUIET_MS = 5_000;
 
@@ -203,6 +206,7 @@ export class DeliveryEngine implements EngineControl {
         if (now - this.lastFullScanAt >= RESCAN_MS) {
           this.lastFullScanAt = now;
           this.dueCursor = Number.MIN_SAFE_INTEGER;
+          if (!this.fleet) this.evictIdle(now);
         }
         const leaseUntil = now + this.deps.settings.leaseMs;
         await this.refillBacklogged(now, leaseUntil);
@@ -239,6 +243,18 @@ export class DeliveryEngine implements EngineControl {
 
   private free(): number {
     return Math.min(this.deps.settings.maxClaimed, this.budget.current) - this.claimed;
+  }
+
+  /**
+   * Forgets endpoints idle for a while (nothing in hand, circuit closed), so a process that has
+   * met tens of thousands of endpoints does not keep them all; one that comes back is loaded
+   * again. In a fleet, handing idle endpoints back does the same.
+   */
+  private evictIdle(now: number): void {
+    for (const [id, rt] of this.runtimes) {
+      if (rt.busy || now - rt.lastActiveAt < IDLE_EVICT_MS || this.backlogged.has(rt)) continue;
+      this.runtimes.delete(id);
+    }
   }
 
   /** Full endpoints are skipped by the scan and remembered, to be refilled once they have room. */

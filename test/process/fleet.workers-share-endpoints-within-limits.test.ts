@@ -124,4 +124,38 @@ describe("an API process and three workers sharing PostgreSQL", () => {
     console.info(`fleet SIGKILL: ${duplicates} duplicate deliveries of ${rx.requests.length}`);
     for (const name of ENDPOINTS) expect(rx.maxConcurrentOn(`/${name}`)).toBeLessThanOrEqual(LIMIT);
   });
+
+  it("answers a replay asked of the API process with the outcome a worker recorded", async () => {
+    const api = await startFleet(2);
+    // No retries: a failed delivery is dead-lettered at once.
+    const ep = await call<{ id: string }>(api.url, "POST", "/api/v1/app/acme/endpoint", {
+      url: rx.url("/replayed"),
+      deliveryPolicy: { retry: { preset: "manual" } },
+    });
+    rx.behave((req) => ({ status: req.path === "/replayed" ? 500 : 200 }));
+    await post(api, 1);
+    let recordId = "";
+    await expect
+      .poll(
+        async () => {
+          const list = await call<{ data: { id: string }[] }>(
+            api.url,
+            "GET",
+            `/api/v1/dlq?endpoint_id=${ep.body.id}`,
+          );
+          recordId = list.body.data[0]?.id ?? "";
+          return recordId;
+        },
+        { timeout: 30_000, interval: 100 },
+      )
+      .not.toBe("");
+    rx.behave(() => ({ status: 200 }));
+    const replay = await call<{
+      result: string;
+      attempt: { status: number; trigger: string } | null;
+    }>(api.url, "POST", `/api/v1/dlq/${recordId}/replay`, { note: "receiver fixed" });
+    expect(replay.status).toBe(200);
+    expect(replay.body.result).toBe("succeeded");
+    expect(replay.body.attempt).toMatchObject({ status: 200, trigger: "replay" });
+  });
 });
