@@ -145,11 +145,10 @@ export class DeliveryEngine implements EngineControl {
       new Promise((r) => (timeout = setTimeout(r, this.deps.settings.shutdownTimeoutMs))),
     ]);
     clearTimeout(timeout);
-    // Whatever is still out stays claimed in the store and is retried after restart (alone) or
-    // by the others once this worker's heartbeat is old enough (in a fleet).
+    // Whatever is still out stays claimed in the store: retried after restart (alone), or by the
+    // others once this worker's heartbeat is old enough (in a fleet, which otherwise gets this
+    // worker's endpoints back at once).
     await this.writer.flush();
-    // Hands its endpoints back at once if nothing is out; otherwise the others take them (and
-    // what is still out) when this worker's heartbeat is old enough.
     await this.fleet?.stop(this.inFlight.size === 0);
   }
 
@@ -288,18 +287,9 @@ export class DeliveryEngine implements EngineControl {
       if (room <= 0) return;
       if (rt.leaving) this.backlogged.delete(rt);
       if (rt.isFull() || rt.leaving) continue;
-      const own = await this.deps.store.claimDue({
-        now,
-        limit: room,
-        excludeEndpoints: [],
-        leaseUntil,
-        endpointId: rt.endpoint.id,
-        worker: this.fleet?.claimingWorker(now),
-      });
-      if (own.length < room) this.backlogged.delete(rt);
-      this.claimed += own.length;
-      if (this.claimed > 0) this.budget.watch();
-      await this.admit(own);
+      if ((await this.claimEndpoint(rt.endpoint.id, room, now, leaseUntil)) < room) {
+        this.backlogged.delete(rt);
+      }
     }
     for (const id of this.adoptable) {
       const room = Math.min(this.free(), this.deps.settings.batchSize);
@@ -311,19 +301,29 @@ export class DeliveryEngine implements EngineControl {
         this.adoptable.delete(id);
         continue;
       }
-      const own = await this.deps.store.claimDue({
-        now,
-        limit: room,
-        excludeEndpoints: [],
-        leaseUntil,
-        endpointId: id,
-        worker: this.fleet?.claimingWorker(now),
-      });
-      if (own.length < room) this.adoptable.delete(id);
-      this.claimed += own.length;
-      if (this.claimed > 0) this.budget.watch();
-      await this.admit(own);
+      if ((await this.claimEndpoint(id, room, now, leaseUntil)) < room) this.adoptable.delete(id);
     }
+  }
+
+  /** Claims up to `room` of one endpoint's due deliveries through its own index; how many. */
+  private async claimEndpoint(
+    endpointId: string,
+    room: number,
+    now: number,
+    leaseUntil: number,
+  ): Promise<number> {
+    const own = await this.deps.store.claimDue({
+      now,
+      limit: room,
+      excludeEndpoints: [],
+      leaseUntil,
+      endpointId,
+      worker: this.fleet?.claimingWorker(now),
+    });
+    this.claimed += own.length;
+    if (this.claimed > 0) this.budget.watch();
+    await this.admit(own);
+    return own.length;
   }
 
   /**

@@ -73,8 +73,8 @@ export class Fleet {
     private readonly clock: Clock,
     private readonly settings: FleetSettings,
     private readonly host: FleetHost,
-    newWorkerId: () => string,
-    private readonly nextId = newWorkerId,
+    /** A new worker id: one at start, another on rejoining after being declared dead. */
+    private readonly newWorkerId: () => string,
   ) {
     this.idValue = newWorkerId();
   }
@@ -201,7 +201,7 @@ export class Fleet {
     );
     this.host.forgetAll();
     this.owned.clear();
-    this.idValue = this.nextId();
+    this.idValue = this.newWorkerId();
     await this.coordination.register({ ...this.identity(), now });
   }
 
