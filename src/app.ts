@@ -171,6 +171,7 @@ export function createHookline(
     adminToken,
     policyDefaults,
     observability,
+    events,
   });
 
   const hookline: Hookline = {

@@ -2,6 +2,7 @@ import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { DeadLetterQueue } from "../dlq/service.js";
 import type { EngineControl } from "../engine/control.js";
+import type { EngineEvents } from "../engine/events.js";
 import type { PolicyDefaults } from "../engine/policy.js";
 import type { Observability } from "../observability/service.js";
 import type { Store } from "../store/port.js";
@@ -17,6 +18,8 @@ export interface ApiDeps {
   /** The configured admin token, registered (hashed) as the bootstrap admin token on start. */
   adminToken: string;
   policyDefaults: PolicyDefaults;
+  /** The domain event bus: the API announces what people do that others listen for. */
+  events?: EngineEvents;
   /** Metrics, alerts, operational webhooks, drills; absent in a process that runs none. */
   observability?: Observability;
 }

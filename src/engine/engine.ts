@@ -542,6 +542,7 @@ export class DeliveryEngine implements EngineControl {
         type: "endpoint.disabled",
         endpointId: endpoint.id,
         reason: decision.disable,
+        trigger: "automatic",
       });
     }
     if (transition) await this.onTransition(rt, transition);

@@ -26,7 +26,13 @@ export type EngineEvent =
       attemptNumber: number | null;
     }
   | { type: "circuit"; endpointId: string; transition: CircuitTransition }
-  | { type: "endpoint.disabled"; endpointId: string; reason: string }
+  | {
+      type: "endpoint.disabled";
+      endpointId: string;
+      reason: string;
+      /** `automatic`: hookline disabled it (a 410); `manual`: someone did, through the API. */
+      trigger: "automatic" | "manual";
+    }
   | { type: "dead-letter"; change: DeadLetterChange };
 
 /** A typed emitter of {@link EngineEvent}s. */

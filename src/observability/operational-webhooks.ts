@@ -122,7 +122,7 @@ export class OperationalWebhooks {
     if (e.type === "endpoint.disabled") {
       return {
         type,
-        data: { ...base, trigger: "automatic", reason: e.reason, failSince: this.iso() },
+        data: { ...base, trigger: e.trigger, reason: e.reason, failSince: this.iso() },
       };
     }
     if (e.type === "circuit") {

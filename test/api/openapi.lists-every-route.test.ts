@@ -29,6 +29,8 @@ const EXPECTED: [string, string][] = [
   ["delete", "/api/v1/operational-webhook/endpoint/{endpoint_id}"],
   ["get", "/api/v1/operational-webhook/endpoint/{endpoint_id}/secret"],
   ["post", "/api/v1/operational-webhook/endpoint/{endpoint_id}/secret/rotate"],
+  ["get", "/api/v1/operational-webhook/endpoint/{endpoint_id}/headers"],
+  ["put", "/api/v1/operational-webhook/endpoint/{endpoint_id}/headers"],
   ["get", "/api/v1/app"],
   ["post", "/api/v1/app"],
   ["get", "/api/v1/app/{app_id}"],

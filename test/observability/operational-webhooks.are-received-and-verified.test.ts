@@ -100,6 +100,12 @@ describe("operational webhooks", () => {
     await h.svix.operationalWebhookEndpoint.rotateSecret(spare.id, {});
     expect((await h.svix.operationalWebhookEndpoint.getSecret(spare.id)).key).not.toBe(before);
     await h.svix.operationalWebhookEndpoint.delete(spare.id);
+    // Custom headers, sent with every operational webhook (checked on a delivery below).
+    await h.svix.operationalWebhookEndpoint.updateHeaders(opEndpointId, {
+      headers: { "x-oncall": "team-a" },
+    });
+    const headers = await h.svix.operationalWebhookEndpoint.getHeaders(opEndpointId);
+    expect(headers.headers).toEqual({ "x-oncall": "team-a" });
     const after = await h.svix.operationalWebhookEndpoint.list();
     expect(after.data.map((e) => e.id)).toEqual([opEndpointId]);
     expect(bad.body.detail).toEqual([
@@ -131,6 +137,18 @@ describe("operational webhooks", () => {
     ).toBe(200);
     const abandoned = await waitForEvent("dlq.record_abandoned", (e) => e.data.dlqId === record.id);
     expect(abandoned.data).toMatchObject({ endpointId: gone.endpointId });
+  });
+
+  it("announce an endpoint someone disables through the API, as a manual trigger", async () => {
+    const target = await anEndpoint(h, rx.url("/quiet"));
+    await h.svix.endpoint.patch(target.appId, target.endpointId, { disabled: true });
+    const disabled = await waitForEvent(
+      "endpoint.disabled",
+      (e) => e.data.endpointId === target.endpointId,
+    );
+    expect(disabled.data).toMatchObject({ appId: target.appId, trigger: "manual" });
+    const request = ops.on("/ops").find((r) => r.body.toString().includes(target.endpointId));
+    expect(request?.headers["x-oncall"]).toBe("team-a");
   });
 
   it("announce a delivery failing on its fourth attempt and recovering after", async () => {

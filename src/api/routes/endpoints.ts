@@ -43,6 +43,19 @@ const reasonAfter = (ep: Endpoint, disabled: boolean): string | null =>
 
 export function endpointRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
+  /** Stores an update; an endpoint someone disables is announced (operational webhooks). */
+  const save = async (before: Endpoint, next: Endpoint): Promise<void> => {
+    await store.updateEndpoint(next);
+    engine.invalidateEndpoint(next.id);
+    if (next.disabled && !before.disabled) {
+      deps.events?.emit({
+        type: "endpoint.disabled",
+        endpointId: next.id,
+        reason: "disabled through the API",
+        trigger: "manual",
+      });
+    }
+  };
   const base = "/api/v1/app/{app_id}/endpoint";
   return [
     defineRoute({
@@ -138,8 +151,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
             body.deliveryPolicy === undefined ? ep.deliveryPolicy : body.deliveryPolicy,
           updatedAt: clock.now(),
         };
-        await store.updateEndpoint(next);
-        engine.invalidateEndpoint(ep.id);
+        await save(ep, next);
         return ok(await endpointView(deps, app, next));
       },
     }),
@@ -183,8 +195,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
           deliveryPolicy: keep(body.deliveryPolicy, ep.deliveryPolicy),
           updatedAt: now,
         };
-        await store.updateEndpoint(next);
-        engine.invalidateEndpoint(ep.id);
+        await save(ep, next);
         return ok(await endpointView(deps, app, next));
       },
     }),

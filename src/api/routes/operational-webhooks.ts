@@ -14,6 +14,8 @@ import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js"
 import { rateLimitOf } from "../schemas/application.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
 import {
+  EndpointHeadersIn,
+  EndpointHeadersOut,
   EndpointIn,
   EndpointSecretOut,
   EndpointSecretRotateIn,
@@ -203,6 +205,38 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
         const grace = (body.gracePeriodSeconds ?? deps.config.secretGraceMs / 1000) * 1000;
         const secrets = rotated(ep.secrets, body.key ?? generateSecret(), now, grace);
         await deps.store.updateEndpoint({ ...ep, secrets, updatedAt: now });
+        deps.engine.invalidateEndpoint(ep.id);
+        return noContent();
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{endpoint_id}/headers`,
+      operationId: "v1.operational-webhook.endpoint.get-headers",
+      summary: "Get the custom headers sent with every operational webhook to the endpoint",
+      tag: TAG,
+      responses: {
+        200: { description: "The headers", schema: EndpointHeadersOut },
+        404: errors[404],
+      },
+      handler: async ({ params }) =>
+        ok({ headers: (await find(params.endpoint_id!)).headers, sensitive: [] }),
+    }),
+    defineRoute({
+      method: "PUT",
+      path: `${base}/{endpoint_id}/headers`,
+      operationId: "v1.operational-webhook.endpoint.update-headers",
+      summary: "Replace an operational webhook endpoint's custom headers",
+      tag: TAG,
+      body: EndpointHeadersIn,
+      responses: { 204: { description: "Replaced" }, ...errors },
+      handler: async ({ params, body }) => {
+        const ep = await find(params.endpoint_id!);
+        await deps.store.updateEndpoint({
+          ...ep,
+          headers: body.headers,
+          updatedAt: deps.clock.now(),
+        });
         deps.engine.invalidateEndpoint(ep.id);
         return noContent();
       },
