@@ -7,7 +7,7 @@ import type { Clock, Random, TimerHandle } from "../clock.js";
 import type { Application } from "../domain/types.js";
 import { newId } from "../ids.js";
 import type { Heartbeat } from "../store/coordination.js";
-import type { ClaimedDelivery, DeadLetterChange, DeliveryOutcome, Store } from "../store/port.js";
+import type { ClaimedDelivery, Store } from "../store/port.js";
 import type { AdaptiveSettings } from "./adaptive-limit.js";
 import type { BreakerSettings, CircuitTransition } from "./breaker.js";
 import type { EndpointLiveStatus, EngineControl } from "./control.js";
@@ -95,6 +95,7 @@ export class DeliveryEngine implements EngineControl {
   private readonly adoptable = new Set<string>();
   /** Endpoints this worker handed over, not taken back for a while (id → until). */
   private readonly handedOver = new Map<string, number>();
+  private claimsInFlight = 0;
 
   constructor(private readonly deps: EngineDeps) {
     this.events = deps.events ?? new EngineEvents();
@@ -105,7 +106,7 @@ export class DeliveryEngine implements EngineControl {
       retryDelayMs: 1000,
       onCommitted: (batch, changes) => {
         for (const o of batch) if (o.next.kind === "retry") this.lowerCursor(o.next.at);
-        this.announce(batch, changes);
+        this.events.announce(batch, changes);
       },
       onError: (err) => this.log.error({ err }, "recording attempt outcomes failed; retrying"),
     });
@@ -213,7 +214,7 @@ export class DeliveryEngine implements EngineControl {
         if (free <= 0) break;
         const exclude = this.fullEndpoints();
         const limit = Math.min(free, this.deps.settings.batchSize);
-        const batch = await this.deps.store.claimDue({
+        const batch = await this.claim({
           now,
           limit,
           excludeEndpoints: exclude,
@@ -305,6 +306,16 @@ export class DeliveryEngine implements EngineControl {
     }
   }
 
+  /** A claim, counted while it runs: endpoints are not handed back under a claim in flight. */
+  private async claim(req: Parameters<Store["claimDue"]>[0]): Promise<ClaimedDelivery[]> {
+    this.claimsInFlight++;
+    try {
+      return await this.deps.store.claimDue(req);
+    } finally {
+      this.claimsInFlight--;
+    }
+  }
+
   /** Claims up to `room` of one endpoint's due deliveries through its own index; how many. */
   private async claimEndpoint(
     endpointId: string,
@@ -312,7 +323,7 @@ export class DeliveryEngine implements EngineControl {
     now: number,
     leaseUntil: number,
   ): Promise<number> {
-    const own = await this.deps.store.claimDue({
+    const own = await this.claim({
       now,
       limit: room,
       excludeEndpoints: [],
@@ -400,6 +411,9 @@ export class DeliveryEngine implements EngineControl {
       log: this.log,
       readyToRelease: () => {
         const ready = { idle: [] as string[], handover: [] as string[] };
+        // A claim that started before the endpoints were marked may still bring some of their
+        // deliveries: letting them go now could give one endpoint two senders. Next beat.
+        if (this.claimsInFlight > 0) return ready;
         for (const [id, rt] of this.runtimes) {
           if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0) continue;
           ready[rt.leaving].push(id);
@@ -568,32 +582,5 @@ export class DeliveryEngine implements EngineControl {
       this.log.error({ err, endpointId: rt.endpoint.id }, "saving circuit state failed");
     }
     this.events.emit({ type: "circuit", endpointId: rt.endpoint.id, transition: t });
-  }
-
-  /** Tells listeners what was committed, in commit order. */
-  private announce(batch: readonly DeliveryOutcome[], changes: readonly DeadLetterChange[]): void {
-    for (const o of batch) {
-      this.events.emit({
-        type: "delivery",
-        deliveryId: o.deliveryId,
-        messageId: o.messageId,
-        endpointId: o.endpointId,
-        state: o.next.kind === "retry" ? "pending" : o.next.kind,
-        nextAttemptAt: o.next.kind === "retry" ? o.next.at : null,
-        attempt: o.attempt
-          ? {
-              ...o.attempt,
-              deliveryId: o.deliveryId,
-              endpointId: o.endpointId,
-              appId: o.appId,
-              messageId: o.messageId,
-            }
-          : null,
-        failureClass: o.next.kind === "dead" ? o.next.failureClass : null,
-        retryAfter: o.retryAfter,
-        attemptNumber: o.attempt ? (o.attemptNumber ?? null) : null,
-      });
-    }
-    for (const change of changes) this.events.emit({ type: "dead-letter", change });
   }
 }

@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from "node:events";
 import type { Attempt, DeliveryState, FailureClass, RetryAfterUse } from "../domain/types.js";
-import type { DeadLetterChange } from "../store/port.js";
+import type { DeadLetterChange, DeliveryOutcome } from "../store/port.js";
 import type { CircuitTransition } from "./breaker.js";
 
 export type EngineEvent =
@@ -45,6 +45,33 @@ export class EngineEvents {
 
   emit(event: EngineEvent): void {
     this.emitter.emit("event", event);
+  }
+
+  /** Tells listeners what a group commit of outcomes recorded, in commit order. */
+  announce(batch: readonly DeliveryOutcome[], changes: readonly DeadLetterChange[]): void {
+    for (const o of batch) {
+      this.emit({
+        type: "delivery",
+        deliveryId: o.deliveryId,
+        messageId: o.messageId,
+        endpointId: o.endpointId,
+        state: o.next.kind === "retry" ? "pending" : o.next.kind,
+        nextAttemptAt: o.next.kind === "retry" ? o.next.at : null,
+        attempt: o.attempt
+          ? {
+              ...o.attempt,
+              deliveryId: o.deliveryId,
+              endpointId: o.endpointId,
+              appId: o.appId,
+              messageId: o.messageId,
+            }
+          : null,
+        failureClass: o.next.kind === "dead" ? o.next.failureClass : null,
+        retryAfter: o.retryAfter,
+        attemptNumber: o.attempt ? (o.attemptNumber ?? null) : null,
+      });
+    }
+    for (const change of changes) this.emit({ type: "dead-letter", change });
   }
 
   on(listener: (event: EngineEvent) => void): () => void {
