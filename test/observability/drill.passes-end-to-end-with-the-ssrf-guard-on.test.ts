@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newId } from "../../src/ids.js";
+import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
 
@@ -59,37 +59,9 @@ describe("a failure drill", () => {
     const rx = await Receiver.start();
     try {
       const { store } = h.hookline;
-      const now = Date.now();
-      const app = await store.createApplication({
-        id: newId("app", now),
-        uid: null,
-        name: "guarded",
-        rateLimit: null,
-        metadata: {},
-        deliveryPolicy: null,
-        createdAt: now,
-        updatedAt: now,
-      });
+      const app = await store.createApplication(anApplication({ name: "guarded" }));
       // Written to the store directly: the API would refuse this URL before the engine could.
-      const ep = await store.createEndpoint({
-        id: newId("ep", now),
-        appId: app.id,
-        uid: null,
-        url: rx.url("/sneaky"),
-        description: "",
-        version: 1,
-        disabled: false,
-        disabledReason: null,
-        filterTypes: null,
-        channels: null,
-        headers: {},
-        metadata: {},
-        rateLimit: null,
-        secrets: { current: "whsec_" + Buffer.alloc(24, 1).toString("base64"), previous: [] },
-        deliveryPolicy: null,
-        createdAt: now,
-        updatedAt: now,
-      });
+      const ep = await store.createEndpoint(anEndpoint(app.id, { url: rx.url("/sneaky") }));
       const msg = await h.svix.message.create(app.id, { eventType: "a.b", payload: {} });
       const e = await h.waitFor(
         (x) => x.type === "delivery" && x.messageId === msg.id && x.state === "dead",

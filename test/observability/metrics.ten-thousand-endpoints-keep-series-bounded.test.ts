@@ -4,7 +4,7 @@
  * and the totals still add up to every attempt.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newId } from "../../src/ids.js";
+import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
 import { scrape } from "../support/metrics.js";
 import { Receiver } from "../support/receiver.js";
@@ -26,37 +26,9 @@ afterAll(async () => {
 describe("10,000 endpoints", () => {
   it("keep per-endpoint series bounded while totals count everything", async () => {
     const { store } = h.hookline;
-    const now = Date.now();
-    const app = await store.createApplication({
-      id: newId("app", now),
-      uid: null,
-      name: "many",
-      rateLimit: null,
-      metadata: {},
-      deliveryPolicy: null,
-      createdAt: now,
-      updatedAt: now,
-    });
+    const app = await store.createApplication(anApplication({ name: "many" }));
     for (let i = 0; i < ENDPOINTS; i++) {
-      await store.createEndpoint({
-        id: newId("ep", now),
-        appId: app.id,
-        uid: null,
-        url: rx.url(`/ep/${i}`),
-        description: "",
-        version: 1,
-        disabled: false,
-        disabledReason: null,
-        filterTypes: null,
-        channels: null,
-        headers: {},
-        metadata: {},
-        rateLimit: null,
-        secrets: { current: `whsec_${Buffer.alloc(24, 7).toString("base64")}`, previous: [] },
-        deliveryPolicy: null,
-        createdAt: now,
-        updatedAt: now,
-      });
+      await store.createEndpoint(anEndpoint(app.id, { url: rx.url(`/ep/${i}`) }));
     }
     const msg = await h.svix.message.create(app.id, { eventType: "fan.out", payload: {} });
     let done = 0;
