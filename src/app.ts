@@ -22,6 +22,7 @@ import { EngineEvents } from "./engine/events.js";
 import { ExemptTargets } from "./engine/guarded-connect.js";
 import type { PolicyDefaults } from "./engine/policy.js";
 import { HttpSender, type Sender } from "./engine/sender.js";
+import { ThreadedSender } from "./engine/sender-threads.js";
 import { SignallingControl } from "./engine/signalling.js";
 import { newId } from "./ids.js";
 import { Observability } from "./observability/service.js";
@@ -79,10 +80,16 @@ export function createHookline(
   };
   // hookline's own loopback servers (the drill's receiver) are let through the SSRF guard.
   const exempt = new ExemptTargets();
+  const delivers = config.role !== "api";
+  const senderOptions = {
+    refusePrivateTargets: !config.allowPrivateTargets,
+    exemptTargets: exempt,
+  };
   const sender =
     overrides.sender ??
-    new HttpSender({ refusePrivateTargets: !config.allowPrivateTargets, exemptTargets: exempt });
-  const delivers = config.role !== "api";
+    (delivers && config.senderThreads > 0
+      ? new ThreadedSender({ threads: config.senderThreads, ...senderOptions })
+      : new HttpSender(senderOptions));
   const serves = config.role !== "worker";
   const engine = new DeliveryEngine({
     store,

@@ -4,6 +4,7 @@
  */
 import { resolve } from "node:path";
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { ConfigError } from "./errors.js";
 import { parseKey } from "./security/cipher.js";
 
@@ -22,6 +23,8 @@ export interface Config {
   requestTimeoutMs: number;
   secretGraceMs: number;
   defaultConcurrency: number;
+  /** Worker threads that make the HTTP requests of deliveries; 0: the main thread does. */
+  senderThreads: number;
   shutdownTimeoutMs: number;
   sqliteSynchronous: "normal" | "full";
   maxBodyBytes: number;
@@ -95,6 +98,7 @@ export function resolveConfig(env: Env): Readonly<Config> {
     requestTimeoutMs: int(env, "HOOKLINE_REQUEST_TIMEOUT_MS", 15_000, 1_000, 30_000),
     secretGraceMs: int(env, "HOOKLINE_SECRET_GRACE_SECONDS", 86_400, 0, 30 * 86_400) * 1000,
     defaultConcurrency: int(env, "HOOKLINE_DEFAULT_CONCURRENCY", 100, 1, 500),
+    senderThreads: int(env, "HOOKLINE_SENDER_THREADS", defaultSenderThreads(), 0, 64),
     shutdownTimeoutMs: int(env, "HOOKLINE_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 300_000),
     sqliteSynchronous: oneOf(env, "HOOKLINE_SQLITE_SYNCHRONOUS", ["normal", "full"], "normal"),
     maxBodyBytes: int(env, "HOOKLINE_MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
@@ -172,6 +176,11 @@ function isPostgresUrl(raw: string): boolean {
 function str(env: Env, name: string, fallback: string): string {
   const v = env[name]?.trim();
   return v ? v : fallback;
+}
+
+// One sender thread when there is a second core for it; a single core gains nothing from it.
+function defaultSenderThreads(): number {
+  return availableParallelism() >= 2 ? 1 : 0;
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -64,7 +64,7 @@ export async function makeAttempt(
       retryAfter: null,
     };
   }
-  const durationMs = Math.round(performance.now() - started);
+  const durationMs = result.durationMs ?? Math.round(performance.now() - started);
   rt.limit.record(durationMs);
   const attemptsMade = d.attemptCount + 1;
   const now = clock.now();

@@ -42,14 +42,35 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
  * receiver), let through while they listen. Not a general exemption: nothing else is added.
  */
 export class ExemptTargets {
-  private readonly pairs = new Set<string>();
+  private pairs = new Set<string>();
+  private readonly listeners: ((pairs: string[]) => void)[] = [];
 
   add(address: string, port: number): void {
     this.pairs.add(`${address}:${port}`);
+    this.changed();
   }
 
   delete(address: string, port: number): void {
     this.pairs.delete(`${address}:${port}`);
+    this.changed();
+  }
+
+  /** Sender threads keep a copy of the list; they are told of every change. */
+  onChange(listener: (pairs: string[]) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The whole list, as a copy held in a sender thread receives it. */
+  replaceAll(pairs: readonly string[]): void {
+    this.pairs = new Set(pairs);
+  }
+
+  list(): string[] {
+    return [...this.pairs];
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l(this.list());
   }
 
   has(address: string, port: number): boolean {

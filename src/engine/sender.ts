@@ -22,6 +22,8 @@ export interface SendResult {
   /** The first bytes of the response body (at most `maxResponseBytes`), as text. */
   snippet: string;
   retryAfter: string | null;
+  /** How long the request took where it was made (a sender thread measures its own). */
+  durationMs?: number;
 }
 
 /** Sends requests; an interface so a test can count or shape traffic without a network. */

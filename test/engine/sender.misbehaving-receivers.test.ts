@@ -1,7 +1,8 @@
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { HttpSender } from "../../src/engine/sender.js";
+import { HttpSender, type Sender } from "../../src/engine/sender.js";
+import { ThreadedSender } from "../../src/engine/sender-threads.js";
 
 /** A raw TCP server that answers each connection however the test says. */
 async function rawServer(
@@ -28,8 +29,14 @@ const request = (url: string, timeoutMs = 1_000) => ({
   timeoutMs,
 });
 
-describe("misbehaving receivers are bounded in time and memory and recorded clearly", () => {
-  let sender: HttpSender;
+// The same bounds hold whether the main thread sends or a sender thread does.
+const senders: [string, () => Sender][] = [
+  ["in process", () => new HttpSender()],
+  ["on a sender thread", () => new ThreadedSender({ threads: 1 })],
+];
+
+describe.each(senders)("misbehaving receivers are bounded and recorded clearly (%s)", (_, make) => {
+  let sender: Sender;
   let cleanup: (() => void)[] = [];
   afterEach(async () => {
     for (const c of cleanup) c();
@@ -47,7 +54,7 @@ describe("misbehaving receivers are bounded in time and memory and recorded clea
   }
 
   it("a connection that never answers times out", async () => {
-    sender = new HttpSender();
+    sender = make();
     const url = await serve(() => {});
     const r = await sender.send(request(url, 500));
     expect(r).toMatchObject({ status: null, error: "timeout" });
@@ -55,7 +62,7 @@ describe("misbehaving receivers are bounded in time and memory and recorded clea
   });
 
   it("a response that dribbles a byte a second is cut off by the deadline", async () => {
-    sender = new HttpSender();
+    sender = make();
     const url = await serve((s) => {
       s.once("data", () => {
         s.write(
@@ -72,7 +79,7 @@ describe("misbehaving receivers are bounded in time and memory and recorded clea
   });
 
   it("headers that dribble in never reach a status, and time out", async () => {
-    sender = new HttpSender();
+    sender = make();
     const url = await serve((s) => {
       s.once("data", () => {
         s.write("HTTP/1.1 200 OK\r\nx-slow: ");
@@ -85,7 +92,7 @@ describe("misbehaving receivers are bounded in time and memory and recorded clea
   });
 
   it("an endless body is read only up to 4 KiB", async () => {
-    sender = new HttpSender();
+    sender = make();
     const url = await serve((s) => {
       s.once("data", () => {
         s.write("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n");
@@ -103,7 +110,7 @@ describe("misbehaving receivers are bounded in time and memory and recorded clea
   });
 
   it("a malformed HTTP response is a network error with a detail", async () => {
-    sender = new HttpSender();
+    sender = make();
     const url = await serve((s) => {
       s.once("data", () => s.end("this is not http\r\n\r\n"));
     });
@@ -114,7 +121,7 @@ describe("misbehaving receivers are bounded in time and memory and recorded clea
   });
 
   it("a TLS handshake against a plain server is a tls or network error, not a hang", async () => {
-    sender = new HttpSender();
+    sender = make();
     const url = await serve((s) => {
       s.once("data", () => s.end("HTTP/1.1 400 Bad Request\r\n\r\n"));
     });
@@ -124,7 +131,7 @@ describe("misbehaving receivers are bounded in time and memory and recorded clea
   });
 
   it("a refused connection is connection_refused", async () => {
-    sender = new HttpSender();
+    sender = make();
     const url = await serve(() => {});
     const port = new URL(url).port;
     cleanup.pop()!();

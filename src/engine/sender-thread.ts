@@ -1,0 +1,61 @@
+/**
+ * The body of one sender thread (see sender-threads.ts): an HttpSender of its own, fed batches of
+ * requests by the main thread and answering with batches of results. Nothing here decides
+ * anything; it only moves bytes, so the main thread keeps every rule and the store.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { ExemptTargets } from "./guarded-connect.js";
+import { HttpSender } from "./sender.js";
+import type { ThreadReply, ThreadRequest, ThreadSettings } from "./sender-threads.js";
+
+if (!parentPort) throw new Error("sender-thread.ts runs only as a worker thread");
+const port = parentPort;
+
+const settings = workerData as ThreadSettings;
+const exempt = new ExemptTargets();
+const sender = new HttpSender({
+  maxResponseBytes: settings.maxResponseBytes,
+  refusePrivateTargets: settings.refusePrivateTargets,
+  exemptTargets: exempt,
+});
+
+// Results finished in the same turn of this thread's loop go back in one message.
+let outbox: ThreadReply["results"] = [];
+let flushQueued = false;
+function reply(id: number, result: ThreadReply["results"][number]["result"]): void {
+  outbox.push({ id, result });
+  if (flushQueued) return;
+  flushQueued = true;
+  setImmediate(() => {
+    flushQueued = false;
+    const results = outbox;
+    outbox = [];
+    port.postMessage({ type: "results", results } satisfies ThreadReply);
+  });
+}
+
+port.on("message", (msg: ThreadRequest) => {
+  switch (msg.type) {
+    case "send":
+      for (const r of msg.requests) {
+        const started = performance.now();
+        void sender
+          .send({
+            url: r.url,
+            headers: r.headers,
+            body: Buffer.from(r.body),
+            timeoutMs: r.timeoutMs,
+          })
+          .then((result) => {
+            reply(r.id, { ...result, durationMs: Math.round(performance.now() - started) });
+          });
+      }
+      break;
+    case "exempt":
+      exempt.replaceAll(msg.pairs);
+      break;
+    case "close":
+      void sender.close().finally(() => port.close());
+      break;
+  }
+});

@@ -1,0 +1,199 @@
+/**
+ * Sending on other threads. The HTTP side of a delivery (undici, sockets, reading the answer) is
+ * about half of hookline's CPU per delivery; one JavaScript thread doing it and the store and the
+ * API caps a process at one core. A ThreadedSender hands requests to sender threads in batches and
+ * gets results back in batches, so the main thread keeps every rule (limits, breaker, ladder) and
+ * the store, and the bytes move elsewhere. It is a Sender like HttpSender: the engine cannot tell.
+ */
+import { Worker } from "node:worker_threads";
+import type { ExemptTargets } from "./guarded-connect.js";
+import type { Sender, SendRequest, SendResult } from "./sender.js";
+
+/** What a sender thread is started with. */
+export interface ThreadSettings {
+  maxResponseBytes: number;
+  refusePrivateTargets: boolean;
+}
+
+interface WireRequest {
+  id: number;
+  url: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+  timeoutMs: number;
+}
+
+/** Main thread → sender thread. */
+export type ThreadRequest =
+  | { type: "send"; requests: WireRequest[] }
+  | { type: "exempt"; pairs: string[] }
+  | { type: "close" };
+
+/** Sender thread → main thread. */
+export interface ThreadReply {
+  type: "results";
+  results: { id: number; result: SendResult }[];
+}
+
+export interface ThreadedSenderOptions extends Partial<ThreadSettings> {
+  threads: number;
+  exemptTargets?: ExemptTargets;
+}
+
+/** Sends through `threads` worker threads, each with its own keep-alive pools. */
+export class ThreadedSender implements Sender {
+  private readonly threads: SenderThread[];
+  private nextId = 1;
+  private closing = false;
+
+  constructor(options: ThreadedSenderOptions) {
+    const settings: ThreadSettings = {
+      maxResponseBytes: options.maxResponseBytes ?? 4096,
+      refusePrivateTargets: options.refusePrivateTargets ?? false,
+    };
+    const exempt = options.exemptTargets;
+    this.threads = Array.from(
+      { length: Math.max(1, options.threads) },
+      () => new SenderThread(settings, exempt?.list() ?? [], () => this.closing),
+    );
+    exempt?.onChange((pairs) => {
+      for (const t of this.threads) t.post({ type: "exempt", pairs });
+    });
+  }
+
+  send(req: SendRequest): Promise<SendResult> {
+    if (this.closing) return Promise.resolve(failed("the sender is closed"));
+    // The least busy thread; an endpoint's connections may then live in several threads, which
+    // costs a few idle sockets and nothing else (its limit is counted on the main thread).
+    let best = this.threads[0]!;
+    for (const t of this.threads) if (t.inFlight < best.inFlight) best = t;
+    return best.send(this.nextId++, req);
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.threads.map((t) => t.close()));
+  }
+}
+
+/** One worker thread and the requests it holds; restarted if it ever dies. */
+class SenderThread {
+  private worker!: Worker;
+  private readonly waiting = new Map<number, (r: SendResult) => void>();
+  private outbox: WireRequest[] = [];
+  private flushQueued = false;
+  private exited: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly settings: ThreadSettings,
+    private exemptPairs: string[],
+    private readonly closing: () => boolean,
+  ) {
+    this.start();
+  }
+
+  get inFlight(): number {
+    return this.waiting.size;
+  }
+
+  send(id: number, req: SendRequest): Promise<SendResult> {
+    return new Promise((resolve) => {
+      if (this.waiting.size === 0) this.worker.ref();
+      this.waiting.set(id, resolve);
+      this.outbox.push({
+        id,
+        url: req.url,
+        headers: req.headers,
+        body: ownBytes(req.body),
+        timeoutMs: req.timeoutMs,
+      });
+      if (this.flushQueued) return;
+      this.flushQueued = true;
+      // Requests made in the same turn of the loop (a claimed batch) cross in one message.
+      setImmediate(() => this.flush());
+    });
+  }
+
+  post(msg: ThreadRequest): void {
+    if (msg.type === "exempt") this.exemptPairs = msg.pairs;
+    this.flush();
+    this.worker.postMessage(msg);
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+    this.worker.postMessage({ type: "close" } satisfies ThreadRequest);
+    // A thread that does not finish closing its sockets in time is stopped.
+    const timer = setTimeout(() => void this.worker.terminate(), 5_000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  private flush(): void {
+    this.flushQueued = false;
+    if (this.outbox.length === 0) return;
+    const requests = this.outbox;
+    this.outbox = [];
+    this.worker.postMessage({ type: "send", requests } satisfies ThreadRequest);
+  }
+
+  private start(): void {
+    const entry = threadEntry();
+    const worker = new Worker(entry.file, {
+      workerData: this.settings,
+      eval: entry.eval,
+      name: "hookline-sender",
+    });
+    this.worker = worker;
+    worker.unref();
+    worker.on("message", (msg: ThreadReply) => {
+      for (const { id, result } of msg.results) {
+        const resolve = this.waiting.get(id);
+        this.waiting.delete(id);
+        resolve?.(result);
+      }
+      if (this.waiting.size === 0) worker.unref();
+    });
+    let failure: unknown = null;
+    // The exit handler settles everything; the error is reported with what it failed.
+    worker.on("error", (err) => (failure = err));
+    this.exited = new Promise((resolve) => {
+      worker.once("exit", (code) => {
+        // Whatever it held fails as a network error (the ladder retries it); nothing hangs.
+        const why = failure ? `: ${String(failure).slice(0, 300)}` : ` (exit code ${code})`;
+        const detail = `sender thread stopped before the answer arrived${why}`;
+        for (const r of this.waiting.values()) r(failed(detail));
+        this.waiting.clear();
+        this.outbox = [];
+        if (!this.closing()) {
+          this.start();
+          if (this.exemptPairs.length) this.post({ type: "exempt", pairs: this.exemptPairs });
+        }
+        resolve();
+      });
+    });
+    if (this.exemptPairs.length) worker.postMessage({ type: "exempt", pairs: this.exemptPairs });
+  }
+}
+
+function failed(detail: string): SendResult {
+  return { status: null, error: "network", errorDetail: detail, snippet: "", retryAfter: null };
+}
+
+// A Buffer may be a view into a larger pool; cloning it would copy the whole pool.
+function ownBytes(body: Buffer): Uint8Array {
+  if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) return body;
+  return new Uint8Array(body);
+}
+
+// Built, the thread is the .js file beside this one. Run from TypeScript sources (the tests, the
+// bench's tsx), it is the .ts file, loaded through tsx (a dev dependency) by a one-line bootstrap.
+function threadEntry(): { file: URL | string; eval: boolean } {
+  const own = import.meta.url;
+  if (!own.endsWith(".ts")) return { file: new URL("./sender-thread.js", own), eval: false };
+  const ts = JSON.stringify(new URL("./sender-thread.ts", own).href);
+  return {
+    file: `import("tsx/esm/api").then((tsx) => tsx.tsImport(${ts}, ${JSON.stringify(own)}))`,
+    eval: true,
+  };
+}

@@ -1,0 +1,91 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { ExemptTargets } from "../../src/engine/guarded-connect.js";
+import { ThreadedSender } from "../../src/engine/sender-threads.js";
+
+/** A receiver that answers each request with its own path, after `delayMs`. */
+async function echoServer(delayMs = 0): Promise<{ server: Server; base: string; port: number }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => setTimeout(() => res.end(req.url), delayMs));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  return { server, base: `http://127.0.0.1:${port}`, port };
+}
+
+const post = (url: string, timeoutMs = 5_000) => ({
+  url,
+  headers: { "content-type": "application/json" },
+  body: Buffer.from("{}"),
+  timeoutMs,
+});
+
+describe("a threaded sender returns every answer to the request that caused it", () => {
+  let sender: ThreadedSender;
+  let server: Server;
+  afterEach(async () => {
+    await sender.close();
+    server.close();
+  });
+
+  it("600 requests spread over two threads each get their own answer and a duration", async () => {
+    const rx = await echoServer(2);
+    server = rx.server;
+    sender = new ThreadedSender({ threads: 2 });
+    const results = await Promise.all(
+      Array.from({ length: 600 }, (_, i) => sender.send(post(`${rx.base}/r/${i}`))),
+    );
+    results.forEach((r, i) => {
+      expect(r).toMatchObject({ status: 200, error: null, snippet: `/r/${i}` });
+      expect(r.durationMs).toBeGreaterThanOrEqual(0);
+    });
+  });
+
+  it("a thread that dies fails what it held as network errors, and a new one takes over", async () => {
+    const rx = await echoServer(1_000);
+    server = rx.server;
+    sender = new ThreadedSender({ threads: 1 });
+    const held = sender.send(post(`${rx.base}/held`));
+    await new Promise((r) => setTimeout(r, 300));
+    // Reaching into the pool is the only way to make a thread die from outside it.
+    const pool = sender as unknown as { threads: { worker: { terminate(): Promise<number> } }[] };
+    await pool.threads[0]!.worker.terminate();
+    const lost = await held;
+    expect(lost).toMatchObject({ status: null, error: "network" });
+    expect(lost.errorDetail).toMatch(/sender thread stopped/);
+    const after = await sender.send(post(`${rx.base}/after`));
+    expect(after).toMatchObject({ status: 200, snippet: "/after" });
+  });
+
+  it("hookline's own exempt loopback servers reach the threads as they come and go", async () => {
+    const rx = await echoServer();
+    server = rx.server;
+    const exempt = new ExemptTargets();
+    sender = new ThreadedSender({ threads: 2, refusePrivateTargets: true, exemptTargets: exempt });
+    expect(await sender.send(post(`${rx.base}/before`))).toMatchObject({
+      error: "refused_target",
+    });
+    exempt.add("127.0.0.1", rx.port);
+    const during = await Promise.all([1, 2, 3, 4].map(() => sender.send(post(`${rx.base}/x`))));
+    for (const r of during) expect(r).toMatchObject({ status: 200 });
+    exempt.delete("127.0.0.1", rx.port);
+    // A new connection is checked again (the kept-alive ones are dropped by a fresh pool only).
+    const fresh = new ThreadedSender({
+      threads: 1,
+      refusePrivateTargets: true,
+      exemptTargets: exempt,
+    });
+    expect(await fresh.send(post(`${rx.base}/after`))).toMatchObject({ error: "refused_target" });
+    await fresh.close();
+  });
+
+  it("a closed sender answers at once with an error instead of holding the request", async () => {
+    const rx = await echoServer();
+    server = rx.server;
+    sender = new ThreadedSender({ threads: 1 });
+    await sender.close();
+    expect(await sender.send(post(`${rx.base}/late`))).toMatchObject({ error: "network" });
+  });
+});
