@@ -19,18 +19,26 @@ const sender = new HttpSender({
   exemptTargets: exempt,
 });
 
-// Results finished in the same turn of this thread's loop go back in one message.
+// Results finished in the same turn of this thread's loop go back in one message, at most
+// MAX_REPLY of them: the main thread handles each message in one go, and an API request waiting
+// behind it should not wait for hundreds of outcomes.
+const MAX_REPLY = 64;
 let outbox: ThreadReply["results"] = [];
 let flushQueued = false;
+function flush(): void {
+  if (outbox.length === 0) return;
+  const results = outbox;
+  outbox = [];
+  port.postMessage({ type: "results", results } satisfies ThreadReply);
+}
 function reply(id: number, result: ThreadReply["results"][number]["result"]): void {
   outbox.push({ id, result });
+  if (outbox.length >= MAX_REPLY) flush();
   if (flushQueued) return;
   flushQueued = true;
   setImmediate(() => {
     flushQueued = false;
-    const results = outbox;
-    outbox = [];
-    port.postMessage({ type: "results", results } satisfies ThreadReply);
+    flush();
   });
 }
 

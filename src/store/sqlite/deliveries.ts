@@ -148,15 +148,13 @@ export class Deliveries {
               limit: req.limit,
             })
       ) as Row[];
-      const payloads = new Map<string, Row>();
+      // Deliveries of one message share one copy of its payload.
+      const payloads = new Map<string, Buffer>();
       const out: ClaimedDelivery[] = [];
       for (const r of rows) {
         const messageId = String(r.message_id);
-        let m = payloads.get(messageId);
-        if (!m) {
-          m = this.s.messageForDelivery.get(messageId) as Row;
-          payloads.set(messageId, m);
-        }
+        let payload = payloads.get(messageId);
+        if (!payload) payloads.set(messageId, (payload = r.payload as Buffer));
         out.push({
           id: String(r.id),
           appId: String(r.app_id),
@@ -167,8 +165,8 @@ export class Deliveries {
           firstAttemptAt: r.first_attempt_at == null ? null : Number(r.first_attempt_at),
           lastDelayMs: r.last_delay_ms == null ? null : Number(r.last_delay_ms),
           dueAt: Number(r.next_attempt_at),
-          eventType: String(m.event_type),
-          payload: m.payload as Buffer,
+          eventType: String(r.event_type),
+          payload,
         });
       }
       // RETURNING gives no order guarantee; the engine sends oldest due first.
@@ -204,6 +202,9 @@ export class Deliveries {
           this.s.insertAttempt.run({
             id: a.id,
             delivery: o.deliveryId,
+            app: o.appId,
+            message: o.messageId,
+            endpoint: o.endpointId,
             at: a.at,
             trigger: a.trigger,
             url: a.url,

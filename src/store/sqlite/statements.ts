@@ -73,6 +73,13 @@ function prepareCatalogue(db: Db) {
 }
 
 /** Messages and their deliveries: intake, claiming, and recording what each attempt did. */
+// What a claim returns per delivery: the row, and its message's event type and payload read in
+// the same statement (one lookup by primary key each, no second round of statements).
+const CLAIMED = `id, app_id, message_id, endpoint_id, origin, attempt_count, first_attempt_at,
+  last_delay_ms, next_attempt_at,
+  (SELECT event_type FROM messages m WHERE m.id = deliveries.message_id) AS event_type,
+  (SELECT payload FROM messages m WHERE m.id = deliveries.message_id) AS payload`;
+
 function prepareDeliveries(db: Db) {
   const p = (sql: string): Statement => db.prepare(sql);
   return {
@@ -98,16 +105,13 @@ function prepareDeliveries(db: Db) {
         WHERE state = 'pending' AND next_attempt_at >= @from AND next_attempt_at <= @now
           AND endpoint_id NOT IN (SELECT value FROM json_each(@exclude))
         ORDER BY next_attempt_at LIMIT @limit)
-      RETURNING id, app_id, message_id, endpoint_id, origin, attempt_count, first_attempt_at,
-        last_delay_ms, next_attempt_at`),
+      RETURNING ${CLAIMED}`),
     // One endpoint's due rows through its own index: the cost is the batch, not the backlog.
     claimForEndpoint: p(`UPDATE deliveries SET state = 'inflight', lease_until = @lease
       WHERE id IN (SELECT id FROM deliveries INDEXED BY deliveries_pending_by_endpoint
         WHERE state = 'pending' AND endpoint_id = @endpoint AND next_attempt_at <= @now
         ORDER BY next_attempt_at LIMIT @limit)
-      RETURNING id, app_id, message_id, endpoint_id, origin, attempt_count, first_attempt_at,
-        last_delay_ms, next_attempt_at`),
-    messageForDelivery: p("SELECT event_type, payload FROM messages WHERE id = ?"),
+      RETURNING ${CLAIMED}`),
     // Forced onto the due index: the planner otherwise prefers a scan of the per-endpoint one.
     nextDue: p(`SELECT next_attempt_at AS at FROM deliveries INDEXED BY deliveries_due
       WHERE state = 'pending' AND next_attempt_at > @after
@@ -119,8 +123,8 @@ function prepareDeliveries(db: Db) {
       WHERE id = @id AND state = 'inflight' RETURNING dead_letter_id`),
     insertAttempt: p(`INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
       trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
-      SELECT @id, d.id, d.app_id, d.message_id, d.endpoint_id, @at, @trigger, @url, @status,
-        @error, @detail, @duration, @snippet, @outcome FROM deliveries d WHERE d.id = @delivery`),
+      VALUES (@id, @delivery, @app, @message, @endpoint, @at, @trigger, @url, @status, @error,
+        @detail, @duration, @snippet, @outcome)`),
     disableEndpoint: p(
       "UPDATE endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ?",
     ),
