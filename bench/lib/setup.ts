@@ -29,10 +29,16 @@ export async function prepareStopped(label: string, endpoints: EndpointSpec[]): 
 }
 
 /** Starts hookline on `dataDir`, with a CPU profile when profiling was asked for this scenario. */
-export function startHookline(ctx: BenchContext, dataDir: string, profileLabel?: string) {
+export function startHookline(
+  ctx: BenchContext,
+  dataDir: string,
+  profileLabel?: string,
+  env?: Record<string, string>,
+) {
   return HooklineProcess.start({
     dataDir,
     profileDir: ctx.profileDir && profileLabel ? join(ctx.profileDir, profileLabel) : null,
+    env,
   });
 }
 
@@ -58,8 +64,9 @@ export async function timedDrain(
   expected: number,
   timeoutMs: number,
   profileLabel?: string,
+  env?: Record<string, string>,
 ): Promise<DrainResult> {
-  const hookline = await startHookline(ctx, dataDir, profileLabel);
+  const hookline = await startHookline(ctx, dataDir, profileLabel, env);
   const cpuAtReady = hookline.cpuMs() ?? 0;
   await ctx.receiver.waitFor(group, expected, timeoutMs);
   const cpuAtEnd = hookline.cpuMs();

@@ -1,11 +1,12 @@
 /**
  * 2. Delivery from a backlog: messages already accepted (durably, in the SQLite file) are drained
  * to one endpoint; deliveries per second from the first request to the last, as a ratio to the
- * ceiling; then the same on PostgreSQL with one and two worker processes (postgres.ts).
+ * ceiling. The same drain again with no sender thread (HOOKLINE_SENDER_THREADS=0) shows what the
+ * thread buys; then the same on PostgreSQL with one and two worker processes (postgres.ts).
  */
 import { deliveryStates, writeBacklog } from "../lib/backlog.js";
 import { removeDataDir } from "../lib/hookline.js";
-import { vsCeiling, type Figure, type Scenario } from "../lib/scenario.js";
+import { vsCeiling, type BenchContext, type Figure, type Scenario } from "../lib/scenario.js";
 import { prepareStopped, timedDrain } from "../lib/setup.js";
 import { rateBetween } from "../lib/stats.js";
 import { postgresDrain } from "./postgres.js";
@@ -16,49 +17,83 @@ export const drain: Scenario = {
   needsCeiling: true,
   async run(ctx) {
     const count = ctx.quick ? 10_000 : 100_000;
-    const group = "drain";
-    const { dataDir, appId, endpointIds } = await prepareStopped("drain", [
-      { url: `${ctx.receiver.url}/${group}`, uid: "drain" },
-    ]);
-    try {
-      const t0 = performance.now();
-      writeBacklog(dataDir, { appId, endpointOf: () => endpointIds[0]!, count });
-      const buildMs = performance.now() - t0;
-      ctx.log(`  backlog of ${count} written in ${Math.round(buildMs)} ms; draining`);
-      const d = await timedDrain(ctx, dataDir, group, count, 120_000, "drain");
-      await d.hookline.stop("SIGTERM");
-      const { record } = d;
-      const rate = rateBetween(record.times, 0, record.count - 1);
-      // Every delivery must have ended succeeded, each with one attempt recorded.
-      const after = deliveryStates(dataDir);
-      const succeeded = after.states.succeeded ?? 0;
-      const verified = succeeded === count && after.attempts === count;
-      const figures: Figure[] = [
-        vsCeiling(
-          {
-            scenario: "2 drain",
-            figure: `SQLite: ${count.toLocaleString("en")} pending → 1 endpoint`,
-            value: rate,
-            unit: "deliveries/s",
-            note: verified
-              ? `all ${count} succeeded and recorded; ${cpuPer(d.cpuMs, count)}`
-              : `only ${succeeded}/${count} succeeded, ${after.attempts} attempts recorded`,
-          },
-          0.7,
-        ),
-      ];
-      removeDataDir(dataDir);
-      figures.push(...(await postgresDrain(ctx, count)));
-      if (!verified) figures[0]!.valid = false;
-      return {
-        figures,
-        details: { count, buildMs, received: record.count, rate, states: after, cpuMs: d.cpuMs },
-      };
-    } finally {
-      removeDataDir(dataDir);
-    }
+    const threaded = await sqliteDrain(ctx, count, "drain", {});
+    const figures: Figure[] = [
+      vsCeiling(
+        {
+          scenario: "2 drain",
+          figure: `SQLite: ${count.toLocaleString("en")} pending → 1 endpoint`,
+          value: threaded.rate,
+          unit: "deliveries/s",
+          note: threaded.note,
+          valid: threaded.verified,
+        },
+        0.7,
+      ),
+    ];
+    const single = await sqliteDrain(ctx, count, "drain-one-thread", {
+      HOOKLINE_SENDER_THREADS: "0",
+    });
+    figures.push(
+      vsCeiling(
+        {
+          scenario: "2 drain",
+          figure: "SQLite, the same with no sender thread (HOOKLINE_SENDER_THREADS=0)",
+          value: single.rate,
+          unit: "deliveries/s",
+          note: `${single.note}; the sender thread's gain: ${gain(threaded.rate, single.rate)}`,
+          valid: single.verified,
+        },
+        null,
+      ),
+    );
+    figures.push(...(await postgresDrain(ctx, count)));
+    return { figures, details: { count, threaded, single } };
   },
 };
+
+/** Writes `count` pending deliveries to one endpoint into a fresh SQLite file and drains them. */
+async function sqliteDrain(
+  ctx: BenchContext,
+  count: number,
+  group: string,
+  env: Record<string, string>,
+) {
+  const { dataDir, appId, endpointIds } = await prepareStopped(group, [
+    { url: `${ctx.receiver.url}/${group}`, uid: group },
+  ]);
+  try {
+    const t0 = performance.now();
+    writeBacklog(dataDir, { appId, endpointOf: () => endpointIds[0]!, count });
+    const buildMs = performance.now() - t0;
+    ctx.log(`  backlog of ${count} written in ${Math.round(buildMs)} ms; draining (${group})`);
+    const d = await timedDrain(ctx, dataDir, group, count, 120_000, group, env);
+    await d.hookline.stop("SIGTERM");
+    const rate = rateBetween(d.record.times, 0, d.record.count - 1);
+    // Every delivery must have ended succeeded, each with one attempt recorded.
+    const after = deliveryStates(dataDir);
+    const succeeded = after.states.succeeded ?? 0;
+    const verified = succeeded === count && after.attempts === count;
+    const note = verified
+      ? `all ${count} succeeded and recorded; ${cpuPer(d.cpuMs, count)}`
+      : `only ${succeeded}/${count} succeeded, ${after.attempts} attempts recorded`;
+    return {
+      rate,
+      verified,
+      note,
+      buildMs,
+      received: d.record.count,
+      states: after,
+      cpuMs: d.cpuMs,
+    };
+  } finally {
+    removeDataDir(dataDir);
+  }
+}
+
+function gain(withThread: number | null, without: number | null): string {
+  return withThread && without ? `${(withThread / without).toFixed(2)} ×` : "n/a";
+}
 
 /** hookline's CPU time per item, start-up excluded, e.g. "hookline CPU 61 µs/delivery". */
 export function cpuPer(cpuMs: number | null, count: number, what = "delivery"): string {
