@@ -51,7 +51,8 @@ port.on("message", (msg: ThreadRequest) => {
           .send({
             url: r.url,
             headers: r.headers,
-            body: Buffer.from(r.body),
+            // The cloned bytes arrive as a Uint8Array of their own: wrapped, not copied.
+            body: Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength),
             timeoutMs: r.timeoutMs,
           })
           .then((result) => {
