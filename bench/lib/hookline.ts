@@ -148,16 +148,14 @@ export class HooklineProcess {
     return readStatusKb(this.pid, "VmRSS");
   }
 
-  /** CPU time used so far (user + system), in ms, from /proc/<pid>/stat. */
+  /** CPU time used so far by the whole process (user + system), in ms. */
   cpuMs(): number | null {
-    try {
-      const stat = readFileSync(`/proc/${this.pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ticks = Number(fields[11]) + Number(fields[12]);
-      return (ticks / 100) * 1000;
-    } catch {
-      return null;
-    }
+    return cpuOf(`/proc/${this.pid}/stat`);
+  }
+
+  /** CPU time used so far by the main thread alone (its thread id is the pid), in ms. */
+  mainThreadCpuMs(): number | null {
+    return cpuOf(`/proc/${this.pid}/task/${this.pid}/stat`);
   }
 
   /** Whether V8 writes a CPU profile when this process exits (only on a clean exit). */
@@ -241,5 +239,17 @@ export class AdminApi {
 
   async close(): Promise<void> {
     await this.poolValue?.close();
+  }
+}
+
+// utime + stime of a /proc stat file, in ms (clock ticks of 10 ms).
+function cpuOf(statPath: string): number | null {
+  try {
+    const stat = readFileSync(statPath, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks / 100) * 1000;
+  } catch {
+    return null;
   }
 }

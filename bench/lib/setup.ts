@@ -49,6 +49,8 @@ export interface DrainResult {
   peakRssMB: number | null;
   /** CPU time hookline used from readiness (start-up excluded) to the last expected arrival, ms. */
   cpuMs: number | null;
+  /** The part of it its main thread used (the rest: sender threads, GC and other helpers). */
+  mainCpuMs: number | null;
   /** From spawning hookline to the first arrival, ms. */
   startupMs: number | null;
 }
@@ -68,9 +70,12 @@ export async function timedDrain(
 ): Promise<DrainResult> {
   const hookline = await startHookline(ctx, dataDir, profileLabel, env);
   const cpuAtReady = hookline.cpuMs() ?? 0;
+  const mainAtReady = hookline.mainThreadCpuMs() ?? 0;
   await ctx.receiver.waitFor(group, expected, timeoutMs);
   const cpuAtEnd = hookline.cpuMs();
+  const mainAtEnd = hookline.mainThreadCpuMs();
   const cpuMs = cpuAtEnd === null ? null : cpuAtEnd - cpuAtReady;
+  const mainCpuMs = mainAtEnd === null ? null : mainAtEnd - mainAtReady;
   const peakRssMB = hookline.peakRssMB();
   const record = await ctx.receiver.record(group);
   return {
@@ -78,6 +83,7 @@ export async function timedDrain(
     hookline,
     peakRssMB,
     cpuMs,
+    mainCpuMs,
     startupMs: record.first === null ? null : record.first - hookline.spawnedAt,
   };
 }

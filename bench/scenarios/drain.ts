@@ -75,7 +75,7 @@ async function sqliteDrain(
     const succeeded = after.states.succeeded ?? 0;
     const verified = succeeded === count && after.attempts === count;
     const note = verified
-      ? `all ${count} succeeded and recorded; ${cpuPer(d.cpuMs, count)}`
+      ? `all ${count} succeeded and recorded; ${cpuPer(d.cpuMs, count)}, of it the main thread ${perItem(d.mainCpuMs, count)}`
       : `only ${succeeded}/${count} succeeded, ${after.attempts} attempts recorded`;
     return {
       rate,
@@ -85,6 +85,7 @@ async function sqliteDrain(
       received: d.record.count,
       states: after,
       cpuMs: d.cpuMs,
+      mainCpuMs: d.mainCpuMs,
     };
   } finally {
     removeDataDir(dataDir);
@@ -97,6 +98,11 @@ function gain(withThread: number | null, without: number | null): string {
 
 /** hookline's CPU time per item, start-up excluded, e.g. "hookline CPU 61 µs/delivery". */
 export function cpuPer(cpuMs: number | null, count: number, what = "delivery"): string {
-  if (cpuMs === null || count === 0) return "hookline CPU n/a";
-  return `hookline CPU ${Math.round((cpuMs * 1000) / count)} µs/${what}`;
+  return `hookline CPU ${perItem(cpuMs, count, what)}`;
+}
+
+/** CPU time per item, e.g. "61 µs/delivery". */
+export function perItem(cpuMs: number | null, count: number, what = "delivery"): string {
+  if (cpuMs === null || count === 0) return "n/a";
+  return `${Math.round((cpuMs * 1000) / count)} µs/${what}`;
 }

@@ -9,7 +9,7 @@ import { closedLoop } from "../lib/load.js";
 import { vsCeiling, type Scenario } from "../lib/scenario.js";
 import { startHookline } from "../lib/setup.js";
 import { latencySummary } from "../lib/stats.js";
-import { cpuPer } from "./drain.js";
+import { cpuPer, perItem } from "./drain.js";
 
 /** Concurrent API clients. */
 const CLIENTS = 64;
@@ -27,9 +27,11 @@ export const together: Scenario = {
       const appId = await h.api.createApp("bench-together");
       await h.api.createEndpoint(appId, { url: `${ctx.receiver.url}/${group}`, uid: "together" });
       const cpu0 = h.cpuMs();
+      const main0 = h.mainThreadCpuMs();
       const posted = await closedLoop({ url: h.url, appId }, { clients: CLIENTS, count });
       const seen = await ctx.receiver.waitFor(group, count, 120_000);
       const cpuMs = (h.cpuMs() ?? 0) - (cpu0 ?? 0);
+      const mainCpuMs = (h.mainThreadCpuMs() ?? 0) - (main0 ?? 0);
       await h.stop("SIGTERM");
       const elapsedMs = seen.last === null ? null : seen.last - posted.firstSentAt;
       const rate = elapsedMs ? (count / elapsedMs) * 1000 : null;
@@ -48,7 +50,7 @@ export const together: Scenario = {
                 value: rate,
                 unit: "messages/s",
                 note: ok
-                  ? `posting alone ran at ${Math.round(postRate)}/s; ${cpuPer(cpuMs, count, "message")}`
+                  ? `posting alone ran at ${Math.round(postRate)}/s; ${cpuPer(cpuMs, count, "message")}, of it the main thread ${perItem(mainCpuMs, count, "message")}`
                   : `posted ${posted.ok}/${count} (${posted.firstError ?? "no error"}), delivered ${seen.count}`,
               },
               0.45,
