@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ExemptTargets } from "../../src/engine/guarded-connect.js";
+import { HttpSender } from "../../src/engine/sender.js";
 import { ThreadedSender } from "../../src/engine/sender-threads.js";
 
 /** A receiver that answers each request with its own path, after `delayMs`. */
@@ -79,6 +80,18 @@ describe("a threaded sender returns every answer to the request that caused it",
     });
     expect(await fresh.send(post(`${rx.base}/after`))).toMatchObject({ error: "refused_target" });
     await fresh.close();
+  });
+
+  it("keeps an endpoint URL's query string, in the thread and in process alike", async () => {
+    const rx = await echoServer();
+    server = rx.server;
+    sender = new ThreadedSender({ threads: 1 });
+    const inProcess = new HttpSender();
+    for (const s of [sender, inProcess]) {
+      const r = await s.send(post(`${rx.base}/hook/a%20b?tenant=7&x=%2F`));
+      expect(r).toMatchObject({ status: 200, snippet: "/hook/a%20b?tenant=7&x=%2F" });
+    }
+    await inProcess.close();
   });
 
   it("a closed sender answers at once with an error instead of holding the request", async () => {
