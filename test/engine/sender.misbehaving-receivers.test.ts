@@ -130,6 +130,18 @@ describe.each(senders)("misbehaving receivers are bounded and recorded clearly (
     expect(["tls", "network", "connection_reset"]).toContain(r.error);
   });
 
+  it("a request that cannot be made (bad header, bad URL) is a network error, not a throw", async () => {
+    sender = make();
+    const badHeader = await sender.send({
+      ...request("http://127.0.0.1:9/hook"),
+      headers: { "x-broken": "a\nb" },
+    });
+    expect(badHeader).toMatchObject({ status: null, error: "network" });
+    expect(badHeader.errorDetail).toMatch(/x-broken/);
+    const badUrl = await sender.send(request("not a url"));
+    expect(badUrl).toMatchObject({ status: null, error: "network" });
+  });
+
   it("a refused connection is connection_refused", async () => {
     sender = make();
     const url = await serve(() => {});
