@@ -13,17 +13,40 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
+type Acceptor = (msg: NewMessage) => AcceptResult;
+type Outcome = { ok: true; value: AcceptResult } | { ok: false; err: unknown };
+
 export class AcceptBatcher {
   private queue: Waiting[] = [];
   private scheduled = false;
+  // Made once: better-sqlite3 builds a transaction function with four wrappers and their
+  // properties, which costs more than the savepoint it runs.
+  private readonly commit: (batch: Waiting[]) => Outcome[];
+  /** Inside the batch's transaction, a savepoint around one message. */
+  private readonly savepoint: (acceptOne: Acceptor, msg: NewMessage) => AcceptResult;
 
   constructor(
-    private readonly db: Db,
-    /** Accepts one message; runs inside the batch's transaction, where it becomes a savepoint. */
-    private readonly acceptOne: (msg: NewMessage) => AcceptResult,
+    db: Db,
+    /** Makes the function that accepts each message of one batch, inside its transaction. */
+    private readonly newAcceptor: () => Acceptor,
     /** Maps a driver error to hookline's error classes (the store's `run`). */
     private readonly guard: <T>(fn: () => T) => T,
-  ) {}
+  ) {
+    this.savepoint = db.transaction((acceptOne: Acceptor, msg: NewMessage) => acceptOne(msg));
+    this.commit = db.transaction((batch: Waiting[]): Outcome[] => {
+      const acceptOne = this.newAcceptor();
+      const outcomes: Outcome[] = [];
+      for (const w of batch) {
+        // A failing message rolls back only its own savepoint; the others still commit.
+        try {
+          outcomes.push({ ok: true, value: this.guard(() => this.savepoint(acceptOne, w.msg)) });
+        } catch (err) {
+          outcomes.push({ ok: false, err });
+        }
+      }
+      return outcomes;
+    });
+  }
 
   accept(msg: NewMessage): Promise<AcceptResult> {
     return new Promise((resolve, reject) => {
@@ -38,26 +61,15 @@ export class AcceptBatcher {
     this.scheduled = false;
     const batch = this.queue;
     this.queue = [];
-    const results: ({ ok: true; value: AcceptResult } | { ok: false; err: unknown })[] = [];
+    let outcomes: Outcome[];
     try {
-      this.guard(() =>
-        this.db.transaction(() => {
-          for (const w of batch) {
-            // A failing message rolls back only its own savepoint; the others still commit.
-            try {
-              results.push({ ok: true, value: this.guard(() => this.acceptOne(w.msg)) });
-            } catch (err) {
-              results.push({ ok: false, err });
-            }
-          }
-        })(),
-      );
+      outcomes = this.guard(() => this.commit(batch));
     } catch (err) {
       for (const w of batch) w.reject(err);
       return;
     }
     batch.forEach((w, i) => {
-      const r = results[i]!;
+      const r = outcomes[i]!;
       if (r.ok) w.resolve(r.value);
       else w.reject(r.err);
     });
