@@ -101,6 +101,7 @@ describe("the SQLite group commit", () => {
       t.batcher.accept(msg("c")),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
     expect(t.ids("messages")).toEqual(["a", "c"]);
     expect(t.ids("deliveries")).toEqual(["dlv_a", "dlv_c"]);
   });

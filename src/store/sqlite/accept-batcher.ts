@@ -1,8 +1,11 @@
 /**
  * Group commit for accepted messages. Messages posted in the same turn of the event loop are
- * written in one transaction, each inside its own savepoint, and every caller is answered only
- * after that transaction has committed: each message is still durable before its 2xx, but a
- * burst of posts shares one commit instead of paying one each.
+ * written in one transaction, and every caller is answered only after that transaction has
+ * committed: each message is still durable before its 2xx, but a burst of posts shares one commit
+ * instead of paying one each. A message that fails must not take the others with it, so if
+ * anything in the batch fails, the batch is written again with each message in its own savepoint
+ * (the failing one is undone alone); savepoints cost a fifth of a message's writes, and failures
+ * are rare, so they are paid only then.
  */
 import type { Database as Db } from "better-sqlite3";
 import type { AcceptResult, NewMessage } from "../port.js";
@@ -21,8 +24,10 @@ export class AcceptBatcher {
   private scheduled = false;
   // Made once: better-sqlite3 builds a transaction function with four wrappers and their
   // properties, which costs more than the savepoint it runs.
-  private readonly commit: (batch: Waiting[]) => Outcome[];
-  /** Inside the batch's transaction, a savepoint around one message. */
+  /** The whole batch in one transaction; throws if any message fails. */
+  private readonly commitAll: (batch: Waiting[]) => Outcome[];
+  /** The whole batch in one transaction, each message in a savepoint of its own. */
+  private readonly commitEach: (batch: Waiting[]) => Outcome[];
   private readonly savepoint: (acceptOne: Acceptor, msg: NewMessage) => AcceptResult;
 
   constructor(
@@ -33,7 +38,11 @@ export class AcceptBatcher {
     private readonly guard: <T>(fn: () => T) => T,
   ) {
     this.savepoint = db.transaction((acceptOne: Acceptor, msg: NewMessage) => acceptOne(msg));
-    this.commit = db.transaction((batch: Waiting[]): Outcome[] => {
+    this.commitAll = db.transaction((batch: Waiting[]): Outcome[] => {
+      const acceptOne = this.newAcceptor();
+      return batch.map((w) => ({ ok: true, value: this.guard(() => acceptOne(w.msg)) }));
+    });
+    this.commitEach = db.transaction((batch: Waiting[]): Outcome[] => {
       const acceptOne = this.newAcceptor();
       const outcomes: Outcome[] = [];
       for (const w of batch) {
@@ -63,10 +72,15 @@ export class AcceptBatcher {
     this.queue = [];
     let outcomes: Outcome[];
     try {
-      outcomes = this.guard(() => this.commit(batch));
-    } catch (err) {
-      for (const w of batch) w.reject(err);
-      return;
+      outcomes = this.guard(() => this.commitAll(batch));
+    } catch {
+      // Rolled back whole; again, message by message, to learn which failed and keep the rest.
+      try {
+        outcomes = this.guard(() => this.commitEach(batch));
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+        return;
+      }
     }
     batch.forEach((w, i) => {
       const r = outcomes[i]!;
