@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 
 // Crockford base32: sortable as text, no ambiguous letters.
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -8,7 +8,21 @@ export type IdPrefix =
   "app" | "ep" | "msg" | "dlv" | "atmpt" | "dlq" | "evt" | "tok" | "job" | "wkr" | "alrt" | "drill";
 
 let lastMs = 0;
-let lastRandom = new Uint8Array(10);
+let lastRandom: Uint8Array = new Uint8Array(10);
+let lastTime = encodeTime(0);
+
+// Random bytes are drawn 4 KiB at a time: a call to the generator per id costs more than the id.
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+
+function freshRandom(): Uint8Array {
+  if (poolAt + 10 > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  poolAt += 10;
+  return pool.slice(poolAt - 10, poolAt);
+}
 
 /**
  * A prefixed, time-sortable id: 10 base32 characters of milliseconds then 16 of randomness.
@@ -19,9 +33,10 @@ export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
     increment(lastRandom);
   } else {
     lastMs = nowMs;
-    lastRandom = new Uint8Array(randomBytes(10));
+    lastTime = encodeTime(nowMs);
+    lastRandom = freshRandom();
   }
-  return `${prefix}_${encodeTime(lastMs)}${encodeRandom(lastRandom)}`;
+  return `${prefix}_${lastTime}${encodeRandom(lastRandom)}`;
 }
 
 function increment(bytes: Uint8Array): void {

@@ -4,7 +4,8 @@
  * reaches only the routes of its application, and a route of any other application answers the
  * same 404 as a missing one, so a token never learns which applications exist.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import * as crypto from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.js";
@@ -22,6 +23,8 @@ export interface Identity {
   appId: string | null;
   /** When the token stops working; null: never. */
   expiresAt: number | null;
+  /** Whether it is the configured admin token (HOOKLINE_ADMIN_TOKEN or the data dir's). */
+  bootstrap: boolean;
 }
 
 declare module "fastify" {
@@ -32,8 +35,14 @@ declare module "fastify" {
 }
 
 /** The SHA-256 of a token: what the store keeps and looks tokens up by. */
-export const tokenDigest = (token: string): Buffer =>
-  createHash("sha256").update(token, "utf8").digest();
+export const tokenDigest = (token: string): Buffer => sha256(token);
+
+// Every request hashes its token. The one-shot `crypto.hash` (Node 20.12) costs a fraction of a
+// Hash object; `engines` still allows older Node 20s, which get the Hash object.
+const sha256: (text: string) => Buffer =
+  typeof crypto.hash === "function"
+    ? (text) => crypto.hash("sha256", text, "buffer")
+    : (text) => crypto.createHash("sha256").update(text, "utf8").digest();
 
 /** A new plain token (`hl_admin_…` or `hl_app_…`, 24 random bytes), shown to its owner once. */
 export const newPlainToken = (scope: ApiTokenScope): string =>
@@ -124,6 +133,7 @@ export function installAuth(
   routes: readonly RouteDef[],
 ): void {
   const { store } = deps;
+  const bootstrap = tokenDigest(deps.adminToken).toString("hex");
   const accessByRoute = new Map(
     routes.map((r) => [`${r.method} ${r.path.replace(/\{(\w+)\}/g, ":$1")}`, accessOf(r)]),
   );
@@ -138,7 +148,7 @@ export function installAuth(
     const access =
       (routeUrl !== undefined && accessByRoute.get(`${method} ${routeUrl}`)) || "admin";
     if (access === "public") return;
-    const identity = await identify(store, request, deps.clock);
+    const identity = await identify(store, request, deps.clock, bootstrap);
     request.identity = identity;
     if (identity.scope === "admin" || access === "any") return;
     if (access === "admin") throw new ForbiddenError("this route needs an admin token");
@@ -151,7 +161,12 @@ export function installAuth(
   });
 }
 
-async function identify(store: Store, request: FastifyRequest, clock: Clock): Promise<Identity> {
+async function identify(
+  store: Store,
+  request: FastifyRequest,
+  clock: Clock,
+  bootstrapDigest: string,
+): Promise<Identity> {
   const header = request.headers.authorization;
   const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   if (!match) throw new UnauthorizedError("send Authorization: Bearer <token>");
@@ -175,6 +190,7 @@ async function identify(store: Store, request: FastifyRequest, clock: Clock): Pr
     scope: found.scope,
     appId: found.appId,
     expiresAt: found.expiresAt ?? null,
+    bootstrap: hex === bootstrapDigest,
   };
   cache.put(hex, identity, now);
   return unexpired(identity, clock);

@@ -6,7 +6,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Clock } from "../clock.js";
 import { TokenBucket } from "../dlq/token-bucket.js";
-import { tokenDigest } from "./auth.js";
 
 /** How fast one token may call the API. */
 export interface RateLimitSettings {
@@ -21,16 +20,15 @@ export interface RateLimitSettings {
 /** Installs the limit; call after installAuth, whose hook identifies the token first. */
 export function installRateLimit(
   app: FastifyInstance,
-  deps: { clock: Clock; adminToken: string; settings: RateLimitSettings },
+  deps: { clock: Clock; settings: RateLimitSettings },
 ): void {
   const { ratePerSecond, burst, limitBootstrapToken } = deps.settings;
   if (ratePerSecond <= 0) return;
-  const bootstrap = tokenDigest(deps.adminToken).toString("hex");
   const buckets = new Map<string, TokenBucket>();
   app.addHook("onRequest", async (request, reply) => {
     const identity = request.identity;
     if (!identity) return;
-    if (!limitBootstrapToken && isBootstrap(request.headers.authorization, bootstrap)) return;
+    if (!limitBootstrapToken && identity.bootstrap) return;
     let bucket = buckets.get(identity.tokenId);
     if (!bucket) {
       bucket = new TokenBucket(ratePerSecond, () => deps.clock.now(), burst);
@@ -47,9 +45,4 @@ export function installRateLimit(
         detail: `this token may make ${ratePerSecond} requests per second; try again in ${seconds} s`,
       });
   });
-}
-
-function isBootstrap(header: string | undefined, bootstrapDigest: string): boolean {
-  const token = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
-  return token !== undefined && tokenDigest(token).toString("hex") === bootstrapDigest;
 }

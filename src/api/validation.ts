@@ -63,7 +63,7 @@ export function problemsOf(fn: () => unknown): FieldProblem[] {
 
 // ---- shared schemas ---------------------------------------------------------------------------
 
-const NAME_PATTERN = /^[a-zA-Z0-9\-_.]+$/;
+export const NAME_PATTERN = /^[a-zA-Z0-9\-_.]+$/;
 
 /** An application or endpoint uid: letters, digits, `-_.`, 1–256 characters. */
 export const Uid = z
@@ -132,7 +132,7 @@ export const JsonObject = z
   });
 
 /** The nesting depth of a parsed JSON value, walked without recursion. */
-function jsonDepth(root: unknown): number {
+export function jsonDepth(root: unknown): number {
   let max = 0;
   const stack: [unknown, number][] = [[root, 1]];
   while (stack.length) {

@@ -16,6 +16,7 @@ import {
   messageJson,
   type MessageInput,
 } from "../schemas/message.js";
+import { quickMessageIn } from "../schemas/message-quick.js";
 import { EventTypeName, ListQuery, QueryBool, QueryTime, Unsupported } from "../validation.js";
 
 const TAG = "Message";
@@ -74,6 +75,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
       tag: TAG,
       query: z.object(WithContent),
       body: MessageIn,
+      quickBody: quickMessageIn,
       responses: {
         200: { description: "A message with this eventId already exists", schema: MessageOut },
         202: { description: "Accepted: stored and queued for delivery", schema: MessageOut },
@@ -97,7 +99,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           newDeliveryId: () => newId("dlv", now),
         });
         // The message is committed by now; only then is the engine told and the caller answered.
-        if (result.created) engine.wake(dueAt);
+        if (result.deliveries > 0) engine.wake(dueAt);
         const json = messageJson(result.message, query.with_content ?? true);
         return { status: result.created ? 202 : 200, json };
       },

@@ -40,13 +40,13 @@ const Secret = z.string().superRefine((value, ctx) => {
   });
 });
 
-const CHANNEL = /^[a-zA-Z0-9\-_.:]+$/;
+export const CHANNEL_PATTERN = /^[a-zA-Z0-9\-_.:]+$/;
 
 /** A message channel name. */
 export const Channel = z
   .string()
   .max(128)
-  .regex(CHANNEL, "may contain only letters, digits, '-', '_', '.' and ':'");
+  .regex(CHANNEL_PATTERN, "may contain only letters, digits, '-', '_', '.' and ':'");
 
 // hookline sets these itself on every request (or they describe the connection, not the message).
 const RESERVED_HEADERS = new Set([

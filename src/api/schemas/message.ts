@@ -9,10 +9,10 @@ import { ApplicationIn } from "./application.js";
 import { Timestamp, iso } from "./common.js";
 import { Channel } from "./endpoint.js";
 
-const Tag = z
-  .string()
-  .max(128)
-  .regex(/^[a-zA-Z0-9\-_./\\#]+$/, "may contain only letters, digits and -_./\\#");
+/** What a message tag may contain. */
+export const TAG_PATTERN = /^[a-zA-Z0-9\-_./\\#]+$/;
+
+const Tag = z.string().max(128).regex(TAG_PATTERN, "may contain only letters, digits and -_./\\#");
 
 const Payload = JsonObject.meta({ type: "object", description: "The event, any JSON object" });
 

@@ -3,6 +3,7 @@ import type { Database as Db } from "better-sqlite3";
 import type { Application, Endpoint, EventType } from "../../domain/types.js";
 import type { IdempotencyBegin, IdempotencyState, Page, PageQuery } from "../port.js";
 import { paginate } from "./pagination.js";
+import { RecentRows } from "./recent-rows.js";
 import {
   appParams,
   applicationFromRow,
@@ -16,6 +17,9 @@ import type { CatalogueStatements } from "./statements.js";
 
 /** Synchronous catalogue operations; `SqliteStore` wraps each call in its error mapping. */
 export class Catalogue {
+  /** Every post looks its application up; they change rarely, and only through this class. */
+  private readonly apps = new RecentRows(1_000);
+
   constructor(
     private readonly db: Db,
     private readonly s: CatalogueStatements,
@@ -24,12 +28,17 @@ export class Catalogue {
   // ---- applications -------------------------------------------------------------------------
 
   createApplication(app: Application): Application {
+    this.apps.clear();
     this.s.insertApp.run(appParams(app));
     return app;
   }
 
   findApplication(idOrUid: string): Application | null {
-    const row = this.s.findApp.get(idOrUid, idOrUid) as Row | undefined;
+    let row = this.apps.get(idOrUid);
+    if (!row) {
+      row = this.s.findApp.get(idOrUid, idOrUid) as Row | undefined;
+      if (row) this.apps.put(idOrUid, row);
+    }
     return row ? applicationFromRow(row) : null;
   }
 
@@ -45,11 +54,13 @@ export class Catalogue {
   }
 
   updateApplication(app: Application): Application {
+    this.apps.clear();
     this.s.updateApp.run(appParams(app));
     return app;
   }
 
   deleteApplication(id: string): void {
+    this.apps.clear();
     this.db.transaction(() => {
       this.db
         .prepare(

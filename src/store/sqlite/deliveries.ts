@@ -13,7 +13,7 @@ import type {
   Store,
 } from "../port.js";
 import type { DeadLetters } from "./dead-letters.js";
-import { matches } from "./fan-out.js";
+import { fanOutTarget, matches, type FanOutTarget } from "./fan-out.js";
 import { paginate } from "./pagination.js";
 import { deliveryFromRow, messageFromRow, toJson, type Row } from "./rows.js";
 import type { DeliveryStatements } from "./statements.js";
@@ -31,8 +31,22 @@ export class Deliveries {
 
   // ---- messages -----------------------------------------------------------------------------
 
-  acceptMessage(msg: NewMessage): AcceptResult {
-    return this.db.transaction((): AcceptResult => {
+  /**
+   * Accepts messages one at a time for one group commit (see accept-batcher.ts). It runs inside
+   * the batch's transaction, where nothing else can change endpoints, so each application's
+   * fan-out targets are read and parsed once per batch rather than once per message.
+   */
+  acceptor(): (msg: NewMessage) => AcceptResult {
+    const targetsByApp = new Map<string, FanOutTarget[]>();
+    const targetsOf = (appId: string): FanOutTarget[] => {
+      let targets = targetsByApp.get(appId);
+      if (!targets) {
+        targets = (this.s.fanOutTargets.all(appId) as Row[]).map(fanOutTarget);
+        targetsByApp.set(appId, targets);
+      }
+      return targets;
+    };
+    return (msg) => {
       if (msg.eventId !== null) {
         const existing = this.s.findMessageByEventId.get(msg.appId, msg.eventId) as Row | undefined;
         if (existing) return { message: messageFromRow(existing), created: false, deliveries: 0 };
@@ -48,17 +62,15 @@ export class Deliveries {
         msg.now,
       );
       let deliveries = 0;
-      for (const ep of this.s.fanOutTargets.all(msg.appId) as Row[]) {
+      for (const ep of targetsOf(msg.appId)) {
         if (!matches(ep, msg)) continue;
-        // An open circuit holds new deliveries until its probe, so they spend nothing meanwhile.
-        const probeAt = ep.circuit_state === "open" ? Number(ep.next_probe_at ?? 0) : 0;
         this.s.insertDelivery.run(
           msg.newDeliveryId(),
           msg.appId,
           msg.id,
           ep.id,
           "message",
-          Math.max(msg.dueAt, probeAt),
+          Math.max(msg.dueAt, ep.probeAt),
           msg.now,
         );
         deliveries++;
@@ -74,7 +86,7 @@ export class Deliveries {
         createdAt: msg.now,
       };
       return { message, created: true, deliveries };
-    })();
+    };
   }
 
   findMessage(appId: string, idOrEventId: string): Message | null {

@@ -1,15 +1,37 @@
 import type { NewMessage } from "../port.js";
 import type { Row } from "./rows.js";
 
+/** An enabled endpoint a message may fan out to, its filters parsed once. */
+export interface FanOutTarget {
+  id: string;
+  /** Event types it wants; null or empty: every type. */
+  types: string[] | null;
+  /** Channels it wants; null or empty: every message. */
+  channels: string[] | null;
+  /** When an open circuit probes next; new deliveries wait until then. 0 when not open. */
+  probeAt: number;
+}
+
+/** A `fanOutTargets` row as a target. */
+export function fanOutTarget(row: Row): FanOutTarget {
+  return {
+    id: String(row.id),
+    types: row.filter_types == null ? null : (JSON.parse(String(row.filter_types)) as string[]),
+    channels: row.channels == null ? null : (JSON.parse(String(row.channels)) as string[]),
+    // An open circuit holds new deliveries until its probe, so they spend nothing meanwhile.
+    probeAt: row.circuit_state === "open" ? Number(row.next_probe_at ?? 0) : 0,
+  };
+}
+
 /**
- * Whether a fan-out target (a `fanOutTargets` row) wants the message: its event-type filter, if
- * any, names the message's type, and its channel filter, if any, shares a channel with it.
+ * Whether a fan-out target wants the message: its event-type filter, if any, names the message's
+ * type, and its channel filter, if any, shares a channel with it.
  */
-export function matches(ep: Row, msg: NewMessage): boolean {
+export function matches(ep: FanOutTarget, msg: NewMessage): boolean {
   if (msg.onlyEndpointId !== undefined && ep.id !== msg.onlyEndpointId) return false;
-  const types = ep.filter_types == null ? null : (JSON.parse(String(ep.filter_types)) as string[]);
+  const types = ep.types;
   if (types && types.length && !types.includes(msg.eventType)) return false;
-  const channels = ep.channels == null ? null : (JSON.parse(String(ep.channels)) as string[]);
+  const channels = ep.channels;
   if (channels && channels.length) {
     if (!msg.channels || !msg.channels.some((c) => channels.includes(c))) return false;
   }

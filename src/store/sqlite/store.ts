@@ -106,7 +106,7 @@ export class SqliteStore implements Store {
     this.apiTokens = new ApiTokens(this.db);
     this.accepts = new AcceptBatcher(
       this.db,
-      (msg) => this.deliveries.acceptMessage(msg),
+      () => this.deliveries.acceptor(),
       (fn) => this.run(fn),
     );
   }

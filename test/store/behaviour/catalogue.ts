@@ -57,10 +57,21 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
         deliveryPolicy: { retry: { preset: "svix" as const } },
         updatedAt: T0 + HOUR,
       };
+      // Looked up first, as every request does, so nothing read before the change is answered.
+      expect(await t.store.findApplication(app.id)).toEqual(app);
+      expect(await t.store.findApplication("old")).toEqual(app);
       await t.store.updateApplication(changed);
       expect(await t.store.findApplication(app.id)).toEqual(changed);
       expect(await t.store.findApplication("new")).toEqual(changed);
       expect(await t.store.findApplication("old")).toBeNull();
+    });
+
+    it("answers each lookup with an application of its own to change", async () => {
+      const app = await t.store.createApplication(anApplication({ metadata: { k: "v" } }));
+      const found = (await t.store.findApplication(app.id))!;
+      found.name = "changed by a caller";
+      found.metadata.k = "changed";
+      expect(await t.store.findApplication(app.id)).toEqual(app);
     });
 
     it("rejects a duplicate uid with a ConflictError, on create and on update", async () => {
@@ -78,6 +89,7 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
       const { app, endpoints } = await seedApp(t.store);
       const { message } = await accept(t.store, app.id);
       const [delivery] = await t.store.listDeliveries(message.id);
+      expect(await t.store.findApplication(app.id)).toEqual(app);
       await t.store.deleteApplication(app.id);
       expect(await t.store.findApplication(app.id)).toBeNull();
       expect(await t.store.getEndpoint(endpoints[0]!.id)).toBeNull();

@@ -5,6 +5,7 @@ import {
   accept,
   allPages,
   anApplication,
+  anEndpoint,
   claimAll,
   HOUR,
   MINUTE,
@@ -123,6 +124,32 @@ export function messageBehaviour(t: StoreUnderTest): void {
       for (const r of results) expect(r.message).toEqual(created[0]!.message);
       expect((await t.store.listMessages(app.id, { limit: 10 })).data).toHaveLength(1);
       expect(await claimAll(t.store, T0 + HOUR)).toHaveLength(2);
+    });
+
+    it("messages posted at once go to their own application's matching endpoints", async () => {
+      const a = await seedApp(t.store, [{ filterTypes: ["a.happened"] }, {}]);
+      const b = await seedApp(t.store, [{ channels: ["eu"] }]);
+      const results = await Promise.all([
+        accept(t.store, a.app.id, { eventType: "a.happened" }),
+        accept(t.store, b.app.id, { channels: ["eu"] }),
+        accept(t.store, a.app.id, { eventType: "b.happened" }),
+        accept(t.store, b.app.id, { channels: ["us"] }),
+      ]);
+      expect(results.map((r) => r.deliveries)).toEqual([2, 1, 1, 0]);
+      const targets = async (i: number) =>
+        (await t.store.listDeliveries(results[i]!.message.id)).map((d) => d.endpointId).sort();
+      expect(await targets(0)).toEqual(a.endpoints.map((e) => e.id).sort());
+      expect(await targets(1)).toEqual([b.endpoints[0]!.id]);
+      expect(await targets(2)).toEqual([a.endpoints[1]!.id]);
+    });
+
+    it("a message sees the endpoints as they are when it is accepted", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      expect((await accept(t.store, app.id)).deliveries).toBe(2);
+      await t.store.updateEndpoint({ ...endpoints[0]!, disabled: true, disabledReason: "manual" });
+      expect((await accept(t.store, app.id)).deliveries).toBe(1);
+      await t.store.createEndpoint(anEndpoint(app.id));
+      expect((await accept(t.store, app.id)).deliveries).toBe(2);
     });
 
     it("the same eventId in another application is a new message", async () => {
