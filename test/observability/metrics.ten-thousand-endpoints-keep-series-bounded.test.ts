@@ -30,18 +30,22 @@ describe("10,000 endpoints", () => {
     for (let i = 0; i < ENDPOINTS; i++) {
       await store.createEndpoint(anEndpoint(app.id, { url: rx.url(`/ep/${i}`) }));
     }
-    const msg = await h.svix.message.create(app.id, { eventType: "fan.out", payload: {} });
+    // Every attempt is counted as it is committed: on a busy machine some of 10,000 first
+    // connections fail and are retried, and the totals must count those attempts too.
     let done = 0;
-    await new Promise<void>((resolve) => {
+    let attemptsMade = 0;
+    const delivered = new Promise<void>((resolve) => {
       const off = h.hookline.engine.events.on((e) => {
-        if (e.type === "delivery" && e.messageId === msg.id && e.state === "succeeded") {
-          if (++done === ENDPOINTS) {
-            off();
-            resolve();
-          }
+        if (e.type !== "delivery") return;
+        if (e.attempt) attemptsMade++;
+        if (e.state === "succeeded" && ++done === ENDPOINTS) {
+          off();
+          resolve();
         }
       });
     });
+    await h.svix.message.create(app.id, { eventType: "fan.out", payload: {} });
+    await delivered;
 
     const text = await (
       await fetch(`${h.url}/metrics`, { headers: { authorization: `Bearer ${h.token}` } })
@@ -69,7 +73,8 @@ describe("10,000 endpoints", () => {
     const attempts = [...s.entries()]
       .filter(([k]) => k.startsWith("hookline_delivery_attempts_total{"))
       .reduce((sum, [, v]) => sum + v, 0);
-    expect(attempts).toBe(ENDPOINTS);
+    expect(attempts).toBe(attemptsMade);
+    expect(attempts).toBeGreaterThanOrEqual(ENDPOINTS);
     expect(s.get('hookline_delivery_attempts_total{endpoint="_other",class="2xx"}')).toBe(
       ENDPOINTS - SLOTS,
     );
