@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -92,6 +93,21 @@ describe("a threaded sender returns every answer to the request that caused it",
       expect(r).toMatchObject({ status: 200, snippet: "/hook/a%20b?tenant=7&x=%2F" });
     }
     await inProcess.close();
+  });
+
+  it("runs its threads at a lower priority than the main thread, which answers the API", async () => {
+    const rx = await echoServer();
+    server = rx.server;
+    const niceOf = (tid: string) => {
+      const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+    };
+    const before = new Set(readdirSync(`/proc/${process.pid}/task`));
+    sender = new ThreadedSender({ threads: 1 });
+    await sender.send(post(`${rx.base}/up`));
+    const added = readdirSync(`/proc/${process.pid}/task`).filter((t) => !before.has(t));
+    expect(added.map(niceOf)).toContain(10);
+    expect(niceOf(String(process.pid))).toBe(0);
   });
 
   it("a closed sender answers at once with an error instead of holding the request", async () => {
