@@ -9,6 +9,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.js";
+import { ExpiringMap } from "../expiring-map.js";
 import type { ApiTokenScope } from "../domain/types.js";
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from "../errors.js";
 import { newId } from "../ids.js";
@@ -54,34 +55,14 @@ export const newPlainToken = (scope: ApiTokenScope): string =>
  * clears this process's cache at once (another process sharing the database notices within the
  * second).
  */
-class TokenCache {
-  private readonly entries = new Map<string, { identity: Identity; until: number }>();
-
-  get(hash: string, now: number): Identity | null {
-    const e = this.entries.get(hash);
-    if (!e) return null;
-    if (e.until > now) return e.identity;
-    this.entries.delete(hash);
-    return null;
-  }
-
-  put(hash: string, identity: Identity, now: number): void {
-    // Bounded: a flood of distinct tokens cannot grow it without limit.
-    if (this.entries.size >= 10_000) this.entries.clear();
-    this.entries.set(hash, { identity, until: now + 1_000 });
-  }
-
-  clear(): void {
-    this.entries.clear();
-  }
-}
+type TokenCache = ExpiringMap<Identity>;
 
 const caches = new WeakMap<Store, TokenCache>();
 
 /** The token cache of one store; the token routes clear it when a token is revoked. */
 export function tokenCacheFor(store: Store): TokenCache {
   let cache = caches.get(store);
-  if (!cache) caches.set(store, (cache = new TokenCache()));
+  if (!cache) caches.set(store, (cache = new ExpiringMap<Identity>(1_000)));
   return cache;
 }
 

@@ -1,9 +1,10 @@
 /** What senders configure: applications, endpoints, event types, and idempotency keys. */
+import { performance } from "node:perf_hooks";
 import type { Database as Db } from "better-sqlite3";
 import type { Application, Endpoint, EventType } from "../../domain/types.js";
 import type { IdempotencyBegin, IdempotencyState, Page, PageQuery } from "../port.js";
 import { paginate } from "./pagination.js";
-import { RecentRows } from "./recent-rows.js";
+import { ExpiringMap } from "../../expiring-map.js";
 import {
   appParams,
   applicationFromRow,
@@ -17,8 +18,13 @@ import type { CatalogueStatements } from "./statements.js";
 
 /** Synchronous catalogue operations; `SqliteStore` wraps each call in its error mapping. */
 export class Catalogue {
-  /** Every post looks its application up; they change rarely, and only through this class. */
-  private readonly apps = new RecentRows(1_000);
+  /**
+   * Every post looks its application up; they change rarely, and only through this class. SQLite
+   * serves one process, and every write to applications here clears this, so a hit is what the
+   * table holds; the second only bounds how long an edit made outside hookline (the sqlite3
+   * shell) can go unseen. Rows are kept, not domain objects: each caller gets objects of its own.
+   */
+  private readonly apps = new ExpiringMap<Row>(1_000);
 
   constructor(
     private readonly db: Db,
@@ -34,10 +40,11 @@ export class Catalogue {
   }
 
   findApplication(idOrUid: string): Application | null {
-    let row = this.apps.get(idOrUid);
+    const now = performance.now();
+    let row = this.apps.get(idOrUid, now);
     if (!row) {
       row = this.s.findApp.get(idOrUid, idOrUid) as Row | undefined;
-      if (row) this.apps.put(idOrUid, row);
+      if (row) this.apps.put(idOrUid, row, now);
     }
     return row ? applicationFromRow(row) : null;
   }
