@@ -7,7 +7,7 @@
  */
 import { Worker } from "node:worker_threads";
 import type { ExemptTargets } from "./guarded-connect.js";
-import type { Sender, SendRequest, SendResult } from "./sender.js";
+import { failure, type Sender, type SendRequest, type SendResult } from "./sender.js";
 
 /** What a sender thread is started with. */
 export interface ThreadSettings {
@@ -68,7 +68,7 @@ export class ThreadedSender implements Sender {
   }
 
   send(req: SendRequest): Promise<SendResult> {
-    if (this.closing) return Promise.resolve(failed("the sender is closed"));
+    if (this.closing) return Promise.resolve(failure("network", "the sender is closed"));
     // The least busy thread; an endpoint's connections may then live in several threads, which
     // costs a few idle sockets and nothing else (its limit is counted on the main thread).
     let best = this.threads[0]!;
@@ -160,30 +160,24 @@ class SenderThread {
       }
       if (this.waiting.size === 0) worker.unref();
     });
-    let failure: unknown = null;
+    let crash: unknown = null;
     // The exit handler settles everything; the error is reported with what it failed.
-    worker.on("error", (err) => (failure = err));
+    worker.on("error", (err) => (crash = err));
     this.exited = new Promise((resolve) => {
       worker.once("exit", (code) => {
         // Whatever it held fails as a network error (the ladder retries it); nothing hangs.
-        const why = failure ? `: ${String(failure).slice(0, 300)}` : ` (exit code ${code})`;
+        const why = crash ? `: ${String(crash).slice(0, 300)}` : ` (exit code ${code})`;
         const detail = `sender thread stopped before the answer arrived${why}`;
-        for (const r of this.waiting.values()) r(failed(detail));
+        for (const r of this.waiting.values()) r(failure("network", detail));
         this.waiting.clear();
         this.outbox = [];
-        if (!this.closing()) {
-          this.start();
-          if (this.exemptPairs.length) this.post({ type: "exempt", pairs: this.exemptPairs });
-        }
+        // The new thread is given the current exemptions as it starts.
+        if (!this.closing()) this.start();
         resolve();
       });
     });
     if (this.exemptPairs.length) worker.postMessage({ type: "exempt", pairs: this.exemptPairs });
   }
-}
-
-function failed(detail: string): SendResult {
-  return { status: null, error: "network", errorDetail: detail, snippet: "", retryAfter: null };
 }
 
 // A Buffer may be a view into a larger pool; cloning it would copy the whole pool.

@@ -188,7 +188,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
-function failure(error: TransportErrorClass, detail: string): SendResult {
+/** A send that got no answer: the class of what went wrong, and what exactly. */
+export function failure(error: TransportErrorClass, detail: string): SendResult {
   return { status: null, error, errorDetail: detail, snippet: "", retryAfter: null };
 }
 
