@@ -20,6 +20,7 @@ const engine: EngineControl = {
   wake: () => {},
   invalidateEndpoint: () => {},
   invalidateApplication: () => {},
+  callerWaited: () => {},
   endpointStatus: () => ({
     limit: 100,
     effectiveLimit: 100,

@@ -142,7 +142,7 @@ export async function closedLoop(
 export async function openLoop(
   target: LoadTarget,
   options: { rate: number; durationMs: number; connections: number; startIndex?: number },
-): Promise<PostResult & { behindMs: number }> {
+): Promise<PostResult & { behindMs: number; slowWindows: string[] }> {
   const poster = new Poster(target, options.connections);
   const total = Math.round((options.rate * options.durationMs) / 1000);
   const interval = 1000 / options.rate;
@@ -151,15 +151,19 @@ export async function openLoop(
   let sent = 0;
   let behindMs = 0;
   let last = start;
+  // The slowest answer per 100 ms of schedule, to tell one long stall from a spread-out tail.
+  const windowMax = new Float64Array(Math.ceil(options.durationMs / 100) + 1);
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = wallNow();
       while (sent < total && start + sent * interval <= now) {
         const scheduled = start + sent * interval;
+        const window = Math.floor((sent * interval) / 100);
         behindMs = Math.max(behindMs, now - scheduled);
         const p = poster.post((options.startIndex ?? 0) + sent, scheduled).finally(() => {
           inFlight.delete(p);
           last = wallNow();
+          windowMax[window] = Math.max(windowMax[window]!, last - scheduled);
         });
         inFlight.add(p);
         sent++;
@@ -171,5 +175,9 @@ export async function openLoop(
   });
   await Promise.all(inFlight);
   await poster.pool.close();
-  return { ...poster.result(start, last), behindMs };
+  const slowWindows = [...windowMax]
+    .map((ms, w) => ({ ms, w }))
+    .filter((x) => x.ms > 20)
+    .map((x) => `${x.w * 100} ms: ${x.ms.toFixed(0)} ms`);
+  return { ...poster.result(start, last), behindMs, slowWindows };
 }

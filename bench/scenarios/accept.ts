@@ -98,7 +98,13 @@ async function runFanOut(
     return {
       figures,
       details: {
-        fixed: { ...f, ok: fixed.ok, errors: fixed.errors, behindMs: fixed.behindMs },
+        fixed: {
+          ...f,
+          ok: fixed.ok,
+          errors: fixed.errors,
+          behindMs: fixed.behindMs,
+          slowWindows: fixed.slowWindows,
+        },
         max: { ...m, ok: max.ok, rate: maxRate, stored },
       },
     };

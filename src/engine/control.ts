@@ -24,6 +24,11 @@ export interface EngineControl {
   invalidateEndpoint(endpointId: string): void;
   /** An application's delivery policy changed: reload its endpoints' settings. */
   invalidateApplication(appId: string): void;
+  /**
+   * An API caller waited `ms` for its message to be committed. Delivery in this process makes way
+   * when callers wait too long (loop-budget.ts); other processes have loops of their own.
+   */
+  callerWaited(ms: number): void;
   /** Live status, or null when the engine has not touched the endpoint since it started. */
   endpointStatus(endpointId: string): EndpointLiveStatus | null;
 }

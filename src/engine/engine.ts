@@ -183,6 +183,10 @@ export class DeliveryEngine implements EngineControl {
     this.schedulePump();
   }
 
+  callerWaited(ms: number): void {
+    this.budget.callerWaited(ms);
+  }
+
   endpointStatus(endpointId: string): EndpointLiveStatus | null {
     return this.runtimes.get(endpointId)?.status() ?? null;
   }

@@ -39,6 +39,10 @@ export class SignallingControl implements EngineControl {
     this.flushSoon();
   }
 
+  callerWaited(ms: number): void {
+    this.local?.callerWaited(ms);
+  }
+
   endpointStatus(endpointId: string): EndpointLiveStatus | null {
     // Another worker may own the endpoint; its live numbers are only known there.
     return this.local?.endpointStatus(endpointId) ?? null;

@@ -40,6 +40,8 @@ export interface ApiHarness {
 /** An EngineControl that only remembers what it was told. */
 export interface RecordingEngine extends EngineControl {
   wakes: number;
+  /** How long each caller posting a message waited for its commit, ms. */
+  callerWaits: number[];
   invalidatedEndpoints: string[];
   invalidatedApplications: string[];
   status: Map<string, EndpointLiveStatus>;
@@ -48,12 +50,14 @@ export interface RecordingEngine extends EngineControl {
 function recordingEngine(): RecordingEngine {
   const engine: RecordingEngine = {
     wakes: 0,
+    callerWaits: [],
     invalidatedEndpoints: [],
     invalidatedApplications: [],
     status: new Map(),
     wake: () => void engine.wakes++,
     invalidateEndpoint: (id) => void engine.invalidatedEndpoints.push(id),
     invalidateApplication: (id) => void engine.invalidatedApplications.push(id),
+    callerWaited: (ms) => void engine.callerWaits.push(ms),
     endpointStatus: (id) => engine.status.get(id) ?? null,
   };
   return engine;

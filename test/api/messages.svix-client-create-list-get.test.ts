@@ -17,6 +17,7 @@ afterAll(async () => api.close());
 describe("messages through the official Svix client", () => {
   it("accepts a message with 202, stores the payload bytes and fans out to matching endpoints", async () => {
     const wakes = api.engine.wakes;
+    const waits = api.engine.callerWaits.length;
     const payload = { id: "inv_1", amount: 1250, nested: { ok: true, list: [1, "two"] } };
     const res = await api.call("POST", `/api/v1/app/${appId}/msg`, {
       eventType: "invoice.created",
@@ -35,6 +36,9 @@ describe("messages through the official Svix client", () => {
     expect(out.id).toMatch(/^msg_/);
     expect(new Date(out.timestamp as string).toISOString()).toBe(out.timestamp);
     expect(api.engine.wakes).toBe(wakes + 1);
+    // The caller's wait for the commit is reported, so delivery can make way when it grows.
+    expect(api.engine.callerWaits.length).toBe(waits + 1);
+    expect(api.engine.callerWaits.at(-1)).toBeGreaterThanOrEqual(0);
 
     const stored = await api.store.findMessage(appId, out.id as string);
     expect(stored?.payload.toString("utf8")).toBe(JSON.stringify(payload));

@@ -6,10 +6,11 @@ const block = (ms: number) => {
   while (Date.now() < end);
 };
 const turn = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const SETTINGS = { highLagMs: 20, lowLagMs: 5, everyMs: 50, slowCallerMs: 5 };
 
 describe("the engine's event-loop budget", () => {
   it("shrinks while the loop lags and grows back once it is responsive, within its bounds", async () => {
-    const budget = new LoopBudget({ max: 1000, min: 64, highLagMs: 20, lowLagMs: 5, everyMs: 50 });
+    const budget = new LoopBudget({ ...SETTINGS, max: 1000, min: 64 });
     budget.watch();
     // Hog the loop: every turn is blocked far longer than the lag threshold.
     for (let i = 0; i < 6; i++) {
@@ -22,6 +23,35 @@ describe("the engine's event-loop budget", () => {
     // A quiet loop lets it grow back.
     await turn(600);
     expect(budget.current).toBeGreaterThan(shrunk);
+    budget.rest();
+  });
+
+  it("shrinks while callers wait for their commits even when the loop does not lag, and grows back once they do not", async () => {
+    const budget = new LoopBudget({ ...SETTINGS, max: 1000, min: 32 });
+    budget.watch();
+    // The loop stays responsive (short turns); only the callers' waits say the process is busy.
+    for (let i = 0; i < 8; i++) {
+      budget.callerWaited(12);
+      await turn(60);
+    }
+    expect(budget.current).toBe(32);
+    // Callers answered quickly (a wait under half the threshold) let delivery have it back.
+    for (let i = 0; i < 6; i++) {
+      budget.callerWaited(1);
+      await turn(60);
+    }
+    expect(budget.current).toBeGreaterThan(32);
+    budget.rest();
+  });
+
+  it("is not shrunk by callers answered within the threshold", async () => {
+    const budget = new LoopBudget({ ...SETTINGS, max: 1000, min: 32 });
+    budget.watch();
+    for (let i = 0; i < 5; i++) {
+      budget.callerWaited(4);
+      await turn(60);
+    }
+    expect(budget.current).toBe(1000);
     budget.rest();
   });
 });

@@ -82,6 +82,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         ...errors,
       },
       handler: async ({ params, query, body }) => {
+        const started = performance.now();
         const app = await appFor(params.app_id!, body);
         const now = clock.now();
         const deliverAt = body.deliverAt ? Date.parse(body.deliverAt) : now;
@@ -99,6 +100,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           newDeliveryId: () => newId("dlv", now),
         });
         // The message is committed by now; only then is the engine told and the caller answered.
+        engine.callerWaited(performance.now() - started);
         if (result.deliveries > 0) engine.wake(dueAt);
         const json = messageJson(result.message, query.with_content ?? true);
         return { status: result.created ? 202 : 200, json };
