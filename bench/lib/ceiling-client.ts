@@ -65,11 +65,21 @@ const workers = Array.from({ length: concurrency }, worker);
 await new Promise((r) => setTimeout(r, warmupMs));
 counting = true;
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 await new Promise((r) => setTimeout(r, durationMs));
 counting = false;
 const elapsed = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
+// The client's own CPU per request (all its threads): what hookline's per-delivery CPU compares to.
+const cpuUsPerRequest = counted ? (cpu.user + cpu.system) / counted : null;
 stop = true;
 await Promise.all(workers);
 await agent.close();
-process.send?.({ requests: counted, elapsedMs: elapsed, rate: (counted / elapsed) * 1000, errors });
+process.send?.({
+  requests: counted,
+  elapsedMs: elapsed,
+  rate: (counted / elapsed) * 1000,
+  errors,
+  cpuUsPerRequest,
+});
 process.disconnect?.();

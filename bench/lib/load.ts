@@ -48,6 +48,11 @@ export function messageBody(i: number): string {
   });
 }
 
+/** Keep-alive connections to hookline, one request at a time on each. */
+export function clientPool(url: string, connections: number): Pool {
+  return new Pool(url, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
+}
+
 class Poster {
   readonly pool: Pool;
   readonly path: string;
@@ -64,8 +69,9 @@ class Poster {
   constructor(
     readonly target: LoadTarget,
     connections: number,
+    pool?: Pool,
   ) {
-    this.pool = new Pool(target.url, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
+    this.pool = pool ?? clientPool(target.url, connections);
     this.path = `/api/v1/app/${target.appId}/msg`;
   }
 
@@ -141,9 +147,16 @@ export async function closedLoop(
  */
 export async function openLoop(
   target: LoadTarget,
-  options: { rate: number; durationMs: number; connections: number; startIndex?: number },
+  options: {
+    rate: number;
+    durationMs: number;
+    connections: number;
+    startIndex?: number;
+    /** Connections opened by an earlier run (a warm-up), left open; else new ones, closed after. */
+    pool?: Pool;
+  },
 ): Promise<PostResult & { behindMs: number; slowWindows: string[] }> {
-  const poster = new Poster(target, options.connections);
+  const poster = new Poster(target, options.connections, options.pool);
   const total = Math.round((options.rate * options.durationMs) / 1000);
   const interval = 1000 / options.rate;
   const start = wallNow();
@@ -174,7 +187,7 @@ export async function openLoop(
     tick();
   });
   await Promise.all(inFlight);
-  await poster.pool.close();
+  if (!options.pool) await poster.pool.close();
   const slowWindows = [...windowMax]
     .map((ms, w) => ({ ms, w }))
     .filter((x) => x.ms > 20)

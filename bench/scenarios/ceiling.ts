@@ -8,6 +8,8 @@ export interface CeilingResult {
   elapsedMs: number;
   rate: number;
   errors: number;
+  /** The client's CPU time per request, µs (user + system, all its threads). */
+  cpuUsPerRequest: number | null;
 }
 
 /** Concurrency of the ceiling client: the same as hookline's default per-endpoint limit. */
