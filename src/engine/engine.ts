@@ -100,7 +100,10 @@ export class DeliveryEngine implements EngineControl {
   constructor(private readonly deps: EngineDeps) {
     this.events = deps.events ?? new EngineEvents();
     this.log = deps.logger ?? { warn: () => {}, error: () => {} };
-    this.budget = new LoopBudget({ ...DEFAULT_LOOP_BUDGET, max: deps.settings.maxClaimed });
+    this.budget = new LoopBudget(
+      { ...DEFAULT_LOOP_BUDGET, max: deps.settings.maxClaimed },
+      () => this.claimed,
+    );
     this.writer = new OutcomeWriter(deps.store, {
       maxBatch: 512,
       retryDelayMs: 1000,

@@ -32,7 +32,7 @@ export const DEFAULT_LOOP_BUDGET: LoopBudgetSettings = Object.freeze({
   min: 32,
   highLagMs: 20,
   lowLagMs: 5,
-  everyMs: 100,
+  everyMs: 250,
   slowCallerMs: 5,
 });
 
@@ -44,7 +44,11 @@ export class LoopBudget {
   /** The longest a caller waited since the last judgement, ms. */
   private slowestCaller = 0;
 
-  constructor(private readonly settings: LoopBudgetSettings) {
+  constructor(
+    private readonly settings: LoopBudgetSettings,
+    /** How many deliveries the engine holds now: halving starts from there, so it bites at once. */
+    private readonly held: () => number = () => this.value,
+  ) {
     this.value = settings.max;
   }
 
@@ -84,8 +88,11 @@ export class LoopBudget {
     const s = this.settings;
     const waited = this.slowestCaller;
     this.slowestCaller = 0;
-    // Callers waiting is the stronger signal: halve, so delivery makes way within half a second.
-    if (waited > s.slowCallerMs) this.value = Math.max(s.min, Math.floor(this.value / 2));
+    // Callers waiting is the stronger signal: halve what is held (not the budget, which may be
+    // far above it), so delivery makes way at the first judgement.
+    if (waited > s.slowCallerMs) {
+      this.value = Math.max(s.min, Math.floor(Math.min(this.value, this.held()) / 2));
+    }
     else if (lagMs > s.highLagMs) this.value = Math.max(s.min, Math.floor(this.value * 0.7));
     else if (lagMs < s.lowLagMs && waited <= s.slowCallerMs / 2) {
       this.value = Math.min(s.max, this.value + 64);

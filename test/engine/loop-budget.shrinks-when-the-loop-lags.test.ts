@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LoopBudget } from "../../src/engine/loop-budget.js";
 
 const block = (ms: number) => {
@@ -42,6 +42,29 @@ describe("the engine's event-loop budget", () => {
     }
     expect(budget.current).toBeGreaterThan(32);
     budget.rest();
+  });
+
+  it("halves what the engine actually holds, not a budget far above it", () => {
+    // Judged on fake timers: one judgement per advance, whatever else the machine is doing.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let held = 200;
+      const budget = new LoopBudget({ ...SETTINGS, max: 4096, min: 32 }, () => held);
+      budget.watch();
+      budget.callerWaited(12);
+      vi.advanceTimersByTime(SETTINGS.everyMs);
+      expect(budget.current).toBe(100);
+      held = 100;
+      budget.callerWaited(12);
+      vi.advanceTimersByTime(SETTINGS.everyMs);
+      expect(budget.current).toBe(50);
+      budget.callerWaited(12);
+      vi.advanceTimersByTime(SETTINGS.everyMs);
+      expect(budget.current).toBe(32);
+      budget.rest();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("is not shrunk by callers answered within the threshold", async () => {
