@@ -92,8 +92,7 @@ export class LoopBudget {
     // far above it), so delivery makes way at the first judgement.
     if (waited > s.slowCallerMs) {
       this.value = Math.max(s.min, Math.floor(Math.min(this.value, this.held()) / 2));
-    }
-    else if (lagMs > s.highLagMs) this.value = Math.max(s.min, Math.floor(this.value * 0.7));
+    } else if (lagMs > s.highLagMs) this.value = Math.max(s.min, Math.floor(this.value * 0.7));
     else if (lagMs < s.lowLagMs && waited <= s.slowCallerMs / 2) {
       this.value = Math.min(s.max, this.value + 64);
     }
