@@ -101,7 +101,14 @@ export class DeliveryEngine implements EngineControl {
     this.events = deps.events ?? new EngineEvents();
     this.log = deps.logger ?? { warn: () => {}, error: () => {} };
     this.budget = new LoopBudget(
-      { ...DEFAULT_LOOP_BUDGET, max: deps.settings.maxClaimed },
+      {
+        ...DEFAULT_LOOP_BUDGET,
+        max: deps.settings.maxClaimed,
+        // On SQLite a caller's wait is time on this thread: the commit runs here, behind whatever
+        // delivery is doing. On PostgreSQL most of it is the database's round trips, which
+        // delivery holding back would not shorten; there, loop lag alone judges.
+        slowCallerMs: deps.store.kind === "sqlite" ? DEFAULT_LOOP_BUDGET.slowCallerMs : null,
+      },
       () => this.claimed,
     );
     this.writer = new OutcomeWriter(deps.store, {

@@ -23,8 +23,11 @@ export interface LoopBudgetSettings {
   lowLagMs: number;
   /** How often lag is judged while the engine has work. */
   everyMs: number;
-  /** A caller waiting longer than this for its message's commit shrinks the budget. */
-  slowCallerMs: number;
+  /**
+   * A caller waiting longer than this for its message's commit shrinks the budget; null: callers'
+   * waits are not a signal (their commit is mostly a database's round trips, not this thread).
+   */
+  slowCallerMs: number | null;
 }
 
 export const DEFAULT_LOOP_BUDGET: LoopBudgetSettings = Object.freeze({
@@ -58,7 +61,7 @@ export class LoopBudget {
 
   /** A caller of the API waited `ms` for its message to be committed. */
   callerWaited(ms: number): void {
-    if (ms > this.slowestCaller) this.slowestCaller = ms;
+    if (this.settings.slowCallerMs !== null && ms > this.slowestCaller) this.slowestCaller = ms;
   }
 
   /** Starts judging (call while the engine has work); cheap to call repeatedly. */
@@ -90,10 +93,11 @@ export class LoopBudget {
     this.slowestCaller = 0;
     // Callers waiting is the stronger signal: halve what is held (not the budget, which may be
     // far above it), so delivery makes way at the first judgement.
-    if (waited > s.slowCallerMs) {
+    const slowCallerMs = s.slowCallerMs ?? Number.POSITIVE_INFINITY;
+    if (waited > slowCallerMs) {
       this.value = Math.max(s.min, Math.floor(Math.min(this.value, this.held()) / 2));
     } else if (lagMs > s.highLagMs) this.value = Math.max(s.min, Math.floor(this.value * 0.7));
-    else if (lagMs < s.lowLagMs && waited <= s.slowCallerMs / 2) {
+    else if (lagMs < s.lowLagMs && waited <= slowCallerMs / 2) {
       this.value = Math.min(s.max, this.value + 64);
     }
   }

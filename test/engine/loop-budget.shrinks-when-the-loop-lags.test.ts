@@ -67,6 +67,22 @@ describe("the engine's event-loop budget", () => {
     }
   });
 
+  it("ignores callers' waits where they are not a signal (a store across the network)", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const budget = new LoopBudget({ ...SETTINGS, slowCallerMs: null, max: 1000, min: 32 });
+      budget.watch();
+      for (let i = 0; i < 5; i++) {
+        budget.callerWaited(500);
+        vi.advanceTimersByTime(SETTINGS.everyMs);
+      }
+      expect(budget.current).toBe(1000);
+      budget.rest();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("is not shrunk by callers answered within the threshold", async () => {
     const budget = new LoopBudget({ ...SETTINGS, max: 1000, min: 32 });
     budget.watch();
