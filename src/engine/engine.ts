@@ -84,6 +84,13 @@ export class DeliveryEngine implements EngineControl {
    * backlog of a full endpoint: the cost of claiming follows the batch, not the backlog.
    */
   private dueCursor = Number.MIN_SAFE_INTEGER;
+  /**
+   * The earliest due time announced (a wake-up, a retry) since the current scan's claim began.
+   * On PostgreSQL the claim is a round trip: work committed meanwhile, due before the point the
+   * scan then reaches, was invisible to it, and raising the cursor past it would lose it until
+   * the next full scan.
+   */
+  private announcedDuringClaim = Number.POSITIVE_INFINITY;
   /** When the scan last started from the first due row (the safety net below RESCAN_MS). */
   private lastFullScanAt = Number.NEGATIVE_INFINITY;
   private readonly backlogged = new Set<EndpointRuntime>();
@@ -170,6 +177,7 @@ export class DeliveryEngine implements EngineControl {
 
   private lowerCursor(at: number): void {
     if (at < this.dueCursor) this.dueCursor = at;
+    if (at < this.announcedDuringClaim) this.announcedDuringClaim = at;
   }
 
   private schedulePump(): void {
@@ -228,6 +236,7 @@ export class DeliveryEngine implements EngineControl {
         if (free <= 0) break;
         const exclude = this.fullEndpoints();
         const limit = Math.min(free, this.deps.settings.batchSize);
+        this.announcedDuringClaim = Number.POSITIVE_INFINITY;
         const batch = await this.claim({
           now,
           limit,
@@ -239,13 +248,10 @@ export class DeliveryEngine implements EngineControl {
         this.claimed += batch.length;
         if (this.claimed > 0) this.budget.watch();
         await this.admit(batch);
-        if (batch.length === limit) {
-          this.dueCursor = Math.max(this.dueCursor, batch[batch.length - 1]!.dueAt);
-          this.pumpAgain = true;
-        } else {
-          this.dueCursor = Math.max(this.dueCursor, now);
-          await this.armTimer(now);
-        }
+        const reached = batch.length === limit ? batch[batch.length - 1]!.dueAt : now;
+        this.dueCursor = Math.min(Math.max(this.dueCursor, reached), this.announcedDuringClaim);
+        if (batch.length === limit) this.pumpAgain = true;
+        else await this.armTimer(now);
       } while (this.pumpAgain && this.running);
     } catch (err) {
       this.log.error({ err }, "claiming deliveries failed; trying again in 1 s");

@@ -1,0 +1,70 @@
+/**
+ * On PostgreSQL a claim is a round trip. A message committed while it is out, due before the point
+ * the scan then reaches, was invisible to it; the wake-up that announced the message must still
+ * bring it, not leave it to the once-a-minute rescan. The store here is SQLite with its claim held
+ * open by the test, which is the same schedule made on purpose.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { newId } from "../../src/ids.js";
+import type { ClaimedDelivery, Store } from "../../src/store/port.js";
+import { FakeClock } from "../support/fake-clock.js";
+import { reached, settle, startEngine, type EngineHarness } from "../support/engine.js";
+import { Receiver } from "../support/receiver.js";
+
+describe("a wake-up that arrives while a claim is out", () => {
+  let h: EngineHarness;
+  let rx: Receiver;
+  afterEach(async () => {
+    await h.close();
+    await rx.close();
+  });
+
+  it("is kept: the message it announced is claimed without waiting for the rescan", async () => {
+    // The clock only moves when told, so the minute's rescan never comes to the rescue.
+    const clock = new FakeClock();
+    h = await startEngine({ clock });
+    rx = await Receiver.start();
+    await h.addEndpoint(rx.url("/hook"));
+    await settle();
+
+    // The next claim reads the store at once (seeing nothing yet) and answers only when let go.
+    const claimDue = h.store.claimDue.bind(h.store);
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    let claimOut = false;
+    h.store.claimDue = async (
+      req: Parameters<Store["claimDue"]>[0],
+    ): Promise<ClaimedDelivery[]> => {
+      const rows = await claimDue(req);
+      if (!claimOut && req.endpointId === undefined) {
+        claimOut = true;
+        await held;
+      }
+      return rows;
+    };
+    clock.advance(1_000);
+    h.engine.wake(clock.now());
+    await expect.poll(() => claimOut).toBe(true);
+
+    // Committed while the claim is out, due before the time that claim scans up to.
+    const now = clock.now();
+    const id = newId("msg", now);
+    await h.store.acceptMessage({
+      id,
+      appId: h.app.id,
+      eventType: "test.event",
+      eventId: null,
+      channels: null,
+      tags: null,
+      payload: Buffer.from("{}"),
+      now,
+      dueAt: now - 500,
+      newDeliveryId: () => newId("dlv", now),
+    });
+    h.engine.wake(now - 500);
+    letGo();
+
+    await h.waitFor(reached(id, "succeeded"), 5_000);
+    expect(rx.requests).toHaveLength(1);
+  });
+});
