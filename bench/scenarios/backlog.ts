@@ -155,7 +155,7 @@ export const backlog: Scenario = {
         unit: "MB",
         target: `< ${RSS_LIMIT_MB} MB`,
         pass: peakRssMB === null ? null : peakRssMB < RSS_LIMIT_MB,
-        note: `the most of ${big.runs.length} runs; 10,000 pending: ${Math.round(small.runs[0]?.peakRssMB ?? 0)} MB; backlog written in ${(big.buildMs / 1000).toFixed(1)} s`,
+        note: `${big.runs.length > 1 ? `the most of ${big.runs.length} runs` : "one run"}; 10,000 pending: ${Math.round(small.runs[0]?.peakRssMB ?? 0)} MB; backlog written in ${(big.buildMs / 1000).toFixed(1)} s`,
       },
     ];
     return { figures, details: { small, large: big } };
