@@ -5,7 +5,6 @@
  * open by the test, which is the same schedule made on purpose.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { newId } from "../../src/ids.js";
 import type { ClaimedDelivery, Store } from "../../src/store/port.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { reached, settle, startEngine, type EngineHarness } from "../support/engine.js";
@@ -47,21 +46,9 @@ describe("a wake-up that arrives while a claim is out", () => {
     await expect.poll(() => claimOut).toBe(true);
 
     // Committed while the claim is out, due before the time that claim scans up to.
-    const now = clock.now();
-    const id = newId("msg", now);
-    await h.store.acceptMessage({
-      id,
-      appId: h.app.id,
-      eventType: "test.event",
-      eventId: null,
-      channels: null,
-      tags: null,
-      payload: Buffer.from("{}"),
-      now,
-      dueAt: now - 500,
-      newDeliveryId: () => newId("dlv", now),
-    });
-    h.engine.wake(now - 500);
+    const dueAt = clock.now() - 500;
+    const id = await h.post({}, { dueAt, wake: false });
+    h.engine.wake(dueAt);
     letGo();
 
     await h.waitFor(reached(id, "succeeded"), 5_000);

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { newId } from "../../src/ids.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { reached, settle, startEngine, type EngineHarness } from "../support/engine.js";
 import { Receiver } from "../support/receiver.js";
@@ -22,8 +21,8 @@ describe("the engine's safety net", () => {
     clock.advance(1_000);
     await settle();
 
-    // Written straight into the store, due in the past, and the engine is not woken.
-    const hidden = await hideDueMessage(h, clock.now());
+    // Accepted through the store, due in the past, and the engine is not woken.
+    const hidden = await h.post({}, { dueAt: clock.now() - 10_000, wake: false });
     await settle();
     expect(rx.requests).toHaveLength(1);
     clock.advance(60_000);
@@ -38,7 +37,7 @@ describe("the engine's safety net", () => {
     await h.addEndpoint(rx.url("/hook"));
     const first = await h.post({ n: 1 });
     await h.waitFor(reached(first, "succeeded"));
-    const hidden = await hideDueMessage(h, clock.now());
+    const hidden = await h.post({}, { dueAt: clock.now() - 10_000, wake: false });
     // Wake-ups for later work every 10 s: each one re-arms the engine's timer.
     for (let i = 0; i < 7; i++) {
       clock.advance(10_000);
@@ -48,21 +47,3 @@ describe("the engine's safety net", () => {
     await h.waitFor(reached(hidden, "succeeded"));
   });
 });
-
-/** Accepts a message due 10 s ago straight through the store, without waking the engine. */
-async function hideDueMessage(h: EngineHarness, now: number): Promise<string> {
-  const id = newId("msg", now);
-  await h.store.acceptMessage({
-    id,
-    appId: h.app.id,
-    eventType: "test.event",
-    eventId: null,
-    channels: null,
-    tags: null,
-    payload: Buffer.from("{}"),
-    now,
-    dueAt: now - 10_000,
-    newDeliveryId: () => newId("dlv", now),
-  });
-  return id;
-}

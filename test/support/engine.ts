@@ -23,7 +23,14 @@ export interface EngineHarness {
   events: EngineEvent[];
   app: Application;
   addEndpoint(url: string, policy?: DeliveryPolicy, extra?: Partial<Endpoint>): Promise<Endpoint>;
-  post(payload: unknown, options?: { eventType?: string; eventId?: string }): Promise<string>;
+  /**
+   * Accepts a message through the store, due now unless `dueAt` says otherwise, and wakes the
+   * engine unless `wake` is false (work the engine is not told about).
+   */
+  post(
+    payload: unknown,
+    options?: { eventType?: string; eventId?: string; dueAt?: number; wake?: boolean },
+  ): Promise<string>;
   waitFor(predicate: (e: EngineEvent) => boolean, timeoutMs?: number): Promise<EngineEvent>;
   /** Stops the engine; `restart` starts a new one on the same store. */
   restart(): Promise<void>;
@@ -117,10 +124,10 @@ export async function startEngine(
         tags: null,
         payload: Buffer.from(JSON.stringify(payload)),
         now: t,
-        dueAt: t,
+        dueAt: opts.dueAt ?? t,
         newDeliveryId: () => newId("dlv"),
       });
-      h.engine.wake();
+      if (opts.wake ?? true) h.engine.wake();
       return id;
     },
     waitFor(predicate, timeoutMs) {
