@@ -150,22 +150,20 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   fail(err: unknown): void {
-    if (this.timedOut) {
-      this.settle(failure("timeout", `no answer within ${this.timeoutMs} ms`));
-      return;
-    }
-    const error = classifyError(err);
-    const detail =
-      error === "timeout" ? `no answer within ${this.timeoutMs} ms` : describeError(err);
-    this.settle(failure(error, detail));
+    const error = this.timedOut ? "timeout" : classifyError(err);
+    this.settle(failure(error, error === "timeout" ? this.noAnswer() : describeError(err)));
   }
 
   private expire(): void {
     if (this.settled) return;
     this.timedOut = true;
     if (this.status !== null) this.answer();
-    else this.settle(failure("timeout", `no answer within ${this.timeoutMs} ms`));
-    this.controller?.abort(new Error(`no answer within ${this.timeoutMs} ms`));
+    else this.settle(failure("timeout", this.noAnswer()));
+    this.controller?.abort(new Error(this.noAnswer()));
+  }
+
+  private noAnswer(): string {
+    return `no answer within ${this.timeoutMs} ms`;
   }
 
   private answer(): void {
