@@ -5,7 +5,6 @@
  * same 404 as a missing one, so a token never learns which applications exist.
  */
 import * as crypto from "node:crypto";
-import { randomBytes, timingSafeEqual } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.js";
@@ -47,7 +46,7 @@ const sha256: (text: string) => Buffer =
 
 /** A new plain token (`hl_admin_…` or `hl_app_…`, 24 random bytes), shown to its owner once. */
 export const newPlainToken = (scope: ApiTokenScope): string =>
-  `hl_${scope}_${randomBytes(24).toString("base64url")}`;
+  `hl_${scope}_${crypto.randomBytes(24).toString("base64url")}`;
 
 /**
  * Recently checked tokens, per store, so a burst of requests with one token costs one lookup a
@@ -161,7 +160,7 @@ async function identify(
   // The lookup is by digest; comparing the digests again in constant time keeps the check itself
   // free of timing differences whatever the store's index does.
   const stored = found ? Buffer.from(found.hash, "hex") : Buffer.alloc(digest.length);
-  const same = stored.length === digest.length && timingSafeEqual(stored, digest);
+  const same = stored.length === digest.length && crypto.timingSafeEqual(stored, digest);
   if (!found || !same || found.revokedAt !== null) {
     throw new UnauthorizedError("the token is not valid");
   }
