@@ -61,7 +61,7 @@ export class LoopBudget {
 
   /** A caller of the API waited `ms` for its message to be committed. */
   callerWaited(ms: number): void {
-    if (this.settings.slowCallerMs !== null && ms > this.slowestCaller) this.slowestCaller = ms;
+    if (ms > this.slowestCaller) this.slowestCaller = ms;
   }
 
   /** Starts judging (call while the engine has work); cheap to call repeatedly. */
