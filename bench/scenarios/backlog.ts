@@ -26,6 +26,7 @@ interface Run {
 }
 
 interface Prepared {
+  pending: number;
   dataDir: string;
   group: string;
   buildMs: number;
@@ -41,7 +42,7 @@ async function prepare(ctx: BenchContext, pending: number, label: string): Promi
   writeBacklog(dataDir, { appId, endpointOf: () => endpointIds[0]!, count: pending });
   const buildMs = performance.now() - t0;
   ctx.log(`  ${pending.toLocaleString("en")} pending written in ${(buildMs / 1000).toFixed(1)} s`);
-  return { dataDir, group, buildMs };
+  return { pending, dataDir, group, buildMs };
 }
 
 /**
@@ -51,7 +52,6 @@ async function prepare(ctx: BenchContext, pending: number, label: string): Promi
 async function run(
   ctx: BenchContext,
   prepared: Prepared,
-  pending: number,
   measure: number,
   timeoutMs: number,
 ): Promise<Run> {
@@ -65,12 +65,12 @@ async function run(
       prepared.group,
       measure,
       timeoutMs,
-      `backlog-${pending}`,
+      `backlog-${prepared.pending}`,
     );
     await d.hookline.stop("SIGKILL");
     const { record } = d;
     return {
-      pending,
+      pending: prepared.pending,
       rate: rateBetween(record.times, WINDOW[0], WINDOW[1]),
       longRate: rateBetween(record.times, WINDOW[0], record.count - 1),
       received: record.count,
@@ -94,8 +94,7 @@ async function repeated(
   const prepared = await prepare(ctx, pending, label);
   try {
     const runs: Run[] = [];
-    for (let i = 0; i < times; i++)
-      runs.push(await run(ctx, prepared, pending, measure, timeoutMs));
+    for (let i = 0; i < times; i++) runs.push(await run(ctx, prepared, measure, timeoutMs));
     return { runs, buildMs: prepared.buildMs };
   } finally {
     removeDataDir(prepared.dataDir);
