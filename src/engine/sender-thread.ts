@@ -3,9 +3,8 @@
  * requests by the main thread and answering with batches of results. Nothing here decides
  * anything; it only moves bytes, so the main thread keeps every rule and the store.
  */
-import { readlinkSync } from "node:fs";
-import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
+import { yieldToTheMainThread } from "../threads.js";
 import { ExemptTargets } from "./guarded-connect.js";
 import { HttpSender } from "./sender.js";
 import type { ThreadReply, ThreadRequest, ThreadSettings } from "./sender-threads.js";
@@ -14,7 +13,7 @@ if (!parentPort) throw new Error("sender-thread.ts runs only as a worker thread"
 const port = parentPort;
 
 const settings = workerData as ThreadSettings;
-yieldToTheMainThread();
+yieldToTheMainThread(settings.niceness);
 const exempt = new ExemptTargets();
 const sender = new HttpSender({
   maxResponseBytes: settings.maxResponseBytes,
@@ -71,18 +70,3 @@ port.on("message", (msg: ThreadRequest) => {
       break;
   }
 });
-
-/**
- * Accepting comes first (architecture.md, step 7): on a busy machine the main thread, which
- * answers the API, must not queue behind this one for a core. Linux schedules threads on their
- * own, so this thread alone takes a lower priority; when the main thread is idle it still gets a
- * whole core. Best effort: elsewhere, or where it is not allowed, nothing changes.
- */
-function yieldToTheMainThread(): void {
-  try {
-    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, settings.niceness);
-  } catch {
-    // Not Linux, or not permitted: the thread keeps the process's priority.
-  }
-}

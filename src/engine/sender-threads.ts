@@ -6,6 +6,7 @@
  * the store, and the bytes move elsewhere. It is a Sender like HttpSender: the engine cannot tell.
  */
 import { Worker } from "node:worker_threads";
+import { workerEntry } from "../threads.js";
 import type { ExemptTargets } from "./guarded-connect.js";
 import { failure, type Sender, type SendRequest, type SendResult } from "./sender.js";
 
@@ -144,7 +145,7 @@ class SenderThread {
   }
 
   private start(): void {
-    const entry = threadEntry();
+    const entry = workerEntry(import.meta.url, "sender-thread");
     const worker = new Worker(entry.file, {
       workerData: this.settings,
       eval: entry.eval,
@@ -184,16 +185,4 @@ class SenderThread {
 function ownBytes(body: Buffer): Uint8Array {
   if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) return body;
   return new Uint8Array(body);
-}
-
-// Built, the thread is the .js file beside this one. Run from TypeScript sources (the tests, the
-// bench's tsx), it is the .ts file, loaded through tsx (a dev dependency) by a one-line bootstrap.
-function threadEntry(): { file: URL | string; eval: boolean } {
-  const own = import.meta.url;
-  if (!own.endsWith(".ts")) return { file: new URL("./sender-thread.js", own), eval: false };
-  const ts = JSON.stringify(new URL("./sender-thread.ts", own).href);
-  return {
-    file: `import("tsx/esm/api").then((tsx) => tsx.tsImport(${ts}, ${JSON.stringify(own)}))`,
-    eval: true,
-  };
 }

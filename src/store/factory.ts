@@ -7,6 +7,7 @@ import type { Config } from "../config.js";
 import { FieldCipher } from "../security/cipher.js";
 import type { Store } from "./port.js";
 import { PostgresStore } from "./postgres/store.js";
+import { DEFAULT_CHECKPOINTS } from "./sqlite/checkpointer.js";
 import { SqliteStore } from "./sqlite/store.js";
 
 /**
@@ -30,5 +31,6 @@ export function openStore(config: Readonly<Config>): Store {
     synchronous: config.sqliteSynchronous,
     limits,
     cipher,
+    checkpoints: DEFAULT_CHECKPOINTS,
   });
 }

@@ -1,10 +1,10 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ExemptTargets } from "../../src/engine/guarded-connect.js";
 import { HttpSender } from "../../src/engine/sender.js";
 import { ThreadedSender } from "../../src/engine/sender-threads.js";
+import { niceOf, threadIds } from "../support/threads.js";
 
 /** A receiver that answers each request with its own path, after `delayMs`. */
 async function echoServer(delayMs = 0): Promise<{ server: Server; base: string; port: number }> {
@@ -98,14 +98,10 @@ describe("a threaded sender returns every answer to the request that caused it",
   it("runs its threads at a lower priority than the main thread, which answers the API", async () => {
     const rx = await echoServer();
     server = rx.server;
-    const niceOf = (tid: string) => {
-      const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, "utf8");
-      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-    };
-    const before = new Set(readdirSync(`/proc/${process.pid}/task`));
+    const before = new Set(threadIds());
     sender = new ThreadedSender({ threads: 1 });
     await sender.send(post(`${rx.base}/up`));
-    const added = readdirSync(`/proc/${process.pid}/task`).filter((t) => !before.has(t));
+    const added = threadIds().filter((t) => !before.has(t));
     expect(added.map(niceOf)).toContain(5);
     expect(niceOf(String(process.pid))).toBe(0);
   });

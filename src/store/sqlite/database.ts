@@ -4,6 +4,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { StoreUnavailableError } from "../../errors.js";
 import type { FieldCipher } from "../../security/cipher.js";
+import type { CheckpointSettings } from "./checkpointer.js";
 import type { StoreLimits } from "../port.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 
@@ -19,6 +20,11 @@ export interface SqliteOptions {
   limits?: Partial<StoreLimits>;
   /** Seals secrets and payloads at rest; without one, they are stored as plaintext. */
   cipher?: FieldCipher;
+  /**
+   * Checkpoint the WAL on a thread of its own (checkpointer.ts), as hookline's process does.
+   * Without, SQLite's default: inside whichever commit takes the WAL past 1,000 pages.
+   */
+  checkpoints?: CheckpointSettings;
 }
 
 /** Opens the database file in WAL mode and brings its schema up to date. */

@@ -54,6 +54,7 @@ import { ApiTokens } from "./api-tokens.js";
 import { Catalogue } from "./catalogue.js";
 import { DeadLetters } from "./dead-letters.js";
 import { AcceptBatcher } from "./accept-batcher.js";
+import { Checkpointer } from "./checkpointer.js";
 import { openDatabase, type SqliteOptions } from "./database.js";
 import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.js";
 import { History } from "./history.js";
@@ -89,9 +90,13 @@ export class SqliteStore implements Store {
 
   private readonly accepts: AcceptBatcher;
   private readonly sealing: Sealing;
+  private readonly checkpointer: Checkpointer | null = null;
 
   constructor(options: SqliteOptions) {
     this.db = openDatabase(options);
+    if (options.checkpoints && options.path !== ":memory:") {
+      this.checkpointer = new Checkpointer(this.db, options, options.checkpoints);
+    }
     this.sealing = new Sealing(options.cipher ?? new FieldCipher(null));
     const s = prepareStatements(this.db);
     const limits = { ...DEFAULT_STORE_LIMITS, ...options.limits };
@@ -112,6 +117,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // The thread first: the last connection to close checkpoints everything and removes the WAL.
+    await this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }
 

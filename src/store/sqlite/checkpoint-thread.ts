@@ -1,0 +1,27 @@
+/**
+ * The body of the checkpoint thread (see checkpointer.ts): its own connection to the database
+ * file, moving committed pages from the WAL into the file every few milliseconds. PASSIVE never
+ * waits for the writer and never makes it wait; this thread takes the fsyncs instead of it.
+ */
+import Database from "better-sqlite3";
+import { parentPort, workerData } from "node:worker_threads";
+import { yieldToTheMainThread } from "../../threads.js";
+import type { CheckpointThreadSettings } from "./checkpointer.js";
+
+if (!parentPort) throw new Error("checkpoint-thread.ts runs only as a worker thread");
+const port = parentPort;
+const settings = workerData as CheckpointThreadSettings;
+// Copying pages can wait a moment; callers of the API should not.
+yieldToTheMainThread(settings.niceness);
+
+const db = new Database(settings.path);
+// A checkpoint's fsyncs follow its own connection's setting: the same as the writer's.
+db.pragma(`synchronous = ${settings.synchronous}`);
+const timer = setInterval(() => db.pragma("wal_checkpoint(PASSIVE)"), settings.everyMs);
+
+port.on("message", (msg: "close") => {
+  if (msg !== "close") return;
+  clearInterval(timer);
+  db.close();
+  port.close();
+});
