@@ -10,6 +10,9 @@ import type { EngineEvents } from "../engine/events.js";
 export function logDeliveries(events: EngineEvents, logger: Logger): void {
   events.on((e) => {
     if (e.type === "delivery") {
+      const level = e.state === "dead" ? "warn" : e.state === "succeeded" ? "debug" : "info";
+      // Successes are logged at debug: at the usual level, most deliveries build no line at all.
+      if (!logger.isLevelEnabled(level)) return;
       const a = e.attempt;
       const line = {
         messageId: e.messageId,
@@ -27,9 +30,13 @@ export function logDeliveries(events: EngineEvents, logger: Logger): void {
           e.nextAttemptAt === null ? undefined : new Date(e.nextAttemptAt).toISOString(),
         failureClass: e.failureClass ?? undefined,
       };
-      if (e.state === "dead") logger.warn(line, "delivery given up");
-      else if (e.state === "succeeded") logger.debug(line, "delivery succeeded");
-      else logger.info(line, "attempt failed; retry scheduled");
+      const what =
+        level === "warn"
+          ? "delivery given up"
+          : level === "debug"
+            ? "delivery succeeded"
+            : "attempt failed; retry scheduled";
+      logger[level](line, what);
     } else if (e.type === "circuit") {
       const t = e.transition;
       logger.warn(
