@@ -16,7 +16,7 @@ import type { DeadLetters } from "./dead-letters.js";
 import { fanOutTarget, matches, type FanOutTarget } from "./fan-out.js";
 import { paginate } from "./pagination.js";
 import { deliveryFromRow, messageFromRow, toJson, type Row } from "./rows.js";
-import type { DeliveryStatements } from "./statements.js";
+import { CLAIMED_AT, type DeliveryStatements } from "./statements.js";
 
 export type ClaimRequest = Parameters<Store["claimDue"]>[0];
 export type ResendRequest = Parameters<Store["enqueueResend"]>[0];
@@ -159,25 +159,28 @@ export class Deliveries {
               exclude: JSON.stringify(req.excludeEndpoints),
               limit: req.limit,
             })
-      ) as Row[];
+      ) as unknown[][];
+      const at = CLAIMED_AT;
       // Deliveries of one message share one copy of its payload.
       const payloads = new Map<string, Buffer>();
       const out: ClaimedDelivery[] = [];
       for (const r of rows) {
-        const messageId = String(r.message_id);
+        const messageId = String(r[at.messageId]);
         let payload = payloads.get(messageId);
-        if (!payload) payloads.set(messageId, (payload = r.payload as Buffer));
+        if (!payload) payloads.set(messageId, (payload = r[at.payload] as Buffer));
+        const firstAttemptAt = r[at.firstAttemptAt];
+        const lastDelayMs = r[at.lastDelayMs];
         out.push({
-          id: String(r.id),
-          appId: String(r.app_id),
+          id: String(r[at.id]),
+          appId: String(r[at.appId]),
           messageId,
-          endpointId: String(r.endpoint_id),
-          origin: r.origin as Delivery["origin"],
-          attemptCount: Number(r.attempt_count),
-          firstAttemptAt: r.first_attempt_at == null ? null : Number(r.first_attempt_at),
-          lastDelayMs: r.last_delay_ms == null ? null : Number(r.last_delay_ms),
-          dueAt: Number(r.next_attempt_at),
-          eventType: String(r.event_type),
+          endpointId: String(r[at.endpointId]),
+          origin: r[at.origin] as Delivery["origin"],
+          attemptCount: Number(r[at.attemptCount]),
+          firstAttemptAt: firstAttemptAt == null ? null : Number(firstAttemptAt),
+          lastDelayMs: lastDelayMs == null ? null : Number(lastDelayMs),
+          dueAt: Number(r[at.dueAt]),
+          eventType: String(r[at.eventType]),
           payload,
         });
       }
