@@ -58,7 +58,15 @@ port.on("message", (msg: ThreadRequest) => {
             timeoutMs: r.timeoutMs,
           })
           .then((result) => {
-            reply(r.id, { ...result, durationMs: Math.round(performance.now() - started) });
+            // Spelled out: a spread followed by a new field is V8's slow path (about 1 µs).
+            reply(r.id, {
+              status: result.status,
+              error: result.error,
+              errorDetail: result.errorDetail,
+              snippet: result.snippet,
+              retryAfter: result.retryAfter,
+              durationMs: Math.round(performance.now() - started),
+            });
           });
       }
       break;

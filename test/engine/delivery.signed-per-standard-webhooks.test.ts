@@ -33,6 +33,19 @@ describe("a delivered message is signed per Standard Webhooks", () => {
     expect(verified).toEqual(payload);
   });
 
+  it("carries the endpoint's own headers beside hookline's, which they cannot replace", async () => {
+    await h.addEndpoint(rx.url("/hook"), undefined, {
+      headers: { "x-tenant": "acme", "content-type": "text/plain", "webhook-id": "forged" },
+    });
+    const msgId = await h.post({ custom: true });
+    await h.waitFor(reached(msgId, "succeeded"));
+    const req = rx.requests[0]!;
+    expect(req.headers["x-tenant"]).toBe("acme");
+    expect(req.headers["content-type"]).toBe("application/json");
+    expect(req.headers["webhook-id"]).toBe(msgId);
+    expect(req.headers["user-agent"]).toMatch(/^hookline\//);
+  });
+
   it("after a rotation, signs with both secrets until the old one's grace ends", async () => {
     const ep = await h.addEndpoint(rx.url("/hook"));
     const oldSecret = ep.secrets.current;
