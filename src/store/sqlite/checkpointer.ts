@@ -21,8 +21,11 @@ export interface CheckpointSettings {
   walLimitPages: number;
 }
 
+// Small and often: the thread's copy and fsyncs still slow the writer's own WAL writes a little
+// while they run, in proportion to what each checkpoint carries. Accepting at 1,000 messages/s,
+// two runs each, p99: every 1,000 ms 17-62 ms, 100 ms 10.1-10.6, 50 ms 8.6-9.1, 25 ms 8.3-8.6.
 export const DEFAULT_CHECKPOINTS: CheckpointSettings = Object.freeze({
-  everyMs: 100,
+  everyMs: 50,
   walLimitPages: 16_384,
 });
 
