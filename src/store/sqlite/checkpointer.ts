@@ -32,7 +32,8 @@ export const DEFAULT_CHECKPOINTS: CheckpointSettings = Object.freeze({
 /** What the thread is started with. */
 export interface CheckpointThreadSettings {
   path: string;
-  synchronous: "NORMAL" | "FULL";
+  /** The writer's `synchronous` level as SQLite reports it (1 NORMAL, 2 FULL). */
+  synchronous: number;
   everyMs: number;
   /** The thread's nice value (Linux). */
   niceness: number;
@@ -43,15 +44,12 @@ export class Checkpointer {
   private readonly worker: Worker;
   private readonly exited: Promise<void>;
 
-  constructor(
-    db: Db,
-    file: { path: string; synchronous: "normal" | "full" },
-    settings: CheckpointSettings,
-  ) {
+  constructor(db: Db, path: string, settings: CheckpointSettings) {
     db.pragma(`wal_autocheckpoint = ${settings.walLimitPages}`);
     const thread: CheckpointThreadSettings = {
-      path: file.path,
-      synchronous: file.synchronous === "full" ? "FULL" : "NORMAL",
+      path,
+      // Read from the writer, so the thread's fsyncs follow whatever it was opened with.
+      synchronous: db.pragma("synchronous", { simple: true }) as number,
       everyMs: settings.everyMs,
       // Below the main thread, and below the sender threads (5): copying pages can wait.
       niceness: 10,

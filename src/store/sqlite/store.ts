@@ -95,7 +95,7 @@ export class SqliteStore implements Store {
   constructor(options: SqliteOptions) {
     this.db = openDatabase(options);
     if (options.checkpoints && options.path !== ":memory:") {
-      this.checkpointer = new Checkpointer(this.db, options, options.checkpoints);
+      this.checkpointer = new Checkpointer(this.db, options.path, options.checkpoints);
     }
     this.sealing = new Sealing(options.cipher ?? new FieldCipher(null));
     const s = prepareStatements(this.db);
