@@ -6,11 +6,17 @@
 import type { Logger } from "pino";
 import type { EngineEvents } from "../engine/events.js";
 
+// How each kind of delivery event is logged.
+const GIVEN_UP = { level: "warn", what: "delivery given up" } as const;
+const SUCCEEDED = { level: "debug", what: "delivery succeeded" } as const;
+const RETRYING = { level: "info", what: "attempt failed; retry scheduled" } as const;
+
 /** Subscribes the delivery log to the event bus. */
 export function logDeliveries(events: EngineEvents, logger: Logger): void {
   events.on((e) => {
     if (e.type === "delivery") {
-      const level = e.state === "dead" ? "warn" : e.state === "succeeded" ? "debug" : "info";
+      const { level, what } =
+        e.state === "dead" ? GIVEN_UP : e.state === "succeeded" ? SUCCEEDED : RETRYING;
       // Successes are logged at debug: at the usual level, most deliveries build no line at all.
       if (!logger.isLevelEnabled(level)) return;
       const a = e.attempt;
@@ -30,12 +36,6 @@ export function logDeliveries(events: EngineEvents, logger: Logger): void {
           e.nextAttemptAt === null ? undefined : new Date(e.nextAttemptAt).toISOString(),
         failureClass: e.failureClass ?? undefined,
       };
-      const what =
-        level === "warn"
-          ? "delivery given up"
-          : level === "debug"
-            ? "delivery succeeded"
-            : "attempt failed; retry scheduled";
       logger[level](line, what);
     } else if (e.type === "circuit") {
       const t = e.transition;
