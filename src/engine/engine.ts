@@ -91,6 +91,16 @@ export class DeliveryEngine implements EngineControl {
    * the next full scan.
    */
   private announcedDuringClaim = Number.POSITIVE_INFINITY;
+  /**
+   * Until this time a scan can find nothing: the last one claimed everything due outside full
+   * endpoints, nothing has been announced since, and nothing else falls due before it. While a
+   * full endpoint drains, every freed slot wakes the pump for its refill; without this, each of
+   * those wake-ups also paid for a scan that came back empty (a write transaction on SQLite, a
+   * round trip on PostgreSQL). Any announcement, timer change or rescan clears it.
+   */
+  private quietUntil = Number.NEGATIVE_INFINITY;
+  /** Counts announcements, so a scan can tell whether one arrived while it ran. */
+  private announcements = 0;
   /** When the scan last started from the first due row (the safety net below RESCAN_MS). */
   private lastFullScanAt = Number.NEGATIVE_INFINITY;
   private readonly backlogged = new Set<EndpointRuntime>();
@@ -176,6 +186,8 @@ export class DeliveryEngine implements EngineControl {
   }
 
   private lowerCursor(at: number): void {
+    this.announcements++;
+    this.quietUntil = Number.NEGATIVE_INFINITY;
     if (at < this.dueCursor) this.dueCursor = at;
     if (at < this.announcedDuringClaim) this.announcedDuringClaim = at;
   }
@@ -228,12 +240,16 @@ export class DeliveryEngine implements EngineControl {
         if (now - this.lastFullScanAt >= RESCAN_MS) {
           this.lastFullScanAt = now;
           this.dueCursor = Number.MIN_SAFE_INTEGER;
+          this.quietUntil = Number.NEGATIVE_INFINITY;
           if (!this.fleet) this.evictIdle(now);
         }
         const leaseUntil = now + this.deps.settings.leaseMs;
         await this.refillBacklogged(now, leaseUntil);
         const free = this.free();
         if (free <= 0) break;
+        // The armed timer wakes the pump when the next delivery falls due.
+        if (now < this.quietUntil && this.timer !== null) break;
+        const announced = this.announcements;
         const exclude = this.fullEndpoints();
         const limit = Math.min(free, this.deps.settings.batchSize);
         this.announcedDuringClaim = Number.POSITIVE_INFINITY;
@@ -251,7 +267,7 @@ export class DeliveryEngine implements EngineControl {
         const reached = batch.length === limit ? batch[batch.length - 1]!.dueAt : now;
         this.dueCursor = Math.min(Math.max(this.dueCursor, reached), this.announcedDuringClaim);
         if (batch.length === limit) this.pumpAgain = true;
-        else await this.armTimer(now);
+        else await this.armTimer(now, announced);
       } while (this.pumpAgain && this.running);
     } catch (err) {
       this.log.error({ err }, "claiming deliveries failed; trying again in 1 s");
@@ -361,14 +377,18 @@ export class DeliveryEngine implements EngineControl {
    * Sleeps until the next delivery falls due; new messages and finished attempts wake it earlier.
    * Everything due by `now` outside full endpoints was just claimed, so only later rows count.
    */
-  private async armTimer(now: number): Promise<void> {
+  private async armTimer(now: number, announcedBeforeScan: number): Promise<void> {
     const next = await this.deps.store.nextDueAt([], now);
     const wait = next === null ? RESCAN_MS : Math.max(0, next - this.deps.clock.now());
     this.armRetry(Math.min(wait, RESCAN_MS));
+    if (this.announcements === announcedBeforeScan) {
+      this.quietUntil = next ?? Number.POSITIVE_INFINITY;
+    }
   }
 
   /** Wakes the pump after `ms`. */
   private armRetry(ms: number): void {
+    this.quietUntil = Number.NEGATIVE_INFINITY;
     if (!this.running) return;
     if (this.timer) this.deps.clock.clearTimer(this.timer);
     this.timer = this.deps.clock.setTimer(() => {

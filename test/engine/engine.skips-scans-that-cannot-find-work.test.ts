@@ -1,0 +1,87 @@
+/**
+ * While a full endpoint drains a backlog, every freed slot wakes the engine to refill it. A scan
+ * for other work right after one that found nothing, with nothing announced since and nothing
+ * falling due meanwhile, cannot find anything either; the engine skips it. These tests hold it to
+ * skipping only those: work announced or falling due in the meantime is still found on time.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { ClaimedDelivery, Store } from "../../src/store/port.js";
+import { FakeClock } from "../support/fake-clock.js";
+import { reached, settle, startEngine, type EngineHarness } from "../support/engine.js";
+import { Receiver } from "../support/receiver.js";
+
+/** Counts the engine's scans (claims not aimed at one endpoint) from now on. */
+function countScans(h: EngineHarness): { scans: number } {
+  const counter = { scans: 0 };
+  const claimDue = h.store.claimDue.bind(h.store);
+  h.store.claimDue = (req: Parameters<Store["claimDue"]>[0]): Promise<ClaimedDelivery[]> => {
+    if (req.endpointId === undefined) counter.scans++;
+    return claimDue(req);
+  };
+  return counter;
+}
+
+describe("scans that cannot find work", () => {
+  let h: EngineHarness;
+  let rx: Receiver;
+  afterEach(async () => {
+    await h.close();
+    await rx.close();
+  });
+
+  it("are not run while a full endpoint's freed slots are refilled", async () => {
+    h = await startEngine();
+    rx = await Receiver.start();
+    await h.addEndpoint(rx.url("/hook"), { concurrencyLimit: 2 });
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i++) ids.push(await h.post({ i }, { wake: false }));
+    const counter = countScans(h);
+    h.engine.wake();
+    for (const id of ids) await h.waitFor(reached(id, "succeeded"), 10_000);
+    expect(rx.requests).toHaveLength(60);
+    // One scan finds the backlog and one finds nothing more; each of the 58 refills used to scan.
+    expect(counter.scans).toBeLessThanOrEqual(3);
+  });
+
+  it("still finds work announced while quiet, due before what was due next", async () => {
+    const clock = new FakeClock();
+    h = await startEngine({ clock });
+    rx = await Receiver.start();
+    await h.addEndpoint(rx.url("/hook"));
+    const t0 = clock.now();
+    const later = await h.post({ n: "later" }, { dueAt: t0 + 10_000, wake: false });
+    h.engine.wake(t0 + 10_000);
+    await settle();
+    // The engine now knows nothing falls due before t0 + 10 s.
+    const sooner = await h.post({ n: "sooner" }, { dueAt: t0 + 2_000, wake: false });
+    h.engine.wake(t0 + 2_000);
+    await settle();
+
+    clock.advance(2_000);
+    await h.waitFor(reached(sooner, "succeeded"), 5_000);
+    expect(rx.requests).toHaveLength(1);
+    clock.advance(8_000);
+    await h.waitFor(reached(later, "succeeded"), 5_000);
+    expect(rx.requests).toHaveLength(2);
+  });
+
+  it("still finds work that falls due later, without being announced again", async () => {
+    const clock = new FakeClock();
+    h = await startEngine({ clock });
+    rx = await Receiver.start();
+    await h.addEndpoint(rx.url("/hook"), { concurrencyLimit: 1 });
+    const t0 = clock.now();
+    // Known to the store before the engine's scans; announced once, long before it is due.
+    const scheduled = await h.post({ n: "scheduled" }, { dueAt: t0 + 3_000, wake: false });
+    const now = [];
+    for (let i = 0; i < 5; i++) now.push(await h.post({ i }, { wake: false }));
+    h.engine.wake();
+    for (const id of now) await h.waitFor(reached(id, "succeeded"), 5_000);
+    await settle();
+    expect(rx.requests).toHaveLength(5);
+
+    clock.advance(3_000);
+    await h.waitFor(reached(scheduled, "succeeded"), 5_000);
+    expect(rx.requests).toHaveLength(6);
+  });
+});
