@@ -95,8 +95,8 @@ export class DeliveryEngine implements EngineControl {
    * Until this time a scan can find nothing: the last one claimed everything due outside full
    * endpoints, nothing has been announced since, and nothing else falls due before it. While a
    * full endpoint drains, every freed slot wakes the pump for its refill; without this, each of
-   * those wake-ups also paid for a scan that came back empty (a write transaction on SQLite, a
-   * round trip on PostgreSQL). Any announcement, timer change or rescan clears it.
+   * those wake-ups also paid for a scan that came back empty (a write transaction on SQLite).
+   * Any announcement, timer change or rescan clears it. Never set in a fleet (see armTimer).
    */
   private quietUntil = Number.NEGATIVE_INFINITY;
   /** Counts announcements, so a scan can tell whether one arrived while it ran. */
@@ -381,7 +381,9 @@ export class DeliveryEngine implements EngineControl {
     const next = await this.deps.store.nextDueAt([], now);
     const wait = next === null ? RESCAN_MS : Math.max(0, next - this.deps.clock.now());
     this.armRetry(Math.min(wait, RESCAN_MS));
-    if (this.announcements === announcedBeforeScan) {
+    // In a fleet a short scan proves less: rows another worker's claim had locked were skipped,
+    // and endpoints change hands without a wake-up here. There every wake-up scans, as before.
+    if (!this.fleet && this.announcements === announcedBeforeScan) {
       this.quietUntil = next ?? Number.POSITIVE_INFINITY;
     }
   }
