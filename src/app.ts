@@ -70,7 +70,7 @@ export function createHookline(
     pino({ level: config.logLevel, base: { service: "hookline" }, redact: REDACTED_LOG_PATHS });
   const clock = overrides.clock ?? systemClock;
   const adminToken = config.adminToken ?? loadOrCreateAdminToken(config.dataDir);
-  const store = openStore(config);
+  const store = openStore(config, logger);
   // One bus for domain events: the engine's and the dead-letter queue's.
   const events = new EngineEvents();
   const policyDefaults: PolicyDefaults = {

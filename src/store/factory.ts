@@ -10,11 +10,16 @@ import { PostgresStore } from "./postgres/store.js";
 import { DEFAULT_CHECKPOINTS } from "./sqlite/checkpointer.js";
 import { SqliteStore } from "./sqlite/store.js";
 
+/** Where the store reports trouble it survives. */
+export interface StoreLogger {
+  warn(obj: object, msg: string): void;
+}
+
 /**
  * Opens the configured store. SQLite is migrated here; PostgreSQL connects and migrates on first
  * use (hookline's start), so a database that is down fails start-up with StoreUnavailableError.
  */
-export function openStore(config: Readonly<Config>): Store {
+export function openStore(config: Readonly<Config>, log?: StoreLogger): Store {
   const limits = { maxOpenDeadLettersPerEndpoint: config.dlqMaxPerEndpoint };
   const cipher = new FieldCipher(config.encryptionKey, config.encryptionOldKeys);
   if (config.databaseUrl) {
@@ -31,6 +36,13 @@ export function openStore(config: Readonly<Config>): Store {
     synchronous: config.sqliteSynchronous,
     limits,
     cipher,
-    checkpoints: DEFAULT_CHECKPOINTS,
+    checkpoints: {
+      ...DEFAULT_CHECKPOINTS,
+      onFailure: (err) =>
+        log?.warn(
+          { err },
+          "the SQLite checkpoint thread stopped; from now on commits checkpoint the WAL every 1,000 pages, as SQLite does by default, and wait for it",
+        ),
+    },
   });
 }

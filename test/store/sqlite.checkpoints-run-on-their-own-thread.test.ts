@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { CheckpointSettings } from "../../src/store/sqlite/checkpointer.js";
+import Database from "better-sqlite3";
+import { Checkpointer, type CheckpointSettings } from "../../src/store/sqlite/checkpointer.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { niceOf, threadIds } from "../support/threads.js";
 import { accept, anApplication } from "./behaviour/fixtures.js";
@@ -90,5 +91,26 @@ describe("SQLite checkpoints", () => {
     await db.write(50);
     await db.store.close();
     expect(existsSync(`${db.path}-wal`)).toBe(false);
+  });
+
+  it("that fail are reported, and the writer goes back to SQLite's own mark", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hookline-ckpt-"));
+    dirs.push(dir);
+    const db = new Database(join(dir, "hookline.db"));
+    db.pragma("journal_mode = WAL");
+    // The thread opens its own connection, here to a file in a directory that does not exist.
+    const failures: Error[] = [];
+    const checkpointer = new Checkpointer(db, join(dir, "gone", "hookline.db"), {
+      everyMs: 20,
+      walLimitPages: 16_384,
+      onFailure: (err) => failures.push(err),
+    });
+    expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(16_384);
+    await eventually(() => failures.length > 0);
+    expect(failures[0]!.message).toMatch(/directory does not exist/);
+    // At the high mark, with nothing copied by the thread, one commit would copy 64 MiB.
+    expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(1_000);
+    await checkpointer.close();
+    db.close();
   });
 });

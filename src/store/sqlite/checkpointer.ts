@@ -19,7 +19,12 @@ export interface CheckpointSettings {
   everyMs: number;
   /** The writer checkpoints itself once the WAL holds this many pages (4 KiB each). */
   walLimitPages: number;
+  /** Told if the thread fails; the writer has then gone back to SQLite's own checkpoints. */
+  onFailure?: (err: Error) => void;
 }
+
+/** SQLite's own mark, which the writer returns to if the thread fails. */
+const SQLITE_DEFAULT_MARK = 1_000;
 
 // Small and often: the thread's copy and fsyncs still slow the writer's own WAL writes a little
 // while they run, in proportion to what each checkpoint carries. Accepting at 1,000 messages/s,
@@ -62,9 +67,13 @@ export class Checkpointer {
     });
     // It never keeps the process alive; close() stops it.
     this.worker.unref();
-    // Should it ever fail, the writer's own checkpoint at the mark still bounds the WAL; without
-    // a listener the error would be thrown here.
-    this.worker.on("error", () => {});
+    // Should it ever fail, the writer goes back to SQLite's own checkpoints at 1,000 pages: at
+    // the high mark, with nothing copied beforehand, a checkpoint would copy 64 MiB inside one
+    // commit. (Without a listener the error would be thrown here.)
+    this.worker.on("error", (err) => {
+      db.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_MARK}`);
+      settings.onFailure?.(err);
+    });
     this.exited = new Promise((resolve) => {
       this.worker.once("exit", () => resolve());
     });
