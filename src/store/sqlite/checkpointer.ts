@@ -71,7 +71,8 @@ export class Checkpointer {
     // the high mark, with nothing copied beforehand, a checkpoint would copy 64 MiB inside one
     // commit. (Without a listener the error would be thrown here.)
     this.worker.on("error", (err) => {
-      db.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_MARK}`);
+      // A handler that threw here would take the process down: only an open connection is set.
+      if (db.open) db.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_MARK}`);
       settings.onFailure?.(err);
     });
     this.exited = new Promise((resolve) => {
