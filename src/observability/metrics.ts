@@ -43,8 +43,12 @@ export class HooklineMetrics {
   /** Running totals the alert evaluator samples. */
   readonly tally = new Tally();
   readonly slots: EndpointSlots;
-  /** Per endpoint with a slot: how to remove each of its series when it loses the slot. */
-  private readonly series = new Map<string, Map<string, () => void>>();
+  /**
+   * Per endpoint with a slot: how to remove each of its series when it loses the slot, by metric
+   * and then by its other label's value. Every delivery looks here several times, so the lookup
+   * builds no key of its own.
+   */
+  private readonly series = new Map<string, Map<object, Map<string, () => void>>>();
   private lastSnapshot: BacklogSnapshot | null = null;
   private lastDrillSuccessAt: number | null = null;
 
@@ -331,13 +335,19 @@ export class HooklineMetrics {
     if (endpoint === OTHER_ENDPOINTS) return;
     let own = this.series.get(endpoint);
     if (!own) this.series.set(endpoint, (own = new Map()));
-    const key = `${(metric as unknown as { name: string }).name}|${Object.values(labels).join("|")}`;
-    if (!own.has(key)) own.set(key, () => metric.remove(labels));
+    let ofMetric = own.get(metric);
+    if (!ofMetric) own.set(metric, (ofMetric = new Map()));
+    // Every per-endpoint metric has at most one label besides the endpoint.
+    let other = "";
+    for (const name in labels) if (name !== "endpoint") other = labels[name]!;
+    if (!ofMetric.has(other)) ofMetric.set(other, () => metric.remove(labels));
   }
 
   /** Removes the series of an endpoint that lost its slot. */
   private forget(endpoint: string): void {
-    for (const remove of this.series.get(endpoint)?.values() ?? []) remove();
+    for (const ofMetric of this.series.get(endpoint)?.values() ?? []) {
+      for (const remove of ofMetric.values()) remove();
+    }
     this.series.delete(endpoint);
   }
 }
