@@ -12,6 +12,7 @@ import type {
   Release,
   Store,
 } from "../port.js";
+import { addToStats, type StatsDelta } from "../endpoint-stats.js";
 import { all, exec, one, Params, tx, type Conn, type Row } from "./database.js";
 import type { DeadLetters } from "./dead-letters.js";
 import { matches } from "./fan-out.js";
@@ -189,7 +190,7 @@ export class Deliveries {
       const recorded = batch.filter((o) => moved.has(o.deliveryId));
       await this.insertAttempts(c, recorded);
       const changes: DeadLetterChange[] = [];
-      const stats = new Map<string, { h: number; c: number; i: number; ok: number | null }>();
+      const stats = new Map<string, StatsDelta>();
       for (const o of recorded) {
         const next = o.next;
         const deadLetterId = moved.get(o.deliveryId);
@@ -202,24 +203,17 @@ export class Deliveries {
         if (o.disableEndpoint) {
           await exec(c, S.disableEndpoint, [o.disableEndpoint, o.at, o.endpointId]);
         }
-        if (o.retryAfter || next.kind === "succeeded") {
-          const s = stats.get(o.endpointId) ?? { h: 0, c: 0, i: 0, ok: null };
-          if (o.retryAfter === "honoured") s.h++;
-          if (o.retryAfter === "capped") s.c++;
-          if (o.retryAfter === "ignored") s.i++;
-          if (next.kind === "succeeded") s.ok = Math.max(s.ok ?? 0, o.at);
-          stats.set(o.endpointId, s);
-        }
+        addToStats(stats, o);
       }
       if (stats.size) {
         // In endpoint order, so two batches at once lock the stats rows in the same order.
         const rows = [...stats].sort(([a], [b]) => (a < b ? -1 : 1));
         await exec(c, S.bumpStats, [
           rows.map(([id]) => id),
-          rows.map(([, s]) => s.h),
-          rows.map(([, s]) => s.c),
-          rows.map(([, s]) => s.i),
-          rows.map(([, s]) => s.ok),
+          rows.map(([, s]) => s.honoured),
+          rows.map(([, s]) => s.capped),
+          rows.map(([, s]) => s.ignored),
+          rows.map(([, s]) => s.lastSuccessAt),
         ]);
       }
       return changes;

@@ -12,6 +12,7 @@ import type {
   Release,
   Store,
 } from "../port.js";
+import { addToStats, type StatsDelta } from "../endpoint-stats.js";
 import type { DeadLetters } from "./dead-letters.js";
 import { fanOutTarget, matches, type FanOutTarget } from "./fan-out.js";
 import { paginate } from "./pagination.js";
@@ -215,7 +216,7 @@ export class Deliveries {
 
   private recordRows(outcomes: readonly DeliveryOutcome[]): DeadLetterChange[] {
     const changes: DeadLetterChange[] = [];
-    const stats = new Map<string, { h: number; c: number; i: number; ok: number | null }>();
+    const stats = new Map<string, StatsDelta>();
     for (const o of outcomes) {
       const a = o.attempt;
       const next = o.next;
@@ -254,16 +255,11 @@ export class Deliveries {
         changes.push(this.deadLetters.recordDead(o, next.failureClass, next.reason));
       }
       if (o.disableEndpoint) this.s.disableEndpoint.run(o.disableEndpoint, o.at, o.endpointId);
-      if (o.retryAfter || next.kind === "succeeded") {
-        const s = stats.get(o.endpointId) ?? { h: 0, c: 0, i: 0, ok: null };
-        if (o.retryAfter === "honoured") s.h++;
-        if (o.retryAfter === "capped") s.c++;
-        if (o.retryAfter === "ignored") s.i++;
-        if (next.kind === "succeeded") s.ok = Math.max(s.ok ?? 0, o.at);
-        stats.set(o.endpointId, s);
-      }
+      addToStats(stats, o);
     }
-    for (const [endpointId, s] of stats) this.s.bumpStats.run(endpointId, s.h, s.c, s.i, s.ok);
+    for (const [endpointId, s] of stats) {
+      this.s.bumpStats.run(endpointId, s.honoured, s.capped, s.ignored, s.lastSuccessAt);
+    }
     return changes;
   }
 
