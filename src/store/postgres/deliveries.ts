@@ -13,7 +13,7 @@ import type {
   Store,
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
-import { all, exec, one, Params, tx, type Conn, type Row } from "./database.js";
+import { all, exec, one, Params, tx, type Conn, type Row, type Sql } from "./database.js";
 import type { DeadLetters } from "./dead-letters.js";
 import { matches } from "./fan-out.js";
 import { paginate } from "./pagination.js";
@@ -283,7 +283,7 @@ export class Deliveries {
 }
 
 /** The claim statement for a request: shared or not, one endpoint or the due index. */
-function claimStatement(req: ClaimRequest): [string, unknown[]] {
+function claimStatement(req: ClaimRequest): [Sql, unknown[]] {
   const w = req.worker;
   const dueFrom = req.dueFrom ?? Number.MIN_SAFE_INTEGER;
   if (req.endpointId !== undefined) {

@@ -1,7 +1,9 @@
 /**
  * The PostgreSQL store's fixed statements, grouped by who uses them. Unqualified table names
- * resolve in hookline's schema (every pooled connection's search_path).
+ * resolve in hookline's schema (every pooled connection's search_path). Those run for every
+ * message or delivery are prepared (see `prepared`); the rest are sent as text.
  */
+import { prepared } from "./database.js";
 
 /** Applications, endpoints, event types and idempotency keys. */
 export const CATALOGUE = {
@@ -49,17 +51,26 @@ export const DELIVERIES = {
   findMessage: `SELECT * FROM messages WHERE app_id = $1 AND (id = $2 OR event_id = $2)
     ORDER BY id LIMIT 1`,
   // Two accepts of one eventId at once: the second waits for the first's commit, then does nothing.
-  insertMessage: `INSERT INTO messages
+  insertMessage: prepared(
+    "insertMessage",
+    `INSERT INTO messages
     (id, app_id, event_type, event_id, channels, tags, payload, created_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
     ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING`,
-  fanOutTargets: `SELECT e.id, e.filter_types, e.channels, c.state AS circuit_state,
+  ),
+  fanOutTargets: prepared(
+    "fanOutTargets",
+    `SELECT e.id, e.filter_types, e.channels, c.state AS circuit_state,
     c.next_probe_at FROM endpoints e LEFT JOIN circuits c ON c.endpoint_id = e.id
     WHERE e.app_id = $1 AND NOT e.disabled ORDER BY e.id`,
-  insertDeliveries: `INSERT INTO deliveries
+  ),
+  insertDeliveries: prepared(
+    "insertDeliveries",
+    `INSERT INTO deliveries
     (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
     SELECT v.id, $1::text, $2::text, v.endpoint_id, 'pending', $3::text, v.due, $4::bigint
     FROM unnest($5::text[], $6::text[], $7::bigint[]) AS v(id, endpoint_id, due)`,
+  ),
   insertResend: `INSERT INTO deliveries
     (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
     VALUES ($1, $2, $3, $4, 'pending', 'resend', $5, $5) RETURNING *`,
@@ -69,7 +80,9 @@ export const DELIVERIES = {
   // on each other's rows and never take the same row twice; each skips what another is claiming
   // and takes the next due rows instead. The CTE walks the partial index of pending rows in due
   // order and locks at most $3 of them; the UPDATE claims exactly those in the same statement.
-  claim: `WITH due AS (
+  claim: prepared(
+    "claim",
+    `WITH due AS (
       SELECT id FROM deliveries
       WHERE state = 'pending' AND next_attempt_at <= $1 AND endpoint_id <> ALL($2::text[])
         AND next_attempt_at >= $5
@@ -81,6 +94,7 @@ export const DELIVERIES = {
     FROM due WHERE d.id = due.id
     RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
       d.first_attempt_at, d.last_delay_ms, d.next_attempt_at`,
+  ),
   // The claim of a worker sharing the database ($6 the worker, $7 the dead-before time). Rows of
   // endpoints another live worker owns are passed over; of the rest, the worker's own are claimed,
   // and endpoints nobody (alive) owns become its own in the same statement. Two workers taking
@@ -88,7 +102,9 @@ export const DELIVERIES = {
   // first's row and changes nothing, so its rows of that endpoint stay pending, and it reports
   // the endpoint as contended (kind 'lost') so the owner can be told to look for them.
   // Endpoints are taken in id order so two claims never wait on each other in opposite orders.
-  claimOwned: `WITH due AS (
+  claimOwned: prepared(
+    "claimOwned",
+    `WITH due AS (
       SELECT d.id, d.endpoint_id, o.worker_id IS NOT DISTINCT FROM $6 AS mine
       FROM deliveries d
       LEFT JOIN endpoint_owners o ON o.endpoint_id = d.endpoint_id
@@ -120,9 +136,12 @@ export const DELIVERIES = {
     SELECT DISTINCT 'lost', NULL::text, NULL::text, NULL::text, endpoint_id, NULL::text,
       NULL::integer, NULL::bigint, NULL::bigint, NULL::bigint
     FROM due WHERE NOT mine AND endpoint_id NOT IN (SELECT endpoint_id FROM taken)`,
+  ),
   // One endpoint through its own index, for a worker that owns it or may take it now; ownership
   // is taken only when there is due work to take with it.
-  claimOwnedForEndpoint: `WITH due AS (
+  claimOwnedForEndpoint: prepared(
+    "claimOwnedForEndpoint",
+    `WITH due AS (
       SELECT id FROM deliveries
       WHERE state = 'pending' AND endpoint_id = $2 AND next_attempt_at <= $1
       ORDER BY next_attempt_at
@@ -142,9 +161,15 @@ export const DELIVERIES = {
     FROM due WHERE d.id = due.id AND EXISTS (SELECT 1 FROM owner)
     RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
       d.first_attempt_at, d.last_delay_ms, d.next_attempt_at`,
-  messagesForClaim: "SELECT id, event_type, payload FROM messages WHERE id = ANY($1::text[])",
+  ),
+  messagesForClaim: prepared(
+    "messagesForClaim",
+    "SELECT id, event_type, payload FROM messages WHERE id = ANY($1::text[])",
+  ),
   // One endpoint's due rows through its own index: the cost is the batch, not the backlog.
-  claimForEndpoint: `WITH due AS (
+  claimForEndpoint: prepared(
+    "claimForEndpoint",
+    `WITH due AS (
       SELECT id FROM deliveries
       WHERE state = 'pending' AND endpoint_id = $2 AND next_attempt_at <= $1
       ORDER BY next_attempt_at
@@ -155,12 +180,18 @@ export const DELIVERIES = {
     FROM due WHERE d.id = due.id
     RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
       d.first_attempt_at, d.last_delay_ms, d.next_attempt_at`,
-  nextDue: `SELECT next_attempt_at AS at FROM deliveries
+  ),
+  nextDue: prepared(
+    "nextDue",
+    `SELECT next_attempt_at AS at FROM deliveries
     WHERE state = 'pending' AND endpoint_id <> ALL($1::text[]) AND next_attempt_at > $2
     ORDER BY next_attempt_at LIMIT 1`,
+  ),
   // One statement for the whole batch: each claimed delivery moves to its next state; `tried` says
   // whether an attempt was made (an attempt-less end spends none). Unclaimed ones are left alone.
-  advance: `UPDATE deliveries d SET state = v.state,
+  advance: prepared(
+    "advance",
+    `UPDATE deliveries d SET state = v.state,
       attempt_count = d.attempt_count + CASE WHEN v.tried THEN 1 ELSE 0 END,
       first_attempt_at = CASE WHEN v.tried THEN coalesce(d.first_attempt_at, v.at)
         ELSE d.first_attempt_at END,
@@ -171,7 +202,10 @@ export const DELIVERIES = {
       AS v(id, state, at, next, delay, tried)
     WHERE d.id = v.id AND d.state = 'inflight'
     RETURNING d.id, d.dead_letter_id`,
-  insertAttempts: `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
+  ),
+  insertAttempts: prepared(
+    "insertAttempts",
+    `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
       trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
     SELECT v.id, d.id, d.app_id, d.message_id, d.endpoint_id, v.at, v.trigger, v.url, v.status,
       v.error, v.detail, v.duration, v.snippet, v.outcome
@@ -180,9 +214,12 @@ export const DELIVERIES = {
       WITH ORDINALITY AS v(id, delivery, at, trigger, url, status, error, detail, duration,
         snippet, outcome, n)
     JOIN deliveries d ON d.id = v.delivery ORDER BY v.n`,
+  ),
   disableEndpoint: `UPDATE endpoints SET disabled = true, disabled_reason = $1, updated_at = $2
     WHERE id = $3`,
-  bumpStats: `INSERT INTO endpoint_stats AS s (endpoint_id, retry_after_honoured,
+  bumpStats: prepared(
+    "bumpStats",
+    `INSERT INTO endpoint_stats AS s (endpoint_id, retry_after_honoured,
       retry_after_capped, retry_after_ignored, last_success_at)
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
     ON CONFLICT (endpoint_id) DO UPDATE SET
@@ -190,9 +227,13 @@ export const DELIVERIES = {
       retry_after_capped = s.retry_after_capped + excluded.retry_after_capped,
       retry_after_ignored = s.retry_after_ignored + excluded.retry_after_ignored,
       last_success_at = GREATEST(s.last_success_at, excluded.last_success_at)`,
-  release: `UPDATE deliveries d SET state = 'pending', lease_until = NULL, next_attempt_at = v.at
+  ),
+  release: prepared(
+    "release",
+    `UPDATE deliveries d SET state = 'pending', lease_until = NULL, next_attempt_at = v.at
     FROM unnest($1::text[], $2::bigint[]) AS v(id, at)
     WHERE d.id = v.id AND d.state = 'inflight'`,
+  ),
   pauseEndpoint: `UPDATE deliveries SET next_attempt_at = $1
     WHERE endpoint_id = $2 AND state = 'pending' AND next_attempt_at < $1`,
   getDelivery: "SELECT * FROM deliveries WHERE id = $1",
