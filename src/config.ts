@@ -19,6 +19,8 @@ export interface Config {
   pgSchema: string;
   /** Connections one hookline process may open to PostgreSQL at once. */
   pgPoolSize: number;
+  /** Prepare the statements run per message and delivery (off for poolers that cannot keep them). */
+  pgPreparedStatements: boolean;
   allowPrivateTargets: boolean;
   requestTimeoutMs: number;
   secretGraceMs: number;
@@ -94,6 +96,7 @@ export function resolveConfig(env: Env): Readonly<Config> {
     databaseUrl: env.DATABASE_URL?.trim() || null,
     pgSchema: schema(env, "HOOKLINE_PG_SCHEMA", "hookline"),
     pgPoolSize: int(env, "HOOKLINE_PG_POOL_SIZE", 10, 1, 1000),
+    pgPreparedStatements: bool(env, "HOOKLINE_PG_PREPARED_STATEMENTS", true),
     allowPrivateTargets: bool(env, "HOOKLINE_ALLOW_PRIVATE_TARGETS", false),
     requestTimeoutMs: int(env, "HOOKLINE_REQUEST_TIMEOUT_MS", 15_000, 1_000, 30_000),
     secretGraceMs: int(env, "HOOKLINE_SECRET_GRACE_SECONDS", 86_400, 0, 30 * 86_400) * 1000,

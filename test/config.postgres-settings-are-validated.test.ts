@@ -3,11 +3,12 @@ import { resolveConfig } from "../src/config.js";
 import { ConfigError } from "../src/errors.js";
 
 describe("the PostgreSQL settings", () => {
-  it("default to no DATABASE_URL (SQLite), schema hookline and 10 connections", () => {
+  it("default to no DATABASE_URL (SQLite), schema hookline, 10 connections, prepared statements", () => {
     expect(resolveConfig({})).toMatchObject({
       databaseUrl: null,
       pgSchema: "hookline",
       pgPoolSize: 10,
+      pgPreparedStatements: true,
     });
   });
 
@@ -16,11 +17,13 @@ describe("the PostgreSQL settings", () => {
       DATABASE_URL: " postgres://hookline@db.internal:5432/hookline ",
       HOOKLINE_PG_SCHEMA: "webhooks_eu",
       HOOKLINE_PG_POOL_SIZE: "25",
+      HOOKLINE_PG_PREPARED_STATEMENTS: "false",
     });
     expect(c).toMatchObject({
       databaseUrl: "postgres://hookline@db.internal:5432/hookline",
       pgSchema: "webhooks_eu",
       pgPoolSize: 25,
+      pgPreparedStatements: false,
     });
   });
 
@@ -33,6 +36,11 @@ describe("the PostgreSQL settings", () => {
     }
     expect(() => resolveConfig({ HOOKLINE_PG_POOL_SIZE: "0" })).toThrow(
       new ConfigError('HOOKLINE_PG_POOL_SIZE must be a whole number from 1 to 1000, got "0"'),
+    );
+    expect(() => resolveConfig({ HOOKLINE_PG_PREPARED_STATEMENTS: "sometimes" })).toThrow(
+      new ConfigError(
+        'HOOKLINE_PG_PREPARED_STATEMENTS must be 1 or 0 (true/false), got "sometimes"',
+      ),
     );
   });
 });

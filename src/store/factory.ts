@@ -27,6 +27,7 @@ export function openStore(config: Readonly<Config>, log?: StoreLogger): Store {
       connectionString: config.databaseUrl,
       schema: config.pgSchema,
       poolSize: config.pgPoolSize,
+      preparedStatements: config.pgPreparedStatements,
       limits,
       cipher,
     });

@@ -15,6 +15,12 @@ export interface PostgresOptions {
   schema: string;
   /** Connections the pool may open at once. */
   poolSize: number;
+  /**
+   * Prepare the statements declared with `prepared` (the default). Off: they are sent as text,
+   * for a pooler that hands each transaction another server connection without carrying prepared
+   * statements over (PgBouncer in transaction mode before 1.21, or with max_prepared_statements 0).
+   */
+  preparedStatements?: boolean;
   /** Limits enforced as it writes; defaults to DEFAULT_STORE_LIMITS. */
   limits?: Partial<StoreLimits>;
   /** Seals secrets and payloads at rest; without one, they are stored as plaintext. */
@@ -50,6 +56,15 @@ export type Sql = string | Prepared;
 /** Declares a prepared statement; `name` must be unique in hookline's schema. */
 export function prepared(name: string, text: string): Prepared {
   return { name: `hookline_${name}`, text };
+}
+
+/** The same statements, to be sent as text instead (see `PostgresOptions.preparedStatements`). */
+export function asText<T extends Record<string, Sql>>(statements: T): { [K in keyof T]: Sql } {
+  const out: Record<string, Sql> = {};
+  for (const [key, sql] of Object.entries(statements)) {
+    out[key] = typeof sql === "string" ? sql : sql.text;
+  }
+  return out as { [K in keyof T]: Sql };
 }
 
 function query(sql: Sql, values: unknown[]): QueryConfig {

@@ -18,9 +18,10 @@ import type { DeadLetters } from "./dead-letters.js";
 import { matches } from "./fan-out.js";
 import { paginate } from "./pagination.js";
 import { deliveryFromRow, messageFromRow, toJson } from "./rows.js";
-import { DELIVERIES as S } from "./statements.js";
+import type { DELIVERIES } from "./statements.js";
 
 export type ClaimRequest = Parameters<Store["claimDue"]>[0];
+type Statements = { readonly [K in keyof typeof DELIVERIES]: Sql };
 export type ResendRequest = Parameters<Store["enqueueResend"]>[0];
 
 /** Message and delivery operations; `PostgresStore` wraps each call in its error mapping. */
@@ -28,13 +29,15 @@ export class Deliveries {
   constructor(
     private readonly pool: pg.Pool,
     private readonly deadLetters: DeadLetters,
+    /** DELIVERIES, prepared or as text (see `PostgresOptions.preparedStatements`). */
+    private readonly S: Statements,
   ) {}
 
   // ---- messages -----------------------------------------------------------------------------
 
   acceptMessage(msg: NewMessage): Promise<AcceptResult> {
     return tx(this.pool, async (c): Promise<AcceptResult> => {
-      const inserted = await exec(c, S.insertMessage, [
+      const inserted = await exec(c, this.S.insertMessage, [
         msg.id,
         msg.appId,
         msg.eventType,
@@ -46,13 +49,13 @@ export class Deliveries {
       ]);
       if (inserted === 0) {
         // Only a repeated eventId conflicts (ON CONFLICT names its index); the first one stands.
-        const existing = await one(c, S.findMessageByEventId, [msg.appId, msg.eventId]);
+        const existing = await one(c, this.S.findMessageByEventId, [msg.appId, msg.eventId]);
         return { message: messageFromRow(existing!), created: false, deliveries: 0 };
       }
       const ids: string[] = [];
       const endpoints: string[] = [];
       const due: number[] = [];
-      for (const ep of await all(c, S.fanOutTargets, [msg.appId])) {
+      for (const ep of await all(c, this.S.fanOutTargets, [msg.appId])) {
         if (!matches(ep, msg)) continue;
         // An open circuit holds new deliveries until its probe, so they spend nothing meanwhile.
         const probeAt = ep.circuit_state === "open" ? Number(ep.next_probe_at ?? 0) : 0;
@@ -61,7 +64,7 @@ export class Deliveries {
         due.push(Math.max(msg.dueAt, probeAt));
       }
       if (ids.length) {
-        await exec(c, S.insertDeliveries, [
+        await exec(c, this.S.insertDeliveries, [
           msg.appId,
           msg.id,
           "message",
@@ -86,7 +89,7 @@ export class Deliveries {
   }
 
   async findMessage(appId: string, idOrEventId: string): Promise<Message | null> {
-    const row = await one(this.pool, S.findMessage, [appId, idOrEventId]);
+    const row = await one(this.pool, this.S.findMessage, [appId, idOrEventId]);
     return row ? messageFromRow(row) : null;
   }
 
@@ -113,7 +116,7 @@ export class Deliveries {
   }
 
   async enqueueResend(input: ResendRequest): Promise<Delivery> {
-    const row = await one(this.pool, S.insertResend, [
+    const row = await one(this.pool, this.S.insertResend, [
       input.id,
       input.appId,
       input.messageId,
@@ -126,21 +129,21 @@ export class Deliveries {
   // ---- the engine's side --------------------------------------------------------------------
 
   recoverInflight(now: number): Promise<number> {
-    return exec(this.pool, S.recoverInflight, [now]);
+    return exec(this.pool, this.S.recoverInflight, [now]);
   }
 
-  /** The claim (one statement, see `S.claim`) and its payloads, in one transaction. */
+  /** The claim (one statement, see `this.S.claim`) and its payloads, in one transaction. */
   async claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
     const contended: string[] = [];
     const claimed = await tx(this.pool, async (c) => {
       contended.length = 0;
-      const found = await all(c, ...claimStatement(req));
+      const found = await all(c, ...claimStatement(this.S, req));
       for (const r of found) if (r.kind === "lost") contended.push(String(r.endpoint_id));
       const rows = found.filter((r) => r.kind !== "lost");
       if (rows.length === 0) return [];
       const messageIds = [...new Set(rows.map((r) => String(r.message_id)))];
       const messages = new Map(
-        (await all(c, S.messagesForClaim, [messageIds])).map((m) => [String(m.id), m]),
+        (await all(c, this.S.messagesForClaim, [messageIds])).map((m) => [String(m.id), m]),
       );
       const out: ClaimedDelivery[] = [];
       for (const r of rows) {
@@ -170,7 +173,7 @@ export class Deliveries {
   }
 
   async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {
-    const row = await one(this.pool, S.nextDue, [
+    const row = await one(this.pool, this.S.nextDue, [
       [...excludeEndpoints],
       after ?? Number.MIN_SAFE_INTEGER,
     ]);
@@ -201,14 +204,14 @@ export class Deliveries {
           changes.push(await this.deadLetters.recordDead(c, o, next.failureClass, next.reason));
         }
         if (o.disableEndpoint) {
-          await exec(c, S.disableEndpoint, [o.disableEndpoint, o.at, o.endpointId]);
+          await exec(c, this.S.disableEndpoint, [o.disableEndpoint, o.at, o.endpointId]);
         }
         addToStats(stats, o);
       }
       if (stats.size) {
         // In endpoint order, so two batches at once lock the stats rows in the same order.
         const rows = [...stats].sort(([a], [b]) => (a < b ? -1 : 1));
-        await exec(c, S.bumpStats, [
+        await exec(c, this.S.bumpStats, [
           rows.map(([id]) => id),
           rows.map(([, s]) => s.honoured),
           rows.map(([, s]) => s.capped),
@@ -226,7 +229,7 @@ export class Deliveries {
     batch: readonly DeliveryOutcome[],
   ): Promise<Map<string, string | null>> {
     const next = batch.map((o) => o.next);
-    const rows = await all(c, S.advance, [
+    const rows = await all(c, this.S.advance, [
       batch.map((o) => o.deliveryId),
       next.map((n) => (n.kind === "retry" ? "pending" : n.kind)),
       batch.map((o) => o.at),
@@ -246,7 +249,7 @@ export class Deliveries {
     const made = recorded.filter((o) => o.attempt !== null);
     if (made.length === 0) return;
     const a = made.map((o) => o.attempt!);
-    await exec(c, S.insertAttempts, [
+    await exec(c, this.S.insertAttempts, [
       a.map((x) => x.id),
       made.map((o) => o.deliveryId),
       a.map((x) => x.at),
@@ -265,25 +268,25 @@ export class Deliveries {
     // The first release of a delivery wins, as one at a time would.
     const seen = new Set<string>();
     const first = releases.filter((r) => !seen.has(r.deliveryId) && seen.add(r.deliveryId));
-    await exec(this.pool, S.release, [first.map((r) => r.deliveryId), first.map((r) => r.at)]);
+    await exec(this.pool, this.S.release, [first.map((r) => r.deliveryId), first.map((r) => r.at)]);
   }
 
   pauseEndpoint(endpointId: string, until: number): Promise<number> {
-    return exec(this.pool, S.pauseEndpoint, [until, endpointId]);
+    return exec(this.pool, this.S.pauseEndpoint, [until, endpointId]);
   }
 
   async getDelivery(id: string): Promise<Delivery | null> {
-    const row = await one(this.pool, S.getDelivery, [id]);
+    const row = await one(this.pool, this.S.getDelivery, [id]);
     return row ? deliveryFromRow(row) : null;
   }
 
   async listDeliveries(messageId: string): Promise<Delivery[]> {
-    return (await all(this.pool, S.deliveriesOfMessage, [messageId])).map(deliveryFromRow);
+    return (await all(this.pool, this.S.deliveriesOfMessage, [messageId])).map(deliveryFromRow);
   }
 }
 
 /** The claim statement for a request: shared or not, one endpoint or the due index. */
-function claimStatement(req: ClaimRequest): [Sql, unknown[]] {
+function claimStatement(S: Statements, req: ClaimRequest): [Sql, unknown[]] {
   const w = req.worker;
   const dueFrom = req.dueFrom ?? Number.MIN_SAFE_INTEGER;
   if (req.endpointId !== undefined) {

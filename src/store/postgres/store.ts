@@ -53,7 +53,8 @@ import { Sealing } from "../sealing.js";
 import { ApiTokens } from "./api-tokens.js";
 import { Catalogue } from "./catalogue.js";
 import { PostgresCoordination } from "./coordination.js";
-import { mapError, newClient, openPool, type PostgresOptions } from "./database.js";
+import { asText, mapError, newClient, openPool, type PostgresOptions } from "./database.js";
+import { DELIVERIES } from "./statements.js";
 import { DeadLetters } from "./dead-letters.js";
 import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.js";
 import { History } from "./history.js";
@@ -99,7 +100,11 @@ export class PostgresStore implements Store {
     const limits = { ...DEFAULT_STORE_LIMITS, ...options.limits };
     this.catalogue = new Catalogue(this.pool);
     this.deadLetters = new DeadLetters(this.pool, limits);
-    this.deliveries = new Deliveries(this.pool, this.deadLetters);
+    this.deliveries = new Deliveries(
+      this.pool,
+      this.deadLetters,
+      options.preparedStatements === false ? asText(DELIVERIES) : DELIVERIES,
+    );
     this.history = new History(this.pool);
     this.observability = new Observability(this.pool);
     this.replayJobs = new ReplayJobs(this.pool, this.deadLetters);
