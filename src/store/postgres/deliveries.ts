@@ -21,8 +21,8 @@ import { deliveryFromRow, messageFromRow, toJson } from "./rows.js";
 import type { DELIVERIES } from "./statements.js";
 
 export type ClaimRequest = Parameters<Store["claimDue"]>[0];
-type Statements = { readonly [K in keyof typeof DELIVERIES]: Sql };
 export type ResendRequest = Parameters<Store["enqueueResend"]>[0];
+type Statements = { readonly [K in keyof typeof DELIVERIES]: Sql };
 
 /** Message and delivery operations; `PostgresStore` wraps each call in its error mapping. */
 export class Deliveries {
@@ -30,14 +30,14 @@ export class Deliveries {
     private readonly pool: pg.Pool,
     private readonly deadLetters: DeadLetters,
     /** DELIVERIES, prepared or as text (see `PostgresOptions.preparedStatements`). */
-    private readonly S: Statements,
+    private readonly sql: Statements,
   ) {}
 
   // ---- messages -----------------------------------------------------------------------------
 
   acceptMessage(msg: NewMessage): Promise<AcceptResult> {
     return tx(this.pool, async (c): Promise<AcceptResult> => {
-      const inserted = await exec(c, this.S.insertMessage, [
+      const inserted = await exec(c, this.sql.insertMessage, [
         msg.id,
         msg.appId,
         msg.eventType,
@@ -49,13 +49,13 @@ export class Deliveries {
       ]);
       if (inserted === 0) {
         // Only a repeated eventId conflicts (ON CONFLICT names its index); the first one stands.
-        const existing = await one(c, this.S.findMessageByEventId, [msg.appId, msg.eventId]);
+        const existing = await one(c, this.sql.findMessageByEventId, [msg.appId, msg.eventId]);
         return { message: messageFromRow(existing!), created: false, deliveries: 0 };
       }
       const ids: string[] = [];
       const endpoints: string[] = [];
       const due: number[] = [];
-      for (const ep of await all(c, this.S.fanOutTargets, [msg.appId])) {
+      for (const ep of await all(c, this.sql.fanOutTargets, [msg.appId])) {
         if (!matches(ep, msg)) continue;
         // An open circuit holds new deliveries until its probe, so they spend nothing meanwhile.
         const probeAt = ep.circuit_state === "open" ? Number(ep.next_probe_at ?? 0) : 0;
@@ -64,7 +64,7 @@ export class Deliveries {
         due.push(Math.max(msg.dueAt, probeAt));
       }
       if (ids.length) {
-        await exec(c, this.S.insertDeliveries, [
+        await exec(c, this.sql.insertDeliveries, [
           msg.appId,
           msg.id,
           "message",
@@ -89,7 +89,7 @@ export class Deliveries {
   }
 
   async findMessage(appId: string, idOrEventId: string): Promise<Message | null> {
-    const row = await one(this.pool, this.S.findMessage, [appId, idOrEventId]);
+    const row = await one(this.pool, this.sql.findMessage, [appId, idOrEventId]);
     return row ? messageFromRow(row) : null;
   }
 
@@ -116,7 +116,7 @@ export class Deliveries {
   }
 
   async enqueueResend(input: ResendRequest): Promise<Delivery> {
-    const row = await one(this.pool, this.S.insertResend, [
+    const row = await one(this.pool, this.sql.insertResend, [
       input.id,
       input.appId,
       input.messageId,
@@ -129,21 +129,21 @@ export class Deliveries {
   // ---- the engine's side --------------------------------------------------------------------
 
   recoverInflight(now: number): Promise<number> {
-    return exec(this.pool, this.S.recoverInflight, [now]);
+    return exec(this.pool, this.sql.recoverInflight, [now]);
   }
 
-  /** The claim (one statement, see `this.S.claim`) and its payloads, in one transaction. */
+  /** The claim (one statement, see `DELIVERIES.claim`) and its payloads, in one transaction. */
   async claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
     const contended: string[] = [];
     const claimed = await tx(this.pool, async (c) => {
       contended.length = 0;
-      const found = await all(c, ...claimStatement(this.S, req));
+      const found = await all(c, ...claimStatement(this.sql, req));
       for (const r of found) if (r.kind === "lost") contended.push(String(r.endpoint_id));
       const rows = found.filter((r) => r.kind !== "lost");
       if (rows.length === 0) return [];
       const messageIds = [...new Set(rows.map((r) => String(r.message_id)))];
       const messages = new Map(
-        (await all(c, this.S.messagesForClaim, [messageIds])).map((m) => [String(m.id), m]),
+        (await all(c, this.sql.messagesForClaim, [messageIds])).map((m) => [String(m.id), m]),
       );
       const out: ClaimedDelivery[] = [];
       for (const r of rows) {
@@ -173,7 +173,7 @@ export class Deliveries {
   }
 
   async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {
-    const row = await one(this.pool, this.S.nextDue, [
+    const row = await one(this.pool, this.sql.nextDue, [
       [...excludeEndpoints],
       after ?? Number.MIN_SAFE_INTEGER,
     ]);
@@ -204,14 +204,14 @@ export class Deliveries {
           changes.push(await this.deadLetters.recordDead(c, o, next.failureClass, next.reason));
         }
         if (o.disableEndpoint) {
-          await exec(c, this.S.disableEndpoint, [o.disableEndpoint, o.at, o.endpointId]);
+          await exec(c, this.sql.disableEndpoint, [o.disableEndpoint, o.at, o.endpointId]);
         }
         addToStats(stats, o);
       }
       if (stats.size) {
         // In endpoint order, so two batches at once lock the stats rows in the same order.
         const rows = [...stats].sort(([a], [b]) => (a < b ? -1 : 1));
-        await exec(c, this.S.bumpStats, [
+        await exec(c, this.sql.bumpStats, [
           rows.map(([id]) => id),
           rows.map(([, s]) => s.honoured),
           rows.map(([, s]) => s.capped),
@@ -229,7 +229,7 @@ export class Deliveries {
     batch: readonly DeliveryOutcome[],
   ): Promise<Map<string, string | null>> {
     const next = batch.map((o) => o.next);
-    const rows = await all(c, this.S.advance, [
+    const rows = await all(c, this.sql.advance, [
       batch.map((o) => o.deliveryId),
       next.map((n) => (n.kind === "retry" ? "pending" : n.kind)),
       batch.map((o) => o.at),
@@ -249,7 +249,7 @@ export class Deliveries {
     const made = recorded.filter((o) => o.attempt !== null);
     if (made.length === 0) return;
     const a = made.map((o) => o.attempt!);
-    await exec(c, this.S.insertAttempts, [
+    await exec(c, this.sql.insertAttempts, [
       a.map((x) => x.id),
       made.map((o) => o.deliveryId),
       a.map((x) => x.at),
@@ -268,35 +268,38 @@ export class Deliveries {
     // The first release of a delivery wins, as one at a time would.
     const seen = new Set<string>();
     const first = releases.filter((r) => !seen.has(r.deliveryId) && seen.add(r.deliveryId));
-    await exec(this.pool, this.S.release, [first.map((r) => r.deliveryId), first.map((r) => r.at)]);
+    await exec(this.pool, this.sql.release, [
+      first.map((r) => r.deliveryId),
+      first.map((r) => r.at),
+    ]);
   }
 
   pauseEndpoint(endpointId: string, until: number): Promise<number> {
-    return exec(this.pool, this.S.pauseEndpoint, [until, endpointId]);
+    return exec(this.pool, this.sql.pauseEndpoint, [until, endpointId]);
   }
 
   async getDelivery(id: string): Promise<Delivery | null> {
-    const row = await one(this.pool, this.S.getDelivery, [id]);
+    const row = await one(this.pool, this.sql.getDelivery, [id]);
     return row ? deliveryFromRow(row) : null;
   }
 
   async listDeliveries(messageId: string): Promise<Delivery[]> {
-    return (await all(this.pool, this.S.deliveriesOfMessage, [messageId])).map(deliveryFromRow);
+    return (await all(this.pool, this.sql.deliveriesOfMessage, [messageId])).map(deliveryFromRow);
   }
 }
 
 /** The claim statement for a request: shared or not, one endpoint or the due index. */
-function claimStatement(S: Statements, req: ClaimRequest): [Sql, unknown[]] {
+function claimStatement(sql: Statements, req: ClaimRequest): [Sql, unknown[]] {
   const w = req.worker;
   const dueFrom = req.dueFrom ?? Number.MIN_SAFE_INTEGER;
   if (req.endpointId !== undefined) {
     return w
       ? [
-          S.claimOwnedForEndpoint,
+          sql.claimOwnedForEndpoint,
           [req.now, req.endpointId, req.limit, req.leaseUntil, w.id, w.deadBefore],
         ]
-      : [S.claimForEndpoint, [req.now, req.endpointId, req.limit, req.leaseUntil]];
+      : [sql.claimForEndpoint, [req.now, req.endpointId, req.limit, req.leaseUntil]];
   }
   const common = [req.now, [...req.excludeEndpoints], req.limit, req.leaseUntil, dueFrom];
-  return w ? [S.claimOwned, [...common, w.id, w.deadBefore]] : [S.claim, common];
+  return w ? [sql.claimOwned, [...common, w.id, w.deadBefore]] : [sql.claim, common];
 }
