@@ -31,4 +31,9 @@ export interface EngineControl {
   callerWaited(ms: number): void;
   /** Live status, or null when the engine has not touched the endpoint since it started. */
   endpointStatus(endpointId: string): EndpointLiveStatus | null;
+  /**
+   * Deliveries this process holds (in flight or waiting for a slot) and how many it may hold right
+   * now: the latter drops while API callers wait (loop-budget.ts). Null where nothing delivers.
+   */
+  deliveryBudget(): { held: number; limit: number } | null;
 }

@@ -221,6 +221,13 @@ export class DeliveryEngine implements EngineControl {
     return this.runtimes.get(endpointId)?.status() ?? null;
   }
 
+  deliveryBudget(): { held: number; limit: number } {
+    return {
+      held: this.claimed,
+      limit: Math.min(this.deps.settings.maxClaimed, this.budget.current),
+    };
+  }
+
   // ---- claiming -----------------------------------------------------------------------------
 
   private async pump(): Promise<void> {

@@ -48,6 +48,10 @@ export class SignallingControl implements EngineControl {
     return this.local?.endpointStatus(endpointId) ?? null;
   }
 
+  deliveryBudget(): { held: number; limit: number } | null {
+    return this.local?.deliveryBudget() ?? null;
+  }
+
   private flushSoon(): void {
     if (!this.coordination || this.scheduled) return;
     this.scheduled = true;

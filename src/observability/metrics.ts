@@ -281,6 +281,22 @@ export class HooklineMetrics {
         }
       },
     );
+    const budget = (pick: (b: { held: number; limit: number }) => number) => (g: Gauge<string>) => {
+      const b = self.deps.engine.deliveryBudget();
+      if (b) g.set(pick(b));
+    };
+    this.gauge(
+      "hookline_deliveries_held",
+      "Deliveries this process holds: in flight or waiting for an endpoint's slot",
+      [],
+      budget((b) => b.held),
+    );
+    this.gauge(
+      "hookline_delivery_budget",
+      "Deliveries this process may hold now; drops while API callers wait for their commits",
+      [],
+      budget((b) => b.limit),
+    );
     this.gauge("hookline_retry_ratio", "Retries scheduled per first attempt since start", [], (g) =>
       g.set(self.tally.retryRatio()),
     );

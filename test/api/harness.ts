@@ -59,6 +59,7 @@ function recordingEngine(): RecordingEngine {
     invalidateApplication: (id) => void engine.invalidatedApplications.push(id),
     callerWaited: (ms) => void engine.callerWaits.push(ms),
     endpointStatus: (id) => engine.status.get(id) ?? null,
+    deliveryBudget: () => null,
   };
   return engine;
 }

@@ -50,7 +50,8 @@ describe("deploy/prometheus/hookline-rules.yml", () => {
     const { HooklineMetrics } = await import("../../src/observability/metrics.js");
     const metrics = new HooklineMetrics({
       store: null as never,
-      engine: null as never,
+      // A process that does not deliver: the engine's gauges have nothing to report.
+      engine: { deliveryBudget: () => null } as never,
       events: new EngineEvents(),
       clock: { now: () => 0, setTimer: () => ({ id: 0 }), clearTimer: () => {} },
       settings: { maxEndpoints: 1, slotIdleMs: 0 },
