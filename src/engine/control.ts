@@ -33,7 +33,8 @@ export interface EngineControl {
   endpointStatus(endpointId: string): EndpointLiveStatus | null;
   /**
    * Deliveries this process holds (in flight or waiting for a slot) and how many it may hold right
-   * now: the latter drops while API callers wait (loop-budget.ts). Null where nothing delivers.
+   * now: the latter drops while the event loop lags or API callers wait (loop-budget.ts). Null
+   * where nothing delivers.
    */
   deliveryBudget(): { held: number; limit: number } | null;
 }

@@ -222,10 +222,7 @@ export class DeliveryEngine implements EngineControl {
   }
 
   deliveryBudget(): { held: number; limit: number } {
-    return {
-      held: this.claimed,
-      limit: Math.min(this.deps.settings.maxClaimed, this.budget.current),
-    };
+    return { held: this.claimed, limit: this.holdLimit() };
   }
 
   // ---- claiming -----------------------------------------------------------------------------
@@ -285,7 +282,12 @@ export class DeliveryEngine implements EngineControl {
   }
 
   private free(): number {
-    return Math.min(this.deps.settings.maxClaimed, this.budget.current) - this.claimed;
+    return this.holdLimit() - this.claimed;
+  }
+
+  /** The most deliveries this process may hold now: the engine's cap, or the loop budget. */
+  private holdLimit(): number {
+    return Math.min(this.deps.settings.maxClaimed, this.budget.current);
   }
 
   /**

@@ -293,7 +293,7 @@ export class HooklineMetrics {
     );
     this.gauge(
       "hookline_delivery_budget",
-      "Deliveries this process may hold now; drops while API callers wait for their commits",
+      "Deliveries this process may hold now; drops while its event loop lags or API callers wait",
       [],
       budget((b) => b.limit),
     );
