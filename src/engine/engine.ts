@@ -617,7 +617,6 @@ export class DeliveryEngine implements EngineControl {
   private release(rt: EndpointRuntime, wasInFlight: boolean): void {
     if (wasInFlight) rt.inFlight--;
     this.claimed--;
-    if (this.claimed === 0) this.budget.rest();
     void this.dispatch(rt);
     this.schedulePump();
   }

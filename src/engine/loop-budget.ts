@@ -2,7 +2,7 @@
  * Keeps delivery from starving the API in the same process. When the event loop lags (the process
  * is busier than it can keep up with), or a caller posting a message waited too long for its
  * commit, the number of deliveries the engine may hold shrinks; when the loop is responsive and
- * callers are answered quickly again, it grows back. Accepting a message is cheap and must stay
+ * callers are answered quickly again, it grows back (quickly once no caller is calling). Accepting a message is cheap and must stay
  * fast even while delivery is behind — a durable backlog can wait, a caller should not.
  *
  * Lag alone is not enough: on a machine that is short of cores, delivery can keep every turn of
@@ -46,6 +46,8 @@ export class LoopBudget {
   private expectedAt = 0;
   /** The longest a caller waited since the last judgement, ms. */
   private slowestCaller = 0;
+  /** How many callers were answered since the last judgement. */
+  private callers = 0;
 
   constructor(
     private readonly settings: LoopBudgetSettings,
@@ -61,10 +63,16 @@ export class LoopBudget {
 
   /** A caller of the API waited `ms` for its message to be committed. */
   callerWaited(ms: number): void {
+    this.callers++;
     if (ms > this.slowestCaller) this.slowestCaller = ms;
   }
 
-  /** Starts judging (call while the engine has work); cheap to call repeatedly. */
+  /**
+   * Starts judging (call whenever the engine takes work); cheap to call repeatedly. Judging goes
+   * on at its own pace until a judgement finds the engine holding nothing: an engine that empties
+   * and refills between judgements (deliveries answered faster than `everyMs`) is still judged, where
+   * restarting the timer at every refill would never let it fire.
+   */
   watch(): void {
     if (this.timer) return;
     this.arm();
@@ -75,12 +83,14 @@ export class LoopBudget {
     this.expectedAt = performance.now() + this.settings.everyMs;
     this.timer = setTimeout(() => {
       this.judge(performance.now() - this.expectedAt);
-      if (this.timer) this.arm();
+      // Idle: stop, so an idle hookline runs no timers for this; the next watch() starts again.
+      if (this.timer && this.held() > 0) this.arm();
+      else this.timer = null;
     }, this.settings.everyMs);
     this.timer.unref();
   }
 
-  /** Stops judging (the engine is idle): an idle hookline runs no timers for this. */
+  /** Stops judging now (the engine is stopping). */
   rest(): void {
     if (!this.timer) return;
     clearTimeout(this.timer);
@@ -90,14 +100,20 @@ export class LoopBudget {
   private judge(lagMs: number): void {
     const s = this.settings;
     const waited = this.slowestCaller;
+    const callers = this.callers;
     this.slowestCaller = 0;
+    this.callers = 0;
     // Callers waiting is the stronger signal: halve what is held (not the budget, which may be
     // far above it), so delivery makes way at the first judgement.
     const slowCallerMs = s.slowCallerMs ?? Number.POSITIVE_INFINITY;
     if (waited > slowCallerMs) {
       this.value = Math.max(s.min, Math.floor(Math.min(this.value, this.held()) / 2));
     } else if (lagMs > s.highLagMs) this.value = Math.max(s.min, Math.floor(this.value * 0.7));
-    else if (lagMs < s.lowLagMs && waited <= slowCallerMs / 2) {
+    else if (lagMs < s.lowLagMs && callers === 0) {
+      // Nobody is calling: nothing to make way for, so win back the budget quickly (a backlog
+      // left behind by a flood of callers drains at full speed within a couple of seconds).
+      this.value = Math.min(s.max, this.value * 2);
+    } else if (lagMs < s.lowLagMs && waited <= slowCallerMs / 2) {
       this.value = Math.min(s.max, this.value + 64);
     }
   }

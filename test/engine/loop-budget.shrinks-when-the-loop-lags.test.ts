@@ -6,6 +6,17 @@ const block = (ms: number) => {
   while (Date.now() < end);
 };
 const turn = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Judged on fake timers: one judgement per advance, whatever else the machine is doing. */
+function onFakeTimers(test: () => void): () => void {
+  return () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      test();
+    } finally {
+      vi.useRealTimers();
+    }
+  };
+}
 const SETTINGS = { highLagMs: 20, lowLagMs: 5, everyMs: 50, slowCallerMs: 5 };
 
 describe("the engine's event-loop budget", () => {
@@ -44,10 +55,9 @@ describe("the engine's event-loop budget", () => {
     budget.rest();
   });
 
-  it("halves what the engine actually holds, not a budget far above it", () => {
-    // Judged on fake timers: one judgement per advance, whatever else the machine is doing.
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    try {
+  it(
+    "halves what the engine actually holds, not a budget far above it",
+    onFakeTimers(() => {
       let held = 200;
       const budget = new LoopBudget({ ...SETTINGS, max: 4096, min: 32 }, () => held);
       budget.watch();
@@ -62,14 +72,12 @@ describe("the engine's event-loop budget", () => {
       vi.advanceTimersByTime(SETTINGS.everyMs);
       expect(budget.current).toBe(32);
       budget.rest();
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+    }),
+  );
 
-  it("ignores callers' waits where they are not a signal (a store across the network)", () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    try {
+  it(
+    "ignores callers' waits where they are not a signal (a store across the network)",
+    onFakeTimers(() => {
       const budget = new LoopBudget({ ...SETTINGS, slowCallerMs: null, max: 1000, min: 32 });
       budget.watch();
       for (let i = 0; i < 5; i++) {
@@ -78,10 +86,8 @@ describe("the engine's event-loop budget", () => {
       }
       expect(budget.current).toBe(1000);
       budget.rest();
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+    }),
+  );
 
   it("is not shrunk by callers answered within the threshold", async () => {
     const budget = new LoopBudget({ ...SETTINGS, max: 1000, min: 32 });
@@ -93,4 +99,44 @@ describe("the engine's event-loop budget", () => {
     expect(budget.current).toBe(1000);
     budget.rest();
   });
+
+  it(
+    "grows back by doubling while no caller comes, and by steps while callers are answered quickly",
+    onFakeTimers(() => {
+      let held = 64;
+      const budget = new LoopBudget({ ...SETTINGS, max: 4096, min: 32 }, () => held);
+      budget.watch();
+      budget.callerWaited(12);
+      vi.advanceTimersByTime(SETTINGS.everyMs);
+      expect(budget.current).toBe(32);
+      held = 32;
+      budget.callerWaited(1);
+      vi.advanceTimersByTime(SETTINGS.everyMs);
+      expect(budget.current).toBe(96);
+      vi.advanceTimersByTime(SETTINGS.everyMs);
+      expect(budget.current).toBe(192);
+      vi.advanceTimersByTime(SETTINGS.everyMs * 5);
+      expect(budget.current).toBe(4096);
+      budget.rest();
+    }),
+  );
+
+  it(
+    "stops judging once a judgement finds nothing held, and starts again when work comes",
+    onFakeTimers(() => {
+      let held = 10;
+      const budget = new LoopBudget({ ...SETTINGS, max: 4096, min: 32 }, () => held);
+      budget.watch();
+      held = 0;
+      budget.callerWaited(12);
+      // Emptying in between does not stop the judgement that is due.
+      vi.advanceTimersByTime(SETTINGS.everyMs);
+      expect(budget.current).toBe(32);
+      expect(vi.getTimerCount()).toBe(0);
+      held = 5;
+      budget.watch();
+      expect(vi.getTimerCount()).toBe(1);
+      budget.rest();
+    }),
+  );
 });

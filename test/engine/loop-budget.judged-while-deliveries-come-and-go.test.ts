@@ -1,0 +1,53 @@
+/**
+ * The loop budget is judged every quarter second while the engine works. An engine whose
+ * deliveries are answered faster than that empties and refills between judgements; it must still
+ * be judged, or a flood of slow callers never makes delivery give way, and a budget shrunk by a
+ * flood never grows back once the callers have gone.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { reached, startEngine, type EngineHarness } from "../support/engine.js";
+import { Receiver } from "../support/receiver.js";
+
+const turn = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Posts one message at a time, each delivered before the next: the engine holds nothing between. */
+async function oneAtATime(h: EngineHarness, forMs: number, before?: () => void): Promise<void> {
+  const until = Date.now() + forMs;
+  for (let i = 0; Date.now() < until; i++) {
+    before?.();
+    const id = await h.post({ i });
+    await h.waitFor(reached(id, "succeeded"), 10_000);
+    await turn(5);
+  }
+}
+
+describe("the loop budget, while deliveries come and go", () => {
+  let h: EngineHarness;
+  let rx: Receiver;
+  afterEach(async () => {
+    await h.close();
+    await rx.close();
+  });
+
+  it("shrinks for slow callers even when the engine empties between judgements", async () => {
+    h = await startEngine();
+    rx = await Receiver.start();
+    await h.addEndpoint(rx.url("/hook"));
+    expect(h.engine.deliveryBudget()!.limit).toBe(4096);
+    // Every caller waited 50 ms for its commit, ten times the mark.
+    await oneAtATime(h, 1_500, () => h.engine.callerWaited(50));
+    expect(h.engine.deliveryBudget()!.limit).toBeLessThan(4096);
+  });
+
+  it("wins its budget back quickly once no caller is waiting", async () => {
+    h = await startEngine();
+    rx = await Receiver.start();
+    await h.addEndpoint(rx.url("/hook"));
+    await oneAtATime(h, 1_500, () => h.engine.callerWaited(50));
+    const shrunk = h.engine.deliveryBudget()!.limit;
+    expect(shrunk).toBeLessThan(4096);
+    // No callers at all: doubling per judgement, where adding 64 would take 16 s from the floor.
+    await oneAtATime(h, 3_000);
+    expect(h.engine.deliveryBudget()!.limit).toBe(4096);
+  });
+});
