@@ -30,6 +30,7 @@ const engine: EngineControl = {
     circuit: { state: "closed", since: 0, reason: null, nextProbeAt: null, reopenCount: 0 },
   }),
   deliveryBudget: () => ({ held: 0, limit: 4096 }),
+  intake: () => null,
 };
 
 function heap(): number {

@@ -2,6 +2,7 @@
  * What the API may ask of the delivery engine. The API knows this interface, never the engine's
  * internals, so an API-only process (a later issue) can pass a stand-in that does nothing.
  */
+import type { Intake } from "../store/port.js";
 import type { CircuitSnapshot } from "./breaker.js";
 
 /** Live numbers about one endpoint, as the engine sees them right now. */
@@ -37,4 +38,9 @@ export interface EngineControl {
    * where nothing delivers.
    */
   deliveryBudget(): { held: number; limit: number } | null;
+  /**
+   * The engine of this process, offering to take a posted message's deliveries as they are
+   * written (port.ts, `Intake`); null where no engine here may take them.
+   */
+  intake(): Intake | null;
 }

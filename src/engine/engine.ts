@@ -7,7 +7,7 @@ import type { Clock, Random, TimerHandle } from "../clock.js";
 import type { Application } from "../domain/types.js";
 import { newId } from "../ids.js";
 import type { Heartbeat } from "../store/coordination.js";
-import type { ClaimedDelivery, Store } from "../store/port.js";
+import type { ClaimedDelivery, Intake, Store } from "../store/port.js";
 import type { AdaptiveSettings } from "./adaptive-limit.js";
 import type { BreakerSettings, CircuitTransition } from "./breaker.js";
 import type { EndpointLiveStatus, EngineControl } from "./control.js";
@@ -65,7 +65,7 @@ const IDLE_EVICT_MS = 10 * 60_000;
 const HANDOVER_QUIET_MS = 5_000;
 
 /** Runs deliveries; see the module comment. */
-export class DeliveryEngine implements EngineControl {
+export class DeliveryEngine implements EngineControl, Intake {
   readonly events: EngineEvents;
   private readonly runtimes = new Map<string, EndpointRuntime>();
   private readonly apps = new Map<string, Application | null>();
@@ -223,6 +223,68 @@ export class DeliveryEngine implements EngineControl {
 
   deliveryBudget(): { held: number; limit: number } {
     return { held: this.claimed, limit: this.holdLimit() };
+  }
+
+  // ---- taking deliveries as they are accepted -------------------------------------------------
+
+  /**
+   * Alone with its store, the engine takes a new message's deliveries as they are written when
+   * it would send them at once anyway: written claimed, handed over after the commit, no claim
+   * (port.ts, `Intake`). In a fleet the worker that owns an endpoint claims for it.
+   */
+  intake(): Intake | null {
+    return this.fleet ? null : this;
+  }
+
+  /**
+   * Room only when taking changes nothing about what is sent when: nothing is due that a scan
+   * has not claimed (the last scan came back short and nothing was announced since), the endpoint
+   * is known, settled and not backlogged, nothing waits in its queue, its circuit is closed, and
+   * it and the budget have a free slot for this one too. Otherwise the delivery is written due
+   * and claimed in its turn.
+   */
+  room(endpointId: string, forEndpoint: number, all: number): number {
+    if (!this.running || !(this.deps.clock.now() < this.quietUntil)) return 0;
+    const rt = this.runtimes.get(endpointId);
+    if (!rt || rt.stale || rt.leaving || rt.endpoint.disabled || rt.queue.length > 0) return 0;
+    if (this.backlogged.has(rt) || rt.breaker.snapshot().state !== "closed") return 0;
+    const slots = rt.limit.effective - rt.inFlight - forEndpoint;
+    return Math.max(0, Math.min(slots, this.free() - all));
+  }
+
+  leaseUntil(): number {
+    return this.deps.clock.now() + this.deps.settings.leaseMs;
+  }
+
+  handOver(deliveries: ClaimedDelivery[]): void {
+    // Taken and handed over in one synchronous stretch, so the engine cannot have stopped or
+    // forgotten the endpoint in between; should it have, the deliveries go back to pending.
+    const back: ClaimedDelivery[] = [];
+    const touched = new Set<EndpointRuntime>();
+    for (const d of deliveries) {
+      const rt = this.running ? this.runtimes.get(d.endpointId) : undefined;
+      if (!rt) back.push(d);
+      else {
+        rt.queue.push(d);
+        touched.add(rt);
+      }
+    }
+    this.claimed += deliveries.length - back.length;
+    if (this.claimed > 0) this.budget.watch();
+    // Sent once the callers whose commit this was have been answered: signing and handing the
+    // requests to the sender thread is delivery's work, not theirs to wait for.
+    if (touched.size) {
+      setImmediate(() => {
+        for (const rt of touched) void this.dispatch(rt);
+      });
+    }
+    if (back.length) {
+      const releases = back.map((d) => ({ deliveryId: d.id, at: d.dueAt }));
+      this.deps.store.releaseDeliveries(releases).then(
+        () => this.wake(),
+        (err) => this.log.error({ err }, "returning taken deliveries failed; the next start will"),
+      );
+    }
   }
 
   // ---- claiming -----------------------------------------------------------------------------

@@ -5,6 +5,7 @@
  * costs one notification, not one each.
  */
 import type { Signal, WorkerCoordination } from "../store/coordination.js";
+import type { Intake } from "../store/port.js";
 import type { EndpointLiveStatus, EngineControl } from "./control.js";
 
 export class SignallingControl implements EngineControl {
@@ -41,6 +42,10 @@ export class SignallingControl implements EngineControl {
 
   callerWaited(ms: number): void {
     this.local?.callerWaited(ms);
+  }
+
+  intake(): Intake | null {
+    return this.local?.intake() ?? null;
   }
 
   endpointStatus(endpointId: string): EndpointLiveStatus | null {

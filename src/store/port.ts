@@ -89,6 +89,26 @@ export interface NewMessage {
   newDeliveryId: () => string;
   /** Only this endpoint may receive it (a test event sent to one endpoint). */
   onlyEndpointId?: string;
+  /** The engine, offering to take deliveries it would send at once (see `Intake`). */
+  intake?: Intake;
+}
+
+/**
+ * Lets the engine of the process that accepts a message take its deliveries as they are written,
+ * when it would send them at once anyway: they are stored already claimed and handed over after
+ * the commit, with no claim and no second read of the payload. A store may take none (PostgreSQL
+ * does: there the worker that owns an endpoint claims its deliveries).
+ */
+export interface Intake {
+  /**
+   * How many more deliveries, due now, to this endpoint the engine takes; `forEndpoint` and `all`
+   * count those already taken in the same transaction (for this endpoint, and for every one).
+   */
+  room(endpointId: string, forEndpoint: number, all: number): number;
+  /** Until when taken deliveries stay claimed. */
+  leaseUntil(): number;
+  /** The transaction that wrote `deliveries` claimed has committed: they are the engine's now. */
+  handOver(deliveries: ClaimedDelivery[]): void;
 }
 
 export interface AcceptResult {
@@ -96,6 +116,8 @@ export interface AcceptResult {
   /** False when a message with the same eventId already existed: nothing new was written. */
   created: boolean;
   deliveries: number;
+  /** How many of `deliveries` were handed to the engine's intake as they were written. */
+  taken: number;
 }
 
 /** A delivery the engine has claimed, with what it needs to send it. */

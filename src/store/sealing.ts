@@ -34,7 +34,18 @@ export class Sealing {
   }
 
   messageIn(msg: NewMessage): NewMessage {
-    return this.cipher.enabled ? { ...msg, payload: this.cipher.sealBytes(msg.payload) } : msg;
+    if (!this.cipher.enabled) return msg;
+    const intake = msg.intake;
+    return {
+      ...msg,
+      payload: this.cipher.sealBytes(msg.payload),
+      // Written sealed, handed to the engine open: deliveries it takes carry the caller's bytes.
+      intake: intake && {
+        room: (endpointId, forEndpoint, all) => intake.room(endpointId, forEndpoint, all),
+        leaseUntil: () => intake.leaseUntil(),
+        handOver: (taken) => intake.handOver(taken.map((d) => ({ ...d, payload: msg.payload }))),
+      },
+    };
   }
 
   /** What accepting answers: the caller's own plaintext, or the stored duplicate opened. */

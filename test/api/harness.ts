@@ -60,6 +60,7 @@ function recordingEngine(): RecordingEngine {
     callerWaited: (ms) => void engine.callerWaits.push(ms),
     endpointStatus: (id) => engine.status.get(id) ?? null,
     deliveryBudget: () => null,
+    intake: () => null,
   };
   return engine;
 }

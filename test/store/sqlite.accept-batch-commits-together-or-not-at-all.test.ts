@@ -4,8 +4,9 @@
  */
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import type { AcceptResult, NewMessage } from "../../src/store/port.js";
+import type { AcceptResult, ClaimedDelivery, Intake, NewMessage } from "../../src/store/port.js";
 import { AcceptBatcher } from "../../src/store/sqlite/accept-batcher.js";
+import type { Accepted } from "../../src/store/sqlite/deliveries.js";
 
 function setup() {
   const db = new Database(":memory:");
@@ -17,17 +18,28 @@ function setup() {
     CREATE TABLE deliveries (id TEXT PRIMARY KEY, message_id TEXT NOT NULL);
     INSERT INTO apps VALUES ('app_1');`);
   let acceptors = 0;
-  // Like the store's: a repeated eventId answers the first message; each message has a delivery.
+  // Like the store's: a repeated eventId answers the first message; each message has a delivery,
+  // which its intake (when it has one with room) takes.
   const newAcceptor = () => {
     acceptors++;
-    return (msg: NewMessage): AcceptResult => {
+    return (msg: NewMessage): Accepted => {
       const first = db.prepare("SELECT id FROM messages WHERE event_id = ?").get(msg.eventId) as
         { id: string } | undefined;
-      if (first)
-        return { message: message({ ...msg, id: first.id }), created: false, deliveries: 0 };
+      if (first) {
+        const again = message({ ...msg, id: first.id });
+        return { message: again, created: false, deliveries: 0, taken: 0 };
+      }
       db.prepare("INSERT INTO messages VALUES (?, ?, ?)").run(msg.id, msg.eventId, msg.appId);
-      db.prepare("INSERT INTO deliveries VALUES (?, ?)").run(msg.newDeliveryId(), msg.id);
-      return { message: message(msg), created: true, deliveries: 1 };
+      const id = msg.newDeliveryId();
+      db.prepare("INSERT INTO deliveries VALUES (?, ?)").run(id, msg.id);
+      const taken = msg.intake && msg.intake.room("ep_1", 0, 0) > 0 ? [claimed(id, msg)] : [];
+      return {
+        message: message(msg),
+        created: true,
+        deliveries: 1,
+        taken: taken.length,
+        handOver: taken,
+      };
     };
   };
   const batcher = new AcceptBatcher(db, newAcceptor, (fn) => fn());
@@ -50,6 +62,34 @@ function msg(id: string, over: Partial<NewMessage> = {}): NewMessage {
     newDeliveryId: () => `dlv_${id}`,
     ...over,
   };
+}
+
+function claimed(id: string, m: NewMessage): ClaimedDelivery {
+  return {
+    id,
+    appId: m.appId,
+    messageId: m.id,
+    endpointId: "ep_1",
+    origin: "message",
+    attemptCount: 0,
+    firstAttemptAt: null,
+    lastDelayMs: null,
+    dueAt: m.dueAt,
+    eventType: m.eventType,
+    payload: m.payload,
+  };
+}
+
+/** An intake that takes everything and notes what it was handed, and whether it was committed. */
+function recordingIntake(db: Database.Database) {
+  const handed: { ids: string[]; inTransaction: boolean }[] = [];
+  const intake: Intake = {
+    room: () => 1,
+    leaseUntil: () => 0,
+    handOver: (taken) =>
+      handed.push({ ids: taken.map((d) => d.id), inTransaction: db.inTransaction }),
+  };
+  return { intake, handed };
 }
 
 function message(m: NewMessage): AcceptResult["message"] {
@@ -117,5 +157,48 @@ describe("the SQLite group commit", () => {
     expect(second).toMatchObject({ created: false, deliveries: 0, message: { id: "a" } });
     expect(t.ids("messages")).toEqual(["a"]);
     expect(t.ids("deliveries")).toEqual(["dlv_a"]);
+  });
+
+  it("hands what the intake took to it after the commit, before any caller is answered", async () => {
+    const t = setup();
+    const { intake, handed } = recordingIntake(t.db);
+    const answered: string[] = [];
+    const results = await Promise.all(
+      ["a", "b"].map((id) =>
+        t.batcher.accept(msg(id, { intake })).then((r) => {
+          answered.push(`${id} after ${handed.length} hand-overs`);
+          return r;
+        }),
+      ),
+    );
+    expect(handed).toEqual([
+      { ids: ["dlv_a"], inTransaction: false },
+      { ids: ["dlv_b"], inTransaction: false },
+    ]);
+    expect(answered).toEqual(["a after 2 hand-overs", "b after 2 hand-overs"]);
+    // The caller learns how many were taken, not the deliveries themselves.
+    expect(results.map((r) => [r.taken, "handOver" in r])).toEqual([
+      [1, false],
+      [1, false],
+    ]);
+  });
+
+  it("hands over nothing from a batch that rolled back, and only the survivors of a retried one", async () => {
+    const t = setup();
+    const { intake, handed } = recordingIntake(t.db);
+    await Promise.allSettled([
+      t.batcher.accept(msg("a", { intake })),
+      t.batcher.accept(msg("b", { appId: "app_gone", intake })),
+    ]);
+    expect(handed).toEqual([]);
+
+    await Promise.allSettled([
+      t.batcher.accept(msg("c", { intake })),
+      t.batcher.accept(msg("d", { newDeliveryId: () => "dlv_c", intake })),
+      t.batcher.accept(msg("e", { intake })),
+    ]);
+    // The first attempt failed whole and was made again message by message: d alone was undone.
+    expect(handed.map((h) => h.ids)).toEqual([["dlv_c"], ["dlv_e"]]);
+    expect(t.ids("deliveries")).toEqual(["dlv_c", "dlv_e"]);
   });
 });

@@ -98,10 +98,12 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           now,
           dueAt,
           newDeliveryId: () => newId("dlv", now),
+          intake: engine.intake() ?? undefined,
         });
         // The message is committed by now; only then is the engine told and the caller answered.
+        // What its intake took is in its hands already; only deliveries left due need a wake-up.
         engine.callerWaited(performance.now() - started);
-        if (result.deliveries > 0) engine.wake(dueAt);
+        if (result.deliveries > result.taken) engine.wake(dueAt);
         const json = messageJson(result.message, query.with_content ?? true);
         return { status: result.created ? 202 : 200, json };
       },

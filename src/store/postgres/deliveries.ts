@@ -50,7 +50,7 @@ export class Deliveries {
       if (inserted === 0) {
         // Only a repeated eventId conflicts (ON CONFLICT names its index); the first one stands.
         const existing = await one(c, this.sql.findMessageByEventId, [msg.appId, msg.eventId]);
-        return { message: messageFromRow(existing!), created: false, deliveries: 0 };
+        return { message: messageFromRow(existing!), created: false, deliveries: 0, taken: 0 };
       }
       const ids: string[] = [];
       const endpoints: string[] = [];
@@ -84,7 +84,7 @@ export class Deliveries {
         payload: msg.payload,
         createdAt: msg.now,
       };
-      return { message, created: true, deliveries: ids.length };
+      return { message, created: true, deliveries: ids.length, taken: 0 };
     });
   }
 

@@ -9,6 +9,7 @@
  */
 import type { Database as Db } from "better-sqlite3";
 import type { AcceptResult, NewMessage } from "../port.js";
+import type { Accepted } from "./deliveries.js";
 
 interface Waiting {
   msg: NewMessage;
@@ -16,8 +17,8 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
-type Acceptor = (msg: NewMessage) => AcceptResult;
-type Outcome = { ok: true; value: AcceptResult } | { ok: false; err: unknown };
+type Acceptor = (msg: NewMessage) => Accepted;
+type Outcome = { ok: true; value: Accepted } | { ok: false; err: unknown };
 
 export class AcceptBatcher {
   private queue: Waiting[] = [];
@@ -28,7 +29,7 @@ export class AcceptBatcher {
   private readonly commitAll: (batch: Waiting[]) => Outcome[];
   /** The whole batch in one transaction, each message in a savepoint of its own. */
   private readonly commitEach: (batch: Waiting[]) => Outcome[];
-  private readonly savepoint: (acceptOne: Acceptor, msg: NewMessage) => AcceptResult;
+  private readonly savepoint: (acceptOne: Acceptor, msg: NewMessage) => Accepted;
 
   constructor(
     db: Db,
@@ -82,10 +83,14 @@ export class AcceptBatcher {
         return;
       }
     }
+    // Committed: what the intake took is the engine's now, handed over before any caller hears
+    // back and before anything else runs, so no claim can come between.
     batch.forEach((w, i) => {
       const r = outcomes[i]!;
-      if (r.ok) w.resolve(r.value);
-      else w.reject(r.err);
+      if (!r.ok) return w.reject(r.err);
+      const { handOver, ...result } = r.value;
+      if (handOver?.length) w.msg.intake!.handOver(handOver);
+      w.resolve(result);
     });
   }
 }

@@ -20,6 +20,8 @@ import { deliveryFromRow, messageFromRow, toJson, type Row } from "./rows.js";
 import { CLAIMED_AT, type DeliveryStatements } from "./statements.js";
 
 export type ClaimRequest = Parameters<Store["claimDue"]>[0];
+/** What accepting one message did, with the deliveries its intake took (to hand over after the commit). */
+export type Accepted = AcceptResult & { handOver?: ClaimedDelivery[] };
 export type ResendRequest = Parameters<Store["enqueueResend"]>[0];
 
 /** Synchronous message and delivery operations; `SqliteStore` wraps each call in its error mapping. */
@@ -45,9 +47,12 @@ export class Deliveries {
   /**
    * Accepts messages one at a time for one group commit (see accept-batcher.ts). It runs inside
    * the batch's transaction, where nothing else can change endpoints, so each application's
-   * fan-out targets are read and parsed once per batch rather than once per message.
+   * fan-out targets are read and parsed once per batch rather than once per message. Deliveries
+   * the message's intake takes are written claimed and returned in `handOver`, for the batcher to
+   * hand over once the transaction has committed (made again if the batch is retried, so nothing
+   * is counted as taken from a transaction that rolled back).
    */
-  acceptor(): (msg: NewMessage) => AcceptResult {
+  acceptor(): (msg: NewMessage) => Accepted {
     const targetsByApp = new Map<string, FanOutTarget[]>();
     const targetsOf = (appId: string): FanOutTarget[] => {
       let targets = targetsByApp.get(appId);
@@ -57,10 +62,14 @@ export class Deliveries {
       }
       return targets;
     };
+    const takenFor = new Map<string, number>();
+    let takenAll = 0;
     return (msg) => {
       if (msg.eventId !== null) {
         const existing = this.s.findMessageByEventId.get(msg.appId, msg.eventId) as Row | undefined;
-        if (existing) return { message: messageFromRow(existing), created: false, deliveries: 0 };
+        if (existing) {
+          return { message: messageFromRow(existing), created: false, deliveries: 0, taken: 0 };
+        }
       }
       this.s.insertMessage.run(
         msg.id,
@@ -73,18 +82,42 @@ export class Deliveries {
         msg.now,
       );
       let deliveries = 0;
+      const handOver: ClaimedDelivery[] = [];
       for (const ep of targetsOf(msg.appId)) {
         if (!matches(ep, msg)) continue;
-        this.s.insertDelivery.run(
-          msg.newDeliveryId(),
-          msg.appId,
-          msg.id,
-          ep.id,
-          "message",
-          Math.max(msg.dueAt, ep.probeAt),
-          msg.now,
-        );
         deliveries++;
+        const id = msg.newDeliveryId();
+        const dueAt = Math.max(msg.dueAt, ep.probeAt);
+        const forEndpoint = takenFor.get(ep.id) ?? 0;
+        if (msg.intake && dueAt <= msg.now && msg.intake.room(ep.id, forEndpoint, takenAll) > 0) {
+          const leaseUntil = msg.intake.leaseUntil();
+          this.s.insertClaimedDelivery.run(
+            id,
+            msg.appId,
+            msg.id,
+            ep.id,
+            dueAt,
+            leaseUntil,
+            msg.now,
+          );
+          takenFor.set(ep.id, forEndpoint + 1);
+          takenAll++;
+          handOver.push({
+            id,
+            appId: msg.appId,
+            messageId: msg.id,
+            endpointId: ep.id,
+            origin: "message",
+            attemptCount: 0,
+            firstAttemptAt: null,
+            lastDelayMs: null,
+            dueAt,
+            eventType: msg.eventType,
+            payload: msg.payload,
+          });
+          continue;
+        }
+        this.s.insertDelivery.run(id, msg.appId, msg.id, ep.id, "message", dueAt, msg.now);
       }
       const message: Message = {
         id: msg.id,
@@ -96,7 +129,7 @@ export class Deliveries {
         payload: msg.payload,
         createdAt: msg.now,
       };
-      return { message, created: true, deliveries };
+      return { message, created: true, deliveries, taken: handOver.length, handOver };
     };
   }
 

@@ -111,6 +111,10 @@ function prepareDeliveries(db: Db) {
     insertDelivery: p(`INSERT INTO deliveries
       (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`),
+    // A delivery the engine's intake took as it was accepted: written as a claim would leave it.
+    insertClaimedDelivery: p(`INSERT INTO deliveries
+      (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, lease_until, created_at)
+      VALUES (?, ?, ?, ?, 'inflight', 'message', ?, ?, ?)`),
     recoverInflight: p(`UPDATE deliveries SET state = 'pending', lease_until = NULL,
       next_attempt_at = min(coalesce(next_attempt_at, @now), @now) WHERE state = 'inflight'`),
     // The subquery walks the partial index of pending rows in due order; the outer UPDATE claims

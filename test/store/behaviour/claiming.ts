@@ -1,5 +1,6 @@
 /** The engine's side of deliveries: claiming due work, putting it back, pausing and recovering. */
 import { describe, expect, it } from "vitest";
+import type { ClaimedDelivery, Intake } from "../../../src/store/port.js";
 import {
   accept,
   claimAll,
@@ -209,6 +210,49 @@ export function claimingBehaviour(t: StoreUnderTest): void {
       expect(await t.store.nextDueAt([])).toBe(T0 + HOUR);
       expect(await t.store.recoverInflight(now)).toBe(2);
       expect(await t.store.recoverInflight(now)).toBe(0);
+    });
+  });
+
+  describe("an intake at accept", () => {
+    /** Takes up to `room` deliveries for the endpoints named, none for others; notes hand-overs. */
+    function anIntake(room: Map<string, number>) {
+      const handed: ClaimedDelivery[][] = [];
+      const intake: Intake = {
+        room: (endpointId, forEndpoint) => Math.max(0, (room.get(endpointId) ?? 0) - forEndpoint),
+        leaseUntil: () => T0 + MINUTE,
+        handOver: (taken) => void handed.push(taken),
+      };
+      return { intake, handed };
+    }
+
+    it("hands over, claimed, only what it has room for; the rest is due as usual", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}, {}]);
+      const [a, b] = endpoints.map((e) => e.id);
+      const { intake, handed } = anIntake(new Map([[a!, 1]]));
+      const posted = Buffer.from('{"taken":"maybe"}');
+      const result = await accept(t.store, app.id, { payload: posted, intake });
+      expect(result.deliveries).toBe(3);
+      // A store may take none (PostgreSQL); what it takes, it reports and hands over whole.
+      const taken = handed.flat();
+      expect(result.taken).toBe(taken.length);
+      expect(taken.length).toBe(t.store.kind === "sqlite" ? 1 : 0);
+      for (const d of taken) {
+        expect(d).toMatchObject({ endpointId: a, messageId: result.message.id, attemptCount: 0 });
+        expect(d.payload.equals(posted)).toBe(true);
+        expect((await t.store.getDelivery(d.id))?.state).toBe("inflight");
+      }
+      const claimed = await claimAll(t.store, T0);
+      expect(claimed).toHaveLength(3 - taken.length);
+      expect(claimed.map((d) => d.endpointId)).toContain(b);
+    });
+
+    it("takes nothing that is not due yet", async () => {
+      const { app, endpoints } = await seedApp(t.store);
+      const { intake, handed } = anIntake(new Map([[endpoints[0]!.id, 5]]));
+      const result = await accept(t.store, app.id, { dueAt: T0 + HOUR, intake });
+      expect(result.taken).toBe(0);
+      expect(handed).toEqual([]);
+      expect(await claimAll(t.store, T0 + HOUR)).toHaveLength(1);
     });
   });
 }
