@@ -2,8 +2,9 @@
  * Keeps delivery from starving the API in the same process. When the event loop lags (the process
  * is busier than it can keep up with), or a caller posting a message waited too long for its
  * commit, the number of deliveries the engine may hold shrinks; when the loop is responsive and
- * callers are answered quickly again, it grows back (quickly once no caller is calling). Accepting a message is cheap and must stay
- * fast even while delivery is behind — a durable backlog can wait, a caller should not.
+ * callers are answered quickly again, it grows back (quickly once no caller is calling).
+ * Accepting a message is cheap and must stay fast even while delivery is behind — a durable
+ * backlog can wait, a caller should not.
  *
  * Lag alone is not enough: on a machine that is short of cores, delivery can keep every turn of
  * the loop short and still take the CPU the callers' requests need (measured: timer lag under
@@ -70,8 +71,8 @@ export class LoopBudget {
   /**
    * Starts judging (call whenever the engine takes work); cheap to call repeatedly. Judging goes
    * on at its own pace until a judgement finds the engine holding nothing: an engine that empties
-   * and refills between judgements (deliveries answered faster than `everyMs`) is still judged, where
-   * restarting the timer at every refill would never let it fire.
+   * and refills between judgements (deliveries answered faster than `everyMs`) is still judged,
+   * where restarting the timer at every refill would never let it fire.
    */
   watch(): void {
     if (this.timer) return;

@@ -20,7 +20,7 @@ import { deliveryFromRow, messageFromRow, toJson, type Row } from "./rows.js";
 import { CLAIMED_AT, type DeliveryStatements } from "./statements.js";
 
 export type ClaimRequest = Parameters<Store["claimDue"]>[0];
-/** What accepting one message did, with the deliveries its intake took (to hand over after the commit). */
+/** What accepting one message did, with the deliveries its intake took (handed over on commit). */
 export type Accepted = AcceptResult & { handOver?: ClaimedDelivery[] };
 export type ResendRequest = Parameters<Store["enqueueResend"]>[0];
 
