@@ -269,8 +269,7 @@ export class DeliveryEngine implements EngineControl, Intake {
         touched.add(rt);
       }
     }
-    this.claimed += deliveries.length - back.length;
-    if (this.claimed > 0) this.budget.watch();
+    this.took(deliveries.length - back.length);
     // Sent once the callers whose commit this was have been answered: signing and handing the
     // requests to the sender thread is delivery's work, not theirs to wait for.
     if (touched.size) {
@@ -327,8 +326,7 @@ export class DeliveryEngine implements EngineControl, Intake {
           dueFrom: this.dueCursor,
           worker: this.fleet?.claimingWorker(now),
         });
-        this.claimed += batch.length;
-        if (this.claimed > 0) this.budget.watch();
+        this.took(batch.length);
         await this.admit(batch);
         const reached = batch.length === limit ? batch[batch.length - 1]!.dueAt : now;
         this.dueCursor = Math.min(Math.max(this.dueCursor, reached), this.announcedDuringClaim);
@@ -345,6 +343,12 @@ export class DeliveryEngine implements EngineControl, Intake {
 
   private free(): number {
     return this.holdLimit() - this.claimed;
+  }
+
+  /** Counts deliveries newly in this process's hands; the budget is judged while it holds any. */
+  private took(count: number): void {
+    this.claimed += count;
+    if (this.claimed > 0) this.budget.watch();
   }
 
   /** The most deliveries this process may hold now: the engine's cap, or the loop budget. */
@@ -438,8 +442,7 @@ export class DeliveryEngine implements EngineControl, Intake {
       endpointId,
       worker: this.fleet?.claimingWorker(now),
     });
-    this.claimed += own.length;
-    if (this.claimed > 0) this.budget.watch();
+    this.took(own.length);
     await this.admit(own);
     return own.length;
   }
