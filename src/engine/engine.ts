@@ -112,7 +112,9 @@ export class DeliveryEngine implements EngineControl, Intake {
   private readonly adoptable = new Set<string>();
   /** Endpoints this worker handed over, not taken back for a while (id → until). */
   private readonly handedOver = new Map<string, number>();
-  private claimsInFlight = 0;
+  /** Claims started so far, and the numbers of those still running. */
+  private claimsStarted = 0;
+  private readonly claimsRunning = new Set<number>();
 
   constructor(private readonly deps: EngineDeps) {
     this.events = deps.events ?? new EngineEvents();
@@ -417,14 +419,21 @@ export class DeliveryEngine implements EngineControl, Intake {
     }
   }
 
-  /** A claim, counted while it runs: endpoints are not handed back under a claim in flight. */
+  /** A numbered claim: an endpoint is not handed back while a claim older than its mark runs. */
   private async claim(req: Parameters<Store["claimDue"]>[0]): Promise<ClaimedDelivery[]> {
-    this.claimsInFlight++;
+    const n = ++this.claimsStarted;
+    this.claimsRunning.add(n);
     try {
       return await this.deps.store.claimDue(req);
     } finally {
-      this.claimsInFlight--;
+      this.claimsRunning.delete(n);
     }
+  }
+
+  /** Marks an endpoint to let go of; claims from now on pass it over. */
+  private markLeaving(rt: EndpointRuntime, why: "idle" | "handover"): void {
+    rt.leaving = why;
+    rt.leavingAfterClaim = this.claimsStarted;
   }
 
   /** Claims up to `room` of one endpoint's due deliveries through its own index; how many. */
@@ -527,14 +536,22 @@ export class DeliveryEngine implements EngineControl, Intake {
       log: this.log,
       readyToRelease: () => {
         const ready = { idle: [] as string[], handover: [] as string[] };
-        // A claim that started before the endpoints were marked may still bring some of their
-        // deliveries: letting them go now could give one endpoint two senders. Next beat.
-        if (this.claimsInFlight > 0) return ready;
+        // A claim that started before an endpoint was marked may still bring some of its
+        // deliveries: letting it go now could give the endpoint two senders. Only claims that
+        // old hold it back; a busy worker's claims follow one another without a gap, so waiting
+        // for none to run would keep it from ever handing anything over.
+        let oldest = Number.POSITIVE_INFINITY;
+        for (const n of this.claimsRunning) oldest = Math.min(oldest, n);
         for (const [id, rt] of this.runtimes) {
           if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0) continue;
+          if (oldest <= rt.leavingAfterClaim) continue;
           ready[rt.leaving].push(id);
         }
         return ready;
+      },
+      handingOver: () => {
+        for (const rt of this.runtimes.values()) if (rt.leaving === "handover") return true;
+        return false;
       },
       planReleases: (now, fleet) => this.planReleases(now, fleet),
       released: (ids) => {
@@ -586,14 +603,14 @@ export class DeliveryEngine implements EngineControl, Intake {
     for (const rt of this.runtimes.values()) {
       if (rt.leaving) continue;
       if (rt.inFlight === 0 && rt.queue.length === 0 && now - rt.lastActiveAt >= idleMs) {
-        rt.leaving = "idle";
+        this.markLeaving(rt, "idle");
       } else kept.push(rt);
     }
     if (fleet.liveWorkers <= 1) return;
     const excess = kept.length - Math.ceil(fleet.ownedTotal / fleet.liveWorkers);
     if (excess <= 0) return;
     kept.sort((a, b) => a.inFlight + a.queue.length - (b.inFlight + b.queue.length));
-    for (const rt of kept.slice(0, excess)) rt.leaving = "handover";
+    for (const rt of kept.slice(0, excess)) this.markLeaving(rt, "handover");
     this.schedulePump();
   }
 

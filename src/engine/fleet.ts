@@ -34,6 +34,8 @@ export interface FleetHost {
   readyToRelease(): { idle: string[]; handover: string[] };
   /** Marks endpoints to let go of at the next heartbeat (none is claimed for meanwhile). */
   planReleases(now: number, fleet: Heartbeat): void;
+  /** Whether endpoints are marked to be handed to other workers (and sit idle until they are). */
+  handingOver(): boolean;
   /** These endpoints are no longer ours. */
   released(freed: readonly string[]): void;
   /** Endpoints another worker gave up or died holding: claim their due work if we can. */
@@ -54,6 +56,14 @@ const ORPHAN_SWEEP_BEATS = 5;
 /** How far before the previous heartbeat the fallback poll looks. */
 const POLL_SLACK_MS = 5_000;
 
+/**
+ * While endpoints are marked for hand-over, how often the worker looks whether they are ready.
+ * A marked endpoint starts no request, so it sits idle from the moment its last answer arrives
+ * (milliseconds) until the heartbeat that frees it: looking this often, rather than waiting a
+ * whole heartbeat, keeps that gap short. A look that finds nothing ready writes nothing.
+ */
+const HANDOVER_CHECK_MS = 25;
+
 /** One worker's side of the fleet; see the module comment. */
 export class Fleet {
   private idValue: string;
@@ -66,6 +76,8 @@ export class Fleet {
   private beating: Promise<void> | null = null;
   private running = false;
   private lastBeatAt = 0;
+  /** When the next regular heartbeat is due (early ones for hand-overs do not move it). */
+  private nextBeatAt = 0;
   private beats = 0;
 
   constructor(
@@ -95,6 +107,7 @@ export class Fleet {
     );
     this.running = true;
     this.lastBeatAt = now;
+    this.nextBeatAt = now + this.settings.heartbeatMs;
     this.schedule();
   }
 
@@ -149,13 +162,23 @@ export class Fleet {
 
   private schedule(): void {
     if (!this.running) return;
+    const every = this.settings.heartbeatMs;
+    const wait = this.host.handingOver() ? Math.min(HANDOVER_CHECK_MS, every) : every;
     this.timer = this.clock.setTimer(() => {
       this.timer = null;
-      this.beating = this.beat().finally(() => {
+      this.beating = this.tick().finally(() => {
         this.beating = null;
         this.schedule();
       });
-    }, this.settings.heartbeatMs);
+    }, wait);
+  }
+
+  /** Beats when one is due, or early when endpoints marked for hand-over are ready to go. */
+  private async tick(): Promise<void> {
+    const now = this.clock.now();
+    if (now >= this.nextBeatAt) this.nextBeatAt = now + this.settings.heartbeatMs;
+    else if (this.host.readyToRelease().handover.length === 0) return;
+    await this.beat();
   }
 
   private async beat(): Promise<void> {
@@ -176,8 +199,10 @@ export class Fleet {
       if (withWork.size) await this.publish([{ kind: "released", endpointIds: [...withWork] }]);
       this.host.adopt(hb.releasedWithWork.filter((id) => !handover.has(id)));
       this.liveWorkers = hb.liveWorkers;
-      this.ownedTotal = hb.ownedTotal;
-      this.host.planReleases(now, hb);
+      // Endpoints handed over at this beat belong to nobody until the taker's claim: counted as
+      // owned, or the share would shrink with them and more would be handed over at once.
+      this.ownedTotal = hb.ownedTotal + ready.handover.length;
+      this.host.planReleases(now, { ...hb, ownedTotal: this.ownedTotal });
       await this.reap(now);
       // Every few beats, endpoints with due work and no owner: should an adoption ever be missed
       // (a signal lost, a hand-over that went nowhere), they are taken within seconds.

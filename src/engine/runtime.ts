@@ -18,6 +18,12 @@ export class EndpointRuntime {
   inFlight = 0;
   /** In a fleet: being let go of (no new claims for it), and why. */
   leaving: "idle" | "handover" | null = null;
+  /**
+   * The engine's claims numbered up to this one had started when the endpoint was marked as
+   * leaving: while any of them runs it may still bring deliveries of this endpoint. Later claims
+   * pass it over.
+   */
+  leavingAfterClaim = 0;
   /** When the engine last had anything to do for it. */
   lastActiveAt: number;
   /** Claimed deliveries waiting for a free slot; they spend no attempt while they wait. */

@@ -6,14 +6,13 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
-import { DEFAULT_ADAPTIVE } from "../../src/engine/adaptive-limit.js";
-import { DEFAULT_BREAKER } from "../../src/engine/breaker.js";
 import { DeliveryEngine } from "../../src/engine/engine.js";
 import { HttpSender } from "../../src/engine/sender.js";
 import { newId } from "../../src/ids.js";
 import { PostgresStore } from "../../src/store/postgres/store.js";
 import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { fleetWorkerSettings } from "../support/fleet-worker.js";
 import { Receiver } from "../support/receiver.js";
 
 describe("a circuit opened by one worker", () => {
@@ -37,22 +36,12 @@ describe("a circuit opened by one worker", () => {
       sender,
       clock: systemClock,
       random: () => 0.5,
-      settings: {
-        policyDefaults: { retry: { preset: "default" }, concurrencyLimit: 10, timeoutMs: 5_000 },
-        breaker: { ...DEFAULT_BREAKER, consecutiveFailures: 3 },
-        adaptive: DEFAULT_ADAPTIVE,
-        batchSize: 64,
-        maxClaimed: 256,
-        leaseMs: 60_000,
-        shutdownTimeoutMs: 2_000,
-        fleet: {
-          heartbeatMs: 100,
-          deadAfterMs: 1_000,
-          idleReleaseMs: 60_000,
-          role: "worker",
-          host: "test",
-        },
-      },
+      settings: fleetWorkerSettings({
+        concurrencyLimit: 10,
+        heartbeatMs: 100,
+        deadAfterMs: 1_000,
+        breaker: { consecutiveFailures: 3 },
+      }),
     });
     engines.push(engine);
     return engine;
