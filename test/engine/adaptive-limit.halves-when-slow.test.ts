@@ -93,6 +93,21 @@ describe("the adaptive limit halves when an endpoint is slow", () => {
     expect(limit.p99()).toBeNull();
   });
 
+  it("judges the last 512 samples, whether it has seen a few or thousands", () => {
+    const nearestRank99 = (xs: number[]) =>
+      [...xs].sort((a, b) => a - b)[Math.ceil(0.99 * xs.length) - 1];
+    // Distinct durations in a scrambled order, so a sample lost or kept twice shows in the p99.
+    const durations = Array.from({ length: 1_300 }, (_, i) => (i * 7919) % 1_300);
+    for (const n of [1, 15, 16, 17, 33, 100, 511, 512, 513, 1_300]) {
+      const clock = fakeClock();
+      const limit = new AdaptiveLimit(4, DEFAULT_ADAPTIVE, clock);
+      feed(limit, clock, durations.slice(0, n));
+      expect(limit.p99(), `after ${n} samples`).toBe(
+        nearestRank99(durations.slice(Math.max(0, n - 512), n)),
+      );
+    }
+  });
+
   it("setLimit moves an undegraded limit at once and lowers a degraded one only if needed", () => {
     const clock = fakeClock();
     const limit = new AdaptiveLimit(8, DEFAULT_ADAPTIVE, clock);
