@@ -6,8 +6,9 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { yieldToTheMainThread } from "../threads.js";
 import { ExemptTargets } from "./guarded-connect.js";
-import { HttpSender } from "./sender.js";
+import { HttpSender, type SendResult } from "./sender.js";
 import type { ThreadReply, ThreadRequest, ThreadSettings } from "./sender-threads.js";
+import { packResult, unpackRequests, type WireResults } from "./thread-wire.js";
 
 if (!parentPort) throw new Error("sender-thread.ts runs only as a worker thread");
 const port = parentPort;
@@ -25,17 +26,19 @@ const sender = new HttpSender({
 // MAX_REPLY of them: the main thread handles each message in one go, and an API request waiting
 // behind it should not wait for hundreds of outcomes.
 const MAX_REPLY = 64;
-let outbox: ThreadReply["results"] = [];
+let outbox: WireResults = [];
+let held = 0;
 let flushQueued = false;
 function flush(): void {
-  if (outbox.length === 0) return;
+  if (held === 0) return;
   const results = outbox;
   outbox = [];
+  held = 0;
   port.postMessage({ type: "results", results } satisfies ThreadReply);
 }
-function reply(id: number, result: ThreadReply["results"][number]["result"]): void {
-  outbox.push({ id, result });
-  if (outbox.length >= MAX_REPLY) flush();
+function reply(id: number, result: SendResult, durationMs: number): void {
+  packResult(outbox, id, result, durationMs);
+  if (++held >= MAX_REPLY) flush();
   if (flushQueued) return;
   flushQueued = true;
   setImmediate(() => {
@@ -47,28 +50,12 @@ function reply(id: number, result: ThreadReply["results"][number]["result"]): vo
 port.on("message", (msg: ThreadRequest) => {
   switch (msg.type) {
     case "send":
-      for (const r of msg.requests) {
+      unpackRequests(msg.requests, (id, req) => {
         const started = performance.now();
         void sender
-          .send({
-            url: r.url,
-            headers: r.headers,
-            // The cloned bytes arrive as a Uint8Array of their own: wrapped, not copied.
-            body: Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength),
-            timeoutMs: r.timeoutMs,
-          })
-          .then((result) => {
-            // Spelled out: a spread followed by a new field is V8's slow path (about 1 µs).
-            reply(r.id, {
-              status: result.status,
-              error: result.error,
-              errorDetail: result.errorDetail,
-              snippet: result.snippet,
-              retryAfter: result.retryAfter,
-              durationMs: Math.round(performance.now() - started),
-            });
-          });
-      }
+          .send(req)
+          .then((result) => reply(id, result, Math.round(performance.now() - started)));
+      });
       break;
     case "exempt":
       exempt.replaceAll(msg.pairs);

@@ -9,6 +9,7 @@ import { Worker } from "node:worker_threads";
 import { workerEntry } from "../threads.js";
 import type { ExemptTargets } from "./guarded-connect.js";
 import { failure, type Sender, type SendRequest, type SendResult } from "./sender.js";
+import { packRequest, unpackResults, type WireRequests, type WireResults } from "./thread-wire.js";
 
 /** What a sender thread is started with. */
 export interface ThreadSettings {
@@ -18,24 +19,16 @@ export interface ThreadSettings {
   niceness: number;
 }
 
-interface WireRequest {
-  id: number;
-  url: string;
-  headers: Record<string, string>;
-  body: Uint8Array;
-  timeoutMs: number;
-}
-
 /** Main thread → sender thread. */
 export type ThreadRequest =
-  | { type: "send"; requests: WireRequest[] }
+  | { type: "send"; requests: WireRequests }
   | { type: "exempt"; pairs: string[] }
   | { type: "close" };
 
 /** Sender thread → main thread. */
 export interface ThreadReply {
   type: "results";
-  results: { id: number; result: SendResult }[];
+  results: WireResults;
 }
 
 export interface ThreadedSenderOptions extends Partial<ThreadSettings> {
@@ -87,7 +80,7 @@ export class ThreadedSender implements Sender {
 class SenderThread {
   private worker!: Worker;
   private readonly waiting = new Map<number, (r: SendResult) => void>();
-  private outbox: WireRequest[] = [];
+  private outbox: WireRequests = [];
   private flushQueued = false;
   private exited: Promise<void> = Promise.resolve();
 
@@ -107,13 +100,7 @@ class SenderThread {
     return new Promise((resolve) => {
       if (this.waiting.size === 0) this.worker.ref();
       this.waiting.set(id, resolve);
-      this.outbox.push({
-        id,
-        url: req.url,
-        headers: req.headers,
-        body: ownBytes(req.body),
-        timeoutMs: req.timeoutMs,
-      });
+      packRequest(this.outbox, id, req);
       if (this.flushQueued) return;
       this.flushQueued = true;
       // Requests made in the same turn of the loop (a claimed batch) cross in one message.
@@ -154,11 +141,11 @@ class SenderThread {
     this.worker = worker;
     worker.unref();
     worker.on("message", (msg: ThreadReply) => {
-      for (const { id, result } of msg.results) {
+      unpackResults(msg.results, (id, result) => {
         const resolve = this.waiting.get(id);
         this.waiting.delete(id);
         resolve?.(result);
-      }
+      });
       if (this.waiting.size === 0) worker.unref();
     });
     let crash: unknown = null;
@@ -179,10 +166,4 @@ class SenderThread {
     });
     if (this.exemptPairs.length) worker.postMessage({ type: "exempt", pairs: this.exemptPairs });
   }
-}
-
-// A Buffer may be a view into a larger pool; cloning it would copy the whole pool.
-function ownBytes(body: Buffer): Uint8Array {
-  if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) return body;
-  return new Uint8Array(body);
 }
