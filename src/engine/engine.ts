@@ -112,6 +112,11 @@ export class DeliveryEngine implements EngineControl, Intake {
   private readonly adoptable = new Set<string>();
   /** Endpoints this worker handed over, not taken back for a while (id → until). */
   private readonly handedOver = new Map<string, number>();
+  /**
+   * Runtimes marked to let go of: a few at a time, where the fleet looks every 25 ms while a
+   * hand-over is pending; walking every runtime that often would cost a worker with thousands.
+   */
+  private readonly marked = new Set<EndpointRuntime>();
   /** Claims started so far, and the numbers of those still running. */
   private claimsStarted = 0;
   private readonly claimsRunning = new Set<number>();
@@ -434,6 +439,7 @@ export class DeliveryEngine implements EngineControl, Intake {
   private markLeaving(rt: EndpointRuntime, why: "idle" | "handover"): void {
     rt.leaving = why;
     rt.leavingAfterClaim = this.claimsStarted;
+    this.marked.add(rt);
   }
 
   /** Claims up to `room` of one endpoint's due deliveries through its own index; how many. */
@@ -542,15 +548,17 @@ export class DeliveryEngine implements EngineControl, Intake {
         // for none to run would keep it from ever handing anything over.
         let oldest = Number.POSITIVE_INFINITY;
         for (const n of this.claimsRunning) oldest = Math.min(oldest, n);
-        for (const [id, rt] of this.runtimes) {
-          if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0) continue;
-          if (oldest <= rt.leavingAfterClaim) continue;
-          ready[rt.leaving].push(id);
+        for (const rt of this.marked) {
+          const id = rt.endpoint.id;
+          // Forgotten meanwhile (its endpoint deleted, or all dropped on rejoining).
+          if (this.runtimes.get(id) !== rt) this.marked.delete(rt);
+          else if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0) continue;
+          else if (oldest > rt.leavingAfterClaim) ready[rt.leaving].push(id);
         }
         return ready;
       },
       handingOver: () => {
-        for (const rt of this.runtimes.values()) if (rt.leaving === "handover") return true;
+        for (const rt of this.marked) if (rt.leaving === "handover") return true;
         return false;
       },
       planReleases: (now, fleet) => this.planReleases(now, fleet),
@@ -559,6 +567,7 @@ export class DeliveryEngine implements EngineControl, Intake {
         for (const id of ids) {
           const rt = this.runtimes.get(id);
           if (!rt) continue;
+          this.marked.delete(rt);
           if (rt.leaving === "handover") this.handedOver.set(id, quietUntil);
           this.backlogged.delete(rt);
           this.runtimes.delete(id);
