@@ -6,6 +6,7 @@
  * docs/architecture.md, "Several processes"): a second worker helps when there are endpoints to
  * share.
  */
+import { join } from "node:path";
 import pg from "pg";
 import { samplePayload } from "../lib/backlog.js";
 import { HooklineProcess, freshDataDir, removeDataDir } from "../lib/hookline.js";
@@ -82,7 +83,9 @@ async function drainWith(ctx: BenchContext, count: number, workers: number) {
       Array.from({ length: workers }, () => {
         const dir = freshDataDir("pg-worker");
         dirs.push(dir);
-        return HooklineProcess.start({ dataDir: dir, env, role: "worker" });
+        // With --profile, each worker writes its profile (the API process does nothing here).
+        const profileDir = ctx.profileDir ? join(ctx.profileDir, `pg-${workers}-workers`) : null;
+        return HooklineProcess.start({ dataDir: dir, env, role: "worker", profileDir });
       }),
     );
     procs.push(...ws);

@@ -79,7 +79,7 @@ describe("postgres prepared statements", () => {
     const { app } = await seedApp(store);
     await deliverTwice(app.id, T0);
     expect(await preparedOnItsConnection()).toEqual(
-      expect.arrayContaining(["hookline_claim", "hookline_advance", "hookline_insertMessage"]),
+      expect.arrayContaining(["hookline_claim", "hookline_recordPlain", "hookline_insertMessage"]),
     );
 
     await store.close();

@@ -193,6 +193,21 @@ export async function tx<T>(
   }
 }
 
+/**
+ * Runs one statement on its own (no transaction around it: the statement is atomic), again a few
+ * times after a deadlock or serialization failure, as `tx` does for a transaction.
+ */
+export async function retried<T>(statement: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await statement();
+    } catch (err) {
+      if (attempt < 3 && RETRYABLE.has(sqlState(err))) continue;
+      throw err;
+    }
+  }
+}
+
 function sqlState(err: unknown): string {
   const code = (err as { code?: unknown }).code;
   return typeof code === "string" ? code : "";

@@ -13,7 +13,7 @@ import type {
   Store,
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
-import { all, exec, one, Params, tx, type Conn, type Row, type Sql } from "./database.js";
+import { all, exec, one, Params, retried, tx, type Conn, type Row, type Sql } from "./database.js";
 import type { DeadLetters } from "./dead-letters.js";
 import { matches } from "./fan-out.js";
 import { paginate } from "./pagination.js";
@@ -132,44 +132,41 @@ export class Deliveries {
     return exec(this.pool, this.sql.recoverInflight, [now]);
   }
 
-  /** The claim (one statement, see `DELIVERIES.claim`) and its payloads, in one transaction. */
+  /** The claim, with its payloads, in one statement (see `DELIVERIES.claim`). */
   async claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
+    const found = await retried(() => all(this.pool, ...claimStatement(this.sql, req)));
     const contended: string[] = [];
-    const claimed = await tx(this.pool, async (c) => {
-      contended.length = 0;
-      const found = await all(c, ...claimStatement(this.sql, req));
-      for (const r of found) if (r.kind === "lost") contended.push(String(r.endpoint_id));
-      const rows = found.filter((r) => r.kind !== "lost");
-      if (rows.length === 0) return [];
-      const messageIds = [...new Set(rows.map((r) => String(r.message_id)))];
-      const messages = new Map(
-        (await all(c, this.sql.messagesForClaim, [messageIds])).map((m) => [String(m.id), m]),
-      );
-      const out: ClaimedDelivery[] = [];
-      for (const r of rows) {
-        const m = messages.get(String(r.message_id));
-        // Deleting an application takes its messages with its deliveries, under the same locks;
-        // a delivery without its message has nothing to send.
-        if (!m) continue;
-        out.push({
-          id: String(r.id),
-          appId: String(r.app_id),
-          messageId: String(r.message_id),
-          endpointId: String(r.endpoint_id),
-          origin: r.origin as Delivery["origin"],
-          attemptCount: Number(r.attempt_count),
-          firstAttemptAt: r.first_attempt_at == null ? null : Number(r.first_attempt_at),
-          lastDelayMs: r.last_delay_ms == null ? null : Number(r.last_delay_ms),
-          dueAt: Number(r.next_attempt_at),
-          eventType: String(m.event_type),
-          payload: m.payload as Buffer,
-        });
+    const out: ClaimedDelivery[] = [];
+    // Deliveries of one message share one copy of its payload.
+    const payloads = new Map<string, Buffer>();
+    for (const r of found) {
+      if (r.kind === "lost") {
+        contended.push(String(r.endpoint_id));
+        continue;
       }
-      // RETURNING gives no order guarantee; the engine sends oldest due first.
-      return out.sort((a, b) => a.dueAt - b.dueAt);
-    });
+      // Deleting an application takes its messages with its deliveries, under the same locks;
+      // a delivery without its message has nothing to send.
+      if (r.payload == null) continue;
+      const messageId = String(r.message_id);
+      let payload = payloads.get(messageId);
+      if (!payload) payloads.set(messageId, (payload = r.payload as Buffer));
+      out.push({
+        id: String(r.id),
+        appId: String(r.app_id),
+        messageId,
+        endpointId: String(r.endpoint_id),
+        origin: r.origin as Delivery["origin"],
+        attemptCount: Number(r.attempt_count),
+        firstAttemptAt: r.first_attempt_at == null ? null : Number(r.first_attempt_at),
+        lastDelayMs: r.last_delay_ms == null ? null : Number(r.last_delay_ms),
+        dueAt: Number(r.next_attempt_at),
+        eventType: String(r.event_type),
+        payload,
+      });
+    }
     if (contended.length) req.worker?.onContended(contended);
-    return claimed;
+    // RETURNING gives no order guarantee; the engine sends oldest due first.
+    return out.sort((a, b) => a.dueAt - b.dueAt);
   }
 
   async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {
@@ -188,6 +185,7 @@ export class Deliveries {
     // A delivery recorded twice in one batch keeps its first outcome, as one at a time would.
     const seen = new Set<string>();
     const batch = outcomes.filter((o) => !seen.has(o.deliveryId) && seen.add(o.deliveryId));
+    if (batch.every(plain)) return retried(() => this.recordPlain(batch));
     return tx(this.pool, async (c) => {
       const moved = await this.advance(c, batch);
       const recorded = batch.filter((o) => moved.has(o.deliveryId));
@@ -223,18 +221,25 @@ export class Deliveries {
     });
   }
 
+  /** A batch of plain outcomes (see `plain`) in one statement; it changes no dead letter. */
+  private async recordPlain(batch: readonly DeliveryOutcome[]): Promise<DeadLetterChange[]> {
+    const a = batch.map((o) => o.attempt!);
+    await exec(this.pool, this.sql.recordPlain, [
+      ...moveColumns(batch),
+      a.map((x) => x.id),
+      ...attemptColumns(a),
+      batch.map((o) => o.retryAfter),
+    ]);
+    return [];
+  }
+
   /** Moves each still-claimed delivery on; returns those moved, with their dead_letter_id. */
   private async advance(
     c: Conn,
     batch: readonly DeliveryOutcome[],
   ): Promise<Map<string, string | null>> {
-    const next = batch.map((o) => o.next);
     const rows = await all(c, this.sql.advance, [
-      batch.map((o) => o.deliveryId),
-      next.map((n) => (n.kind === "retry" ? "pending" : n.kind)),
-      batch.map((o) => o.at),
-      next.map((n) => (n.kind === "retry" ? n.at : null)),
-      next.map((n) => (n.kind === "retry" ? n.delayMs : null)),
+      ...moveColumns(batch),
       batch.map((o) => o.attempt !== null),
     ]);
     return new Map(
@@ -253,14 +258,7 @@ export class Deliveries {
       a.map((x) => x.id),
       made.map((o) => o.deliveryId),
       a.map((x) => x.at),
-      a.map((x) => x.trigger),
-      a.map((x) => x.url),
-      a.map((x) => x.status),
-      a.map((x) => x.error),
-      a.map((x) => x.errorDetail),
-      a.map((x) => x.durationMs),
-      a.map((x) => x.responseSnippet),
-      a.map((x) => x.outcome),
+      ...attemptColumns(a),
     ]);
   }
 
@@ -302,4 +300,43 @@ function claimStatement(sql: Statements, req: ClaimRequest): [Sql, unknown[]] {
   }
   const common = [req.now, [...req.excludeEndpoints], req.limit, req.leaseUntil, dueFrom];
   return w ? [sql.claimOwned, [...common, w.id, w.deadBefore]] : [sql.claim, common];
+}
+
+/** How each outcome moves its delivery on, one array per column: id, state, at, next, delay. */
+function moveColumns(batch: readonly DeliveryOutcome[]): unknown[][] {
+  const next = batch.map((o) => o.next);
+  return [
+    batch.map((o) => o.deliveryId),
+    next.map((n) => (n.kind === "retry" ? "pending" : n.kind)),
+    batch.map((o) => o.at),
+    next.map((n) => (n.kind === "retry" ? n.at : null)),
+    next.map((n) => (n.kind === "retry" ? n.delayMs : null)),
+  ];
+}
+
+/** Attempts' columns from the trigger on, one array each, in the order the statements take. */
+function attemptColumns(a: readonly NonNullable<DeliveryOutcome["attempt"]>[]): unknown[][] {
+  return [
+    a.map((x) => x.trigger),
+    a.map((x) => x.url),
+    a.map((x) => x.status),
+    a.map((x) => x.error),
+    a.map((x) => x.errorDetail),
+    a.map((x) => x.durationMs),
+    a.map((x) => x.responseSnippet),
+    a.map((x) => x.outcome),
+  ];
+}
+
+/**
+ * An outcome whose recording touches no dead letter and no endpoint: an attempt, not of a replay
+ * (only replays carry a dead letter), that succeeded or will be retried.
+ */
+function plain(o: DeliveryOutcome): boolean {
+  return (
+    o.attempt !== null &&
+    o.attempt.trigger !== "replay" &&
+    (o.next.kind === "succeeded" || o.next.kind === "retry") &&
+    !o.disableEndpoint
+  );
 }

@@ -45,6 +45,18 @@ export const CATALOGUE = {
   dropIdem: "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2",
 } as const;
 
+/** What a claim returns of each delivery it claimed (the `claimed` CTE's rows). */
+const CLAIMED = `d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
+      d.first_attempt_at, d.last_delay_ms, d.next_attempt_at`;
+
+/**
+ * A claim's rows with their message's type and payload, joined in the claim's own statement: one
+ * round trip, and no transaction around it. A delivery whose message is gone (its application
+ * was deleted under the same locks) comes back without one and is not sent.
+ */
+const WITH_MESSAGES = `SELECT c.*, m.event_type, m.payload
+    FROM claimed c LEFT JOIN messages m ON m.id = c.message_id`;
+
 /** Messages and their deliveries: intake, claiming, and recording what each attempt did. */
 export const DELIVERIES = {
   findMessageByEventId: "SELECT * FROM messages WHERE app_id = $1 AND event_id = $2",
@@ -89,11 +101,12 @@ export const DELIVERIES = {
       ORDER BY next_attempt_at
       LIMIT $3
       FOR UPDATE SKIP LOCKED
+    ), claimed AS (
+      UPDATE deliveries d SET state = 'inflight', lease_until = $4
+      FROM due WHERE d.id = due.id
+      RETURNING ${CLAIMED}
     )
-    UPDATE deliveries d SET state = 'inflight', lease_until = $4
-    FROM due WHERE d.id = due.id
-    RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
-      d.first_attempt_at, d.last_delay_ms, d.next_attempt_at`,
+    ${WITH_MESSAGES}`,
   ),
   // The claim of a worker sharing the database ($6 the worker, $7 the dead-before time). Rows of
   // endpoints another live worker owns are passed over; of the rest, the worker's own are claimed,
@@ -128,13 +141,13 @@ export const DELIVERIES = {
       UPDATE deliveries d SET state = 'inflight', lease_until = $4, claimed_by = $6
       FROM due WHERE d.id = due.id
         AND (due.mine OR due.endpoint_id IN (SELECT endpoint_id FROM taken))
-      RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
-        d.first_attempt_at, d.last_delay_ms, d.next_attempt_at
+      RETURNING ${CLAIMED}
     )
-    SELECT 'claimed' AS kind, * FROM claimed
+    SELECT 'claimed' AS kind, c.*, m.event_type, m.payload
+    FROM claimed c LEFT JOIN messages m ON m.id = c.message_id
     UNION ALL
     SELECT DISTINCT 'lost', NULL::text, NULL::text, NULL::text, endpoint_id, NULL::text,
-      NULL::integer, NULL::bigint, NULL::bigint, NULL::bigint
+      NULL::integer, NULL::bigint, NULL::bigint, NULL::bigint, NULL::text, NULL::bytea
     FROM due WHERE NOT mine AND endpoint_id NOT IN (SELECT endpoint_id FROM taken)`,
   ),
   // One endpoint through its own index, for a worker that owns it or may take it now; ownership
@@ -156,15 +169,12 @@ export const DELIVERIES = {
       WHERE endpoint_owners.worker_id = excluded.worker_id OR NOT EXISTS (SELECT 1 FROM workers w
         WHERE w.id = endpoint_owners.worker_id AND w.heartbeat_at >= $6)
       RETURNING endpoint_id
+    ), claimed AS (
+      UPDATE deliveries d SET state = 'inflight', lease_until = $4, claimed_by = $5
+      FROM due WHERE d.id = due.id AND EXISTS (SELECT 1 FROM owner)
+      RETURNING ${CLAIMED}
     )
-    UPDATE deliveries d SET state = 'inflight', lease_until = $4, claimed_by = $5
-    FROM due WHERE d.id = due.id AND EXISTS (SELECT 1 FROM owner)
-    RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
-      d.first_attempt_at, d.last_delay_ms, d.next_attempt_at`,
-  ),
-  messagesForClaim: prepared(
-    "messagesForClaim",
-    "SELECT id, event_type, payload FROM messages WHERE id = ANY($1::text[])",
+    ${WITH_MESSAGES}`,
   ),
   // One endpoint's due rows through its own index: the cost is the batch, not the backlog.
   claimForEndpoint: prepared(
@@ -175,11 +185,12 @@ export const DELIVERIES = {
       ORDER BY next_attempt_at
       LIMIT $3
       FOR UPDATE SKIP LOCKED
+    ), claimed AS (
+      UPDATE deliveries d SET state = 'inflight', lease_until = $4
+      FROM due WHERE d.id = due.id
+      RETURNING ${CLAIMED}
     )
-    UPDATE deliveries d SET state = 'inflight', lease_until = $4
-    FROM due WHERE d.id = due.id
-    RETURNING d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attempt_count,
-      d.first_attempt_at, d.last_delay_ms, d.next_attempt_at`,
+    ${WITH_MESSAGES}`,
   ),
   nextDue: prepared(
     "nextDue",
@@ -202,6 +213,50 @@ export const DELIVERIES = {
       AS v(id, state, at, next, delay, tried)
     WHERE d.id = v.id AND d.state = 'inflight'
     RETURNING d.id, d.dead_letter_id`,
+  ),
+  // The common batch, every outcome an attempt that succeeded or will be retried, in one
+  // statement and so one round trip (with no BEGIN and COMMIT around it): the deliveries move
+  // on, their attempts go in, and the endpoints' stats grow, all from the rows that moved (still
+  // claimed), as `advance`, `insertAttempts` and `bumpStats` do one after another. Stats rows
+  // are taken in endpoint order, so two batches at once lock them in the same order.
+  recordPlain: prepared(
+    "recordPlain",
+    `WITH v AS (
+      SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[],
+          $6::text[], $7::text[], $8::text[], $9::integer[], $10::text[], $11::text[],
+          $12::integer[], $13::text[], $14::text[], $15::text[])
+        WITH ORDINALITY AS v(id, state, at, next, delay, attempt_id, trigger, url, status, error,
+          detail, duration, snippet, outcome, retry_after, n)
+    ), moved AS (
+      UPDATE deliveries d SET state = v.state, attempt_count = d.attempt_count + 1,
+        first_attempt_at = coalesce(d.first_attempt_at, v.at), last_attempt_at = v.at,
+        next_attempt_at = v.next, last_delay_ms = coalesce(v.delay, d.last_delay_ms),
+        lease_until = NULL
+      FROM v WHERE d.id = v.id AND d.state = 'inflight'
+      RETURNING d.id, d.app_id, d.message_id, d.endpoint_id
+    ), recorded AS (
+      INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at, trigger, url,
+        status, error, error_detail, duration_ms, response_snippet, outcome)
+      SELECT v.attempt_id, m.id, m.app_id, m.message_id, m.endpoint_id, v.at, v.trigger, v.url,
+        v.status, v.error, v.detail, v.duration, v.snippet, v.outcome
+      FROM v JOIN moved m ON m.id = v.id ORDER BY v.n
+    ), stats AS (
+      INSERT INTO endpoint_stats AS s (endpoint_id, retry_after_honoured, retry_after_capped,
+        retry_after_ignored, last_success_at)
+      SELECT m.endpoint_id, count(*) FILTER (WHERE v.retry_after = 'honoured'),
+        count(*) FILTER (WHERE v.retry_after = 'capped'),
+        count(*) FILTER (WHERE v.retry_after = 'ignored'),
+        max(v.at) FILTER (WHERE v.state = 'succeeded')
+      FROM v JOIN moved m ON m.id = v.id
+      WHERE v.retry_after IS NOT NULL OR v.state = 'succeeded'
+      GROUP BY m.endpoint_id ORDER BY m.endpoint_id
+      ON CONFLICT (endpoint_id) DO UPDATE SET
+        retry_after_honoured = s.retry_after_honoured + excluded.retry_after_honoured,
+        retry_after_capped = s.retry_after_capped + excluded.retry_after_capped,
+        retry_after_ignored = s.retry_after_ignored + excluded.retry_after_ignored,
+        last_success_at = GREATEST(s.last_success_at, excluded.last_success_at)
+    )
+    SELECT count(*) AS moved FROM moved`,
   ),
   insertAttempts: prepared(
     "insertAttempts",

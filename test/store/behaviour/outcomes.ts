@@ -385,6 +385,19 @@ export function outcomeBehaviour(t: StoreUnderTest): void {
       expect((await t.store.listAttempts({ appId: app.id, limit: 10 })).data).toHaveLength(1);
     });
 
+    it("a success recorded twice counts once in the endpoint's stats", async () => {
+      const { app, endpoints } = await seedApp(t.store);
+      await accept(t.store, app.id);
+      const claimed = only(await claimAll(t.store, T0));
+      for (const at of [T0 + SECOND, T0 + HOUR]) {
+        await t.store.recordAttempts([{ ...succeeded(claimed, at), retryAfter: "honoured" }]);
+      }
+      expect(await t.store.getEndpointStats(endpoints[0]!.id)).toEqual({
+        retryAfter: { honoured: 1, capped: 0, ignored: 0 },
+        lastSuccessAt: T0 + SECOND,
+      });
+    });
+
     it("applies a batch of many outcomes in full", async () => {
       const { app, endpoints } = await seedApp(t.store, [{}, {}, {}]);
       for (let i = 0; i < 10; i++) await accept(t.store, app.id, { now: T0 + i });
