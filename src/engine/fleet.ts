@@ -78,6 +78,8 @@ export class Fleet {
   private lastBeatAt = 0;
   /** When the next regular heartbeat is due (early ones for hand-overs do not move it). */
   private nextBeatAt = 0;
+  /** The last heartbeat failed: no early ones until a regular one gets through (no log flood). */
+  private lastBeatFailed = false;
   private beats = 0;
 
   constructor(
@@ -162,8 +164,9 @@ export class Fleet {
 
   private schedule(): void {
     if (!this.running) return;
-    const every = this.settings.heartbeatMs;
-    const wait = this.host.handingOver() ? Math.min(HANDOVER_CHECK_MS, every) : every;
+    // Kept by nextBeatAt, so an early beat for a hand-over does not push the regular one back.
+    const untilBeat = Math.max(0, this.nextBeatAt - this.clock.now());
+    const wait = this.host.handingOver() ? Math.min(HANDOVER_CHECK_MS, untilBeat) : untilBeat;
     this.timer = this.clock.setTimer(() => {
       this.timer = null;
       this.beating = this.tick().finally(() => {
@@ -177,7 +180,7 @@ export class Fleet {
   private async tick(): Promise<void> {
     const now = this.clock.now();
     if (now >= this.nextBeatAt) this.nextBeatAt = now + this.settings.heartbeatMs;
-    else if (this.host.readyToRelease().handover.length === 0) return;
+    else if (this.lastBeatFailed || this.host.readyToRelease().handover.length === 0) return;
     await this.beat();
   }
 
@@ -188,6 +191,7 @@ export class Fleet {
       const ready = this.host.readyToRelease();
       const release = [...ready.idle, ...ready.handover];
       const hb = await this.coordination.heartbeat({ id: this.idValue, now, deadBefore, release });
+      this.lastBeatFailed = false;
       if (!hb.alive) return await this.rejoin(now);
       // Ours no longer: the heartbeat freed every endpoint we asked to hand back.
       for (const id of release) this.owned.delete(id);
@@ -214,6 +218,7 @@ export class Fleet {
       this.host.poll(Math.min(this.lastBeatAt, now) - POLL_SLACK_MS);
       this.lastBeatAt = now;
     } catch (err) {
+      this.lastBeatFailed = true;
       this.host.log.error({ err }, "worker heartbeat failed; trying again");
     }
   }
