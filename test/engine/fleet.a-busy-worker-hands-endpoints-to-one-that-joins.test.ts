@@ -8,10 +8,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
 import { DeliveryEngine } from "../../src/engine/engine.js";
 import { HttpSender } from "../../src/engine/sender.js";
-import { newId } from "../../src/ids.js";
 import type { Store } from "../../src/store/port.js";
 import { PostgresStore } from "../../src/store/postgres/store.js";
-import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
+import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { fleetWorkerSettings } from "../support/fleet-worker.js";
 import { Receiver } from "../support/receiver.js";
@@ -85,18 +84,7 @@ describe("a worker that joins a busy one", () => {
     }
     const now = Date.now();
     for (let i = 0; i < PER_ENDPOINT; i++) {
-      await store.acceptMessage({
-        id: newId("msg", now),
-        appId: app.id,
-        eventType: "order.paid",
-        eventId: null,
-        channels: null,
-        tags: null,
-        payload: Buffer.from(`{"i":${i}}`),
-        now,
-        dueAt: now,
-        newDeliveryId: () => newId("dlv", now),
-      });
+      await accept(store, app.id, { now, payload: Buffer.from(`{"i":${i}}`) });
     }
 
     const a = worker("a");

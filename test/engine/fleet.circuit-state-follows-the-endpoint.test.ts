@@ -10,7 +10,7 @@ import { DeliveryEngine } from "../../src/engine/engine.js";
 import { HttpSender } from "../../src/engine/sender.js";
 import { newId } from "../../src/ids.js";
 import { PostgresStore } from "../../src/store/postgres/store.js";
-import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
+import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { fleetWorkerSettings } from "../support/fleet-worker.js";
 import { Receiver } from "../support/receiver.js";
@@ -58,19 +58,8 @@ describe("a circuit opened by one worker", () => {
     const now = Date.now();
     let messageId = "";
     for (let i = 0; i < 3; i++) {
-      messageId = newId("msg", now);
-      await store.acceptMessage({
-        id: messageId,
-        appId: app.id,
-        eventType: "order.paid",
-        eventId: null,
-        channels: null,
-        tags: null,
-        payload: Buffer.from(`{"i":${i}}`),
-        now,
-        dueAt: now,
-        newDeliveryId: () => newId("dlv", now),
-      });
+      const accepted = await accept(store, app.id, { now, payload: Buffer.from(`{"i":${i}}`) });
+      messageId = accepted.message.id;
     }
     a.wake(now);
     await opened;
