@@ -52,10 +52,18 @@ const CLAIMED = `d.id, d.app_id, d.message_id, d.endpoint_id, d.origin, d.attemp
 /**
  * A claim's rows with their message's type and payload, joined in the claim's own statement: one
  * round trip, and no transaction around it. A delivery whose message is gone (its application
- * was deleted under the same locks) comes back without one and is not sent.
+ * was deleted under the same locks) comes back without one and is not sent. `lead` puts columns
+ * before the claim's own.
  */
-const WITH_MESSAGES = `SELECT c.*, m.event_type, m.payload
+const withMessages = (lead = "") => `SELECT ${lead}c.*, m.event_type, m.payload
     FROM claimed c LEFT JOIN messages m ON m.id = c.message_id`;
+
+/** How a batch's additions meet an endpoint's existing stats row (`bumpStats`, `recordPlain`). */
+const ADD_TO_STATS = `ON CONFLICT (endpoint_id) DO UPDATE SET
+      retry_after_honoured = s.retry_after_honoured + excluded.retry_after_honoured,
+      retry_after_capped = s.retry_after_capped + excluded.retry_after_capped,
+      retry_after_ignored = s.retry_after_ignored + excluded.retry_after_ignored,
+      last_success_at = GREATEST(s.last_success_at, excluded.last_success_at)`;
 
 /** Messages and their deliveries: intake, claiming, and recording what each attempt did. */
 export const DELIVERIES = {
@@ -106,7 +114,7 @@ export const DELIVERIES = {
       FROM due WHERE d.id = due.id
       RETURNING ${CLAIMED}
     )
-    ${WITH_MESSAGES}`,
+    ${withMessages()}`,
   ),
   // The claim of a worker sharing the database ($6 the worker, $7 the dead-before time). Rows of
   // endpoints another live worker owns are passed over; of the rest, the worker's own are claimed,
@@ -143,8 +151,7 @@ export const DELIVERIES = {
         AND (due.mine OR due.endpoint_id IN (SELECT endpoint_id FROM taken))
       RETURNING ${CLAIMED}
     )
-    SELECT 'claimed' AS kind, c.*, m.event_type, m.payload
-    FROM claimed c LEFT JOIN messages m ON m.id = c.message_id
+    ${withMessages("'claimed' AS kind, ")}
     UNION ALL
     SELECT DISTINCT 'lost', NULL::text, NULL::text, NULL::text, endpoint_id, NULL::text,
       NULL::integer, NULL::bigint, NULL::bigint, NULL::bigint, NULL::text, NULL::bytea
@@ -174,7 +181,7 @@ export const DELIVERIES = {
       FROM due WHERE d.id = due.id AND EXISTS (SELECT 1 FROM owner)
       RETURNING ${CLAIMED}
     )
-    ${WITH_MESSAGES}`,
+    ${withMessages()}`,
   ),
   // One endpoint's due rows through its own index: the cost is the batch, not the backlog.
   claimForEndpoint: prepared(
@@ -190,7 +197,7 @@ export const DELIVERIES = {
       FROM due WHERE d.id = due.id
       RETURNING ${CLAIMED}
     )
-    ${WITH_MESSAGES}`,
+    ${withMessages()}`,
   ),
   nextDue: prepared(
     "nextDue",
@@ -250,11 +257,7 @@ export const DELIVERIES = {
       FROM v JOIN moved m ON m.id = v.id
       WHERE v.retry_after IS NOT NULL OR v.state = 'succeeded'
       GROUP BY m.endpoint_id ORDER BY m.endpoint_id
-      ON CONFLICT (endpoint_id) DO UPDATE SET
-        retry_after_honoured = s.retry_after_honoured + excluded.retry_after_honoured,
-        retry_after_capped = s.retry_after_capped + excluded.retry_after_capped,
-        retry_after_ignored = s.retry_after_ignored + excluded.retry_after_ignored,
-        last_success_at = GREATEST(s.last_success_at, excluded.last_success_at)
+      ${ADD_TO_STATS}
     )
     SELECT count(*) AS moved FROM moved`,
   ),
@@ -277,11 +280,7 @@ export const DELIVERIES = {
     `INSERT INTO endpoint_stats AS s (endpoint_id, retry_after_honoured,
       retry_after_capped, retry_after_ignored, last_success_at)
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
-    ON CONFLICT (endpoint_id) DO UPDATE SET
-      retry_after_honoured = s.retry_after_honoured + excluded.retry_after_honoured,
-      retry_after_capped = s.retry_after_capped + excluded.retry_after_capped,
-      retry_after_ignored = s.retry_after_ignored + excluded.retry_after_ignored,
-      last_success_at = GREATEST(s.last_success_at, excluded.last_success_at)`,
+    ${ADD_TO_STATS}`,
   ),
   release: prepared(
     "release",
