@@ -8,7 +8,7 @@ import { yieldToTheMainThread } from "../threads.js";
 import { ExemptTargets } from "./guarded-connect.js";
 import { HttpSender, type SendResult } from "./sender.js";
 import type { ThreadReply, ThreadRequest, ThreadSettings } from "./sender-threads.js";
-import { packResult, unpackRequests, type WireResults } from "./thread-wire.js";
+import { packResult, resultCount, unpackRequests, type WireResults } from "./thread-wire.js";
 
 if (!parentPort) throw new Error("sender-thread.ts runs only as a worker thread");
 const port = parentPort;
@@ -27,18 +27,16 @@ const sender = new HttpSender({
 // behind it should not wait for hundreds of outcomes.
 const MAX_REPLY = 64;
 let outbox: WireResults = [];
-let held = 0;
 let flushQueued = false;
 function flush(): void {
-  if (held === 0) return;
+  if (outbox.length === 0) return;
   const results = outbox;
   outbox = [];
-  held = 0;
   port.postMessage({ type: "results", results } satisfies ThreadReply);
 }
 function reply(id: number, result: SendResult, durationMs: number): void {
   packResult(outbox, id, result, durationMs);
-  if (++held >= MAX_REPLY) flush();
+  if (resultCount(outbox) >= MAX_REPLY) flush();
   if (flushQueued) return;
   flushQueued = true;
   setImmediate(() => {

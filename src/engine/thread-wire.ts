@@ -49,6 +49,11 @@ export function packResult(out: WireResults, id: number, r: SendResult, duration
   out.push(id, r.status, r.error, r.errorDetail, r.snippet, r.retryAfter, durationMs);
 }
 
+/** How many results are packed into `wire`. */
+export function resultCount(wire: WireResults): number {
+  return wire.length / RESULT_ENTRIES;
+}
+
 /** Calls `each` with every result packed into `wire`. */
 export function unpackResults(
   wire: WireResults,

@@ -8,6 +8,7 @@ import type { SendRequest, SendResult } from "../../src/engine/sender.js";
 import {
   packRequest,
   packResult,
+  resultCount,
   unpackRequests,
   unpackResults,
   type WireRequests,
@@ -49,6 +50,7 @@ describe("the sender threads' wire format", () => {
     ];
     const wire: WireResults = [];
     results.forEach((r, i) => packResult(wire, i + 1, r, i * 3));
+    expect(resultCount(wire)).toBe(results.length);
     const got: [number, SendResult][] = [];
     unpackResults(structuredClone(wire), (id, r) => got.push([id, r]));
     expect(got).toEqual(results.map((r, i) => [i + 1, { ...r, durationMs: i * 3 }]));
