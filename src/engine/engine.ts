@@ -562,6 +562,10 @@ export class DeliveryEngine implements EngineControl, Intake {
         return false;
       },
       planReleases: (now, fleet) => this.planReleases(now, fleet),
+      handedOver: () => {
+        const now = this.deps.clock.now();
+        return [...this.handedOver].filter(([, until]) => until > now).map(([id]) => id);
+      },
       released: (ids) => {
         const quietUntil = this.deps.clock.now() + HANDOVER_QUIET_MS;
         for (const id of ids) {

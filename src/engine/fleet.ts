@@ -36,6 +36,8 @@ export interface FleetHost {
   planReleases(now: number, fleet: Heartbeat): void;
   /** Whether endpoints are marked to be handed to other workers (and sit idle until they are). */
   handingOver(): boolean;
+  /** Endpoints handed to others lately (kept from for a while): maybe not taken yet. */
+  handedOver(): string[];
   /** These endpoints are no longer ours. */
   released(freed: readonly string[]): void;
   /** Endpoints another worker gave up or died holding: claim their due work if we can. */
@@ -190,7 +192,14 @@ export class Fleet {
     try {
       const ready = this.host.readyToRelease();
       const release = [...ready.idle, ...ready.handover];
-      const hb = await this.coordination.heartbeat({ id: this.idValue, now, deadBefore, release });
+      const inTransit = [...this.host.handedOver(), ...ready.handover];
+      const hb = await this.coordination.heartbeat({
+        id: this.idValue,
+        now,
+        deadBefore,
+        release,
+        inTransit,
+      });
       this.lastBeatFailed = false;
       if (!hb.alive) return await this.rejoin(now);
       // Ours no longer: the heartbeat freed every endpoint we asked to hand back.
@@ -203,10 +212,8 @@ export class Fleet {
       if (withWork.size) await this.publish([{ kind: "released", endpointIds: [...withWork] }]);
       this.host.adopt(hb.releasedWithWork.filter((id) => !handover.has(id)));
       this.liveWorkers = hb.liveWorkers;
-      // Endpoints handed over at this beat belong to nobody until the taker's claim: counted as
-      // owned, or the share would shrink with them and more would be handed over at once.
-      this.ownedTotal = hb.ownedTotal + ready.handover.length;
-      this.host.planReleases(now, { ...hb, ownedTotal: this.ownedTotal });
+      this.ownedTotal = hb.ownedTotal;
+      this.host.planReleases(now, hb);
       await this.reap(now);
       // Every few beats, endpoints with due work and no owner: should an adoption ever be missed
       // (a signal lost, a hand-over that went nowhere), they are taken within seconds.

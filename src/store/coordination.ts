@@ -21,7 +21,10 @@ export interface Heartbeat {
   alive: boolean;
   /** Workers alive now, this one included. */
   liveWorkers: number;
-  /** Endpoints owned by any live worker, and by this one. */
+  /**
+   * Endpoints owned by any live worker, and those in transit (see `heartbeat`); and those owned
+   * by this one.
+   */
   ownedTotal: number;
   ownedByMe: number;
   /** Endpoints handed back by this heartbeat that have deliveries due: someone should take them. */
@@ -61,6 +64,13 @@ export interface WorkerCoordination {
     now: number;
     deadBefore: number;
     release: readonly string[];
+    /**
+     * Endpoints this worker handed to others lately, this heartbeat's hand-overs among them.
+     * Until a live worker takes one it still counts in `ownedTotal`: it is work on its way to
+     * an owner, and leaving it out would shrink every worker's share, so that a worker that had
+     * just handed over its excess would hand over more.
+     */
+    inTransit: readonly string[];
   }): Promise<Heartbeat>;
   /**
    * Removes workers whose heartbeat is older than `deadBefore`, frees their endpoints and puts

@@ -2,7 +2,8 @@
  * Two workers sharing PostgreSQL. Worker A drains a backlog for four endpoints alone, so it owns
  * all four; its claims are slow (a busy database), so one is always running. Worker B joins: A
  * must hand over its excess two within a few heartbeats, while its claims keep running, and
- * hand over no more than that. No endpoint ever has more requests at once than its limit.
+ * hand over no more than that, even while B's first claims (slow too) have not taken them yet.
+ * No endpoint ever has more requests at once than its limit.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
@@ -109,8 +110,9 @@ describe("a worker that joins a busy one", () => {
 
     // Settled: each keeps two, and A went on sending to its two all along.
     await new Promise((r) => setTimeout(r, 10 * HEARTBEAT_MS));
-    expect(pathsOf("a", settledAt).size).toBe(2);
-    expect(pathsOf("b", settledAt).size).toBe(2);
+    const split = `A sent to ${[...pathsOf("a", settledAt)]}, B to ${[...pathsOf("b", settledAt)]}`;
+    expect(pathsOf("a", settledAt).size, split).toBe(2);
+    expect(pathsOf("b", settledAt).size, split).toBe(2);
 
     await rx.waitFor(ENDPOINTS.length * PER_ENDPOINT, undefined, 60_000);
     for (const name of ENDPOINTS) expect(rx.maxConcurrentOn(`/${name}`)).toBeLessThanOrEqual(LIMIT);

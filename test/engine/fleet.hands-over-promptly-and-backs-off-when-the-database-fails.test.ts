@@ -37,6 +37,7 @@ function host(ready: () => boolean) {
     readyToRelease: () => ({ idle: [], handover: marked && ready() ? ["ep_1"] : [] }),
     planReleases: () => {},
     handingOver: () => marked,
+    handedOver: () => [],
     released: (ids) => {
       if (ids.includes("ep_1")) marked = false;
     },

@@ -22,9 +22,12 @@ const SQL = {
     SELECT EXISTS (SELECT 1 FROM me) AS alive,
       (SELECT count(*) FROM workers WHERE heartbeat_at >= $3 OR id = $1) AS live,
       -- Every part of the statement sees the tables as they were before it, so what this
-      -- heartbeat frees is taken off the counts.
-      (SELECT count(*) FROM endpoint_owners o JOIN workers w ON w.id = o.worker_id
-        WHERE w.heartbeat_at >= $3 OR w.id = $1) - (SELECT count(*) FROM freed) AS owned_total,
+      -- heartbeat frees is taken off the counts; endpoints in transit count once, taken or not.
+      (SELECT count(*) FROM (
+        SELECT o.endpoint_id FROM endpoint_owners o JOIN workers w ON w.id = o.worker_id
+        WHERE (w.heartbeat_at >= $3 OR w.id = $1)
+          AND NOT (o.worker_id = $1 AND o.endpoint_id = ANY($4::text[]))
+        UNION SELECT unnest($5::text[])) counted) AS owned_total,
       (SELECT count(*) FROM endpoint_owners WHERE worker_id = $1)
         - (SELECT count(*) FROM freed) AS owned_by_me,
       (SELECT coalesce(array_agg(f.endpoint_id), '{}') FROM freed f WHERE EXISTS (
@@ -98,8 +101,9 @@ export class PostgresCoordination implements WorkerCoordination {
     now: number;
     deadBefore: number;
     release: readonly string[];
+    inTransit: readonly string[];
   }): Promise<Heartbeat> {
-    const params = [req.id, req.now, req.deadBefore, [...req.release]];
+    const params = [req.id, req.now, req.deadBefore, [...req.release], [...req.inTransit]];
     const row = (await this.run(() => one(this.pool, SQL.heartbeat, params)))!;
     return {
       alive: Boolean(row.alive),

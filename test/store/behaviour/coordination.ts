@@ -110,6 +110,7 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
         now: NOW,
         deadBefore: NOW - 10 * SECOND,
         release: [],
+        inTransit: [],
       });
       expect(hb.alive).toBe(false);
     });
@@ -128,12 +129,36 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
         now: NOW + SECOND,
         deadBefore: NOW - 9 * SECOND,
         release: endpoints.map((e) => e.id),
+        inTransit: [],
       });
       expect(hb).toMatchObject({ alive: true, liveWorkers: 2, ownedByMe: 0, ownedTotal: 0 });
       // One endpoint still had a due delivery nobody claimed: it is reported for others to take.
       expect(hb.releasedWithWork).toEqual([second]);
       const b = await claimAs(t.store, "wkr_b", { endpointId: hb.releasedWithWork[0]! });
       expect(b).toHaveLength(1);
+    });
+
+    it("an endpoint handed over counts once in the fleet until taken, and once after", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}, {}]);
+      const c = coordinationOf(t.store);
+      await join(t.store, "wkr_a");
+      await join(t.store, "wkr_b");
+      await accept(t.store, app.id, { now: T0 });
+      await accept(t.store, app.id, { now: T0 + 1 });
+      const [kept, handed, idle] = endpoints.map((e) => e.id);
+      for (const id of [kept, handed, idle]) {
+        expect(await claimAs(t.store, "wkr_a", { endpointId: id, limit: 1 })).toHaveLength(1);
+      }
+      const beat = (release: string[], inTransit: string[]) =>
+        c.heartbeat({ id: "wkr_a", now: NOW, deadBefore: NOW - SECOND, release, inTransit });
+      // One handed over, one let go for good: the one on its way to B still counts.
+      const freeing = await beat([handed!, idle!], [handed!]);
+      expect(freeing).toMatchObject({ ownedTotal: 2, ownedByMe: 1 });
+      // Not taken yet.
+      expect(await beat([], [handed!])).toMatchObject({ ownedTotal: 2, ownedByMe: 1 });
+      // Taken: B's now, and counted once.
+      expect(await claimAs(t.store, "wkr_b", { endpointId: handed })).toHaveLength(1);
+      expect(await beat([], [handed!])).toMatchObject({ ownedTotal: 2, ownedByMe: 1 });
     });
 
     it("taking an endpoint through its own index needs due work; no work, no ownership", async () => {
@@ -177,6 +202,7 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
         now: NOW,
         deadBefore: NOW - SECOND,
         release: [],
+        inTransit: [],
       });
       expect(hb).toMatchObject({ liveWorkers: 1, ownedTotal: 0 });
     });
