@@ -36,7 +36,7 @@ export interface FleetHost {
   planReleases(now: number, fleet: Heartbeat): void;
   /** Whether endpoints are marked to be handed to other workers (and sit idle until they are). */
   handingOver(): boolean;
-  /** Endpoints handed to others lately (kept from for a while): maybe not taken yet. */
+  /** Endpoints this worker handed to others in the last few seconds; some may not be taken yet. */
   handedOver(): string[];
   /** These endpoints are no longer ours. */
   released(freed: readonly string[]): void;

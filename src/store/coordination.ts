@@ -21,11 +21,9 @@ export interface Heartbeat {
   alive: boolean;
   /** Workers alive now, this one included. */
   liveWorkers: number;
-  /**
-   * Endpoints owned by any live worker, and those in transit (see `heartbeat`); and those owned
-   * by this one.
-   */
+  /** Endpoints owned by any live worker, and those in transit (see `heartbeat`), once each. */
   ownedTotal: number;
+  /** Endpoints owned by this worker. */
   ownedByMe: number;
   /** Endpoints handed back by this heartbeat that have deliveries due: someone should take them. */
   releasedWithWork: string[];
