@@ -48,11 +48,14 @@ async function runFanOut(
     }
     const target = { url: h.url, appId };
     // Warm the process (JIT) and open the clients' connections before anything is measured:
-    // the measured run reuses them, so it times accepting, not TCP handshakes.
+    // the measured run reuses them, so it times accepting, not TCP handshakes. 6 s, not 2: on
+    // session 11's slow VM, V8's helper threads were still compiling 4 s into the load (30–60 %
+    // of a core between them, on cores the main thread needs), and after a 2 s warm-up the
+    // measured run began with 1.5 s of 20–60 ms answers: a p99 of 25–35 ms instead of 9–11.
     const pool = clientPool(h.url, CLIENTS);
     await openLoop(target, {
       rate: RATE,
-      durationMs: quick ? 500 : 2_000,
+      durationMs: quick ? 500 : 6_000,
       connections: CLIENTS,
       pool,
     });
