@@ -1,12 +1,18 @@
 /**
- * Group commit for attempt results: outcomes finished in the same moment are recorded in one
- * transaction. A delivery stays claimed until its outcome is committed, so a crash before the
- * commit means the attempt is made again (at-least-once), never that it is lost.
+ * Group commit for attempt results: outcomes finished within a few milliseconds of each other are
+ * recorded in one transaction. A delivery stays claimed until its outcome is committed, so a crash
+ * before the commit means the attempt is made again (at-least-once), never that it is lost.
  */
 import type { DeadLetterChange, DeliveryOutcome, Store } from "../store/port.js";
 
 export interface OutcomeWriterOptions {
   maxBatch: number;
+  /**
+   * How long the first outcome of a batch waits for others before the commit (0: until the end of
+   * the event loop's turn). Nobody waits on these commits, and each one costs the thread that
+   * makes it a transaction's fixed price whatever it carries.
+   */
+  windowMs: number;
   /** Wait before retrying a failed commit (the store may be briefly unavailable). */
   retryDelayMs: number;
   /** Called after each commit with the batch and what it did to the dead-letter queue. */
@@ -35,11 +41,12 @@ export class OutcomeWriter {
       void this.flush();
     } else if (!this.scheduled) {
       this.scheduled = true;
-      // Results that finish in the same turn of the event loop share one commit.
-      setImmediate(() => {
+      const commit = () => {
         this.scheduled = false;
         void this.flush();
-      });
+      };
+      if (this.options.windowMs > 0) setTimeout(commit, this.options.windowMs);
+      else setImmediate(commit);
     }
   }
 
