@@ -405,4 +405,13 @@ CREATE INDEX drill_runs_passed ON drill_runs (started_at) WHERE passed;
 ALTER TABLE api_tokens ADD COLUMN expires_at BIGINT;
 `,
   },
+  {
+    version: 7,
+    name: "drop the lease index of claimed deliveries",
+    sql: `
+-- Claims that outlive their worker are found by claimed_by (version 4), and every query of
+-- claimed rows by state alone can use that index too; this one was only written, on every claim.
+DROP INDEX deliveries_claimed;
+`,
+  },
 ];
