@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   const runCeiling = async (when: string) => {
     await settle();
     log(`[1] ceiling (${when}): signed POSTs, ${CEILING_CONCURRENCY} in flight, no storage…`);
-    const { out: c, cores } = await otherCores(() => measureCeiling(ctx));
+    const { out: c, cores } = await otherCores(() => measureCeiling(ctx, ceilings.length === 0));
     ceilings.push({ ...c, when, otherCores: cores });
     log(`    ${Math.round(c.rate)} requests/s (other processes: ${cores.toFixed(2)} cores)`);
     await receiver.reset();
