@@ -1,6 +1,6 @@
 /**
  * The body of the checkpoint thread (see checkpointer.ts): its own connection to the database
- * file, moving committed pages from the WAL into the file every 50 ms by default. PASSIVE never
+ * file, moving committed pages from the WAL into the file every 25 ms by default. PASSIVE never
  * waits for the writer and never makes it wait; this thread takes the fsyncs instead of it.
  */
 import Database from "better-sqlite3";
