@@ -247,7 +247,7 @@ export class DeadLetters {
         const record = await this.getDeadLetter(id, c);
         if (!record) return null;
         const message = await one(c, S.payloadOf, [record.messageId]);
-        const attempts = await all(c, S.attemptsOf, [record.deliveryId, id]);
+        const attempts = await all(c, S.attemptsOf, [record.deliveryId, id, record.messageId]);
         const history = await all(c, S.historyOf, [id]);
         return {
           ...record,

@@ -44,8 +44,9 @@ export const DEAD_LETTERS = {
     WHERE id = $1`,
   decide: `UPDATE dead_letters SET state = $2, updated_at = $3
     WHERE id = $1 AND state = ANY($4::text[]) RETURNING *`,
-  attemptsOf: `SELECT * FROM attempts WHERE delivery_id = $1
-      OR delivery_id IN (SELECT id FROM deliveries WHERE dead_letter_id = $2)
+  // Through the message's attempts: the record's delivery and its replays share one message.
+  attemptsOf: `SELECT * FROM attempts WHERE message_id = $3 AND (delivery_id = $1
+      OR delivery_id IN (SELECT id FROM deliveries WHERE dead_letter_id = $2))
     ORDER BY at, id`,
   historyOf: "SELECT * FROM dead_letter_events WHERE dead_letter_id = $1 ORDER BY seq",
   payloadOf: "SELECT payload FROM messages WHERE id = $1",

@@ -414,4 +414,13 @@ ALTER TABLE api_tokens ADD COLUMN expires_at BIGINT;
 DROP INDEX deliveries_claimed;
 `,
   },
+  {
+    version: 8,
+    name: "drop the index of attempts by delivery",
+    sql: `
+-- Its one reader, a dead letter's attempts, goes through attempts_by_message: the record's
+-- delivery and its replays share one message. Every attempt paid an insert into it.
+DROP INDEX attempts_by_delivery;
+`,
+  },
 ];

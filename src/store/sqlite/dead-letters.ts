@@ -273,7 +273,11 @@ export class DeadLetters {
     const record = this.getDeadLetter(id);
     if (!record) return null;
     const message = this.s.payloadOf.get(record.messageId) as Row | undefined;
-    const attempts = this.s.attemptsOf.all({ delivery: record.deliveryId, id }) as Row[];
+    const attempts = this.s.attemptsOf.all({
+      delivery: record.deliveryId,
+      id,
+      message: record.messageId,
+    }) as Row[];
     const history = this.s.historyOf.all(id) as Row[];
     return {
       ...record,

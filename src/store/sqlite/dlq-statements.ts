@@ -47,8 +47,9 @@ export function prepareDeadLetters(db: Db) {
       updated_at = @now WHERE id = @id`),
     decide: p(`UPDATE dead_letters SET state = @to, updated_at = @now
       WHERE id = @id AND state IN (SELECT value FROM json_each(@from))`),
-    attemptsOf: p(`SELECT * FROM attempts WHERE delivery_id = @delivery
-      OR delivery_id IN (SELECT id FROM deliveries WHERE dead_letter_id = @id)
+    // Through the message's attempts: the record's delivery and its replays share one message.
+    attemptsOf: p(`SELECT * FROM attempts WHERE message_id = @message AND (delivery_id = @delivery
+      OR delivery_id IN (SELECT id FROM deliveries WHERE dead_letter_id = @id))
       ORDER BY at, id`),
     historyOf: p("SELECT * FROM dead_letter_events WHERE dead_letter_id = ? ORDER BY seq"),
     payloadOf: p("SELECT payload FROM messages WHERE id = ?"),

@@ -366,4 +366,14 @@ CREATE INDEX drill_runs_passed ON drill_runs (started_at) WHERE passed = 1;
 ALTER TABLE api_tokens ADD COLUMN expires_at INTEGER;
 `,
   },
+  {
+    // Version 7 was PostgreSQL's alone (its lease index of claimed deliveries).
+    version: 8,
+    name: "drop the index of attempts by delivery",
+    sql: `
+-- Its one reader, a dead letter's attempts, goes through attempts_by_message: the record's
+-- delivery and its replays share one message. Every attempt paid an insert into it.
+DROP INDEX attempts_by_delivery;
+`,
+  },
 ];
