@@ -143,7 +143,10 @@ export async function closedLoop(
 
 /**
  * Posts at a fixed `rate` (messages per second) for `durationMs`, with up to `connections`
- * requests outstanding. Latency counts from each message's scheduled send time.
+ * requests outstanding. Latency counts from each message's scheduled send time, so a stall of
+ * hookline's is not hidden by the generator waiting for it; `sentLate` says how late the
+ * generator itself sent each one (its own event loop busy, or short of CPU), which that latency
+ * includes.
  */
 export async function openLoop(
   target: LoadTarget,
@@ -155,7 +158,7 @@ export async function openLoop(
     /** Connections opened by an earlier run (a warm-up), left open; else new ones, closed after. */
     pool?: Pool;
   },
-): Promise<PostResult & { behindMs: number; slowWindows: string[] }> {
+): Promise<PostResult & { behindMs: number; sentLate: Float64Array; slowWindows: string[] }> {
   const poster = new Poster(target, options.connections, options.pool);
   const total = Math.round((options.rate * options.durationMs) / 1000);
   const interval = 1000 / options.rate;
@@ -163,6 +166,7 @@ export async function openLoop(
   const inFlight = new Set<Promise<void>>();
   let sent = 0;
   let behindMs = 0;
+  const sentLate = new Float64Array(total);
   let last = start;
   // The slowest answer per 100 ms of schedule, to tell one long stall from a spread-out tail.
   const windowMax = new Float64Array(Math.ceil(options.durationMs / 100) + 1);
@@ -172,6 +176,7 @@ export async function openLoop(
       while (sent < total && start + sent * interval <= now) {
         const scheduled = start + sent * interval;
         const window = Math.floor((sent * interval) / 100);
+        sentLate[sent] = now - scheduled;
         behindMs = Math.max(behindMs, now - scheduled);
         const p = poster.post((options.startIndex ?? 0) + sent, scheduled).finally(() => {
           inFlight.delete(p);
@@ -192,5 +197,5 @@ export async function openLoop(
     .map((ms, w) => ({ ms, w }))
     .filter((x) => x.ms > 20)
     .map((x) => `${x.w * 100} ms: ${x.ms.toFixed(0)} ms`);
-  return { ...poster.result(start, last), behindMs, slowWindows };
+  return { ...poster.result(start, last), behindMs, sentLate, slowWindows };
 }
