@@ -7,7 +7,14 @@ import type { Clock, Random, TimerHandle } from "../clock.js";
 import type { Application } from "../domain/types.js";
 import { newId } from "../ids.js";
 import type { Heartbeat } from "../store/coordination.js";
-import type { ClaimedDelivery, Intake, Store } from "../store/port.js";
+import {
+  SCAN_START,
+  type ClaimedDelivery,
+  type Intake,
+  type ScanPosition,
+  type ScanResult,
+  type Store,
+} from "../store/port.js";
 import type { AdaptiveSettings } from "./adaptive-limit.js";
 import type { BreakerSettings, CircuitTransition } from "./breaker.js";
 import type { EndpointLiveStatus, EngineControl } from "./control.js";
@@ -90,9 +97,11 @@ export class DeliveryEngine implements EngineControl, Intake {
    * Every pending delivery due before this time has been claimed, except those of endpoints that
    * were full when the scan passed them; those wait in `backlogged` and are refilled through their
    * own index. So a claim never walks again over rows it already stepped past, however large the
-   * backlog of a full endpoint: the cost of claiming follows the batch, not the backlog.
+   * backlog of a full endpoint: the cost of claiming follows the batch, not the backlog. (Where
+   * the store walks in windows, stepping past such a backlog the first time takes several scans,
+   * with other work between them.)
    */
-  private dueCursor = Number.MIN_SAFE_INTEGER;
+  private dueCursor: ScanPosition = SCAN_START;
   /**
    * The earliest due time announced (a wake-up, a retry) since the current scan's claim began.
    * On PostgreSQL the claim is a round trip: work committed meanwhile, due before the point the
@@ -209,7 +218,8 @@ export class DeliveryEngine implements EngineControl, Intake {
   private lowerCursor(at: number): void {
     this.announcements++;
     this.quietUntil = Number.NEGATIVE_INFINITY;
-    if (at < this.dueCursor) this.dueCursor = at;
+    // Rows due at `at` are all looked at again: one announced may sort before the position's row.
+    if (at <= this.dueCursor.due) this.dueCursor = { due: at, row: SCAN_START.row };
     if (at < this.announcedDuringClaim) this.announcedDuringClaim = at;
   }
 
@@ -325,7 +335,7 @@ export class DeliveryEngine implements EngineControl, Intake {
         // Kept by the clock, not by a timer that every wake-up would push back under load.
         if (now - this.lastFullScanAt >= RESCAN_MS) {
           this.lastFullScanAt = now;
-          this.dueCursor = Number.MIN_SAFE_INTEGER;
+          this.dueCursor = SCAN_START;
           this.quietUntil = Number.NEGATIVE_INFINITY;
           if (!this.fleet) this.evictIdle(now);
         }
@@ -339,19 +349,24 @@ export class DeliveryEngine implements EngineControl, Intake {
         const exclude = this.fullEndpoints();
         const limit = Math.min(free, this.deps.settings.batchSize);
         this.announcedDuringClaim = Number.POSITIVE_INFINITY;
-        const batch = await this.claim({
-          now,
-          limit,
-          excludeEndpoints: exclude,
-          leaseUntil,
-          dueFrom: this.dueCursor,
-          worker: this.fleet?.claimingWorker(now),
-        });
+        const scan = await this.numbered(() =>
+          this.deps.store.scanDue({
+            now,
+            limit,
+            excludeEndpoints: exclude,
+            leaseUntil,
+            from: this.dueCursor,
+            worker: this.fleet?.claimingWorker(now),
+          }),
+        );
+        const batch = scan.claimed;
         this.took(batch.length);
         await this.admit(batch);
-        const reached = batch.length === limit ? batch[batch.length - 1]!.dueAt : now;
-        this.dueCursor = Math.min(Math.max(this.dueCursor, reached), this.announcedDuringClaim);
+        this.advanceCursor(scan, now);
         if (batch.length === limit) this.pumpAgain = true;
+        // The store's window ran out before the batch filled: scan on from there, once whatever
+        // else waits on this thread has had its turn.
+        else if (scan.reached) this.schedulePump();
         else await this.armTimer(now, announced);
       } while (this.pumpAgain && this.running);
     } catch (err) {
@@ -359,6 +374,21 @@ export class DeliveryEngine implements EngineControl, Intake {
       this.armRetry(1000);
     } finally {
       this.pumping = false;
+    }
+  }
+
+  /**
+   * Moves the cursor to where the scan stopped (`now` if it looked at everything due), but not
+   * past anything announced while it ran.
+   */
+  private advanceCursor(scan: ScanResult, now: number): void {
+    const reached = scan.reached ?? { due: now, row: SCAN_START.row };
+    const c = this.dueCursor;
+    if (reached.due > c.due || (reached.due === c.due && reached.row > c.row)) {
+      this.dueCursor = reached;
+    }
+    if (this.announcedDuringClaim <= this.dueCursor.due) {
+      this.dueCursor = { due: this.announcedDuringClaim, row: SCAN_START.row };
     }
   }
 
@@ -439,11 +469,11 @@ export class DeliveryEngine implements EngineControl, Intake {
   }
 
   /** A numbered claim: an endpoint is not handed back while a claim older than its mark runs. */
-  private async claim(req: Parameters<Store["claimDue"]>[0]): Promise<ClaimedDelivery[]> {
+  private async numbered<T>(claim: () => Promise<T>): Promise<T> {
     const n = ++this.claimsStarted;
     this.claimsRunning.add(n);
     try {
-      return await this.deps.store.claimDue(req);
+      return await claim();
     } finally {
       this.claimsRunning.delete(n);
     }
@@ -463,14 +493,16 @@ export class DeliveryEngine implements EngineControl, Intake {
     now: number,
     leaseUntil: number,
   ): Promise<number> {
-    const own = await this.claim({
-      now,
-      limit: room,
-      excludeEndpoints: [],
-      leaseUntil,
-      endpointId,
-      worker: this.fleet?.claimingWorker(now),
-    });
+    const own = await this.numbered(() =>
+      this.deps.store.claimDue({
+        now,
+        limit: room,
+        excludeEndpoints: [],
+        leaseUntil,
+        endpointId,
+        worker: this.fleet?.claimingWorker(now),
+      }),
+    );
     this.took(own.length);
     await this.admit(own);
     return own.length;

@@ -120,6 +120,16 @@ export interface AcceptResult {
   taken: number;
 }
 
+/** What every claim of due deliveries is asked. */
+export interface ClaimRequest {
+  now: number;
+  limit: number;
+  excludeEndpoints: readonly string[];
+  leaseUntil: number;
+  /** With a shared store: the claiming worker, who takes only endpoints it owns or may own. */
+  worker?: ClaimingWorker;
+}
+
 /** A delivery the engine has claimed, with what it needs to send it. */
 export interface ClaimedDelivery {
   id: string;
@@ -133,6 +143,34 @@ export interface ClaimedDelivery {
   dueAt: number;
   eventType: string;
   payload: Buffer;
+}
+
+/**
+ * Where the engine's scan of due deliveries stands: every pending delivery due before `due` has
+ * been looked at, and of those due at `due`, every one up to and including `row`. `row` orders
+ * the deliveries that share a due time in a store's own terms (SQLite's rowid); a store without
+ * such an order reads and reports only `due`, and walks again what is due at it.
+ */
+export interface ScanPosition {
+  due: number;
+  row: number;
+}
+
+/** Where a scan starts that has looked at nothing yet. */
+export const SCAN_START: Readonly<ScanPosition> = Object.freeze({
+  due: Number.MIN_SAFE_INTEGER,
+  row: Number.MIN_SAFE_INTEGER,
+});
+
+/** What one scan claimed, and where it stopped. */
+export interface ScanResult {
+  claimed: ClaimedDelivery[];
+  /**
+   * Where the walk stopped, when it stopped before `now`: at the last delivery claimed when the
+   * batch filled, or where a store's window ended with the batch not full. Null once everything
+   * due by `now` has been looked at.
+   */
+  reached: ScanPosition | null;
 }
 
 /** What one attempt did, and where its delivery goes next; recorded in batches. */
@@ -414,20 +452,17 @@ export interface Store {
   /**
    * Claims up to `limit` pending deliveries due by `now`, oldest due first, skipping the listed
    * endpoints, in one atomic statement; they stay claimed until recorded or released.
-   * `dueFrom` skips rows due before it (the engine's scan cursor, so a claim never walks again
-   * over rows it stepped past); `endpointId` claims only that endpoint's rows, through its own
-   * index, at a cost that depends on the batch and not on the backlog.
+   * `endpointId` claims only that endpoint's rows, through its own index, at a cost that depends
+   * on the batch and not on the backlog.
    */
-  claimDue(req: {
-    now: number;
-    limit: number;
-    excludeEndpoints: readonly string[];
-    leaseUntil: number;
-    dueFrom?: number;
-    endpointId?: string;
-    /** With a shared store: the claiming worker, who takes only endpoints it owns or may own. */
-    worker?: ClaimingWorker;
-  }): Promise<ClaimedDelivery[]>;
+  claimDue(req: ClaimRequest & { endpointId?: string }): Promise<ClaimedDelivery[]>;
+  /**
+   * The engine's scan: claims as `claimDue` does, walking due order from `from` (so a scan never
+   * walks again over rows it stepped past), and says where the walk stopped. A store may walk a
+   * bounded window per call, so that stepping past a full endpoint's backlog never holds its
+   * thread for long; the engine then scans on from `reached`.
+   */
+  scanDue(req: ClaimRequest & { from: ScanPosition }): Promise<ScanResult>;
   /**
    * The earliest due time of a pending delivery outside the listed endpoints, or null; with
    * `after`, only among deliveries due strictly after it.

@@ -5,7 +5,7 @@
  * open by the test, which is the same schedule made on purpose.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ClaimedDelivery, Store } from "../../src/store/port.js";
+import type { ScanResult, Store } from "../../src/store/port.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { reached, settle, startEngine, type EngineHarness } from "../support/engine.js";
 import { Receiver } from "../support/receiver.js";
@@ -27,19 +27,17 @@ describe("a wake-up that arrives while a claim is out", () => {
     await settle();
 
     // The next claim reads the store at once (seeing nothing yet) and answers only when let go.
-    const claimDue = h.store.claimDue.bind(h.store);
+    const scanDue = h.store.scanDue.bind(h.store);
     let letGo!: () => void;
     const held = new Promise<void>((resolve) => (letGo = resolve));
     let claimOut = false;
-    h.store.claimDue = async (
-      req: Parameters<Store["claimDue"]>[0],
-    ): Promise<ClaimedDelivery[]> => {
-      const rows = await claimDue(req);
-      if (!claimOut && req.endpointId === undefined) {
+    h.store.scanDue = async (req: Parameters<Store["scanDue"]>[0]): Promise<ScanResult> => {
+      const scan = await scanDue(req);
+      if (!claimOut) {
         claimOut = true;
         await held;
       }
-      return rows;
+      return scan;
     };
     clock.advance(1_000);
     h.engine.wake(clock.now());

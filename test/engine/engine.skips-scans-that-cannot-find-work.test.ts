@@ -5,7 +5,7 @@
  * skipping only those: work announced or falling due in the meantime is still found on time.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ClaimedDelivery, Store } from "../../src/store/port.js";
+import type { ScanResult, Store } from "../../src/store/port.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { reached, settle, startEngine, type EngineHarness } from "../support/engine.js";
 import { Receiver } from "../support/receiver.js";
@@ -13,10 +13,10 @@ import { Receiver } from "../support/receiver.js";
 /** Counts the engine's scans (claims not aimed at one endpoint) from now on. */
 function countScans(h: EngineHarness): { scans: number } {
   const counter = { scans: 0 };
-  const claimDue = h.store.claimDue.bind(h.store);
-  h.store.claimDue = (req: Parameters<Store["claimDue"]>[0]): Promise<ClaimedDelivery[]> => {
-    if (req.endpointId === undefined) counter.scans++;
-    return claimDue(req);
+  const scanDue = h.store.scanDue.bind(h.store);
+  h.store.scanDue = (req: Parameters<Store["scanDue"]>[0]): Promise<ScanResult> => {
+    counter.scans++;
+    return scanDue(req);
   };
   return counter;
 }

@@ -47,6 +47,12 @@ describe("a worker that joins a busy one", () => {
             return target.claimDue(req);
           };
         }
+        if (prop === "scanDue") {
+          return async (req: Parameters<Store["scanDue"]>[0]) => {
+            await new Promise((r) => setTimeout(r, CLAIM_MS));
+            return target.scanDue(req);
+          };
+        }
         const value: unknown = Reflect.get(target, prop, receiver);
         return typeof value === "function" ? value.bind(target) : value;
       },

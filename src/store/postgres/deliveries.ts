@@ -10,6 +10,7 @@ import type {
   NewMessage,
   Page,
   Release,
+  ScanResult,
   Store,
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
@@ -21,6 +22,7 @@ import { deliveryFromRow, messageFromRow, toJson } from "./rows.js";
 import type { DELIVERIES } from "./statements.js";
 
 export type ClaimRequest = Parameters<Store["claimDue"]>[0];
+export type ScanRequest = Parameters<Store["scanDue"]>[0];
 export type ResendRequest = Parameters<Store["enqueueResend"]>[0];
 type Statements = { readonly [K in keyof typeof DELIVERIES]: Sql };
 
@@ -133,8 +135,24 @@ export class Deliveries {
   }
 
   /** The claim, with its payloads, in one statement (see `DELIVERIES.claim`). */
-  async claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
-    const found = await retried(() => all(this.pool, ...claimStatement(this.sql, req)));
+  claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
+    return this.claim(req, Number.MIN_SAFE_INTEGER);
+  }
+
+  /**
+   * The scan walks from the position's due time and in one statement, however far: on
+   * PostgreSQL the walk is the database's work, not the event loop's. Rows due at that time are
+   * walked again (the position's row is not read).
+   */
+  async scanDue(req: ScanRequest): Promise<ScanResult> {
+    const claimed = await this.claim(req, req.from.due);
+    if (claimed.length < req.limit) return { claimed, reached: null };
+    const last = claimed[claimed.length - 1]!.dueAt;
+    return { claimed, reached: { due: last, row: Number.MIN_SAFE_INTEGER } };
+  }
+
+  private async claim(req: ClaimRequest, dueFrom: number): Promise<ClaimedDelivery[]> {
+    const found = await retried(() => all(this.pool, ...claimStatement(this.sql, req, dueFrom)));
     const contended: string[] = [];
     const out: ClaimedDelivery[] = [];
     // Deliveries of one message share one copy of its payload.
@@ -287,9 +305,8 @@ export class Deliveries {
 }
 
 /** The claim statement for a request: shared or not, one endpoint or the due index. */
-function claimStatement(sql: Statements, req: ClaimRequest): [Sql, unknown[]] {
+function claimStatement(sql: Statements, req: ClaimRequest, dueFrom: number): [Sql, unknown[]] {
   const w = req.worker;
-  const dueFrom = req.dueFrom ?? Number.MIN_SAFE_INTEGER;
   if (req.endpointId !== undefined) {
     return w
       ? [

@@ -25,6 +25,7 @@ import {
   type DrillRun,
   type AttemptQuery,
   type ClaimedDelivery,
+  type ScanResult,
   type DeadLetterChange,
   type DeadLetterDecided,
   type DeadLetterDecision,
@@ -56,7 +57,12 @@ import { PostgresCoordination } from "./coordination.js";
 import { asText, mapError, newClient, openPool, type PostgresOptions } from "./database.js";
 import { DELIVERIES } from "./statements.js";
 import { DeadLetters } from "./dead-letters.js";
-import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.js";
+import {
+  Deliveries,
+  type ClaimRequest,
+  type ResendRequest,
+  type ScanRequest,
+} from "./deliveries.js";
 import { History } from "./history.js";
 import { Observability } from "./observability.js";
 import { migrate } from "./migrate.js";
@@ -267,6 +273,11 @@ export class PostgresStore implements Store {
 
   async claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
     return this.sealing.claimedOut(await this.run(() => this.deliveries.claimDue(req)));
+  }
+
+  async scanDue(req: ScanRequest): Promise<ScanResult> {
+    const scan = await this.run(() => this.deliveries.scanDue(req));
+    return { claimed: this.sealing.claimedOut(scan.claimed), reached: scan.reached };
   }
 
   async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {

@@ -72,6 +72,21 @@ function prepareCatalogue(db: Db) {
   };
 }
 
+/**
+ * The first @window pending deliveries after the position (@due, @row) and due by @now, in due
+ * order; `cols` of each, read in the subqueries, named for the statements that use them.
+ */
+const WALK = (cols: string) => `SELECT * FROM (SELECT ${cols}
+    FROM deliveries INDEXED BY deliveries_due
+    WHERE state = 'pending' AND next_attempt_at = @due AND rowid > @row AND @due <= @now
+    ORDER BY rowid LIMIT @window)
+  UNION ALL
+  SELECT * FROM (SELECT ${cols}
+    FROM deliveries INDEXED BY deliveries_due
+    WHERE state = 'pending' AND next_attempt_at > @due AND next_attempt_at <= @now
+    ORDER BY next_attempt_at, rowid LIMIT @window)
+  LIMIT @window`;
+
 /** Messages and their deliveries: intake, claiming, and recording what each attempt did. */
 // What a claim returns per delivery: the row, and its message's event type and payload read in
 // the same statement (one lookup by primary key each, no second round of statements). Claims
@@ -93,6 +108,8 @@ export const CLAIMED_AT = Object.freeze({
   dueAt: 8,
   eventType: 9,
   payload: 10,
+  /** Returned by the due-order claims only: where a scan's walk stands. */
+  rowid: 11,
 });
 
 function prepareDeliveries(db: Db) {
@@ -125,7 +142,23 @@ function prepareDeliveries(db: Db) {
         WHERE state = 'pending' AND next_attempt_at >= @from AND next_attempt_at <= @now
           AND endpoint_id NOT IN (SELECT value FROM json_each(@exclude))
         ORDER BY next_attempt_at LIMIT @limit)
-      RETURNING ${CLAIMED}`).raw(true),
+      RETURNING ${CLAIMED}, rowid`).raw(true),
+    // The engine's scan past excluded endpoints: the claim above, from a position (due, rowid)
+    // and over a window of at most @window index entries, so that stepping past a full
+    // endpoint's backlog costs one window per call, however long the backlog. The entries due at
+    // @due after @row come first, then those due later: each half is one range of the index,
+    // walked in its order (rowid orders entries that share a due time), and UNION ALL reads its
+    // halves in turn. (The subqueries cost about 20 µs a call more than the claim above, which
+    // a scan excluding nothing uses instead: it walks only rows it claims.)
+    scan: p(`UPDATE deliveries SET state = 'inflight', lease_until = @lease
+      WHERE rowid IN (SELECT r FROM (${WALK("rowid AS r, endpoint_id AS ep")})
+        WHERE ep NOT IN (SELECT value FROM json_each(@exclude)) LIMIT @limit)
+      RETURNING ${CLAIMED}, rowid`).raw(true),
+    // Where a window ended that filled no batch: its last entry, the one @skip entries on among
+    // those still pending after the position (the window's claimed rows have left the index).
+    // Read from the index alone.
+    scanEnd: p(`SELECT due, r FROM (${WALK("next_attempt_at AS due, rowid AS r")})
+      LIMIT 1 OFFSET @skip`),
     // One endpoint's due rows through its own index: the cost is the batch, not the backlog.
     claimForEndpoint: p(`UPDATE deliveries SET state = 'inflight', lease_until = @lease
       WHERE rowid IN (SELECT rowid FROM deliveries INDEXED BY deliveries_pending_by_endpoint

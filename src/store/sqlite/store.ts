@@ -25,6 +25,7 @@ import {
   type DrillRun,
   type AttemptQuery,
   type ClaimedDelivery,
+  type ScanResult,
   type DeadLetterChange,
   type DeadLetterDecided,
   type DeadLetterDecision,
@@ -56,7 +57,12 @@ import { DeadLetters } from "./dead-letters.js";
 import { AcceptBatcher } from "./accept-batcher.js";
 import { Checkpointer } from "./checkpointer.js";
 import { openDatabase, type SqliteOptions } from "./database.js";
-import { Deliveries, type ClaimRequest, type ResendRequest } from "./deliveries.js";
+import {
+  Deliveries,
+  type ClaimRequest,
+  type ResendRequest,
+  type ScanRequest,
+} from "./deliveries.js";
 import { History } from "./history.js";
 import { Observability } from "./observability.js";
 import { ReplayJobs } from "./replay-jobs.js";
@@ -250,6 +256,11 @@ export class SqliteStore implements Store {
 
   async claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
     return this.sealing.claimedOut(this.run(() => this.deliveries.claimDue(req)));
+  }
+
+  async scanDue(req: ScanRequest): Promise<ScanResult> {
+    const scan = this.run(() => this.deliveries.scanDue(req));
+    return { claimed: this.sealing.claimedOut(scan.claimed), reached: scan.reached };
   }
 
   async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {

@@ -1,6 +1,11 @@
 /** The engine's side of deliveries: claiming due work, putting it back, pausing and recovering. */
 import { describe, expect, it } from "vitest";
-import type { ClaimedDelivery, Intake } from "../../../src/store/port.js";
+import {
+  SCAN_START,
+  type ClaimedDelivery,
+  type Intake,
+  type ScanPosition,
+} from "../../../src/store/port.js";
 import {
   accept,
   claimAll,
@@ -103,6 +108,76 @@ export function claimingBehaviour(t: StoreUnderTest): void {
       await accept(t.store, app.id);
       await t.store.recordAttempts([succeeded(only(await claimAll(t.store, T0)), T0 + SECOND)]);
       expect(await claimAll(t.store, T0 + HOUR)).toEqual([]);
+    });
+  });
+
+  describe("scanDue", () => {
+    /** Scans from the start until the store has looked at everything due by `now`. */
+    async function scanAll(now: number, exclude: string[], limit: number) {
+      const claimed: ClaimedDelivery[] = [];
+      let from: ScanPosition = SCAN_START;
+      for (let scans = 1; ; scans++) {
+        const scan = await t.store.scanDue({
+          now,
+          limit,
+          excludeEndpoints: exclude,
+          leaseUntil: now + MINUTE,
+          from,
+        });
+        claimed.push(...scan.claimed);
+        if (scan.reached === null) return { claimed, scans };
+        // Every scan moves on, so the loop ends.
+        expect([scan.reached.due, scan.reached.row]).not.toEqual([from.due, from.row]);
+        from = scan.reached;
+      }
+    }
+
+    it("claims due deliveries from a position on and says where the walk stopped", async () => {
+      const { app } = await seedApp(t.store);
+      for (const due of [3, 1, 2, 10]) {
+        await accept(t.store, app.id, { now: T0, dueAt: T0 + due * SECOND });
+      }
+      const now = T0 + 5 * SECOND;
+      const scan = (from: ScanPosition) =>
+        t.store.scanDue({ now, limit: 2, excludeEndpoints: [], leaseUntil: now + MINUTE, from });
+      const first = await scan(SCAN_START);
+      expect(first.claimed.map((d) => d.dueAt)).toEqual([T0 + SECOND, T0 + 2 * SECOND]);
+      // The batch filled: the walk stopped at its last delivery.
+      expect(first.reached?.due).toBe(T0 + 2 * SECOND);
+      const second = await scan(first.reached!);
+      expect(second.claimed.map((d) => d.dueAt)).toEqual([T0 + 3 * SECOND]);
+      // Nothing else is due by now: the store looked at everything.
+      expect(second.reached).toBeNull();
+    });
+
+    it("steps past an excluded endpoint's backlog, however long, to what is due beside it", async () => {
+      const { app, endpoints } = await seedApp(t.store, [
+        { channels: ["full"] },
+        { channels: ["b"] },
+      ]);
+      const [full, b] = endpoints.map((e) => e.id) as [string, string];
+      // Many rows due at one time, as a circuit's pause leaves them, then the other endpoint's
+      // (the SQLite store's own test steps past more than one window of its walk).
+      const backlog = 500;
+      for (let i = 0; i < backlog; i += 100) {
+        await Promise.all(
+          Array.from({ length: Math.min(100, backlog - i) }, () =>
+            accept(t.store, app.id, { channels: ["full"], dueAt: T0 }),
+          ),
+        );
+      }
+      await accept(t.store, app.id, { channels: ["b"], dueAt: T0 });
+      await accept(t.store, app.id, { channels: ["b"], dueAt: T0 + SECOND });
+      const { claimed } = await scanAll(T0 + MINUTE, [full], 10);
+      expect(claimed.map((d) => d.endpointId)).toEqual([b, b]);
+      // The excluded endpoint's rows were passed over, not taken.
+      const rest = await t.store.claimDue({
+        now: T0 + MINUTE,
+        limit: 2 * backlog,
+        excludeEndpoints: [b],
+        leaseUntil: T0 + HOUR,
+      });
+      expect(rest).toHaveLength(backlog);
     });
   });
 

@@ -1,0 +1,72 @@
+/**
+ * The SQLite store's scan walks at most one window of the due index per call: stepping past a
+ * full endpoint's long backlog is several short statements on the main thread, not one long one.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SCAN_START, type ScanPosition } from "../../src/store/port.js";
+import { SCAN_WINDOW } from "../../src/store/sqlite/deliveries.js";
+import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { accept, MINUTE, seedApp, T0 } from "./behaviour/fixtures.js";
+
+describe("a SQLite scan", () => {
+  let dir: string;
+  let store: SqliteStore;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "hookline-scan-"));
+    store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
+  });
+  afterEach(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("walks one window at a time past rows it may not take", async () => {
+    const { app, endpoints } = await seedApp(store, [{ channels: ["full"] }, { channels: ["b"] }]);
+    const [full, b] = endpoints.map((e) => e.id) as [string, string];
+    // Two and a half windows of rows due at one time, then one row of the other endpoint.
+    const backlog = Math.floor(2.5 * SCAN_WINDOW);
+    for (let i = 0; i < backlog; i++) await accept(store, app.id, { channels: ["full"] });
+    await accept(store, app.id, { channels: ["b"] });
+
+    const now = T0 + MINUTE;
+    const scan = (from: ScanPosition) =>
+      store.scanDue({ now, limit: 10, excludeEndpoints: [full], leaseUntil: now + MINUTE, from });
+    const first = await scan(SCAN_START);
+    expect(first.claimed).toEqual([]);
+    expect(first.reached?.due).toBe(T0);
+    const second = await scan(first.reached!);
+    expect(second.claimed).toEqual([]);
+    const third = await scan(second.reached!);
+    expect(third.claimed.map((d) => d.endpointId)).toEqual([b]);
+    expect(third.reached).toBeNull();
+  });
+
+  it("fills its batch within one window when nothing is passed over", async () => {
+    const { app } = await seedApp(store);
+    for (let i = 0; i < 30; i++) await accept(store, app.id, { dueAt: T0 + i });
+    const first = await store.scanDue({
+      now: T0 + MINUTE,
+      limit: 10,
+      excludeEndpoints: [],
+      leaseUntil: T0 + 2 * MINUTE,
+      from: SCAN_START,
+    });
+    expect(first.claimed.map((d) => d.dueAt)).toEqual(Array.from({ length: 10 }, (_, i) => T0 + i));
+    expect(first.reached?.due).toBe(T0 + 9);
+    // Rows that share a due time with the position's row, and come after it, are not skipped.
+    const { app: other } = await seedApp(store);
+    await accept(store, other.id, { dueAt: T0 + 9 });
+    const next = await store.scanDue({
+      now: T0 + MINUTE,
+      limit: 100,
+      excludeEndpoints: [],
+      leaseUntil: T0 + 2 * MINUTE,
+      from: first.reached!,
+    });
+    expect(next.claimed).toHaveLength(21);
+    expect(next.reached).toBeNull();
+  });
+});
