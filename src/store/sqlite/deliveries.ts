@@ -33,6 +33,7 @@ export type ScanRequest = Parameters<Store["scanDue"]>[0];
  * 6 ms and 603 ms.
  */
 export const SCAN_WINDOW = 4_096;
+
 /** What accepting one message did, with the deliveries its intake took (handed over on commit). */
 export type Accepted = AcceptResult & { handOver?: ClaimedDelivery[] };
 export type ResendRequest = Parameters<Store["enqueueResend"]>[0];
