@@ -9,6 +9,7 @@ import { newId } from "../ids.js";
 import type { Heartbeat } from "../store/coordination.js";
 import {
   SCAN_START,
+  scanPassed,
   type ClaimedDelivery,
   type Intake,
   type ScanPosition,
@@ -383,10 +384,7 @@ export class DeliveryEngine implements EngineControl, Intake {
    */
   private advanceCursor(scan: ScanResult, now: number): void {
     const reached = scan.reached ?? { due: now, row: SCAN_START.row };
-    const c = this.dueCursor;
-    if (reached.due > c.due || (reached.due === c.due && reached.row > c.row)) {
-      this.dueCursor = reached;
-    }
+    if (scanPassed(reached, this.dueCursor)) this.dueCursor = reached;
     if (this.announcedDuringClaim <= this.dueCursor.due) {
       this.dueCursor = { due: this.announcedDuringClaim, row: SCAN_START.row };
     }

@@ -162,6 +162,11 @@ export const SCAN_START: Readonly<ScanPosition> = Object.freeze({
   row: Number.MIN_SAFE_INTEGER,
 });
 
+/** Whether position `a` lies beyond `b` in a scan's order (due time, then row). */
+export function scanPassed(a: ScanPosition, b: ScanPosition): boolean {
+  return a.due > b.due || (a.due === b.due && a.row > b.row);
+}
+
 /** What one scan claimed, and where it stopped. */
 export interface ScanResult {
   claimed: ClaimedDelivery[];

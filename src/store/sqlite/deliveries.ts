@@ -1,18 +1,19 @@
 /** Messages and their deliveries: accepting and fanning out, claiming, and recording outcomes. */
 import type { Database as Db } from "better-sqlite3";
 import type { Delivery, Message } from "../../domain/types.js";
-import type {
-  AcceptResult,
-  ClaimedDelivery,
-  DeadLetterChange,
-  DeliveryOutcome,
-  MessageQuery,
-  NewMessage,
-  Page,
-  Release,
-  ScanPosition,
-  ScanResult,
-  Store,
+import {
+  scanPassed,
+  type AcceptResult,
+  type ClaimedDelivery,
+  type DeadLetterChange,
+  type DeliveryOutcome,
+  type MessageQuery,
+  type NewMessage,
+  type Page,
+  type Release,
+  type ScanPosition,
+  type ScanResult,
+  type Store,
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
 import type { DeadLetters } from "./dead-letters.js";
@@ -252,7 +253,7 @@ export class Deliveries {
       let reached: ScanPosition = req.from;
       for (const r of rows) {
         const at = { due: Number(r[CLAIMED_AT.dueAt]), row: Number(r[CLAIMED_AT.rowid]) };
-        if (at.due > reached.due || (at.due === reached.due && at.row > reached.row)) reached = at;
+        if (scanPassed(at, reached)) reached = at;
       }
       return { claimed, reached };
     }
