@@ -127,8 +127,18 @@ export class DeliveryEngine implements EngineControl, Intake {
   private readonly log: EngineLogger;
   /** Present when the store is shared with other worker processes. */
   readonly fleet: Fleet | null = null;
-  /** Endpoints another worker let go of with work due: claimed through their own index. */
+  /**
+   * Endpoints with work due that no scan claimed, to claim through their own index: another
+   * worker let go of them, or the look by endpoint found them.
+   */
   private readonly adoptable = new Set<string>();
+  /**
+   * Set while the scan goes on endpoint by endpoint (`store.dueEndpoints`, after the id in
+   * `after`): a window of the walk in due order ran out stepping over full endpoints' rows, so
+   * the rest of what was due at `now` is found by endpoint, whose cost does not grow with the
+   * length of a full endpoint's backlog. What it finds is claimed as adoptable.
+   */
+  private byEndpoint: { now: number; after: string } | null = null;
   /** Endpoints this worker handed over, not taken back for a while (id → until). */
   private readonly handedOver = new Map<string, number>();
   /**
@@ -337,6 +347,7 @@ export class DeliveryEngine implements EngineControl, Intake {
         if (now - this.lastFullScanAt >= RESCAN_MS) {
           this.lastFullScanAt = now;
           this.dueCursor = SCAN_START;
+          this.byEndpoint = null;
           this.quietUntil = Number.NEGATIVE_INFINITY;
           if (!this.fleet) this.evictIdle(now);
         }
@@ -348,6 +359,10 @@ export class DeliveryEngine implements EngineControl, Intake {
         if (now < this.quietUntil && this.timer !== null) break;
         const announced = this.announcements;
         const exclude = this.fullEndpoints();
+        if (this.byEndpoint) {
+          await this.lookByEndpoint(this.byEndpoint, exclude);
+          continue;
+        }
         const limit = Math.min(free, this.deps.settings.batchSize);
         this.announcedDuringClaim = Number.POSITIVE_INFINITY;
         const scan = await this.numbered(() =>
@@ -365,10 +380,12 @@ export class DeliveryEngine implements EngineControl, Intake {
         await this.admit(batch);
         this.advanceCursor(scan, now);
         if (batch.length === limit) this.pumpAgain = true;
-        // The store's window ran out before the batch filled: scan on from there, once whatever
-        // else waits on this thread has had its turn.
-        else if (scan.reached) this.schedulePump();
-        else await this.armTimer(now, announced);
+        // The store's window ran out before the batch filled, stepping over full endpoints' rows:
+        // look on by endpoint, once whatever else waits on this thread has had its turn.
+        else if (scan.reached) {
+          this.byEndpoint = { now, after: "" };
+          this.schedulePump();
+        } else await this.armTimer(now, announced);
       } while (this.pumpAgain && this.running);
     } catch (err) {
       this.log.error({ err }, "claiming deliveries failed; trying again in 1 s");
@@ -388,6 +405,29 @@ export class DeliveryEngine implements EngineControl, Intake {
     if (this.announcedDuringClaim <= this.dueCursor.due) {
       this.dueCursor = { due: this.announcedDuringClaim, row: SCAN_START.row };
     }
+  }
+
+  /**
+   * One window of the look by endpoint. Once it has looked at every endpoint, everything due at
+   * its start outside full endpoints is claimed or adoptable, and the cursor moves there (not past
+   * anything announced since the scan before it began).
+   */
+  private async lookByEndpoint(
+    look: { now: number; after: string },
+    exclude: readonly string[],
+  ): Promise<void> {
+    const found = await this.deps.store.dueEndpoints({
+      now: look.now,
+      after: look.after,
+      excludeEndpoints: exclude,
+    });
+    for (const id of found.endpoints) this.adoptable.add(id);
+    if (found.reached !== null) look.after = found.reached;
+    else {
+      this.byEndpoint = null;
+      this.advanceCursor({ claimed: [], reached: null }, look.now);
+    }
+    this.schedulePump();
   }
 
   private free(): number {

@@ -178,6 +178,21 @@ export interface ScanResult {
   reached: ScanPosition | null;
 }
 
+/** What the engine asks when it looks for due work by endpoint rather than in due order. */
+export interface DueEndpointsRequest {
+  now: number;
+  /** Endpoints are looked at in id order after this one; "" starts from the first. */
+  after: string;
+  excludeEndpoints: readonly string[];
+}
+
+/** Endpoints found with work due, and where the look stopped. */
+export interface DueEndpoints {
+  endpoints: string[];
+  /** The last endpoint looked at when a store's window ended first; null once all have been. */
+  reached: string | null;
+}
+
 /** What one attempt did, and where its delivery goes next; recorded in batches. */
 export interface DeliveryOutcome {
   deliveryId: string;
@@ -468,6 +483,14 @@ export interface Store {
    * thread for long; the engine then scans on from `reached`.
    */
   scanDue(req: ClaimRequest & { from: ScanPosition }): Promise<ScanResult>;
+  /**
+   * The endpoints outside `excludeEndpoints` that have a pending delivery due by `now`, looked
+   * at endpoint by endpoint: the engine's way on when a scan's window filled up with a full
+   * endpoint's backlog. Its cost follows the number of endpoints with pending deliveries, not the
+   * length of anyone's backlog. A store may look at a bounded window of endpoints per call; the
+   * engine then goes on after `reached`.
+   */
+  dueEndpoints(req: DueEndpointsRequest): Promise<DueEndpoints>;
   /**
    * The earliest due time of a pending delivery outside the listed endpoints, or null; with
    * `after`, only among deliveries due strictly after it.

@@ -15,6 +15,7 @@ import type {
   Message,
   ReplayJob,
 } from "../domain/types.js";
+import type { DueEndpoints, DueEndpointsRequest } from "./port.js";
 
 /** One row as a driver returns it, keyed by column name. */
 export type Row = Record<string, unknown>;
@@ -233,4 +234,24 @@ export function rowMappers({ json, bool }: RowDecoders) {
     replayJobFromRow,
     circuitFromRow,
   };
+}
+
+/**
+ * A window of endpoints with pending deliveries, each with its earliest due time (`ep`, `due`,
+ * in id order), as both stores' `dueEndpoints` read it: those due by `now` and not excluded, and
+ * where the look stopped if the window was full.
+ */
+export function dueEndpointsFrom(
+  rows: readonly Row[],
+  req: DueEndpointsRequest,
+  window: number,
+): DueEndpoints {
+  const excluded = new Set(req.excludeEndpoints);
+  const endpoints: string[] = [];
+  for (const r of rows) {
+    const id = String(r.ep);
+    if (r.due != null && Number(r.due) <= req.now && !excluded.has(id)) endpoints.push(id);
+  }
+  const reached = rows.length < window ? null : String(rows[rows.length - 1]!.ep);
+  return { endpoints, reached };
 }

@@ -1,13 +1,14 @@
 /**
  * The SQLite store's scan walks at most one window of the due index per call: stepping past a
  * full endpoint's long backlog is several short statements on the main thread, not one long one.
+ * Its look by endpoint reads at most one window of endpoints per call, for the same reason.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SCAN_START, type ScanPosition } from "../../src/store/port.js";
-import { SCAN_WINDOW } from "../../src/store/sqlite/deliveries.js";
+import { ENDPOINT_WINDOW, SCAN_WINDOW } from "../../src/store/sqlite/deliveries.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { accept, MINUTE, seedApp, T0 } from "./behaviour/fixtures.js";
 
@@ -68,5 +69,26 @@ describe("a SQLite scan", () => {
     });
     expect(next.claimed).toHaveLength(21);
     expect(next.reached).toBeNull();
+  });
+
+  it("looks at one window of endpoints at a time", async () => {
+    const count = ENDPOINT_WINDOW + 10;
+    const { app, endpoints } = await seedApp(
+      store,
+      Array.from({ length: count }, () => ({})),
+    );
+    // One message fans out to every endpoint: each has one delivery due.
+    await accept(store, app.id);
+    const look = (after: string) =>
+      store.dueEndpoints({ now: T0 + MINUTE, after, excludeEndpoints: [] });
+    const first = await look("");
+    expect(first.endpoints).toHaveLength(ENDPOINT_WINDOW);
+    expect(first.reached).toBe(first.endpoints.at(-1));
+    const second = await look(first.reached!);
+    expect(second.endpoints).toHaveLength(10);
+    expect(second.reached).toBeNull();
+    expect(new Set([...first.endpoints, ...second.endpoints])).toEqual(
+      new Set(endpoints.map((e) => e.id)),
+    );
   });
 });

@@ -6,6 +6,8 @@ import type {
   ClaimedDelivery,
   DeadLetterChange,
   DeliveryOutcome,
+  DueEndpoints,
+  DueEndpointsRequest,
   MessageQuery,
   NewMessage,
   Page,
@@ -14,6 +16,7 @@ import type {
   Store,
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
+import { dueEndpointsFrom } from "../row-mappers.js";
 import { all, exec, one, Params, retried, tx, type Conn, type Row, type Sql } from "./database.js";
 import type { DeadLetters } from "./dead-letters.js";
 import { matches } from "./fan-out.js";
@@ -25,6 +28,9 @@ export type ClaimRequest = Parameters<Store["claimDue"]>[0];
 export type ScanRequest = Parameters<Store["scanDue"]>[0];
 export type ResendRequest = Parameters<Store["enqueueResend"]>[0];
 type Statements = { readonly [K in keyof typeof DELIVERIES]: Sql };
+
+/** The most endpoints one look by endpoint (`dueEndpoints`) reads. */
+const ENDPOINT_WINDOW = 1_024;
 
 /** Message and delivery operations; `PostgresStore` wraps each call in its error mapping. */
 export class Deliveries {
@@ -185,6 +191,11 @@ export class Deliveries {
     if (contended.length) req.worker?.onContended(contended);
     // RETURNING gives no order guarantee; the engine sends oldest due first.
     return out.sort((a, b) => a.dueAt - b.dueAt);
+  }
+
+  async dueEndpoints(req: DueEndpointsRequest): Promise<DueEndpoints> {
+    const rows = await all(this.pool, this.sql.dueEndpoints, [req.after, ENDPOINT_WINDOW]);
+    return dueEndpointsFrom(rows, req, ENDPOINT_WINDOW);
   }
 
   async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {

@@ -199,6 +199,21 @@ export const DELIVERIES = {
     )
     ${withMessages()}`,
   ),
+  // Up to $2 endpoints with pending deliveries after $1, each with its earliest due time: one
+  // index seek to find the next endpoint, one for its first due row (the recursion runs only as
+  // far as the LIMIT reads it). Ids compare as the column does, in the "C" collation.
+  dueEndpoints: prepared(
+    "dueEndpoints",
+    `WITH RECURSIVE eps(ep) AS (
+      SELECT $1::text COLLATE "C"
+      UNION ALL
+      SELECT (SELECT endpoint_id FROM deliveries
+        WHERE state = 'pending' AND endpoint_id > eps.ep ORDER BY endpoint_id LIMIT 1)
+      FROM eps WHERE eps.ep IS NOT NULL)
+    SELECT ep, (SELECT min(next_attempt_at) FROM deliveries
+        WHERE state = 'pending' AND endpoint_id = eps.ep) AS due
+    FROM eps WHERE ep > $1 LIMIT $2`,
+  ),
   nextDue: prepared(
     "nextDue",
     `SELECT next_attempt_at AS at FROM deliveries

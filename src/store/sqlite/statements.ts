@@ -165,6 +165,19 @@ function prepareDeliveries(db: Db) {
         WHERE state = 'pending' AND endpoint_id = @endpoint AND next_attempt_at <= @now
         ORDER BY next_attempt_at LIMIT @limit)
       RETURNING ${CLAIMED}`).raw(true),
+    // Up to @window endpoints with pending deliveries after @after, each with its earliest due
+    // time: one seek into the per-endpoint index to find the next endpoint, one for its first
+    // due row, so that an endpoint's backlog, however long, costs nothing to step over.
+    dueEndpoints: p(`WITH RECURSIVE eps(ep) AS (
+        SELECT @after
+        UNION ALL
+        SELECT (SELECT endpoint_id FROM deliveries INDEXED BY deliveries_pending_by_endpoint
+          WHERE state = 'pending' AND endpoint_id > eps.ep ORDER BY endpoint_id LIMIT 1)
+        FROM eps WHERE eps.ep IS NOT NULL LIMIT @window + 1)
+      SELECT ep, (SELECT min(next_attempt_at) FROM deliveries
+          INDEXED BY deliveries_pending_by_endpoint
+          WHERE state = 'pending' AND endpoint_id = eps.ep) AS due
+      FROM eps WHERE ep > @after`),
     // Forced onto the due index: the planner otherwise prefers a scan of the per-endpoint one.
     nextDue: p(`SELECT next_attempt_at AS at FROM deliveries INDEXED BY deliveries_due
       WHERE state = 'pending' AND next_attempt_at > @after

@@ -26,6 +26,8 @@ import {
   type AttemptQuery,
   type ClaimedDelivery,
   type ScanResult,
+  type DueEndpoints,
+  type DueEndpointsRequest,
   type DeadLetterChange,
   type DeadLetterDecided,
   type DeadLetterDecision,
@@ -261,6 +263,10 @@ export class SqliteStore implements Store {
   async scanDue(req: ScanRequest): Promise<ScanResult> {
     const scan = this.run(() => this.deliveries.scanDue(req));
     return { claimed: this.sealing.claimedOut(scan.claimed), reached: scan.reached };
+  }
+
+  async dueEndpoints(req: DueEndpointsRequest): Promise<DueEndpoints> {
+    return this.run(() => this.deliveries.dueEndpoints(req));
   }
 
   async nextDueAt(excludeEndpoints: readonly string[], after?: number): Promise<number | null> {

@@ -181,6 +181,49 @@ export function claimingBehaviour(t: StoreUnderTest): void {
     });
   });
 
+  describe("dueEndpoints", () => {
+    it("names each endpoint with a pending delivery due by now, once, outside the excluded", async () => {
+      const { app, endpoints } = await seedApp(t.store, [
+        { channels: ["full"] },
+        { channels: ["due"] },
+        { channels: ["later"] },
+        { channels: ["taken"] },
+        { channels: ["mixed"] },
+      ]);
+      const [full, due, , , mixed] = endpoints.map((e) => e.id) as string[];
+      for (let i = 0; i < 3; i++) await accept(t.store, app.id, { channels: ["full"] });
+      await accept(t.store, app.id, { channels: ["due"] });
+      await accept(t.store, app.id, { channels: ["due"], dueAt: T0 + SECOND });
+      await accept(t.store, app.id, { channels: ["later"], dueAt: T0 + HOUR });
+      await accept(t.store, app.id, { channels: ["taken"] });
+      await claimAll(t.store, T0, [full!, due!, mixed!]);
+      await accept(t.store, app.id, { channels: ["mixed"], dueAt: T0 + HOUR });
+      await accept(t.store, app.id, { channels: ["mixed"], dueAt: T0 + SECOND });
+
+      const found = await t.store.dueEndpoints({
+        now: T0 + MINUTE,
+        after: "",
+        excludeEndpoints: [full!],
+      });
+      expect([...found.endpoints].sort()).toEqual([due!, mixed!].sort());
+      expect(found.reached).toBeNull();
+      // In the store's order of endpoint ids, and going on after the one named.
+      const rest = await t.store.dueEndpoints({
+        now: T0 + MINUTE,
+        after: found.endpoints[0]!,
+        excludeEndpoints: [full!],
+      });
+      expect(rest.endpoints).toEqual(found.endpoints.slice(1));
+    });
+
+    it("names nobody when nothing is due yet", async () => {
+      const { app } = await seedApp(t.store);
+      await accept(t.store, app.id, { dueAt: T0 + HOUR });
+      const found = await t.store.dueEndpoints({ now: T0, after: "", excludeEndpoints: [] });
+      expect(found).toEqual({ endpoints: [], reached: null });
+    });
+  });
+
   describe("nextDueAt", () => {
     it("is null when nothing is pending", async () => {
       expect(await t.store.nextDueAt([])).toBeNull();

@@ -1,0 +1,68 @@
+/**
+ * A full endpoint's backlog sits in the due order the engine scans. Stepping over it row by row
+ * costs a window of the walk per scan, so a backlog of a million rows held the main thread for
+ * over half a second at start-up. Once one window runs out that way, the engine looks for the
+ * rest of what is due endpoint by endpoint, at a cost that does not grow with the backlog.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { DueEndpoints, ScanResult, Store } from "../../src/store/port.js";
+import { SCAN_WINDOW } from "../../src/store/sqlite/deliveries.js";
+import { reached, startEngine, type EngineHarness } from "../support/engine.js";
+import { Receiver } from "../support/receiver.js";
+
+/**
+ * Counts, from now on, the engine's scans that walked a whole window and claimed nothing, and its
+ * looks by endpoint.
+ */
+function countCalls(h: EngineHarness): { emptyWindows: number; looks: number } {
+  const counter = { emptyWindows: 0, looks: 0 };
+  const scanDue = h.store.scanDue.bind(h.store);
+  const dueEndpoints = h.store.dueEndpoints.bind(h.store);
+  h.store.scanDue = async (req: Parameters<Store["scanDue"]>[0]): Promise<ScanResult> => {
+    const scan = await scanDue(req);
+    if (scan.claimed.length === 0 && scan.reached !== null) counter.emptyWindows++;
+    return scan;
+  };
+  h.store.dueEndpoints = (req: Parameters<Store["dueEndpoints"]>[0]): Promise<DueEndpoints> => {
+    counter.looks++;
+    return dueEndpoints(req);
+  };
+  return counter;
+}
+
+describe("a full endpoint's long backlog", () => {
+  let h: EngineHarness;
+  let rx: Receiver;
+  afterEach(async () => {
+    await h.close();
+    await rx.close();
+  });
+
+  it("is looked past by endpoint, to another endpoint's work due after it", async () => {
+    h = await startEngine();
+    // The full endpoint answers slowly, so it stays full while the test runs.
+    rx = await Receiver.start((req) =>
+      req.path === "/full" ? { status: 200, delayMs: 200 } : { status: 200 },
+    );
+    await h.addEndpoint(rx.url("/full"), { concurrencyLimit: 1 }, { filterTypes: ["bulk"] });
+    await h.addEndpoint(rx.url("/other"), undefined, { filterTypes: ["other"] });
+    const t0 = Date.now() - 60_000;
+    // More than two windows of the walk, all due before the other endpoint's message.
+    const backlog = Math.floor(2.5 * SCAN_WINDOW);
+    for (let i = 0; i < backlog; i++) {
+      await h.post({ i }, { eventType: "bulk", dueAt: t0, wake: false });
+    }
+    const other = await h.post({ n: "other" }, { eventType: "other", dueAt: t0 + 1, wake: false });
+
+    const counter = countCalls(h);
+    h.engine.wake();
+    await h.waitFor(reached(other, "succeeded"), 10_000);
+    expect(rx.on("/other")).toHaveLength(1);
+    // The first scan claims a batch of the backlog and fills the endpoint; the next walks one
+    // window over the rest and stops; a look by endpoint finds the other one. Row by row, it
+    // took three windows.
+    expect(counter.looks).toBeGreaterThanOrEqual(1);
+    expect(counter.emptyWindows).toBe(1);
+    await rx.waitFor(1, "/full");
+  });
+});
