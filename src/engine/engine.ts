@@ -496,8 +496,10 @@ export class DeliveryEngine implements EngineControl, Intake {
       const room = Math.min(this.free(), this.deps.settings.batchSize);
       if (room <= 0) return;
       const rt = this.runtimes.get(id);
-      // A full endpoint is refilled as backlogged; one being let go, or handed over a moment
-      // ago, is not taken back now (the handed-over one is looked at again when its quiet ends).
+      // A full endpoint is refilled as backlogged (put there now: the cursor may already have
+      // moved past its rows); one being let go, or handed over a moment ago, is not taken back
+      // now (the handed-over one is looked at again when its quiet ends).
+      if (rt && !rt.leaving && rt.isFull()) this.backlogged.add(rt);
       if (rt?.leaving || rt?.isFull() || this.handedOver.has(id)) {
         this.adoptable.delete(id);
         continue;

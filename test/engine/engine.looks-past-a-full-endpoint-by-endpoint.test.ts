@@ -65,4 +65,26 @@ describe("a full endpoint's long backlog", () => {
     expect(counter.emptyWindows).toBe(1);
     await rx.waitFor(1, "/full");
   });
+
+  it("keeps refilling an endpoint it found, after the look, until its backlog is sent", async () => {
+    h = await startEngine();
+    rx = await Receiver.start((req) =>
+      req.path === "/full" ? { status: 200, delayMs: 200 } : { status: 200 },
+    );
+    await h.addEndpoint(rx.url("/full"), { concurrencyLimit: 1 }, { filterTypes: ["bulk"] });
+    await h.addEndpoint(rx.url("/found"), { concurrencyLimit: 5 }, { filterTypes: ["found"] });
+    const t0 = Date.now() - 60_000;
+    for (let i = 0; i < SCAN_WINDOW + 100; i++) {
+      await h.post({ i }, { eventType: "bulk", dueAt: t0, wake: false });
+    }
+    // More than one claim's batch (256): the endpoint fills up before its backlog is all taken,
+    // and the rest, behind the cursor the look moved on, is refilled through its own index.
+    const found: string[] = [];
+    for (let i = 0; i < 600; i++) {
+      found.push(await h.post({ i }, { eventType: "found", dueAt: t0 + 1, wake: false }));
+    }
+    h.engine.wake();
+    await rx.waitFor(600, "/found", 15_000);
+    for (const id of found) await h.waitFor(reached(id, "succeeded"), 5_000);
+  });
 });
