@@ -4,7 +4,7 @@
  * two ids on one store here; the multi-process tests run real processes.
  */
 import { describe, expect, it } from "vitest";
-import type { ClaimedDelivery, Store } from "../../../src/store/port.js";
+import { SCAN_START, type ClaimedDelivery, type Store } from "../../../src/store/port.js";
 import type { Signal, WorkerCoordination } from "../../../src/store/coordination.js";
 import { accept, HOUR, MINUTE, SECOND, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
 
@@ -53,6 +53,26 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
       expect(await claimAs(t.store, "wkr_b", { endpointId: endpoints[0]!.id })).toEqual([]);
       // A takes the rest, through the due index or the endpoint's own.
       expect(await claimAs(t.store, "wkr_a", { endpointId: endpoints[0]!.id })).toHaveLength(2);
+    });
+
+    it("a worker's scan passes over another live worker's endpoint to a free one", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{ channels: ["a"] }, { channels: ["b"] }]);
+      const [ofA, free] = endpoints.map((e) => e.id) as [string, string];
+      await join(t.store, "wkr_a");
+      await join(t.store, "wkr_b");
+      for (let i = 0; i < 3; i++) await accept(t.store, app.id, { channels: ["a"], now: T0 + i });
+      await accept(t.store, app.id, { channels: ["b"], now: T0 + 5 });
+      expect(await claimAs(t.store, "wkr_a", { endpointId: ofA, limit: 1 })).toHaveLength(1);
+      const scan = await t.store.scanDue({
+        now: NOW,
+        limit: 10,
+        excludeEndpoints: [],
+        leaseUntil: NOW + MINUTE,
+        from: SCAN_START,
+        worker: { id: "wkr_b", deadBefore: NOW - 10 * SECOND, onContended: () => undefined },
+      });
+      expect(scan.claimed.map((d) => d.endpointId)).toEqual([free]);
+      expect(scan.reached).toBeNull();
     });
 
     it("workers at once never split one endpoint's deliveries between them", async () => {
