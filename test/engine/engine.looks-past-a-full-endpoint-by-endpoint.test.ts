@@ -4,7 +4,7 @@
  * over half a second at start-up. Once one window runs out that way, the engine looks for the
  * rest of what is due endpoint by endpoint, at a cost that does not grow with the backlog.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { DueEndpoints, ScanResult, Store } from "../../src/store/port.js";
 import { SCAN_WINDOW } from "../../src/store/sqlite/deliveries.js";
 import { reached, startEngine, type EngineHarness } from "../support/engine.js";
@@ -74,7 +74,7 @@ describe("a full endpoint's long backlog", () => {
     await h.addEndpoint(rx.url("/full"), { concurrencyLimit: 1 }, { filterTypes: ["bulk"] });
     await h.addEndpoint(rx.url("/found"), { concurrencyLimit: 5 }, { filterTypes: ["found"] });
     const t0 = Date.now() - 60_000;
-    for (let i = 0; i < SCAN_WINDOW + 100; i++) {
+    for (let i = 0; i < 2 * SCAN_WINDOW; i++) {
       await h.post({ i }, { eventType: "bulk", dueAt: t0, wake: false });
     }
     // More than one claim's batch (256): the endpoint fills up before its backlog is all taken,
@@ -83,8 +83,40 @@ describe("a full endpoint's long backlog", () => {
     for (let i = 0; i < 600; i++) {
       found.push(await h.post({ i }, { eventType: "found", dueAt: t0 + 1, wake: false }));
     }
+    const counter = countCalls(h);
     h.engine.wake();
     await rx.waitFor(600, "/found", 15_000);
+    expect(counter.looks).toBeGreaterThanOrEqual(1);
     for (const id of found) await h.waitFor(reached(id, "succeeded"), 5_000);
+  });
+
+  it("does not move its cursor past work announced while it looked", async () => {
+    h = await startEngine();
+    rx = await Receiver.start((req) =>
+      req.path === "/full" ? { status: 200, delayMs: 200 } : { status: 200 },
+    );
+    await h.addEndpoint(rx.url("/full"), { concurrencyLimit: 1 }, { filterTypes: ["bulk"] });
+    await h.addEndpoint(rx.url("/other"), undefined, { filterTypes: ["other"] });
+    const t0 = Date.now() - 60_000;
+    for (let i = 0; i < 2 * SCAN_WINDOW; i++) {
+      await h.post({ i }, { eventType: "bulk", dueAt: t0, wake: false });
+    }
+    // Accepted and announced after the look has read the store, due before the time the look
+    // moves the cursor to: the look did not see it, so only the announcement can find it.
+    let late: string | null = null;
+    const dueEndpoints = h.store.dueEndpoints.bind(h.store);
+    h.store.dueEndpoints = async (req) => {
+      const found = await dueEndpoints(req);
+      if (late === null) {
+        const dueAt = req.now - 1_000;
+        late = await h.post({ n: "late" }, { eventType: "other", dueAt, wake: false });
+        h.engine.wake(dueAt);
+      }
+      return found;
+    };
+    h.engine.wake();
+    await vi.waitFor(() => expect(late).not.toBeNull(), { timeout: 10_000 });
+    // Well before the minute's rescan, which would find it anyway.
+    await h.waitFor(reached(late!, "succeeded"), 10_000);
   });
 });
