@@ -38,20 +38,28 @@ describe("a full endpoint's long backlog", () => {
     await rx.close();
   });
 
-  it("is looked past by endpoint, to another endpoint's work due after it", async () => {
+  /**
+   * An endpoint "/full" that takes one request at a time and answers slowly (so it stays full
+   * while a test runs), with `rows` deliveries due at `t0`, written without telling the engine;
+   * and a second endpoint at `path` for the event type `other`.
+   */
+  async function fullBeside(rows: number, path: string, policy?: { concurrencyLimit: number }) {
     h = await startEngine();
-    // The full endpoint answers slowly, so it stays full while the test runs.
     rx = await Receiver.start((req) =>
       req.path === "/full" ? { status: 200, delayMs: 200 } : { status: 200 },
     );
     await h.addEndpoint(rx.url("/full"), { concurrencyLimit: 1 }, { filterTypes: ["bulk"] });
-    await h.addEndpoint(rx.url("/other"), undefined, { filterTypes: ["other"] });
+    await h.addEndpoint(rx.url(path), policy, { filterTypes: ["other"] });
     const t0 = Date.now() - 60_000;
-    // More than two windows of the walk, all due before the other endpoint's message.
-    const backlog = Math.floor(2.5 * SCAN_WINDOW);
-    for (let i = 0; i < backlog; i++) {
+    for (let i = 0; i < rows; i++) {
       await h.post({ i }, { eventType: "bulk", dueAt: t0, wake: false });
     }
+    return t0;
+  }
+
+  it("is looked past by endpoint, to another endpoint's work due after it", async () => {
+    // More than two windows of the walk, all due before the other endpoint's message.
+    const t0 = await fullBeside(Math.floor(2.5 * SCAN_WINDOW), "/other");
     const other = await h.post({ n: "other" }, { eventType: "other", dueAt: t0 + 1, wake: false });
 
     const counter = countCalls(h);
@@ -67,21 +75,12 @@ describe("a full endpoint's long backlog", () => {
   });
 
   it("keeps refilling an endpoint it found, after the look, until its backlog is sent", async () => {
-    h = await startEngine();
-    rx = await Receiver.start((req) =>
-      req.path === "/full" ? { status: 200, delayMs: 200 } : { status: 200 },
-    );
-    await h.addEndpoint(rx.url("/full"), { concurrencyLimit: 1 }, { filterTypes: ["bulk"] });
-    await h.addEndpoint(rx.url("/found"), { concurrencyLimit: 5 }, { filterTypes: ["found"] });
-    const t0 = Date.now() - 60_000;
-    for (let i = 0; i < 2 * SCAN_WINDOW; i++) {
-      await h.post({ i }, { eventType: "bulk", dueAt: t0, wake: false });
-    }
+    const t0 = await fullBeside(2 * SCAN_WINDOW, "/found", { concurrencyLimit: 5 });
     // More than one claim's batch (256): the endpoint fills up before its backlog is all taken,
     // and the rest, behind the cursor the look moved on, is refilled through its own index.
     const found: string[] = [];
     for (let i = 0; i < 600; i++) {
-      found.push(await h.post({ i }, { eventType: "found", dueAt: t0 + 1, wake: false }));
+      found.push(await h.post({ i }, { eventType: "other", dueAt: t0 + 1, wake: false }));
     }
     const counter = countCalls(h);
     h.engine.wake();
@@ -91,16 +90,7 @@ describe("a full endpoint's long backlog", () => {
   });
 
   it("does not move its cursor past work announced while it looked", async () => {
-    h = await startEngine();
-    rx = await Receiver.start((req) =>
-      req.path === "/full" ? { status: 200, delayMs: 200 } : { status: 200 },
-    );
-    await h.addEndpoint(rx.url("/full"), { concurrencyLimit: 1 }, { filterTypes: ["bulk"] });
-    await h.addEndpoint(rx.url("/other"), undefined, { filterTypes: ["other"] });
-    const t0 = Date.now() - 60_000;
-    for (let i = 0; i < 2 * SCAN_WINDOW; i++) {
-      await h.post({ i }, { eventType: "bulk", dueAt: t0, wake: false });
-    }
+    await fullBeside(2 * SCAN_WINDOW, "/other");
     // Accepted and announced after the look has read the store, due before the time the look
     // moves the cursor to: the look did not see it, so only the announcement can find it.
     let late: string | null = null;
