@@ -99,8 +99,8 @@ export class DeliveryEngine implements EngineControl, Intake {
    * were full when the scan passed them; those wait in `backlogged` and are refilled through their
    * own index. So a claim never walks again over rows it already stepped past, however large the
    * backlog of a full endpoint: the cost of claiming follows the batch, not the backlog. (Where
-   * the store walks in windows, stepping past such a backlog the first time takes several scans,
-   * with other work between them.)
+   * the store walks in windows, stepping past such a backlog the first time is one window and a
+   * look by endpoint: see `byEndpoint`.)
    */
   private dueCursor: ScanPosition = SCAN_START;
   /**

@@ -480,7 +480,8 @@ export interface Store {
    * The engine's scan: claims as `claimDue` does, walking due order from `from` (so a scan never
    * walks again over rows it stepped past), and says where the walk stopped. A store may walk a
    * bounded window per call, so that stepping past a full endpoint's backlog never holds its
-   * thread for long; the engine then scans on from `reached`.
+   * thread for long; when a window ends before the batch fills, the engine looks on by endpoint
+   * (`dueEndpoints`) rather than walking the next window.
    */
   scanDue(req: ClaimRequest & { from: ScanPosition }): Promise<ScanResult>;
   /**
