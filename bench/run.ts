@@ -111,14 +111,26 @@ async function main(): Promise<void> {
     const cores = (noise.foreignCpuSeconds() - cpu0) / ((performance.now() - t0) / 1000);
     return { out, cores };
   };
-  // The ceiling is measured at the start and again after each scenario that is compared with it;
-  // a scenario's ratios use the mean of the two measured beside it, and the spread shows the noise.
+  // The ceiling is measured at the start, after each scenario that is compared with it, and
+  // between the parts of a scenario that asks (ctx.ceiling); each ratio uses the mean of the two
+  // measured beside its work, and the spread shows the noise.
   const ceilings: (CeilingResult & { when: string; otherCores: number })[] = [];
   const ceilingRate = () => median(ceilings.map((c) => c.rate));
   const profileDir = options.profile
     ? join(resultsDir, "profiles", startedAt.replace(/[:.]/g, "-"))
     : null;
-  const ctx: BenchContext = { quick: options.quick, receiver, profileDir, log };
+  const ctx: BenchContext = {
+    quick: options.quick,
+    receiver,
+    profileDir,
+    log,
+    // Within a scenario the receiver keeps its groups: the scenario's parts may still read them.
+    ceiling: async (when) => {
+      await runCeiling(when, { reset: false });
+      return ceilings.length - 1;
+    },
+    lastCeiling: () => ceilings.length - 1,
+  };
   const figures: Figure[] = [];
   const details: Record<string, unknown> = {};
   const noiseBy: Record<string, number> = {};
@@ -129,13 +141,13 @@ async function main(): Promise<void> {
     const load = await noise.waitForQuiet(0.1, 60_000);
     if (load >= 0.1) log(`    other processes still use ${load.toFixed(2)} cores; going on`);
   };
-  const runCeiling = async (when: string) => {
+  const runCeiling = async (when: string, { reset } = { reset: true }) => {
     await settle();
     log(`[1] ceiling (${when}): signed POSTs, ${CEILING_CONCURRENCY} in flight, no storage…`);
     const { out: c, cores } = await otherCores(() => measureCeiling(ctx, ceilings.length === 0));
     ceilings.push({ ...c, when, otherCores: cores });
     log(`    ${Math.round(c.rate)} requests/s (other processes: ${cores.toFixed(2)} cores)`);
-    await receiver.reset();
+    if (reset) await receiver.reset();
   };
 
   try {
@@ -144,7 +156,7 @@ async function main(): Promise<void> {
       await settle();
       log(`[${SCENARIOS.indexOf(s) + 2}] ${s.title} (${s.name})…`);
       const t0 = performance.now();
-      const before = ceilings.at(-1);
+      const before = ceilings.length - 1;
       let scenarioFigures: Figure[];
       try {
         const { out, cores } = await otherCores(() => s.run(ctx));
@@ -175,12 +187,14 @@ async function main(): Promise<void> {
       await receiver.reset();
       log(`    done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       if (s.needsCeiling) {
-        // Side by side: this scenario's ratios are to the ceilings measured just before and after.
+        // Side by side: each ratio is to the ceilings measured just before and after its work,
+        // the scenario's own unless it measured some between its parts.
         await runCeiling(`after ${s.name}`);
-        const adjacent = [before, ceilings.at(-1)]
-          .filter((c) => c !== undefined)
-          .map((c) => c.rate);
-        applyCeiling(scenarioFigures, adjacent.reduce((a, b) => a + b, 0) / adjacent.length);
+        applyCeiling(
+          scenarioFigures,
+          ceilings.map((c) => c.rate),
+          before,
+        );
       }
       figures.push(...scenarioFigures);
     }
@@ -202,7 +216,7 @@ async function main(): Promise<void> {
     const reference = ceilingRate()!;
     ceilingFigures.push({
       scenario: "1 ceiling",
-      figure: `median of ${ceilings.length} (each ratio uses the two beside its scenario)`,
+      figure: `median of ${ceilings.length} (each ratio uses the two measured beside it)`,
       value: reference,
       unit: "requests/s",
       note: `range ${Math.round(Math.min(...rates))}–${Math.round(Math.max(...rates))} (±${((50 * (Math.max(...rates) - Math.min(...rates))) / reference).toFixed(0)} %)`,

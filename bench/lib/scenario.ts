@@ -17,6 +17,11 @@ export interface Figure {
    * Their ratio and result are computed at the end, against the run's reference ceiling.
    */
   ceilingMin?: number | null;
+  /**
+   * Index (in the run's list of ceilings) of the ceiling measured last before this figure's work
+   * began; its ratio uses that one and the next. Unset: the one measured before its scenario.
+   */
+  ceilingAt?: number;
   /** False when the run itself went wrong (deliveries missing…): the figure fails regardless. */
   valid?: boolean;
   /** The target in words, e.g. "≥ 0.70 × ceiling". */
@@ -32,6 +37,13 @@ export interface BenchContext {
   /** Directory for CPU profiles of hookline, when profiling was asked for. */
   profileDir: string | null;
   log(line: string): void;
+  /**
+   * Measures the ceiling now, between two parts of a scenario that are each compared with it,
+   * and returns its index for `Figure.ceilingAt` of the part that follows.
+   */
+  ceiling(when: string): Promise<number>;
+  /** Index of the ceiling measured last (for `Figure.ceilingAt`); -1 before the first. */
+  lastCeiling(): number;
 }
 
 export interface Scenario {
@@ -52,10 +64,21 @@ export function vsCeiling(base: Omit<Figure, "ceilingMin" | "target">, min: numb
   };
 }
 
-/** Sets ratio and result of every ceiling-compared figure against `reference` (requests/s). */
-export function applyCeiling(figures: Figure[], reference: number | null): void {
+/**
+ * Sets ratio and result of every ceiling-compared figure: against the mean of the ceiling
+ * measured last before its work and the one measured next after it (requests/s, in the order
+ * measured). `fallback` is the index for figures that do not say (their scenario's).
+ */
+export function applyCeiling(
+  figures: Figure[],
+  ceilings: readonly number[],
+  fallback: number,
+): void {
   for (const f of figures) {
     if (f.ceilingMin === undefined) continue;
+    const at = f.ceilingAt ?? fallback;
+    const beside = [ceilings[at], ceilings[at + 1]].filter((c) => c !== undefined);
+    const reference = beside.length ? beside.reduce((a, b) => a + b, 0) / beside.length : null;
     f.ratio = f.value !== null && reference ? f.value / reference : null;
     if (f.valid === false) f.pass = false;
     else if (f.ceilingMin === null || f.ratio === null) f.pass = null;

@@ -35,14 +35,23 @@ const ROUNDS: Round[] = [
   { workers: 2, delayMs: 1 },
 ];
 
-/** Runs the drain with 1 and with 2 workers, then 2 with the database 1 ms away; a figure each. */
-export async function postgresDrain(ctx: BenchContext, count: number): Promise<Figure[]> {
+/**
+ * Runs the drain with 1 and with 2 workers, then 2 with the database 1 ms away; a figure each,
+ * each after a ceiling of its own (the one after the last round is the scenario's).
+ */
+export async function postgresDrain(
+  ctx: BenchContext,
+  count: number,
+  after: string,
+): Promise<Figure[]> {
   const figures: Figure[] = [];
   for (const round of ROUNDS) {
     const { workers, delayMs } = round;
     const target = workers === 2 && delayMs === 0 ? 0.5 : null;
     const who = `${workers} worker process${workers > 1 ? "es" : ""}`;
     const where = delayMs ? `, the database ${delayMs} ms away` : "";
+    const ceilingAt = await ctx.ceiling(after);
+    after = `after PostgreSQL, ${who}${where}`;
     try {
       const r = await drainWith(ctx, count, round);
       figures.push(
@@ -53,6 +62,7 @@ export async function postgresDrain(ctx: BenchContext, count: number): Promise<F
             value: r.rate,
             unit: "deliveries/s",
             valid: r.verified,
+            ceilingAt,
             note: r.verified
               ? `all ${count} succeeded and recorded; workers' CPU ${r.cpuNote}` +
                 (delayMs
