@@ -74,7 +74,7 @@ const IDLE_EVICT_MS = 10 * 60_000;
  * answers come back one or two per turn of the loop, and a commit per turn cost the main thread a
  * transaction per one or two deliveries: accepting and delivering 1,000 messages/s on a slow VM,
  * the main thread was busy 68–71 % of the time, and 62–67 % with this window (session 11,
- * benchmarks.md). A crash within the window repeats those attempts, as for any in flight.
+ * benchmarks-history.md). A crash within the window repeats those attempts, as for any in flight.
  */
 const OUTCOME_WINDOW_MS = 5;
 
