@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { syncDataDir } from "./hookline.js";
 
 // Crockford base32, as hookline's ids: a time part then a per-process counter, so ids sort.
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -72,6 +73,7 @@ export interface BacklogSpec {
  */
 export function writeBacklog(dataDir: string, spec: BacklogSpec, keepIds = false): string[] {
   const db = new Database(dbPath(dataDir));
+  const ids: string[] = [];
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
@@ -83,7 +85,6 @@ export function writeBacklog(dataDir: string, spec: BacklogSpec, keepIds = false
       (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
       VALUES (?, ?, ?, ?, 'pending', 'message', ?, ?)`);
     const eventType = spec.eventType ?? "invoice.paid";
-    const ids: string[] = [];
     const big = spec.count >= 50_000;
     withoutIndexes(db, ["messages", "deliveries"], big, () => {
       const now = Date.now();
@@ -95,10 +96,11 @@ export function writeBacklog(dataDir: string, spec: BacklogSpec, keepIds = false
         if (keepIds) ids.push(msgId);
       }
     });
-    return ids;
   } finally {
     db.close();
   }
+  syncDataDir(dataDir);
+  return ids;
 }
 
 /** Inserts `count` endpoints of one application directly; returns their ids. */

@@ -2,13 +2,14 @@
  * 6. Backlog growth: the delivery rate with 10,000 and with 1,000,000 pending deliveries, and
  * hookline's peak memory with 1,000,000 pending. Both rates are taken over the same stretch of
  * each drain (arrivals 1,000 to 9,000, so start-up and JIT warm-up are the same). Each backlog is
- * written once and drained three times from a copy of the same file, and the medians compared:
- * on a fast machine that window lasts under a second, and single runs moved by ±20 %. The large
- * drains also run on further, and their longer-window rate is shown beside.
+ * written once and drained three times from a copy of the same file, the two sizes taking turns
+ * so that the machine's drift falls on both alike, and the medians compared: on a fast machine
+ * that window lasts under a second, and single runs moved by ±20 %. The large drains also run on
+ * further, and their longer-window rate is shown beside.
  */
 import { cpSync } from "node:fs";
 import { writeBacklog } from "../lib/backlog.js";
-import { freshDataDir, removeDataDir } from "../lib/hookline.js";
+import { freshDataDir, removeDataDir, syncDataDir } from "../lib/hookline.js";
 import type { BenchContext, Figure, Scenario } from "../lib/scenario.js";
 import { prepareStopped, timedDrain } from "../lib/setup.js";
 import { median, rateBetween } from "../lib/stats.js";
@@ -57,6 +58,7 @@ async function run(
 ): Promise<Run> {
   const dataDir = freshDataDir(prepared.group);
   cpSync(prepared.dataDir, dataDir, { recursive: true });
+  syncDataDir(dataDir);
   try {
     await ctx.receiver.reset();
     const d = await timedDrain(
@@ -82,25 +84,6 @@ async function run(
   }
 }
 
-/** Prepares one backlog and drains it `times` times. */
-async function repeated(
-  ctx: BenchContext,
-  pending: number,
-  label: string,
-  times: number,
-  measure: number,
-  timeoutMs: number,
-): Promise<{ runs: Run[]; buildMs: number }> {
-  const prepared = await prepare(ctx, pending, label);
-  try {
-    const runs: Run[] = [];
-    for (let i = 0; i < times; i++) runs.push(await run(ctx, prepared, measure, timeoutMs));
-    return { runs, buildMs: prepared.buildMs };
-  } finally {
-    removeDataDir(prepared.dataDir);
-  }
-}
-
 const rates = (runs: Run[]) => runs.map((r) => Math.round(r.rate ?? 0)).join(", ");
 
 export const backlog: Scenario = {
@@ -110,16 +93,26 @@ export const backlog: Scenario = {
   async run(ctx) {
     const large = ctx.quick ? 100_000 : 1_000_000;
     const times = ctx.quick ? 1 : 3;
-    const small = await repeated(ctx, 10_000, "small", times, 10_000, 120_000);
-    // Bounded in time: a store whose claims slow down with the backlog must not stall the run.
-    const big = await repeated(
-      ctx,
-      large,
-      "large",
-      times,
-      ctx.quick ? 20_000 : 100_000,
-      ctx.quick ? 15_000 : 40_000,
-    );
+    const written: Prepared[] = [];
+    const write = async (pending: number, label: string) => {
+      const p = await prepare(ctx, pending, label);
+      written.push(p);
+      return { ...p, runs: [] as Run[] };
+    };
+    let small, big;
+    try {
+      small = await write(10_000, "small");
+      big = await write(large, "large");
+      for (let i = 0; i < times; i++) {
+        small.runs.push(await run(ctx, small, 10_000, 120_000));
+        // Bounded in time: a store whose claims slow down with the backlog must not stall the run.
+        big.runs.push(
+          await run(ctx, big, ctx.quick ? 20_000 : 100_000, ctx.quick ? 15_000 : 40_000),
+        );
+      }
+    } finally {
+      for (const p of written) removeDataDir(p.dataDir);
+    }
     const smallRate = median(small.runs.map((r) => r.rate ?? 0));
     const bigRate = median(big.runs.map((r) => r.rate ?? 0));
     const ratio = smallRate && bigRate ? bigRate / smallRate : null;
