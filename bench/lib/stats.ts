@@ -57,3 +57,29 @@ export function median(values: readonly number[]): number | null {
 export function wallNow(): number {
   return performance.timeOrigin + performance.now();
 }
+
+/**
+ * Deliveries due in hookline's first second of work are its warm-up (code not yet optimized,
+ * connections being opened): the lag scenarios report them beside the steady state, not in it.
+ */
+export const WARM_UP_MS = 1_000;
+
+/**
+ * How long after being due each recorded delivery arrived (arrival minus due time, ms), split at
+ * `steadyFrom`: deliveries due before it fell in hookline's first moments of work after start-up
+ * (code not yet optimized, connections being opened), the rest in its steady state.
+ */
+export function lagsByDueTime(
+  record: { ids: readonly string[] | null; times: ArrayLike<number> },
+  dueOf: ReadonlyMap<string, number>,
+  steadyFrom: number,
+): { warmUp: number[]; steady: number[] } {
+  const warmUp: number[] = [];
+  const steady: number[] = [];
+  record.ids?.forEach((id, i) => {
+    const due = dueOf.get(id);
+    if (due === undefined) return;
+    (due < steadyFrom ? warmUp : steady).push(record.times[i]! - due);
+  });
+  return { warmUp, steady };
+}
