@@ -14,7 +14,8 @@ export interface Figure {
   ratioOf?: string;
   /**
    * Set on figures compared with the ceiling: the least ratio that passes (null: no target).
-   * Their ratio and result are computed at the end, against the run's reference ceiling.
+   * Their ratio and result are set after their scenario (`applyCeiling`), against the ceilings
+   * measured beside their work.
    */
   ceilingMin?: number | null;
   /**

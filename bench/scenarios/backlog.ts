@@ -57,9 +57,9 @@ async function run(
   timeoutMs: number,
 ): Promise<Run> {
   const dataDir = freshDataDir(prepared.group);
-  cpSync(prepared.dataDir, dataDir, { recursive: true });
-  syncDataDir(dataDir);
   try {
+    cpSync(prepared.dataDir, dataDir, { recursive: true });
+    syncDataDir(dataDir);
     await ctx.receiver.reset();
     const d = await timedDrain(
       ctx,
