@@ -5,7 +5,6 @@
  * rest of what is due endpoint by endpoint, at a cost that does not grow with the backlog.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { DueEndpoints, ScanResult, Store } from "../../src/store/port.js";
 import { SCAN_WINDOW } from "../../src/store/sqlite/deliveries.js";
 import { reached, startEngine, type EngineHarness } from "../support/engine.js";
 import { Receiver } from "../support/receiver.js";
@@ -14,20 +13,19 @@ import { Receiver } from "../support/receiver.js";
  * Counts, from now on, the engine's scans that walked a whole window and claimed nothing, and its
  * looks by endpoint.
  */
-function countCalls(h: EngineHarness): { emptyWindows: number; looks: number } {
-  const counter = { emptyWindows: 0, looks: 0 };
-  const scanDue = h.store.scanDue.bind(h.store);
-  const dueEndpoints = h.store.dueEndpoints.bind(h.store);
-  h.store.scanDue = async (req: Parameters<Store["scanDue"]>[0]): Promise<ScanResult> => {
-    const scan = await scanDue(req);
-    if (scan.claimed.length === 0 && scan.reached !== null) counter.emptyWindows++;
-    return scan;
+function countCalls(h: EngineHarness): { readonly emptyWindows: number; readonly looks: number } {
+  const scans = vi.spyOn(h.store, "scanDue");
+  const looks = vi.spyOn(h.store, "dueEndpoints");
+  return {
+    get emptyWindows() {
+      return scans.mock.settledResults.filter(
+        (r) => r.type === "fulfilled" && r.value.claimed.length === 0 && r.value.reached !== null,
+      ).length;
+    },
+    get looks() {
+      return looks.mock.calls.length;
+    },
   };
-  h.store.dueEndpoints = (req: Parameters<Store["dueEndpoints"]>[0]): Promise<DueEndpoints> => {
-    counter.looks++;
-    return dueEndpoints(req);
-  };
-  return counter;
 }
 
 describe("a full endpoint's long backlog", () => {
