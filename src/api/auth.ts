@@ -120,13 +120,7 @@ export function installAuth(
   app.decorateRequest("identity", null);
   app.addHook("onReady", async () => registerBootstrapToken(store, deps.adminToken, deps.clock));
   app.addHook("onRequest", async (request) => {
-    // /metrics is the one route outside /api/ (where Prometheus expects it); it is guarded too.
-    if (!request.url.startsWith("/api/") && !/^\/metrics(\?|$)/.test(request.url)) return;
-    const method = request.method === "HEAD" ? "GET" : request.method;
-    const routeUrl = request.routeOptions.url;
-    // An unknown route needs an admin token, like any route not said to be open.
-    const access =
-      (routeUrl !== undefined && accessByRoute.get(`${method} ${routeUrl}`)) || "admin";
+    const access = accessOfRequest(request, accessByRoute);
     if (access === "public") return;
     const identity = await identify(store, request, deps.clock, bootstrap);
     request.identity = identity;
@@ -139,6 +133,41 @@ export function installAuth(
       throw new NotFoundError(`application ${appIdOrUid}`);
     }
   });
+}
+
+/**
+ * Who may make this request, decided from the route the router matched, never from the raw request
+ * target: the router decodes the path (`/%61pi/…` is `/api/…`) and takes it out of an absolute-form
+ * target (`GET http://host/api/…`), so a check of the raw text could be walked around.
+ */
+function accessOfRequest(
+  request: FastifyRequest,
+  accessByRoute: ReadonlyMap<string, RouteAccess | "public">,
+): RouteAccess | "public" {
+  const routeUrl = request.routeOptions.url;
+  const path = routeUrl ?? requestedPath(request.url);
+  // /metrics is the one route outside /api/ (where Prometheus expects it); it is guarded too.
+  // Anything else outside /api/ is the dashboard's pages and assets, which are public.
+  if (!path.startsWith("/api/") && path !== "/metrics") return "public";
+  if (routeUrl === undefined) return "admin"; // an unknown route, answered 404 to admins only
+  const method = request.method === "HEAD" ? "GET" : request.method;
+  // A route not in the API's list (none should be) needs an admin token, like any not said open.
+  return accessByRoute.get(`${method} ${routeUrl}`) ?? "admin";
+}
+
+/** The decoded path of a request target (origin-form or absolute-form), without its query. */
+function requestedPath(target: string): string {
+  let path: string;
+  try {
+    path = new URL(target, "http://hookline.invalid").pathname;
+  } catch {
+    path = target.split("?")[0] ?? target;
+  }
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 async function identify(
