@@ -75,6 +75,9 @@ describe("every route refuses strangers", () => {
     for (const adminOnly of [
       "GET /api/v1/app",
       "POST /api/v1/app",
+      "PUT /api/v1/app/{app_id}",
+      "PATCH /api/v1/app/{app_id}",
+      "DELETE /api/v1/app/{app_id}",
       "POST /api/v1/event-type",
       "PUT /api/v1/event-type/{event_type_name}",
       "DELETE /api/v1/event-type/{event_type_name}",

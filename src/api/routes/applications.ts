@@ -18,6 +18,12 @@ import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/c
 import { ListQuery, QueryBool, UnsupportedFlag } from "../validation.js";
 
 const TAG = "Application";
+/**
+ * Changing or deleting the application record is for admins: an application's token (a portal
+ * link's too) that could set the record's uid to one not yet taken would capture the messages later
+ * sent for a new customer with that uid. Reading its own record stays open to it.
+ */
+const ADMIN_ONLY = "admin";
 const errors = {
   404: { description: "No such application", schema: HttpError },
   422: { description: "Invalid input", schema: HttpValidationError },
@@ -93,6 +99,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       method: "PUT",
       path: "/api/v1/app/{app_id}",
       operationId: "v1.application.update",
+      access: ADMIN_ONLY,
       summary: "Replace an application's settings",
       tag: TAG,
       body: ApplicationIn,
@@ -122,6 +129,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       method: "PATCH",
       path: "/api/v1/app/{app_id}",
       operationId: "v1.application.patch",
+      access: ADMIN_ONLY,
       summary: "Change some of an application's settings",
       tag: TAG,
       body: ApplicationPatch,
@@ -151,6 +159,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       method: "DELETE",
       path: "/api/v1/app/{app_id}",
       operationId: "v1.application.delete",
+      access: ADMIN_ONLY,
       summary: "Delete an application with its endpoints, messages and attempts",
       tag: TAG,
       responses: { 204: { description: "Deleted" }, 404: errors[404] },
