@@ -3,6 +3,7 @@
  * endpoint), an endpoint's attempts over time for its charts, and the list of bulk replay jobs.
  */
 import { z } from "zod";
+import type { Endpoint } from "../../domain/types.js";
 import { ValidationError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import type { ApiDeps } from "../deps.js";
@@ -53,6 +54,20 @@ function examplesOf(schemas: unknown): unknown[] {
   return Array.isArray(v1?.examples) ? v1.examples : [];
 }
 
+/**
+ * Why a test event of this type would not reach the endpoint, or null when it would: the same
+ * rules as the store's fan-out (enabled; its type filter, if any, names the type; a test event has
+ * no channel, so an endpoint that filters by channel never takes one).
+ */
+function whyNotSent(ep: Endpoint, eventType: string): string | null {
+  if (ep.disabled) return "the endpoint is disabled";
+  if (ep.filterTypes?.length && !ep.filterTypes.includes(eventType)) {
+    return "the endpoint does not take this event type";
+  }
+  if (ep.channels?.length) return "the endpoint takes only messages on its channels";
+  return null;
+}
+
 /** send-example, endpoint stats and the replay job list. */
 export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
@@ -87,6 +102,13 @@ export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
             },
           ]);
         }
+        // Checked before the message is written, so a refused request leaves nothing behind.
+        const refusal = whyNotSent(ep, body.eventType);
+        if (refusal) {
+          throw new ValidationError([
+            { loc: ["body", "eventType"], msg: refusal, type: "value_error" },
+          ]);
+        }
         const now = clock.now();
         const payload = examples[index] ?? {
           type: body.eventType,
@@ -105,16 +127,9 @@ export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
           newDeliveryId: () => newId("dlv", now),
           onlyEndpointId: ep.id,
         });
-        if (result.deliveries === 0) {
-          throw new ValidationError([
-            {
-              loc: ["body", "eventType"],
-              msg: "the endpoint does not take this event type (or is disabled)",
-              type: "value_error",
-            },
-          ]);
-        }
-        engine.wake(now);
+        // None only if the endpoint changed since the check above: the message is stored by now,
+        // so it is answered as accepted, like one sent a moment before the endpoint changed.
+        if (result.deliveries > 0) engine.wake(now);
         return { status: 202, json: messageJson(result.message, true) };
       },
     }),
