@@ -1,4 +1,5 @@
 /** An endpoint's signing secret and custom headers: …/endpoint/{endpoint_id}/secret and …/headers. */
+import { ValidationError } from "../../errors.js";
 import { generateSecret } from "../../signing/secret.js";
 import type { ApiDeps } from "../deps.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
@@ -10,6 +11,7 @@ import {
   EndpointHeadersPatchIn,
   EndpointSecretOut,
   EndpointSecretRotateIn,
+  MAX_CUSTOM_HEADERS,
 } from "../schemas/endpoint.js";
 import { rotated } from "./endpoints.js";
 
@@ -110,6 +112,17 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
         for (const [name, value] of Object.entries(body.headers)) {
           drop(name);
           if (value !== null) headers[name] = value;
+        }
+        // The body was checked on its own; the limit is on what the endpoint ends up with.
+        const count = Object.keys(headers).length;
+        if (count > MAX_CUSTOM_HEADERS) {
+          throw new ValidationError([
+            {
+              loc: ["body", "headers"],
+              msg: `at most ${MAX_CUSTOM_HEADERS} headers; the endpoint would have ${count}`,
+              type: "too_big",
+            },
+          ]);
         }
         await store.updateEndpoint({ ...ep, headers, updatedAt: clock.now() });
         engine.invalidateEndpoint(ep.id);

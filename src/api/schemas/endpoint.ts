@@ -65,7 +65,8 @@ const RESERVED_HEADERS = new Set([
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const MAX_HEADER_VALUE = 4096;
 const MAX_HEADER_NAME = 256;
-const MAX_HEADERS = 50;
+/** How many custom headers an endpoint may send. */
+export const MAX_CUSTOM_HEADERS = 50;
 
 /** Problems with custom headers an endpoint would send, each at `[...base, name]`. */
 export function headerProblems(
@@ -73,8 +74,8 @@ export function headerProblems(
   base: (string | number)[],
 ): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  if (Object.keys(headers).length > MAX_HEADERS) {
-    problems.push({ loc: base, msg: `at most ${MAX_HEADERS} headers`, type: "too_big" });
+  if (Object.keys(headers).length > MAX_CUSTOM_HEADERS) {
+    problems.push({ loc: base, msg: `at most ${MAX_CUSTOM_HEADERS} headers`, type: "too_big" });
     return problems;
   }
   for (const [name, value] of Object.entries(headers)) {
@@ -149,7 +150,7 @@ export const EndpointHeadersPatchIn = z.object({
   headers: z
     .record(z.string(), z.string().nullable())
     .superRefine((headers, ctx) => addProblems(ctx, headerProblems(headers, []))),
-  deleteHeaders: z.array(z.string().max(MAX_HEADER_NAME)).max(MAX_HEADERS).optional(),
+  deleteHeaders: z.array(z.string().max(MAX_HEADER_NAME)).max(MAX_CUSTOM_HEADERS).optional(),
 });
 export const EndpointHeadersOut = z.object({
   headers: z.record(z.string(), z.string()),
