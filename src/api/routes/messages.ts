@@ -1,7 +1,7 @@
 /** Svix messages: /api/v1/app/{app_id}/msg. */
 import { z } from "zod";
 import type { Application } from "../../domain/types.js";
-import { ConflictError, NotFoundError, ValidationError } from "../../errors.js";
+import { ConflictError, NotFoundError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import type { ApiDeps } from "../deps.js";
 import { requireApp, requireMessage } from "../lookup.js";
@@ -17,7 +17,17 @@ import {
   type MessageInput,
 } from "../schemas/message.js";
 import { quickMessageIn } from "../schemas/message-quick.js";
-import { EventTypeName, ListQuery, QueryBool, QueryTime, Unsupported } from "../validation.js";
+import {
+  EventTypeName,
+  ListQuery,
+  QueryBool,
+  QueryTime,
+  Uid,
+  Unsupported,
+  parseWith,
+  problemsOf,
+  throwIfProblems,
+} from "../validation.js";
 
 const TAG = "Message";
 const errors = {
@@ -43,15 +53,16 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
     if (found) return found;
     const input = body.application;
     if (!input) throw new NotFoundError(`application ${appId}`);
+    // The path's app_id becomes the new application's uid: it must be one POST /api/v1/app takes.
+    const problems = problemsOf(() => parseWith(Uid, appId, ["path", "app_id"]));
     if (input.uid && input.uid !== appId) {
-      throw new ValidationError([
-        {
-          loc: ["body", "application", "uid"],
-          msg: "must match the app_id in the path",
-          type: "value_error",
-        },
-      ]);
+      problems.push({
+        loc: ["body", "application", "uid"],
+        msg: "must match the app_id in the path",
+        type: "value_error",
+      });
     }
+    throwIfProblems(problems);
     const now = clock.now();
     try {
       return await store.createApplication(
