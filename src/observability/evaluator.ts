@@ -25,6 +25,11 @@ export class AlertEvaluator {
   private running = false;
   private ticking: Promise<void> = Promise.resolve();
   private readonly listeners: ((c: AlertChanges) => void)[] = [];
+  // What the rules changed but the store has not yet taken (by alert id, latest version), and
+  // what is still to be announced: the rules move on at once, so a save that fails must be
+  // tried again, or an alert that fired on that tick would never be stored nor announced.
+  private readonly unsaved = new Map<string, AlertRecord>();
+  private unannounced: AlertChanges = { fired: [], resolved: [], updated: [] };
 
   constructor(
     private readonly deps: {
@@ -93,12 +98,22 @@ export class AlertEvaluator {
         lastDrill: drill ? { at: drill.startedAt, passed: drill.passed } : null,
         lastDrillPassedAt: await store.lastPassedDrillAt(),
       });
-      const touched: AlertRecord[] = [...changes.fired, ...changes.resolved, ...changes.updated];
-      if (touched.length) await store.saveAlerts(touched, at - RESOLVED_LISTED_MS);
-      for (const a of changes.fired) this.deps.logger.warn(logged(a), `alert firing: ${a.summary}`);
-      for (const a of changes.resolved) this.deps.logger.info(logged(a), "alert resolved");
-      if (changes.fired.length || changes.resolved.length) {
-        for (const fn of this.listeners) fn(changes);
+      for (const a of [...changes.fired, ...changes.resolved, ...changes.updated]) {
+        this.unsaved.set(a.id, a);
+      }
+      this.unannounced.fired.push(...changes.fired);
+      this.unannounced.resolved.push(...changes.resolved);
+      if (this.unsaved.size) {
+        await store.saveAlerts([...this.unsaved.values()], at - RESOLVED_LISTED_MS);
+        this.unsaved.clear();
+      }
+      // Announced only once stored, so a listing never lags behind an announcement.
+      const told = this.unannounced;
+      this.unannounced = { fired: [], resolved: [], updated: [] };
+      for (const a of told.fired) this.deps.logger.warn(logged(a), `alert firing: ${a.summary}`);
+      for (const a of told.resolved) this.deps.logger.info(logged(a), "alert resolved");
+      if (told.fired.length || told.resolved.length) {
+        for (const fn of this.listeners) fn(told);
       }
     } catch (err) {
       this.deps.logger.error({ err }, "evaluating alerts failed; trying again at the next tick");
