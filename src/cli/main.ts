@@ -56,7 +56,9 @@ program
         `  hookline is listening on ${hookline.url}`,
         `  API:          ${hookline.url}/api/v1`,
         `  OpenAPI:      ${hookline.url}/api/v1/openapi.json`,
-        `  Admin token:  ${hookline.adminToken}`,
+        // A token the operator set is theirs already, and stdout is often the log: only the one
+        // hookline keeps in the data dir is shown, as the way to find it on a first start.
+        `  Admin token:  ${config.adminToken ? "as set in HOOKLINE_ADMIN_TOKEN" : hookline.adminToken}`,
         `  Data:         ${config.dataDir}`,
         "",
       ].join("\n") + "\n",
