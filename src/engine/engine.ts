@@ -82,7 +82,7 @@ const OUTCOME_WINDOW_MS = 5;
 /** An endpoint handed to another worker is not taken back for this long (no ping-pong). */
 const HANDOVER_QUIET_MS = 5_000;
 
-/** After a store failure while dispatching, the engine tries again this much later. */
+/** After a store failure while admitting or dispatching, the engine tries again this much later. */
 const RECOVERY_MS = 1000;
 
 /** Runs deliveries; see the module comment. */
@@ -159,6 +159,11 @@ export class DeliveryEngine implements EngineControl, Intake {
    * or give them back, as nothing takes back a live process's claims.
    */
   private readonly redispatch = new Set<EndpointRuntime>();
+  /**
+   * Claimed deliveries whose endpoint could not be loaded (a store error): held and counted,
+   * and admitted again by the recovery timer.
+   */
+  private unadmitted: ClaimedDelivery[] = [];
   private recoveryTimer: TimerHandle | null = null;
 
   constructor(private readonly deps: EngineDeps) {
@@ -218,6 +223,7 @@ export class DeliveryEngine implements EngineControl, Intake {
     for (const rt of this.runtimes.values()) {
       for (const d of rt.queue.splice(0)) releases.push({ deliveryId: d.id, at: d.dueAt });
     }
+    for (const d of this.unadmitted.splice(0)) releases.push({ deliveryId: d.id, at: d.dueAt });
     this.claimed -= releases.length;
     await this.deps.store.releaseDeliveries(releases);
     let timeout: NodeJS.Timeout | undefined;
@@ -586,20 +592,41 @@ export class DeliveryEngine implements EngineControl, Intake {
     }, ms);
   }
 
+  /**
+   * Puts claimed deliveries (already counted as held) in their endpoints' queues and dispatches
+   * them. Never throws: a delivery whose endpoint fails to load is kept for the recovery timer.
+   */
   private async admit(batch: readonly ClaimedDelivery[]): Promise<void> {
+    this.fleet?.noteClaimed(batch.map((d) => d.endpointId));
     const touched = new Set<EndpointRuntime>();
-    const orphans: ClaimedDelivery[] = [];
+    let orphans = 0;
+    let kept = 0;
+    let error: unknown;
     for (const d of batch) {
-      const rt = await this.runtimeFor(d.endpointId);
-      if (!rt) orphans.push(d);
+      let rt: EndpointRuntime | null;
+      try {
+        rt = await this.runtimeFor(d.endpointId);
+      } catch (err) {
+        error = err;
+        kept++;
+        this.unadmitted.push(d);
+        continue;
+      }
+      if (!rt) orphans++;
       else {
         rt.queue.push(d);
         touched.add(rt);
       }
     }
     // The endpoint was deleted between claim and now; its deliveries went with it.
-    this.claimed -= orphans.length;
-    this.fleet?.noteClaimed(batch.map((d) => d.endpointId));
+    this.claimed -= orphans;
+    if (kept > 0) {
+      this.log.error(
+        { err: error, deliveries: kept },
+        "loading the endpoints of claimed deliveries failed; trying again in 1 s",
+      );
+      this.armRecovery();
+    }
     for (const rt of touched) await this.dispatchOrRecover(rt);
   }
 
@@ -681,6 +708,7 @@ export class DeliveryEngine implements EngineControl, Intake {
           this.claimed -= rt.queue.splice(0).length;
           if (rt.inFlight === 0) this.runtimes.delete(id);
         }
+        this.claimed -= this.unadmitted.splice(0).length;
         this.backlogged.clear();
         this.adoptable.clear();
         this.wake();
@@ -759,6 +787,7 @@ export class DeliveryEngine implements EngineControl, Intake {
     this.redispatch.clear();
     // Each failure is caught again, and re-arms the timer.
     for (const rt of runtimes) await this.dispatchOrRecover(rt);
+    if (this.unadmitted.length) await this.admit(this.unadmitted.splice(0));
   }
 
   /**
