@@ -10,6 +10,7 @@ import { activeKeys, signatureHeaders, type SignatureHeaders } from "../signing/
 import type { ClaimedDelivery, DeliveryOutcome } from "../store/port.js";
 import type { CircuitTransition } from "./breaker.js";
 import { decideNext, describe } from "./decide.js";
+import { decideRetryAfter } from "./retry-after.js";
 import type { EndpointRuntime } from "./runtime.js";
 import type { Sender, SendResult } from "./sender.js";
 
@@ -82,7 +83,7 @@ export async function makeAttempt(
   let transition: CircuitTransition | null = null;
   if (!failed) transition = rt.breaker.onSuccess(probe);
   else if (prelim.countsAsFailure) transition = rt.breaker.onFailure(probe, describe(result));
-  else if (probe) rt.breaker.cancelProbe();
+  else if (probe) transition = rt.breaker.onProbeRateLimited(retryAfterAt(result, now));
   const decision = transition ? decide() : prelim;
   const trigger =
     d.origin === "replay"
@@ -119,6 +120,12 @@ export async function makeAttempt(
     attemptNumber: attemptsMade,
   };
   return { outcome, decision, transition };
+}
+
+/** When a 429's Retry-After lets the receiver be asked again, as for a retry; null without one. */
+function retryAfterAt(result: SendResult, now: number): number | null {
+  const ra = decideRetryAfter(result.retryAfter, now);
+  return ra && ra.kind !== "ignored" ? now + ra.delayMs : null;
 }
 
 /**

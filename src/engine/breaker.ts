@@ -141,6 +141,24 @@ export class CircuitBreaker {
     }
   }
 
+  /**
+   * The probe was answered 429: the receiver is pacing us, which is no failure, but no sign of
+   * health either. The circuit stays open and the next probe waits the current wait again, or
+   * until `notBefore` (the receiver's Retry-After) if that is later; the wait does not grow.
+   * Returns the change to persist, or null if the answer was not the outstanding probe's.
+   */
+  onProbeRateLimited(notBefore: number | null): CircuitTransition | null {
+    if (this.state !== "open" || !this.probeOutstanding) return null;
+    this.probeOutstanding = false;
+    const now = this.clock.now();
+    const at = Math.max(now + this.probeWait(), notBefore ?? now);
+    return this.move(
+      "open",
+      `probe answered HTTP 429; next probe in ${formatDuration(at - now)}`,
+      at,
+    );
+  }
+
   /** The probe was admitted but never sent (e.g. shutdown): let another be admitted. */
   cancelProbe(): void {
     this.probeOutstanding = false;
@@ -175,9 +193,14 @@ export class CircuitBreaker {
   private reopen(now: number, why: string): CircuitTransition {
     this.reopenCount++;
     this.halfOpenWins = 0;
-    const s = this.settings;
-    const wait = Math.min(s.maxProbeDelayMs, s.probeDelayMs * 2 ** this.reopenCount);
+    const wait = this.probeWait();
     return this.move("open", `${why}; next probe in ${formatDuration(wait)}`, now + wait);
+  }
+
+  /** The wait before a probe after `reopenCount` reopenings. */
+  private probeWait(): number {
+    const s = this.settings;
+    return Math.min(s.maxProbeDelayMs, s.probeDelayMs * 2 ** this.reopenCount);
   }
 
   private move(to: CircuitState, reason: string, nextProbeAt: number | null): CircuitTransition {
