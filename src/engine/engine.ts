@@ -12,6 +12,7 @@ import {
   scanPassed,
   type ClaimedDelivery,
   type Intake,
+  type Release,
   type ScanPosition,
   type ScanResult,
   type Store,
@@ -81,6 +82,9 @@ const OUTCOME_WINDOW_MS = 5;
 /** An endpoint handed to another worker is not taken back for this long (no ping-pong). */
 const HANDOVER_QUIET_MS = 5_000;
 
+/** After a store failure while admitting or dispatching, the engine tries again this much later. */
+const RECOVERY_MS = 1000;
+
 /** Runs deliveries; see the module comment. */
 export class DeliveryEngine implements EngineControl, Intake {
   readonly events: EngineEvents;
@@ -149,6 +153,18 @@ export class DeliveryEngine implements EngineControl, Intake {
   /** Claims started so far, and the numbers of those still running. */
   private claimsStarted = 0;
   private readonly claimsRunning = new Set<number>();
+  /**
+   * Runtimes whose dispatch failed on a store error, dispatched again by the recovery timer.
+   * Their waiting deliveries stay in their queues, and counted: nothing else would send them
+   * or give them back, as nothing takes back a live process's claims.
+   */
+  private readonly redispatch = new Set<EndpointRuntime>();
+  /**
+   * Claimed deliveries whose endpoint could not be loaded (a store error): held and counted,
+   * and admitted again by the recovery timer.
+   */
+  private unadmitted: ClaimedDelivery[] = [];
+  private recoveryTimer: TimerHandle | null = null;
 
   constructor(private readonly deps: EngineDeps) {
     this.events = deps.events ?? new EngineEvents();
@@ -202,10 +218,12 @@ export class DeliveryEngine implements EngineControl, Intake {
     this.running = false;
     this.budget.rest();
     if (this.timer) this.deps.clock.clearTimer(this.timer);
+    if (this.recoveryTimer) this.deps.clock.clearTimer(this.recoveryTimer);
     const releases = [];
     for (const rt of this.runtimes.values()) {
       for (const d of rt.queue.splice(0)) releases.push({ deliveryId: d.id, at: d.dueAt });
     }
+    for (const d of this.unadmitted.splice(0)) releases.push({ deliveryId: d.id, at: d.dueAt });
     this.claimed -= releases.length;
     await this.deps.store.releaseDeliveries(releases);
     let timeout: NodeJS.Timeout | undefined;
@@ -316,7 +334,7 @@ export class DeliveryEngine implements EngineControl, Intake {
     // requests to the sender thread is delivery's work, not theirs to wait for.
     if (touched.size) {
       setImmediate(() => {
-        for (const rt of touched) void this.dispatch(rt);
+        for (const rt of touched) void this.dispatchOrRecover(rt);
       });
     }
     if (back.length) {
@@ -574,21 +592,42 @@ export class DeliveryEngine implements EngineControl, Intake {
     }, ms);
   }
 
+  /**
+   * Puts claimed deliveries (already counted as held) in their endpoints' queues and dispatches
+   * them. Never throws: a delivery whose endpoint fails to load is kept for the recovery timer.
+   */
   private async admit(batch: readonly ClaimedDelivery[]): Promise<void> {
+    this.fleet?.noteClaimed(batch.map((d) => d.endpointId));
     const touched = new Set<EndpointRuntime>();
-    const orphans: ClaimedDelivery[] = [];
+    let orphans = 0;
+    let kept = 0;
+    let error: unknown;
     for (const d of batch) {
-      const rt = await this.runtimeFor(d.endpointId);
-      if (!rt) orphans.push(d);
+      let rt: EndpointRuntime | null;
+      try {
+        rt = await this.runtimeFor(d.endpointId);
+      } catch (err) {
+        error = err;
+        kept++;
+        this.unadmitted.push(d);
+        continue;
+      }
+      if (!rt) orphans++;
       else {
         rt.queue.push(d);
         touched.add(rt);
       }
     }
     // The endpoint was deleted between claim and now; its deliveries went with it.
-    this.claimed -= orphans.length;
-    this.fleet?.noteClaimed(batch.map((d) => d.endpointId));
-    for (const rt of touched) await this.dispatch(rt);
+    this.claimed -= orphans;
+    if (kept > 0) {
+      this.log.error(
+        { err: error, deliveries: kept },
+        "loading the endpoints of claimed deliveries failed; trying again in 1 s",
+      );
+      this.armRecovery();
+    }
+    for (const rt of touched) await this.dispatchOrRecover(rt);
   }
 
   private async runtimeFor(endpointId: string): Promise<EndpointRuntime | null> {
@@ -669,6 +708,7 @@ export class DeliveryEngine implements EngineControl, Intake {
           this.claimed -= rt.queue.splice(0).length;
           if (rt.inFlight === 0) this.runtimes.delete(id);
         }
+        this.claimed -= this.unadmitted.splice(0).length;
         this.backlogged.clear();
         this.adoptable.clear();
         this.wake();
@@ -715,17 +755,54 @@ export class DeliveryEngine implements EngineControl, Intake {
 
   // ---- sending ------------------------------------------------------------------------------
 
-  /** Starts as many queued deliveries as the endpoint's limit and circuit allow. */
+  /**
+   * Dispatches with nobody to hand a failure to (after an attempt, after a claim): a store error
+   * is logged, and the endpoint dispatched again after RECOVERY_MS with its queue as it was.
+   * Never rejects: Node 20 ends the process on an unhandled rejection.
+   */
+  private async dispatchOrRecover(rt: EndpointRuntime): Promise<void> {
+    try {
+      await this.dispatch(rt);
+    } catch (err) {
+      this.log.error(
+        { err, endpointId: rt.endpoint.id, waiting: rt.queue.length },
+        "dispatching an endpoint's deliveries failed; trying again in 1 s",
+      );
+      this.redispatch.add(rt);
+      this.armRecovery();
+    }
+  }
+
+  private armRecovery(): void {
+    if (this.recoveryTimer || !this.running) return;
+    this.recoveryTimer = this.deps.clock.setTimer(() => {
+      this.recoveryTimer = null;
+      void this.recover();
+    }, RECOVERY_MS);
+  }
+
+  private async recover(): Promise<void> {
+    if (!this.running) return;
+    const runtimes = [...this.redispatch];
+    this.redispatch.clear();
+    // Each failure is caught again, and re-arms the timer.
+    for (const rt of runtimes) await this.dispatchOrRecover(rt);
+    if (this.unadmitted.length) await this.admit(this.unadmitted.splice(0));
+  }
+
+  /**
+   * Starts as many queued deliveries as the endpoint's limit and circuit allow. Throws on a
+   * store error, leaving every delivery it had not started in the queue.
+   */
   private async dispatch(rt: EndpointRuntime): Promise<void> {
-    if (rt.stale) await this.runtimeFor(rt.endpoint.id);
+    if (rt.stale && !(await this.runtimeFor(rt.endpoint.id))) {
+      this.forgetDeleted(rt);
+      return;
+    }
     rt.lastActiveAt = this.deps.clock.now();
     if (rt.leaving) {
       // Being handed to another worker: what waits goes back, nothing new starts here.
-      const waiting = rt.queue.splice(0);
-      this.claimed -= waiting.length;
-      await this.deps.store.releaseDeliveries(
-        waiting.map((d) => ({ deliveryId: d.id, at: d.dueAt })),
-      );
+      await this.putBack(rt, (d) => d.dueAt);
       return;
     }
     if (rt.endpoint.disabled) {
@@ -746,15 +823,45 @@ export class DeliveryEngine implements EngineControl, Intake {
     }
   }
 
+  /**
+   * The endpoint was deleted, and its deliveries with it: those waiting here are dropped, not
+   * sent to its old URL with its old secret. What is in flight finishes; its outcome finds no row.
+   */
+  private forgetDeleted(rt: EndpointRuntime): void {
+    this.claimed -= rt.queue.splice(0).length;
+    this.backlogged.delete(rt);
+    if (rt.inFlight === 0 && this.runtimes.get(rt.endpoint.id) === rt) {
+      this.runtimes.delete(rt.endpoint.id);
+    }
+  }
+
   /** The circuit is open: put waiting deliveries back until the probe, spending no attempts. */
   private async holdForProbe(rt: EndpointRuntime): Promise<void> {
     const until = rt.breaker.snapshot().nextProbeAt ?? this.deps.clock.now();
-    const waiting = rt.queue.splice(0);
-    this.claimed -= waiting.length;
-    const releases = waiting.map((d) => ({ deliveryId: d.id, at: Math.max(d.dueAt, until) }));
-    await this.deps.store.releaseDeliveries(releases);
+    const releases = await this.putBack(rt, (d) => Math.max(d.dueAt, until));
     for (const r of releases) this.lowerCursor(r.at);
     this.armRetry(Math.max(0, until - this.deps.clock.now()));
+  }
+
+  /**
+   * Returns an endpoint's waiting deliveries to pending, each due at `at(d)`. They leave the queue
+   * while the store writes, so that no other dispatch starts or returns them meanwhile; should
+   * the write fail, they are back at its head, still counted as held, and the error is thrown.
+   */
+  private async putBack(
+    rt: EndpointRuntime,
+    at: (d: ClaimedDelivery) => number,
+  ): Promise<Release[]> {
+    const waiting = rt.queue.splice(0);
+    const releases = waiting.map((d) => ({ deliveryId: d.id, at: at(d) }));
+    try {
+      await this.deps.store.releaseDeliveries(releases);
+    } catch (err) {
+      rt.queue.unshift(...waiting);
+      throw err;
+    }
+    this.claimed -= waiting.length;
+    return releases;
   }
 
   private endDisabled(rt: EndpointRuntime, d: ClaimedDelivery): void {
@@ -798,7 +905,7 @@ export class DeliveryEngine implements EngineControl, Intake {
   private release(rt: EndpointRuntime, wasInFlight: boolean): void {
     if (wasInFlight) rt.inFlight--;
     this.claimed--;
-    void this.dispatch(rt);
+    void this.dispatchOrRecover(rt);
     this.schedulePump();
   }
 
