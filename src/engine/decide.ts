@@ -108,15 +108,48 @@ export function decideNext(input: {
       countsAsFailure,
     };
   }
-  // While the circuit is open, a retry waits for the probe instead of firing.
+  // While the circuit is open, a retry waits for the probe instead of firing; never past the
+  // window, which bounds every attempt.
   const probeAt = input.circuit.state === "open" ? (input.circuit.nextProbeAt ?? 0) : 0;
   const at = Math.max(step.at, probeAt);
+  if (at > input.firstAttemptAt + policy.ladder.windowMs) {
+    return {
+      outcome,
+      next: {
+        kind: "dead",
+        failureClass: "exhausted",
+        reason: `the circuit's next probe falls outside the retry window; last: ${describe(result)}`,
+      },
+      retryAfter,
+      disable,
+      countsAsFailure,
+    };
+  }
   return {
     outcome,
     next: { kind: "retry", at, delayMs: step.delayMs },
     retryAfter,
     disable,
     countsAsFailure,
+  };
+}
+
+/**
+ * Before a delivery that was already attempted is sent again: whether its retry window ended
+ * while it waited (for an open circuit's probe, or in its endpoint's queue). Then it is
+ * exhausted without another attempt; null when it may be sent.
+ */
+export function windowEndedBeforeSending(
+  delivery: { attemptCount: number; firstAttemptAt: number | null },
+  policy: ResolvedPolicy,
+  now: number,
+): Extract<NextMove, { kind: "dead" }> | null {
+  if (delivery.attemptCount === 0 || delivery.firstAttemptAt === null) return null;
+  if (now <= delivery.firstAttemptAt + policy.ladder.windowMs) return null;
+  return {
+    kind: "dead",
+    failureClass: "exhausted",
+    reason: "the retry window ended before the next attempt could be sent",
   };
 }
 

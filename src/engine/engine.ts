@@ -11,6 +11,7 @@ import {
   SCAN_START,
   scanPassed,
   type ClaimedDelivery,
+  type DeliveryOutcome,
   type Intake,
   type Release,
   type ScanPosition,
@@ -21,6 +22,7 @@ import type { AdaptiveSettings } from "./adaptive-limit.js";
 import type { BreakerSettings, CircuitTransition } from "./breaker.js";
 import type { EndpointLiveStatus, EngineControl } from "./control.js";
 import { makeAttempt } from "./attempt.js";
+import { windowEndedBeforeSending } from "./decide.js";
 import { EngineEvents } from "./events.js";
 import { Fleet, type FleetHost, type FleetSettings } from "./fleet.js";
 import { DEFAULT_LOOP_BUDGET, LoopBudget } from "./loop-budget.js";
@@ -817,6 +819,15 @@ export class DeliveryEngine implements EngineControl, Intake {
         return;
       }
       const d = rt.queue.shift()!;
+      const expired = windowEndedBeforeSending(d, rt.policy, this.deps.clock.now());
+      if (expired) {
+        // Not sent, so not the probe either: another delivery may be.
+        if (admission.probe) rt.breaker.cancelProbe();
+        this.endUnsent(rt, d, expired);
+        this.claimed--;
+        this.schedulePump();
+        continue;
+      }
       rt.inFlight++;
       const p = this.attempt(rt, d, admission.probe).finally(() => this.inFlight.delete(p));
       this.inFlight.add(p);
@@ -865,6 +876,16 @@ export class DeliveryEngine implements EngineControl, Intake {
   }
 
   private endDisabled(rt: EndpointRuntime, d: ClaimedDelivery): void {
+    this.endUnsent(rt, d, {
+      kind: "dead",
+      failureClass: "permanent",
+      reason: `endpoint disabled${rt.endpoint.disabledReason ? `: ${rt.endpoint.disabledReason}` : ""}`,
+    });
+    this.release(rt, false);
+  }
+
+  /** Records the end of a held delivery that is not sent (dead-lettered, replayable). */
+  private endUnsent(rt: EndpointRuntime, d: ClaimedDelivery, next: DeliveryOutcome["next"]): void {
     this.writer.push({
       deliveryId: d.id,
       endpointId: rt.endpoint.id,
@@ -873,15 +894,10 @@ export class DeliveryEngine implements EngineControl, Intake {
       at: this.deps.clock.now(),
       attempt: null,
       signatureHeaders: {},
-      next: {
-        kind: "dead",
-        failureClass: "permanent",
-        reason: `endpoint disabled${rt.endpoint.disabledReason ? `: ${rt.endpoint.disabledReason}` : ""}`,
-      },
+      next,
       retryAfter: null,
       disableEndpoint: null,
     });
-    this.release(rt, false);
   }
 
   private async attempt(rt: EndpointRuntime, d: ClaimedDelivery, probe: boolean): Promise<void> {
