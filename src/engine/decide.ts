@@ -135,21 +135,21 @@ export function decideNext(input: {
 }
 
 /**
- * Before a delivery that was already attempted is sent again: whether its retry window ended
- * while it waited (for an open circuit's probe, or in its endpoint's queue). Then it is
- * exhausted without another attempt; null when it may be sent.
+ * Before a delivery that was already attempted is sent again: whether it was put off past its
+ * retry window (an open circuit moves waiting retries to its probe time). Then it is exhausted
+ * without another attempt; null when it may be sent. Judged by when it was due, not by the clock:
+ * a retry due inside the window is still sent if hookline reaches it a little late.
  */
 export function windowEndedBeforeSending(
-  delivery: { attemptCount: number; firstAttemptAt: number | null },
+  delivery: { attemptCount: number; firstAttemptAt: number | null; dueAt: number },
   policy: ResolvedPolicy,
-  now: number,
 ): Extract<NextMove, { kind: "dead" }> | null {
   if (delivery.attemptCount === 0 || delivery.firstAttemptAt === null) return null;
-  if (now <= delivery.firstAttemptAt + policy.ladder.windowMs) return null;
+  if (delivery.dueAt <= delivery.firstAttemptAt + policy.ladder.windowMs) return null;
   return {
     kind: "dead",
     failureClass: "exhausted",
-    reason: "the retry window ended before the next attempt could be sent",
+    reason: "the circuit held the next attempt past the retry window",
   };
 }
 

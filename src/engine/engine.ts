@@ -819,7 +819,7 @@ export class DeliveryEngine implements EngineControl, Intake {
         return;
       }
       const d = rt.queue.shift()!;
-      const expired = windowEndedBeforeSending(d, rt.policy, this.deps.clock.now());
+      const expired = windowEndedBeforeSending(d, rt.policy);
       if (expired) {
         // Not sent, so not the probe either: another delivery may be.
         if (admission.probe) rt.breaker.cancelProbe();
@@ -849,6 +849,20 @@ export class DeliveryEngine implements EngineControl, Intake {
   /** The circuit is open: put waiting deliveries back until the probe, spending no attempts. */
   private async holdForProbe(rt: EndpointRuntime): Promise<void> {
     const until = rt.breaker.snapshot().nextProbeAt ?? this.deps.clock.now();
+    // A retry the probe would put off past its window ends here (exhausted, not sent).
+    const kept: ClaimedDelivery[] = [];
+    for (const d of rt.queue) {
+      const expired = windowEndedBeforeSending(
+        { ...d, dueAt: Math.max(d.dueAt, until) },
+        rt.policy,
+      );
+      if (!expired) kept.push(d);
+      else {
+        this.endUnsent(rt, d, expired);
+        this.claimed--;
+      }
+    }
+    rt.queue.splice(0, rt.queue.length, ...kept);
     const releases = await this.putBack(rt, (d) => Math.max(d.dueAt, until));
     for (const r of releases) this.lowerCursor(r.at);
     this.armRetry(Math.max(0, until - this.deps.clock.now()));

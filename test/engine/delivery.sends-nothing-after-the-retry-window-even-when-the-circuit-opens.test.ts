@@ -33,7 +33,10 @@ describe("a 60 s retry window and a circuit that opens for 5 minutes", () => {
     await settle();
     expect(rx.requests).toHaveLength(2);
 
-    clock.advance(5 * MIN);
+    // The first retry comes due (10 s) while the circuit is open, then the probe (5 min).
+    clock.advance(15_000);
+    await settle();
+    clock.advance(5 * MIN - 15_000);
     await h.waitFor(reached(fresh, "succeeded"), 5_000);
     const ends: EngineEvent[] = [];
     for (const id of failing) ends.push(await h.waitFor(reached(id, "dead"), 5_000));
