@@ -918,7 +918,8 @@ export class DeliveryEngine implements EngineControl, Intake {
     const endpoint = rt.endpoint;
     const { outcome, decision, transition } = await makeAttempt(this.deps, rt, d, probe);
     this.writer.push(outcome);
-    if (decision.disable) {
+    // Every request in flight when the receiver turned to 410 comes back with it: announce once.
+    if (decision.disable && !endpoint.disabled) {
       endpoint.disabled = true;
       endpoint.disabledReason = decision.disable;
       this.events.emit({

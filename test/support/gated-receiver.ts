@@ -1,4 +1,7 @@
-/** A receiver on loopback that holds every request until the test opens its gate, then answers 200. */
+/**
+ * A receiver on loopback that holds every request until the test opens its gate, then answers
+ * them all with one status (200 unless told otherwise).
+ */
 import { createServer, type Server } from "node:http";
 
 export class GatedReceiver {
@@ -7,16 +10,19 @@ export class GatedReceiver {
   private held: (() => void)[] = [];
   private arrivals: (() => void)[] = [];
 
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    private readonly status: number,
+  ) {}
 
-  static async start(): Promise<GatedReceiver> {
+  static async start(status = 200): Promise<GatedReceiver> {
     const server = createServer();
-    const rx = new GatedReceiver(server);
+    const rx = new GatedReceiver(server, status);
     server.on("request", (req, res) => {
       req.resume();
       req.on("end", () => {
         rx.ids.push(String(req.headers["webhook-id"]));
-        const answer = () => res.writeHead(200).end("ok");
+        const answer = () => res.writeHead(rx.status).end("ok");
         if (rx.open) answer();
         else rx.held.push(answer);
         for (const wake of rx.arrivals.splice(0)) wake();
