@@ -11,7 +11,7 @@ export function keysCommand(env: Record<string, string | undefined>, out: NodeJS
   keys
     .command("rotate")
     .description(
-      "re-encrypt every stored secret and payload with HOOKLINE_ENCRYPTION_KEY (old keys in HOOKLINE_ENCRYPTION_OLD_KEYS)",
+      "re-encrypt every stored secret, payload and idempotency answer with HOOKLINE_ENCRYPTION_KEY (old keys in HOOKLINE_ENCRYPTION_OLD_KEYS)",
     )
     .option("--batch-size <n>", "rows per transaction", "500")
     .action(async (opts: { batchSize: string }) => {

@@ -5,9 +5,10 @@ import type { ResealRequest, Store } from "../store/port.js";
 export type RotationTotals = Record<ResealRequest["table"], { scanned: number; rewritten: number }>;
 
 /**
- * Walks endpoints and messages by id, re-sealing rows not sealed with the current key (or, with
- * no key configured, opening them back to plaintext). Short batches keep each transaction brief,
- * so a running hookline keeps accepting meanwhile; running it again is harmless.
+ * Walks endpoints, messages and the answers kept for idempotency keys, re-sealing rows not sealed
+ * with the current key (or, with no key configured, opening them back to plaintext). Short batches
+ * keep each transaction brief, so a running hookline keeps accepting meanwhile; running it again
+ * is harmless.
  */
 export async function rotateKeys(
   store: Store,
@@ -17,8 +18,9 @@ export async function rotateKeys(
   const totals: RotationTotals = {
     endpoints: { scanned: 0, rewritten: 0 },
     messages: { scanned: 0, rewritten: 0 },
+    idempotency_keys: { scanned: 0, rewritten: 0 },
   };
-  for (const table of ["endpoints", "messages"] as const) {
+  for (const table of ["endpoints", "messages", "idempotency_keys"] as const) {
     let afterId: string | null = "";
     while (afterId !== null) {
       const batch = await store.resealBatch({ table, afterId, limit });

@@ -35,10 +35,10 @@ export interface PageQuery {
   order?: "ascending" | "descending";
 }
 
-/** One batch of re-sealing with the current key (key rotation): a table, walked by id. */
+/** One batch of re-sealing with the current key (key rotation): a table, walked in key order. */
 export interface ResealRequest {
-  table: "endpoints" | "messages";
-  /** Rows with an id greater than this; "" to start. */
+  table: "endpoints" | "messages" | "idempotency_keys";
+  /** Rows after this cursor (an id; the adapter's own for idempotency keys); "" to start. */
   afterId: string;
   limit: number;
 }

@@ -1,11 +1,12 @@
 /**
  * What each adapter seals before writing and opens after reading, so the engine and the API only
  * ever see plaintext: endpoint secrets and custom headers (credentials of the receiver) and
- * message payloads (the dead-letter queue reads the same bytes).
+ * message payloads (the dead-letter queue reads the same bytes), and the answers kept for
+ * idempotency keys (they repeat payloads and freshly issued tokens).
  */
 import type { DeadLetterRecord, Endpoint, Message } from "../domain/types.js";
 import type { FieldCipher } from "../security/cipher.js";
-import type { AcceptResult, ClaimedDelivery, NewMessage } from "./port.js";
+import type { AcceptResult, ClaimedDelivery, IdempotencyState, NewMessage } from "./port.js";
 
 /** Seals and opens the sensitive fields of domain records. */
 export class Sealing {
@@ -78,6 +79,25 @@ export class Sealing {
 
   recordOut(r: DeadLetterRecord | null): DeadLetterRecord | null {
     return r && { ...r, payload: r.payload && this.cipher.openBytes(r.payload) };
+  }
+
+  /** An idempotency key's answer as stored. */
+  answerIn(body: string): string {
+    return this.cipher.sealText(body);
+  }
+
+  /**
+   * A replayed answer opened. Answers are JSON or empty, never starting with the envelope's
+   * prefix, so one stored before a key was configured passes through as it is.
+   */
+  idempotencyOut(state: IdempotencyState): IdempotencyState {
+    return state.kind === "replay" ? { ...state, body: this.cipher.openText(state.body) } : state;
+  }
+
+  /** A sealed text column re-sealed with the current key (or opened, with none), or null. */
+  resealText(stored: string): string | null {
+    if (this.cipher.isCurrent(stored)) return null;
+    return this.cipher.sealText(this.cipher.openText(stored));
   }
 
   /** A sealed JSON column (as the driver decoded it) re-sealed with the current key, or null. */

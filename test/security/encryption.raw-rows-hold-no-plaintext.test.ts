@@ -103,6 +103,7 @@ describe.each([
     expect(await rotateKeys(store)).toEqual({
       endpoints: { scanned: 1, rewritten: 1 },
       messages: { scanned: 1, rewritten: 1 },
+      idempotency_keys: { scanned: 0, rewritten: 0 },
     });
     await store.close();
     expectPlaintextAbsent(await adapter.rawText());

@@ -2,11 +2,12 @@
 import type pg from "pg";
 import type { ResealProgress, ResealRequest } from "../port.js";
 import type { Sealing } from "../sealing.js";
-import { all, exec, one, tx } from "./database.js";
+import { all, exec, one, tx, type Row } from "./database.js";
 
 /**
  * Re-seals one batch in one transaction. The rows are locked while they are rewritten, so an
- * endpoint updated at the same moment is never overwritten with its older value.
+ * endpoint updated (or an idempotency key finished) at the same moment is never overwritten with
+ * its older value.
  */
 export function resealBatch(
   pool: pg.Pool,
@@ -15,20 +16,14 @@ export function resealBatch(
 ): Promise<ResealProgress> {
   return tx(pool, async (c) => {
     let rewritten = 0;
-    const rows =
-      req.table === "endpoints"
-        ? await all(
-            c,
-            "SELECT id, secrets, headers FROM endpoints WHERE id > $1 ORDER BY id LIMIT $2 FOR UPDATE",
-            [req.afterId, req.limit],
-          )
-        : await all(
-            c,
-            "SELECT id, payload FROM messages WHERE id > $1 ORDER BY id LIMIT $2 FOR UPDATE",
-            [req.afterId, req.limit],
-          );
-    for (const r of rows) {
-      if (req.table === "endpoints") {
+    let rows: Row[];
+    if (req.table === "endpoints") {
+      rows = await all(
+        c,
+        "SELECT id, secrets, headers FROM endpoints WHERE id > $1 ORDER BY id LIMIT $2 FOR UPDATE",
+        [req.afterId, req.limit],
+      );
+      for (const r of rows) {
         const secrets = sealing.resealJson(r.secrets);
         const headers = sealing.resealJson(r.headers);
         if (secrets === null && headers === null) continue;
@@ -37,16 +32,53 @@ export function resealBatch(
           headers ?? JSON.stringify(r.headers),
           r.id,
         ]);
-      } else {
+        rewritten++;
+      }
+    } else if (req.table === "messages") {
+      rows = await all(
+        c,
+        "SELECT id, payload FROM messages WHERE id > $1 ORDER BY id LIMIT $2 FOR UPDATE",
+        [req.afterId, req.limit],
+      );
+      for (const r of rows) {
         const payload = sealing.resealBytes(r.payload as Buffer);
         if (payload === null) continue;
         await exec(c, "UPDATE messages SET payload = $1 WHERE id = $2", [payload, r.id]);
+        rewritten++;
       }
-      rewritten++;
+    } else {
+      // Every scope is non-empty, so ["", ""] comes before the first key.
+      const after = req.afterId ? (JSON.parse(req.afterId) as [string, string]) : ["", ""];
+      rows = await all(
+        c,
+        `SELECT scope, key, body FROM idempotency_keys WHERE (scope, key) > ($1, $2)
+        ORDER BY scope, key LIMIT $3 FOR UPDATE`,
+        [...after, req.limit],
+      );
+      for (const r of rows) {
+        // A request still running has no answer yet; finishing it seals with the current key.
+        const body = r.body === null ? null : sealing.resealText(String(r.body));
+        if (body === null) continue;
+        await exec(c, "UPDATE idempotency_keys SET body = $1 WHERE scope = $2 AND key = $3", [
+          body,
+          r.scope,
+          r.key,
+        ]);
+        rewritten++;
+      }
     }
-    const last = rows.length < req.limit ? null : String(rows[rows.length - 1]!.id);
-    return { lastId: last, scanned: rows.length, rewritten };
+    const lastRow = rows.length < req.limit ? undefined : rows[rows.length - 1];
+    return {
+      lastId: lastRow ? cursorOf(req.table, lastRow) : null,
+      scanned: rows.length,
+      rewritten,
+    };
   });
+}
+
+// Idempotency keys have no id of their own: their cursor is the (scope, key) pair.
+function cursorOf(table: ResealRequest["table"], row: Row): string {
+  return table === "idempotency_keys" ? JSON.stringify([row.scope, row.key]) : String(row.id);
 }
 
 /** Opens the most recently written endpoint and message: a wrong key fails here, not later. */

@@ -234,11 +234,12 @@ export class PostgresStore implements Store {
   // ---- idempotency --------------------------------------------------------------------------
 
   async beginIdempotent(req: IdempotencyBegin): Promise<IdempotencyState> {
-    return this.run(() => this.catalogue.beginIdempotent(req));
+    return this.sealing.idempotencyOut(await this.run(() => this.catalogue.beginIdempotent(req)));
   }
 
   async finishIdempotent(scope: string, key: string, status: number, body: string): Promise<void> {
-    await this.run(() => this.catalogue.finishIdempotent(scope, key, status, body));
+    const sealed = this.sealing.answerIn(body);
+    await this.run(() => this.catalogue.finishIdempotent(scope, key, status, sealed));
   }
 
   async abandonIdempotent(scope: string, key: string): Promise<void> {

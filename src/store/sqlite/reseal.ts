@@ -26,7 +26,7 @@ export function resealBatch(db: Db, sealing: Sealing, req: ResealRequest): Resea
           update.run(secrets ?? r.secrets, headers ?? r.headers, r.id);
           rewritten++;
         }
-      } else {
+      } else if (req.table === "messages") {
         rows = db
           .prepare("SELECT id, payload FROM messages WHERE id > ? ORDER BY id LIMIT ?")
           .all(req.afterId, req.limit) as Row[];
@@ -37,11 +37,39 @@ export function resealBatch(db: Db, sealing: Sealing, req: ResealRequest): Resea
           update.run(payload, r.id);
           rewritten++;
         }
+      } else {
+        // Every scope is non-empty, so ["", ""] comes before the first key.
+        const [scope, key] = req.afterId ? (JSON.parse(req.afterId) as [string, string]) : ["", ""];
+        rows = db
+          .prepare(
+            `SELECT scope, key, body FROM idempotency_keys WHERE (scope, key) > (?, ?)
+            ORDER BY scope, key LIMIT ?`,
+          )
+          .all(scope, key, req.limit) as Row[];
+        const update = db.prepare(
+          "UPDATE idempotency_keys SET body = ? WHERE scope = ? AND key = ?",
+        );
+        for (const r of rows) {
+          // A request still running has no answer yet; finishing it seals with the current key.
+          const body = r.body === null ? null : sealing.resealText(String(r.body));
+          if (body === null) continue;
+          update.run(body, r.scope, r.key);
+          rewritten++;
+        }
       }
-      const last = rows.length < req.limit ? null : String(rows[rows.length - 1]!.id);
-      return { lastId: last, scanned: rows.length, rewritten };
+      const lastRow = rows.length < req.limit ? undefined : rows[rows.length - 1];
+      return {
+        lastId: lastRow ? cursorOf(req.table, lastRow) : null,
+        scanned: rows.length,
+        rewritten,
+      };
     })
     .immediate();
+}
+
+// Idempotency keys have no id of their own: their cursor is the (scope, key) pair.
+function cursorOf(table: ResealRequest["table"], row: Row): string {
+  return table === "idempotency_keys" ? JSON.stringify([row.scope, row.key]) : String(row.id);
 }
 
 /** Opens the most recently written endpoint and message: a wrong key fails here, not later. */

@@ -216,11 +216,12 @@ export class SqliteStore implements Store {
   // ---- idempotency --------------------------------------------------------------------------
 
   async beginIdempotent(req: IdempotencyBegin): Promise<IdempotencyState> {
-    return this.run(() => this.catalogue.beginIdempotent(req));
+    return this.sealing.idempotencyOut(this.run(() => this.catalogue.beginIdempotent(req)));
   }
 
   async finishIdempotent(scope: string, key: string, status: number, body: string): Promise<void> {
-    this.run(() => this.catalogue.finishIdempotent(scope, key, status, body));
+    const sealed = this.sealing.answerIn(body);
+    this.run(() => this.catalogue.finishIdempotent(scope, key, status, sealed));
   }
 
   async abandonIdempotent(scope: string, key: string): Promise<void> {

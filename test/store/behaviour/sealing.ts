@@ -43,6 +43,7 @@ export function sealingBehaviour(t: StoreUnderTest): void {
       expect(totals).toEqual({
         endpoints: { scanned: 2, rewritten: 0 },
         messages: { scanned: 5, rewritten: 0 },
+        idempotency_keys: { scanned: 0, rewritten: 0 },
       });
     });
   });
