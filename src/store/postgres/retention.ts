@@ -10,8 +10,12 @@ import { all, exec, tx, type Conn } from "./database.js";
 type Kind = Exclude<keyof PruneResult, "done">;
 
 const S = {
+  // Locked as they are picked: a replay (resolved → replaying) committed between this and the
+  // deletes below would otherwise be deleted with its new history. A record a writer holds now is
+  // skipped for the next round; one replayed since the statement began is re-checked and left.
   closedRecords: `SELECT id FROM dead_letters
-    WHERE state IN ('resolved', 'abandoned') AND updated_at < $1 ORDER BY updated_at LIMIT $2`,
+    WHERE state IN ('resolved', 'abandoned') AND updated_at < $1 ORDER BY updated_at LIMIT $2
+    FOR UPDATE SKIP LOCKED`,
   recordEvents: "DELETE FROM dead_letter_events WHERE dead_letter_id = ANY($1::text[])",
   records: "DELETE FROM dead_letters WHERE id = ANY($1::text[])",
   overflow: `DELETE FROM dead_letter_overflow WHERE id IN

@@ -1,0 +1,105 @@
+/**
+ * Retention on PostgreSQL against a replay made while it runs. Retention picks closed records,
+ * then deletes them; a replay committed in between moves a record back to `replaying`, and must
+ * not be deleted with its new history (nor leave a replay delivery whose record is gone). The
+ * race is forced: an admin connection holds a lock on one of the record's history rows, so
+ * retention stops after picking its records, and the replay is asked for while it waits.
+ */
+import pg from "pg";
+import { afterEach, expect, it } from "vitest";
+import { newId } from "../../src/ids.js";
+import type { ReplayEnqueued } from "../../src/store/port.js";
+import { PostgresStore } from "../../src/store/postgres/store.js";
+import { deadLetter } from "./behaviour/dlq-fixtures.js";
+import { HOUR, seedApp, T0 } from "./behaviour/fixtures.js";
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+
+const RETENTION = 30 * 24 * HOUR;
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+/**
+ * Polls `query` until it returns a row; resolves with the first row's `pid`. On a connection of
+ * its own outside any transaction: pg_stat_activity is read once per transaction.
+ */
+async function waitForPid(watch: pg.Client, query: string, values: unknown[]): Promise<number> {
+  for (let i = 0; i < 500; i++) {
+    const { rows } = await watch.query<{ pid: number }>(query, values);
+    if (rows[0]) return rows[0].pid;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`nothing matched: ${query}`);
+}
+
+const BLOCKED_BY = "SELECT pid FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))";
+
+it("a record replayed while retention runs is never deleted after the replay was queued", async () => {
+  const schema = freshSchemaName();
+  const store = await PostgresStore.open({
+    connectionString: TEST_DATABASE_URL,
+    schema,
+    poolSize: 4,
+  });
+  cleanup.push(
+    () => dropSchema(schema),
+    () => store.close(),
+  );
+  const [admin, watch] = [TEST_DATABASE_URL, TEST_DATABASE_URL].map(
+    (connectionString) => new pg.Client({ connectionString }),
+  ) as [pg.Client, pg.Client];
+  for (const c of [admin, watch]) {
+    await c.connect();
+    cleanup.push(() => c.end());
+  }
+
+  const { app } = await seedApp(store);
+  const record = await deadLetter(store, app.id);
+  await store.resolveDeadLetter({ id: record.id, actor: "ops", note: "n", now: T0 + HOUR });
+
+  // Hold one of the record's history rows: retention stops at deleting the history.
+  await admin.query("BEGIN");
+  const held = await admin.query(
+    `SELECT seq FROM ${schema}.dead_letter_events WHERE dead_letter_id = $1 LIMIT 1 FOR UPDATE`,
+    [record.id],
+  );
+  expect(held.rowCount).toBe(1);
+  const adminPid = (await admin.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!
+    .pid;
+
+  const now = T0 + HOUR + RETENTION + 1;
+  const pruning = store.pruneExpired({ now, retentionMs: RETENTION, batchSize: 10 });
+  const retentionPid = await waitForPid(watch, BLOCKED_BY, [adminPid]);
+
+  const deliveryId = newId("dlv", now);
+  const replay: Promise<ReplayEnqueued> = store.enqueueReplay({
+    deadLetterId: record.id,
+    deliveryId,
+    now,
+    actor: "ops",
+    note: "receiver fixed",
+    abandonAfter: null,
+  });
+  // The replay either commits at once or waits behind retention; either way, then let go.
+  await Promise.race([replay, waitForPid(watch, BLOCKED_BY, [retentionPid])]);
+  await admin.query("COMMIT");
+  await pruning;
+  const queued = await replay;
+
+  const kept = await store.getDeadLetterRecord(record.id);
+  if (queued.ok) {
+    // The replay won: the record, its replay delivery and its whole history stay.
+    expect(kept?.state).toBe("replaying");
+    expect(kept?.history.map((h) => h.action)).toContain("replay_requested");
+    expect(kept?.history.map((h) => h.action)).toContain("resolved");
+    expect(await store.getDelivery(deliveryId)).not.toBeNull();
+  } else {
+    // Retention won: the replay was refused, not acknowledged and then deleted.
+    expect(queued.record).toBeNull();
+    expect(kept).toBeNull();
+    expect(await store.getDelivery(deliveryId)).toBeNull();
+  }
+});
