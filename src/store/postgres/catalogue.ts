@@ -17,6 +17,9 @@ import {
 } from "./rows.js";
 import { CATALOGUE as S } from "./statements.js";
 
+/** Why a bulk replay still out counts as withdrawn when its endpoint (or application) goes. */
+const WITHDRAWN_WITH_ENDPOINT = "withdrawn: its endpoint was deleted before the result came in";
+
 /** Catalogue operations; `PostgresStore` wraps each call in its error mapping. */
 export class Catalogue {
   constructor(private readonly pool: pg.Pool) {}
@@ -51,6 +54,8 @@ export class Catalogue {
 
   deleteApplication(id: string): Promise<void> {
     return tx(this.pool, async (c) => {
+      const eps = (await all(c, S.endpointsOfApp, [id])).map((ep) => String(ep.id));
+      await withdrawJobReplays(c, eps);
       await exec(
         c,
         `DELETE FROM dead_letter_events
@@ -66,12 +71,7 @@ export class Catalogue {
       ]) {
         await exec(c, `DELETE FROM ${table} WHERE app_id = $1`, [id]);
       }
-      const eps = await all(c, S.endpointsOfApp, [id]);
-      if (eps.length)
-        await deleteEndpointRows(
-          c,
-          eps.map((ep) => String(ep.id)),
-        );
+      if (eps.length) await deleteEndpointRows(c, eps);
       await exec(c, "DELETE FROM applications WHERE id = $1", [id]);
     });
   }
@@ -192,8 +192,29 @@ export class Catalogue {
   }
 }
 
+/**
+ * Within a transaction: bulk replays to the given endpoints that are still out will never bring a
+ * result once their deliveries are gone. They count as withdrawn, or their job would wait for them
+ * for ever.
+ */
+async function withdrawJobReplays(c: Conn, endpointIds: string[]): Promise<void> {
+  await exec(
+    c,
+    `WITH gone AS (
+      UPDATE replay_job_items i SET state = 'withdrawn', detail = $2
+      FROM dead_letters d
+      WHERE d.id = i.dead_letter_id AND d.endpoint_id = ANY($1::text[]) AND i.state = 'queued'
+      RETURNING i.job_id
+    )
+    UPDATE replay_jobs j SET withdrawn = j.withdrawn + g.n
+    FROM (SELECT job_id, count(*) AS n FROM gone GROUP BY job_id) g WHERE j.id = g.job_id`,
+    [endpointIds, WITHDRAWN_WITH_ENDPOINT],
+  );
+}
+
 /** Within a transaction: everything of the given endpoints, and the endpoints themselves. */
 async function deleteEndpointRows(c: Conn, ids: string[]): Promise<void> {
+  await withdrawJobReplays(c, ids);
   await exec(
     c,
     `DELETE FROM dead_letter_events

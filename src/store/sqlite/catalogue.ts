@@ -16,6 +16,9 @@ import {
 } from "./rows.js";
 import type { CatalogueStatements } from "./statements.js";
 
+/** Why a bulk replay still out counts as withdrawn when its endpoint (or application) goes. */
+const WITHDRAWN_WITH_ENDPOINT = "withdrawn: its endpoint was deleted before the result came in";
+
 /** Synchronous catalogue operations; `SqliteStore` wraps each call in its error mapping. */
 export class Catalogue {
   /**
@@ -69,6 +72,8 @@ export class Catalogue {
   deleteApplication(id: string): void {
     this.apps.clear();
     this.db.transaction(() => {
+      const eps = this.db.prepare("SELECT id FROM endpoints WHERE app_id = ?").all(id) as Row[];
+      for (const ep of eps) this.withdrawJobReplays(String(ep.id));
       this.db
         .prepare(
           `DELETE FROM dead_letter_events
@@ -84,7 +89,6 @@ export class Catalogue {
       ]) {
         this.db.prepare(`DELETE FROM ${table} WHERE app_id = ?`).run(id);
       }
-      const eps = this.db.prepare("SELECT id FROM endpoints WHERE app_id = ?").all(id) as Row[];
       for (const ep of eps) this.deleteEndpointRows(String(ep.id));
       this.db.prepare("DELETE FROM applications WHERE id = ?").run(id);
     })();
@@ -133,6 +137,7 @@ export class Catalogue {
   }
 
   private deleteEndpointRows(id: string): void {
+    this.withdrawJobReplays(id);
     this.db
       .prepare(
         `DELETE FROM dead_letter_events
@@ -152,6 +157,30 @@ export class Catalogue {
     this.db.prepare("DELETE FROM dead_letter_depth WHERE endpoint_id = ?").run(id);
     this.db.prepare("DELETE FROM endpoint_stats WHERE endpoint_id = ?").run(id);
     this.db.prepare("DELETE FROM endpoints WHERE id = ?").run(id);
+  }
+
+  /**
+   * Bulk replays to the endpoint that are still out will never bring a result once its deliveries
+   * are gone: they count as withdrawn, or their job would wait for them for ever.
+   */
+  private withdrawJobReplays(endpointId: string): void {
+    const out = `SELECT i.job_id, i.dead_letter_id FROM replay_job_items i
+      JOIN dead_letters d ON d.id = i.dead_letter_id
+      WHERE d.endpoint_id = @endpointId AND i.state = 'queued'`;
+    this.db
+      .prepare(
+        `UPDATE replay_jobs SET withdrawn = withdrawn +
+          (SELECT count(*) FROM (${out}) o WHERE o.job_id = replay_jobs.id)
+        WHERE id IN (SELECT job_id FROM (${out}))`,
+      )
+      .run({ endpointId });
+    this.db
+      .prepare(
+        `UPDATE replay_job_items SET state = 'withdrawn', detail = @detail
+        WHERE state = 'queued' AND dead_letter_id IN
+          (SELECT id FROM dead_letters WHERE endpoint_id = @endpointId)`,
+      )
+      .run({ endpointId, detail: WITHDRAWN_WITH_ENDPOINT });
   }
 
   // ---- event types --------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /** Bulk replay jobs: claiming, taking the selection once, queueing each record at most once. */
 import { describe, expect, it } from "vitest";
 import type { ReplaySelection } from "../../../src/domain/types.js";
+import { nextJobStep } from "../../../src/dlq/job-step.js";
 import { newId } from "../../../src/ids.js";
 import type { NewReplayJob } from "../../../src/store/port.js";
 import { claimAll, HOUR, MINUTE, SECOND, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
@@ -199,6 +200,51 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       });
       expect(await t.store.updateReplayJob(lease)).toBeNull();
     });
+
+    for (const deleted of ["endpoint", "application"] as const) {
+      it(`deleting the ${deleted} of a replay still out withdraws it, so the job can finish`, async () => {
+        const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+        const other = await seedApp(t.store);
+        const [gone, kept] = endpoints.map((e) => e.id) as [string, string];
+        const elsewhere = other.endpoints[0]!.id;
+        const a = await deadLetter(t.store, app.id, { endpointId: gone, at: T0 + SECOND });
+        const b = await deadLetter(t.store, app.id, { endpointId: kept, at: T0 + 2 * SECOND });
+        const c = await deadLetter(t.store, other.app.id, { at: T0 + 3 * SECOND });
+        const job = await t.store.createReplayJob(
+          aJob({ ids: [a.id, b.id, c.id] }, { canarySize: 0 }),
+        );
+        await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+        await t.store.prepareReplayJob(job.id, T0 + HOUR);
+        await t.store.enqueueJobReplays({
+          jobId: job.id,
+          limit: 3,
+          now: T0 + HOUR,
+          abandonAfter: null,
+          newDeliveryId: () => newId("dlv"),
+        });
+        // All three replays are out; the deleted ones will never come back with a result.
+        const claimed = await claimAll(t.store, T0 + HOUR);
+        const sent = claimed.find((d) => d.endpointId === elsewhere)!;
+        const toKept = claimed.find((d) => d.endpointId === kept)!;
+
+        if (deleted === "endpoint") await t.store.deleteEndpoint(app.id, gone);
+        else await t.store.deleteApplication(app.id);
+        await t.store.recordAttempts([replayOutcome(sent, T0 + HOUR + SECOND, true)]);
+
+        const after = (await t.store.getReplayJob(job.id))!;
+        const withdrawn = deleted === "endpoint" ? 1 : 2;
+        expect(after.progress).toMatchObject({ total: 3, queued: 3, succeeded: 1, withdrawn });
+        if (deleted === "endpoint") {
+          // The other endpoint's replay is still out: the job waits for it, then finishes.
+          expect(nextJobStep(after, 10)).toMatchObject({ kind: "wait" });
+          await t.store.recordAttempts([replayOutcome(toKept, T0 + HOUR + SECOND, true)]);
+        }
+        expect(nextJobStep((await t.store.getReplayJob(job.id))!, 10)).toMatchObject({
+          kind: "finish",
+          state: "completed",
+        });
+      });
+    }
 
     it("cancelling withdraws replays not yet claimed and reopens their records", async () => {
       const { app } = await seedApp(t.store);
