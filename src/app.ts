@@ -129,7 +129,12 @@ export function createHookline(
     engine: control,
     events,
     clock,
-    settings: { maxReplays: config.dlqMaxReplays, takeOverOnStart: !store.coordination },
+    settings: {
+      maxReplays: config.dlqMaxReplays,
+      takeOverOnStart: !store.coordination,
+      // Jobs made by another process (an API-only one) or left by a stopped one wake nobody here.
+      sharedPollMs: store.coordination ? 5_000 : undefined,
+    },
     logger,
   });
   const dlq = new DeadLetterQueue({

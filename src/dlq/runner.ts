@@ -40,6 +40,13 @@ export interface ReplayRunnerDeps {
      * processes sharing a store wait for a dead runner's job lease to run out instead.
      */
     takeOverOnStart?: boolean;
+    /**
+     * With a store several processes share: look for jobs to take at least this often. Another
+     * process (an API-only one) may have created a job, or a runner elsewhere stopped and its
+     * job's lease ran out; neither wakes this runner. Unset: only when woken, or at a scheduled
+     * job's start.
+     */
+    sharedPollMs?: number;
   };
   logger?: RunnerLogger;
 }
@@ -159,12 +166,15 @@ export class ReplayJobRunner {
 
   private async armTimer(): Promise<void> {
     const next = await this.deps.store.nextReplayJobAt();
-    if (next === null) {
+    const poll = this.deps.settings.sharedPollMs ?? null;
+    const untilNext = next === null ? null : Math.max(0, next - this.deps.clock.now());
+    const wait = untilNext === null ? poll : poll === null ? untilNext : Math.min(untilNext, poll);
+    if (wait === null) {
       if (this.timer) this.deps.clock.clearTimer(this.timer);
       this.timer = null;
       return;
     }
-    this.arm(Math.max(0, next - this.deps.clock.now()));
+    this.arm(wait);
   }
 
   private arm(ms: number): void {
@@ -256,6 +266,10 @@ export class ReplayJobRunner {
         await run.signal.wait(seen, (done) => this.realTimer(done, 1000));
       }
     }
+    // Stopped mid-job: hand it back, so another runner (or this process, restarted) takes it up
+    // at its next look rather than once the lease runs out. If this fails, the lease still does.
+    const now = clock.now();
+    await store.updateReplayJob({ id: prepared.id, now, leaseUntil: now }).catch(() => undefined);
   }
 
   private clockTimer(done: () => void, ms: number): () => void {
