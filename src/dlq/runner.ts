@@ -225,7 +225,11 @@ export class ReplayJobRunner {
           case "enqueue": {
             const wait = bucket.take();
             if (wait > 0) {
-              await run.signal.wait(seen, (done) => this.clockTimer(done, wait));
+              // A slow job's next token may be further off than its lease: wake in time to renew
+              // it (at the top of the loop), or another runner takes the job up and doubles the
+              // rate. The bucket keeps count; waking early takes no token.
+              const renewIn = Math.max(1, Math.floor(this.leaseMs / 3));
+              await run.signal.wait(seen, (done) => this.clockTimer(done, Math.min(wait, renewIn)));
               break;
             }
             const queued = await store.enqueueJobReplays({

@@ -1,0 +1,102 @@
+/**
+ * Bulk replay job runners on a store several processes share (PostgreSQL), as app.ts makes them
+ * for a worker, with no engine: what a runner does is read back from the store.
+ */
+import { expect, vi } from "vitest";
+import { ReplayJobRunner } from "../../src/dlq/runner.js";
+import type { ReplayJob } from "../../src/domain/types.js";
+import { EngineEvents } from "../../src/engine/events.js";
+import { SignallingControl } from "../../src/engine/signalling.js";
+import { newId } from "../../src/ids.js";
+import { PostgresStore } from "../../src/store/postgres/store.js";
+import type { FakeClock } from "./fake-clock.js";
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "./postgres.js";
+
+export const POLL_MS = 5_000;
+export const LEASE_MS = 60_000;
+
+/** Steps to run after the test, last registered first. */
+export type Cleanup = (() => Promise<void>)[];
+
+/** A store on a fresh schema, closed and dropped by `cleanup`. */
+export async function aSharedStore(cleanup: Cleanup): Promise<PostgresStore> {
+  const schema = freshSchemaName();
+  const store = await PostgresStore.open({
+    connectionString: TEST_DATABASE_URL,
+    schema,
+    poolSize: 4,
+  });
+  cleanup.push(
+    () => dropSchema(schema),
+    () => store.close(),
+  );
+  return store;
+}
+
+/** A worker's runner for a shared store, started; resolves once its first look is done. */
+export async function aRunner(
+  store: PostgresStore,
+  clock: FakeClock,
+  cleanup: Cleanup,
+  options: { events?: EngineEvents; pollMs?: number; sharedPollMs?: number } = {},
+): Promise<ReplayJobRunner> {
+  const looks = vi.spyOn(store, "nextReplayJobAt");
+  const runner = new ReplayJobRunner({
+    store,
+    // What an API-only process has: no engine here, no one to signal.
+    engine: new SignallingControl(null, null, () => "wkr_test", { warn: () => {} }),
+    events: options.events ?? new EngineEvents(),
+    clock,
+    settings: {
+      maxReplays: 0,
+      takeOverOnStart: false,
+      sharedPollMs: options.sharedPollMs ?? POLL_MS,
+      leaseMs: LEASE_MS,
+      pollMs: options.pollMs,
+    },
+  });
+  await runner.start();
+  cleanup.push(() => runner.stop());
+  await vi.waitFor(() => expect(looks).toHaveBeenCalled());
+  await looks.mock.results[0]!.value;
+  looks.mockRestore();
+  return runner;
+}
+
+/** A bulk replay of `ids`, due now, without a canary. */
+export function aJob(
+  store: PostgresStore,
+  clock: FakeClock,
+  ids: string[],
+  ratePerSecond = 1,
+): Promise<ReplayJob> {
+  return store.createReplayJob({
+    id: newId("job", clock.now()),
+    task: "dlq.replay",
+    selection: { ids },
+    ratePerSecond,
+    canarySize: 0,
+    canaryThreshold: 0.9,
+    startAt: clock.now(),
+    createdBy: "ops",
+    note: null,
+    now: clock.now(),
+  });
+}
+
+/** Waits (real time) until the job satisfies `predicate`; fails after a few seconds. */
+export async function untilJob(
+  store: PostgresStore,
+  id: string,
+  predicate: (job: ReplayJob) => boolean,
+): Promise<ReplayJob> {
+  let job: ReplayJob | null = null;
+  await vi.waitFor(
+    async () => {
+      job = await store.getReplayJob(id);
+      expect(job && predicate(job), JSON.stringify(job)).toBe(true);
+    },
+    { timeout: 4_000, interval: 20 },
+  );
+  return job!;
+}
