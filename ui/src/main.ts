@@ -12,7 +12,11 @@ import { routes, type Ctx } from "./routes.js";
 
 const portal = location.pathname.startsWith("/portal");
 
-/** The portal link's fragment (`#app=…&token=…`) becomes this tab's session, then leaves the URL. */
+/**
+ * The portal link's fragment (`#app=…&token=…`) becomes this tab's session, then leaves the URL.
+ * Run at load and on every hash change: a new link opened in a page already open (a fresh link
+ * in an embedding iframe, a pasted one) changes only the fragment, so the page does not reload.
+ */
 function takePortalLink(): void {
   const params = new URLSearchParams(location.hash.slice(1));
   const token = params.get("token");
@@ -132,6 +136,9 @@ whenUnauthorized(() => {
   toast("Your session has ended: the token is no longer valid.", true);
   void show();
 });
-window.addEventListener("hashchange", () => void show(true));
+window.addEventListener("hashchange", () => {
+  if (portal) takePortalLink();
+  void show(true);
+});
 void show();
 startPolling();
