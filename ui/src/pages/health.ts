@@ -40,9 +40,12 @@ export async function lastHour(
   app: string,
   ep: string,
 ): Promise<{ attempts: number; rate: number | null; meanMs: number | null }> {
+  // Minute buckets, summed: the server starts the window at a whole bucket, so one hour-wide
+  // bucket would reach back to the start of the previous hour (up to two hours); with minutes
+  // it starts at most a minute early, as the endpoint page's charts do.
   const s = await api<Stats>(
     "GET",
-    `/api/v1/app/${seg(app)}/endpoint/${seg(ep)}/stats?minutes=60&bucket_seconds=3600`,
+    `/api/v1/app/${seg(app)}/endpoint/${seg(ep)}/stats?minutes=60&bucket_seconds=60`,
   );
   const attempts = s.buckets.reduce((n, b) => n + b.attempts, 0);
   if (!attempts) return { attempts, rate: null, meanMs: null };
