@@ -5,7 +5,12 @@ import { refreshNow } from "../live.js";
 import type { Endpoint } from "../types.js";
 import { typesOf } from "./endpoints.js";
 
-export function endpointActions(appId: string, ep: Endpoint, path: string): HTMLElement {
+/** The actions on an endpoint, and `follow` to keep them in step with its refreshed state. */
+export function endpointActions(
+  appId: string,
+  ep: Endpoint,
+  path: string,
+): { element: HTMLElement; follow(ep: Endpoint): void } {
   const secret = h("output", { class: "secret", "aria-live": "polite" });
   const eventType = h("input", {
     name: "eventType",
@@ -36,15 +41,20 @@ export function endpointActions(appId: string, ep: Endpoint, path: string): HTML
       })
       .catch((err: Error) => toast(err.message, true));
   });
+  // The endpoint can change under the page (the engine disables it on 410 Gone, someone else
+  // enables it): the button offers what the latest state allows.
   let disabled = ep.disabled;
+  const offer = (nowDisabled: boolean) => {
+    disabled = nowDisabled;
+    toggle.textContent = disabled ? "Enable" : "Disable";
+  };
   const toggle = action(disabled ? "Enable" : "Disable", async () => {
     await api("PATCH", path, { disabled: !disabled });
-    disabled = !disabled;
-    toggle.textContent = disabled ? "Enable" : "Disable";
+    offer(!disabled);
     toast(disabled ? "Endpoint disabled" : "Endpoint enabled");
     await refreshNow();
   });
-  return h(
+  const element = h(
     "div",
     { class: "actions-grid" },
     h(
@@ -93,4 +103,5 @@ export function endpointActions(appId: string, ep: Endpoint, path: string): HTML
     ),
     edit,
   );
+  return { element, follow: (now) => offer(now.disabled) };
 }

@@ -19,11 +19,12 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
   const charts = h("section", { "aria-labelledby": "charts-title" });
   const schedule = h("section", { "aria-labelledby": "schedule-title" });
   const attempts = h("section", { "aria-label": "Recent attempts" });
+  const actions = endpointActions(app.id, first, path);
   page.append(
     h("p", {}, link(`/app/${app.id}/endpoints`, `← Endpoints of ${app.name}`)),
     h("h1", {}, first.url),
     head,
-    endpointActions(app.id, first, path),
+    actions.element,
     h("h2", { id: "charts-title" }, "Last hour"),
     charts,
     h("h2", { id: "schedule-title" }, "Retry schedule"),
@@ -33,10 +34,11 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
   await Promise.all([
     live(
       head,
-      async () => ({
-        ep: await api<Endpoint>("GET", path),
-        circuit: await api<Circuit>("GET", `${path}/circuit`),
-      }),
+      async () => {
+        const ep = await api<Endpoint>("GET", path);
+        actions.follow(ep);
+        return { ep, circuit: await api<Circuit>("GET", `${path}/circuit`) };
+      },
       ({ ep, circuit }) => [
         circuitBanner(circuit) ?? h("span"),
         h(
