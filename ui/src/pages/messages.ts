@@ -7,6 +7,7 @@ import { action, field, h, link, table, toast } from "../dom.js";
 import { ago, pretty, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import type { App, Attempt, Message } from "../types.js";
+import { typesOf } from "./endpoints.js";
 
 export async function renderMessages(page: HTMLElement, p: Record<string, string>): Promise<void> {
   const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
@@ -30,7 +31,8 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
       });
       return;
     }
-    filter = types.value.trim() ? `&event_types=${seg(types.value.replace(/\s+/g, ""))}` : "";
+    // Separated by spaces or commas, as in the endpoint forms; one event_types each, as Svix.
+    filter = (typesOf(types.value) ?? []).map((t) => `&event_types=${seg(t)}`).join("");
     void refreshNow();
   });
   const list = h("section", { "aria-label": "Messages" });
