@@ -81,3 +81,19 @@ export interface ListOut<T> {
   iterator: string | null;
   done: boolean;
 }
+
+/**
+ * The first `pages` pages of a list (`path` has a query, with the page size), following its
+ * iterator: `done` is false while more are left for a "More" button to ask for.
+ */
+export async function firstPages<T>(path: string, pages: number): Promise<ListOut<T>> {
+  const out: ListOut<T> = { data: [], iterator: null, done: false };
+  for (let i = 0; i < pages && !out.done; i++) {
+    const next = out.iterator ? `${path}&iterator=${seg(out.iterator)}` : path;
+    const page = await api<ListOut<T>>("GET", next);
+    out.data.push(...page.data);
+    out.iterator = page.iterator;
+    out.done = page.done || !page.iterator;
+  }
+  return out;
+}

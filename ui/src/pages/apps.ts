@@ -1,5 +1,5 @@
 /** Operator console: every application, a way to add one, and portal links for customers. */
-import { api, seg, type ListOut } from "../api.js";
+import { api, firstPages, seg } from "../api.js";
 import { action, field, h, link, table, toast } from "../dom.js";
 import { ago } from "../format.js";
 import { live, refreshNow } from "../live.js";
@@ -27,10 +27,20 @@ export async function renderApps(page: HTMLElement): Promise<void> {
   });
   const portalOut = h("div", { class: "portal-link", "aria-live": "polite" });
   page.append(h("h1", { id: "apps-title" }, "Applications"), create, portalOut, list);
+  // Oldest first, a page of 250 at a time: "More" adds the next page (and keeps it on refresh).
+  let pages = 1;
+  const more = action(
+    "More applications",
+    async () => {
+      pages += 1;
+      await refreshNow();
+    },
+    { "data-key": "more-apps" },
+  );
   await live(
     list,
-    () => api<ListOut<App>>("GET", "/api/v1/app?limit=250"),
-    (apps) =>
+    () => firstPages<App>("/api/v1/app?limit=250", pages),
+    (apps) => [
       table(
         "Applications",
         ["Name", "Id", "Created", ""],
@@ -64,5 +74,7 @@ export async function renderApps(page: HTMLElement): Promise<void> {
           ),
         ]),
       ),
+      ...(apps.done ? [] : [h("p", {}, more)]),
+    ],
   );
 }

@@ -1,6 +1,6 @@
 /** An application's endpoints with their health at a glance, and a form to add one. */
-import { api, seg, type ListOut } from "../api.js";
-import { field, h, link, table, toast } from "../dom.js";
+import { api, firstPages, seg } from "../api.js";
+import { action, field, h, link, table, toast } from "../dom.js";
 import { ago, percent } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import type { App, Endpoint } from "../types.js";
@@ -49,13 +49,26 @@ export async function renderEndpoints(page: HTMLElement, p: Record<string, strin
     list,
     form,
   );
+  // Oldest first, a page of 250 at a time: "More" adds the next page (and keeps it on refresh).
+  let pages = 1;
+  const more = action(
+    "More endpoints",
+    async () => {
+      pages += 1;
+      await refreshNow();
+    },
+    { "data-key": "more-endpoints" },
+  );
   await live(
     list,
     async () => {
-      const eps = await api<ListOut<Endpoint>>("GET", `${base}?limit=250`);
-      return Promise.all(eps.data.map(async (ep) => ({ ep, hour: await lastHour(app.id, ep.id) })));
+      const eps = await firstPages<Endpoint>(`${base}?limit=250`, pages);
+      const rows = await Promise.all(
+        eps.data.map(async (ep) => ({ ep, hour: await lastHour(app.id, ep.id) })),
+      );
+      return { rows, done: eps.done };
     },
-    (rows) =>
+    ({ rows, done }) => [
       table(
         "Endpoints and their health (last hour)",
         ["Endpoint", "Status", "Circuit", "Success", "Mean latency", "In flight", "Last success"],
@@ -69,5 +82,7 @@ export async function renderEndpoints(page: HTMLElement, p: Record<string, strin
           ago(ep.lastSuccessAt),
         ]),
       ),
+      ...(done ? [] : [h("p", {}, more)]),
+    ],
   );
 }
