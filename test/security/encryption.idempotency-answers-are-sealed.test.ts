@@ -5,17 +5,13 @@
  * key rotation.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { FieldCipher } from "../../src/security/cipher.js";
 import { rotateKeys } from "../../src/security/rotate.js";
-import type { IdempotencyBegin, Store } from "../../src/store/port.js";
-import { PostgresStore } from "../../src/store/postgres/store.js";
-import { SqliteStore } from "../../src/store/sqlite/store.js";
+import type { IdempotencyBegin } from "../../src/store/port.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { postgresRaw, rawFiles, sqliteRaw, type RawStore } from "../support/raw-stores.js";
 
 const MARKER = "idempotent-answer-marker-5e1b";
 const ANSWER = JSON.stringify({ id: "msg_1", payload: { note: MARKER } });
@@ -30,51 +26,16 @@ const begin = (now: number): IdempotencyBegin => ({
   ttlMs: 24 * 3_600_000,
 });
 
-interface Adapter {
-  open(cipher: FieldCipher): Promise<Store>;
-  /** Everything stored, as one string, read around hookline. */
-  rawText(): Promise<string>;
-  cleanup(): Promise<void>;
-}
-
-function sqliteAdapter(): Adapter {
-  const dir = mkdtempSync(join(tmpdir(), "hookline-idem-enc-"));
-  return {
-    open: async (cipher) =>
-      new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal", cipher }),
-    rawText: async () => rawFiles(dir),
-    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
-function postgresAdapter(): Adapter {
-  const schema = freshSchemaName();
-  return {
-    open: (cipher) =>
-      PostgresStore.open({ connectionString: TEST_DATABASE_URL, schema, poolSize: 2, cipher }),
-    rawText: async () =>
-      JSON.stringify(await adminQuery(`SELECT body FROM ${schema}.idempotency_keys`)),
-    cleanup: () => dropSchema(schema),
-  };
-}
-
-// The database file, its WAL and anything else SQLite left in the directory.
-function rawFiles(dir: string): string {
-  return readdirSync(dir)
-    .map((f) => readFileSync(join(dir, f)).toString("latin1"))
-    .join("\n");
-}
-
 // A boolean, so a failure does not print the whole database.
 function inClear(raw: string, marker: string): boolean {
   return raw.includes(marker);
 }
 
 describe.each([
-  ["sqlite", sqliteAdapter],
-  ["postgres", postgresAdapter],
+  ["sqlite", sqliteRaw],
+  ["postgres", postgresRaw],
 ])("idempotency answers at rest on %s", (_name, makeAdapter) => {
-  let adapter: Adapter;
+  let adapter: RawStore;
   afterEach(async () => adapter?.cleanup());
 
   it("stores the answer sealed when a key is set and replays it opened", async () => {

@@ -4,60 +4,19 @@
  * from plaintext rows, and a wrong key refused at start-up.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { FieldCipher, keyId } from "../../src/security/cipher.js";
 import { rotateKeys } from "../../src/security/rotate.js";
 import type { Store } from "../../src/store/port.js";
-import { PostgresStore } from "../../src/store/postgres/store.js";
-import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { startHookline } from "../support/hookline.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
+import { postgresRaw, sqliteRaw, type RawStore } from "../support/raw-stores.js";
 
 const SECRET = `whsec_${randomBytes(24).toString("base64")}`;
 const HEADER = "Bearer receiver-credential-7f3a";
 const PAYLOAD = '{"marker":"plaintext-payload-91c2"}';
-
-interface Adapter {
-  open(cipher: FieldCipher): Promise<Store>;
-  /** Everything stored, as one string, read around hookline. */
-  rawText(): Promise<string>;
-  cleanup(): Promise<void>;
-}
-
-function sqliteAdapter(): Adapter {
-  const dir = mkdtempSync(join(tmpdir(), "hookline-enc-"));
-  return {
-    open: async (cipher) =>
-      new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal", cipher }),
-    // The database file, its WAL and anything else SQLite left in the directory.
-    rawText: async () =>
-      readdirSync(dir)
-        .map((f) => readFileSync(join(dir, f)).toString("latin1"))
-        .join("\n"),
-    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
-function postgresAdapter(): Adapter {
-  const schema = freshSchemaName();
-  return {
-    open: (cipher) =>
-      PostgresStore.open({ connectionString: TEST_DATABASE_URL, schema, poolSize: 2, cipher }),
-    rawText: async () => {
-      const eps = await adminQuery(`SELECT secrets::text, headers::text FROM ${schema}.endpoints`);
-      const msgs = await adminQuery(
-        `SELECT encode(payload, 'escape') AS p FROM ${schema}.messages`,
-      );
-      return JSON.stringify([eps, msgs]);
-    },
-    cleanup: () => dropSchema(schema),
-  };
-}
 
 async function writeSome(store: Store): Promise<void> {
   const app = await store.createApplication(anApplication());
@@ -75,10 +34,10 @@ function expectPlaintextAbsent(raw: string): void {
 }
 
 describe.each([
-  ["sqlite", sqliteAdapter],
-  ["postgres", postgresAdapter],
+  ["sqlite", sqliteRaw],
+  ["postgres", postgresRaw],
 ])("encryption at rest on %s", (_name, makeAdapter) => {
-  let adapter: Adapter;
+  let adapter: RawStore;
   afterEach(async () => adapter?.cleanup());
 
   it("stores no plaintext secret, header or payload when a key is set", async () => {
