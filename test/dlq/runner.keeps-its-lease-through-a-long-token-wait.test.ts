@@ -9,14 +9,8 @@ import { EngineEvents } from "../../src/engine/events.js";
 import { deadLetter, replayOutcome } from "../store/behaviour/dlq-fixtures.js";
 import { claimAll, seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
-import {
-  aJob,
-  aRunner,
-  aSharedStore,
-  LEASE_MS,
-  untilJob,
-  type Cleanup,
-} from "../support/replay-runner.js";
+import { aJob, aRunner, LEASE_MS, untilJob } from "../support/replay-runner.js";
+import { aSharedStore, type Cleanup } from "../support/postgres.js";
 
 let cleanup: Cleanup = [];
 afterEach(async () => {

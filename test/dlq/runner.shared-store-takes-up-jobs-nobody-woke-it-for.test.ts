@@ -8,15 +8,8 @@ import { afterEach, expect, it } from "vitest";
 import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
 import { seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
-import {
-  aJob,
-  aRunner,
-  aSharedStore,
-  LEASE_MS,
-  POLL_MS,
-  untilJob,
-  type Cleanup,
-} from "../support/replay-runner.js";
+import { aJob, aRunner, LEASE_MS, POLL_MS, untilJob } from "../support/replay-runner.js";
+import { aSharedStore, type Cleanup } from "../support/postgres.js";
 
 const MISSING = ["dlq_00000000000000000000000001", "dlq_00000000000000000000000002"];
 

@@ -9,14 +9,18 @@ import pg from "pg";
 import { afterEach, expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
 import type { ReplayEnqueued } from "../../src/store/port.js";
-import { PostgresStore } from "../../src/store/postgres/store.js";
 import { deadLetter } from "./behaviour/dlq-fixtures.js";
 import { HOUR, seedApp, T0 } from "./behaviour/fixtures.js";
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import {
+  aSharedStore,
+  freshSchemaName,
+  TEST_DATABASE_URL,
+  type Cleanup,
+} from "../support/postgres.js";
 
 const RETENTION = 30 * 24 * HOUR;
 
-let cleanup: (() => Promise<void>)[] = [];
+let cleanup: Cleanup = [];
 afterEach(async () => {
   for (const step of cleanup.reverse()) await step();
   cleanup = [];
@@ -39,15 +43,7 @@ const BLOCKED_BY = "SELECT pid FROM pg_stat_activity WHERE $1::int = ANY(pg_bloc
 
 it("a record replayed while retention runs is never deleted after the replay was queued", async () => {
   const schema = freshSchemaName();
-  const store = await PostgresStore.open({
-    connectionString: TEST_DATABASE_URL,
-    schema,
-    poolSize: 4,
-  });
-  cleanup.push(
-    () => dropSchema(schema),
-    () => store.close(),
-  );
+  const store = await aSharedStore(cleanup, schema);
   const [admin, watch] = [TEST_DATABASE_URL, TEST_DATABASE_URL].map(
     (connectionString) => new pg.Client({ connectionString }),
   ) as [pg.Client, pg.Client];

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { PostgresStore } from "../../src/store/postgres/store.js";
 
 /** The test database: HOOKLINE_TEST_DATABASE_URL, or the local server's `test` database. */
 export const TEST_DATABASE_URL =
@@ -31,4 +32,24 @@ export async function adminQuery(
 /** Drops a schema made by a test, with everything in it. */
 export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+}
+
+/** Steps to run after the test, last registered first. */
+export type Cleanup = (() => Promise<void>)[];
+
+/** A store on a fresh schema, closed and dropped by `cleanup`. */
+export async function aSharedStore(
+  cleanup: Cleanup,
+  schema = freshSchemaName(),
+): Promise<PostgresStore> {
+  const store = await PostgresStore.open({
+    connectionString: TEST_DATABASE_URL,
+    schema,
+    poolSize: 4,
+  });
+  cleanup.push(
+    () => dropSchema(schema),
+    () => store.close(),
+  );
+  return store;
 }

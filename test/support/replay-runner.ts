@@ -8,30 +8,12 @@ import type { ReplayJob } from "../../src/domain/types.js";
 import { EngineEvents } from "../../src/engine/events.js";
 import { SignallingControl } from "../../src/engine/signalling.js";
 import { newId } from "../../src/ids.js";
-import { PostgresStore } from "../../src/store/postgres/store.js";
+import type { PostgresStore } from "../../src/store/postgres/store.js";
 import type { FakeClock } from "./fake-clock.js";
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "./postgres.js";
+import type { Cleanup } from "./postgres.js";
 
 export const POLL_MS = 5_000;
 export const LEASE_MS = 60_000;
-
-/** Steps to run after the test, last registered first. */
-export type Cleanup = (() => Promise<void>)[];
-
-/** A store on a fresh schema, closed and dropped by `cleanup`. */
-export async function aSharedStore(cleanup: Cleanup): Promise<PostgresStore> {
-  const schema = freshSchemaName();
-  const store = await PostgresStore.open({
-    connectionString: TEST_DATABASE_URL,
-    schema,
-    poolSize: 4,
-  });
-  cleanup.push(
-    () => dropSchema(schema),
-    () => store.close(),
-  );
-  return store;
-}
 
 /** A worker's runner for a shared store, started; resolves once its first look is done. */
 export async function aRunner(
