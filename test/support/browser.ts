@@ -5,6 +5,9 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { startHookline, type TestHookline } from "./hookline.js";
+import { Receiver, type Behaviour } from "./receiver.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = join(process.cwd(), "test-artifacts", "screenshots");
@@ -43,4 +46,66 @@ export async function signIn(page: Page, baseUrl: string, token: string): Promis
   await page.getByLabel("Admin token").fill(token);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { name: "Applications" }).waitFor();
+}
+
+/** What {@link useDashboard} gives a describe block's tests. */
+export interface Dashboard {
+  readonly h: TestHookline;
+  readonly rx: Receiver;
+  readonly browser: Browser;
+  readonly page: Page;
+}
+
+/**
+ * One hookline, one receiver and one browser page (1280×900) for a describe block: started before
+ * its tests, stopped after them. Call it inside the describe; read its fields inside tests or later
+ * hooks, since they exist only once its beforeAll has run.
+ */
+export function useDashboard(
+  options: {
+    hookline?: Parameters<typeof startHookline>[0];
+    receiver?: Behaviour;
+    signedIn?: boolean;
+  } = {},
+): Dashboard {
+  let h: TestHookline | undefined;
+  let rx: Receiver | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  beforeAll(async () => {
+    h = await startHookline(options.hookline);
+    rx = await Receiver.start(options.receiver);
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    if (options.signedIn) await signIn(page, h.url, h.token);
+  });
+  // Whatever did start is stopped, even when a later step of the start failed.
+  afterAll(async () => {
+    await browser?.close();
+    await rx?.close();
+    await h?.stop();
+  });
+  const started = <T>(name: keyof Dashboard, value: T | undefined): T => {
+    if (value === undefined) {
+      throw new Error(
+        `useDashboard: ${name} is not started yet; use it inside a test or a hook declared after ` +
+          "useDashboard, not while the describe block is being collected",
+      );
+    }
+    return value;
+  };
+  return {
+    get h() {
+      return started("h", h);
+    },
+    get rx() {
+      return started("rx", rx);
+    },
+    get browser() {
+      return started("browser", browser);
+    },
+    get page() {
+      return started("page", page);
+    },
+  };
 }

@@ -2,37 +2,27 @@
  * The dead-letter queue in the operator console: groups with counts, one-click replay of a record
  * that then shows resolved, and a bulk replay by time window whose progress view runs to the end.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, signIn } from "../support/browser.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { screenshot, signIn, useDashboard } from "../support/browser.js";
 import { anEndpoint, deadLetters, PATIENT_BREAKER, type RecordOut } from "../support/dlq.js";
-import { startHookline, type TestHookline } from "../support/hookline.js";
-import { Receiver } from "../support/receiver.js";
 
 describe("operator console: dead letters", () => {
-  let h: TestHookline;
-  let rx: Receiver;
-  let browser: Browser;
-  let page: Page;
+  const ui = useDashboard({
+    hookline: { overrides: { breaker: PATIENT_BREAKER } },
+    receiver: () => ({ status: 503, body: "maintenance" }),
+  });
   let records: RecordOut[];
   beforeAll(async () => {
-    h = await startHookline({ overrides: { breaker: PATIENT_BREAKER } });
-    rx = await Receiver.start(() => ({ status: 503, body: "maintenance" }));
+    const { h, rx, page } = ui;
     const ep = await anEndpoint(h, rx.url("/orders"));
     records = await deadLetters(h, ep, 3);
     // The receiver is back: replays will succeed.
     rx.behave(() => ({ status: 200, body: "ok" }));
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await signIn(page, h.url, h.token);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await rx?.close();
-    await h?.stop();
   });
 
   it("groups open records and replays one with one click", async () => {
+    const { h, page } = ui;
     await page.getByRole("navigation").getByRole("link", { name: "Dead letters" }).click();
     const groups = page.getByRole("table", { name: "Groups of open records" });
     await groups.getByRole("cell", { name: "exhausted", exact: true }).waitFor();
@@ -56,6 +46,7 @@ describe("operator console: dead letters", () => {
   });
 
   it("bulk-replays the rest by time window, canary first, with live progress", async () => {
+    const { h, rx, page } = ui;
     await page.goto(`${h.url}/ui/#/dlq`);
     await page.getByLabel("Canary size").fill("1");
     await page.getByRole("button", { name: "Start bulk replay" }).click();

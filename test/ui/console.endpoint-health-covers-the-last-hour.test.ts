@@ -2,33 +2,21 @@
  * The endpoints page's health columns ("last hour") count the attempts of the last 60 minutes,
  * not those since the start of the previous whole hour.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, signIn } from "../support/browser.js";
+import { describe, expect, it } from "vitest";
+import { signIn, useDashboard } from "../support/browser.js";
 import { anEndpoint, post } from "../support/dlq.js";
 import { FakeClock } from "../support/fake-clock.js";
-import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
-import { Receiver } from "../support/receiver.js";
+import { deliveryOf } from "../support/hookline.js";
 
 describe("operator console: endpoint health", () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 1, 10, 0));
-  let h: TestHookline;
-  let rx: Receiver;
-  let browser: Browser;
-  let page: Page;
-  beforeAll(async () => {
-    h = await startHookline({ overrides: { clock } });
-    rx = await Receiver.start(() => ({ status: 200 }));
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await rx?.close();
-    await h?.stop();
+  const ui = useDashboard({
+    hookline: { overrides: { clock } },
+    receiver: () => ({ status: 200 }),
   });
 
   it("counts only the attempts of the last 60 minutes", async () => {
+    const { h, rx, page } = ui;
     const ep = await anEndpoint(h, rx.url("/hooks"));
     // Attempts at 10:05, 10:49 and 11:20; the page is read at 11:50, so only the last one is
     // within the hour (the first two are within the whole hour that began at 10:00).

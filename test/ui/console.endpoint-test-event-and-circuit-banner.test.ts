@@ -3,33 +3,18 @@
  * test event and see it delivered; then break the receiver and see the circuit banner appear.
  * Screenshots of the pages are saved as test artifacts.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, signIn } from "../support/browser.js";
-import { startHookline, type TestHookline } from "../support/hookline.js";
-import { Receiver } from "../support/receiver.js";
+import { describe, expect, it } from "vitest";
+import { screenshot, signIn, useDashboard } from "../support/browser.js";
 
 describe("operator console: endpoints", () => {
-  let h: TestHookline;
-  let rx: Receiver;
-  let browser: Browser;
-  let page: Page;
-  beforeAll(async () => {
+  const ui = useDashboard({
     // Two failures in a row open the circuit, so the banner shows after two test events.
-    h = await startHookline({
-      overrides: { breaker: { consecutiveFailures: 2, probeDelayMs: 10 * 60_000 } },
-    });
-    rx = await Receiver.start(() => ({ status: 200, body: "thanks" }));
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await rx?.close();
-    await h?.stop();
+    hookline: { overrides: { breaker: { consecutiveFailures: 2, probeDelayMs: 10 * 60_000 } } },
+    receiver: () => ({ status: 200, body: "thanks" }),
   });
 
   it("creates an endpoint, sends a test event and shows it delivered", async () => {
+    const { h, rx, page } = ui;
     await signIn(page, h.url, h.token);
     await page.getByLabel("Name").fill("Acme Corp");
     await page.getByRole("button", { name: "Create application" }).click();
@@ -51,6 +36,7 @@ describe("operator console: endpoints", () => {
   });
 
   it("shows the circuit banner once the receiver keeps failing", async () => {
+    const { rx, page } = ui;
     rx.behave(() => ({ status: 500, body: "database down" }));
     const send = page.getByRole("button", { name: "Send test event" });
     await send.click();
@@ -74,6 +60,7 @@ describe("operator console: endpoints", () => {
   });
 
   it("shows the message log, a message's timeline, and the operator pages", async () => {
+    const { page } = ui;
     await page.getByRole("link", { name: "Messages of this application" }).click();
     const log = page.getByRole("table", { name: "Newest messages first" });
     await log.getByText("hookline.test").first().waitFor();
@@ -95,6 +82,7 @@ describe("operator console: endpoints", () => {
   });
 
   it("works by keyboard alone and at phone width", async () => {
+    const { h, browser } = ui;
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await phone.goto(`${h.url}/ui/`);
     // The token field has focus on arrival; Tab reaches the button, Enter presses it.

@@ -3,31 +3,16 @@
  * first loaded it: when the engine disables the endpoint (its receiver answered 410 Gone) while
  * the page is open, the button offers to enable it, and doing so enables it.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, signIn } from "../support/browser.js";
+import { describe, expect, it } from "vitest";
+import { signIn, useDashboard } from "../support/browser.js";
 import { anEndpoint, post } from "../support/dlq.js";
-import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
-import { Receiver } from "../support/receiver.js";
+import { deliveryOf } from "../support/hookline.js";
 
 describe("operator console: enabling and disabling an endpoint", () => {
-  let h: TestHookline;
-  let rx: Receiver;
-  let browser: Browser;
-  let page: Page;
-  beforeAll(async () => {
-    h = await startHookline();
-    rx = await Receiver.start(() => ({ status: 200 }));
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await rx?.close();
-    await h?.stop();
-  });
+  const ui = useDashboard({ receiver: () => ({ status: 200 }) });
 
   it("offers Enable once the engine has disabled the endpoint", async () => {
+    const { h, rx, page } = ui;
     const ep = await anEndpoint(h, rx.url("/gone"));
     const path = `/api/v1/app/${ep.appId}/endpoint/${ep.endpointId}`;
     await signIn(page, h.url, h.token);

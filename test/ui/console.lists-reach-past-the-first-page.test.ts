@@ -2,33 +2,16 @@
  * The applications and endpoints lists show a page of 250 and a button for the next one, so every
  * application and endpoint can be reached, however many there are, including one just added.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, signIn } from "../support/browser.js";
-import { startHookline, type TestHookline } from "../support/hookline.js";
-import { Receiver } from "../support/receiver.js";
+import { describe, expect, it } from "vitest";
+import { useDashboard } from "../support/browser.js";
 
 const MANY = 251;
 
 describe("operator console: long lists", () => {
-  let h: TestHookline;
-  let rx: Receiver;
-  let browser: Browser;
-  let page: Page;
-  beforeAll(async () => {
-    h = await startHookline();
-    rx = await Receiver.start();
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await signIn(page, h.url, h.token);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await rx?.close();
-    await h?.stop();
-  });
+  const ui = useDashboard({ signedIn: true });
 
   it("reaches every application, the newest one too", async () => {
+    const { h, page } = ui;
     for (let i = 1; i <= MANY; i++) {
       const res = await h.api("POST", "/api/v1/app", { name: `App ${i}` });
       expect(res.status).toBe(201);
@@ -49,6 +32,7 @@ describe("operator console: long lists", () => {
   });
 
   it("reaches every endpoint of an application, the newest one too", async () => {
+    const { h, rx, page } = ui;
     const app = await h.api<{ id: string }>("POST", "/api/v1/app", { name: "Busy" });
     for (let i = 1; i <= MANY; i++) {
       const res = await h.api("POST", `/api/v1/app/${app.body.id}/endpoint`, {

@@ -2,20 +2,14 @@
  * The message log's event-type filter takes several types separated by spaces or commas, as the
  * endpoint forms do, and shows the messages of any of them.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, signIn } from "../support/browser.js";
-import { startHookline, type TestHookline } from "../support/hookline.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { signIn, useDashboard } from "../support/browser.js";
 
 describe("operator console: filtering messages by event type", () => {
-  let h: TestHookline;
-  let browser: Browser;
-  let page: Page;
+  const ui = useDashboard();
   let appId: string;
   beforeAll(async () => {
-    h = await startHookline();
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const { h, page } = ui;
     const app = await h.api<{ id: string }>("POST", "/api/v1/app", { name: "Acme" });
     appId = app.body.id;
     for (const eventType of ["invoice.paid", "order.created", "user.deleted"]) {
@@ -24,13 +18,9 @@ describe("operator console: filtering messages by event type", () => {
     }
     await signIn(page, h.url, h.token);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.stop();
-  });
 
   const shownTypes = async (): Promise<string[]> => {
-    const rows = page.getByRole("table", { name: "Newest messages first" }).locator("tbody tr");
+    const rows = ui.page.getByRole("table", { name: "Newest messages first" }).locator("tbody tr");
     return (await rows.locator("td:nth-child(2)").allInnerTexts()).sort();
   };
 
@@ -40,6 +30,7 @@ describe("operator console: filtering messages by event type", () => {
     [" invoice.paid,order.created ", "a comma"],
   ] as const) {
     it(`shows the messages of each type when they are separated by ${label}`, async () => {
+      const { h, page } = ui;
       // A fresh page each time (a hash change draws it anew, without the last filter).
       await page.goto(`${h.url}/ui/#/apps`);
       await page.getByRole("heading", { name: "Applications" }).waitFor();

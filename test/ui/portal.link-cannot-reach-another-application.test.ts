@@ -3,42 +3,27 @@
  * application even when the page is tampered with: a changed address, a changed session, or
  * requests made by hand with the portal's token.
  */
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot } from "../support/browser.js";
-import { startHookline, type TestHookline } from "../support/hookline.js";
-import { Receiver } from "../support/receiver.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { screenshot, useDashboard } from "../support/browser.js";
 
 describe("customer portal", () => {
-  let h: TestHookline;
-  let rx: Receiver;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
+  const ui = useDashboard();
   let mine: { id: string };
   let theirs: { id: string };
   const theirUrlPath = "/globex-private-hook";
 
   beforeAll(async () => {
-    h = await startHookline();
-    rx = await Receiver.start();
+    const { h, rx } = ui;
     mine = await h.svix.application.create({ name: "Acme" });
     theirs = await h.svix.application.create({ name: "Globex" });
     await h.svix.endpoint.create(mine.id, { url: rx.url("/acme-hook") });
     await h.svix.endpoint.create(theirs.id, { url: rx.url(theirUrlPath) });
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await rx?.close();
-    await h?.stop();
   });
 
-  const body = () => page.locator("body").innerText();
+  const body = () => ui.page.locator("body").innerText();
 
   it("opens from the link on its own application, and drops the token from the address", async () => {
+    const { h, rx, page } = ui;
     const access = await h.svix.authentication.appPortalAccess(mine.id, { expiry: 3600 });
     await page.goto(access.url);
     await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor();
@@ -49,6 +34,7 @@ describe("customer portal", () => {
   });
 
   it("shows nothing of another application when the address names it", async () => {
+    const { h, page } = ui;
     await page.goto(`${h.url}/portal/#/app/${theirs.id}/endpoints`);
     await page.getByRole("heading", { name: "Not found" }).waitFor();
     expect(await body()).not.toContain(theirUrlPath);
@@ -57,6 +43,7 @@ describe("customer portal", () => {
   });
 
   it("shows nothing when the session is edited to name another application", async () => {
+    const { h, page } = ui;
     await page.evaluate(
       `sessionStorage.setItem("hookline.portalApp", ${JSON.stringify(theirs.id)})`,
     );
@@ -67,6 +54,7 @@ describe("customer portal", () => {
   });
 
   it("refuses requests made by hand with the portal token", async () => {
+    const { page } = ui;
     const statuses = await page.evaluate<number[]>(`(async () => {
       const auth = { authorization: "Bearer " + sessionStorage.getItem("hookline.token") };
       const paths = [
@@ -82,6 +70,7 @@ describe("customer portal", () => {
   });
 
   it("says the link has ended once its tokens are expired, while the page is open", async () => {
+    const { h, page } = ui;
     await page.evaluate(`sessionStorage.setItem("hookline.portalApp", ${JSON.stringify(mine.id)})`);
     await page.goto(`${h.url}/portal/#/app/${mine.id}/messages`);
     await page.getByRole("heading", { name: "Messages of Acme" }).waitFor();

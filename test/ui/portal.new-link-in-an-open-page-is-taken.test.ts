@@ -3,31 +3,14 @@
  * page does not reload: an embedding iframe given a fresh link, a pasted link) is taken like the
  * first one: its token goes to sessionStorage and leaves the address bar.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "../support/browser.js";
-import { startHookline, type TestHookline } from "../support/hookline.js";
-import { Receiver } from "../support/receiver.js";
+import { describe, expect, it } from "vitest";
+import { useDashboard } from "../support/browser.js";
 
 describe("customer portal: a new link in an open page", () => {
-  let h: TestHookline;
-  let rx: Receiver;
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    h = await startHookline();
-    rx = await Receiver.start();
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await rx?.close();
-    await h?.stop();
-  });
+  const ui = useDashboard();
 
   it("shows the new link's application and drops its token from the address", async () => {
+    const { h, rx, page } = ui;
     const acme = await h.svix.application.create({ name: "Acme" });
     const globex = await h.svix.application.create({ name: "Globex" });
     await h.svix.endpoint.create(acme.id, { url: rx.url("/acme-hook") });
