@@ -99,6 +99,13 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("must be a positive number");
     return n;
   };
+  const percent = (value: string) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < 0 || n > 100) {
+      throw new InvalidArgumentError("must be a percentage from 0 to 100");
+    }
+    return n;
+  };
   const count = (value: string) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a whole number");
@@ -229,7 +236,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     .option("--ids <ids>", "exactly these records (comma-separated)")
     .option("--rate <n>", "replays per second", positive)
     .option("--canary <n>", "sample replayed first (0: none)", count)
-    .option("--threshold <percent>", "the sample's success rate needed to go on", positive)
+    .option("--threshold <percent>", "the sample's success rate needed to go on", percent)
     .option("--start-at <time>", "start later (ISO-8601)", time("--start-at"))
     .option("--note <text>", "why, for the records' history")
     .option("--detach", "start the job and return; follow it with `hookline dlq job <id>`")

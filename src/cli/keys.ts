@@ -1,11 +1,19 @@
 /** `hookline keys …`: encryption-at-rest chores that work on the store directly. */
-import { Command } from "commander";
+import { Command, InvalidArgumentError } from "commander";
 import { resolveConfig } from "../config.js";
 import { keyId } from "../security/cipher.js";
 import { rotateKeys } from "../security/rotate.js";
 import { openStore } from "../store/factory.js";
 
 /** The `keys` command group. */
+/** --batch-size: a whole number of rows, at least 1 (a typo must not reach the query as NaN). */
+function rowsPerBatch(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError("must be a whole number, at least 1");
+  return n;
+}
+
 export function keysCommand(env: Record<string, string | undefined>, out: NodeJS.WritableStream) {
   const keys = new Command("keys").description("encryption of secrets and payloads at rest");
   keys
@@ -13,15 +21,15 @@ export function keysCommand(env: Record<string, string | undefined>, out: NodeJS
     .description(
       "re-encrypt every stored secret, payload and idempotency answer with HOOKLINE_ENCRYPTION_KEY (old keys in HOOKLINE_ENCRYPTION_OLD_KEYS)",
     )
-    .option("--batch-size <n>", "rows per transaction", "500")
-    .action(async (opts: { batchSize: string }) => {
+    .option("--batch-size <n>", "rows per transaction", rowsPerBatch, 500)
+    .action(async (opts: { batchSize: number }) => {
       const config = resolveConfig(env);
       const store = openStore(config);
       try {
         await store.verifySealing();
         const current = config.encryptionKey ? `key ${keyId(config.encryptionKey)}` : "plaintext";
         out.write(`re-encrypting with ${current}\n`);
-        const totals = await rotateKeys(store, { batchSize: Math.max(1, Number(opts.batchSize)) });
+        const totals = await rotateKeys(store, { batchSize: opts.batchSize });
         for (const [table, t] of Object.entries(totals)) {
           out.write(`  ${table}: ${t.rewritten} rewritten of ${t.scanned}\n`);
         }
