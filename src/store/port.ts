@@ -458,14 +458,18 @@ export interface Store {
   acceptMessage(msg: NewMessage): Promise<AcceptResult>;
   findMessage(appId: string, idOrEventId: string): Promise<Message | null>;
   listMessages(appId: string, q: MessageQuery): Promise<Page<Message>>;
-  /** A new delivery of an existing message to one endpoint, due now (a manual resend). */
+  /**
+   * A new delivery of an existing message to one endpoint, due now (a manual resend); null, and
+   * nothing written, if the message is gone (retention may take it between the caller's read and
+   * this write). Retention never takes a message whose resend is being written.
+   */
   enqueueResend(input: {
     id: string;
     appId: string;
     messageId: string;
     endpointId: string;
     now: number;
-  }): Promise<Delivery>;
+  }): Promise<Delivery | null>;
 
   /** Puts every claimed delivery back to pending, due at `now` (a single-node start after a crash). */
   recoverInflight(now: number): Promise<number>;

@@ -70,13 +70,13 @@ describe("a circuit opened by one worker", () => {
     // A person resends a message: due now, whatever the circuit says.
     const b = worker();
     await b.start();
-    const resend = await store.enqueueResend({
+    const resend = (await store.enqueueResend({
       id: newId("dlv"),
       appId: app.id,
       messageId,
       endpointId: ep.id,
       now: Date.now(),
-    });
+    }))!;
     b.wake(resend.nextAttemptAt ?? undefined);
     await expect
       .poll(async () => (await store.getDelivery(resend.id))?.nextAttemptAt ?? 0, {

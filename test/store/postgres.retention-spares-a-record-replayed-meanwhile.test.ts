@@ -13,8 +13,10 @@ import { deadLetter } from "./behaviour/dlq-fixtures.js";
 import { HOUR, seedApp, T0 } from "./behaviour/fixtures.js";
 import {
   aSharedStore,
+  BLOCKED_BY,
   freshSchemaName,
   TEST_DATABASE_URL,
+  waitForPid,
   type Cleanup,
 } from "../support/postgres.js";
 
@@ -25,21 +27,6 @@ afterEach(async () => {
   for (const step of cleanup.reverse()) await step();
   cleanup = [];
 });
-
-/**
- * Polls `query` until it returns a row; resolves with the first row's `pid`. On a connection of
- * its own outside any transaction: pg_stat_activity is read once per transaction.
- */
-async function waitForPid(watch: pg.Client, query: string, values: unknown[]): Promise<number> {
-  for (let i = 0; i < 500; i++) {
-    const { rows } = await watch.query<{ pid: number }>(query, values);
-    if (rows[0]) return rows[0].pid;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`nothing matched: ${query}`);
-}
-
-const BLOCKED_BY = "SELECT pid FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))";
 
 it("a record replayed while retention runs is never deleted after the replay was queued", async () => {
   const schema = freshSchemaName();

@@ -53,3 +53,24 @@ export async function aSharedStore(
   );
   return store;
 }
+
+/**
+ * Polls `query` until it returns a row; resolves with the first row's `pid`. On a connection of
+ * its own outside any transaction: pg_stat_activity is read once per transaction.
+ */
+export async function waitForPid(
+  watch: pg.Client,
+  query: string,
+  values: unknown[],
+): Promise<number> {
+  for (let i = 0; i < 500; i++) {
+    const { rows } = await watch.query<{ pid: number }>(query, values);
+    if (rows[0]) return rows[0].pid;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`nothing matched: ${query}`);
+}
+
+/** The backends that `$1` (a backend's pid) blocks. */
+export const BLOCKED_BY =
+  "SELECT pid FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))";

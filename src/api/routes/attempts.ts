@@ -185,13 +185,15 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
         const msg = await requireMessage(store, app, params.msg_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
         const now = clock.now();
-        await store.enqueueResend({
+        const resend = await store.enqueueResend({
           id: newId("dlv", now),
           appId: app.id,
           messageId: msg.id,
           endpointId: ep.id,
           now,
         });
+        // Retention took the message after it was read above.
+        if (!resend) throw new NotFoundError(`message ${params.msg_id}`);
         engine.wake(now);
         return { status: 202, body: {} };
       },

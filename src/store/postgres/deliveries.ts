@@ -123,7 +123,7 @@ export class Deliveries {
     );
   }
 
-  async enqueueResend(input: ResendRequest): Promise<Delivery> {
+  async enqueueResend(input: ResendRequest): Promise<Delivery | null> {
     const row = await one(this.pool, this.sql.insertResend, [
       input.id,
       input.appId,
@@ -131,7 +131,7 @@ export class Deliveries {
       input.endpointId,
       input.now,
     ]);
-    return deliveryFromRow(row!);
+    return row ? deliveryFromRow(row) : null;
   }
 
   // ---- the engine's side --------------------------------------------------------------------

@@ -26,11 +26,16 @@ const S = {
   jobs: `DELETE FROM replay_jobs WHERE id IN
     (SELECT id FROM replay_jobs WHERE finished_at < $1 ORDER BY finished_at LIMIT $2)`,
   // A message goes once no delivery of it is still to be made and no record needs its bytes.
+  // Locked as they are picked, so no resend (which share-locks its message) starts on them; one
+  // being written now is skipped. A resend that committed while this statement ran is not
+  // visible to it, hence the second look below, in a statement of its own.
   oldMessages: `SELECT m.id FROM messages m WHERE m.created_at < $1
       AND NOT EXISTS (SELECT 1 FROM deliveries d
         WHERE d.message_id = m.id AND d.state IN ('pending', 'inflight'))
       AND NOT EXISTS (SELECT 1 FROM dead_letters dl WHERE dl.message_id = m.id)
-    ORDER BY m.created_at LIMIT $2`,
+    ORDER BY m.created_at LIMIT $2 FOR UPDATE OF m SKIP LOCKED`,
+  stillUnneeded: `SELECT u.mid AS id FROM unnest($1::text[]) AS u(mid) WHERE NOT EXISTS
+    (SELECT 1 FROM deliveries d WHERE d.message_id = u.mid AND d.state IN ('pending', 'inflight'))`,
   messageAttempts: "DELETE FROM attempts WHERE message_id = ANY($1::text[])",
   messageDeliveries: "DELETE FROM deliveries WHERE message_id = ANY($1::text[])",
   messages: "DELETE FROM messages WHERE id = ANY($1::text[])",
@@ -86,7 +91,9 @@ export class Retention {
   }
 
   private async messages(c: Conn, cutoff: number, n: number): Promise<number> {
-    const ids = (await all(c, S.oldMessages, [cutoff, n])).map((r) => String(r.id));
+    const picked = (await all(c, S.oldMessages, [cutoff, n])).map((r) => String(r.id));
+    if (picked.length === 0) return 0;
+    const ids = (await all(c, S.stillUnneeded, [picked])).map((r) => String(r.id));
     if (ids.length === 0) return 0;
     await exec(c, S.messageAttempts, [ids]);
     await exec(c, S.messageDeliveries, [ids]);

@@ -91,9 +91,13 @@ export const DELIVERIES = {
     SELECT v.id, $1::text, $2::text, v.endpoint_id, 'pending', $3::text, v.due, $4::bigint
     FROM unnest($5::text[], $6::text[], $7::bigint[]) AS v(id, endpoint_id, due)`,
   ),
-  insertResend: `INSERT INTO deliveries
+  // The message is share-locked while the row goes in: retention, which locks the messages it
+  // takes, either waits for this to commit (and then sees the resend due) or has taken the
+  // message already (and this writes nothing).
+  insertResend: `WITH m AS (SELECT id FROM messages WHERE id = $3 FOR KEY SHARE)
+    INSERT INTO deliveries
     (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
-    VALUES ($1, $2, $3, $4, 'pending', 'resend', $5, $5) RETURNING *`,
+    SELECT $1, $2, m.id, $4, 'pending', 'resend', $5, $5 FROM m RETURNING *`,
   recoverInflight: `UPDATE deliveries SET state = 'pending', lease_until = NULL,
     next_attempt_at = LEAST(coalesce(next_attempt_at, $1), $1) WHERE state = 'inflight'`,
   // Why SKIP LOCKED: claimers running at once (this process's pool, or other workers) never wait

@@ -264,7 +264,7 @@ export class PostgresStore implements Store {
     return { ...page, data: page.data.map((m) => this.sealing.messageOut(m)) };
   }
 
-  async enqueueResend(input: ResendRequest): Promise<Delivery> {
+  async enqueueResend(input: ResendRequest): Promise<Delivery | null> {
     return this.run(() => this.deliveries.enqueueResend(input));
   }
 

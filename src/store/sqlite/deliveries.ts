@@ -194,17 +194,16 @@ export class Deliveries {
     );
   }
 
-  enqueueResend(input: ResendRequest): Delivery {
-    this.s.insertDelivery.run(
+  enqueueResend(input: ResendRequest): Delivery | null {
+    const written = this.s.insertResend.run(
       input.id,
       input.appId,
-      input.messageId,
       input.endpointId,
-      "resend",
       input.now,
       input.now,
-    );
-    return this.getDelivery(input.id)!;
+      input.messageId,
+    ).changes;
+    return written ? this.getDelivery(input.id) : null;
   }
 
   // ---- the engine's side --------------------------------------------------------------------

@@ -128,6 +128,10 @@ function prepareDeliveries(db: Db) {
     insertDelivery: p(`INSERT INTO deliveries
       (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`),
+    // Only while the message is there: retention may have taken it since the caller read it.
+    insertResend: p(`INSERT INTO deliveries
+      (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
+      SELECT ?, ?, m.id, ?, 'pending', 'resend', ?, ? FROM messages m WHERE m.id = ?`),
     // A delivery the engine's intake took as it was accepted: written as a claim would leave it.
     insertClaimedDelivery: p(`INSERT INTO deliveries
       (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, lease_until, created_at)

@@ -331,6 +331,22 @@ export function messageBehaviour(t: StoreUnderTest): void {
       expect(claimed).toMatchObject({ id, origin: "resend", messageId: message.id });
     });
 
+    it("writes nothing for a message that is gone (retention took it after it was read)", async () => {
+      const { app, endpoints } = await seedApp(t.store);
+      const id = newId("dlv");
+      const messageId = newId("msg");
+      const resend = await t.store.enqueueResend({
+        id,
+        appId: app.id,
+        messageId,
+        endpointId: endpoints[0]!.id,
+        now: T0,
+      });
+      expect(resend).toBeNull();
+      expect(await t.store.getDelivery(id)).toBeNull();
+      expect(await t.store.listDeliveries(messageId)).toEqual([]);
+    });
+
     it("finds no delivery for an unknown id", async () => {
       expect(await t.store.getDelivery(newId("dlv"))).toBeNull();
       expect(await t.store.listDeliveries(newId("msg"))).toEqual([]);
