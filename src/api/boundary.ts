@@ -108,7 +108,7 @@ export function installBoundary(app: FastifyInstance): void {
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** The exact bytes of a JSON body, for idempotency fingerprints. */
+    /** The exact bytes of a JSON body: idempotency fingerprints, and a message's payload as sent. */
     rawBody: Buffer | null;
   }
 }

@@ -6,6 +6,7 @@ import { newId } from "../../ids.js";
 import type { ApiDeps } from "../deps.js";
 import { requireApp, requireMessage } from "../lookup.js";
 import { defineRoute, type RouteDef } from "../route.js";
+import { memberBytes } from "../payload-bytes.js";
 import { newApplication } from "../schemas/application.js";
 import { HttpError, HttpValidationError, listOf } from "../schemas/common.js";
 import { Channel } from "../schemas/endpoint.js";
@@ -42,6 +43,15 @@ const EventTypesQuery = z
   .pipe(z.array(EventTypeName).max(250));
 
 const WithContent = { with_content: QueryBool.optional() };
+
+/**
+ * The payload as the caller wrote it (see payload-bytes.ts); re-stringified only if the raw body
+ * is missing or (which should not happen for a body that parsed) the scanner cannot find it.
+ */
+function payloadBytes(raw: Buffer | null, parsed: unknown): Buffer {
+  const bytes = raw ? memberBytes(raw, "payload") : undefined;
+  return bytes?.[0] === 0x7b ? bytes : Buffer.from(JSON.stringify(parsed), "utf8");
+}
 
 export function messageRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
@@ -92,7 +102,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         202: { description: "Accepted: stored and queued for delivery", schema: MessageOut },
         ...errors,
       },
-      handler: async ({ params, query, body }) => {
+      handler: async ({ request, params, query, body }) => {
         const started = performance.now();
         const app = await appFor(params.app_id!, body);
         const now = clock.now();
@@ -105,7 +115,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           eventId: body.eventId ?? null,
           channels: body.channels?.length ? body.channels : null,
           tags: body.tags?.length ? body.tags : null,
-          payload: Buffer.from(JSON.stringify(body.payload), "utf8"),
+          payload: payloadBytes(request.rawBody, body.payload),
           now,
           dueAt,
           newDeliveryId: () => newId("dlv", now),
