@@ -4,9 +4,13 @@
  */
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 
+/** A simple-protocol query message `COMMIT` as the PostgreSQL client sends it. */
+const COMMIT_QUERY = Buffer.from("Q\0\0\0\x0bCOMMIT\0", "latin1");
+
 export class TcpProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
+  private commitTrap: "answer" | "request" | null = null;
 
   private constructor(
     private readonly target: { host: string; port: number },
@@ -29,7 +33,27 @@ export class TcpProxy {
         s.on("close", () => this.sockets.delete(s));
         s.on("error", () => s.destroy());
       }
-      client.pipe(upstream).pipe(client);
+      // Before the pipe's own listener, so a COMMIT to lose is seen before it is forwarded.
+      client.on("data", (chunk: Buffer) => {
+        if (!this.commitTrap || !chunk.includes(COMMIT_QUERY)) return;
+        const lose = this.commitTrap;
+        this.commitTrap = null;
+        if (lose === "request") {
+          // The pipe's write of this chunk then goes to a destroyed socket: nothing is sent.
+          upstream.destroy();
+          client.destroy();
+          return;
+        }
+        // The COMMIT goes through; the server's answer to it is dropped and both sides are cut.
+        upstream.unpipe(client);
+        upstream.once("data", () => {
+          upstream.destroy();
+          client.destroy();
+        });
+        upstream.resume();
+      });
+      client.pipe(upstream);
+      upstream.pipe(client);
       client.on("close", () => upstream.destroy());
       upstream.on("close", () => client.destroy());
     });
@@ -39,6 +63,15 @@ export class TcpProxy {
     });
     this.port = (server.address() as { port: number }).port;
     this.server = server;
+  }
+
+  /**
+   * The next COMMIT through the proxy reaches the server and only its answer is lost
+   * (`"answer"`), or it never reaches the server (`"request"`); either way that connection is cut,
+   * so the client cannot tell which.
+   */
+  loseNextCommit(lose: "answer" | "request"): void {
+    this.commitTrap = lose;
   }
 
   /** The database goes away: new connections are refused and open ones are cut. */

@@ -163,33 +163,83 @@ export function newClient(options: PostgresOptions): pg.Client {
 const RETRYABLE = new Set(["40001", "40P01"]);
 
 /**
+ * Whether a transaction whose COMMIT answer was lost is in the database after all, asked on a
+ * connection of the pool (not the broken one). See {@link tx}.
+ */
+export type LandedCheck<T> = (result: T, pool: pg.Pool) => Promise<boolean>;
+
+/**
  * Runs `fn` in one transaction on one pooled connection: BEGIN, then COMMIT, or ROLLBACK if it
  * throws. A deadlock or serialization failure runs it again (a few times), so `fn` must build its
  * result inside and have no effects outside the database. `snapshot` makes it a read-only
  * transaction whose statements all see the database as of its first one.
+ *
+ * A COMMIT that fails because the connection broke may have been committed or not. With `landed`,
+ * the server process that ran the transaction is ended (if it still runs) and, once it is gone,
+ * `landed` tells which: if the writes are there, `fn`'s result is answered; if it cannot tell (the
+ * database is still away), the original error is thrown.
  */
 export async function tx<T>(
   pool: pg.Pool,
   fn: (c: PoolClient) => Promise<T>,
   mode: "write" | "snapshot" = "write",
+  landed?: LandedCheck<T>,
 ): Promise<T> {
   const begin = mode === "snapshot" ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN";
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
     let broken: Error | undefined;
+    let lost: { result: T; err: unknown; pid: number | null } | undefined;
     try {
       await client.query(begin);
       const result = await fn(client);
-      await client.query("COMMIT");
+      try {
+        await client.query("COMMIT");
+      } catch (err) {
+        // pg keeps the server process id of each connection (from its BackendKeyData message).
+        const pid = (client as unknown as { processID?: number | null }).processID ?? null;
+        if (landed && isUnavailable(err)) lost = { result, err, pid };
+        throw err;
+      }
       return result;
     } catch (err) {
       await client.query("ROLLBACK").catch((rollbackErr: Error) => (broken = rollbackErr));
-      if (attempt < 3 && RETRYABLE.has(sqlState(err))) continue;
-      throw err;
+      if (!lost) {
+        if (attempt < 3 && RETRYABLE.has(sqlState(err))) continue;
+        throw err;
+      }
     } finally {
       // A connection that could not roll back is destroyed rather than reused.
       client.release(broken);
     }
+    // Asked only once the broken connection is back in the pool's hands, so a pool of one works.
+    if (await commitLanded(pool, lost.pid, () => landed!(lost.result, pool))) return lost.result;
+    throw lost.err;
+  }
+}
+
+/**
+ * After a lost COMMIT answer: ends the server process that ran the transaction (its COMMIT either
+ * completed or never will: commit is not interruptible halfway), waits for it to be gone, then
+ * asks `check`. False whenever any of that fails.
+ */
+async function commitLanded(
+  pool: pg.Pool,
+  pid: number | null,
+  check: () => Promise<boolean>,
+): Promise<boolean> {
+  if (pid === null) return false;
+  try {
+    await pool.query("SELECT pg_terminate_backend($1)", [pid]);
+    for (let i = 0; ; i++) {
+      const { rowCount } = await pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid]);
+      if (!rowCount) break;
+      if (i >= 50) return false;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return await check();
+  } catch {
+    return false;
   }
 }
 

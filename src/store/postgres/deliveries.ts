@@ -17,7 +17,18 @@ import type {
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
 import { dueEndpointsFrom } from "../row-mappers.js";
-import { all, exec, one, Params, retried, tx, type Conn, type Row, type Sql } from "./database.js";
+import {
+  all,
+  exec,
+  one,
+  Params,
+  retried,
+  tx,
+  type Conn,
+  type LandedCheck,
+  type Row,
+  type Sql,
+} from "./database.js";
 import type { DeadLetters } from "./dead-letters.js";
 import { matches } from "./fan-out.js";
 import { paginate } from "./pagination.js";
@@ -32,6 +43,16 @@ type Statements = { readonly [K in keyof typeof DELIVERIES]: Sql };
 /** The most endpoints one look by endpoint (`dueEndpoints`) reads. */
 const ENDPOINT_WINDOW = 1_024;
 
+/**
+ * Whether an accept whose COMMIT answer was lost stored its message after all: then the caller is
+ * answered as accepted, rather than told nothing was and retrying into a duplicate.
+ */
+const messageLanded: LandedCheck<AcceptResult> = async (result, pool) => {
+  if (!result.created) return false;
+  const found = await pool.query("SELECT 1 FROM messages WHERE id = $1", [result.message.id]);
+  return found.rowCount === 1;
+};
+
 /** Message and delivery operations; `PostgresStore` wraps each call in its error mapping. */
 export class Deliveries {
   constructor(
@@ -44,56 +65,61 @@ export class Deliveries {
   // ---- messages -----------------------------------------------------------------------------
 
   acceptMessage(msg: NewMessage): Promise<AcceptResult> {
-    return tx(this.pool, async (c): Promise<AcceptResult> => {
-      const inserted = await exec(c, this.sql.insertMessage, [
-        msg.id,
-        msg.appId,
-        msg.eventType,
-        msg.eventId,
-        toJson(msg.channels),
-        toJson(msg.tags),
-        msg.payload,
-        msg.now,
-      ]);
-      if (inserted === 0) {
-        // Only a repeated eventId conflicts (ON CONFLICT names its index); the first one stands.
-        const existing = await one(c, this.sql.findMessageByEventId, [msg.appId, msg.eventId]);
-        return { message: messageFromRow(existing!), created: false, deliveries: 0, taken: 0 };
-      }
-      const ids: string[] = [];
-      const endpoints: string[] = [];
-      const due: number[] = [];
-      for (const ep of await all(c, this.sql.fanOutTargets, [msg.appId])) {
-        if (!matches(ep, msg)) continue;
-        // An open circuit holds new deliveries until its probe, so they spend nothing meanwhile.
-        const probeAt = ep.circuit_state === "open" ? Number(ep.next_probe_at ?? 0) : 0;
-        ids.push(msg.newDeliveryId());
-        endpoints.push(String(ep.id));
-        due.push(Math.max(msg.dueAt, probeAt));
-      }
-      if (ids.length) {
-        await exec(c, this.sql.insertDeliveries, [
-          msg.appId,
+    return tx(
+      this.pool,
+      async (c): Promise<AcceptResult> => {
+        const inserted = await exec(c, this.sql.insertMessage, [
           msg.id,
-          "message",
+          msg.appId,
+          msg.eventType,
+          msg.eventId,
+          toJson(msg.channels),
+          toJson(msg.tags),
+          msg.payload,
           msg.now,
-          ids,
-          endpoints,
-          due,
         ]);
-      }
-      const message: Message = {
-        id: msg.id,
-        appId: msg.appId,
-        eventType: msg.eventType,
-        eventId: msg.eventId,
-        channels: msg.channels,
-        tags: msg.tags,
-        payload: msg.payload,
-        createdAt: msg.now,
-      };
-      return { message, created: true, deliveries: ids.length, taken: 0 };
-    });
+        if (inserted === 0) {
+          // Only a repeated eventId conflicts (ON CONFLICT names its index); the first one stands.
+          const existing = await one(c, this.sql.findMessageByEventId, [msg.appId, msg.eventId]);
+          return { message: messageFromRow(existing!), created: false, deliveries: 0, taken: 0 };
+        }
+        const ids: string[] = [];
+        const endpoints: string[] = [];
+        const due: number[] = [];
+        for (const ep of await all(c, this.sql.fanOutTargets, [msg.appId])) {
+          if (!matches(ep, msg)) continue;
+          // An open circuit holds new deliveries until its probe, so they spend nothing meanwhile.
+          const probeAt = ep.circuit_state === "open" ? Number(ep.next_probe_at ?? 0) : 0;
+          ids.push(msg.newDeliveryId());
+          endpoints.push(String(ep.id));
+          due.push(Math.max(msg.dueAt, probeAt));
+        }
+        if (ids.length) {
+          await exec(c, this.sql.insertDeliveries, [
+            msg.appId,
+            msg.id,
+            "message",
+            msg.now,
+            ids,
+            endpoints,
+            due,
+          ]);
+        }
+        const message: Message = {
+          id: msg.id,
+          appId: msg.appId,
+          eventType: msg.eventType,
+          eventId: msg.eventId,
+          channels: msg.channels,
+          tags: msg.tags,
+          payload: msg.payload,
+          createdAt: msg.now,
+        };
+        return { message, created: true, deliveries: ids.length, taken: 0 };
+      },
+      "write",
+      messageLanded,
+    );
   }
 
   async findMessage(appId: string, idOrEventId: string): Promise<Message | null> {
