@@ -82,6 +82,17 @@ export class Fleet {
   private nextBeatAt = 0;
   /** The last heartbeat failed: no early ones until a regular one gets through (no log flood). */
   private lastBeatFailed = false;
+  /** When this worker's last heartbeat got through. */
+  private lastOkAt = 0;
+  /**
+   * Set while this worker cannot tell the dead from the live: from its first failed heartbeat
+   * until dead-after has passed since its first one to get through again. The others' heartbeats
+   * most likely failed too (a database outage), so none is declared dead for silence that may
+   * be the outage's: no reaping, and claims treat as dead only workers silent for dead-after
+   * before this worker's last good heartbeat (`deadBefore`). Every live worker thus gets a full
+   * dead-after window to beat again.
+   */
+  private distrust: { deadBefore: number; recoveredAt: number | null } | null = null;
   private beats = 0;
 
   constructor(
@@ -111,6 +122,7 @@ export class Fleet {
     );
     this.running = true;
     this.lastBeatAt = now;
+    this.lastOkAt = now;
     this.nextBeatAt = now + this.settings.heartbeatMs;
     this.schedule();
   }
@@ -134,7 +146,7 @@ export class Fleet {
   claimingWorker(now: number): ClaimingWorker {
     return {
       id: this.idValue,
-      deadBefore: now - this.settings.deadAfterMs,
+      deadBefore: this.deadBefore(now),
       // Another worker won these endpoints as this claim held some of their rows: tell it (and
       // everyone) to look for them through the endpoints' own index.
       onContended: (endpointIds) => void this.publish([{ kind: "released", endpointIds }]),
@@ -158,6 +170,12 @@ export class Fleet {
     } catch (err) {
       this.host.log.warn({ err }, "signalling other hookline processes failed");
     }
+  }
+
+  /** Workers whose heartbeat is older than this may be treated as dead (see `distrust`). */
+  private deadBefore(now: number): number {
+    const plain = now - this.settings.deadAfterMs;
+    return this.distrust ? Math.min(plain, this.distrust.deadBefore) : plain;
   }
 
   private identity() {
@@ -188,7 +206,8 @@ export class Fleet {
 
   private async beat(): Promise<void> {
     const now = this.clock.now();
-    const deadBefore = now - this.settings.deadAfterMs;
+    // The live count and the share it gives follow the same rule as claims.
+    const deadBefore = this.deadBefore(now);
     try {
       const ready = this.host.readyToRelease();
       const release = [...ready.idle, ...ready.handover];
@@ -201,6 +220,11 @@ export class Fleet {
         inTransit,
       });
       this.lastBeatFailed = false;
+      this.lastOkAt = now;
+      if (this.distrust) {
+        this.distrust.recoveredAt ??= now;
+        if (now - this.distrust.recoveredAt >= this.settings.deadAfterMs) this.distrust = null;
+      }
       if (!hb.alive) return await this.rejoin(now);
       // Ours no longer: the heartbeat freed every endpoint we asked to hand back.
       for (const id of release) this.owned.delete(id);
@@ -214,11 +238,11 @@ export class Fleet {
       this.liveWorkers = hb.liveWorkers;
       this.ownedTotal = hb.ownedTotal;
       this.host.planReleases(now, hb);
-      await this.reap(now);
+      if (!this.distrust) await this.reap(now);
       // Every few beats, endpoints with due work and no owner: should an adoption ever be missed
       // (a signal lost, a hand-over that went nowhere), they are taken within seconds.
       if (++this.beats % ORPHAN_SWEEP_BEATS === 0) {
-        this.host.adopt(await this.coordination.orphans(now, deadBefore, 1_000));
+        this.host.adopt(await this.coordination.orphans(now, this.deadBefore(now), 1_000));
       }
       // Should a notification ever be lost, deliveries committed since the last beat are still
       // found: the slack covers transactions that committed late with an earlier due time.
@@ -226,6 +250,12 @@ export class Fleet {
       this.lastBeatAt = now;
     } catch (err) {
       this.lastBeatFailed = true;
+      // A failure after recovery began starts the window again, from the same last good beat.
+      const deadBefore = this.lastOkAt - this.settings.deadAfterMs;
+      this.distrust = {
+        deadBefore: Math.min(deadBefore, this.distrust?.deadBefore ?? deadBefore),
+        recoveredAt: null,
+      };
       this.host.log.error({ err }, "worker heartbeat failed; trying again");
     }
   }
