@@ -118,6 +118,7 @@ export async function makeAttempt(
     retryAfter: decision.retryAfter,
     disableEndpoint: decision.disable,
     attemptNumber: attemptsMade,
+    claimedBy: d.claimedBy,
   };
   return { outcome, decision, transition };
 }

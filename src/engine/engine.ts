@@ -223,9 +223,9 @@ export class DeliveryEngine implements EngineControl, Intake {
     if (this.recoveryTimer) this.deps.clock.clearTimer(this.recoveryTimer);
     const releases = [];
     for (const rt of this.runtimes.values()) {
-      for (const d of rt.queue.splice(0)) releases.push({ deliveryId: d.id, at: d.dueAt });
+      for (const d of rt.queue.splice(0)) releases.push(releaseOf(d, d.dueAt));
     }
-    for (const d of this.unadmitted.splice(0)) releases.push({ deliveryId: d.id, at: d.dueAt });
+    for (const d of this.unadmitted.splice(0)) releases.push(releaseOf(d, d.dueAt));
     this.claimed -= releases.length;
     await this.deps.store.releaseDeliveries(releases);
     let timeout: NodeJS.Timeout | undefined;
@@ -340,7 +340,7 @@ export class DeliveryEngine implements EngineControl, Intake {
       });
     }
     if (back.length) {
-      const releases = back.map((d) => ({ deliveryId: d.id, at: d.dueAt }));
+      const releases = back.map((d) => releaseOf(d, d.dueAt));
       this.deps.store.releaseDeliveries(releases).then(
         () => this.wake(),
         (err) => this.log.error({ err }, "returning taken deliveries failed; the next start will"),
@@ -878,7 +878,7 @@ export class DeliveryEngine implements EngineControl, Intake {
     at: (d: ClaimedDelivery) => number,
   ): Promise<Release[]> {
     const waiting = rt.queue.splice(0);
-    const releases = waiting.map((d) => ({ deliveryId: d.id, at: at(d) }));
+    const releases = waiting.map((d) => releaseOf(d, at(d)));
     try {
       await this.deps.store.releaseDeliveries(releases);
     } catch (err) {
@@ -911,6 +911,7 @@ export class DeliveryEngine implements EngineControl, Intake {
       next,
       retryAfter: null,
       disableEndpoint: null,
+      claimedBy: d.claimedBy,
     });
   }
 
@@ -952,4 +953,9 @@ export class DeliveryEngine implements EngineControl, Intake {
     }
     this.events.emit({ type: "circuit", endpointId: rt.endpoint.id, transition: t });
   }
+}
+
+/** A held delivery put back to pending, due at `at` (only while its claimer still holds it). */
+function releaseOf(d: ClaimedDelivery, at: number): Release {
+  return { deliveryId: d.id, at, claimedBy: d.claimedBy };
 }

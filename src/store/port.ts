@@ -143,6 +143,8 @@ export interface ClaimedDelivery {
   dueAt: number;
   eventType: string;
   payload: Buffer;
+  /** The worker whose claim took it, with a shared store; its outcome and release carry it. */
+  claimedBy?: string;
 }
 
 /**
@@ -213,12 +215,16 @@ export interface DeliveryOutcome {
   disableEndpoint: string | null;
   /** Which attempt of the delivery this was (1 for the first); announced, not stored. */
   attemptNumber?: number;
+  /** The worker that claimed it (see {@link ClaimedDelivery}): only its claim is moved on. */
+  claimedBy?: string;
 }
 
 /** One attempt-less state change: a delivery put back (shutdown, paused circuit). */
 export interface Release {
   deliveryId: string;
   at: number;
+  /** The worker that claimed it (see {@link ClaimedDelivery}): only its claim is put back. */
+  claimedBy?: string;
 }
 
 export interface IdempotencyBegin {

@@ -212,6 +212,7 @@ export class Deliveries {
         dueAt: Number(r.next_attempt_at),
         eventType: String(r.event_type),
         payload,
+        ...(req.worker ? { claimedBy: req.worker.id } : {}),
       });
     }
     if (contended.length) req.worker?.onContended(contended);
@@ -324,6 +325,7 @@ export class Deliveries {
     await exec(this.pool, this.sql.release, [
       first.map((r) => r.deliveryId),
       first.map((r) => r.at),
+      first.map((r) => r.claimedBy ?? null),
     ]);
   }
 
@@ -356,7 +358,10 @@ function claimStatement(sql: Statements, req: ClaimRequest, dueFrom: number): [S
   return w ? [sql.claimOwned, [...common, w.id, w.deadBefore]] : [sql.claim, common];
 }
 
-/** How each outcome moves its delivery on, one array per column: id, state, at, next, delay. */
+/**
+ * How each outcome moves its delivery on, one array per column: id, state, at, next, delay, and
+ * the worker that claimed it.
+ */
 function moveColumns(batch: readonly DeliveryOutcome[]): unknown[][] {
   const next = batch.map((o) => o.next);
   return [
@@ -365,6 +370,7 @@ function moveColumns(batch: readonly DeliveryOutcome[]): unknown[][] {
     batch.map((o) => o.at),
     next.map((n) => (n.kind === "retry" ? n.at : null)),
     next.map((n) => (n.kind === "retry" ? n.delayMs : null)),
+    batch.map((o) => o.claimedBy ?? null),
   ];
 }
 

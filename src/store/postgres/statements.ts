@@ -65,6 +65,13 @@ const ADD_TO_STATS = `ON CONFLICT (endpoint_id) DO UPDATE SET
       retry_after_ignored = s.retry_after_ignored + excluded.retry_after_ignored,
       last_success_at = GREATEST(s.last_success_at, excluded.last_success_at)`;
 
+/**
+ * An outcome or release moves a claimed row only while the worker that sends it still holds it
+ * (`v.claimed_by`, null without a fleet): a worker reaped while alive must not overwrite the
+ * claim another worker has made of the same delivery since.
+ */
+const STILL_HELD = "(v.claimed_by IS NULL OR d.claimed_by = v.claimed_by)";
+
 /** Messages and their deliveries: intake, claiming, and recording what each attempt did. */
 export const DELIVERIES = {
   findMessageByEventId: "SELECT * FROM messages WHERE app_id = $1 AND event_id = $2",
@@ -235,9 +242,10 @@ export const DELIVERIES = {
       last_attempt_at = CASE WHEN v.tried THEN v.at ELSE d.last_attempt_at END,
       next_attempt_at = v.next, last_delay_ms = coalesce(v.delay, d.last_delay_ms),
       lease_until = NULL
-    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::boolean[])
-      AS v(id, state, at, next, delay, tried)
-    WHERE d.id = v.id AND d.state = 'inflight'
+    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[],
+        $7::boolean[])
+      AS v(id, state, at, next, delay, claimed_by, tried)
+    WHERE d.id = v.id AND d.state = 'inflight' AND ${STILL_HELD}
     RETURNING d.id, d.dead_letter_id`,
   ),
   // The common batch, every outcome an attempt that succeeded or will be retried, in one
@@ -249,16 +257,16 @@ export const DELIVERIES = {
     "recordPlain",
     `WITH v AS (
       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[],
-          $6::text[], $7::text[], $8::text[], $9::integer[], $10::text[], $11::text[],
-          $12::integer[], $13::text[], $14::text[], $15::text[])
-        WITH ORDINALITY AS v(id, state, at, next, delay, attempt_id, trigger, url, status, error,
-          detail, duration, snippet, outcome, retry_after, n)
+          $6::text[], $7::text[], $8::text[], $9::text[], $10::integer[], $11::text[],
+          $12::text[], $13::integer[], $14::text[], $15::text[], $16::text[])
+        WITH ORDINALITY AS v(id, state, at, next, delay, claimed_by, attempt_id, trigger, url,
+          status, error, detail, duration, snippet, outcome, retry_after, n)
     ), moved AS (
       UPDATE deliveries d SET state = v.state, attempt_count = d.attempt_count + 1,
         first_attempt_at = coalesce(d.first_attempt_at, v.at), last_attempt_at = v.at,
         next_attempt_at = v.next, last_delay_ms = coalesce(v.delay, d.last_delay_ms),
         lease_until = NULL
-      FROM v WHERE d.id = v.id AND d.state = 'inflight'
+      FROM v WHERE d.id = v.id AND d.state = 'inflight' AND ${STILL_HELD}
       RETURNING d.id, d.app_id, d.message_id, d.endpoint_id
     ), recorded AS (
       INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at, trigger, url,
@@ -304,8 +312,8 @@ export const DELIVERIES = {
   release: prepared(
     "release",
     `UPDATE deliveries d SET state = 'pending', lease_until = NULL, next_attempt_at = v.at
-    FROM unnest($1::text[], $2::bigint[]) AS v(id, at)
-    WHERE d.id = v.id AND d.state = 'inflight'`,
+    FROM unnest($1::text[], $2::bigint[], $3::text[]) AS v(id, at, claimed_by)
+    WHERE d.id = v.id AND d.state = 'inflight' AND ${STILL_HELD}`,
   ),
   pauseEndpoint: `UPDATE deliveries SET next_attempt_at = $1
     WHERE endpoint_id = $2 AND state = 'pending' AND next_attempt_at < $1`,

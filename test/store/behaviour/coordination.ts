@@ -6,7 +6,17 @@
 import { describe, expect, it } from "vitest";
 import { SCAN_START, type ClaimedDelivery, type Store } from "../../../src/store/port.js";
 import type { Signal, WorkerCoordination } from "../../../src/store/coordination.js";
-import { accept, HOUR, MINUTE, SECOND, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
+import {
+  accept,
+  HOUR,
+  MINUTE,
+  outcomeFor,
+  SECOND,
+  seedApp,
+  succeeded,
+  T0,
+  type StoreUnderTest,
+} from "./fixtures.js";
 
 const NOW = T0 + HOUR;
 
@@ -133,6 +143,26 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
         inTransit: [],
       });
       expect(hb.alive).toBe(false);
+      // What it still had out ends late: its outcomes and releases leave the new owner's claim
+      // alone, whether recorded in the plain batch, with a dead letter, or put back.
+      const [first, second] = held as [ClaimedDelivery, ClaimedDelivery];
+      await t.store.recordAttempts([succeeded(first, NOW)]);
+      await t.store.recordAttempts([
+        outcomeFor(second, {
+          at: NOW,
+          next: { kind: "dead", failureClass: "permanent", reason: "x" },
+        }),
+      ]);
+      await t.store.releaseDeliveries(
+        held.map((d) => ({ deliveryId: d.id, at: NOW, claimedBy: d.claimedBy })),
+      );
+      for (const d of held) {
+        const row = await t.store.getDelivery(d.id);
+        expect(row).toMatchObject({ state: "inflight", attemptCount: 0 });
+      }
+      // The new owner's outcomes still count.
+      await t.store.recordAttempts(again.map((d) => succeeded(d, NOW + 1)));
+      for (const d of held) expect((await t.store.getDelivery(d.id))?.state).toBe("succeeded");
     });
 
     it("a heartbeat keeps a worker alive, counts the fleet and hands endpoints back", async () => {

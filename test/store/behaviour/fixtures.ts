@@ -191,6 +191,7 @@ export function outcomeFor(d: ClaimedDelivery, input: OutcomeInput): DeliveryOut
     next: input.next,
     retryAfter: input.retryAfter ?? null,
     disableEndpoint: input.disableEndpoint ?? null,
+    claimedBy: d.claimedBy,
   };
 }
 
