@@ -166,6 +166,12 @@ export class DeliveryEngine implements EngineControl, Intake {
    * and admitted again by the recovery timer.
    */
   private unadmitted: ClaimedDelivery[] = [];
+  /**
+   * Per endpoint, claimed deliveries an `admit` has in hand and not yet queued (it awaits other
+   * endpoints' loading meanwhile). Like `unadmitted` ones, they keep their endpoint from being
+   * handed back: once queued they would be sent, by a worker that no longer owns it.
+   */
+  private readonly admitting = new Map<string, number>();
   private recoveryTimer: TimerHandle | null = null;
 
   constructor(private readonly deps: EngineDeps) {
@@ -604,6 +610,7 @@ export class DeliveryEngine implements EngineControl, Intake {
     let orphans = 0;
     let kept = 0;
     let error: unknown;
+    for (const d of batch) this.countArriving(d.endpointId, 1);
     for (const d of batch) {
       let rt: EndpointRuntime | null;
       try {
@@ -612,8 +619,10 @@ export class DeliveryEngine implements EngineControl, Intake {
         error = err;
         kept++;
         this.unadmitted.push(d);
+        this.countArriving(d.endpointId, -1);
         continue;
       }
+      this.countArriving(d.endpointId, -1);
       if (!rt) orphans++;
       else {
         rt.queue.push(d);
@@ -630,6 +639,12 @@ export class DeliveryEngine implements EngineControl, Intake {
       this.armRecovery();
     }
     for (const rt of touched) await this.dispatchOrRecover(rt);
+  }
+
+  private countArriving(endpointId: string, by: 1 | -1): void {
+    const n = (this.admitting.get(endpointId) ?? 0) + by;
+    if (n > 0) this.admitting.set(endpointId, n);
+    else this.admitting.delete(endpointId);
   }
 
   private async runtimeFor(endpointId: string): Promise<EndpointRuntime | null> {
@@ -675,12 +690,18 @@ export class DeliveryEngine implements EngineControl, Intake {
         // for none to run would keep it from ever handing anything over.
         let oldest = Number.POSITIVE_INFINITY;
         for (const n of this.claimsRunning) oldest = Math.min(oldest, n);
+        // Claimed deliveries on their way to a queue hold their endpoint as queued ones do.
+        const arriving = new Set([
+          ...this.admitting.keys(),
+          ...this.unadmitted.map((d) => d.endpointId),
+        ]);
         for (const rt of this.marked) {
           const id = rt.endpoint.id;
           // Forgotten meanwhile (its endpoint deleted, or all dropped on rejoining).
           if (this.runtimes.get(id) !== rt) this.marked.delete(rt);
-          else if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0) continue;
-          else if (oldest > rt.leavingAfterClaim) ready[rt.leaving].push(id);
+          else if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0 || arriving.has(id)) {
+            continue;
+          } else if (oldest > rt.leavingAfterClaim) ready[rt.leaving].push(id);
         }
         return ready;
       },
