@@ -147,15 +147,27 @@ export class PostgresCoordination implements WorkerCoordination {
     let stopped = false;
     let client: pg.Client | null = null;
     let retry: NodeJS.Timeout | null = null;
+    let reconnecting = false;
+    // One way back at a time: a failed connect reports itself twice (its rejection, then the
+    // client's 'end'), and each used to start a loop of its own, so loops multiplied through an
+    // outage and left as many LISTEN connections open after it.
+    const retryLater = (): void => {
+      if (stopped || retry || reconnecting) return;
+      retry = setTimeout(() => void reconnect(), 1_000);
+    };
+    const drop = (c: pg.Client): void => {
+      if (client !== c) return;
+      client = null;
+      c.removeAllListeners("notification");
+      void c.end().catch(() => undefined);
+    };
     const listen = async (): Promise<void> => {
       const c = this.connect();
       client = c;
       const lost = () => {
         if (client !== c) return;
-        client = null;
-        c.removeAllListeners("notification");
-        void c.end().catch(() => undefined);
-        if (!stopped) retry = setTimeout(() => void reconnect(), 1_000);
+        drop(c);
+        retryLater();
       };
       c.on("error", lost);
       c.on("end", lost);
@@ -164,19 +176,31 @@ export class PostgresCoordination implements WorkerCoordination {
         const envelope = parse(n.payload);
         if (envelope && envelope.from !== self) onSignals(envelope.signals);
       });
-      await c.connect();
-      await c.query(`LISTEN ${this.channel}`);
+      try {
+        await c.connect();
+        await c.query(`LISTEN ${this.channel}`);
+      } catch (err) {
+        // A client that failed is closed here, whoever reported the failure first.
+        drop(c);
+        void c.end().catch(() => undefined);
+        throw err;
+      }
     };
     // The schema (and so the channel's meaning) exists before anyone listens.
     await this.run(async () => undefined);
     const reconnect = async (): Promise<void> => {
       retry = null;
+      if (stopped) return;
+      reconnecting = true;
       try {
         await listen();
         // Whatever was sent while nobody listened is lost: the listener scans again.
         onGap();
       } catch {
-        if (!stopped) retry = setTimeout(() => void reconnect(), 1_000);
+        reconnecting = false;
+        retryLater();
+      } finally {
+        reconnecting = false;
       }
     };
     await listen();
