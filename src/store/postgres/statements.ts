@@ -72,6 +72,16 @@ const ADD_TO_STATS = `ON CONFLICT (endpoint_id) DO UPDATE SET
  */
 const STILL_HELD = "(v.claimed_by IS NULL OR d.claimed_by = v.claimed_by)";
 
+/**
+ * An ownership row a claim may take over (ON CONFLICT … WHERE): its worker has not beaten since
+ * `deadBefore`, and the row itself is older than that. The workers table is read in the claim's
+ * own snapshot, which may predate a worker that joined and took the endpoint while the claim
+ * ran; the row is read as it is now, so its fresh `since` keeps that worker's ownership.
+ */
+const OWNER_DEAD = (deadBefore: string) => `endpoint_owners.since < ${deadBefore}
+        AND NOT EXISTS (SELECT 1 FROM workers w
+          WHERE w.id = endpoint_owners.worker_id AND w.heartbeat_at >= ${deadBefore})`;
+
 /** Messages and their deliveries: intake, claiming, and recording what each attempt did. */
 export const DELIVERIES = {
   findMessageByEventId: "SELECT * FROM messages WHERE app_id = $1 AND event_id = $2",
@@ -153,8 +163,7 @@ export const DELIVERIES = {
       SELECT endpoint_id, $6, $1 FROM due WHERE NOT mine GROUP BY endpoint_id
       ORDER BY endpoint_id
       ON CONFLICT (endpoint_id) DO UPDATE SET worker_id = excluded.worker_id, since = excluded.since
-      WHERE NOT EXISTS (SELECT 1 FROM workers w
-        WHERE w.id = endpoint_owners.worker_id AND w.heartbeat_at >= $7)
+      WHERE ${OWNER_DEAD("$7")}
       RETURNING endpoint_id
     ), claimed AS (
       UPDATE deliveries d SET state = 'inflight', lease_until = $4, claimed_by = $6
@@ -184,8 +193,7 @@ export const DELIVERIES = {
       ON CONFLICT (endpoint_id) DO UPDATE SET worker_id = excluded.worker_id,
         since = CASE WHEN endpoint_owners.worker_id = excluded.worker_id
           THEN endpoint_owners.since ELSE excluded.since END
-      WHERE endpoint_owners.worker_id = excluded.worker_id OR NOT EXISTS (SELECT 1 FROM workers w
-        WHERE w.id = endpoint_owners.worker_id AND w.heartbeat_at >= $6)
+      WHERE endpoint_owners.worker_id = excluded.worker_id OR ${OWNER_DEAD("$6")}
       RETURNING endpoint_id
     ), claimed AS (
       UPDATE deliveries d SET state = 'inflight', lease_until = $4, claimed_by = $5

@@ -1,0 +1,91 @@
+/**
+ * Two claims of one endpoint whose owner is dead, on PostgreSQL: worker B joins and takes it
+ * while worker A's claim is running, its snapshot taken before B existed. A's claim must not take
+ * the endpoint from B (it could not see B's heartbeat, only B's fresh ownership row): B keeps it,
+ * and A claims none of its deliveries. The order is forced with B's transaction held open on an
+ * admin connection.
+ */
+import pg from "pg";
+import { afterEach, expect, it } from "vitest";
+import type { ClaimedDelivery } from "../../src/store/port.js";
+import type { PostgresStore } from "../../src/store/postgres/store.js";
+import { accept, HOUR, MINUTE, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
+import {
+  aSharedStore,
+  BLOCKED_BY,
+  freshSchemaName,
+  TEST_DATABASE_URL,
+  waitForPid,
+  type Cleanup,
+} from "../support/postgres.js";
+
+const NOW = T0 + HOUR;
+
+let cleanup: Cleanup = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+function claimAs(
+  store: PostgresStore,
+  worker: string,
+  endpointId?: string,
+): Promise<ClaimedDelivery[]> {
+  return store.claimDue({
+    now: NOW,
+    limit: 100,
+    excludeEndpoints: [],
+    leaseUntil: NOW + MINUTE,
+    endpointId,
+    worker: { id: worker, deadBefore: NOW - 10 * SECOND, onContended: () => {} },
+  });
+}
+
+for (const via of ["the due index", "the endpoint's own index"] as const) {
+  it(`a claim through ${via} leaves an endpoint to the worker that took it meanwhile`, async () => {
+    const schema = freshSchemaName();
+    const store = await aSharedStore(cleanup, schema);
+    const [admin, watch] = [TEST_DATABASE_URL, TEST_DATABASE_URL].map(
+      (connectionString) => new pg.Client({ connectionString }),
+    ) as [pg.Client, pg.Client];
+    for (const c of [admin, watch]) {
+      await c.connect();
+      cleanup.push(() => c.end());
+    }
+    const adminPid = (await admin.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!
+      .pid;
+    const { app, endpoints } = await seedApp(store, [{}]);
+    const endpointId = endpoints[0]!.id;
+    const c = store.coordination!;
+    await c.register({ id: "wkr_dead", role: "worker", host: "test", now: NOW - MINUTE });
+    await c.register({ id: "wkr_a", role: "worker", host: "test", now: NOW });
+    for (let i = 0; i < 2; i++) await accept(store, app.id, { now: T0 + i });
+    await admin.query(
+      `INSERT INTO ${schema}.endpoint_owners (endpoint_id, worker_id, since) VALUES ($1, $2, $3)`,
+      [endpointId, "wkr_dead", NOW - MINUTE],
+    );
+
+    // B joins and takes the endpoint, not yet committed.
+    await admin.query("BEGIN");
+    await admin.query(
+      `INSERT INTO ${schema}.workers (id, role, host, started_at, heartbeat_at)
+       VALUES ('wkr_b', 'worker', 'test', $1, $1)`,
+      [NOW],
+    );
+    await admin.query(
+      `UPDATE ${schema}.endpoint_owners SET worker_id = 'wkr_b', since = $2 WHERE endpoint_id = $1`,
+      [endpointId, NOW],
+    );
+    const claiming = claimAs(store, "wkr_a", via === "the due index" ? undefined : endpointId);
+    await waitForPid(watch, BLOCKED_BY, [adminPid]);
+    await admin.query("COMMIT");
+
+    expect(await claiming).toEqual([]);
+    const owner = await admin.query(
+      `SELECT worker_id FROM ${schema}.endpoint_owners WHERE endpoint_id = $1`,
+      [endpointId],
+    );
+    expect(owner.rows).toEqual([{ worker_id: "wkr_b" }]);
+  });
+}
