@@ -15,7 +15,7 @@ import type {
   Message,
   ReplayJob,
 } from "../domain/types.js";
-import type { DueEndpoints, DueEndpointsRequest } from "./port.js";
+import type { DueEndpoints, DueEndpointsRequest, NewMessage } from "./port.js";
 
 /** One row as a driver returns it, keyed by column name. */
 export type Row = Record<string, unknown>;
@@ -254,4 +254,18 @@ export function dueEndpointsFrom(
   }
   const reached = rows.length < window ? null : String(rows[rows.length - 1]!.ep);
   return { endpoints, reached };
+}
+
+/** The message an accept has just written, as the store answers it (no row read back). */
+export function acceptedMessage(msg: NewMessage): Message {
+  return {
+    id: msg.id,
+    appId: msg.appId,
+    eventType: msg.eventType,
+    eventId: msg.eventId,
+    channels: msg.channels,
+    tags: msg.tags,
+    payload: msg.payload,
+    createdAt: msg.now,
+  };
 }

@@ -5,16 +5,15 @@
  * and A claims none of its deliveries. The order is forced with B's transaction held open on an
  * admin connection.
  */
-import pg from "pg";
 import { afterEach, expect, it } from "vitest";
 import type { ClaimedDelivery } from "../../src/store/port.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, HOUR, MINUTE, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
 import {
   aSharedStore,
+  raceConnections,
   BLOCKED_BY,
   freshSchemaName,
-  TEST_DATABASE_URL,
   waitForPid,
   type Cleanup,
 } from "../support/postgres.js";
@@ -46,15 +45,7 @@ for (const via of ["the due index", "the endpoint's own index"] as const) {
   it(`a claim through ${via} leaves an endpoint to the worker that took it meanwhile`, async () => {
     const schema = freshSchemaName();
     const store = await aSharedStore(cleanup, schema);
-    const [admin, watch] = [TEST_DATABASE_URL, TEST_DATABASE_URL].map(
-      (connectionString) => new pg.Client({ connectionString }),
-    ) as [pg.Client, pg.Client];
-    for (const c of [admin, watch]) {
-      await c.connect();
-      cleanup.push(() => c.end());
-    }
-    const adminPid = (await admin.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!
-      .pid;
+    const { admin, watch, adminPid } = await raceConnections(cleanup);
     const { app, endpoints } = await seedApp(store, [{}]);
     const endpointId = endpoints[0]!.id;
     const c = store.coordination!;

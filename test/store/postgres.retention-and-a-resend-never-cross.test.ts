@@ -6,7 +6,6 @@
  * then deleted, nor a delivery whose message is gone. Both orders are forced with row locks held
  * on an admin connection.
  */
-import pg from "pg";
 import { afterEach, expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
 import type { Delivery } from "../../src/domain/types.js";
@@ -14,9 +13,9 @@ import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, claimAll, HOUR, seedApp, succeeded, T0 } from "./behaviour/fixtures.js";
 import {
   aSharedStore,
+  raceConnections,
   BLOCKED_BY,
   freshSchemaName,
-  TEST_DATABASE_URL,
   waitForPid,
   type Cleanup,
 } from "../support/postgres.js";
@@ -34,18 +33,10 @@ afterEach(async () => {
 async function setUp() {
   const schema = freshSchemaName();
   const store = await aSharedStore(cleanup, schema);
-  const [admin, watch] = [TEST_DATABASE_URL, TEST_DATABASE_URL].map(
-    (connectionString) => new pg.Client({ connectionString }),
-  ) as [pg.Client, pg.Client];
-  for (const c of [admin, watch]) {
-    await c.connect();
-    cleanup.push(() => c.end());
-  }
+  const { admin, watch, adminPid } = await raceConnections(cleanup);
   const { app, endpoints } = await seedApp(store);
   const { message } = await accept(store, app.id, { now: T0 });
   await store.recordAttempts((await claimAll(store, T0)).map((d) => succeeded(d, T0)));
-  const adminPid = (await admin.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!
-    .pid;
   const resend = (s: PostgresStore): Promise<Delivery | null> =>
     s.enqueueResend({
       id: newId("dlv", NOW),

@@ -5,7 +5,6 @@
  * race is forced: an admin connection holds a lock on one of the record's history rows, so
  * retention stops after picking its records, and the replay is asked for while it waits.
  */
-import pg from "pg";
 import { afterEach, expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
 import type { ReplayEnqueued } from "../../src/store/port.js";
@@ -13,9 +12,9 @@ import { deadLetter } from "./behaviour/dlq-fixtures.js";
 import { HOUR, seedApp, T0 } from "./behaviour/fixtures.js";
 import {
   aSharedStore,
+  raceConnections,
   BLOCKED_BY,
   freshSchemaName,
-  TEST_DATABASE_URL,
   waitForPid,
   type Cleanup,
 } from "../support/postgres.js";
@@ -31,13 +30,7 @@ afterEach(async () => {
 it("a record replayed while retention runs is never deleted after the replay was queued", async () => {
   const schema = freshSchemaName();
   const store = await aSharedStore(cleanup, schema);
-  const [admin, watch] = [TEST_DATABASE_URL, TEST_DATABASE_URL].map(
-    (connectionString) => new pg.Client({ connectionString }),
-  ) as [pg.Client, pg.Client];
-  for (const c of [admin, watch]) {
-    await c.connect();
-    cleanup.push(() => c.end());
-  }
+  const { admin, watch, adminPid } = await raceConnections(cleanup);
 
   const { app } = await seedApp(store);
   const record = await deadLetter(store, app.id);
@@ -50,8 +43,6 @@ it("a record replayed while retention runs is never deleted after the replay was
     [record.id],
   );
   expect(held.rowCount).toBe(1);
-  const adminPid = (await admin.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!
-    .pid;
 
   const now = T0 + HOUR + RETENTION + 1;
   const pruning = store.pruneExpired({ now, retentionMs: RETENTION, batchSize: 10 });

@@ -74,3 +74,19 @@ export async function waitForPid(
 /** The backends that `$1` (a backend's pid) blocks. */
 export const BLOCKED_BY =
   "SELECT pid FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))";
+
+/**
+ * Two plain connections for a test that forces a race: `admin` holds row locks (its backend is
+ * `adminPid`), `watch` sees who waits on whom (see {@link waitForPid}). Closed by `cleanup`.
+ */
+export async function raceConnections(
+  cleanup: Cleanup,
+): Promise<{ admin: pg.Client; watch: pg.Client; adminPid: number }> {
+  const [admin, watch] = [new pg.Client(TEST_DATABASE_URL), new pg.Client(TEST_DATABASE_URL)];
+  for (const c of [admin, watch]) {
+    await c.connect();
+    cleanup.push(() => c.end());
+  }
+  const { rows } = await admin.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+  return { admin, watch, adminPid: rows[0]!.pid };
+}

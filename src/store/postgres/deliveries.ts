@@ -16,7 +16,7 @@ import type {
   Store,
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
-import { dueEndpointsFrom } from "../row-mappers.js";
+import { acceptedMessage, dueEndpointsFrom } from "../row-mappers.js";
 import {
   all,
   exec,
@@ -105,16 +105,7 @@ export class Deliveries {
             due,
           ]);
         }
-        const message: Message = {
-          id: msg.id,
-          appId: msg.appId,
-          eventType: msg.eventType,
-          eventId: msg.eventId,
-          channels: msg.channels,
-          tags: msg.tags,
-          payload: msg.payload,
-          createdAt: msg.now,
-        };
+        const message = acceptedMessage(msg);
         return { message, created: true, deliveries: ids.length, taken: 0 };
       },
       "write",

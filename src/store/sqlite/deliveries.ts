@@ -18,7 +18,7 @@ import {
   type Store,
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
-import { dueEndpointsFrom } from "../row-mappers.js";
+import { acceptedMessage, dueEndpointsFrom } from "../row-mappers.js";
 import type { DeadLetters } from "./dead-letters.js";
 import { fanOutTarget, matches, type FanOutTarget } from "./fan-out.js";
 import { paginate } from "./pagination.js";
@@ -146,16 +146,7 @@ export class Deliveries {
         }
         this.s.insertDelivery.run(id, msg.appId, msg.id, ep.id, "message", dueAt, msg.now);
       }
-      const message: Message = {
-        id: msg.id,
-        appId: msg.appId,
-        eventType: msg.eventType,
-        eventId: msg.eventId,
-        channels: msg.channels,
-        tags: msg.tags,
-        payload: msg.payload,
-        createdAt: msg.now,
-      };
+      const message = acceptedMessage(msg);
       return { message, created: true, deliveries, taken: handOver.length, handOver };
     };
   }
