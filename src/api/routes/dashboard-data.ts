@@ -3,6 +3,7 @@
  * endpoint), an endpoint's attempts over time for its charts, and the list of bulk replay jobs.
  */
 import { z } from "zod";
+import { filteredOut } from "../../domain/fan-out.js";
 import type { Endpoint } from "../../domain/types.js";
 import { ValidationError } from "../../errors.js";
 import { newId } from "../../ids.js";
@@ -55,16 +56,15 @@ function examplesOf(schemas: unknown): unknown[] {
 }
 
 /**
- * Why a test event of this type would not reach the endpoint, or null when it would: the same
- * rules as the store's fan-out (enabled; its type filter, if any, names the type; a test event has
- * no channel, so an endpoint that filters by channel never takes one).
+ * Why a test event of this type would not reach the endpoint, or null when it would: the fan-out's
+ * own rule (domain/fan-out.ts) for an enabled endpoint; a test event has no channel, so an
+ * endpoint that filters by channel never takes one.
  */
 function whyNotSent(ep: Endpoint, eventType: string): string | null {
   if (ep.disabled) return "the endpoint is disabled";
-  if (ep.filterTypes?.length && !ep.filterTypes.includes(eventType)) {
-    return "the endpoint does not take this event type";
-  }
-  if (ep.channels?.length) return "the endpoint takes only messages on its channels";
+  const why = filteredOut(ep.filterTypes, ep.channels, { eventType, channels: null });
+  if (why === "type") return "the endpoint does not take this event type";
+  if (why === "channel") return "the endpoint takes only messages on its channels";
   return null;
 }
 

@@ -1,18 +1,13 @@
+import { filteredOut } from "../../domain/fan-out.js";
 import type { NewMessage } from "../port.js";
 import type { Row } from "./database.js";
 
 /**
- * Whether a fan-out target (a `fanOutTargets` row, its `json` columns parsed) wants the message:
- * its event-type filter, if any, names the message's type, and its channel filter, if any, shares
- * a channel with it.
+ * Whether a fan-out target (a `fanOutTargets` row, its `json` columns parsed) wants the message
+ * (see domain/fan-out.ts).
  */
 export function matches(ep: Row, msg: NewMessage): boolean {
   if (msg.onlyEndpointId !== undefined && ep.id !== msg.onlyEndpointId) return false;
   const types = ep.filter_types as string[] | null;
-  if (types && types.length && !types.includes(msg.eventType)) return false;
-  const channels = ep.channels as string[] | null;
-  if (channels && channels.length) {
-    if (!msg.channels || !msg.channels.some((c) => channels.includes(c))) return false;
-  }
-  return true;
+  return filteredOut(types, ep.channels as string[] | null, msg) === null;
 }

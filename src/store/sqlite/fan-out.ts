@@ -1,3 +1,4 @@
+import { filteredOut } from "../../domain/fan-out.js";
 import type { NewMessage } from "../port.js";
 import type { Row } from "./rows.js";
 
@@ -23,17 +24,8 @@ export function fanOutTarget(row: Row): FanOutTarget {
   };
 }
 
-/**
- * Whether a fan-out target wants the message: its event-type filter, if any, names the message's
- * type, and its channel filter, if any, shares a channel with it.
- */
+/** Whether a fan-out target wants the message (see domain/fan-out.ts). */
 export function matches(ep: FanOutTarget, msg: NewMessage): boolean {
   if (msg.onlyEndpointId !== undefined && ep.id !== msg.onlyEndpointId) return false;
-  const types = ep.types;
-  if (types && types.length && !types.includes(msg.eventType)) return false;
-  const channels = ep.channels;
-  if (channels && channels.length) {
-    if (!msg.channels || !msg.channels.some((c) => channels.includes(c))) return false;
-  }
-  return true;
+  return filteredOut(ep.types, ep.channels, msg) === null;
 }
