@@ -1,8 +1,9 @@
 /** Operator console: every application, a way to add one, and portal links for customers. */
-import { api, firstPages, seg } from "../api.js";
+import { api, seg } from "../api.js";
 import { action, field, h, link, table, toast } from "../dom.js";
 import { ago } from "../format.js";
 import { live, refreshNow } from "../live.js";
+import { pagedList } from "../paging.js";
 import type { App } from "../types.js";
 
 export async function renderApps(page: HTMLElement): Promise<void> {
@@ -27,54 +28,41 @@ export async function renderApps(page: HTMLElement): Promise<void> {
   });
   const portalOut = h("div", { class: "portal-link", "aria-live": "polite" });
   page.append(h("h1", { id: "apps-title" }, "Applications"), create, portalOut, list);
-  // Oldest first, a page of 250 at a time: "More" adds the next page (and keeps it on refresh).
-  let pages = 1;
-  const more = action(
-    "More applications",
-    async () => {
-      pages += 1;
-      await refreshNow();
-    },
-    { "data-key": "more-apps" },
-  );
-  await live(
-    list,
-    () => firstPages<App>("/api/v1/app?limit=250", pages),
-    (apps) => [
-      table(
-        "Applications",
-        ["Name", "Id", "Created", ""],
-        apps.data.map((a) => [
-          link(`/app/${a.id}/endpoints`, a.name, { "data-key": `app-${a.id}` }),
-          h("code", {}, a.id),
-          ago(a.createdAt),
-          action(
-            "Portal link",
-            async () => {
-              const out = await api<{ url: string }>(
-                "POST",
-                `/api/v1/auth/app-portal-access/${seg(a.id)}`,
-                { expiry: 3600 },
-              );
-              portalOut.replaceChildren(
-                h(
-                  "p",
-                  {},
-                  `Portal link for ${a.name} (valid one hour; anyone with it sees this application):`,
-                ),
-                h("input", {
-                  readonly: true,
-                  value: out.url,
-                  "aria-label": "Portal link",
-                  class: "wide",
-                }),
-              );
-            },
-            { "data-key": `portal-${a.id}` },
-          ),
-        ]),
-      ),
-      ...(apps.done ? [] : [h("p", {}, more)]),
-    ],
-  );
+  const apps = pagedList<App>("/api/v1/app", "More applications", "more-apps");
+  await live(list, apps.load, (shown) => [
+    table(
+      "Applications",
+      ["Name", "Id", "Created", ""],
+      shown.data.map((a) => [
+        link(`/app/${a.id}/endpoints`, a.name, { "data-key": `app-${a.id}` }),
+        h("code", {}, a.id),
+        ago(a.createdAt),
+        action(
+          "Portal link",
+          async () => {
+            const out = await api<{ url: string }>(
+              "POST",
+              `/api/v1/auth/app-portal-access/${seg(a.id)}`,
+              { expiry: 3600 },
+            );
+            portalOut.replaceChildren(
+              h(
+                "p",
+                {},
+                `Portal link for ${a.name} (valid one hour; anyone with it sees this application):`,
+              ),
+              h("input", {
+                readonly: true,
+                value: out.url,
+                "aria-label": "Portal link",
+                class: "wide",
+              }),
+            );
+          },
+          { "data-key": `portal-${a.id}` },
+        ),
+      ]),
+    ),
+    ...apps.more(shown.done),
+  ]);
 }

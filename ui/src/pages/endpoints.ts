@@ -1,8 +1,9 @@
 /** An application's endpoints with their health at a glance, and a form to add one. */
-import { api, firstPages, seg } from "../api.js";
-import { action, field, h, link, table, toast } from "../dom.js";
+import { api, seg } from "../api.js";
+import { field, h, link, table, toast } from "../dom.js";
 import { ago, percent } from "../format.js";
 import { live, refreshNow } from "../live.js";
+import { pagedList } from "../paging.js";
 import type { App, Endpoint } from "../types.js";
 import { circuitBadge, lastHour } from "./health.js";
 
@@ -49,20 +50,11 @@ export async function renderEndpoints(page: HTMLElement, p: Record<string, strin
     list,
     form,
   );
-  // Oldest first, a page of 250 at a time: "More" adds the next page (and keeps it on refresh).
-  let pages = 1;
-  const more = action(
-    "More endpoints",
-    async () => {
-      pages += 1;
-      await refreshNow();
-    },
-    { "data-key": "more-endpoints" },
-  );
+  const endpoints = pagedList<Endpoint>(base, "More endpoints", "more-endpoints");
   await live(
     list,
     async () => {
-      const eps = await firstPages<Endpoint>(`${base}?limit=250`, pages);
+      const eps = await endpoints.load();
       const rows = await Promise.all(
         eps.data.map(async (ep) => ({ ep, hour: await lastHour(app.id, ep.id) })),
       );
@@ -82,7 +74,7 @@ export async function renderEndpoints(page: HTMLElement, p: Record<string, strin
           ago(ep.lastSuccessAt),
         ]),
       ),
-      ...(done ? [] : [h("p", {}, more)]),
+      ...endpoints.more(done),
     ],
   );
 }
