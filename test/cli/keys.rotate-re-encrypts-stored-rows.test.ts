@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -8,14 +8,10 @@ import { keysCommand } from "../../src/cli/keys.js";
 import { FieldCipher } from "../../src/security/cipher.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
+import { rawFiles } from "../support/raw-stores.js";
 
 let dir = "";
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-const rawFiles = () =>
-  readdirSync(dir)
-    .map((f) => readFileSync(join(dir, f)).toString("latin1"))
-    .join("");
 
 it("`hookline keys rotate` re-encrypts rows written in plaintext and says what it did", async () => {
   dir = mkdtempSync(join(tmpdir(), "hookline-keys-"));
@@ -27,7 +23,7 @@ it("`hookline keys rotate` re-encrypts rows written in plaintext and says what i
   for (let i = 0; i < 3; i++)
     await accept(store, app.id, { payload: Buffer.from('{"plain-payload-cd34":1}') });
   await store.close();
-  expect(rawFiles()).toContain("plain-payload-cd34");
+  expect(rawFiles(dir)).toContain("plain-payload-cd34");
 
   const key = randomBytes(32);
   const out = new PassThrough();
@@ -38,7 +34,7 @@ it("`hookline keys rotate` re-encrypts rows written in plaintext and says what i
 
   expect(printed).toContain("endpoints: 1 rewritten of 1");
   expect(printed).toContain("messages: 3 rewritten of 3");
-  const raw = rawFiles();
+  const raw = rawFiles(dir);
   expect(raw).not.toContain("plain-payload-cd34");
   expect(raw).not.toContain("whsec_plain-secret-ab12");
   const reopened = new SqliteStore({
