@@ -372,15 +372,7 @@ function describeRecord(r: WholeRecord, now: number): string {
       .join("\n"),
     "",
     "attempts",
-    table(
-      ["AT", "TRIGGER", "RESULT", "MS"],
-      r.attempts.map((a) => [
-        a.at,
-        a.trigger,
-        a.status !== null ? `HTTP ${a.status}` : `${a.error}`,
-        a.durationMs,
-      ]),
-    ),
+    attemptsTable(r.attempts),
     "",
     "history",
     table(
@@ -391,5 +383,30 @@ function describeRecord(r: WholeRecord, now: number): string {
     "payload",
     JSON.stringify(r.payload, null, 2),
   ];
+  return lines.join("\n");
+}
+
+/**
+ * Each attempt on a line, followed by what the receiver answered (its first 4 KiB) or the
+ * transport error's detail, indented: that text is what an operator passes on to the endpoint's
+ * owner (runbook, step 2).
+ */
+function attemptsTable(attempts: WholeRecord["attempts"]): string {
+  const [header, ...rows] = table(
+    ["AT", "TRIGGER", "RESULT", "MS"],
+    attempts.map((a) => [
+      a.at,
+      a.trigger,
+      a.status !== null ? `HTTP ${a.status}` : `${a.error}`,
+      a.durationMs,
+    ]),
+  ).split("\n");
+  const lines = [header!];
+  rows.forEach((row, i) => {
+    lines.push(row);
+    const a = attempts[i]!;
+    const said = (a.status !== null ? a.response : (a.errorDetail ?? a.response)).trim();
+    if (said) lines.push(...said.split(/\r?\n/).map((l) => `    ${l}`));
+  });
   return lines.join("\n");
 }

@@ -35,7 +35,7 @@ describe("hookline dlq, against a running hookline", () => {
   let endpointId: string;
   beforeAll(async () => {
     h = await startHookline({ overrides: { breaker: PATIENT_BREAKER } });
-    rx = await Receiver.start(() => ({ status: 503 }));
+    rx = await Receiver.start(() => ({ status: 503, body: "queue db is down, try later" }));
     const ep = await anEndpoint(h, rx.url("/hooks"));
     endpointId = ep.endpointId;
     records = await deadLetters(h, ep, 4);
@@ -70,6 +70,8 @@ describe("hookline dlq, against a running hookline", () => {
     const show = await hookline(["dlq", "show", records[0]!.id], env);
     expect(show.stdout).toContain(`${records[0]!.id}  open  (exhausted:`);
     expect(show.stdout).toMatch(/attempts\nAT\s+TRIGGER\s+RESULT\s+MS\n\S+\s+first\s+HTTP 503/);
+    // What the receiver answered is what an operator passes on to its owner (runbook, step 2).
+    expect(show.stdout).toMatch(/HTTP 503\s+\d+\n\s+queue db is down, try later\n/);
 
     const failed = await hookline(["dlq", "replay", records[0]!.id, "--json"], env);
     expect(failed.code).toBe(2);
