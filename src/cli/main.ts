@@ -7,9 +7,10 @@ import { HooklineError } from "../errors.js";
 import { dlqCommand } from "./dlq.js";
 import { keysCommand } from "./keys.js";
 import { drillCommand } from "./drill.js";
+import { VERSION } from "../version.js";
 
 const program = new Command();
-program.name("hookline").description("Self-hostable webhook delivery service");
+program.name("hookline").description("Self-hostable webhook delivery service").version(VERSION);
 
 program
   .command("serve")

@@ -13,8 +13,9 @@ import { decideNext, describe } from "./decide.js";
 import { decideRetryAfter } from "./retry-after.js";
 import type { EndpointRuntime } from "./runtime.js";
 import type { Sender, SendResult } from "./sender.js";
+import { VERSION } from "../version.js";
 
-const USER_AGENT = "hookline/0.1";
+const USER_AGENT = `hookline/${VERSION}`;
 
 /** What an attempt needs from the engine. */
 export interface AttemptDeps {

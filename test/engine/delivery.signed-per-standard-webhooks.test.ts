@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateSecret } from "../../src/signing/secret.js";
@@ -43,7 +44,9 @@ describe("a delivered message is signed per Standard Webhooks", () => {
     expect(req.headers["x-tenant"]).toBe("acme");
     expect(req.headers["content-type"]).toBe("application/json");
     expect(req.headers["webhook-id"]).toBe(msgId);
-    expect(req.headers["user-agent"]).toMatch(/^hookline\//);
+    // The user-agent names the running version, as delivery.md says, and follows a version bump.
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
+    expect(req.headers["user-agent"]).toBe(`hookline/${pkg.version}`);
   });
 
   it("after a rotation, signs with both secrets until the old one's grace ends", async () => {
