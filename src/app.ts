@@ -118,10 +118,11 @@ export function createHookline(
   // What the API and the DLQ tell "the engine": this process's, if it delivers, and through the
   // store's signals every other process sharing the database.
   const processId = newId("wkr");
+  const workerId = () => engine.fleet?.id ?? processId;
   const control = new SignallingControl(
     delivers ? engine : null,
     store.coordination,
-    () => engine.fleet?.id ?? processId,
+    workerId,
     logger,
   );
   const replayJobs = new ReplayJobRunner({
@@ -173,6 +174,7 @@ export function createHookline(
     config,
     logger,
     exempt,
+    workerId,
   });
   const api = buildApi({
     store,

@@ -101,14 +101,35 @@ export class AlertRules {
     private readonly newAlertId: (now: number) => string,
   ) {}
 
-  /** Takes back alerts that were firing before a restart. */
-  restore(firing: readonly AlertRecord[]): void {
-    for (const alert of firing) {
-      if (alert.resolvedAt === null)
-        this.states.set(keyOf(alert.rule, alert.endpointId), {
-          kind: "firing",
-          alert,
-        });
+  /**
+   * Takes on firing alerts: this process's own from before a restart, or those of a worker that
+   * left the fleet. One condition keeps one alert: when two meet (this worker's and the one taken
+   * on, both judging a condition every worker reads from the database), the one firing longer
+   * carries on and the other is resolved as superseded by it. Returns those resolutions.
+   */
+  adopt(firing: readonly AlertRecord[], now: number): AlertChanges {
+    const changes: AlertChanges = { fired: [], resolved: [], updated: [] };
+    for (const alert of [...firing].sort(olderFirst)) {
+      if (alert.resolvedAt !== null) continue;
+      const key = keyOf(alert.rule, alert.endpointId);
+      const held = this.states.get(key);
+      if (held?.kind === "firing" && held.alert.id !== alert.id) {
+        const [keep, drop] =
+          olderFirst(held.alert, alert) <= 0 ? [held.alert, alert] : [alert, held.alert];
+        this.states.set(key, { kind: "firing", alert: keep });
+        changes.resolved.push({ ...drop, resolvedAt: now, supersededBy: keep.id });
+      } else if (held?.kind !== "firing") {
+        this.states.set(key, { kind: "firing", alert });
+      }
+    }
+    return changes;
+  }
+
+  /** Lets go of alerts another worker holds now: this one no longer judges them. */
+  forget(alertIds: readonly string[]): void {
+    const ids = new Set(alertIds);
+    for (const [key, state] of this.states) {
+      if (state.kind === "firing" && ids.has(state.alert.id)) this.states.delete(key);
     }
   }
 
@@ -180,6 +201,7 @@ export class AlertRules {
       threshold: c.threshold,
       since,
       resolvedAt: null,
+      supersededBy: null,
     };
     this.states.set(c.key, { kind: "firing", alert });
     changes.fired.push(alert);
@@ -328,3 +350,7 @@ export class AlertRules {
 }
 
 const keyOf = (rule: string, endpointId: string | null) => `${rule}|${endpointId ?? ""}`;
+
+/** Orders alerts by how long they have fired: earliest `since` first, then by id. */
+const olderFirst = (a: AlertRecord, b: AlertRecord) =>
+  a.since - b.since || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

@@ -12,6 +12,8 @@ export interface AlertView {
   threshold: number;
   since: string;
   resolvedAt: string | null;
+  /** Resolved because this alert carries on the same condition, not because it ended. */
+  supersededBy: string | null;
 }
 
 /** The stored alert with its times as ISO 8601. */
@@ -26,5 +28,6 @@ export function alertView(a: AlertRecord): AlertView {
     threshold: a.threshold,
     since: new Date(a.since).toISOString(),
     resolvedAt: a.resolvedAt === null ? null : new Date(a.resolvedAt).toISOString(),
+    supersededBy: a.supersededBy,
   };
 }

@@ -2,6 +2,11 @@
  * Runs the alert rules every few seconds on the injected clock: samples the tally and the
  * store's backlog, evaluates, persists what changed (so a restart remembers firing alerts) and
  * announces alerts that fired or resolved (operational webhooks, logs).
+ *
+ * Each alert row names the worker that evaluates it, and only that worker writes it. At start
+ * and at every evaluation the evaluator takes on firing alerts no running worker evaluates: its
+ * own process's from before a restart, or, with several workers, those of a worker that stopped
+ * or was declared dead. So an alert is judged, and its end announced, by exactly one worker.
  */
 import type { Clock, TimerHandle } from "../clock.js";
 import { newId } from "../ids.js";
@@ -35,6 +40,8 @@ export class AlertEvaluator {
     private readonly deps: {
       store: Store;
       clock: Clock;
+      /** The worker this evaluator runs in (a fleet worker's id changes when it rejoins). */
+      workerId: () => string;
       metrics: HooklineMetrics;
       thresholds: AlertThresholds;
       intervalMs: number;
@@ -50,9 +57,8 @@ export class AlertEvaluator {
   }
 
   async start(): Promise<void> {
-    const now = this.deps.clock.now();
-    const known = await this.deps.store.listAlerts({ resolvedSince: now });
-    this.rules.restore(known.filter((a) => a.resolvedAt === null));
+    await this.adopt(this.deps.clock.now());
+    await this.persist(this.deps.clock.now());
     this.deps.metrics.setLastDrillSuccess(await this.deps.store.lastPassedDrillAt());
     this.running = true;
     this.arm();
@@ -82,42 +88,86 @@ export class AlertEvaluator {
   private async evaluate(): Promise<void> {
     const { store, clock, metrics } = this.deps;
     try {
+      // First, so an alert taken on is judged now rather than fired again beside it.
+      await this.adopt(clock.now());
       const backlog = await metrics.refresh();
       const [drill] = await store.listDrillRuns(1);
       const t = metrics.tally;
       const at = clock.now();
-      const changes = this.rules.evaluate({
-        at,
-        ended: t.succeeded + t.exhausted + t.permanent,
-        exhausted: t.exhausted,
-        dlqLeft: t.dlqLeft,
-        endpoints: t.drainEndpoints(),
-        dlqDepth: backlog.deadLetters,
-        dlqOldestAt: backlog.oldestDeadLetterAt,
-        oldestDueAt: backlog.oldestDueAt,
-        lastDrill: drill ? { at: drill.startedAt, passed: drill.passed } : null,
-        lastDrillPassedAt: await store.lastPassedDrillAt(),
-      });
-      for (const a of [...changes.fired, ...changes.resolved, ...changes.updated]) {
-        this.unsaved.set(a.id, a);
-      }
-      this.unannounced.fired.push(...changes.fired);
-      this.unannounced.resolved.push(...changes.resolved);
-      if (this.unsaved.size) {
-        await store.saveAlerts([...this.unsaved.values()], at - RESOLVED_LISTED_MS);
-        this.unsaved.clear();
-      }
-      // Announced only once stored, so a listing never lags behind an announcement.
-      const told = this.unannounced;
-      this.unannounced = { fired: [], resolved: [], updated: [] };
-      for (const a of told.fired) this.deps.logger.warn(logged(a), `alert firing: ${a.summary}`);
-      for (const a of told.resolved) this.deps.logger.info(logged(a), "alert resolved");
-      if (told.fired.length || told.resolved.length) {
-        for (const fn of this.listeners) fn(told);
-      }
+      this.note(
+        this.rules.evaluate({
+          at,
+          ended: t.succeeded + t.exhausted + t.permanent,
+          exhausted: t.exhausted,
+          dlqLeft: t.dlqLeft,
+          endpoints: t.drainEndpoints(),
+          dlqDepth: backlog.deadLetters,
+          dlqOldestAt: backlog.oldestDeadLetterAt,
+          oldestDueAt: backlog.oldestDueAt,
+          lastDrill: drill ? { at: drill.startedAt, passed: drill.passed } : null,
+          lastDrillPassedAt: await store.lastPassedDrillAt(),
+        }),
+      );
+      await this.persist(at);
     } catch (err) {
       this.deps.logger.error({ err }, "evaluating alerts failed; trying again at the next tick");
     }
+  }
+
+  /** Takes on the firing alerts no running worker evaluates (see the module comment). */
+  private async adopt(at: number): Promise<void> {
+    const taken = await this.deps.store.adoptAlerts(this.deps.workerId());
+    if (!taken.length) return;
+    this.deps.logger.info(
+      { alertIds: taken.map((a) => a.id) },
+      "evaluating firing alerts that no running worker evaluated",
+    );
+    this.note(this.rules.adopt(taken, at));
+  }
+
+  /** Queues what the rules changed to be stored, then announced. */
+  private note(changes: AlertChanges): void {
+    for (const a of [...changes.fired, ...changes.resolved, ...changes.updated]) {
+      this.unsaved.set(a.id, a);
+    }
+    this.unannounced.fired.push(...changes.fired);
+    this.unannounced.resolved.push(...changes.resolved);
+  }
+
+  /** Stores what changed, then announces what fired or resolved. */
+  private async persist(at: number): Promise<void> {
+    if (this.unsaved.size) {
+      const refused = await this.deps.store.saveAlerts({
+        holder: this.deps.workerId(),
+        alerts: [...this.unsaved.values()],
+        forgetResolvedBefore: at - RESOLVED_LISTED_MS,
+      });
+      this.unsaved.clear();
+      if (refused.length) this.letGo(refused);
+    }
+    // Announced only once stored, so a listing never lags behind an announcement.
+    const told = this.unannounced;
+    this.unannounced = { fired: [], resolved: [], updated: [] };
+    for (const a of told.fired) this.deps.logger.warn(logged(a), `alert firing: ${a.summary}`);
+    for (const a of told.resolved) this.deps.logger.info(logged(a), "alert resolved");
+    if (told.fired.length || told.resolved.length) {
+      for (const fn of this.listeners) fn(told);
+    }
+  }
+
+  /**
+   * Alerts another worker took on while this one was declared dead (a long pause): that worker
+   * judges and announces them now, so this one forgets them and says nothing.
+   */
+  private letGo(alertIds: string[]): void {
+    this.deps.logger.warn(
+      { alertIds },
+      "another worker evaluates these alerts now (this one was declared dead); letting go",
+    );
+    this.rules.forget(alertIds);
+    const ours = (a: AlertRecord) => !alertIds.includes(a.id);
+    this.unannounced.fired = this.unannounced.fired.filter(ours);
+    this.unannounced.resolved = this.unannounced.resolved.filter(ours);
   }
 }
 
@@ -127,4 +177,5 @@ const logged = (a: AlertRecord) => ({
   endpointId: a.endpointId,
   value: a.value,
   threshold: a.threshold,
+  ...(a.supersededBy ? { supersededBy: a.supersededBy } : {}),
 });

@@ -39,6 +39,8 @@ export interface ObservabilityDeps {
   config: Readonly<Config>;
   logger: Logger;
   exempt: ExemptTargets;
+  /** This process's worker id (the fleet's, which changes when a worker rejoins). */
+  workerId: () => string;
 }
 
 /** How long the readiness check waits for the store. */
@@ -75,6 +77,7 @@ export class Observability {
     this.evaluator = new AlertEvaluator({
       store,
       clock,
+      workerId: deps.workerId,
       metrics: this.metrics,
       thresholds: thresholdsOf(config),
       intervalMs: config.alertIntervalMs,

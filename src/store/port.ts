@@ -399,6 +399,11 @@ export interface AlertRecord {
   threshold: number;
   since: number;
   resolvedAt: number | null;
+  /**
+   * Set when the alert was resolved because another alert carries on the same condition (two
+   * workers' alerts for it became one when one of the workers left), not because it ended.
+   */
+  supersededBy: string | null;
 }
 
 /** One step of a failure drill and how long it took. */
@@ -640,8 +645,25 @@ export interface Store {
 
   /** Gauges of the backlog and the dead-letter queue at `now` (see {@link BacklogSnapshot}). */
   backlogSnapshot(req: { now: number; endpointLimit: number }): Promise<BacklogSnapshot>;
-  /** Inserts or updates alerts by id; forgets those resolved before `forgetResolvedBefore`. */
-  saveAlerts(alerts: readonly AlertRecord[], forgetResolvedBefore: number): Promise<void>;
+  /**
+   * Writes the alerts `holder` (a worker, or the one process) evaluates: inserts new ones, and
+   * updates by id those it holds; forgets alerts resolved before `forgetResolvedBefore`. Returns
+   * the ids it did not write because another worker holds them now (it took them on after
+   * `holder` was declared dead).
+   */
+  saveAlerts(req: {
+    holder: string;
+    alerts: readonly AlertRecord[];
+    forgetResolvedBefore: number;
+  }): Promise<string[]>;
+  /**
+   * Takes on, for `holder`, the firing alerts no running worker evaluates and returns them. On a
+   * store several workers share: alerts of workers that left (stopped, or declared dead and
+   * reaped), an endpoint's alert only if no other worker owns the endpoint (its owner sees its
+   * traffic); each is taken by one caller, however many ask at once. On a store one process
+   * serves: every firing alert that `holder` does not hold (it is from before a restart).
+   */
+  adoptAlerts(holder: string): Promise<AlertRecord[]>;
   /** Firing alerts and those resolved at or after `resolvedSince`, newest first. */
   listAlerts(q: { resolvedSince: number }): Promise<AlertRecord[]>;
   /** Records a drill's result, keeping the latest `keep` runs. */

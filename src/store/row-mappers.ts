@@ -15,7 +15,7 @@ import type {
   Message,
   ReplayJob,
 } from "../domain/types.js";
-import type { DueEndpoints, DueEndpointsRequest, NewMessage } from "./port.js";
+import type { AlertRecord, DueEndpoints, DueEndpointsRequest, NewMessage } from "./port.js";
 
 /** One row as a driver returns it, keyed by column name. */
 export type Row = Record<string, unknown>;
@@ -267,5 +267,21 @@ export function acceptedMessage(msg: NewMessage): Message {
     tags: msg.tags,
     payload: msg.payload,
     createdAt: msg.now,
+  };
+}
+
+/** An alert row as the port returns it (every column is a number or a string in both stores). */
+export function alertFromRow(r: Row): AlertRecord {
+  return {
+    id: String(r.id),
+    rule: String(r.rule),
+    severity: r.severity as AlertRecord["severity"],
+    summary: String(r.summary),
+    endpointId: str(r.endpoint_id),
+    value: Number(r.value),
+    threshold: Number(r.threshold),
+    since: Number(r.since),
+    resolvedAt: num(r.resolved_at),
+    supersededBy: str(r.superseded_by),
   };
 }

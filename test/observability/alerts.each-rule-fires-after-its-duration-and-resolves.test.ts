@@ -176,38 +176,4 @@ describe("alert rules", () => {
     t.tick();
     expect(t.fired).toEqual(["drill_failing", "drill_failing"]);
   });
-
-  it("remembers alerts that fired before a restart", () => {
-    const rules = new AlertRules(DEFAULT_THRESHOLDS, () => "alrt_new");
-    rules.restore([
-      {
-        id: "alrt_old",
-        rule: "queue_lag",
-        severity: "critical",
-        summary: "behind",
-        endpointId: null,
-        value: 400,
-        threshold: 300,
-        since: T0,
-        resolvedAt: null,
-      },
-    ]);
-    const sample: AlertSample = {
-      at: T0 + TICK,
-      ended: 0,
-      exhausted: 0,
-      dlqLeft: 0,
-      endpoints: new Map(),
-      dlqDepth: 0,
-      dlqOldestAt: null,
-      oldestDueAt: T0 - 10 * MIN,
-      lastDrill: null,
-      lastDrillPassedAt: null,
-    };
-    const changes = rules.evaluate(sample);
-    expect(changes.fired).toEqual([]);
-    expect(rules.firing().map((a) => a.id)).toEqual(["alrt_old"]);
-    const later = rules.evaluate({ ...sample, at: T0 + 2 * TICK, oldestDueAt: null });
-    expect(later.resolved.map((a) => a.id)).toEqual(["alrt_old"]);
-  });
 });

@@ -20,6 +20,7 @@ interface Alert {
   threshold: number;
   since: string;
   resolvedAt: string | null;
+  supersededBy: string | null;
 }
 type Alerts = { firing: Alert[]; resolved: Alert[] };
 
@@ -58,6 +59,7 @@ describe("alerts through the API", () => {
       threshold: 24 * 3600,
       since: new Date(clock.now()).toISOString(),
       resolvedAt: null,
+      supersededBy: null,
     });
     const dataDir = h.dataDir;
     await h.stop(true);

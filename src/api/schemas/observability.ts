@@ -13,6 +13,8 @@ export const AlertOut = z.object({
   threshold: z.number(),
   since: Timestamp,
   resolvedAt: Timestamp.nullable(),
+  // Resolved because the alert with this id carries on the same condition, not because it ended.
+  supersededBy: z.string().nullable(),
 });
 
 export const AlertsOut = z.object({ firing: z.array(AlertOut), resolved: z.array(AlertOut) });

@@ -1,7 +1,8 @@
 /** What metrics, alerts and drills read and keep: backlog gauges, alert states, drill results. */
 import type pg from "pg";
 import type { AlertRecord, BacklogSnapshot, DrillRun } from "../port.js";
-import { all, exec, one, tx, type Row } from "./database.js";
+import { alertFromRow } from "../row-mappers.js";
+import { all, exec, one, tx } from "./database.js";
 
 /** Observability queries; `PostgresStore` wraps each call in its error mapping. */
 export class Observability {
@@ -40,15 +41,24 @@ export class Observability {
     };
   }
 
-  async saveAlerts(alerts: readonly AlertRecord[], forgetResolvedBefore: number): Promise<void> {
-    await tx(this.pool, async (conn) => {
-      for (const a of alerts) {
-        await exec(
+  async saveAlerts(req: {
+    holder: string;
+    alerts: readonly AlertRecord[];
+    forgetResolvedBefore: number;
+  }): Promise<string[]> {
+    return tx(this.pool, async (conn) => {
+      const refused: string[] = [];
+      for (const a of req.alerts) {
+        // An alert another worker took on (this one was declared dead meanwhile) is theirs now.
+        const written = await one(
           conn,
-          `INSERT INTO alerts (id, rule, severity, summary, endpoint_id, value, threshold, since, resolved_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+          `INSERT INTO alerts (id, rule, severity, summary, endpoint_id, value, threshold, since,
+             resolved_at, superseded_by, evaluated_by)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
            ON CONFLICT (id) DO UPDATE SET summary = excluded.summary, value = excluded.value,
-             resolved_at = excluded.resolved_at`,
+             resolved_at = excluded.resolved_at, superseded_by = excluded.superseded_by
+           WHERE alerts.evaluated_by = excluded.evaluated_by
+           RETURNING id`,
           [
             a.id,
             a.rule,
@@ -59,11 +69,39 @@ export class Observability {
             a.threshold,
             a.since,
             a.resolvedAt,
+            a.supersededBy,
+            req.holder,
           ],
         );
+        if (!written) refused.push(a.id);
       }
-      await exec(conn, "DELETE FROM alerts WHERE resolved_at < $1", [forgetResolvedBefore]);
+      await exec(conn, "DELETE FROM alerts WHERE resolved_at < $1", [req.forgetResolvedBefore]);
+      return refused;
     });
+  }
+
+  async adoptAlerts(holder: string): Promise<AlertRecord[]> {
+    // The UPDATE takes a row only if its evaluator is still the one its snapshot read: of two
+    // workers adopting at once, the one that waited on the other's row lock finds the row changed
+    // and passes it over. Checking `workers` again would not do: it is read in the old snapshot,
+    // where the other worker may not have joined yet.
+    const rows = await all(
+      this.pool,
+      `WITH left_behind AS (
+         SELECT a.id, a.evaluated_by FROM alerts a
+         WHERE a.resolved_at IS NULL AND a.evaluated_by IS DISTINCT FROM $1
+           AND NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = a.evaluated_by)
+           AND (a.endpoint_id IS NULL OR NOT EXISTS (
+             SELECT 1 FROM endpoint_owners o JOIN workers w ON w.id = o.worker_id
+             WHERE o.endpoint_id = a.endpoint_id AND o.worker_id <> $1))
+       )
+       UPDATE alerts SET evaluated_by = $1 FROM left_behind l
+       WHERE alerts.id = l.id AND alerts.evaluated_by IS NOT DISTINCT FROM l.evaluated_by
+         AND alerts.resolved_at IS NULL
+       RETURNING alerts.*`,
+      [holder],
+    );
+    return rows.map(alertFromRow);
   }
 
   async listAlerts(q: { resolvedSince: number }): Promise<AlertRecord[]> {
@@ -110,18 +148,4 @@ export class Observability {
     const r = await one(this.pool, "SELECT max(started_at) AS at FROM drill_runs WHERE passed");
     return r?.at == null ? null : Number(r.at);
   }
-}
-
-function alertFromRow(r: Row): AlertRecord {
-  return {
-    id: String(r.id),
-    rule: String(r.rule),
-    severity: r.severity as AlertRecord["severity"],
-    summary: String(r.summary),
-    endpointId: r.endpoint_id == null ? null : String(r.endpoint_id),
-    value: Number(r.value),
-    threshold: Number(r.threshold),
-    since: Number(r.since),
-    resolvedAt: r.resolved_at == null ? null : Number(r.resolved_at),
-  };
 }

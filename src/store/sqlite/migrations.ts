@@ -376,4 +376,15 @@ ALTER TABLE api_tokens ADD COLUMN expires_at INTEGER;
 DROP INDEX attempts_by_delivery;
 `,
   },
+  {
+    version: 9,
+    name: "who evaluates an alert",
+    sql: `
+-- The worker (or the one process) that evaluates a firing alert and alone writes it; when it
+-- leaves, another takes the alert on (see docs/observability.md, "Several processes").
+ALTER TABLE alerts ADD COLUMN evaluated_by TEXT;
+-- An alert resolved because another alert carries on its condition.
+ALTER TABLE alerts ADD COLUMN superseded_by TEXT;
+`,
+  },
 ];

@@ -1,6 +1,7 @@
 /** What metrics, alerts and drills read and keep: backlog gauges, alert states, drill results. */
 import type { Database as Db } from "better-sqlite3";
 import type { AlertRecord, BacklogSnapshot, DrillRun } from "../port.js";
+import { alertFromRow } from "../row-mappers.js";
 import type { Row } from "./rows.js";
 
 /** Synchronous observability queries; `SqliteStore` wraps each call in its error mapping. */
@@ -43,17 +44,40 @@ export class Observability {
     };
   }
 
-  saveAlerts(alerts: readonly AlertRecord[], forgetResolvedBefore: number): void {
+  saveAlerts(req: {
+    holder: string;
+    alerts: readonly AlertRecord[];
+    forgetResolvedBefore: number;
+  }): string[] {
+    // An alert another evaluator holds is theirs (see the port); not written.
     const upsert = this.db.prepare(
-      `INSERT INTO alerts (id, rule, severity, summary, endpoint_id, value, threshold, since, resolved_at)
-       VALUES (@id, @rule, @severity, @summary, @endpointId, @value, @threshold, @since, @resolvedAt)
+      `INSERT INTO alerts (id, rule, severity, summary, endpoint_id, value, threshold, since,
+         resolved_at, superseded_by, evaluated_by)
+       VALUES (@id, @rule, @severity, @summary, @endpointId, @value, @threshold, @since,
+         @resolvedAt, @supersededBy, @holder)
        ON CONFLICT (id) DO UPDATE SET summary = excluded.summary, value = excluded.value,
-         resolved_at = excluded.resolved_at`,
+         resolved_at = excluded.resolved_at, superseded_by = excluded.superseded_by
+       WHERE alerts.evaluated_by = excluded.evaluated_by
+       RETURNING id`,
     );
-    this.db.transaction(() => {
-      for (const a of alerts) upsert.run(a);
-      this.db.prepare("DELETE FROM alerts WHERE resolved_at < ?").run(forgetResolvedBefore);
+    return this.db.transaction(() => {
+      const refused: string[] = [];
+      for (const a of req.alerts) {
+        if (!upsert.get({ ...a, holder: req.holder })) refused.push(a.id);
+      }
+      this.db.prepare("DELETE FROM alerts WHERE resolved_at < ?").run(req.forgetResolvedBefore);
+      return refused;
     })();
+  }
+
+  adoptAlerts(holder: string): AlertRecord[] {
+    // One process serves this store: a firing alert it does not hold is from before a restart.
+    const rows = this.db
+      .prepare(
+        "UPDATE alerts SET evaluated_by = ? WHERE resolved_at IS NULL AND evaluated_by IS NOT ? RETURNING *",
+      )
+      .all(holder, holder) as Row[];
+    return rows.map(alertFromRow);
   }
 
   listAlerts(q: { resolvedSince: number }): AlertRecord[] {
@@ -107,19 +131,4 @@ export class Observability {
       .get() as Row;
     return r.at == null ? null : Number(r.at);
   }
-}
-
-/** An alert row as the port returns it (shared with the PostgreSQL adapter's shape). */
-export function alertFromRow(r: Row): AlertRecord {
-  return {
-    id: String(r.id),
-    rule: String(r.rule),
-    severity: r.severity as AlertRecord["severity"],
-    summary: String(r.summary),
-    endpointId: r.endpoint_id == null ? null : String(r.endpoint_id),
-    value: Number(r.value),
-    threshold: Number(r.threshold),
-    since: Number(r.since),
-    resolvedAt: r.resolved_at == null ? null : Number(r.resolved_at),
-  };
 }

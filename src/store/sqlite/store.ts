@@ -473,8 +473,16 @@ export class SqliteStore implements Store {
     return this.run(() => this.observability.backlogSnapshot(req));
   }
 
-  async saveAlerts(alerts: readonly AlertRecord[], forgetResolvedBefore: number): Promise<void> {
-    await this.run(() => this.observability.saveAlerts(alerts, forgetResolvedBefore));
+  async saveAlerts(req: {
+    holder: string;
+    alerts: readonly AlertRecord[];
+    forgetResolvedBefore: number;
+  }): Promise<string[]> {
+    return this.run(() => this.observability.saveAlerts(req));
+  }
+
+  async adoptAlerts(holder: string): Promise<AlertRecord[]> {
+    return this.run(() => this.observability.adoptAlerts(holder));
   }
 
   async listAlerts(q: { resolvedSince: number }): Promise<AlertRecord[]> {

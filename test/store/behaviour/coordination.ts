@@ -8,9 +8,11 @@ import { SCAN_START, type ClaimedDelivery, type Store } from "../../../src/store
 import type { Signal, WorkerCoordination } from "../../../src/store/coordination.js";
 import {
   accept,
+  anAlert,
   HOUR,
   MINUTE,
   outcomeFor,
+  saveAlerts,
   SECOND,
   seedApp,
   succeeded,
@@ -289,6 +291,40 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
         await stopA();
         await stopB();
       }
+    });
+
+    it("a worker's firing alerts are taken on once it has left: stopped cleanly, or reaped", async () => {
+      const c = coordinationOf(t.store);
+      await join(t.store, "wkr_a");
+      await join(t.store, "wkr_b");
+      await join(t.store, "wkr_dead", NOW - MINUTE);
+      await saveAlerts(t.store, "wkr_a", [anAlert("alrt_a")]);
+      await saveAlerts(t.store, "wkr_dead", [anAlert("alrt_dead")]);
+      const adopt = async (holder: string) => (await t.store.adoptAlerts(holder)).map((a) => a.id);
+      // Silent, but not yet declared dead: the fleet's reaping decides that, not the alerts.
+      expect(await adopt("wkr_b")).toEqual([]);
+      await c.reap(NOW, NOW - 10 * SECOND);
+      expect(await adopt("wkr_b")).toEqual(["alrt_dead"]);
+      await c.unregister("wkr_a");
+      expect(await adopt("wkr_b")).toEqual(["alrt_a"]);
+      expect(await adopt("wkr_b")).toEqual([]);
+    });
+
+    it("an endpoint's alert is taken on by the endpoint's owner, or by any worker if none", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [owned, free] = endpoints.map((e) => e.id) as [string, string];
+      await join(t.store, "wkr_b");
+      await join(t.store, "wkr_c");
+      await accept(t.store, app.id, { now: T0 });
+      expect(await claimAs(t.store, "wkr_b", { endpointId: owned })).toHaveLength(1);
+      const failing = { rule: "endpoint_failing", severity: "warning" as const };
+      await saveAlerts(t.store, "wkr_gone", [
+        anAlert("alrt_owned", { ...failing, endpointId: owned }),
+        anAlert("alrt_free", { ...failing, endpointId: free }),
+      ]);
+      // wkr_b sends to `owned` and sees whether it still fails; wkr_c would see no traffic.
+      expect((await t.store.adoptAlerts("wkr_c")).map((a) => a.id)).toEqual(["alrt_free"]);
+      expect((await t.store.adoptAlerts("wkr_b")).map((a) => a.id)).toEqual(["alrt_owned"]);
     });
   });
 }

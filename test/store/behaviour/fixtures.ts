@@ -9,6 +9,7 @@ import { newId } from "../../../src/ids.js";
 import type { FieldCipher } from "../../../src/security/cipher.js";
 import type {
   AcceptResult,
+  AlertRecord,
   ClaimedDelivery,
   DeliveryOutcome,
   NewMessage,
@@ -79,6 +80,32 @@ export function anEndpoint(appId: string, overrides: Partial<Endpoint> = {}): En
     updatedAt: T0,
     ...overrides,
   };
+}
+
+export function anAlert(id: string, overrides: Partial<AlertRecord> = {}): AlertRecord {
+  return {
+    id,
+    rule: "queue_lag",
+    severity: "critical",
+    summary: "behind",
+    endpointId: null,
+    value: 400.5,
+    threshold: 300,
+    since: T0,
+    resolvedAt: null,
+    supersededBy: null,
+    ...overrides,
+  };
+}
+
+/** Saves alerts as `holder`, the worker evaluating them; forgets none unless told. */
+export function saveAlerts(
+  store: Store,
+  holder: string,
+  alerts: AlertRecord[],
+  forgetResolvedBefore = 0,
+): Promise<string[]> {
+  return store.saveAlerts({ holder, alerts, forgetResolvedBefore });
 }
 
 export function anEventType(name: string, overrides: Partial<EventType> = {}): EventType {

@@ -1,21 +1,18 @@
 /** What metrics, alerts and drills need from a store: backlog gauges, alert states, drill runs. */
 import { describe, expect, it } from "vitest";
-import type { AlertRecord, DrillRun } from "../../../src/store/port.js";
+import type { DrillRun } from "../../../src/store/port.js";
 import { deadLetter } from "./dlq-fixtures.js";
-import { accept, claimAll, HOUR, MINUTE, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
-
-const alert = (id: string, overrides: Partial<AlertRecord> = {}): AlertRecord => ({
-  id,
-  rule: "queue_lag",
-  severity: "critical",
-  summary: "behind",
-  endpointId: null,
-  value: 400.5,
-  threshold: 300,
-  since: T0,
-  resolvedAt: null,
-  ...overrides,
-});
+import {
+  accept,
+  anAlert as alert,
+  claimAll,
+  HOUR,
+  MINUTE,
+  saveAlerts,
+  seedApp,
+  T0,
+  type StoreUnderTest,
+} from "./fixtures.js";
 
 const run = (id: string, startedAt: number, passed: boolean): DrillRun => ({
   id,
@@ -60,30 +57,60 @@ export function observabilityBehaviour(t: StoreUnderTest): void {
     });
 
     it("keeps alerts: firing and recently resolved, newest first; forgets old resolved ones", async () => {
-      await t.store.saveAlerts(
-        [
-          alert("alrt_1", { since: T0 }),
-          alert("alrt_2", { since: T0 + MINUTE, rule: "endpoint_failing", endpointId: "ep_x" }),
-        ],
-        0,
-      );
+      await saveAlerts(t.store, "wkr_a", [
+        alert("alrt_1", { since: T0 }),
+        alert("alrt_2", { since: T0 + MINUTE, rule: "endpoint_failing", endpointId: "ep_x" }),
+      ]);
       expect((await t.store.listAlerts({ resolvedSince: T0 })).map((a) => a.id)).toEqual([
         "alrt_2",
         "alrt_1",
       ]);
-      await t.store.saveAlerts([alert("alrt_1", { resolvedAt: T0 + HOUR, value: 1.25 })], 0);
+      const resolved = alert("alrt_1", {
+        resolvedAt: T0 + HOUR,
+        value: 1.25,
+        supersededBy: "alrt_9",
+      });
+      expect(await saveAlerts(t.store, "wkr_a", [resolved])).toEqual([]);
       const both = await t.store.listAlerts({ resolvedSince: T0 });
-      expect(both.find((a) => a.id === "alrt_1")).toEqual(
-        alert("alrt_1", { resolvedAt: T0 + HOUR, value: 1.25 }),
-      );
+      expect(both.find((a) => a.id === "alrt_1")).toEqual(resolved);
       expect(both.find((a) => a.id === "alrt_2")).toEqual(
         alert("alrt_2", { since: T0 + MINUTE, rule: "endpoint_failing", endpointId: "ep_x" }),
       );
       // Resolved before the cutoff: not listed, and forgotten at the next save.
       const firingOnly = await t.store.listAlerts({ resolvedSince: T0 + 2 * HOUR });
       expect(firingOnly.map((a) => a.id)).toEqual(["alrt_2"]);
-      await t.store.saveAlerts([], T0 + 2 * HOUR);
+      await saveAlerts(t.store, "wkr_a", [], T0 + 2 * HOUR);
       expect((await t.store.listAlerts({ resolvedSince: 0 })).map((a) => a.id)).toEqual(["alrt_2"]);
+    });
+
+    it("writes an alert only for the worker that holds it", async () => {
+      await saveAlerts(t.store, "wkr_a", [alert("alrt_1")]);
+      const refused = await saveAlerts(t.store, "wkr_b", [
+        alert("alrt_1", { resolvedAt: T0 + HOUR }),
+        alert("alrt_2"),
+      ]);
+      expect(refused).toEqual(["alrt_1"]);
+      expect(await t.store.listAlerts({ resolvedSince: 0 })).toEqual([
+        alert("alrt_2"),
+        alert("alrt_1"),
+      ]);
+    });
+
+    it("takes on firing alerts held by no running worker, once; never resolved ones", async () => {
+      // No worker named here is running: alerts from before a restart, or of a worker that left.
+      await saveAlerts(t.store, "wkr_gone", [
+        alert("alrt_1", { since: T0 }),
+        alert("alrt_2", { since: T0 + MINUTE, resolvedAt: T0 + HOUR }),
+      ]);
+      expect(await t.store.adoptAlerts("wkr_b")).toEqual([alert("alrt_1", { since: T0 })]);
+      expect(await t.store.adoptAlerts("wkr_b")).toEqual([]);
+      // Now wkr_b's: it writes the alert, the worker that left no longer does.
+      const ended = alert("alrt_1", { resolvedAt: T0 + 2 * HOUR });
+      expect(await saveAlerts(t.store, "wkr_gone", [ended])).toEqual(["alrt_1"]);
+      expect(await saveAlerts(t.store, "wkr_b", [ended])).toEqual([]);
+      expect(
+        (await t.store.listAlerts({ resolvedSince: 0 })).find((a) => a.id === "alrt_1"),
+      ).toEqual(ended);
     });
 
     it("records drill runs, keeps the latest, and knows the last one that passed", async () => {
