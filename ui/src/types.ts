@@ -166,6 +166,8 @@ export interface Alert {
   threshold: number;
   since: string;
   resolvedAt: string | null;
+  /** Resolved because this alert carries on the same condition, not because it ended. */
+  supersededBy: string | null;
 }
 
 export interface SystemStats {

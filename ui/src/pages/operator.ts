@@ -27,7 +27,13 @@ export async function renderAlerts(page: HTMLElement): Promise<void> {
             table(
               "Recently resolved",
               ["Severity", "What", "Value", "Since", "Resolved"],
-              alerts.resolved.map((a) => [...row(a), ago(a.resolvedAt)]),
+              alerts.resolved.map((a) => [
+                ...row(a),
+                // Superseded: the condition did not end; another alert carries it on.
+                a.supersededBy
+                  ? `${ago(a.resolvedAt)}, carried on as ${a.supersededBy}`
+                  : ago(a.resolvedAt),
+              ]),
             ),
           ]
         : unavailable("Alerts"),
