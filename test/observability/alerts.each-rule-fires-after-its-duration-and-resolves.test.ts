@@ -3,64 +3,10 @@
  * fires once its condition held for its duration, and resolves when the condition ends.
  */
 import { describe, expect, it } from "vitest";
-import {
-  AlertRules,
-  DEFAULT_THRESHOLDS,
-  type AlertSample,
-  type AlertThresholds,
-} from "../../src/observability/alert-rules.js";
-import type { EndpointCounts } from "../../src/observability/tally.js";
+import { T0, timeline } from "../support/alert-timeline.js";
 
-const T0 = Date.UTC(2026, 0, 1);
-const TICK = 30_000;
 const MIN = 60_000;
 const HOUR = 60 * MIN;
-
-/** A timeline: `tick(changes)` moves 30 s on and evaluates a sample built from running totals. */
-function timeline(overrides: Partial<AlertThresholds> = {}) {
-  let n = 0;
-  const rules = new AlertRules({ ...DEFAULT_THRESHOLDS, ...overrides }, () => `alrt_${++n}`);
-  const state: Omit<AlertSample, "at" | "endpoints"> = {
-    ended: 0,
-    exhausted: 0,
-    dlqLeft: 0,
-    dlqDepth: 0,
-    dlqOldestAt: null,
-    oldestDueAt: null,
-    lastDrill: null,
-    lastDrillPassedAt: null,
-  };
-  let at = T0;
-  const fired: string[] = [];
-  const resolved: string[] = [];
-  return {
-    state,
-    get now() {
-      return at;
-    },
-    tick(endpoints: Record<string, EndpointCounts> = {}) {
-      at += TICK;
-      const changes = rules.evaluate({
-        ...state,
-        at,
-        endpoints: new Map(Object.entries(endpoints)),
-      });
-      fired.push(...changes.fired.map((a) => `${a.rule}${a.endpointId ? `:${a.endpointId}` : ""}`));
-      resolved.push(...changes.resolved.map((a) => a.rule));
-      return changes;
-    },
-    /** Ticks for `ms` with the same per-tick changes; `each` runs before every tick. */
-    run(ms: number, each: () => void = () => {}, endpoints: Record<string, EndpointCounts> = {}) {
-      for (let t = 0; t < ms; t += TICK) {
-        each();
-        this.tick(endpoints);
-      }
-    },
-    fired,
-    resolved,
-    firing: () => rules.firing(),
-  };
-}
 
 describe("alert rules", () => {
   it("retry exhaustion above 1 % fires after 10 minutes and resolves when it falls", () => {
