@@ -63,10 +63,33 @@ export interface AlertSample {
   lastDrillPassedAt: number | null;
 }
 
+/** The rules, by the name their alerts carry. */
+type RuleName =
+  | "retry_exhaustion_rate"
+  | "dlq_oldest_age"
+  | "endpoint_failing"
+  | "dlq_stuck"
+  | "queue_lag"
+  | "drill_failing";
+
+/**
+ * How far back each rule's verdict looks into the samples. A process samples afresh from its
+ * start, so an alert it takes on is judged by a rule over rates only once it has sampled that
+ * long since; rules that read the store's state (ages, the drill) judge it at once.
+ */
+const LOOKS_BACK: Record<RuleName, (t: AlertThresholds) => number> = {
+  retry_exhaustion_rate: (t) => t.windowMs,
+  endpoint_failing: (t) => t.windowMs,
+  dlq_stuck: (t) => t.dlqStuckMs,
+  dlq_oldest_age: () => 0,
+  queue_lag: () => 0,
+  drill_failing: () => 0,
+};
+
 /** One rule's verdict for one subject (the system, or one endpoint). */
 interface Condition {
   key: string;
-  rule: string;
+  rule: RuleName;
   severity: AlertRecord["severity"];
   endpointId: string | null;
   active: boolean;
@@ -74,6 +97,11 @@ interface Condition {
   threshold: number;
   summary: string;
   forMs: number;
+  /**
+   * Whether the samples from `first` on already show the condition over, whatever came before
+   * (so an alert taken on need not wait for the rule's whole look-back to resolve).
+   */
+  overSince?: (first: AlertSample) => boolean;
 }
 
 /** What one evaluation changed. */
@@ -84,7 +112,12 @@ export interface AlertChanges {
   updated: AlertRecord[];
 }
 
-type State = { kind: "pending"; since: number } | { kind: "firing"; alert: AlertRecord };
+/**
+ * A condition's state. A firing alert taken on carries `takenAt` until its rule has sampled long
+ * enough since to judge it; until then it fires on unchanged.
+ */
+type State =
+  { kind: "pending"; since: number } | { kind: "firing"; alert: AlertRecord; takenAt?: number };
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 const dur = (ms: number) =>
@@ -106,6 +139,11 @@ export class AlertRules {
    * left the fleet. One condition keeps one alert: when two meet (this worker's and the one taken
    * on, both judging a condition every worker reads from the database), the one firing longer
    * carries on and the other is resolved as superseded by it. Returns those resolutions.
+   *
+   * The rules have no samples from before `now`, so an alert taken on for a rule over rates is
+   * not judged until they have sampled its whole window since (see LOOKS_BACK): it fires on,
+   * unchanged, rather than resolving for want of data. A condition these rules already fire for
+   * is judged on their own samples, as before.
    */
   adopt(firing: readonly AlertRecord[], now: number): AlertChanges {
     const changes: AlertChanges = { fired: [], resolved: [], updated: [] };
@@ -116,10 +154,11 @@ export class AlertRules {
       if (held?.kind === "firing" && held.alert.id !== alert.id) {
         const [keep, drop] =
           olderFirst(held.alert, alert) <= 0 ? [held.alert, alert] : [alert, held.alert];
-        this.states.set(key, { kind: "firing", alert: keep });
+        this.states.set(key, { ...held, alert: keep });
         changes.resolved.push({ ...drop, resolvedAt: now, supersededBy: keep.id });
       } else if (held?.kind !== "firing") {
-        this.states.set(key, { kind: "firing", alert });
+        const waits = this.lookBack(alert.rule) > 0;
+        this.states.set(key, { kind: "firing", alert, ...(waits ? { takenAt: now } : {}) });
       }
     }
     return changes;
@@ -164,6 +203,7 @@ export class AlertRules {
     for (const [key, state] of this.states) {
       if (seen.has(key)) continue;
       if (state.kind === "firing") {
+        if (!this.canJudge(state, sample.at)) continue;
         const alert = { ...state.alert, resolvedAt: sample.at };
         changes.resolved.push(alert);
       }
@@ -174,6 +214,10 @@ export class AlertRules {
 
   private step(c: Condition, now: number, changes: AlertChanges): void {
     const state = this.states.get(c.key);
+    if (state?.kind === "firing" && state.takenAt !== undefined) {
+      if (!this.canJudge(state, now, c.overSince)) return;
+      delete state.takenAt;
+    }
     if (!c.active) {
       if (state?.kind === "firing") changes.resolved.push({ ...state.alert, resolvedAt: now });
       this.states.delete(c.key);
@@ -205,6 +249,27 @@ export class AlertRules {
     };
     this.states.set(c.key, { kind: "firing", alert });
     changes.fired.push(alert);
+  }
+
+  /**
+   * Whether a firing alert can be judged at `now`: it was not taken on, or the rules have sampled
+   * for its rule's whole look-back since taking it on, or those samples show it over already.
+   */
+  private canJudge(
+    state: { alert: AlertRecord; takenAt?: number },
+    now: number,
+    overSince?: (first: AlertSample) => boolean,
+  ): boolean {
+    if (state.takenAt === undefined) return true;
+    const takenAt = state.takenAt;
+    const first = this.samples.find((s) => s.at >= takenAt);
+    if (!first) return false;
+    return now - first.at >= this.lookBack(state.alert.rule) || (overSince?.(first) ?? false);
+  }
+
+  /** How far back a rule's verdict looks; 0 for a rule these rules no longer have. */
+  private lookBack(rule: string): number {
+    return LOOKS_BACK[rule as RuleName]?.(this.t) ?? 0;
   }
 
   /** The sample at or just before `at`, else the oldest kept. */
@@ -252,15 +317,15 @@ export class AlertRules {
       forMs: 0,
     });
 
-    // Nothing leaves the dead-letter queue while its oldest record stays.
+    // Nothing leaves the dead-letter queue while its oldest record stays. It moved since `from`
+    // if something left, the queue shrank or emptied, or its oldest record changed.
+    const dlqMoved = (from: AlertSample) =>
+      now.dlqOldestAt === null ||
+      now.dlqOldestAt !== from.dlqOldestAt ||
+      now.dlqLeft !== from.dlqLeft ||
+      now.dlqDepth < from.dlqDepth;
     const then = this.sampleAt(now.at - t.dlqStuckMs);
-    const stuck =
-      now.at - then.at >= t.dlqStuckMs &&
-      then.dlqDepth > 0 &&
-      now.dlqDepth >= then.dlqDepth &&
-      now.dlqLeft === then.dlqLeft &&
-      now.dlqOldestAt !== null &&
-      now.dlqOldestAt === then.dlqOldestAt;
+    const stuck = now.at - then.at >= t.dlqStuckMs && then.dlqDepth > 0 && !dlqMoved(then);
     out.push({
       key: keyOf("dlq_stuck", null),
       rule: "dlq_stuck",
@@ -271,6 +336,7 @@ export class AlertRules {
       threshold: t.dlqStuckMs / 1000,
       summary: `${now.dlqDepth} dead-letter records and none left the queue for ${dur(t.dlqStuckMs)}`,
       forMs: 0,
+      overSince: dlqMoved,
     });
 
     // hookline itself falling behind.
