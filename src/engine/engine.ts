@@ -647,28 +647,42 @@ export class DeliveryEngine implements EngineControl, Intake {
     else this.admitting.delete(endpointId);
   }
 
+  /**
+   * The endpoint's runtime, loaded (or its settings reloaded) when it is not known or stale.
+   * Null when the endpoint no longer exists.
+   */
   private async runtimeFor(endpointId: string): Promise<EndpointRuntime | null> {
-    let rt = this.runtimes.get(endpointId);
-    if (rt && !rt.stale) return rt;
+    const known = this.runtimes.get(endpointId);
+    if (known && !known.stale) return known;
     const endpoint = await this.deps.store.getEndpoint(endpointId);
     if (!endpoint) {
+      const rt = this.runtimes.get(endpointId);
       if (rt && !rt.busy) this.runtimes.delete(endpointId);
       return null;
     }
     const app = await this.appFor(endpoint.appId);
-    if (rt) rt.reload(endpoint, app);
-    else {
+    // Dispatch reloads the runtime it holds, even one forgotten meanwhile.
+    known?.reload(endpoint, app);
+    // Another load of the endpoint may have finished while this one waited (a claim's admission
+    // beside the recovery timer's): there is one runtime per endpoint, or its requests in flight
+    // would be counted on two and its limit exceeded.
+    let rt = this.runtimes.get(endpointId);
+    if (!rt) {
       const circuit = await this.deps.store.getCircuit(endpointId);
-      rt = new EndpointRuntime(
-        endpoint,
-        app,
-        this.deps.settings.policyDefaults,
-        this.deps.settings,
-        this.deps.clock,
-        circuit,
-      );
-      this.runtimes.set(endpointId, rt);
+      rt = this.runtimes.get(endpointId);
+      if (!rt) {
+        rt = new EndpointRuntime(
+          endpoint,
+          app,
+          this.deps.settings.policyDefaults,
+          this.deps.settings,
+          this.deps.clock,
+          circuit,
+        );
+        this.runtimes.set(endpointId, rt);
+      }
     }
+    if (rt.stale) rt.reload(endpoint, app);
     return rt;
   }
 
