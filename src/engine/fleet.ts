@@ -269,7 +269,10 @@ export class Fleet {
     this.host.forgetAll();
     this.owned.clear();
     this.idValue = this.newWorkerId();
+    // Until the new identity is registered its claims take nothing (a worker without a row
+    // could be reaped as it sends), so the engine looks again once it is.
     await this.coordination.register({ ...this.identity(), now });
+    this.host.rescan();
   }
 
   private async reap(now: number): Promise<void> {

@@ -82,6 +82,13 @@ const OWNER_DEAD = (deadBefore: string) => `endpoint_owners.since < ${deadBefore
         AND NOT EXISTS (SELECT 1 FROM workers w
           WHERE w.id = endpoint_owners.worker_id AND w.heartbeat_at >= ${deadBefore})`;
 
+/**
+ * A claiming worker must have a row: one reaped while alive (a pause) that has not yet noticed,
+ * or one joining again whose registration is on its way, claims nothing. Reaping puts back the
+ * claims of workers without a row, so such a claim could be sent twice.
+ */
+const REGISTERED = (worker: string) => `EXISTS (SELECT 1 FROM workers WHERE id = ${worker})`;
+
 /** Messages and their deliveries: intake, claiming, and recording what each attempt did. */
 export const DELIVERIES = {
   findMessageByEventId: "SELECT * FROM messages WHERE app_id = $1 AND event_id = $2",
@@ -152,7 +159,7 @@ export const DELIVERIES = {
       LEFT JOIN endpoint_owners o ON o.endpoint_id = d.endpoint_id
       LEFT JOIN workers w ON w.id = o.worker_id
       WHERE d.state = 'pending' AND d.next_attempt_at <= $1 AND d.endpoint_id <> ALL($2::text[])
-        AND d.next_attempt_at >= $5
+        AND d.next_attempt_at >= $5 AND ${REGISTERED("$6")}
         AND (o.worker_id IS NULL OR o.worker_id = $6 OR w.heartbeat_at IS NULL
           OR w.heartbeat_at < $7)
       ORDER BY d.next_attempt_at
@@ -184,6 +191,7 @@ export const DELIVERIES = {
     `WITH due AS (
       SELECT id FROM deliveries
       WHERE state = 'pending' AND endpoint_id = $2 AND next_attempt_at <= $1
+        AND ${REGISTERED("$5")}
       ORDER BY next_attempt_at
       LIMIT $3
       FOR UPDATE SKIP LOCKED

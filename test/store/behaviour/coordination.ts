@@ -167,6 +167,24 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
       for (const d of held) expect((await t.store.getDelivery(d.id))?.state).toBe("succeeded");
     });
 
+    it("a worker without a row claims nothing: reaped, or not registered yet", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}]);
+      const c = coordinationOf(t.store);
+      await join(t.store, "wkr_paused", NOW - MINUTE);
+      await join(t.store, "wkr_live");
+      await c.reap(NOW, NOW - 10 * SECOND);
+      await accept(t.store, app.id, { now: T0 });
+      // A paused worker that has not yet learnt it was reaped, and one joining again whose
+      // registration is on its way: a claim by either could be put back by a reaping at once,
+      // while it sends.
+      for (const worker of ["wkr_paused", "wkr_joining"]) {
+        expect(await claimAs(t.store, worker)).toEqual([]);
+        expect(await claimAs(t.store, worker, { endpointId: endpoints[0]!.id })).toEqual([]);
+      }
+      expect(await c.orphans(NOW, NOW - 10 * SECOND, 10)).toEqual([endpoints[0]!.id]);
+      expect(await claimAs(t.store, "wkr_live")).toHaveLength(1);
+    });
+
     it("a heartbeat keeps a worker alive, counts the fleet and hands endpoints back", async () => {
       const { app, endpoints } = await seedApp(t.store, [{}, {}]);
       const c = coordinationOf(t.store);
