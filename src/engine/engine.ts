@@ -605,32 +605,40 @@ export class DeliveryEngine implements EngineControl, Intake {
    * them. Never throws: a delivery whose endpoint fails to load is kept for the recovery timer.
    */
   private async admit(batch: readonly ClaimedDelivery[]): Promise<void> {
-    this.fleet?.noteClaimed(batch.map((d) => d.endpointId));
+    // Claimed under an identity this worker has lost since (a claim that was running when it
+    // found itself declared dead): another worker's now, never to be queued or sent here.
+    const held = batch.filter((d) => this.holds(d));
+    this.claimed -= batch.length - held.length;
+    this.fleet?.noteClaimed(held.map((d) => d.endpointId));
     const touched = new Set<EndpointRuntime>();
-    let orphans = 0;
+    let dropped = 0;
     let kept = 0;
     let error: unknown;
-    for (const d of batch) this.countArriving(d.endpointId, 1);
-    for (const d of batch) {
+    for (const d of held) this.countArriving(d.endpointId, 1);
+    for (const d of held) {
       let rt: EndpointRuntime | null;
       try {
         rt = await this.runtimeFor(d.endpointId);
       } catch (err) {
         error = err;
-        kept++;
-        this.unadmitted.push(d);
         this.countArriving(d.endpointId, -1);
+        if (!this.holds(d)) dropped++;
+        else {
+          kept++;
+          this.unadmitted.push(d);
+        }
         continue;
       }
       this.countArriving(d.endpointId, -1);
-      if (!rt) orphans++;
+      // The endpoint was deleted between claim and now, and its deliveries went with it; or the
+      // worker was declared dead while this batch waited for endpoints to load.
+      if (!rt || !this.holds(d)) dropped++;
       else {
         rt.queue.push(d);
         touched.add(rt);
       }
     }
-    // The endpoint was deleted between claim and now; its deliveries went with it.
-    this.claimed -= orphans;
+    this.claimed -= dropped;
     if (kept > 0) {
       this.log.error(
         { err: error, deliveries: kept },
@@ -639,6 +647,16 @@ export class DeliveryEngine implements EngineControl, Intake {
       this.armRecovery();
     }
     for (const rt of touched) await this.dispatchOrRecover(rt);
+  }
+
+  /**
+   * Whether this worker still holds a delivery it claimed: always alone; in a fleet, while the
+   * claim was made under the identity the worker has now. A worker declared dead drops what it
+   * holds and joins again under a new identity, so work begun before that (a claim, an admission
+   * awaiting the store, a delivery put back in a queue after a failed write) ends unsent.
+   */
+  private holds(d: ClaimedDelivery): boolean {
+    return this.fleet === null || d.claimedBy === this.fleet.id;
   }
 
   private countArriving(endpointId: string, by: 1 | -1): void {
@@ -741,14 +759,16 @@ export class DeliveryEngine implements EngineControl, Intake {
       },
       adopt: (ids) => this.adopt(ids),
       forgetAll: () => {
-        for (const [id, rt] of this.runtimes) {
-          this.claimed -= rt.queue.splice(0).length;
-          if (rt.inFlight === 0) this.runtimes.delete(id);
-        }
+        // Every endpoint is forgotten, those with requests out too: the new identity starts
+        // from what the store says (circuits included). Requests already out cannot be called
+        // back; they finish on the forgotten runtimes and change nothing (see `attempt`).
+        for (const rt of this.runtimes.values()) this.claimed -= rt.queue.splice(0).length;
+        this.runtimes.clear();
+        this.marked.clear();
+        this.handedOver.clear();
         this.claimed -= this.unadmitted.splice(0).length;
         this.backlogged.clear();
         this.adoptable.clear();
-        this.wake();
       },
       onSignals: (signals) => {
         for (const s of signals) {
@@ -854,6 +874,12 @@ export class DeliveryEngine implements EngineControl, Intake {
         return;
       }
       const d = rt.queue.shift()!;
+      if (!this.holds(d)) {
+        // Another worker's now (see `holds`): the last point before the request goes out.
+        if (admission.probe) rt.breaker.cancelProbe();
+        this.claimed--;
+        continue;
+      }
       const expired = windowEndedBeforeSending(d, rt.policy);
       if (expired) {
         // Not sent, so not the probe either: another delivery may be.
@@ -954,6 +980,9 @@ export class DeliveryEngine implements EngineControl, Intake {
     const endpoint = rt.endpoint;
     const { outcome, decision, transition } = await makeAttempt(this.deps, rt, d, probe);
     this.writer.push(outcome);
+    // Sent before this worker was declared dead: the store leaves the delivery to the worker
+    // holding it now, and the endpoint's circuit and settings are its owner's to change.
+    if (!this.holds(d)) return this.release(rt, true);
     // Every request in flight when the receiver turned to 410 comes back with it: announce once.
     if (decision.disable && !endpoint.disabled) {
       endpoint.disabled = true;

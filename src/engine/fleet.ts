@@ -42,7 +42,10 @@ export interface FleetHost {
   released(freed: readonly string[]): void;
   /** Endpoints another worker gave up or died holding: claim their due work if we can. */
   adopt(endpointIds: readonly string[]): void;
-  /** Other workers declared this one dead: drop everything in hand (it is theirs now). */
+  /**
+   * Other workers declared this one dead: drop everything in hand (it is theirs now). Work under
+   * way under the old identity (claims, admissions) must end without sending anything.
+   */
   forgetAll(): void;
   onSignals(signals: readonly Signal[]): void;
   /** Signals may have been missed: scan everything again. */

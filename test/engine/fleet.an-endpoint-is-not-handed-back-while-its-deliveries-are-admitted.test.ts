@@ -5,14 +5,11 @@
  * sent by a worker that no longer owns E. Whenever a request to E is out, this worker owns E.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/clock.js";
-import { DeliveryEngine } from "../../src/engine/engine.js";
-import { HttpSender } from "../../src/engine/sender.js";
 import type { Store } from "../../src/store/port.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { adminQuery, aSharedStore, freshSchemaName, type Cleanup } from "../support/postgres.js";
-import { fleetWorkerSettings } from "../support/fleet-worker.js";
+import { fleetWorkerSettings, startFleetWorker } from "../support/fleet-worker.js";
 import { Receiver } from "../support/receiver.js";
 
 const HEARTBEAT_MS = 50;
@@ -73,19 +70,7 @@ describe("an endpoint marked to let go of while a claim brings its deliveries", 
       deadAfterMs: 3_000,
     });
     settings.fleet = { ...settings.fleet!, idleReleaseMs: IDLE_MS };
-    const sender = new HttpSender({ refusePrivateTargets: false });
-    const engine = new DeliveryEngine({
-      store: slowed,
-      sender,
-      clock: systemClock,
-      random: () => 0.5,
-      settings,
-    });
-    cleanup.push(
-      () => sender.close(),
-      () => engine.stop(),
-    );
-    await engine.start();
+    await startFleetWorker(slowed, settings, cleanup);
 
     // E is this worker's, and its runtime known: the next delivery of E needs no loading.
     await accept(store, appE.id, { now: Date.now() });
