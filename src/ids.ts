@@ -5,7 +5,19 @@ const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 /** Prefixes of hookline's ids, so a log line tells what an id names. */
 export type IdPrefix =
-  "app" | "ep" | "msg" | "dlv" | "atmpt" | "dlq" | "evt" | "tok" | "job" | "wkr" | "alrt" | "drill";
+  | "app"
+  | "ep"
+  | "msg"
+  | "dlv"
+  | "atmpt"
+  | "dlq"
+  | "evt"
+  | "tok"
+  | "job"
+  | "rnr"
+  | "wkr"
+  | "alrt"
+  | "drill";
 
 let lastMs = 0;
 let lastRandom: Uint8Array = new Uint8Array(10);

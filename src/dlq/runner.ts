@@ -4,6 +4,10 @@
  * sample's results before going on, and stops when cancelled. Replays are ordinary deliveries, so
  * the engine's per-endpoint limit and circuit breaker apply to them. All of a job's state is in
  * the store: after a restart the job carries on, and no record is replayed twice by one job.
+ *
+ * A job is leased to one runner at a time, by name. A runner that stalls for longer than the
+ * lease (a frozen VM) may find on waking that another runner has taken its job up: the store then
+ * refuses its updates, and it drops the job rather than run it beside the other at twice its rate.
  */
 import type { Clock, TimerHandle } from "../clock.js";
 import type { ReplayJob } from "../domain/types.js";
@@ -86,6 +90,8 @@ interface JobRun {
 
 /** See the module comment. */
 export class ReplayJobRunner {
+  /** This runner's name on the jobs it holds. */
+  readonly id = newId("rnr");
   private running = false;
   private readonly runs = new Map<string, JobRun>();
   private timer: TimerHandle | null = null;
@@ -151,6 +157,7 @@ export class ReplayJobRunner {
             now,
             leaseUntil: now + this.leaseMs,
             limit: free,
+            runner: this.id,
           });
           for (const job of jobs) if (!this.runs.has(job.id)) this.launch(job);
         }
@@ -212,28 +219,26 @@ export class ReplayJobRunner {
       const seen = run.signal.version;
       try {
         const now = clock.now();
-        const job = await store.updateReplayJob({
-          id: prepared.id,
-          now,
-          leaseUntil: now + this.leaseMs,
-        });
-        // Cancelled (or finished elsewhere): nothing more to do here.
-        if (!job) return;
+        const update = { id: prepared.id, runner: this.id, now, leaseUntil: now + this.leaseMs };
+        // Every write renews the lease; each is refused once the job is no longer this
+        // runner's (cancelled, finished, or taken up elsewhere), and the runner lets go of it.
+        const job = await store.updateReplayJob(update);
+        if (!job) return await this.letGo(prepared.id);
         const step = nextJobStep(job, window);
-        const update = { id: job.id, now, leaseUntil: now + this.leaseMs };
         switch (step.kind) {
           case "enqueue": {
             const wait = bucket.take();
             if (wait > 0) {
               // A slow job's next token may be further off than its lease: wake in time to renew
-              // it (at the top of the loop), or another runner takes the job up and doubles the
-              // rate. The bucket keeps count; waking early takes no token.
+              // it (at the top of the loop), or another runner takes the job up and this one
+              // must drop it. The bucket keeps count; waking early takes no token.
               const renewIn = Math.max(1, Math.floor(this.leaseMs / 3));
               await run.signal.wait(seen, (done) => this.clockTimer(done, Math.min(wait, renewIn)));
               break;
             }
             const queued = await store.enqueueJobReplays({
               jobId: job.id,
+              runner: this.id,
               limit: 1,
               now,
               abandonAfter: this.deps.settings.maxReplays || null,
@@ -244,26 +249,28 @@ export class ReplayJobRunner {
           }
           case "wait":
             if (step.reason !== shownReason) {
-              await store.updateReplayJob({ ...update, reason: step.reason });
+              if (!(await store.updateReplayJob({ ...update, reason: step.reason }))) {
+                return await this.letGo(job.id);
+              }
               shownReason = step.reason;
             }
             await run.signal.wait(seen, (done) => this.realTimer(done, this.pollMs));
             break;
           case "advance":
-            await store.updateReplayJob({ ...update, stage: "rest", reason: step.reason });
+            if (!(await store.updateReplayJob({ ...update, stage: "rest", reason: step.reason }))) {
+              return await this.letGo(job.id);
+            }
             shownReason = step.reason;
             logger?.info({ jobId: job.id, reason: step.reason }, "replay job canary passed");
             break;
-          case "finish":
-            await store.updateReplayJob({
-              ...update,
-              finish: { state: step.state, reason: step.reason },
-            });
-            logger?.info(
-              { jobId: job.id, state: step.state, reason: step.reason },
-              "replay job ended",
-            );
+          case "finish": {
+            const finish = { state: step.state, reason: step.reason };
+            if (!(await store.updateReplayJob({ ...update, finish }))) {
+              return await this.letGo(job.id);
+            }
+            logger?.info({ jobId: job.id, ...finish }, "replay job ended");
             return;
+          }
         }
       } catch (err) {
         logger?.error({ err, jobId: claimed.id }, "replay job step failed; trying again in 1 s");
@@ -273,7 +280,23 @@ export class ReplayJobRunner {
     // Stopped mid-job: hand it back, so another runner (or this process, restarted) takes it up
     // at its next look rather than once the lease runs out. If this fails, the lease still does.
     const now = clock.now();
-    await store.updateReplayJob({ id: prepared.id, now, leaseUntil: now }).catch(() => undefined);
+    await store
+      .updateReplayJob({ id: prepared.id, runner: this.id, now, leaseUntil: now })
+      .catch(() => undefined);
+  }
+
+  /**
+   * The store refused an update: the job was cancelled or ended, or, if it is still running,
+   * another runner took it up while this one stalled for longer than the lease. Either way this
+   * runner stops working on it.
+   */
+  private async letGo(jobId: string): Promise<void> {
+    const job = await this.deps.store.getReplayJob(jobId);
+    if (job?.state !== "running") return;
+    this.deps.logger?.info(
+      { jobId, runner: this.id },
+      "replay job taken up by another runner while this one stalled; dropping it",
+    );
   }
 
   private clockTimer(done: () => void, ms: number): () => void {

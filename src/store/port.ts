@@ -350,9 +350,14 @@ export interface JobReplaysQueued {
   remaining: number;
 }
 
-/** A running job's change of stage or end, with its lease renewed. */
+/**
+ * A running job's change of stage or end, with its lease renewed (or handed back, with
+ * `leaseUntil` now). Applied only while `runner` still holds the job.
+ */
 export interface ReplayJobUpdate {
   id: string;
+  /** The runner holding the job (see `claimReplayJobs`). */
+  runner: string;
   now: number;
   leaseUntil: number;
   stage?: ReplayJob["stage"];
@@ -585,9 +590,17 @@ export interface Store {
   listReplayJobs(q: PageQuery): Promise<Page<ReplayJob>>;
   /**
    * Takes up to `limit` jobs to run: scheduled ones now due (they become running) and running
-   * ones nobody holds (lease expired or released); leases them until `leaseUntil`.
+   * ones nobody holds (lease expired or released); leases them to `runner` until `leaseUntil`.
+   * A job taken up this way is no longer its previous runner's: that runner's updates and
+   * queueing are refused from then on, so a runner that stalled past its lease cannot go on
+   * beside the one that took over.
    */
-  claimReplayJobs(req: { now: number; leaseUntil: number; limit: number }): Promise<ReplayJob[]>;
+  claimReplayJobs(req: {
+    now: number;
+    leaseUntil: number;
+    limit: number;
+    runner: string;
+  }): Promise<ReplayJob[]>;
   /** Drops every running job's lease, so this process takes them up again (single-node start). */
   releaseReplayJobs(): Promise<void>;
   /** The earliest start of a scheduled job, or null. */
@@ -599,16 +612,21 @@ export interface Store {
   prepareReplayJob(id: string, now: number): Promise<ReplayJob | null>;
   /**
    * Queues replays for the job's next `limit` waiting items, in order, each at most once ever;
-   * items whose record is no longer open are skipped. Does nothing unless the job is running.
+   * items whose record is no longer open are skipped. Does nothing unless the job is running and
+   * `runner` holds it.
    */
   enqueueJobReplays(req: {
     jobId: string;
+    runner: string;
     limit: number;
     now: number;
     abandonAfter: number | null;
     newDeliveryId: () => string;
   }): Promise<JobReplaysQueued>;
-  /** Renews a running job's lease and applies the update; null when it is no longer running. */
+  /**
+   * Renews a running job's lease and applies the update; null when the job is no longer running
+   * or no longer the runner's (another took it up once its lease had run out).
+   */
   updateReplayJob(update: ReplayJobUpdate): Promise<ReplayJob | null>;
   /**
    * Cancels a scheduled or running job: no more replays are queued, and queued ones not yet sent

@@ -285,3 +285,8 @@ export function alertFromRow(r: Row): AlertRecord {
     supersededBy: str(r.superseded_by),
   };
 }
+
+/** Whether a `replay_jobs` row is a running job held by `runner` (its lease names it). */
+export function runningFor(row: Row, runner: string): boolean {
+  return row.state === "running" && row.held_by === runner;
+}

@@ -59,7 +59,8 @@ it("renews its lease while it waits for a token, so no other runner takes the jo
   clock.advance(5_000);
   // Past the first lease: another worker looking now finds the job held.
   const now = clock.now();
-  expect(await store.claimReplayJobs({ now, leaseUntil: now + LEASE_MS, limit: 1 })).toEqual([]);
+  const elsewhere = { now, leaseUntil: now + LEASE_MS, limit: 1, runner: "rnr_elsewhere" };
+  expect(await store.claimReplayJobs(elsewhere)).toEqual([]);
 
   clock.advance(100_000 - 65_000);
   const next = await untilJob(store, job.id, (j) => j.progress.queued === 2);

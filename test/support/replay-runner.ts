@@ -3,7 +3,7 @@
  * for a worker, with no engine: what a runner does is read back from the store.
  */
 import { expect, vi } from "vitest";
-import { ReplayJobRunner } from "../../src/dlq/runner.js";
+import { ReplayJobRunner, type RunnerLogger } from "../../src/dlq/runner.js";
 import type { ReplayJob } from "../../src/domain/types.js";
 import { EngineEvents } from "../../src/engine/events.js";
 import { SignallingControl } from "../../src/engine/signalling.js";
@@ -20,7 +20,12 @@ export async function aRunner(
   store: PostgresStore,
   clock: FakeClock,
   cleanup: Cleanup,
-  options: { events?: EngineEvents; pollMs?: number; sharedPollMs?: number } = {},
+  options: {
+    events?: EngineEvents;
+    pollMs?: number;
+    sharedPollMs?: number;
+    logger?: RunnerLogger;
+  } = {},
 ): Promise<ReplayJobRunner> {
   const looks = vi.spyOn(store, "nextReplayJobAt");
   const runner = new ReplayJobRunner({
@@ -36,6 +41,7 @@ export async function aRunner(
       leaseMs: LEASE_MS,
       pollMs: options.pollMs,
     },
+    logger: options.logger,
   });
   await runner.start();
   cleanup.push(() => runner.stop());

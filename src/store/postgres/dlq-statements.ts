@@ -87,10 +87,10 @@ export const REPLAY_JOBS = {
       FOR UPDATE SKIP LOCKED
     )
     UPDATE replay_jobs j SET state = 'running', started_at = coalesce(j.started_at, $1),
-      lease_until = $2, updated_at = $1
+      lease_until = $2, held_by = $4, updated_at = $1
     FROM due WHERE j.id = due.id
     RETURNING j.*`,
-  release: "UPDATE replay_jobs SET lease_until = NULL WHERE state = 'running'",
+  release: "UPDATE replay_jobs SET lease_until = NULL, held_by = NULL WHERE state = 'running'",
   nextStart: "SELECT min(start_at) AS at FROM replay_jobs WHERE state = 'scheduled'",
   // Preparing and queueing hold the job's row, so two runners taking one job up at once do each
   // step one after the other, as they would in SQLite.
@@ -119,7 +119,7 @@ export const REPLAY_JOBS = {
       reason = CASE WHEN $6::boolean THEN $7::text ELSE reason END,
       state = coalesce($5::text, state),
       finished_at = CASE WHEN $5::text IS NULL THEN finished_at ELSE $2 END
-    WHERE id = $1 AND state = 'running' RETURNING *`,
+    WHERE id = $1 AND state = 'running' AND held_by = $8 RETURNING *`,
   cancel: `UPDATE replay_jobs SET state = 'cancelled', reason = $2, lease_until = NULL,
       finished_at = $3, updated_at = $3
     WHERE id = $1 AND state IN ('scheduled', 'running')`,

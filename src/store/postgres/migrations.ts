@@ -434,4 +434,13 @@ ALTER TABLE alerts ADD COLUMN evaluated_by TEXT COLLATE "C";
 ALTER TABLE alerts ADD COLUMN superseded_by TEXT COLLATE "C";
 `,
   },
+  {
+    version: 10,
+    name: "the runner holding a replay job",
+    sql: `
+-- A job's lease names its runner: once another runner takes the job up (the lease ran out while
+-- the first was stalled), the first one's updates are refused and it drops the job.
+ALTER TABLE replay_jobs ADD COLUMN held_by TEXT COLLATE "C";
+`,
+  },
 ];

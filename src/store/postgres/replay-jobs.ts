@@ -8,8 +8,10 @@ import type { JobReplaysQueued, NewReplayJob, ReplayJobUpdate, Store } from "../
 import { all, exec, one, Params, tx, type Conn } from "./database.js";
 import { deadLetterFilter, type DeadLetters } from "./dead-letters.js";
 import { REPLAY_JOBS as S } from "./dlq-statements.js";
+import { runningFor } from "../row-mappers.js";
 import { replayJobFromRow } from "./rows.js";
 
+type ClaimRequest = Parameters<Store["claimReplayJobs"]>[0];
 type EnqueueRequest = Parameters<Store["enqueueJobReplays"]>[0];
 type CancelResult = Awaited<ReturnType<Store["cancelReplayJob"]>>;
 
@@ -42,8 +44,8 @@ export class ReplayJobs {
     return row ? replayJobFromRow(row) : null;
   }
 
-  async claim(req: { now: number; leaseUntil: number; limit: number }): Promise<ReplayJob[]> {
-    const rows = await all(this.pool, S.claim, [req.now, req.leaseUntil, req.limit]);
+  async claim(req: ClaimRequest): Promise<ReplayJob[]> {
+    const rows = await all(this.pool, S.claim, [req.now, req.leaseUntil, req.limit, req.runner]);
     // RETURNING gives no order guarantee; the claim took them by start time.
     return rows.map(replayJobFromRow).sort((a, b) => a.startAt - b.startAt || cmp(a.id, b.id));
   }
@@ -90,8 +92,8 @@ export class ReplayJobs {
     return tx(this.pool, async (c): Promise<JobReplaysQueued> => {
       const out: JobReplaysQueued = { queued: [], skipped: 0, remaining: 0 };
       const locked = await one(c, S.lock, [req.jobId]);
-      const job = locked ? replayJobFromRow(locked) : null;
-      if (!job || job.state !== "running") return out;
+      if (!locked || !runningFor(locked, req.runner)) return out;
+      const job = replayJobFromRow(locked);
       // Skipped items do not count against the limit: take the next ones until it is met.
       for (;;) {
         const want = req.limit - out.queued.length;
@@ -161,6 +163,7 @@ export class ReplayJobs {
       u.finish?.state ?? null,
       u.finish !== undefined || u.reason !== undefined,
       u.finish ? u.finish.reason : (u.reason ?? null),
+      u.runner,
     ]);
     return row ? replayJobFromRow(row) : null;
   }

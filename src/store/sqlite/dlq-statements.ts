@@ -84,14 +84,14 @@ export function prepareReplayJobs(db: Db) {
         @startAt, @createdBy, @note, @now, @now)`),
     get: p("SELECT * FROM replay_jobs WHERE id = ?"),
     claim: p(`UPDATE replay_jobs SET state = 'running', started_at = coalesce(started_at, @now),
-        lease_until = @lease, updated_at = @now
+        lease_until = @lease, held_by = @runner, updated_at = @now
       WHERE id IN (SELECT id FROM replay_jobs
         WHERE (state = 'scheduled' AND start_at <= @now)
            OR (state = 'running' AND (lease_until IS NULL OR lease_until <= @now))
         ORDER BY start_at LIMIT @limit)
         AND state IN ('scheduled', 'running')
       RETURNING *`),
-    release: p("UPDATE replay_jobs SET lease_until = NULL WHERE state = 'running'"),
+    release: p("UPDATE replay_jobs SET lease_until = NULL, held_by = NULL WHERE state = 'running'"),
     nextStart: p("SELECT min(start_at) AS at FROM replay_jobs WHERE state = 'scheduled'"),
     setTotal: p("UPDATE replay_jobs SET total = ?, updated_at = ? WHERE id = ? AND total IS NULL"),
     // Listed ids keep the order given; a repeated id is one item.
@@ -115,7 +115,7 @@ export function prepareReplayJobs(db: Db) {
         stage = coalesce(@stage, stage), reason = CASE WHEN @setReason THEN @reason ELSE reason END,
         state = coalesce(@state, state),
         finished_at = CASE WHEN @state IS NULL THEN finished_at ELSE @now END
-      WHERE id = @id AND state = 'running' RETURNING *`),
+      WHERE id = @id AND state = 'running' AND held_by = @runner RETURNING *`),
     cancel: p(`UPDATE replay_jobs SET state = 'cancelled', reason = @reason, lease_until = NULL,
         finished_at = @now, updated_at = @now
       WHERE id = @id AND state IN ('scheduled', 'running')`),

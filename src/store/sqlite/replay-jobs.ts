@@ -7,8 +7,10 @@ import type { ReplayJob } from "../../domain/types.js";
 import type { JobReplaysQueued, NewReplayJob, ReplayJobUpdate, Store } from "../port.js";
 import { deadLetterFilter, type DeadLetters } from "./dead-letters.js";
 import type { ReplayJobStatements } from "./dlq-statements.js";
+import { runningFor } from "../row-mappers.js";
 import { replayJobFromRow, type Row } from "./rows.js";
 
+type ClaimRequest = Parameters<Store["claimReplayJobs"]>[0];
 type EnqueueRequest = Parameters<Store["enqueueJobReplays"]>[0];
 type CancelResult = Awaited<ReturnType<Store["cancelReplayJob"]>>;
 
@@ -42,8 +44,13 @@ export class ReplayJobs {
     return row ? replayJobFromRow(row) : null;
   }
 
-  claim(req: { now: number; leaseUntil: number; limit: number }): ReplayJob[] {
-    const rows = this.s.claim.all({ now: req.now, lease: req.leaseUntil, limit: req.limit });
+  claim(req: ClaimRequest): ReplayJob[] {
+    const rows = this.s.claim.all({
+      now: req.now,
+      lease: req.leaseUntil,
+      limit: req.limit,
+      runner: req.runner,
+    });
     return (rows as Row[]).map(replayJobFromRow);
   }
 
@@ -87,8 +94,9 @@ export class ReplayJobs {
     return this.db
       .transaction((): JobReplaysQueued => {
         const out: JobReplaysQueued = { queued: [], skipped: 0, remaining: 0 };
-        const job = this.get(req.jobId);
-        if (!job || job.state !== "running") return out;
+        const row = this.s.get.get(req.jobId) as Row | undefined;
+        if (!row || !runningFor(row, req.runner)) return out;
+        const job = replayJobFromRow(row);
         // Skipped items do not count against the limit: take the next ones until it is met.
         for (;;) {
           const want = req.limit - out.queued.length;
@@ -160,6 +168,7 @@ export class ReplayJobs {
       state: u.finish?.state ?? null,
       setReason: u.finish !== undefined || u.reason !== undefined ? 1 : 0,
       reason: u.finish ? u.finish.reason : (u.reason ?? null),
+      runner: u.runner,
     }) as Row | undefined;
     return row ? replayJobFromRow(row) : null;
   }

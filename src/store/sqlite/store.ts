@@ -395,11 +395,7 @@ export class SqliteStore implements Store {
     return this.run(() => this.dashboard.listReplayJobs(q));
   }
 
-  async claimReplayJobs(req: {
-    now: number;
-    leaseUntil: number;
-    limit: number;
-  }): Promise<ReplayJob[]> {
+  async claimReplayJobs(req: Parameters<Store["claimReplayJobs"]>[0]): Promise<ReplayJob[]> {
     return this.run(() => this.replayJobs.claim(req));
   }
 

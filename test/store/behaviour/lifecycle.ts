@@ -83,7 +83,10 @@ export function lifecycleBehaviour(t: StoreUnderTest): void {
               abandonAfter: null,
             }),
         ],
-        ["claimReplayJobs", (s) => s.claimReplayJobs({ now: T0, leaseUntil: T0, limit: 1 })],
+        [
+          "claimReplayJobs",
+          (s) => s.claimReplayJobs({ now: T0, leaseUntil: T0, limit: 1, runner: "rnr_a" }),
+        ],
         ["pruneExpired", (s) => s.pruneExpired({ now: T0, retentionMs: 1, batchSize: 1 })],
       ];
       const wrong: string[] = [];

@@ -113,7 +113,7 @@ export function pruningBehaviour(t: StoreUnderTest): void {
         note: null,
         now: T0,
       });
-      await store.claimReplayJobs({ now: T0, leaseUntil: T0 + HOUR, limit: 1 });
+      await store.claimReplayJobs({ now: T0, leaseUntil: T0 + HOUR, limit: 1, runner: "rnr_a" });
       await store.prepareReplayJob(job.id, T0);
       await store.cancelReplayJob({ id: job.id, actor: "ops", now: T0 + SECOND });
       await store.beginIdempotent({

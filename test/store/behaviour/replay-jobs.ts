@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ReplaySelection } from "../../../src/domain/types.js";
 import { nextJobStep } from "../../../src/dlq/job-step.js";
 import { newId } from "../../../src/ids.js";
-import type { NewReplayJob } from "../../../src/store/port.js";
+import type { NewReplayJob, ReplayJobUpdate, Store } from "../../../src/store/port.js";
 import { claimAll, HOUR, MINUTE, SECOND, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
 import { deadLetter, replayOutcome } from "./dlq-fixtures.js";
 
@@ -23,6 +23,26 @@ function aJob(selection: ReplaySelection, overrides: Partial<NewReplayJob> = {})
   };
 }
 
+/** The runner the tests take jobs up as, unless they say otherwise. */
+const RUNNER = "rnr_a";
+
+/** Takes due jobs up as `runner`, leased for an hour from `now`. */
+function takeUp(store: Store, runner = RUNNER, now = T0 + HOUR) {
+  return store.claimReplayJobs({ now, leaseUntil: now + HOUR, limit: 1, runner });
+}
+
+/** Queues the job's next `limit` replays as `runner`. */
+function queue(store: Store, jobId: string, limit: number, runner = RUNNER, now = T0 + HOUR) {
+  return store.enqueueJobReplays({
+    jobId,
+    limit,
+    now,
+    abandonAfter: null,
+    newDeliveryId: () => newId("dlv"),
+    runner,
+  });
+}
+
 export function replayJobBehaviour(t: StoreUnderTest): void {
   describe("replay jobs", () => {
     it("a scheduled job is claimed once due, and by one claimer until its lease ends", async () => {
@@ -38,15 +58,15 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
         startedAt: null,
       });
       expect(await t.store.nextReplayJobAt()).toBe(T0 + 2 * HOUR);
-      const claim = (now: number) =>
-        t.store.claimReplayJobs({ now, leaseUntil: now + MINUTE, limit: 10 });
+      const claim = (now: number, runner = RUNNER) =>
+        t.store.claimReplayJobs({ now, leaseUntil: now + MINUTE, limit: 10, runner });
       expect(await claim(T0 + HOUR)).toEqual([]);
       const [taken] = await claim(T0 + 2 * HOUR);
       expect(taken).toMatchObject({ id: job.id, state: "running", startedAt: T0 + 2 * HOUR });
       expect(await t.store.nextReplayJobAt()).toBeNull();
       expect(await claim(T0 + 2 * HOUR + SECOND)).toEqual([]);
       // Its holder went away: once the lease has run out, another may take it up.
-      expect((await claim(T0 + 2 * HOUR + 2 * MINUTE)).map((j) => j.id)).toEqual([job.id]);
+      expect((await claim(T0 + 2 * HOUR + 2 * MINUTE, "rnr_b")).map((j) => j.id)).toEqual([job.id]);
       await t.store.releaseReplayJobs();
       expect((await claim(T0 + 2 * HOUR + 2 * MINUTE)).map((j) => j.id)).toEqual([job.id]);
     });
@@ -64,18 +84,12 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       const job = await t.store.createReplayJob(
         aJob({ endpointId: e1, failureClass: "exhausted", until: T0 + 4 * SECOND }),
       );
-      await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+      await takeUp(t.store);
       expect((await t.store.prepareReplayJob(job.id, T0 + HOUR))!.progress.total).toBe(2);
       // Records dead-lettered later do not join a job already under way.
       await deadLetter(t.store, app.id, { endpointId: e1, at: T0 + 3 * SECOND + 1 });
       expect((await t.store.prepareReplayJob(job.id, T0 + HOUR))!.progress.total).toBe(2);
-      const queued = await t.store.enqueueJobReplays({
-        jobId: job.id,
-        limit: 10,
-        now: T0 + HOUR,
-        abandonAfter: null,
-        newDeliveryId: () => newId("dlv"),
-      });
+      const queued = await queue(t.store, job.id, 10);
       expect(queued.queued.map((q) => q.deadLetterId)).toEqual([a.id, c.id]);
       expect(queued).toMatchObject({ skipped: 0, remaining: 0 });
     });
@@ -92,23 +106,11 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       const job = await t.store.createReplayJob(
         aJob({ ids: [b.id, a.id, b.id, gone.id, off.id, "dlq_00000000000000000000000000"] }),
       );
-      await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+      await takeUp(t.store);
       expect((await t.store.prepareReplayJob(job.id, T0 + HOUR))!.progress.total).toBe(5);
-      const step = await t.store.enqueueJobReplays({
-        jobId: job.id,
-        limit: 1,
-        now: T0 + HOUR,
-        abandonAfter: null,
-        newDeliveryId: () => newId("dlv"),
-      });
+      const step = await queue(t.store, job.id, 1);
       expect(step.queued.map((q) => q.deadLetterId)).toEqual([b.id]);
-      const rest = await t.store.enqueueJobReplays({
-        jobId: job.id,
-        limit: 5,
-        now: T0 + HOUR,
-        abandonAfter: null,
-        newDeliveryId: () => newId("dlv"),
-      });
+      const rest = await queue(t.store, job.id, 5);
       expect(rest.queued.map((q) => q.deadLetterId)).toEqual([a.id]);
       expect(rest).toMatchObject({ skipped: 3, remaining: 0 });
       expect((await t.store.getReplayJob(job.id))!.progress).toMatchObject({
@@ -123,20 +125,13 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       const { app } = await seedApp(t.store);
       for (let i = 1; i <= 7; i++) await deadLetter(t.store, app.id, { at: T0 + i * SECOND });
       const job = await t.store.createReplayJob(aJob({ appId: app.id }));
-      await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+      await takeUp(t.store);
       // Two runners taking the same job up at once: each prepares and queues.
       await Promise.all([
         t.store.prepareReplayJob(job.id, T0 + HOUR),
         t.store.prepareReplayJob(job.id, T0 + HOUR),
       ]);
-      const ask = () =>
-        t.store.enqueueJobReplays({
-          jobId: job.id,
-          limit: 3,
-          now: T0 + HOUR,
-          abandonAfter: null,
-          newDeliveryId: () => newId("dlv"),
-        });
+      const ask = () => queue(t.store, job.id, 3);
       const steps = await Promise.all([ask(), ask(), ask(), ask()]);
       const records = steps.flatMap((s) => s.queued.map((q) => q.deadLetterId));
       expect(records).toHaveLength(7);
@@ -151,15 +146,9 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       await deadLetter(t.store, app.id, { at: T0 + SECOND });
       await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
       const job = await t.store.createReplayJob(aJob({ appId: app.id }));
-      await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+      await takeUp(t.store);
       await t.store.prepareReplayJob(job.id, T0 + HOUR);
-      await t.store.enqueueJobReplays({
-        jobId: job.id,
-        limit: 2,
-        now: T0 + HOUR,
-        abandonAfter: null,
-        newDeliveryId: () => newId("dlv"),
-      });
+      await queue(t.store, job.id, 2);
       const [ok, bad] = await claimAll(t.store, T0 + HOUR);
       await t.store.recordAttempts([
         replayOutcome(ok!, T0 + HOUR + SECOND, true),
@@ -183,8 +172,8 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
 
     it("moves on to the rest, finishes with a reason, and is no longer updated once ended", async () => {
       const job = await t.store.createReplayJob(aJob({ appId: "app_x" }));
-      await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
-      const lease = { id: job.id, now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR };
+      await takeUp(t.store);
+      const lease = { id: job.id, now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, runner: RUNNER };
       expect(
         await t.store.updateReplayJob({ ...lease, stage: "rest", reason: "canary passed" }),
       ).toMatchObject({ stage: "rest", reason: "canary passed", state: "running" });
@@ -201,6 +190,43 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       expect(await t.store.updateReplayJob(lease)).toBeNull();
     });
 
+    it("a runner whose job another took up can no longer renew it, progress it or hand it back", async () => {
+      const { app } = await seedApp(t.store);
+      await deadLetter(t.store, app.id, { at: T0 + SECOND });
+      await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
+      const job = await t.store.createReplayJob(aJob({ appId: app.id }));
+      const at = T0 + HOUR;
+      const claimAs = (runner: string, now: number) =>
+        t.store.claimReplayJobs({ now, leaseUntil: now + MINUTE, limit: 1, runner });
+      const update = (runner: string, now: number, change: Partial<ReplayJobUpdate> = {}) =>
+        t.store.updateReplayJob({ id: job.id, now, leaseUntil: now + MINUTE, runner, ...change });
+      expect(await claimAs("rnr_a", at)).toHaveLength(1);
+      await t.store.prepareReplayJob(job.id, at);
+      // A's lease ran out with nobody else looking: the job is still A's to renew.
+      expect(await update("rnr_a", at + 2 * MINUTE)).toMatchObject({ state: "running" });
+
+      // A stalls for longer than its lease, and B takes the job up.
+      expect(await claimAs("rnr_b", at + 4 * MINUTE)).toHaveLength(1);
+      const back = at + 4 * MINUTE + SECOND;
+      expect(await update("rnr_a", back)).toBeNull();
+      expect(await update("rnr_a", back, { stage: "rest", reason: "canary passed" })).toBeNull();
+      expect(await update("rnr_a", back, { finish: { state: "completed", reason: null } })).toBe(
+        null,
+      );
+      expect((await queue(t.store, job.id, 2, "rnr_a", back)).queued).toEqual([]);
+      // Nor can A hand B's job back on stopping.
+      expect(await update("rnr_a", back, { leaseUntil: back })).toBeNull();
+      expect(await claimAs("rnr_c", back)).toEqual([]);
+
+      expect(await update("rnr_b", back)).toMatchObject({
+        state: "running",
+        stage: "canary",
+        reason: null,
+        progress: { queued: 0 },
+      });
+      expect((await queue(t.store, job.id, 2, "rnr_b", back)).queued).toHaveLength(2);
+    });
+
     for (const deleted of ["endpoint", "application"] as const) {
       it(`deleting the ${deleted} of a replay still out withdraws it, so the job can finish`, async () => {
         const { app, endpoints } = await seedApp(t.store, [{}, {}]);
@@ -213,15 +239,9 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
         const job = await t.store.createReplayJob(
           aJob({ ids: [a.id, b.id, c.id] }, { canarySize: 0 }),
         );
-        await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+        await takeUp(t.store);
         await t.store.prepareReplayJob(job.id, T0 + HOUR);
-        await t.store.enqueueJobReplays({
-          jobId: job.id,
-          limit: 3,
-          now: T0 + HOUR,
-          abandonAfter: null,
-          newDeliveryId: () => newId("dlv"),
-        });
+        await queue(t.store, job.id, 3);
         // All three replays are out; the deleted ones will never come back with a result.
         const claimed = await claimAll(t.store, T0 + HOUR);
         const sent = claimed.find((d) => d.endpointId === elsewhere)!;
@@ -252,16 +272,9 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       const b = await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
       const c = await deadLetter(t.store, app.id, { at: T0 + 3 * SECOND });
       const job = await t.store.createReplayJob(aJob({ appId: app.id }));
-      await t.store.claimReplayJobs({ now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, limit: 1 });
+      await takeUp(t.store);
       await t.store.prepareReplayJob(job.id, T0 + HOUR);
-      const enqueue = (limit: number) =>
-        t.store.enqueueJobReplays({
-          jobId: job.id,
-          limit,
-          now: T0 + HOUR,
-          abandonAfter: null,
-          newDeliveryId: () => newId("dlv"),
-        });
+      const enqueue = (limit: number) => queue(t.store, job.id, limit);
       await enqueue(1);
       const inFlight = (await claimAll(t.store, T0 + HOUR))[0]!;
       await enqueue(1);
