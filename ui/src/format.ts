@@ -1,24 +1,59 @@
 /** How times, durations and rates read on the dashboard. */
 
 /** "3 s ago", "5 min ago", "2 h ago", "4 d ago". */
-export function ago(isoTime: string | null | undefined, now = Date.now()): string {
-  if (!isoTime) return "never";
+function agoText(isoTime: string, now: number): string {
   return `${span(now - Date.parse(isoTime))} ago`;
 }
 
 /** "in 12 s" or "now". */
-export function until(isoTime: string | null | undefined, now = Date.now()): string {
-  if (!isoTime) return "—";
+function untilText(isoTime: string, now: number): string {
   const ms = Date.parse(isoTime) - now;
   return ms <= 0 ? "now" : `in ${span(ms)}`;
 }
 
-/** A duration in the largest sensible unit. */
+const RELATIVE = { ago: agoText, until: untilText };
+
+/**
+ * A time relative to now ("5 min ago", "in 12 s") that keeps following the clock: the poll loop
+ * rewrites it every tick ({@link refreshRelativeTimes}), so a quiet page does not keep saying
+ * "in 7 s" long after. The exact time is its tooltip and its `datetime`.
+ */
+function relative(kind: keyof typeof RELATIVE, isoTime: string): HTMLTimeElement {
+  const el = document.createElement("time");
+  el.dateTime = isoTime;
+  el.title = time(isoTime);
+  el.dataset.relative = kind;
+  // Its ticking is not news: a live region around it (the circuit banner) must not re-announce.
+  el.setAttribute("aria-live", "off");
+  el.textContent = RELATIVE[kind](isoTime, Date.now());
+  return el;
+}
+
+/** "5 min ago", kept current; "never" without a time. */
+export const ago = (isoTime: string | null | undefined): Node =>
+  isoTime ? relative("ago", isoTime) : document.createTextNode("never");
+
+/** "in 12 s" or "now", kept current; "—" without a time. */
+export const until = (isoTime: string | null | undefined): Node =>
+  isoTime ? relative("until", isoTime) : document.createTextNode("—");
+
+/** Brings every relative time on the page up to date with the clock. */
+export function refreshRelativeTimes(now = Date.now()): void {
+  for (const el of document.querySelectorAll<HTMLTimeElement>("time[data-relative]")) {
+    const kind = el.dataset.relative as keyof typeof RELATIVE;
+    const text = RELATIVE[kind](el.dateTime, now);
+    if (el.textContent !== text) el.textContent = text;
+  }
+}
+
+/** A duration in the largest sensible unit ("59 min", then "1 h", not "60 min"). */
 export function span(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.round(s / 60)} min`;
-  if (s < 86_400) return `${Math.round(s / 3600)} h`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.round(s / 3600);
+  if (h < 24) return `${h} h`;
   return `${Math.round(s / 86_400)} d`;
 }
 

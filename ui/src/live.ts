@@ -4,6 +4,7 @@
  * is redrawn only when its data changed, so focus and scroll stay put on a quiet page.
  */
 import { replace, toast } from "./dom.js";
+import { refreshRelativeTimes } from "./format.js";
 
 const POLL_MS = 2_000;
 let refreshers: (() => Promise<void>)[] = [];
@@ -39,11 +40,15 @@ export async function refreshNow(): Promise<void> {
   await Promise.all(refreshers.map((r) => r()));
 }
 
-/** Starts the poll loop; a failing poll shows why and tries again next time. */
+/**
+ * Starts the poll loop; a failing poll shows why and tries again next time. Relative times ("in
+ * 12 s") move on at every tick, whether or not the data changed.
+ */
 export function startPolling(): void {
   if (timer !== undefined) return;
   const tick = async () => {
     if (document.visibilityState === "visible") {
+      refreshRelativeTimes();
       try {
         await refreshNow();
       } catch (err) {

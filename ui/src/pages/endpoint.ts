@@ -4,7 +4,7 @@
  */
 import { api, seg, type ListOut } from "../api.js";
 import { h, link, table } from "../dom.js";
-import { ago, percent, seconds } from "../format.js";
+import { ago, percent, seconds, time } from "../format.js";
 import { lineChart } from "../chart.js";
 import { live } from "../live.js";
 import type { App, Attempt, Circuit, Endpoint, RetrySchedule, Stats } from "../types.js";
@@ -53,7 +53,14 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
               : "Enabled",
           ),
           h("dt", {}, "Circuit"),
-          h("dd", {}, circuitBadge(circuit.state), ` since ${ago(circuit.since)}`),
+          h(
+            "dd",
+            {},
+            circuitBadge(circuit.state),
+            ` since ${time(circuit.since)} (`,
+            ago(circuit.since),
+            ")",
+          ),
           h("dt", {}, "In flight"),
           h(
             "dd",

@@ -28,8 +28,10 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
     h(
       "p",
       {},
-      `Why: ${c.reason ?? "repeated failures"}. Since ${time(c.since)} (${ago(c.since)}).`,
-      c.nextProbeAt ? ` Next probe ${until(c.nextProbeAt)} (${time(c.nextProbeAt)}).` : "",
+      `Why: ${c.reason ?? "repeated failures"}. Since ${time(c.since)} (`,
+      ago(c.since),
+      ").",
+      c.nextProbeAt ? [" Next probe ", until(c.nextProbeAt), ` (${time(c.nextProbeAt)}).`] : "",
       c.reopenCount ? ` Reopened ${c.reopenCount} time(s) in a row.` : "",
     ),
   );

@@ -137,7 +137,8 @@ export async function renderJob(page: HTMLElement, p: Record<string, string>): P
       h(
         "p",
         {},
-        `Started by ${j.createdBy} ${ago(j.createdAt)}`,
+        `Started by ${j.createdBy} `,
+        ago(j.createdAt),
         j.finishedAt ? `, finished ${time(j.finishedAt)}` : "",
         j.note ? ` — ${j.note}` : "",
       ),

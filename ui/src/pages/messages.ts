@@ -104,7 +104,7 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
             "p",
             {},
             h("span", { class: `badge status-${d.statusText}` }, d.statusText),
-            d.nextAttempt ? ` · next attempt ${until(d.nextAttempt)}` : "",
+            d.nextAttempt ? [" · next attempt ", until(d.nextAttempt)] : "",
             " ",
             action(
               "Resend to this endpoint",
