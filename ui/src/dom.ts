@@ -32,12 +32,20 @@ function append(el: Node, children: Child[]): void {
   }
 }
 
-/** Replaces an element's content, keeping keyboard focus on the control that had it. */
+/**
+ * Replaces an element's content, keeping keyboard focus on the control that had it and keeping
+ * open the folded details someone opened (both found again by their `data-key`).
+ */
 export function replace(el: Element, ...children: Child[]): void {
   const focused = document.activeElement?.getAttribute("data-key");
+  const open = [...el.querySelectorAll("details[open][data-key]")].map((d) =>
+    d.getAttribute("data-key"),
+  );
   el.replaceChildren();
   append(el, children);
-  if (focused) (el.querySelector(`[data-key="${CSS.escape(focused)}"]`) as HTMLElement)?.focus();
+  const find = (key: string) => el.querySelector(`[data-key="${CSS.escape(key)}"]`);
+  for (const key of open) find(key!)?.setAttribute("open", "");
+  if (focused) (find(focused) as HTMLElement | null)?.focus();
 }
 
 /** A labelled form field; the label is tied to the control by id. */

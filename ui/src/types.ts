@@ -77,6 +77,7 @@ export interface Attempt {
   timestamp: string;
   trigger: string;
   error: string | null;
+  errorDetail: string | null;
   outcome: string;
 }
 
@@ -110,8 +111,10 @@ export interface DeadLetterRecord extends DeadLetter {
     id: string;
     at: string;
     trigger: string;
+    url: string;
     status: number | null;
     error: string | null;
+    errorDetail: string | null;
     durationMs: number;
     outcome: string;
     response: string;

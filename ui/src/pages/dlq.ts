@@ -7,6 +7,7 @@ import { action, field, h, link, table, toast } from "../dom.js";
 import { ago, pretty, seconds, time } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import type { DeadLetter, DeadLetterRecord, SummaryRow } from "../types.js";
+import { attemptDetails, attemptResult } from "./attempt.js";
 import { circuitBadge } from "./health.js";
 import { bulkReplayForm } from "./jobs.js";
 
@@ -150,13 +151,16 @@ export async function renderDeadLetter(
       table(
         "Every attempt, original and replays",
         ["When", "Trigger", "Result", "Duration", "Response"],
-        r.attempts.map((a) => [
-          time(a.at),
-          a.trigger,
-          a.status ? `HTTP ${a.status} (${a.outcome})` : (a.error ?? a.outcome),
-          `${a.durationMs} ms`,
-          h("code", { class: "snippet" }, a.response.slice(0, 120)),
-        ]),
+        r.attempts.map((a) => {
+          const view = { ...a, msgId: r.messageId };
+          return [
+            time(a.at),
+            a.trigger,
+            `${attemptResult(view)} (${a.outcome.replace("_", " ")})`,
+            `${a.durationMs} ms`,
+            [h("code", { class: "snippet" }, a.response.slice(0, 120)), attemptDetails(view)],
+          ];
+        }),
       ),
       table(
         "History",

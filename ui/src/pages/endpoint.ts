@@ -8,6 +8,7 @@ import { ago, percent, seconds, time } from "../format.js";
 import { lineChart } from "../chart.js";
 import { live } from "../live.js";
 import type { App, Attempt, Circuit, Endpoint, RetrySchedule, Stats } from "../types.js";
+import { attemptDetails, attemptResult, viewOf } from "./attempt.js";
 import { endpointActions } from "./endpoint-actions.js";
 import { circuitBadge, circuitBanner } from "./health.js";
 
@@ -159,11 +160,11 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
           list.data.map((a) => [
             ago(a.timestamp),
             h("span", { class: `badge outcome-${a.outcome}` }, a.outcome.replace("_", " ")),
-            a.responseStatusCode ? String(a.responseStatusCode) : (a.error ?? "—"),
+            a.responseStatusCode ? String(a.responseStatusCode) : attemptResult(viewOf(a)),
             `${a.responseDurationMs} ms`,
             a.trigger,
             link(`/app/${app.id}/message/${a.msgId}`, h("code", {}, a.msgId)),
-            h("code", { class: "snippet" }, a.response.slice(0, 120)),
+            [h("code", { class: "snippet" }, a.response.slice(0, 120)), attemptDetails(viewOf(a))],
           ]),
         ),
     ),

@@ -7,6 +7,7 @@ import { action, field, h, link, table, toast } from "../dom.js";
 import { ago, pretty, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import type { App, Attempt, Message } from "../types.js";
+import { attemptDetails, attemptResult, viewOf } from "./attempt.js";
 import { typesOf } from "./endpoints.js";
 
 export async function renderMessages(page: HTMLElement, p: Record<string, string>): Promise<void> {
@@ -127,10 +128,10 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
                   "li",
                   { class: `outcome-${a.outcome}` },
                   h("strong", {}, time(a.timestamp)),
-                  ` ${a.trigger}: `,
-                  a.responseStatusCode ? `HTTP ${a.responseStatusCode}` : (a.error ?? "no answer"),
+                  ` ${a.trigger}: ${attemptResult(viewOf(a))}`,
                   ` in ${a.responseDurationMs} ms (${a.outcome.replace("_", " ")})`,
                   a.response ? h("code", { class: "snippet" }, ` ${a.response.slice(0, 120)}`) : "",
+                  attemptDetails(viewOf(a)),
                 ),
               ),
           ),

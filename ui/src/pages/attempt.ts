@@ -1,0 +1,87 @@
+/**
+ * One attempt as someone debugging a receiver needs it: what came back (status, or the transport
+ * error with its detail), and on demand the whole response body hookline kept and the request as
+ * it was sent (the headers the receiver got, and what the signature covers).
+ */
+import { h } from "../dom.js";
+import type { Attempt } from "../types.js";
+
+/** The parts of an attempt shown here, as both the attempt and the dead-letter APIs give them. */
+export interface AttemptView {
+  id: string;
+  /** When it was sent: also the signature's timestamp, to the second. */
+  at: string;
+  url: string;
+  msgId: string;
+  status: number | null;
+  error: string | null;
+  errorDetail: string | null;
+  /** The start of the response body (what hookline keeps, 4 KiB at most). */
+  response: string;
+}
+
+/** An attempt as the attempt API answers it. */
+export const viewOf = (a: Attempt): AttemptView => ({
+  id: a.id,
+  at: a.timestamp,
+  url: a.url,
+  msgId: a.msgId,
+  status: a.responseStatusCode || null,
+  error: a.error,
+  errorDetail: a.errorDetail,
+  response: a.response,
+});
+
+/** "HTTP 503", or the transport error with its detail ("connection_refused (ECONNREFUSED …)"). */
+export function attemptResult(a: AttemptView): string {
+  if (a.status) return `HTTP ${a.status}`;
+  if (!a.error) return "no answer";
+  return a.errorDetail ? `${a.error} (${a.errorDetail})` : a.error;
+}
+
+/** The response and request of an attempt, folded; it stays open across live redraws. */
+export function attemptDetails(a: AttemptView): HTMLElement {
+  const timestamp = String(Math.floor(Date.parse(a.at) / 1000));
+  const headers = [
+    "content-type: application/json",
+    `webhook-id: ${a.msgId}`,
+    `webhook-timestamp: ${timestamp}`,
+    "webhook-signature: v1,<base64 HMAC-SHA256> (one per signing secret in force)",
+  ].join("\n");
+  return h(
+    "details",
+    { class: "attempt-details", "data-key": `attempt-${a.id}` },
+    h("summary", {}, "Request and response"),
+    h(
+      "dl",
+      { class: "facts" },
+      h("dt", {}, "Sent to"),
+      h("dd", {}, h("code", {}, a.url)),
+      h("dt", {}, "Result"),
+      h("dd", {}, attemptResult(a)),
+      h("dt", {}, "Response body"),
+      h(
+        "dd",
+        {},
+        a.response
+          ? h("pre", { class: "payload", tabindex: 0, "aria-label": "Response body" }, a.response)
+          : "none",
+        h("small", {}, "hookline keeps the first 4 KiB of a response."),
+      ),
+      h("dt", {}, "Request headers"),
+      h(
+        "dd",
+        {},
+        h("pre", { class: "payload", tabindex: 0, "aria-label": "Request headers" }, headers),
+        h(
+          "small",
+          {},
+          `Each signature is the HMAC-SHA256, keyed with a signing secret of the endpoint, of ` +
+            `"${a.msgId}.${timestamp}." followed by the payload's exact bytes (after a rotation, ` +
+            "the old secret signs too until its grace period ends). The endpoint's own headers, " +
+            "if it has any, are sent as well.",
+        ),
+      ),
+    ),
+  );
+}
