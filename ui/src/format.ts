@@ -72,6 +72,15 @@ export const percent = (r: number | null): string =>
 export const time = (isoTime: string | null | undefined): string =>
   isoTime ? new Date(isoTime).toLocaleString() : "—";
 
+/** datetime-local value → ISO, or undefined when empty. */
+export const isoOf = (v: string): string | undefined => (v ? new Date(v).toISOString() : undefined);
+
+/** A datetime-local value (local time, to the second) for `ms`. */
+export function localInput(ms: number): string {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 19);
+}
+
 /** Pretty JSON for a payload, or the text as it is. */
 export function pretty(value: unknown): string {
   if (typeof value === "string") {

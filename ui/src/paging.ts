@@ -1,12 +1,13 @@
 /**
- * A long list read oldest first, a page of 250 at a time: a "More" button adds the next page, and
- * the live refresh keeps every page already shown.
+ * A long list read a page at a time: a "More" button adds the next page, and the live refresh
+ * keeps every page already shown. `path` gives the list's address with its query (page size and
+ * filters) each time it is read, so a new search starts again from one page ({@link reset}).
  */
 import { firstPages, type ListOut } from "./api.js";
 import { action, h } from "./dom.js";
 import { refreshNow } from "./live.js";
 
-export function pagedList<T>(path: string, label: string, key: string) {
+export function pagedList<T>(path: () => string, label: string, key: string) {
   let pages = 1;
   const more = action(
     label,
@@ -18,7 +19,11 @@ export function pagedList<T>(path: string, label: string, key: string) {
   );
   return {
     /** Every page shown so far, as one list (`done` once nothing is left). */
-    load: (): Promise<ListOut<T>> => firstPages<T>(`${path}?limit=250`, pages),
+    load: (): Promise<ListOut<T>> => firstPages<T>(path(), pages),
+    /** Back to the first page (a new search). */
+    reset: (): void => {
+      pages = 1;
+    },
     /** The "More" button, while more is left. */
     more: (done: boolean): Node[] => (done ? [] : [h("p", {}, more)]),
   };

@@ -28,7 +28,7 @@ export async function renderApps(page: HTMLElement): Promise<void> {
   });
   const portalOut = h("div", { class: "portal-link", "aria-live": "polite" });
   page.append(h("h1", { id: "apps-title" }, "Applications"), create, portalOut, list);
-  const apps = pagedList<App>("/api/v1/app", "More applications", "more-apps");
+  const apps = pagedList<App>(() => "/api/v1/app?limit=250", "More applications", "more-apps");
   await live(list, apps.load, (shown) => [
     table(
       "Applications",

@@ -50,7 +50,11 @@ export async function renderEndpoints(page: HTMLElement, p: Record<string, strin
     list,
     form,
   );
-  const endpoints = pagedList<Endpoint>(base, "More endpoints", "more-endpoints");
+  const endpoints = pagedList<Endpoint>(
+    () => `${base}?limit=250`,
+    "More endpoints",
+    "more-endpoints",
+  );
   await live(
     list,
     async () => {

@@ -1,18 +1,9 @@
 /** Bulk replays: the form that starts one (time window, canary), the list, and live progress. */
 import { api, seg, type ListOut } from "../api.js";
 import { action, field, h, link, table, toast } from "../dom.js";
-import { ago, time } from "../format.js";
+import { ago, isoOf, localInput, time } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import type { ReplayJob } from "../types.js";
-
-/** datetime-local value → ISO, or undefined when empty. */
-const isoOf = (v: string): string | undefined => (v ? new Date(v).toISOString() : undefined);
-
-/** A datetime-local value (local time, to the second) for `ms`. */
-function localInput(ms: number): string {
-  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
-  return d.toISOString().slice(0, 19);
-}
 
 /** Starts a bulk replay of open records dead-lettered in a time window, canary first. */
 export function bulkReplayForm(): HTMLElement {
