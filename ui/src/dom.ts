@@ -91,7 +91,10 @@ export function toast(message: string, error = false): void {
 }
 let toastTimer: number | undefined;
 
-/** A table with a caption and header row; rows are arrays of cells. */
+/**
+ * A table with a caption and header row; rows are arrays of cells. Each cell carries its column's
+ * name (`data-label`), shown beside it when the table turns into cards at phone width.
+ */
 export function table(caption: string, head: string[], rows: Child[][]): HTMLElement {
   return h(
     "div",
@@ -117,7 +120,8 @@ export function table(caption: string, head: string[], rows: Child[][]): HTMLEle
               h(
                 "tr",
                 {},
-                r.map((c) => h("td", {}, c)),
+                // One box per cell, so that a card shows the name and the whole value side by side.
+                r.map((c, i) => h("td", { "data-label": head[i] }, h("div", {}, c))),
               ),
             )
           : h("tr", {}, h("td", { colspan: head.length, class: "empty" }, "Nothing here yet.")),
