@@ -1,9 +1,29 @@
 /** Operator-only views: alerts firing and recently resolved, and the system at a glance. */
 import { maybe } from "../api.js";
 import { h, table } from "../dom.js";
-import { ago, span } from "../format.js";
+import { ago, percent, seconds, span } from "../format.js";
 import { live } from "../live.js";
 import type { Alert, SystemStats } from "../types.js";
+
+/**
+ * An alert's value and threshold in its rule's units (see docs/observability.md): rates are 0–1,
+ * ages are seconds; `dlq_stuck` counts records against a time without leaving.
+ */
+const RULE_VALUES: Record<string, (v: number, t: number) => string> = {
+  retry_exhaustion_rate: (v, t) => `${percent(v)} (threshold ${percent(t)})`,
+  endpoint_failing: (v, t) => `${percent(v)} succeeded (threshold ${percent(t)})`,
+  dlq_oldest_age: (v, t) => `${seconds(v)} (threshold ${seconds(t)})`,
+  queue_lag: (v, t) => `${seconds(v)} (threshold ${seconds(t)})`,
+  dlq_stuck: (v, t) => `${v} records, none left for ${seconds(t)}`,
+  drill_failing: (v, t) =>
+    t > 0
+      ? `${seconds(v)} since a drill passed (threshold ${seconds(t)})`
+      : "the last drill failed",
+};
+
+const alertValue = (a: Alert): string =>
+  RULE_VALUES[a.rule]?.(a.value, a.threshold) ??
+  `${Number(a.value.toPrecision(3))} (threshold ${a.threshold})`;
 
 const unavailable = (what: string) =>
   h("p", { class: "empty" }, `${what} are not available from this hookline.`);
@@ -14,7 +34,7 @@ export async function renderAlerts(page: HTMLElement): Promise<void> {
   const row = (a: Alert) => [
     h("span", { class: `badge severity-${a.severity}` }, a.severity),
     a.summary,
-    `${a.value} (threshold ${a.threshold})`,
+    alertValue(a),
     ago(a.since),
   ];
   await live(
