@@ -36,19 +36,33 @@ export const whenUnauthorized = (fn: () => void): void => {
   onUnauthorized = fn;
 };
 
-/** Calls the API; a 4xx/5xx becomes an ApiError carrying the server's detail. */
+/**
+ * Calls the API; a 4xx/5xx becomes an ApiError carrying the server's detail. No answer at all, or
+ * an error page that is not hookline's (a proxy's HTML), is said in words too, never as the
+ * browser's "Failed to fetch" or a JSON parser's complaint.
+ */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { authorization: `Bearer ${session.token() ?? ""}` };
   if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, "hookline did not answer (is it running, and is the network up?)");
+  }
   const text = await res.text();
-  const json: unknown = text ? JSON.parse(text) : null;
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    if (res.ok) throw new ApiError(res.status, `hookline answered HTTP ${res.status} without JSON`);
+  }
   if (res.status === 401) onUnauthorized();
-  if (!res.ok) throw new ApiError(res.status, describe(json, res.status));
+  if (!res.ok) throw new ApiError(res.status, describe(json, res));
   return json as T;
 }
 
@@ -62,7 +76,7 @@ export async function maybe<T>(path: string): Promise<T | null> {
   }
 }
 
-function describe(json: unknown, status: number): string {
+function describe(json: unknown, res: Response): string {
   const body = json as { detail?: unknown } | null;
   if (typeof body?.detail === "string") return body.detail;
   if (Array.isArray(body?.detail)) {
@@ -70,7 +84,7 @@ function describe(json: unknown, status: number): string {
       .map((d: { loc?: string[]; msg?: string }) => `${(d.loc ?? []).slice(1).join(".")}: ${d.msg}`)
       .join("; ");
   }
-  return `HTTP ${status}`;
+  return `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}`;
 }
 
 /** Path segment, escaped. */
