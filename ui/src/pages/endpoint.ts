@@ -10,7 +10,7 @@ import { live } from "../live.js";
 import type { App, Attempt, Circuit, Endpoint, RetrySchedule, Stats } from "../types.js";
 import { attemptDetails, attemptResult, viewOf } from "./attempt.js";
 import { endpointActions } from "./endpoint-actions.js";
-import { circuitBadge, circuitBanner } from "./health.js";
+import { circuitBadge, circuitBanner, disabledBanner } from "./health.js";
 
 export async function renderEndpoint(page: HTMLElement, p: Record<string, string>): Promise<void> {
   const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
@@ -41,7 +41,7 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
         return { ep, circuit: await api<Circuit>("GET", `${path}/circuit`) };
       },
       ({ ep, circuit }) => [
-        circuitBanner(circuit) ?? h("span"),
+        (ep.disabled ? disabledBanner(ep) : circuitBanner(circuit)) ?? h("span"),
         h(
           "dl",
           { class: "facts" },

@@ -2,7 +2,7 @@
 import { api, seg } from "../api.js";
 import { h } from "../dom.js";
 import { ago, time, until } from "../format.js";
-import type { Circuit, CircuitState, Stats } from "../types.js";
+import type { Circuit, CircuitState, Endpoint, Stats } from "../types.js";
 
 const WORDS: Record<CircuitState, string> = {
   closed: "Closed",
@@ -35,6 +35,40 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
       c.reopenCount ? ` Reopened ${c.reopenCount} time(s) in a row.` : "",
     ),
   );
+}
+
+/**
+ * The banner of a disabled endpoint, shown instead of the circuit's: hookline sends it nothing, so
+ * no probe is coming whatever the circuit says.
+ */
+export const disabledBanner = (ep: Endpoint): HTMLElement =>
+  h(
+    "div",
+    { class: "banner muted", role: "status", "data-testid": "disabled-banner" },
+    h(
+      "strong",
+      {},
+      "This endpoint is disabled: hookline sends it nothing until it is enabled again.",
+    ),
+    h(
+      "p",
+      {},
+      `Why: ${ep.disabledReason ?? "it was disabled by hand"}. Events that were waiting for it are ` +
+        "not sent; once it is enabled, resend them from their messages.",
+    ),
+  );
+
+/**
+ * Why a pending delivery to an endpoint waits, when its circuit holds it: "Circuit Open · waits
+ * for the circuit's probe (in 4 min)". Nothing while the circuit is closed.
+ */
+export function heldBy(c: Endpoint["circuit"]): Node[] {
+  if (c.state === "closed") return [];
+  const why =
+    c.state === "open"
+      ? [" waits for the circuit's probe", c.nextProbeAt ? [" (", until(c.nextProbeAt), ")"] : ""]
+      : " waits while the circuit's probe tests the endpoint";
+  return [document.createTextNode(" · "), circuitBadge(c.state), h("span", {}, why)];
 }
 
 /** Success rate and mean latency over the last hour, from the stats route. */

@@ -7,9 +7,10 @@ import { action, field, h, link, replace, table, toast } from "../dom.js";
 import { ago, isoOf, pretty, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
-import type { App, Attempt, Message } from "../types.js";
+import type { App, Attempt, Endpoint, Message } from "../types.js";
 import { attemptDetails, attemptResult, viewOf } from "./attempt.js";
 import { typesOf } from "./endpoints.js";
+import { heldBy } from "./health.js";
 
 export async function renderMessages(page: HTMLElement, p: Record<string, string>): Promise<void> {
   const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
@@ -124,17 +125,24 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
   );
   await live(
     timeline,
-    async () => ({
-      dests: await api<ListOut<Destination>>(
+    async () => {
+      const dests = await api<ListOut<Destination>>(
         "GET",
         `${appPath}/msg/${seg(msg.id)}/endpoint?limit=250`,
-      ),
-      attempts: await api<ListOut<Attempt>>(
+      );
+      const attempts = await api<ListOut<Attempt>>(
         "GET",
         `${appPath}/attempt/msg/${seg(msg.id)}?limit=250`,
-      ),
-    }),
-    ({ dests, attempts }) =>
+      );
+      // A waiting delivery may be held by its endpoint's circuit rather than by its retry.
+      const circuits = new Map<string, Endpoint["circuit"]>();
+      for (const d of dests.data.filter((d) => d.statusText === "pending")) {
+        const ep = await api<Endpoint>("GET", `${appPath}/endpoint/${seg(d.id)}`);
+        circuits.set(d.id, ep.circuit);
+      }
+      return { dests, attempts, circuits: Object.fromEntries(circuits) };
+    },
+    ({ dests, attempts, circuits }) =>
       dests.data.map((d) =>
         h(
           "article",
@@ -145,6 +153,7 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
             {},
             h("span", { class: `badge status-${d.statusText}` }, d.statusText),
             d.nextAttempt ? [" · next attempt ", until(d.nextAttempt)] : "",
+            circuits[d.id] ? heldBy(circuits[d.id]!) : "",
             " ",
             action(
               "Resend to this endpoint",
