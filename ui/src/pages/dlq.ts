@@ -2,10 +2,11 @@
  * The dead-letter queue across applications: open records grouped by endpoint and failure class,
  * the records with one-click replay, bulk replay by time window, and one record in full.
  */
-import { api, seg, type ListOut } from "../api.js";
+import { api, seg } from "../api.js";
 import { action, field, h, link, table, toast } from "../dom.js";
 import { ago, pretty, seconds, time } from "../format.js";
 import { live, refreshNow } from "../live.js";
+import { pagedList } from "../paging.js";
 import type { DeadLetter, DeadLetterRecord, SummaryRow } from "../types.js";
 import { attemptDetails, attemptResult } from "./attempt.js";
 import { circuitBadge } from "./health.js";
@@ -17,6 +18,11 @@ const stateBadge = (s: DeadLetter["state"]) =>
 export async function renderDlq(page: HTMLElement): Promise<void> {
   const summary = h("section", { "aria-labelledby": "summary-title" });
   const records = h("section", { "aria-label": "Open records" });
+  const open = pagedList<DeadLetter>(
+    () => "/api/v1/dlq?state=open,replaying&limit=50&order=descending",
+    "More records",
+    "more-records",
+  );
   page.append(
     h("h1", {}, "Dead letters"),
     h("h2", { id: "summary-title" }, "Open records by endpoint and failure class"),
@@ -59,18 +65,20 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
     ),
     live(
       records,
-      () =>
-        api<ListOut<DeadLetter>>(
-          "GET",
-          "/api/v1/dlq?state=open,replaying&limit=50&order=descending",
-        ),
-      (list) =>
+      async () => {
+        const list = await open.load();
+        // Every open record's endpoint is in the summary, which has its URL.
+        const summary = await api<{ data: SummaryRow[] }>("GET", "/api/v1/dlq/summary");
+        const urls = Object.fromEntries(summary.data.map((g) => [g.endpointId, g.url]));
+        return { list, urls };
+      },
+      ({ list, urls }) => [
         table(
           "Open records, newest first",
-          ["Record", "Application", "Event type", "Failure", "Dead-lettered", "State", ""],
+          ["Record", "Endpoint", "Event type", "Failure", "Dead-lettered", "State", ""],
           list.data.map((d) => [
             link(`/dlq/${d.id}`, h("code", {}, d.id), { "data-key": `dlq-${d.id}` }),
-            link(`/app/${d.appId}/endpoint/${d.endpointId}`, h("code", {}, d.appId)),
+            link(`/app/${d.appId}/endpoint/${d.endpointId}`, urls[d.endpointId] ?? d.endpointId),
             d.eventType,
             `${d.failureClass}: ${d.reason}`,
             ago(d.deadLetteredAt),
@@ -90,6 +98,8 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
             ),
           ]),
         ),
+        ...open.more(list.done),
+      ],
     ),
   ]);
 }
