@@ -99,15 +99,19 @@ export async function renderJobs(page: HTMLElement): Promise<void> {
 export async function renderJob(page: HTMLElement, p: Record<string, string>): Promise<void> {
   const path = `/api/v1/dlq/replay/${seg(p.id!)}`;
   const view = h("section", { "aria-label": "Job" });
+  const cancel = action(
+    "Cancel job",
+    async () => {
+      await api("POST", `${path}/cancel`);
+      toast("Job cancelled");
+      await refreshNow();
+    },
+    { "data-key": "cancel-job" },
+  );
   page.append(
     h("p", {}, link("/jobs", "← Replay jobs")),
     h("h1", {}, "Bulk replay ", h("code", {}, p.id!)),
     view,
-    action("Cancel job", async () => {
-      await api("POST", `${path}/cancel`);
-      toast("Job cancelled");
-      await refreshNow();
-    }),
   );
   await live(
     view,
@@ -134,6 +138,8 @@ export async function renderJob(page: HTMLElement, p: Record<string, string>): P
         j.note ? ` — ${j.note}` : "",
       ),
       h("pre", { class: "payload" }, JSON.stringify(j.selection, null, 2)),
+      // Only a job that has not ended can be cancelled.
+      h("p", {}, j.state === "scheduled" || j.state === "running" ? cancel : ""),
     ],
   );
 }
