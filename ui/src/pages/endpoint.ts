@@ -2,11 +2,12 @@
  * One endpoint: the circuit banner, success rate and latency over time, the retry schedule in
  * force, Retry-After counts, recent attempts, and every action on it.
  */
-import { api, seg, type ListOut } from "../api.js";
-import { h, link, table } from "../dom.js";
+import { api, seg } from "../api.js";
+import { field, h, link, table } from "../dom.js";
 import { ago, percent, seconds, time } from "../format.js";
 import { lineChart } from "../chart.js";
-import { live } from "../live.js";
+import { live, refreshNow } from "../live.js";
+import { pagedList } from "../paging.js";
 import type { App, Attempt, Circuit, Endpoint, RetrySchedule, Stats } from "../types.js";
 import { attemptDetails, attemptResult, viewOf } from "./attempt.js";
 import { endpointActions } from "./endpoint-actions.js";
@@ -20,6 +21,22 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
   const charts = h("section", { "aria-labelledby": "charts-title" });
   const schedule = h("section", { "aria-labelledby": "schedule-title" });
   const attempts = h("section", { "aria-label": "Recent attempts" });
+  // All attempts or the failed ones (Svix's status 2), newest first, 20 at a time.
+  const show = h(
+    "select",
+    { name: "show" },
+    h("option", { value: "" }, "All attempts"),
+    h("option", { value: "&status=2" }, "Failed attempts"),
+  );
+  const recent = pagedList<Attempt>(
+    () => `/api/v1/app/${seg(app.id)}/attempt/endpoint/${seg(first.id)}?limit=20${show.value}`,
+    "More attempts",
+    "more-attempts",
+  );
+  show.addEventListener("change", () => {
+    recent.reset();
+    void refreshNow();
+  });
   const actions = endpointActions(app.id, first, path);
   page.append(
     h("p", {}, link(`/app/${app.id}/endpoints`, `← Endpoints of ${app.name}`)),
@@ -30,6 +47,8 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
     charts,
     h("h2", { id: "schedule-title" }, "Retry schedule"),
     schedule,
+    h("h2", {}, "Attempts"),
+    h("div", { class: "row" }, field("Show", show)),
     attempts,
   );
   await Promise.all([
@@ -146,27 +165,21 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
         ),
       ],
     ),
-    live(
-      attempts,
-      () =>
-        api<ListOut<Attempt>>(
-          "GET",
-          `/api/v1/app/${seg(app.id)}/attempt/endpoint/${seg(first.id)}?limit=20`,
-        ),
-      (list) =>
-        table(
-          "Recent attempts",
-          ["When", "Result", "Status", "Duration", "Trigger", "Message", "Response"],
-          list.data.map((a) => [
-            ago(a.timestamp),
-            h("span", { class: `badge outcome-${a.outcome}` }, a.outcome.replace("_", " ")),
-            a.responseStatusCode ? String(a.responseStatusCode) : attemptResult(viewOf(a)),
-            `${a.responseDurationMs} ms`,
-            a.trigger,
-            link(`/app/${app.id}/message/${a.msgId}`, h("code", {}, a.msgId)),
-            [h("code", { class: "snippet" }, a.response.slice(0, 120)), attemptDetails(viewOf(a))],
-          ]),
-        ),
-    ),
+    live(attempts, recent.load, (list) => [
+      table(
+        "Recent attempts",
+        ["When", "Result", "Status", "Duration", "Trigger", "Message", "Response"],
+        list.data.map((a) => [
+          ago(a.timestamp),
+          h("span", { class: `badge outcome-${a.outcome}` }, a.outcome.replace("_", " ")),
+          a.responseStatusCode ? String(a.responseStatusCode) : attemptResult(viewOf(a)),
+          `${a.responseDurationMs} ms`,
+          a.trigger,
+          link(`/app/${app.id}/message/${a.msgId}`, h("code", {}, a.msgId)),
+          [h("code", { class: "snippet" }, a.response.slice(0, 120)), attemptDetails(viewOf(a))],
+        ]),
+      ),
+      ...recent.more(list.done),
+    ]),
   ]);
 }
