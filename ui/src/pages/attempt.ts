@@ -4,6 +4,7 @@
  * it was sent (the headers the receiver got, and what the signature covers).
  */
 import { h } from "../dom.js";
+import { time } from "../format.js";
 import type { Attempt } from "../types.js";
 
 /** The parts of an attempt shown here, as both the attempt and the dead-letter APIs give them. */
@@ -51,7 +52,15 @@ export function attemptDetails(a: AttemptView): HTMLElement {
   return h(
     "details",
     { class: "attempt-details", "data-key": `attempt-${a.id}` },
-    h("summary", {}, "Request and response"),
+    // Found again after a redraw (focus stays on it), and named apart from its neighbours'.
+    h(
+      "summary",
+      {
+        "data-key": `attempt-summary-${a.id}`,
+        "aria-label": `Request and response of the attempt at ${time(a.at)}`,
+      },
+      "Request and response",
+    ),
     h(
       "dl",
       { class: "facts" },

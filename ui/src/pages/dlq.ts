@@ -39,7 +39,9 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
           "Groups of open records",
           ["Endpoint", "Failure class", "Open", "Replaying", "Oldest", "Circuit", ""],
           s.data.map((g) => [
-            link(`/app/${g.appId}/endpoint/${g.endpointId}`, g.url ?? g.endpointId),
+            link(`/app/${g.appId}/endpoint/${g.endpointId}`, g.url ?? g.endpointId, {
+              "data-key": `group-ep-${g.endpointId}-${g.failureClass}`,
+            }),
             g.failureClass,
             String(g.open),
             String(g.replaying),
@@ -78,7 +80,9 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
           ["Record", "Endpoint", "Event type", "Failure", "Dead-lettered", "State", ""],
           list.data.map((d) => [
             link(`/dlq/${d.id}`, h("code", {}, d.id), { "data-key": `dlq-${d.id}` }),
-            link(`/app/${d.appId}/endpoint/${d.endpointId}`, urls[d.endpointId] ?? d.endpointId),
+            link(`/app/${d.appId}/endpoint/${d.endpointId}`, urls[d.endpointId] ?? d.endpointId, {
+              "data-key": `dlq-ep-${d.id}`,
+            }),
             d.eventType,
             `${d.failureClass}: ${d.reason}`,
             ago(d.deadLetteredAt),

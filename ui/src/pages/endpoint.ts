@@ -175,7 +175,9 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
           a.responseStatusCode ? String(a.responseStatusCode) : attemptResult(viewOf(a)),
           `${a.responseDurationMs} ms`,
           a.trigger,
-          link(`/app/${app.id}/message/${a.msgId}`, h("code", {}, a.msgId)),
+          link(`/app/${app.id}/message/${a.msgId}`, h("code", {}, a.msgId), {
+            "data-key": `attempt-msg-${a.id}`,
+          }),
           [h("code", { class: "snippet" }, a.response.slice(0, 120)), attemptDetails(viewOf(a))],
         ]),
       ),

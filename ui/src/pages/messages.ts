@@ -147,7 +147,11 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
         h(
           "article",
           { class: "card timeline" },
-          h("h3", {}, link(`/app/${app.id}/endpoint/${d.id}`, d.url)),
+          h(
+            "h3",
+            {},
+            link(`/app/${app.id}/endpoint/${d.id}`, d.url, { "data-key": `dest-${d.id}` }),
+          ),
           h(
             "p",
             {},

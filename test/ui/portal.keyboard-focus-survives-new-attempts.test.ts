@@ -1,0 +1,63 @@
+/**
+ * A keyboard user reading an endpoint's attempts keeps their place when a new attempt arrives and
+ * the table is redrawn: focus stays on the same attempt's link or "Request and response". It used
+ * to fall back to the page (the controls had nothing to be found again by), so on a busy endpoint
+ * focus was lost every two seconds.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { useDashboard } from "../support/browser.js";
+
+describe("customer portal: focus on a live attempts table", () => {
+  const ui = useDashboard();
+  let appId: string;
+  let epId: string;
+  let firstMsg: string;
+
+  const send = async () => {
+    const { h } = ui;
+    const msg = await h.svix.message.create(appId, { eventType: "order.paid", payload: {} });
+    await h.waitFor((e) => e.type === "delivery" && e.messageId === msg.id && e.attempt !== null);
+    return msg.id;
+  };
+
+  beforeAll(async () => {
+    const { h, rx, page } = ui;
+    appId = (await h.svix.application.create({ name: "Acme" })).id;
+    epId = (await h.svix.endpoint.create(appId, { url: rx.url("/hook") })).id;
+    firstMsg = await send();
+    const link = await h.svix.authentication.appPortalAccess(appId, { expiry: 3600 });
+    await page.goto(link.url);
+    await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor();
+    await page.goto(`${h.url}/portal/#/app/${appId}/endpoint/${epId}`);
+    await page.getByRole("link", { name: firstMsg }).waitFor();
+  });
+
+  const focused = () =>
+    ui.page.evaluate<string>(
+      // The focused control and the message of its row (the row's other text moves with time).
+      "`${document.activeElement.tagName} ${document.activeElement.closest('tr')?.querySelector('a')?.textContent ?? ''}`",
+    );
+
+  for (const [what, control] of [
+    ["the attempt's message link", () => ui.page.getByRole("link", { name: firstMsg })],
+    [
+      "the attempt's Request and response",
+      () =>
+        ui.page
+          .getByRole("row")
+          .filter({ hasText: firstMsg })
+          .getByText("Request and response", { exact: true }),
+    ],
+  ] as const) {
+    it(`keeps focus on ${what}`, async () => {
+      const rows = ui.page.getByRole("table", { name: "Recent attempts" }).locator("tbody tr");
+      const before = await rows.count();
+      await control().focus();
+      const was = await focused();
+      expect(was).toContain(firstMsg);
+      await send();
+      await rows.nth(before).waitFor({ timeout: 10_000 });
+      expect(await focused()).toBe(was);
+    });
+  }
+});
