@@ -48,6 +48,21 @@ export async function signIn(page: Page, baseUrl: string, token: string): Promis
   await page.getByRole("heading", { name: "Applications" }).waitFor();
 }
 
+/**
+ * Opens a new portal link of application `appId` in `page`, as a customer given the link would,
+ * and waits for the portal's first page (the endpoints of the application named `appName`).
+ */
+export async function openPortal(
+  page: Page,
+  h: TestHookline,
+  appId: string,
+  appName = "Acme",
+): Promise<void> {
+  const link = await h.svix.authentication.appPortalAccess(appId, { expiry: 3600 });
+  await page.goto(link.url);
+  await page.getByRole("heading", { name: `Endpoints of ${appName}` }).waitFor();
+}
+
 /** What {@link useDashboard} gives a describe block's tests. */
 export interface Dashboard {
   readonly h: TestHookline;

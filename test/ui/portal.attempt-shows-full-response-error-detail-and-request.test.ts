@@ -6,7 +6,7 @@
  */
 import { createServer } from "node:net";
 import { beforeAll, describe, expect, it } from "vitest";
-import { useDashboard } from "../support/browser.js";
+import { openPortal, useDashboard } from "../support/browser.js";
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -45,9 +45,7 @@ describe("customer portal: what an attempt sent and got back", () => {
     for (const ep of [goodEp, refused.id]) {
       await h.waitFor((e) => e.type === "delivery" && e.messageId === msgId && e.endpointId === ep);
     }
-    const link = await h.svix.authentication.appPortalAccess(appId, { expiry: 3600 });
-    await page.goto(link.url);
-    await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor();
+    await openPortal(page, h, appId);
   });
 
   it("shows the whole response, the error's detail and the request headers on the message", async () => {

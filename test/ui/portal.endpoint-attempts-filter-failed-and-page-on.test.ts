@@ -4,7 +4,7 @@
  * attempts and nothing else, so a failure older than that could not be found from the endpoint.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { useDashboard } from "../support/browser.js";
+import { openPortal, useDashboard } from "../support/browser.js";
 
 describe("customer portal: an endpoint's attempts", () => {
   const ui = useDashboard({
@@ -24,9 +24,7 @@ describe("customer portal: an endpoint's attempts", () => {
       await h.waitFor((e) => e.type === "delivery" && e.messageId === msg.id && e.attempt !== null);
       if (i === 0) failedMsg = msg.id;
     }
-    const link = await h.svix.authentication.appPortalAccess(appId, { expiry: 3600 });
-    await page.goto(link.url);
-    await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor();
+    await openPortal(page, h, appId);
   });
 
   it("shows only the failed attempts, older than the newest 20", async () => {

@@ -5,7 +5,7 @@
  * focus was lost every two seconds.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { useDashboard } from "../support/browser.js";
+import { openPortal, useDashboard } from "../support/browser.js";
 
 describe("customer portal: focus on a live attempts table", () => {
   const ui = useDashboard();
@@ -25,9 +25,7 @@ describe("customer portal: focus on a live attempts table", () => {
     appId = (await h.svix.application.create({ name: "Acme" })).id;
     epId = (await h.svix.endpoint.create(appId, { url: rx.url("/hook") })).id;
     firstMsg = await send();
-    const link = await h.svix.authentication.appPortalAccess(appId, { expiry: 3600 });
-    await page.goto(link.url);
-    await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor();
+    await openPortal(page, h, appId);
     await page.goto(`${h.url}/portal/#/app/${appId}/endpoint/${epId}`);
     await page.getByRole("link", { name: firstMsg }).waitFor();
   });

@@ -4,7 +4,7 @@
  * page, keep showing the previous results, and toast "Live update failed" every two seconds).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { useDashboard } from "../support/browser.js";
+import { openPortal, useDashboard } from "../support/browser.js";
 
 describe("customer portal: searching the message log", () => {
   const ui = useDashboard();
@@ -29,9 +29,7 @@ describe("customer portal: searching the message log", () => {
     }
     late = await send("order.paid");
     for (let i = 0; i < 53; i++) await send("invoice.sent");
-    const link = await h.svix.authentication.appPortalAccess(appId, { expiry: 3600 });
-    await page.goto(link.url);
-    await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor();
+    await openPortal(page, h, appId);
     await page.getByRole("navigation").getByRole("link", { name: "Messages" }).click();
     await page.getByRole("table", { name: "Newest messages first" }).waitFor();
   });

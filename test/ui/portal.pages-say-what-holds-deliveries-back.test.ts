@@ -5,7 +5,7 @@
  * never comes (a disabled endpoint's waiting deliveries are dead-lettered, not probed).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { useDashboard } from "../support/browser.js";
+import { openPortal, useDashboard } from "../support/browser.js";
 
 describe("customer portal: what holds deliveries back", () => {
   const ui = useDashboard({
@@ -28,9 +28,7 @@ describe("customer portal: what holds deliveries back", () => {
     msgId = (await h.svix.message.create(appId, { eventType: "order.paid", payload: {} })).id;
     await h.waitFor((e) => e.type === "circuit" && e.endpointId === epId);
     await h.waitFor((e) => e.type === "delivery" && e.messageId === msgId && e.state === "pending");
-    const link = await h.svix.authentication.appPortalAccess(appId, { expiry: 3600 });
-    await page.goto(link.url);
-    await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor();
+    await openPortal(page, h, appId);
   });
 
   it("says on the message that the delivery waits for the open circuit's probe", async () => {

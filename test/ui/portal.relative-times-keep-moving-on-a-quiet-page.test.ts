@@ -4,7 +4,7 @@
  * changed, so a quiet page kept saying "in 7 s" long after the attempt was due.
  */
 import { describe, expect, it } from "vitest";
-import { useDashboard } from "../support/browser.js";
+import { openPortal, useDashboard } from "../support/browser.js";
 
 describe("customer portal: relative times on a quiet page", () => {
   const ui = useDashboard({ receiver: () => ({ status: 500, body: "broken" }) });
@@ -22,12 +22,10 @@ describe("customer portal: relative times on a quiet page", () => {
     await h.waitFor(
       (e) => e.type === "delivery" && e.messageId === msg.id && e.state === "pending",
     );
-    const link = await h.svix.authentication.appPortalAccess(appId, { expiry: 3600 });
 
     // The browser's clock is the test's: moving it on is "time passing" for the page alone.
     await page.clock.install();
-    await page.goto(link.url);
-    await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor();
+    await openPortal(page, h, appId);
     await page.goto(`${h.url}/portal/#/app/${appId}/message/${msg.id}`);
     const timeline = page.getByRole("region", { name: "Deliveries" });
     await timeline.getByText(/next attempt in (60 min|1 h)/).waitFor();

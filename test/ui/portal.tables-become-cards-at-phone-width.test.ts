@@ -6,7 +6,7 @@
  */
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { useDashboard } from "../support/browser.js";
+import { openPortal, useDashboard } from "../support/browser.js";
 
 const WIDTH = 390;
 
@@ -25,10 +25,8 @@ describe("customer portal: tables at phone width", () => {
     await h.waitFor(
       (e) => e.type === "delivery" && e.messageId === msg.id && e.endpointId === epId,
     );
-    const link = await h.svix.authentication.appPortalAccess(appId, { expiry: 3600 });
     phone = await browser.newPage({ viewport: { width: WIDTH, height: 844 } });
-    await phone.goto(link.url);
-    await phone.getByRole("heading", { name: "Endpoints of Acme" }).waitFor();
+    await openPortal(phone, h, appId);
   });
 
   /**
