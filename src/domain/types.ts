@@ -75,6 +75,8 @@ export interface Message {
   tags: string[] | null;
   payload: Buffer;
   createdAt: number;
+  /** When the caller asked for it to be delivered (MessageIn.deliverAt); null: at once. */
+  deliverAt: number | null;
 }
 
 export type DeliveryState = "pending" | "inflight" | "succeeded" | "dead";

@@ -85,6 +85,8 @@ export interface NewMessage {
   now: number;
   /** Deliveries are due at this time (deliverAt), defaulting to `now`. */
   dueAt: number;
+  /** The time the caller asked for (MessageIn.deliverAt), kept on the message; none: null. */
+  deliverAt?: number | null;
   /** Makes a delivery id; called once per chosen endpoint. */
   newDeliveryId: () => string;
   /** Only this endpoint may receive it (a test event sent to one endpoint). */

@@ -91,6 +91,7 @@ export function rowMappers({ json, bool }: RowDecoders) {
       tags: json(r.tags, null),
       payload: r.payload as Buffer,
       createdAt: Number(r.created_at),
+      deliverAt: num(r.deliver_at),
     };
   }
 
@@ -267,6 +268,7 @@ export function acceptedMessage(msg: NewMessage): Message {
     tags: msg.tags,
     payload: msg.payload,
     createdAt: msg.now,
+    deliverAt: msg.deliverAt ?? null,
   };
 }
 

@@ -5,6 +5,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { AcceptResult, ClaimedDelivery, Intake, NewMessage } from "../../src/store/port.js";
+import { acceptedMessage } from "../../src/store/row-mappers.js";
 import { AcceptBatcher } from "../../src/store/sqlite/accept-batcher.js";
 import type { Accepted } from "../../src/store/sqlite/deliveries.js";
 
@@ -92,10 +93,7 @@ function recordingIntake(db: Database.Database) {
   return { intake, handed };
 }
 
-function message(m: NewMessage): AcceptResult["message"] {
-  const { id, appId, eventType, eventId, channels, tags, payload, now } = m;
-  return { id, appId, eventType, eventId, channels, tags, payload, createdAt: now };
-}
+const message = (m: NewMessage): AcceptResult["message"] => acceptedMessage(m);
 
 describe("the SQLite group commit", () => {
   it("writes the messages of one turn in one transaction and answers each after its commit", async () => {

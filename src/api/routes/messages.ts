@@ -118,6 +118,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           payload: payloadBytes(request.rawBody, body.payload),
           now,
           dueAt,
+          deliverAt: body.deliverAt ? deliverAt : null,
           newDeliveryId: () => newId("dlv", now),
           intake: engine.intake() ?? undefined,
         });

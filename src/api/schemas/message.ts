@@ -45,6 +45,7 @@ export const MessageOut = z.object({
   channels: z.array(z.string()).nullable(),
   tags: z.array(z.string()).nullable(),
   timestamp: Timestamp,
+  deliverAt: Timestamp.nullable(),
   payload: Payload,
 });
 
@@ -57,6 +58,7 @@ export function messageJson(m: Message, withContent: boolean): string {
     channels: m.channels,
     tags: m.tags,
     timestamp: iso(m.createdAt),
+    deliverAt: iso(m.deliverAt),
   });
   const payload = withContent ? m.payload.toString("utf8") : "{}";
   return `${head.slice(0, -1)},"payload":${payload}}`;

@@ -77,6 +77,7 @@ export class Deliveries {
           toJson(msg.tags),
           msg.payload,
           msg.now,
+          msg.deliverAt ?? null,
         ]);
         if (inserted === 0) {
           // Only a repeated eventId conflicts (ON CONFLICT names its index); the first one stands.

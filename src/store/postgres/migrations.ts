@@ -443,4 +443,13 @@ ALTER TABLE alerts ADD COLUMN superseded_by TEXT COLLATE "C";
 ALTER TABLE replay_jobs ADD COLUMN held_by TEXT COLLATE "C";
 `,
   },
+  {
+    version: 11,
+    name: "message deliverAt",
+    sql: `
+-- The delivery time a message's sender asked for, answered back as MessageOut.deliverAt; NULL
+-- when it asked for none (its deliveries were due at once).
+ALTER TABLE messages ADD COLUMN deliver_at BIGINT;
+`,
+  },
 ];

@@ -98,8 +98,8 @@ export const DELIVERIES = {
   insertMessage: prepared(
     "insertMessage",
     `INSERT INTO messages
-    (id, app_id, event_type, event_id, channels, tags, payload, created_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    (id, app_id, event_type, event_id, channels, tags, payload, created_at, deliver_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
     ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING`,
   ),
   fanOutTargets: prepared(

@@ -107,6 +107,7 @@ export class Deliveries {
         toJson(msg.tags),
         msg.payload,
         msg.now,
+        msg.deliverAt ?? null,
       );
       let deliveries = 0;
       const handOver: ClaimedDelivery[] = [];

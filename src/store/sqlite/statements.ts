@@ -120,8 +120,8 @@ function prepareDeliveries(db: Db) {
       "SELECT * FROM messages WHERE app_id = ? AND (id = ? OR event_id = ?) ORDER BY id LIMIT 1",
     ),
     insertMessage: p(`INSERT INTO messages
-      (id, app_id, event_type, event_id, channels, tags, payload, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      (id, app_id, event_type, event_id, channels, tags, payload, created_at, deliver_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     fanOutTargets: p(`SELECT e.id, e.filter_types, e.channels, c.state AS circuit_state,
       c.next_probe_at FROM endpoints e LEFT JOIN circuits c ON c.endpoint_id = e.id
       WHERE e.app_id = ? AND e.disabled = 0`),

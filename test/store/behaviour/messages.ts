@@ -170,6 +170,25 @@ export function messageBehaviour(t: StoreUnderTest): void {
       expect(await claimAll(t.store, T0 + HOUR)).toHaveLength(1);
     });
 
+    it("keeps the delivery time the sender asked for on the message, null when none", async () => {
+      const { app } = await seedApp(t.store);
+      const later = await accept(t.store, app.id, {
+        eventId: "evt-later",
+        dueAt: T0 + HOUR,
+        deliverAt: T0 + HOUR,
+      });
+      const now = await accept(t.store, app.id);
+      expect(later.message.deliverAt).toBe(T0 + HOUR);
+      expect(now.message.deliverAt).toBeNull();
+      expect((await t.store.findMessage(app.id, later.message.id))?.deliverAt).toBe(T0 + HOUR);
+      expect((await t.store.findMessage(app.id, now.message.id))?.deliverAt).toBeNull();
+      const listed = (await t.store.listMessages(app.id, { limit: 10 })).data;
+      expect(listed.map((m) => m.deliverAt)).toEqual([null, T0 + HOUR]);
+      // A repeated eventId answers the first message, its delivery time included.
+      const again = await accept(t.store, app.id, { eventId: "evt-later", deliverAt: T0 });
+      expect(again.message.deliverAt).toBe(T0 + HOUR);
+    });
+
     it("holds a delivery to an endpoint with an open circuit until its probe", async () => {
       const { app, endpoints } = await seedApp(t.store, [{}, {}, {}]);
       const [open, stale, closed] = endpoints.map((e) => e.id) as [string, string, string];
