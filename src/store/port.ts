@@ -15,6 +15,7 @@ import type {
   DeadLetterRecord,
   DeadLetterState,
   Delivery,
+  DeliveryState,
   Endpoint,
   EndpointStats,
   EventType,
@@ -71,6 +72,13 @@ export interface AttemptQuery extends PageQuery {
   outcome?: "success" | "fail";
   before?: number;
   after?: number;
+}
+
+/** Which of an endpoint's messages `Store.endpointMessageStates` counts. */
+export interface MessageStateQuery {
+  endpointId: string;
+  since?: number;
+  until?: number;
 }
 
 /** A message to accept, with the endpoints it must go to already chosen inside the transaction. */
@@ -553,6 +561,12 @@ export interface Store {
     since: number;
     bucketMs: number;
   }): Promise<AttemptBucket[]>;
+  /**
+   * How many of the messages sent to an endpoint stand in each delivery state, each message
+   * counted once by its latest delivery there (a resend's or a replay's, if any): those created
+   * at or after `since` and before `until`.
+   */
+  endpointMessageStates(q: MessageStateQuery): Promise<Record<DeliveryState, number>>;
 
   listAttempts(q: AttemptQuery): Promise<Page<Attempt>>;
   findAttempt(appId: string, attemptId: string): Promise<Attempt | null>;

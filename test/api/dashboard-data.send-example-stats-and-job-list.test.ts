@@ -30,7 +30,7 @@ describe("dashboard data", () => {
 
     const stats = await h.api<{ buckets: { attempts: number; successRate: number }[] }>(
       "GET",
-      `/api/v1/app/${app.id}/endpoint/${chosen.id}/stats?minutes=60&bucket_seconds=60`,
+      `/api/v1/app/${app.id}/endpoint/${chosen.id}/attempt-stats?minutes=60&bucket_seconds=60`,
     );
     expect(stats.status).toBe(200);
     expect(stats.body.buckets.reduce((n, b) => n + b.attempts, 0)).toBe(1);
@@ -58,7 +58,7 @@ describe("dashboard data", () => {
     expect(bad.status).toBe(422);
     const narrow = await h.api(
       "GET",
-      `/api/v1/app/${app.id}/endpoint/${ep.id}/stats?minutes=10080&bucket_seconds=10`,
+      `/api/v1/app/${app.id}/endpoint/${ep.id}/attempt-stats?minutes=10080&bucket_seconds=10`,
     );
     expect(narrow.status).toBe(422);
   });

@@ -1,6 +1,7 @@
 /**
  * Routes the dashboard needs beyond the rest of the API: Svix's send-example (a test event to one
  * endpoint), an endpoint's attempts over time for its charts, and the list of bulk replay jobs.
+ * (Svix's own endpoint stats, counts by status, are with the endpoint routes.)
  */
 import { z } from "zod";
 import { filteredOut } from "../../domain/fan-out.js";
@@ -68,7 +69,7 @@ function whyNotSent(ep: Endpoint, eventType: string): string | null {
   return null;
 }
 
-/** send-example, endpoint stats and the replay job list. */
+/** send-example, an endpoint's attempt stats and the replay job list. */
 export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
   const epPath = "/api/v1/app/{app_id}/endpoint/{endpoint_id}";
@@ -135,8 +136,8 @@ export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
     }),
     defineRoute({
       method: "GET",
-      path: `${epPath}/stats`,
-      operationId: "hookline.endpoint.stats",
+      path: `${epPath}/attempt-stats`,
+      operationId: "hookline.endpoint.attempt-stats",
       summary: "The endpoint's attempts over time: count, success rate and duration per bucket",
       tag: "Endpoint",
       extension: true,

@@ -1,4 +1,5 @@
 /** Svix endpoints: /api/v1/app/{app_id}/endpoint. */
+import { z } from "zod";
 import type { Endpoint } from "../../domain/types.js";
 import { checkTarget } from "../../engine/targets.js";
 import { ValidationError } from "../../errors.js";
@@ -11,8 +12,14 @@ import { requireApp, requireEndpoint } from "../lookup.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import { rateLimitOf } from "../schemas/application.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
-import { EndpointIn, EndpointOut, EndpointPatch, EndpointUpdate } from "../schemas/endpoint.js";
-import { ListQuery } from "../validation.js";
+import {
+  EndpointIn,
+  EndpointOut,
+  EndpointPatch,
+  EndpointStats,
+  EndpointUpdate,
+} from "../schemas/endpoint.js";
+import { ListQuery, QueryTime } from "../validation.js";
 
 const TAG = "Endpoint";
 const errors = {
@@ -197,6 +204,30 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         };
         await save(ep, next);
         return ok(await endpointView(deps, app, next));
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{endpoint_id}/stats`,
+      operationId: "v1.endpoint.get-stats",
+      summary:
+        "How many of the messages sent to the endpoint stand in each status (each counted once, " +
+        "by its latest delivery), of those created from `since` to before `until`",
+      tag: TAG,
+      query: z.object({ since: QueryTime.optional(), until: QueryTime.optional() }),
+      responses: { 200: { description: "The counts", schema: EndpointStats }, ...errors },
+      handler: async ({ params, query }) => {
+        const app = await requireApp(store, params.app_id!);
+        const ep = await requireEndpoint(store, app, params.endpoint_id!);
+        const n = await store.endpointMessageStates({ endpointId: ep.id, ...query });
+        // hookline never cancels a message's delivery.
+        return ok({
+          success: n.succeeded,
+          pending: n.pending,
+          sending: n.inflight,
+          fail: n.dead,
+          canceled: 0,
+        });
       },
     }),
     defineRoute({

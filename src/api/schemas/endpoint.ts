@@ -189,3 +189,12 @@ export const EndpointOut = z.object({
 });
 
 export type EndpointInput = z.output<typeof EndpointIn>;
+
+/** Svix EndpointStats: messages sent to the endpoint, by the status of their latest delivery. */
+export const EndpointStats = z.object({
+  success: z.int(),
+  pending: z.int(),
+  sending: z.int(),
+  fail: z.int(),
+  canceled: z.int(),
+});

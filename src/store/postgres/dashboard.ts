@@ -1,8 +1,8 @@
 /** Read-only queries behind the dashboard's pages: replay job lists and attempt charts. */
 import type pg from "pg";
-import type { AttemptBucket, ReplayJob } from "../../domain/types.js";
-import type { Page, PageQuery } from "../port.js";
-import { bucketFromRow } from "../attempt-bucket-row.js";
+import type { AttemptBucket, DeliveryState, ReplayJob } from "../../domain/types.js";
+import type { MessageStateQuery, Page, PageQuery } from "../port.js";
+import { bucketFromRow, messageStatesSql, statesFromRows } from "../endpoint-chart-rows.js";
 import { all, Params } from "./database.js";
 import { paginate } from "./pagination.js";
 import { replayJobFromRow } from "./rows.js";
@@ -37,5 +37,14 @@ export class DashboardQueries {
       [Math.trunc(q.bucketMs), q.endpointId, q.since],
     );
     return rows.map(bucketFromRow);
+  }
+
+  async endpointMessageStates(q: MessageStateQuery): Promise<Record<DeliveryState, number>> {
+    const rows = await all(this.pool, messageStatesSql("$1", "$2", "$3"), [
+      q.endpointId,
+      q.since ?? 0,
+      q.until ?? Number.MAX_SAFE_INTEGER,
+    ]);
+    return statesFromRows(rows);
   }
 }

@@ -1,8 +1,8 @@
 /** Read-only queries behind the dashboard's pages: replay job lists and attempt charts. */
 import type { Database as Db } from "better-sqlite3";
-import type { AttemptBucket, ReplayJob } from "../../domain/types.js";
-import { bucketFromRow } from "../attempt-bucket-row.js";
-import type { Page, PageQuery } from "../port.js";
+import type { AttemptBucket, DeliveryState, ReplayJob } from "../../domain/types.js";
+import { bucketFromRow, messageStatesSql, statesFromRows } from "../endpoint-chart-rows.js";
+import type { MessageStateQuery, Page, PageQuery } from "../port.js";
 import { paginate } from "./pagination.js";
 import { replayJobFromRow, type Row } from "./rows.js";
 
@@ -32,5 +32,12 @@ export class DashboardQueries {
       )
       .all({ bucket: Math.trunc(q.bucketMs), endpoint: q.endpointId, since: q.since }) as Row[];
     return rows.map(bucketFromRow);
+  }
+
+  endpointMessageStates(q: MessageStateQuery): Record<DeliveryState, number> {
+    const rows = this.db
+      .prepare(messageStatesSql("?", "?", "?"))
+      .all(q.endpointId, q.since ?? 0, q.until ?? Number.MAX_SAFE_INTEGER) as Row[];
+    return statesFromRows(rows);
   }
 }

@@ -14,6 +14,7 @@ import type {
   EventType,
   Message,
   ReplayJob,
+  DeliveryState,
 } from "../../domain/types.js";
 import type { CircuitTransition } from "../../engine/breaker.js";
 import { ConflictError, StoreUnavailableError } from "../../errors.js";
@@ -38,6 +39,7 @@ import {
   type IdempotencyState,
   type JobReplaysQueued,
   type MessageQuery,
+  type MessageStateQuery,
   type NewMessage,
   type NewReplayJob,
   type Page,
@@ -329,6 +331,10 @@ export class SqliteStore implements Store {
     bucketMs: number;
   }): Promise<AttemptBucket[]> {
     return this.run(() => this.dashboard.attemptBuckets(q));
+  }
+
+  async endpointMessageStates(q: MessageStateQuery): Promise<Record<DeliveryState, number>> {
+    return this.run(() => this.dashboard.endpointMessageStates(q));
   }
 
   // ---- read models --------------------------------------------------------------------------

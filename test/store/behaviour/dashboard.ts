@@ -124,5 +124,50 @@ export function dashboardBehaviour(t: StoreUnderTest): void {
       });
       expect(later.map((b) => b.attempts)).toEqual([1]);
     });
+
+    it("counts an endpoint's messages by their latest delivery's state, within a time window", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [ep, other] = endpoints.map((e) => e.id) as [string, string];
+      const sent = [];
+      for (let i = 0; i < 4; i++)
+        sent.push(await accept(t.store, app.id, { now: T0 + i * SECOND }));
+      await accept(t.store, app.id, { now: T0 + 4 * SECOND, dueAt: T0 + HOUR });
+      const claimed = (await claimAll(t.store, T0 + 4 * SECOND)).filter((d) => d.endpointId === ep);
+      const [ok, failed, resent] = claimed;
+      await t.store.recordAttempts([
+        outcomeFor(ok!, { at: T0 + 5 * SECOND, next: { kind: "succeeded" } }),
+        ...[failed!, resent!].map((d) =>
+          outcomeFor(d, {
+            at: T0 + 5 * SECOND,
+            attempt: aFailedAttempt(T0 + 5 * SECOND, { status: 400, outcome: "permanent" }),
+            next: { kind: "dead", failureClass: "permanent", reason: "HTTP 400" },
+          }),
+        ),
+      ]);
+      // A resend of a dead message stands for it now: pending, not failed.
+      await t.store.enqueueResend({
+        id: newId("dlv"),
+        appId: app.id,
+        messageId: resent!.messageId,
+        endpointId: ep,
+        now: T0 + 6 * SECOND,
+      });
+      // The fourth message is claimed, in flight; the fifth waits for its time.
+      expect(await t.store.endpointMessageStates({ endpointId: ep })).toEqual({
+        succeeded: 1,
+        dead: 1,
+        pending: 2,
+        inflight: 1,
+      });
+      // Counted by when the message was made, not when its latest delivery was.
+      expect(
+        await t.store.endpointMessageStates({ endpointId: ep, since: T0 + 2 * SECOND }),
+      ).toEqual({ succeeded: 0, dead: 0, pending: 2, inflight: 1 });
+      expect(
+        await t.store.endpointMessageStates({ endpointId: ep, since: T0, until: T0 + 2 * SECOND }),
+      ).toEqual({ succeeded: 1, dead: 1, pending: 0, inflight: 0 });
+      expect(sent[2]!.message.id).toBe(resent!.messageId);
+      expect((await t.store.endpointMessageStates({ endpointId: other })).inflight).toBe(4);
+    });
   });
 }

@@ -104,7 +104,7 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
     ),
     live(
       charts,
-      () => api<Stats>("GET", `${path}/stats?minutes=60&bucket_seconds=60`),
+      () => api<Stats>("GET", `${path}/attempt-stats?minutes=60&bucket_seconds=60`),
       (s) => {
         const at = (b: Stats["buckets"][number]) => Date.parse(b.start);
         return h(

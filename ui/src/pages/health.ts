@@ -81,7 +81,7 @@ export async function lastHour(
   // it starts at most a minute early, as the endpoint page's charts do.
   const s = await api<Stats>(
     "GET",
-    `/api/v1/app/${seg(app)}/endpoint/${seg(ep)}/stats?minutes=60&bucket_seconds=60`,
+    `/api/v1/app/${seg(app)}/endpoint/${seg(ep)}/attempt-stats?minutes=60&bucket_seconds=60`,
   );
   const attempts = s.buckets.reduce((n, b) => n + b.attempts, 0);
   if (!attempts) return { attempts, rate: null, meanMs: null };
