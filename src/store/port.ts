@@ -60,6 +60,7 @@ export interface Page<T> {
 export interface MessageQuery extends PageQuery {
   eventTypes?: string[];
   channel?: string;
+  tag?: string;
   before?: number;
   after?: number;
 }

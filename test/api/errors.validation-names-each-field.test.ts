@@ -98,7 +98,7 @@ describe("422 answers name each bad field", () => {
     expect(locs(notObject)).toEqual(["body.payload"]);
   });
 
-  it("query: limit out of range, bad order, bad date, unsupported filter", async () => {
+  it("query: limit out of range, bad order, bad date, bad tag", async () => {
     expect(locs(await problems("GET", "/api/v1/app?limit=0"))).toEqual(["query.limit"]);
     expect(locs(await problems("GET", "/api/v1/app?limit=251"))).toEqual(["query.limit"]);
     expect(locs(await problems("GET", "/api/v1/app?limit=ten"))).toEqual(["query.limit"]);
@@ -108,7 +108,9 @@ describe("422 answers name each bad field", () => {
     expect(locs(await problems("GET", `/api/v1/app/${appId}/msg?before=yesterday`))).toEqual([
       "query.before",
     ]);
-    expect(locs(await problems("GET", `/api/v1/app/${appId}/msg?tag=x`))).toEqual(["query.tag"]);
+    expect(locs(await problems("GET", `/api/v1/app/${appId}/msg?tag=a%20b`))).toEqual([
+      "query.tag",
+    ]);
   });
 
   it("application: name missing, wrong types", async () => {

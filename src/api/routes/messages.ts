@@ -13,6 +13,7 @@ import { Channel } from "../schemas/endpoint.js";
 import {
   MessageIn,
   MessageOut,
+  Tag,
   listJson,
   messageJson,
   type MessageInput,
@@ -24,7 +25,6 @@ import {
   QueryBool,
   QueryTime,
   Uid,
-  Unsupported,
   parseWith,
   problemsOf,
   throwIfProblems,
@@ -142,7 +142,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         before: QueryTime.optional(),
         after: QueryTime.optional(),
         event_types: EventTypesQuery.optional(),
-        tag: Unsupported,
+        tag: Tag.optional(),
       }),
       responses: { 200: { description: "A page of messages", schema: listOf(MessageOut) } },
       handler: async ({ params, query }) => {
@@ -152,6 +152,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           iterator: query.iterator,
           order: query.order,
           channel: query.channel,
+          tag: query.tag,
           before: query.before,
           after: query.after,
           eventTypes: query.event_types,

@@ -12,7 +12,11 @@ import { Channel } from "./endpoint.js";
 /** What a message tag may contain. */
 export const TAG_PATTERN = /^[a-zA-Z0-9\-_./\\#]+$/;
 
-const Tag = z.string().max(128).regex(TAG_PATTERN, "may contain only letters, digits and -_./\\#");
+/** A message tag. */
+export const Tag = z
+  .string()
+  .max(128)
+  .regex(TAG_PATTERN, "may contain only letters, digits and -_./\\#");
 
 const Payload = JsonObject.meta({ type: "object", description: "The event, any JSON object" });
 

@@ -129,6 +129,12 @@ export class Deliveries {
           WHERE c.value = ${params.add(q.channel)})`,
       );
     }
+    if (q.tag) {
+      where.push(
+        `EXISTS (SELECT 1 FROM json_array_elements_text(messages.tags) AS t(value)
+          WHERE t.value = ${params.add(q.tag)})`,
+      );
+    }
     if (q.before !== undefined) where.push(`created_at < ${params.add(q.before)}`);
     if (q.after !== undefined) where.push(`created_at > ${params.add(q.after)}`);
     return paginate(

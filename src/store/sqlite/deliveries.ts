@@ -168,6 +168,10 @@ export class Deliveries {
       where.push("EXISTS (SELECT 1 FROM json_each(messages.channels) WHERE value = ?)");
       params.push(q.channel);
     }
+    if (q.tag) {
+      where.push("EXISTS (SELECT 1 FROM json_each(messages.tags) WHERE value = ?)");
+      params.push(q.tag);
+    }
     if (q.before !== undefined) {
       where.push("created_at < ?");
       params.push(q.before);

@@ -297,6 +297,15 @@ export function messageBehaviour(t: StoreUnderTest): void {
       expect(page.data.map((m) => m.id)).toEqual([eu.message.id]);
     });
 
+    it("filters by tag", async () => {
+      const { app } = await seedApp(t.store);
+      const vip = await accept(t.store, app.id, { tags: ["vip", "eu"] });
+      await accept(t.store, app.id, { tags: ["eu"] });
+      await accept(t.store, app.id, { tags: null });
+      const page = await t.store.listMessages(app.id, { limit: 10, tag: "vip" });
+      expect(page.data.map((m) => m.id)).toEqual([vip.message.id]);
+    });
+
     it("filters by creation time with before and after", async () => {
       const { app } = await seedApp(t.store);
       const ids: string[] = [];
