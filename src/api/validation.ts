@@ -82,6 +82,12 @@ export const Metadata = z
 /** A rate limit in messages per second; hookline stores it and reports it back. */
 export const RateLimit = z.int().min(0).max(1_000_000).nullable().optional();
 
+/** `event_types` as the Svix client sends it (comma-joined), or repeated. */
+export const EventTypesQuery = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).filter(Boolean))
+  .pipe(z.array(EventTypeName).max(250));
+
 /** A query flag sent by the Svix client as "true" or "false". */
 export const QueryBool = z
   .enum(["true", "false"], { error: 'must be "true" or "false"' })

@@ -57,20 +57,30 @@ export interface Page<T> {
   done: boolean;
 }
 
-export interface MessageQuery extends PageQuery {
+/** Which messages a list takes, by the message's own fields; every one given must match. */
+export interface MessageFilter {
+  /** Any of these event types. */
   eventTypes?: string[];
+  /** One of the message's channels. */
   channel?: string;
+  /** One of the message's tags. */
   tag?: string;
+}
+
+export interface MessageQuery extends PageQuery, MessageFilter {
   before?: number;
   after?: number;
 }
 
-export interface AttemptQuery extends PageQuery {
+/** Attempts, filtered by their own fields and by their message's (MessageFilter). */
+export interface AttemptQuery extends PageQuery, MessageFilter {
   appId: string;
   endpointId?: string;
   messageId?: string;
   /** Svix status number: 0 success, 2 fail. */
   outcome?: "success" | "fail";
+  /** Svix status code class: 0, no HTTP answer at all; 100 to 500, a status in that hundred. */
+  statusCodeClass?: 0 | 100 | 200 | 300 | 400 | 500;
   before?: number;
   after?: number;
 }

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MessageStatus } from "svix";
-import { newId } from "../../src/ids.js";
-import type { DeliveryOutcome } from "../../src/store/port.js";
-import { startApi, type ApiHarness } from "./harness.js";
+import { attemptDue, startApi, type ApiHarness } from "./harness.js";
 
 let api: ApiHarness;
 let appId: string;
@@ -11,42 +9,12 @@ let epB: string;
 let msgId: string;
 
 /** Claims every due delivery and records one attempt for each: 500 for epA, 200 for epB. */
-async function attemptAllDue(): Promise<void> {
-  const now = Date.now();
-  const claimed = await api.store.claimDue({
-    now: now + 1,
-    limit: 100,
-    excludeEndpoints: [],
-    leaseUntil: now + 60_000,
-  });
-  const outcomes = claimed.map((d): DeliveryOutcome => {
-    const ok = d.endpointId === epB;
-    return {
-      deliveryId: d.id,
-      endpointId: d.endpointId,
-      messageId: d.messageId,
-      appId: d.appId,
-      at: now,
-      attempt: {
-        id: newId("atmpt"),
-        at: now,
-        trigger: d.origin === "resend" ? "manual" : d.attemptCount > 0 ? "retry" : "first",
-        url: ok ? "https://example.com/b" : "https://example.com/a",
-        status: ok ? 200 : 500,
-        error: null,
-        errorDetail: null,
-        durationMs: 12,
-        responseSnippet: ok ? "thanks" : "boom",
-        outcome: ok ? "success" : "retryable",
-      },
-      signatureHeaders: {},
-      next: ok ? { kind: "succeeded" } : { kind: "retry", at: now + 60_000, delayMs: 60_000 },
-      retryAfter: null,
-      disableEndpoint: null,
-    };
-  });
-  await api.store.recordAttempts(outcomes);
-}
+const attemptAllDue = () =>
+  attemptDue(api, (d) =>
+    d.endpointId === epB
+      ? { status: 200, url: "https://example.com/b", response: "thanks" }
+      : { status: 500, url: "https://example.com/a", response: "boom" },
+  );
 
 beforeAll(async () => {
   api = await startApi();

@@ -14,6 +14,8 @@ import { resolveConfig, type Config } from "../../src/config.js";
 import { DeadLetterQueue } from "../../src/dlq/service.js";
 import type { EngineControl, EndpointLiveStatus } from "../../src/engine/control.js";
 import { EngineEvents } from "../../src/engine/events.js";
+import { newId } from "../../src/ids.js";
+import type { ClaimedDelivery, DeliveryOutcome } from "../../src/store/port.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 
 export interface ApiHarness {
@@ -136,4 +138,56 @@ export async function startApi(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** How a test's receiver answered one attempt: a status, or null for no answer at all. */
+export interface ScriptedAnswer {
+  status: number | null;
+  url: string;
+  response: string;
+}
+
+/**
+ * Claims every due delivery and records one attempt for each, answered as `answer` says: 2xx
+ * succeeds, anything else is retried a minute later. The harness has no engine; this stands in.
+ */
+export async function attemptDue(
+  api: ApiHarness,
+  answer: (d: ClaimedDelivery) => ScriptedAnswer,
+): Promise<void> {
+  const now = Date.now();
+  const claimed = await api.store.claimDue({
+    now: now + 1,
+    limit: 100,
+    excludeEndpoints: [],
+    leaseUntil: now + 60_000,
+  });
+  const outcomes = claimed.map((d): DeliveryOutcome => {
+    const { status, url, response } = answer(d);
+    const ok = status !== null && status >= 200 && status < 300;
+    return {
+      deliveryId: d.id,
+      endpointId: d.endpointId,
+      messageId: d.messageId,
+      appId: d.appId,
+      at: now,
+      attempt: {
+        id: newId("atmpt"),
+        at: now,
+        trigger: d.origin === "resend" ? "manual" : d.attemptCount > 0 ? "retry" : "first",
+        url,
+        status,
+        error: status === null ? "connection_refused" : null,
+        errorDetail: null,
+        durationMs: 12,
+        responseSnippet: response,
+        outcome: ok ? "success" : "retryable",
+      },
+      signatureHeaders: {},
+      next: ok ? { kind: "succeeded" } : { kind: "retry", at: now + 60_000, delayMs: 60_000 },
+      retryAfter: null,
+      disableEndpoint: null,
+    };
+  });
+  await api.store.recordAttempts(outcomes);
 }

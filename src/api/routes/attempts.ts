@@ -14,8 +14,9 @@ import {
   messageEndpointOut,
 } from "../schemas/attempt.js";
 import { HttpError, listAnswer, listOf } from "../schemas/common.js";
-import { listJson } from "../schemas/message.js";
-import { ListQuery, QueryBool, QueryTime, Unsupported } from "../validation.js";
+import { Channel } from "../schemas/endpoint.js";
+import { Tag, listJson } from "../schemas/message.js";
+import { EventTypesQuery, ListQuery, QueryBool, QueryTime } from "../validation.js";
 
 const TAG = "Message Attempt";
 const notFound = {
@@ -33,10 +34,15 @@ const AttemptListQuery = ListQuery.extend({
   with_msg: QueryBool.optional(),
   // hookline's statuses are already the expanded ones.
   expanded_statuses: QueryBool.optional(),
-  status_code_class: Unsupported,
-  channel: Unsupported,
-  tag: Unsupported,
-  event_types: Unsupported,
+  status_code_class: z
+    .enum(["0", "100", "200", "300", "400", "500"], {
+      error: "must be a status code class: 0, 100, 200, 300, 400 or 500",
+    })
+    .transform((v) => Number(v) as 0 | 100 | 200 | 300 | 400 | 500)
+    .optional(),
+  channel: Channel.optional(),
+  tag: Tag.optional(),
+  event_types: EventTypesQuery.optional(),
 });
 type AttemptListQuery = z.output<typeof AttemptListQuery>;
 
@@ -64,6 +70,10 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
             order: query.order,
             before: query.before,
             after: query.after,
+            statusCodeClass: query.status_code_class,
+            eventTypes: query.event_types,
+            channel: query.channel,
+            tag: query.tag,
           });
     const messages = new Map<string, Message | null>();
     if (query.with_msg) {

@@ -20,7 +20,7 @@ import {
 } from "../schemas/message.js";
 import { quickMessageIn } from "../schemas/message-quick.js";
 import {
-  EventTypeName,
+  EventTypesQuery,
   ListQuery,
   QueryBool,
   QueryTime,
@@ -35,12 +35,6 @@ const errors = {
   404: { description: "No such application or message", schema: HttpError },
   422: { description: "Invalid input", schema: HttpValidationError },
 };
-
-/** `event_types` as the Svix client sends it (comma-joined), or repeated. */
-const EventTypesQuery = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).filter(Boolean))
-  .pipe(z.array(EventTypeName).max(250));
 
 const WithContent = { with_content: QueryBool.optional() };
 

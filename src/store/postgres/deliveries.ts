@@ -31,7 +31,7 @@ import {
 } from "./database.js";
 import type { DeadLetters } from "./dead-letters.js";
 import { matches } from "./fan-out.js";
-import { paginate } from "./pagination.js";
+import { messageConditions, paginate } from "./pagination.js";
 import { deliveryFromRow, messageFromRow, toJson } from "./rows.js";
 import type { DELIVERIES } from "./statements.js";
 
@@ -121,20 +121,7 @@ export class Deliveries {
 
   listMessages(appId: string, q: MessageQuery): Promise<Page<Message>> {
     const params = new Params();
-    const where = [`app_id = ${params.add(appId)}`];
-    if (q.eventTypes?.length) where.push(`event_type = ANY(${params.add(q.eventTypes)}::text[])`);
-    if (q.channel) {
-      where.push(
-        `EXISTS (SELECT 1 FROM json_array_elements_text(messages.channels) AS c(value)
-          WHERE c.value = ${params.add(q.channel)})`,
-      );
-    }
-    if (q.tag) {
-      where.push(
-        `EXISTS (SELECT 1 FROM json_array_elements_text(messages.tags) AS t(value)
-          WHERE t.value = ${params.add(q.tag)})`,
-      );
-    }
+    const where = [`app_id = ${params.add(appId)}`, ...messageConditions(q, "messages", params)];
     if (q.before !== undefined) where.push(`created_at < ${params.add(q.before)}`);
     if (q.after !== undefined) where.push(`created_at > ${params.add(q.after)}`);
     return paginate(

@@ -4,7 +4,7 @@ import type { Attempt, CircuitRecord, EndpointStats } from "../../domain/types.j
 import type { CircuitTransition } from "../../engine/breaker.js";
 import type { AttemptQuery, Page } from "../port.js";
 import { all, exec, one, Params, tx } from "./database.js";
-import { paginate } from "./pagination.js";
+import { messageConditions, paginate } from "./pagination.js";
 import { attemptFromRow, circuitFromRow } from "./rows.js";
 import { HISTORY as S } from "./statements.js";
 
@@ -83,6 +83,19 @@ export class History {
     if (q.outcome === "fail") where.push("outcome <> 'success'");
     if (q.before !== undefined) where.push(`at < ${params.add(q.before)}`);
     if (q.after !== undefined) where.push(`at > ${params.add(q.after)}`);
+    if (q.statusCodeClass === 0) where.push("status IS NULL");
+    else if (q.statusCodeClass !== undefined) {
+      const from = q.statusCodeClass;
+      where.push(`status >= ${params.add(from)} AND status < ${params.add(from + 100)}`);
+    }
+    // The message's own fields: one lookup by primary key per attempt.
+    const ofMessage = messageConditions(q, "m", params);
+    if (ofMessage.length) {
+      where.push(
+        `EXISTS (SELECT 1 FROM messages m WHERE m.id = attempts.message_id
+          AND ${ofMessage.join(" AND ")})`,
+      );
+    }
     return paginate(
       this.pool,
       { select: "SELECT * FROM attempts", where, params },

@@ -1,4 +1,4 @@
-import type { Page, PageQuery } from "../port.js";
+import type { MessageFilter, Page, PageQuery } from "../port.js";
 import { all, type Conn, type Params, type Row } from "./database.js";
 
 /**
@@ -25,4 +25,21 @@ export async function paginate<T>(
   const data = rows.slice(0, q.limit).map(map);
   const last = data[data.length - 1];
   return { data, done, iterator: last ? keyOf(last) : (q.iterator ?? null) };
+}
+
+/** The conditions a MessageFilter puts on a `messages` row known as `table`; values go to `p`. */
+export function messageConditions(f: MessageFilter, table: string, p: Params): string[] {
+  const where: string[] = [];
+  if (f.eventTypes?.length) where.push(`${table}.event_type = ANY(${p.add(f.eventTypes)}::text[])`);
+  for (const [column, value] of [
+    ["channels", f.channel],
+    ["tags", f.tag],
+  ] as const) {
+    if (!value) continue;
+    where.push(
+      `EXISTS (SELECT 1 FROM json_array_elements_text(${table}.${column}) AS e(value)
+        WHERE e.value = ${p.add(value)})`,
+    );
+  }
+  return where;
 }

@@ -21,7 +21,7 @@ import { addToStats, type StatsDelta } from "../endpoint-stats.js";
 import { acceptedMessage, dueEndpointsFrom } from "../row-mappers.js";
 import type { DeadLetters } from "./dead-letters.js";
 import { fanOutTarget, matches, type FanOutTarget } from "./fan-out.js";
-import { paginate } from "./pagination.js";
+import { messageConditions, paginate } from "./pagination.js";
 import { deliveryFromRow, messageFromRow, toJson, type Row } from "./rows.js";
 import { CLAIMED_AT, type DeliveryStatements } from "./statements.js";
 
@@ -158,20 +158,9 @@ export class Deliveries {
   }
 
   listMessages(appId: string, q: MessageQuery): Page<Message> {
-    const where = ["app_id = ?"];
-    const params: unknown[] = [appId];
-    if (q.eventTypes?.length) {
-      where.push("event_type IN (SELECT value FROM json_each(?))");
-      params.push(JSON.stringify(q.eventTypes));
-    }
-    if (q.channel) {
-      where.push("EXISTS (SELECT 1 FROM json_each(messages.channels) WHERE value = ?)");
-      params.push(q.channel);
-    }
-    if (q.tag) {
-      where.push("EXISTS (SELECT 1 FROM json_each(messages.tags) WHERE value = ?)");
-      params.push(q.tag);
-    }
+    const conditions = messageConditions(q, "messages");
+    const where = ["app_id = ?", ...conditions.where];
+    const params: unknown[] = [appId, ...conditions.params];
     if (q.before !== undefined) {
       where.push("created_at < ?");
       params.push(q.before);

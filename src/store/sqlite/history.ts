@@ -3,7 +3,7 @@ import type { Database as Db } from "better-sqlite3";
 import type { Attempt, CircuitRecord, EndpointStats } from "../../domain/types.js";
 import type { CircuitTransition } from "../../engine/breaker.js";
 import type { AttemptQuery, Page } from "../port.js";
-import { paginate } from "./pagination.js";
+import { messageConditions, paginate } from "./pagination.js";
 import { attemptFromRow, circuitFromRow, type Row } from "./rows.js";
 import type { HistoryStatements } from "./statements.js";
 
@@ -96,6 +96,20 @@ export class History {
     if (q.after !== undefined) {
       where.push("at > ?");
       params.push(q.after);
+    }
+    if (q.statusCodeClass === 0) where.push("status IS NULL");
+    else if (q.statusCodeClass !== undefined) {
+      where.push("status >= ? AND status < ?");
+      params.push(q.statusCodeClass, q.statusCodeClass + 100);
+    }
+    // The message's own fields: one lookup by primary key per attempt.
+    const ofMessage = messageConditions(q, "m");
+    if (ofMessage.where.length) {
+      where.push(
+        `EXISTS (SELECT 1 FROM messages m WHERE m.id = attempts.message_id
+          AND ${ofMessage.where.join(" AND ")})`,
+      );
+      params.push(...ofMessage.params);
     }
     return paginate(
       this.db,

@@ -1,5 +1,5 @@
 import type { Database as Db } from "better-sqlite3";
-import type { Page, PageQuery } from "../port.js";
+import type { MessageFilter, Page, PageQuery } from "../port.js";
 
 type Row = Record<string, unknown>;
 
@@ -31,4 +31,26 @@ export function paginate<T>(
   const data = rows.slice(0, q.limit).map(map);
   const last = data[data.length - 1];
   return { data, done, iterator: last ? keyOf(last) : (q.iterator ?? null) };
+}
+
+/** The conditions a MessageFilter puts on a `messages` row known as `table`, with their values. */
+export function messageConditions(
+  f: MessageFilter,
+  table: string,
+): { where: string[]; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (f.eventTypes?.length) {
+    where.push(`${table}.event_type IN (SELECT value FROM json_each(?))`);
+    params.push(JSON.stringify(f.eventTypes));
+  }
+  for (const [column, value] of [
+    ["channels", f.channel],
+    ["tags", f.tag],
+  ] as const) {
+    if (!value) continue;
+    where.push(`EXISTS (SELECT 1 FROM json_each(${table}.${column}) WHERE value = ?)`);
+    params.push(value);
+  }
+  return { where, params };
 }

@@ -20,13 +20,23 @@ export function historyBehaviour(t: StoreUnderTest): void {
   describe("listAttempts", () => {
     /**
      * Two messages to two endpoints; attempts recorded one second apart in this order:
-     * m1→e1 success, m1→e2 HTTP 500, m2→e1 HTTP 429, m2→e2 success.
+     * m1→e1 success, m1→e2 HTTP 500, m2→e1 HTTP 429, m2→e2 success. m1 is an `a.happened` on
+     * channel `eu` tagged `vip`, m2 a `b.happened` on channel `us` with no tags.
      */
     async function fourAttempts() {
       const { app, endpoints } = await seedApp(t.store, [{}, {}]);
       const [e1, e2] = endpoints.map((e) => e.id) as [string, string];
-      const m1 = (await accept(t.store, app.id, { now: T0 })).message.id;
-      const m2 = (await accept(t.store, app.id, { now: T0 })).message.id;
+      const m1 = (
+        await accept(t.store, app.id, {
+          now: T0,
+          eventType: "a.happened",
+          channels: ["eu"],
+          tags: ["vip"],
+        })
+      ).message.id;
+      const m2 = (
+        await accept(t.store, app.id, { now: T0, eventType: "b.happened", channels: ["us"] })
+      ).message.id;
       const claimed = await claimAll(t.store, T0);
       const pick = (m: string, e: string): ClaimedDelivery =>
         claimed.find((d) => d.messageId === m && d.endpointId === e)!;
@@ -102,6 +112,28 @@ export function historyBehaviour(t: StoreUnderTest): void {
       expect(
         ids(await t.store.listAttempts({ appId: app.id, outcome: "fail", limit: 10 })),
       ).toEqual([a3, a2]);
+    });
+
+    it("filters attempts by the class of the HTTP status answered, or by none", async () => {
+      const { app, recorded } = await fourAttempts();
+      const [a1, a2, a3, a4] = recorded.map((a) => a.id);
+      const byClass = async (statusCodeClass: 0 | 200 | 400 | 500) =>
+        ids(await t.store.listAttempts({ appId: app.id, statusCodeClass, limit: 10 }));
+      expect(await byClass(200)).toEqual([a4, a1]);
+      expect(await byClass(400)).toEqual([a3]);
+      expect(await byClass(500)).toEqual([a2]);
+      expect(await byClass(0)).toEqual([]);
+    });
+
+    it("filters attempts by their message's event types, channel and tag", async () => {
+      const { app, e1, recorded } = await fourAttempts();
+      const [a1, a2, a3, a4] = recorded.map((a) => a.id);
+      const list = async (filter: object) =>
+        ids(await t.store.listAttempts({ appId: app.id, limit: 10, ...filter }));
+      expect(await list({ eventTypes: ["b.happened", "c.happened"] })).toEqual([a4, a3]);
+      expect(await list({ channel: "eu" })).toEqual([a2, a1]);
+      expect(await list({ tag: "vip", endpointId: e1 })).toEqual([a1]);
+      expect(await list({ tag: "vip", channel: "us" })).toEqual([]);
     });
 
     it("filters attempts by time with before and after", async () => {

@@ -288,22 +288,17 @@ export function messageBehaviour(t: StoreUnderTest): void {
       expect(page.data.map((m) => m.id)).toEqual([c.message.id, a.message.id]);
     });
 
-    it("filters by channel", async () => {
+    it("filters by channel and by tag", async () => {
       const { app } = await seedApp(t.store);
-      const eu = await accept(t.store, app.id, { channels: ["eu", "vip"] });
-      await accept(t.store, app.id, { channels: ["us"] });
-      await accept(t.store, app.id, { channels: null });
-      const page = await t.store.listMessages(app.id, { limit: 10, channel: "eu" });
-      expect(page.data.map((m) => m.id)).toEqual([eu.message.id]);
-    });
-
-    it("filters by tag", async () => {
-      const { app } = await seedApp(t.store);
-      const vip = await accept(t.store, app.id, { tags: ["vip", "eu"] });
-      await accept(t.store, app.id, { tags: ["eu"] });
-      await accept(t.store, app.id, { tags: null });
-      const page = await t.store.listMessages(app.id, { limit: 10, tag: "vip" });
-      expect(page.data.map((m) => m.id)).toEqual([vip.message.id]);
+      const eu = await accept(t.store, app.id, { channels: ["eu", "vip"], tags: ["vip", "eu"] });
+      const us = await accept(t.store, app.id, { channels: ["us"], tags: ["eu"] });
+      await accept(t.store, app.id, { channels: null, tags: null });
+      const list = async (q: { channel?: string; tag?: string }) =>
+        (await t.store.listMessages(app.id, { limit: 10, ...q })).data.map((m) => m.id);
+      expect(await list({ channel: "eu" })).toEqual([eu.message.id]);
+      expect(await list({ tag: "vip" })).toEqual([eu.message.id]);
+      expect(await list({ tag: "eu" })).toEqual([us.message.id, eu.message.id]);
+      expect(await list({ tag: "eu", channel: "us" })).toEqual([us.message.id]);
     });
 
     it("filters by creation time with before and after", async () => {
