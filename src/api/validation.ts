@@ -112,18 +112,6 @@ export const ListQuery = z.object({
   order: z.enum(["ascending", "descending"]).optional(),
 });
 
-/** A query parameter hookline does not implement: refusing is better than a silently wrong list. */
-export const Unsupported = z
-  .undefined({ error: "this filter is not supported by hookline" })
-  .meta({ description: "Not supported by hookline: any value is refused (422)" })
-  .optional();
-
-/** A yes/no filter hookline does not implement; only "false" (the default) is accepted. */
-export const UnsupportedFlag = z
-  .literal("false", { error: "this filter is not supported by hookline" })
-  .meta({ description: 'Not supported by hookline: only "false" is accepted' })
-  .optional();
-
 /** How deeply JSON hookline stores may nest; deeper documents are refused, not half-handled. */
 export const MAX_JSON_DEPTH = 64;
 

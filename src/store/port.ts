@@ -57,6 +57,14 @@ export interface Page<T> {
   done: boolean;
 }
 
+/** Which applications a list leaves out, by their endpoints. */
+export interface ApplicationFilter {
+  /** Leave out applications that have no endpoint. */
+  excludeWithNoEndpoints?: boolean;
+  /** Leave out applications that have endpoints, all of them disabled. */
+  excludeWithOnlyDisabledEndpoints?: boolean;
+}
+
 /** Which messages a list takes, by the message's own fields; every one given must match. */
 export interface MessageFilter {
   /** Any of these event types. */
@@ -467,7 +475,7 @@ export interface Store {
 
   createApplication(app: Application): Promise<Application>;
   findApplication(idOrUid: string): Promise<Application | null>;
-  listApplications(q: PageQuery): Promise<Page<Application>>;
+  listApplications(q: PageQuery & ApplicationFilter): Promise<Page<Application>>;
   updateApplication(app: Application): Promise<Application>;
   deleteApplication(id: string): Promise<void>;
 

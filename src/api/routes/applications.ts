@@ -15,7 +15,7 @@ import {
   rateLimitOf,
 } from "../schemas/application.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
-import { ListQuery, QueryBool, UnsupportedFlag } from "../validation.js";
+import { ListQuery, QueryBool } from "../validation.js";
 
 const TAG = "Application";
 /**
@@ -39,13 +39,22 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       summary: "List applications",
       tag: TAG,
       query: ListQuery.extend({
-        exclude_apps_with_no_endpoints: UnsupportedFlag,
-        exclude_apps_with_disabled_endpoints: UnsupportedFlag,
-        exclude_apps_with_svix_play_endpoints: UnsupportedFlag,
+        exclude_apps_with_no_endpoints: QueryBool.optional(),
+        /** Those whose endpoints are all disabled (an application without any is kept). */
+        exclude_apps_with_disabled_endpoints: QueryBool.optional(),
+        // hookline has no Svix Play endpoints, so leaving out the applications with one leaves
+        // out nothing.
+        exclude_apps_with_svix_play_endpoints: QueryBool.optional(),
       }),
       responses: { 200: { description: "A page of applications", schema: listOf(ApplicationOut) } },
       handler: async ({ query }) => {
-        const page = await store.listApplications(query);
+        const page = await store.listApplications({
+          limit: query.limit,
+          iterator: query.iterator,
+          order: query.order,
+          excludeWithNoEndpoints: query.exclude_apps_with_no_endpoints,
+          excludeWithOnlyDisabledEndpoints: query.exclude_apps_with_disabled_endpoints,
+        });
         return ok(listAnswer({ ...page, data: page.data.map(applicationOut) }));
       },
     }),

@@ -1,7 +1,14 @@
 /** What senders configure: applications, endpoints, event types, and idempotency keys. */
 import type pg from "pg";
 import type { Application, Endpoint, EventType } from "../../domain/types.js";
-import type { IdempotencyBegin, IdempotencyState, Page, PageQuery } from "../port.js";
+import { applicationConditions } from "../application-filter.js";
+import type {
+  ApplicationFilter,
+  IdempotencyBegin,
+  IdempotencyState,
+  Page,
+  PageQuery,
+} from "../port.js";
 import { all, exec, one, Params, tx, type Conn } from "./database.js";
 import { paginate } from "./pagination.js";
 import {
@@ -36,10 +43,14 @@ export class Catalogue {
     return row ? applicationFromRow(row) : null;
   }
 
-  listApplications(q: PageQuery): Promise<Page<Application>> {
+  listApplications(q: PageQuery & ApplicationFilter): Promise<Page<Application>> {
     return paginate(
       this.pool,
-      { select: "SELECT * FROM applications", where: [], params: new Params() },
+      {
+        select: "SELECT * FROM applications",
+        where: applicationConditions(q, "false"),
+        params: new Params(),
+      },
       "id",
       q,
       applicationFromRow,

@@ -2,7 +2,14 @@
 import { performance } from "node:perf_hooks";
 import type { Database as Db } from "better-sqlite3";
 import type { Application, Endpoint, EventType } from "../../domain/types.js";
-import type { IdempotencyBegin, IdempotencyState, Page, PageQuery } from "../port.js";
+import { applicationConditions } from "../application-filter.js";
+import type {
+  ApplicationFilter,
+  IdempotencyBegin,
+  IdempotencyState,
+  Page,
+  PageQuery,
+} from "../port.js";
 import { paginate } from "./pagination.js";
 import { ExpiringMap } from "../../expiring-map.js";
 import {
@@ -52,10 +59,10 @@ export class Catalogue {
     return row ? applicationFromRow(row) : null;
   }
 
-  listApplications(q: PageQuery): Page<Application> {
+  listApplications(q: PageQuery & ApplicationFilter): Page<Application> {
     return paginate(
       this.db,
-      { select: "SELECT * FROM applications", where: [], params: [] },
+      { select: "SELECT * FROM applications", where: applicationConditions(q, "0"), params: [] },
       "id",
       q,
       applicationFromRow,

@@ -33,6 +33,7 @@ import {
   type DeadLetterDecided,
   type DeadLetterDecision,
   type DeadLetterQuery,
+  type ApplicationFilter,
   type DeadLetterSummaryRow,
   type DeliveryOutcome,
   type IdempotencyBegin,
@@ -146,7 +147,7 @@ export class SqliteStore implements Store {
     return this.run(() => this.catalogue.findApplication(idOrUid));
   }
 
-  async listApplications(q: PageQuery): Promise<Page<Application>> {
+  async listApplications(q: PageQuery & ApplicationFilter): Promise<Page<Application>> {
     return this.run(() => this.catalogue.listApplications(q));
   }
 

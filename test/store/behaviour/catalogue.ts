@@ -1,6 +1,7 @@
 /** Applications, endpoints and event types: what the API creates, finds, lists and deletes. */
 import { describe, expect, it } from "vitest";
 import { ConflictError } from "../../../src/errors.js";
+import type { ApplicationFilter } from "../../../src/store/port.js";
 import {
   accept,
   allPages,
@@ -117,6 +118,25 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
 
       const walk = await allPages((q) => t.store.listApplications(q), { limit: 2 });
       expect(walk.items.map((a) => a.id)).toEqual(ids);
+    });
+
+    it("leaves out applications without endpoints, or with only disabled ones, when asked", async () => {
+      const none = await t.store.createApplication(anApplication());
+      const enabled = await seedApp(t.store, [{ disabled: true }, {}]);
+      const disabled = await seedApp(t.store, [{ disabled: true }, { disabled: true }]);
+      const list = async (q: ApplicationFilter) =>
+        (await t.store.listApplications({ limit: 10, ...q })).data.map((a) => a.id);
+      expect(await list({})).toEqual([none.id, enabled.app.id, disabled.app.id]);
+      expect(await list({ excludeWithNoEndpoints: true })).toEqual([
+        enabled.app.id,
+        disabled.app.id,
+      ]);
+      expect(await list({ excludeWithOnlyDisabledEndpoints: true })).toEqual([
+        none.id,
+        enabled.app.id,
+      ]);
+      const both = { excludeWithNoEndpoints: true, excludeWithOnlyDisabledEndpoints: true };
+      expect(await list(both)).toEqual([enabled.app.id]);
     });
 
     it("lists applications page by page in descending order", async () => {
