@@ -1,13 +1,53 @@
 /** Finding the resources a path names, or answering 404. */
 import type { Application, Endpoint, Message } from "../domain/types.js";
-import { NotFoundError } from "../errors.js";
+import { ConflictError, NotFoundError } from "../errors.js";
+import { newId } from "../ids.js";
 import type { Store } from "../store/port.js";
+import type { ApiDeps } from "./deps.js";
+import { newApplication, type ApplicationInput } from "./schemas/application.js";
+import { parseWith, problemsOf, throwIfProblems, Uid } from "./validation.js";
 
 /** The application with this id or uid. */
 export async function requireApp(store: Store, idOrUid: string): Promise<Application> {
   const app = await store.findApplication(idOrUid);
   if (!app) throw new NotFoundError(`application ${idOrUid}`);
   return app;
+}
+
+/**
+ * The application with this id or uid; when there is none and the body carries an `application`
+ * (Svix's MessageIn and AppPortalAccessIn do), it is created with the path's value as its uid.
+ */
+export async function requireOrCreateApp(
+  deps: Pick<ApiDeps, "store" | "clock">,
+  idOrUid: string,
+  input: ApplicationInput | null | undefined,
+): Promise<Application> {
+  const { store, clock } = deps;
+  const found = await store.findApplication(idOrUid);
+  if (found) return found;
+  if (!input) throw new NotFoundError(`application ${idOrUid}`);
+  // The path's app_id becomes the new application's uid: it must be one POST /api/v1/app takes.
+  const problems = problemsOf(() => parseWith(Uid, idOrUid, ["path", "app_id"]));
+  if (input.uid && input.uid !== idOrUid) {
+    problems.push({
+      loc: ["body", "application", "uid"],
+      msg: "must match the app_id in the path",
+      type: "value_error",
+    });
+  }
+  throwIfProblems(problems);
+  const now = clock.now();
+  try {
+    return await store.createApplication(
+      newApplication(newId("app", now), { ...input, uid: idOrUid }, now),
+    );
+  } catch (err) {
+    // Another request created it first: use theirs.
+    const winner = err instanceof ConflictError ? await store.findApplication(idOrUid) : null;
+    if (winner) return winner;
+    throw err;
+  }
 }
 
 /** The endpoint of `app` with this id or uid. */

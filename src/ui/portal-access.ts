@@ -6,8 +6,9 @@
 import { z } from "zod";
 import { newPlainToken, tokenCacheFor, tokenDigest } from "../api/auth.js";
 import type { ApiDeps } from "../api/deps.js";
-import { requireApp } from "../api/lookup.js";
+import { requireApp, requireOrCreateApp } from "../api/lookup.js";
 import { defineRoute, noContent, ok, type RouteDef } from "../api/route.js";
+import { ApplicationIn } from "../api/schemas/application.js";
 import { HttpError, HttpValidationError } from "../api/schemas/common.js";
 import { Uid } from "../api/validation.js";
 import { newId } from "../ids.js";
@@ -25,6 +26,8 @@ const AppPortalAccessIn = z
     /** Recorded in the token's name, so an operator can tell portal sessions apart. */
     sessionId: Uid.nullable().optional(),
     featureFlags: z.array(z.string().max(256)).max(50).optional(),
+    /** Created, with the path's app_id as its uid, when there is no such application yet. */
+    application: ApplicationIn.nullable().optional(),
     readOnly: z.literal(false, { error: NOT_SUPPORTED }).nullable().optional(),
     capabilities: z.array(z.string()).max(0, { error: NOT_SUPPORTED }).nullable().optional(),
   })
@@ -69,7 +72,7 @@ export function portalAccessRoutes(deps: ApiDeps): RouteDef[] {
         422: { description: "Invalid input", schema: HttpValidationError },
       },
       handler: async ({ params, body, request }) => {
-        const app = await requireApp(store, params.app_id!);
+        const app = await requireOrCreateApp(deps, params.app_id!, body?.application);
         const now = clock.now();
         const plain = newPlainToken("app");
         await store.createApiToken({

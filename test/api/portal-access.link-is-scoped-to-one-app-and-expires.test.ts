@@ -50,6 +50,21 @@ describe("portal access links", () => {
     expect((await h.api("POST", "/api/v1/auth/app-portal-access/app_nope", {})).status).toBe(404);
   });
 
+  it("creates the application its `application` names when the path's uid is new", async () => {
+    const access = await h.svix.authentication.appPortalAccess("new-customer", {
+      application: { name: "New customer", uid: "new-customer" },
+    });
+    const app = await h.svix.application.get("new-customer");
+    expect(app.name).toBe("New customer");
+    expect(new URLSearchParams(new URL(access.url).hash.slice(1)).get("app")).toBe(app.id);
+    expect(await asPortal(access.token, `/api/v1/app/${app.id}/endpoint`)).toBe(200);
+    // An existing application is used as it is.
+    await h.svix.authentication.appPortalAccess("new-customer", {
+      application: { name: "Renamed?", uid: "new-customer" },
+    });
+    expect((await h.svix.application.get("new-customer")).name).toBe("New customer");
+  });
+
   it("is for admins only: an application's token cannot mint links", async () => {
     const app = await h.svix.application.create({ name: "Hooli" });
     const access = await h.svix.authentication.appPortalAccess(app.id, {});

@@ -1,34 +1,15 @@
 /** Svix messages: /api/v1/app/{app_id}/msg. */
 import { z } from "zod";
-import type { Application } from "../../domain/types.js";
-import { ConflictError, NotFoundError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import type { ApiDeps } from "../deps.js";
-import { requireApp, requireMessage } from "../lookup.js";
+import { requireApp, requireMessage, requireOrCreateApp } from "../lookup.js";
 import { defineRoute, type RouteDef } from "../route.js";
 import { memberBytes } from "../payload-bytes.js";
-import { newApplication } from "../schemas/application.js";
 import { HttpError, HttpValidationError, listOf } from "../schemas/common.js";
 import { Channel } from "../schemas/endpoint.js";
-import {
-  MessageIn,
-  MessageOut,
-  Tag,
-  listJson,
-  messageJson,
-  type MessageInput,
-} from "../schemas/message.js";
+import { MessageIn, MessageOut, Tag, listJson, messageJson } from "../schemas/message.js";
 import { quickMessageIn } from "../schemas/message-quick.js";
-import {
-  EventTypesQuery,
-  ListQuery,
-  QueryBool,
-  QueryTime,
-  Uid,
-  parseWith,
-  problemsOf,
-  throwIfProblems,
-} from "../validation.js";
+import { EventTypesQuery, ListQuery, QueryBool, QueryTime } from "../validation.js";
 
 const TAG = "Message";
 const errors = {
@@ -51,35 +32,6 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
   const base = "/api/v1/app/{app_id}/msg";
 
-  /** The path's application; MessageIn.application creates it when the path names a new uid. */
-  const appFor = async (appId: string, body: MessageInput): Promise<Application> => {
-    const found = await store.findApplication(appId);
-    if (found) return found;
-    const input = body.application;
-    if (!input) throw new NotFoundError(`application ${appId}`);
-    // The path's app_id becomes the new application's uid: it must be one POST /api/v1/app takes.
-    const problems = problemsOf(() => parseWith(Uid, appId, ["path", "app_id"]));
-    if (input.uid && input.uid !== appId) {
-      problems.push({
-        loc: ["body", "application", "uid"],
-        msg: "must match the app_id in the path",
-        type: "value_error",
-      });
-    }
-    throwIfProblems(problems);
-    const now = clock.now();
-    try {
-      return await store.createApplication(
-        newApplication(newId("app", now), { ...input, uid: appId }, now),
-      );
-    } catch (err) {
-      // Another request created it first: use theirs.
-      const winner = err instanceof ConflictError ? await store.findApplication(appId) : null;
-      if (winner) return winner;
-      throw err;
-    }
-  };
-
   return [
     defineRoute({
       method: "POST",
@@ -98,7 +50,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
       },
       handler: async ({ request, params, query, body }) => {
         const started = performance.now();
-        const app = await appFor(params.app_id!, body);
+        const app = await requireOrCreateApp(deps, params.app_id!, body.application);
         const now = clock.now();
         const deliverAt = body.deliverAt ? Date.parse(body.deliverAt) : now;
         const dueAt = Math.max(now, deliverAt);
