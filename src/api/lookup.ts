@@ -50,6 +50,15 @@ export async function requireOrCreateApp(
   }
 }
 
+/** Every endpoint of an application, a page of 250 at a time. */
+export async function* endpointPages(store: Store, appId: string): AsyncGenerator<Endpoint[]> {
+  for (let iterator: string | null = null, done = false; !done;) {
+    const page = await store.listEndpoints(appId, { limit: 250, iterator });
+    yield page.data;
+    ({ iterator, done } = page);
+  }
+}
+
 /** The endpoint of `app` with this id or uid. */
 export async function requireEndpoint(
   store: Store,

@@ -4,7 +4,7 @@ import type { Application } from "../../domain/types.js";
 import { ConflictError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import type { ApiDeps } from "../deps.js";
-import { requireApp } from "../lookup.js";
+import { endpointPages, requireApp } from "../lookup.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import {
   ApplicationIn,
@@ -175,10 +175,8 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params }) => {
         const app = await requireApp(store, params.app_id!);
         const endpointIds: string[] = [];
-        for (let iterator: string | null = null, done = false; !done;) {
-          const page = await store.listEndpoints(app.id, { limit: 250, iterator });
-          endpointIds.push(...page.data.map((e) => e.id));
-          ({ iterator, done } = page);
+        for await (const page of endpointPages(store, app.id)) {
+          endpointIds.push(...page.map((e) => e.id));
         }
         await store.deleteApplication(app.id);
         for (const id of endpointIds) engine.invalidateEndpoint(id);

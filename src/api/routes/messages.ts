@@ -1,13 +1,23 @@
 /** Svix messages: /api/v1/app/{app_id}/msg. */
 import { z } from "zod";
+import { filteredOut } from "../../domain/fan-out.js";
+import type { Endpoint } from "../../domain/types.js";
 import { newId } from "../../ids.js";
 import type { ApiDeps } from "../deps.js";
-import { requireApp, requireMessage, requireOrCreateApp } from "../lookup.js";
-import { defineRoute, type RouteDef } from "../route.js";
+import { endpointPages, requireApp, requireMessage, requireOrCreateApp } from "../lookup.js";
+import { defineRoute, ok, type RouteDef } from "../route.js";
 import { memberBytes } from "../payload-bytes.js";
 import { HttpError, HttpValidationError, listOf } from "../schemas/common.js";
 import { Channel } from "../schemas/endpoint.js";
-import { MessageIn, MessageOut, Tag, listJson, messageJson } from "../schemas/message.js";
+import {
+  MessageIn,
+  MessageOut,
+  MessagePrecheckIn,
+  MessagePrecheckOut,
+  Tag,
+  listJson,
+  messageJson,
+} from "../schemas/message.js";
 import { quickMessageIn } from "../schemas/message-quick.js";
 import { EventTypesQuery, ListQuery, QueryBool, QueryTime } from "../validation.js";
 
@@ -111,6 +121,30 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
             page,
           ),
         };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base}/precheck/active`,
+      operationId: "v1.message.precheck",
+      summary:
+        "Whether a message of this event type (and channels) would go to any endpoint now; " +
+        "nothing is stored",
+      tag: TAG,
+      body: MessagePrecheckIn,
+      responses: {
+        200: { description: "Whether it would", schema: MessagePrecheckOut },
+        ...errors,
+      },
+      handler: async ({ params, body }) => {
+        const app = await requireApp(store, params.app_id!);
+        const msg = { eventType: body.eventType, channels: body.channels ?? null };
+        const takes = (ep: Endpoint) =>
+          !ep.disabled && filteredOut(ep.filterTypes, ep.channels, msg) === null;
+        for await (const page of endpointPages(store, app.id)) {
+          if (page.some(takes)) return ok({ active: true });
+        }
+        return ok({ active: false });
       },
     }),
     defineRoute({

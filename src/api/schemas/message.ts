@@ -42,6 +42,10 @@ export const MessageIn = z.object({
 
 export type MessageInput = z.output<typeof MessageIn>;
 
+/** Svix MessagePrecheckIn: the parts of a message that choose its endpoints. */
+export const MessagePrecheckIn = MessageIn.pick({ eventType: true, channels: true });
+export const MessagePrecheckOut = z.object({ active: z.boolean() });
+
 export const MessageOut = z.object({
   id: z.string(),
   eventType: z.string(),
