@@ -11,6 +11,7 @@ import { defineRoute, noContent, ok, type RouteDef } from "../api/route.js";
 import { ApplicationIn } from "../api/schemas/application.js";
 import { HttpError, HttpValidationError } from "../api/schemas/common.js";
 import { Uid } from "../api/validation.js";
+import { ValidationError } from "../errors.js";
 import { newId } from "../ids.js";
 
 /** A week, Svix's default lifetime for a portal link. */
@@ -53,7 +54,10 @@ const AppPortalAccessOut = z.object({
   token: z.string(),
 });
 
-/** Portal links: creating one, and revoking an application's (admin tokens only). */
+/**
+ * Portal links: creating one and revoking an application's (admin tokens only), and a link's
+ * token revoking itself (logout).
+ */
 export function portalAccessRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, config } = deps;
   return [
@@ -114,6 +118,35 @@ export function portalAccessRoutes(deps: ApiDeps): RouteDef[] {
           if (t.appId !== app.id || t.revokedAt !== null || !isPortal(t.name)) continue;
           await store.revokeApiToken(t.id, now);
         }
+        tokenCacheFor(store).clear();
+        return noContent();
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/api/v1/auth/logout",
+      operationId: "v1.authentication.logout",
+      access: "any",
+      summary: "Revoke the application token (a portal link's) this request is made with",
+      tag: "Authentication",
+      responses: {
+        204: { description: "Revoked" },
+        422: { description: "Not an application's token", schema: HttpValidationError },
+      },
+      handler: async ({ request }) => {
+        const { identity } = request;
+        // An admin token is not a session: refusing here keeps a stray logout from locking out
+        // the operator (tokens are revoked with DELETE /api/v1/tokens/{id}).
+        if (identity?.scope !== "app") {
+          throw new ValidationError([
+            {
+              loc: ["header", "authorization"],
+              msg: "only an application's token can log out; an admin token is revoked with DELETE /api/v1/tokens/{id}",
+              type: "value_error",
+            },
+          ]);
+        }
+        await store.revokeApiToken(identity.tokenId, clock.now());
         tokenCacheFor(store).clear();
         return noContent();
       },

@@ -89,6 +89,7 @@ const EXPECTED: [string, string][] = [
   ["get", "/api/v1/dlq/replay"],
   ["post", "/api/v1/auth/app-portal-access/{app_id}"],
   ["post", "/api/v1/auth/app/{app_id}/expire-all"],
+  ["post", "/api/v1/auth/logout"],
 ];
 
 const EXTENSIONS = [
