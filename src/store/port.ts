@@ -93,6 +93,25 @@ export interface AttemptQuery extends PageQuery, MessageFilter {
   after?: number;
 }
 
+/** Which of an endpoint's messages `Store.listEndpointMessages` lists. */
+export interface EndpointMessageQuery extends PageQuery, MessageFilter {
+  appId: string;
+  endpointId: string;
+  /** Only those whose latest delivery to the endpoint is in this state. */
+  state?: DeliveryState;
+  /** Created before, after this time. */
+  before?: number;
+  after?: number;
+}
+
+/** A message sent to an endpoint, with where its latest delivery there stands. */
+export interface EndpointMessage {
+  message: Message;
+  state: DeliveryState;
+  /** When it is tried next, if it is pending. */
+  nextAttemptAt: number | null;
+}
+
 /** Which of an endpoint's messages `Store.endpointMessageStates` counts. */
 export interface MessageStateQuery {
   endpointId: string;
@@ -503,6 +522,11 @@ export interface Store {
   acceptMessage(msg: NewMessage): Promise<AcceptResult>;
   findMessage(appId: string, idOrEventId: string): Promise<Message | null>;
   listMessages(appId: string, q: MessageQuery): Promise<Page<Message>>;
+  /**
+   * The messages sent to an endpoint, newest first unless `order` says otherwise, each with its
+   * latest delivery there (a resend's or a replay's, if any).
+   */
+  listEndpointMessages(q: EndpointMessageQuery): Promise<Page<EndpointMessage>>;
   /**
    * A new delivery of an existing message to one endpoint, due now (a manual resend); null, and
    * nothing written, if the message is gone (retention may take it between the caller's read and

@@ -69,6 +69,7 @@ const EXPECTED: [string, string][] = [
   ["get", "/api/v1/app/{app_id}/msg/{msg_id}/endpoint"],
   ["post", "/api/v1/app/{app_id}/msg/{msg_id}/endpoint/{endpoint_id}/resend"],
   ["post", "/api/v1/app/{app_id}/msg/precheck/active"],
+  ["get", "/api/v1/app/{app_id}/endpoint/{endpoint_id}/msg"],
   ["get", "/api/v1/dlq"],
   ["get", "/api/v1/dlq/summary"],
   ["get", "/api/v1/dlq/overflow"],

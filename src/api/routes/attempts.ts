@@ -8,10 +8,13 @@ import type { ApiDeps } from "../deps.js";
 import { requireApp, requireEndpoint, requireMessage } from "../lookup.js";
 import { defineRoute, type RouteDef } from "../route.js";
 import {
+  EndpointMessageOut,
   MessageAttemptOut,
   MessageEndpointOut,
   attemptJson,
+  endpointMessageJson,
   messageEndpointOut,
+  stateOf,
 } from "../schemas/attempt.js";
 import { HttpError, listAnswer, listOf } from "../schemas/common.js";
 import { Channel } from "../schemas/endpoint.js";
@@ -23,7 +26,8 @@ const notFound = {
   404: { description: "No such application, message or endpoint", schema: HttpError },
 };
 
-const AttemptListQuery = ListQuery.extend({
+/** The filters of every list of attempts or attempted messages. */
+const AttemptedQuery = ListQuery.extend({
   status: z
     .enum(["0", "1", "2", "3", "4"], { error: "must be a message status from 0 to 4" })
     .transform(Number)
@@ -31,18 +35,21 @@ const AttemptListQuery = ListQuery.extend({
   before: QueryTime.optional(),
   after: QueryTime.optional(),
   with_content: QueryBool.optional(),
-  with_msg: QueryBool.optional(),
   // hookline's statuses are already the expanded ones.
   expanded_statuses: QueryBool.optional(),
+  channel: Channel.optional(),
+  tag: Tag.optional(),
+  event_types: EventTypesQuery.optional(),
+});
+
+const AttemptListQuery = AttemptedQuery.extend({
+  with_msg: QueryBool.optional(),
   status_code_class: z
     .enum(["0", "100", "200", "300", "400", "500"], {
       error: "must be a status code class: 0, 100, 200, 300, 400 or 500",
     })
     .transform((v) => Number(v) as 0 | 100 | 200 | 300 | 400 | 500)
     .optional(),
-  channel: Channel.optional(),
-  tag: Tag.optional(),
-  event_types: EventTypesQuery.optional(),
 });
 type AttemptListQuery = z.output<typeof AttemptListQuery>;
 
@@ -124,6 +131,45 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
         const ep = query.endpoint_id ? await requireEndpoint(store, app, query.endpoint_id) : null;
         const filter = { messageId: msg.id, endpointId: ep?.id };
         return { status: 200, json: await attemptPage(app, filter, query) };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${appPath}/endpoint/{endpoint_id}/msg`,
+      operationId: "v1.message-attempt.list-attempted-messages",
+      summary:
+        "The messages sent to an endpoint, newest first, each with where its latest delivery " +
+        "there stands",
+      tag: TAG,
+      query: AttemptedQuery,
+      responses: {
+        200: { description: "A page of messages", schema: listOf(EndpointMessageOut) },
+        ...notFound,
+      },
+      handler: async ({ params, query }) => {
+        const app = await requireApp(store, params.app_id!);
+        const ep = await requireEndpoint(store, app, params.endpoint_id!);
+        const state = query.status === undefined ? undefined : stateOf(query.status);
+        // hookline never cancels a delivery: nothing is ever canceled (4).
+        const page =
+          query.status !== undefined && state === undefined
+            ? { data: [], iterator: query.iterator ?? null, done: true }
+            : await store.listEndpointMessages({
+                appId: app.id,
+                endpointId: ep.id,
+                state,
+                limit: query.limit,
+                iterator: query.iterator,
+                order: query.order,
+                before: query.before,
+                after: query.after,
+                eventTypes: query.event_types,
+                channel: query.channel,
+                tag: query.tag,
+              });
+        const withContent = query.with_content ?? true;
+        const items = page.data.map((m) => endpointMessageJson(m, withContent));
+        return { status: 200, json: listJson(items, page) };
       },
     }),
     defineRoute({

@@ -1,6 +1,7 @@
 /** Svix MessageAttemptOut and MessageEndpointOut, with hookline's extra fields. */
 import { z } from "zod";
 import type { Attempt, Delivery, Endpoint, Message } from "../../domain/types.js";
+import type { EndpointMessage } from "../../store/port.js";
 import { endpointBase } from "../endpoint-view.js";
 import { Timestamp, extension, iso } from "./common.js";
 import { EndpointOut } from "./endpoint.js";
@@ -89,6 +90,28 @@ const DELIVERY_STATUS: Record<Delivery["state"], number> = {
   dead: 2,
   inflight: 3,
 };
+
+/** Svix EndpointMessageOut: a message sent to an endpoint, and where it stands there. */
+export const EndpointMessageOut = MessageOut.extend({
+  status: z.int().min(0).max(4),
+  statusText: z.enum(STATUS_TEXT),
+  nextAttempt: Timestamp.nullable(),
+});
+
+/** The delivery state a Svix status number stands for (none: 4, canceled). */
+export const stateOf = (status: number): Delivery["state"] | undefined =>
+  (Object.keys(DELIVERY_STATUS) as Delivery["state"][]).find((s) => DELIVERY_STATUS[s] === status);
+
+/** EndpointMessageOut as JSON text, the payload spliced in as stored. */
+export function endpointMessageJson(m: EndpointMessage, withContent: boolean): string {
+  const status = DELIVERY_STATUS[m.state];
+  const tail = JSON.stringify({
+    status,
+    statusText: STATUS_TEXT[status],
+    nextAttempt: m.state === "pending" ? iso(m.nextAttemptAt) : null,
+  });
+  return `${messageJson(m.message, withContent).slice(0, -1)},${tail.slice(1)}`;
+}
 
 /** An endpoint and where the message's latest delivery to it stands. */
 export function messageEndpointOut(ep: Endpoint, d: Delivery) {

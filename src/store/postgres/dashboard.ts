@@ -2,7 +2,7 @@
 import type pg from "pg";
 import type { AttemptBucket, DeliveryState, ReplayJob } from "../../domain/types.js";
 import type { MessageStateQuery, Page, PageQuery } from "../port.js";
-import { bucketFromRow, messageStatesSql, statesFromRows } from "../endpoint-chart-rows.js";
+import { bucketFromRow, messageStatesSql, statesFromRows } from "../endpoint-reads.js";
 import { all, Params } from "./database.js";
 import { paginate } from "./pagination.js";
 import { replayJobFromRow } from "./rows.js";
@@ -40,7 +40,7 @@ export class DashboardQueries {
   }
 
   async endpointMessageStates(q: MessageStateQuery): Promise<Record<DeliveryState, number>> {
-    const rows = await all(this.pool, messageStatesSql("$1", "$2", "$3"), [
+    const rows = await all(this.pool, messageStatesSql(["$1", "$2", "$3"], ""), [
       q.endpointId,
       q.since ?? 0,
       q.until ?? Number.MAX_SAFE_INTEGER,

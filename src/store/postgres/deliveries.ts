@@ -8,6 +8,8 @@ import type {
   DeliveryOutcome,
   DueEndpoints,
   DueEndpointsRequest,
+  EndpointMessage,
+  EndpointMessageQuery,
   MessageQuery,
   NewMessage,
   Page,
@@ -17,6 +19,7 @@ import type {
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
 import { acceptedMessage, dueEndpointsFrom } from "../row-mappers.js";
+import { ENDPOINT_MESSAGES, endpointMessageFromRow, latestDelivery } from "../endpoint-reads.js";
 import {
   all,
   exec,
@@ -131,6 +134,27 @@ export class Deliveries {
       { ...q, order: q.order ?? "descending" },
       messageFromRow,
       (m) => m.id,
+    );
+  }
+
+  listEndpointMessages(q: EndpointMessageQuery): Promise<Page<EndpointMessage>> {
+    const params = new Params();
+    const where = [
+      `m.app_id = ${params.add(q.appId)}`,
+      `d.endpoint_id = ${params.add(q.endpointId)}`,
+      latestDelivery(""),
+      ...messageConditions(q, "m", params),
+    ];
+    if (q.state) where.push(`d.state = ${params.add(q.state)}`);
+    if (q.before !== undefined) where.push(`m.created_at < ${params.add(q.before)}`);
+    if (q.after !== undefined) where.push(`m.created_at > ${params.add(q.after)}`);
+    return paginate(
+      this.pool,
+      { select: ENDPOINT_MESSAGES, where, params },
+      "m.id",
+      { ...q, order: q.order ?? "descending" },
+      (row) => endpointMessageFromRow(row, messageFromRow),
+      (m) => m.message.id,
     );
   }
 

@@ -1,7 +1,7 @@
 /** Read-only queries behind the dashboard's pages: replay job lists and attempt charts. */
 import type { Database as Db } from "better-sqlite3";
 import type { AttemptBucket, DeliveryState, ReplayJob } from "../../domain/types.js";
-import { bucketFromRow, messageStatesSql, statesFromRows } from "../endpoint-chart-rows.js";
+import { BY_MESSAGE, bucketFromRow, messageStatesSql, statesFromRows } from "../endpoint-reads.js";
 import type { MessageStateQuery, Page, PageQuery } from "../port.js";
 import { paginate } from "./pagination.js";
 import { replayJobFromRow, type Row } from "./rows.js";
@@ -36,7 +36,7 @@ export class DashboardQueries {
 
   endpointMessageStates(q: MessageStateQuery): Record<DeliveryState, number> {
     const rows = this.db
-      .prepare(messageStatesSql("?", "?", "?"))
+      .prepare(messageStatesSql(["?", "?", "?"], BY_MESSAGE))
       .all(q.endpointId, q.since ?? 0, q.until ?? Number.MAX_SAFE_INTEGER) as Row[];
     return statesFromRows(rows);
   }

@@ -9,6 +9,8 @@ import {
   type DeliveryOutcome,
   type DueEndpoints,
   type DueEndpointsRequest,
+  type EndpointMessage,
+  type EndpointMessageQuery,
   type MessageQuery,
   type NewMessage,
   type Page,
@@ -19,6 +21,12 @@ import {
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
 import { acceptedMessage, dueEndpointsFrom } from "../row-mappers.js";
+import {
+  BY_MESSAGE,
+  ENDPOINT_MESSAGES,
+  endpointMessageFromRow,
+  latestDelivery,
+} from "../endpoint-reads.js";
 import type { DeadLetters } from "./dead-letters.js";
 import { fanOutTarget, matches, type FanOutTarget } from "./fan-out.js";
 import { messageConditions, paginate } from "./pagination.js";
@@ -176,6 +184,37 @@ export class Deliveries {
       { ...q, order: q.order ?? "descending" },
       messageFromRow,
       (m) => m.id,
+    );
+  }
+
+  listEndpointMessages(q: EndpointMessageQuery): Page<EndpointMessage> {
+    const conditions = messageConditions(q, "m");
+    const where = [
+      "m.app_id = ?",
+      "d.endpoint_id = ?",
+      latestDelivery(BY_MESSAGE),
+      ...conditions.where,
+    ];
+    const params: unknown[] = [q.appId, q.endpointId, ...conditions.params];
+    if (q.state) {
+      where.push("d.state = ?");
+      params.push(q.state);
+    }
+    if (q.before !== undefined) {
+      where.push("m.created_at < ?");
+      params.push(q.before);
+    }
+    if (q.after !== undefined) {
+      where.push("m.created_at > ?");
+      params.push(q.after);
+    }
+    return paginate(
+      this.db,
+      { select: ENDPOINT_MESSAGES, where, params },
+      "m.id",
+      { ...q, order: q.order ?? "descending" },
+      (row) => endpointMessageFromRow(row, messageFromRow),
+      (m) => m.message.id,
     );
   }
 

@@ -36,6 +36,8 @@ import {
   type ApplicationFilter,
   type DeadLetterSummaryRow,
   type DeliveryOutcome,
+  type EndpointMessage,
+  type EndpointMessageQuery,
   type IdempotencyBegin,
   type IdempotencyState,
   type JobReplaysQueued,
@@ -248,6 +250,12 @@ export class SqliteStore implements Store {
   async listMessages(appId: string, q: MessageQuery): Promise<Page<Message>> {
     const page = this.run(() => this.deliveries.listMessages(appId, q));
     return { ...page, data: page.data.map((m) => this.sealing.messageOut(m)) };
+  }
+
+  async listEndpointMessages(q: EndpointMessageQuery): Promise<Page<EndpointMessage>> {
+    const page = this.run(() => this.deliveries.listEndpointMessages(q));
+    const data = page.data.map((m) => ({ ...m, message: this.sealing.messageOut(m.message) }));
+    return { ...page, data };
   }
 
   async enqueueResend(input: ResendRequest): Promise<Delivery | null> {

@@ -1,6 +1,7 @@
 /** Accepting messages, fanning them out to endpoints, and reading them back. */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../../src/ids.js";
+import type { EndpointMessageQuery } from "../../../src/store/port.js";
 import {
   accept,
   allPages,
@@ -10,6 +11,7 @@ import {
   HOUR,
   MINUTE,
   only,
+  outcomeFor,
   SECOND,
   seedApp,
   succeeded,
@@ -318,6 +320,65 @@ export function messageBehaviour(t: StoreUnderTest): void {
         { limit: 2 },
       );
       expect(filteredWalk.items.map((m) => m.id)).toEqual([ids[3], ids[2], ids[1]]);
+    });
+  });
+
+  describe("listEndpointMessages", () => {
+    it("lists an endpoint's messages newest first, each by its latest delivery there", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, { filterTypes: ["b.happened"] }]);
+      const [ep, other] = endpoints.map((e) => e.id) as [string, string];
+      const a = await accept(t.store, app.id, { now: T0, channels: ["eu"], tags: ["vip"] });
+      const b = await accept(t.store, app.id, { now: T0 + SECOND, eventType: "b.happened" });
+      const c = await accept(t.store, app.id, { now: T0 + 2 * SECOND });
+      const claimed = await claimAll(t.store, T0 + 2 * SECOND);
+      const to = (m: string) => claimed.find((d) => d.messageId === m && d.endpointId === ep)!;
+      await t.store.recordAttempts([
+        succeeded(to(a.message.id), T0 + 3 * SECOND),
+        outcomeFor(to(b.message.id), {
+          at: T0 + 3 * SECOND,
+          next: { kind: "dead", failureClass: "permanent", reason: "HTTP 400" },
+        }),
+      ]);
+      // b is sent again: its resend, pending, stands for it now.
+      await t.store.enqueueResend({
+        id: newId("dlv"),
+        appId: app.id,
+        messageId: b.message.id,
+        endpointId: ep,
+        now: T0 + 4 * SECOND,
+      });
+      const list = async (q: Partial<EndpointMessageQuery> = {}) =>
+        (
+          await t.store.listEndpointMessages({ appId: app.id, endpointId: ep, limit: 10, ...q })
+        ).data.map((m) => [m.message.id, m.state, m.nextAttemptAt]);
+      expect(await list()).toEqual([
+        [c.message.id, "inflight", T0 + 2 * SECOND],
+        [b.message.id, "pending", T0 + 4 * SECOND],
+        [a.message.id, "succeeded", null],
+      ]);
+      expect(await list({ state: "pending" })).toEqual([
+        [b.message.id, "pending", T0 + 4 * SECOND],
+      ]);
+      expect((await list({ tag: "vip", channel: "eu" })).map(([id]) => id)).toEqual([a.message.id]);
+      expect((await list({ eventTypes: ["b.happened"] })).map(([id]) => id)).toEqual([
+        b.message.id,
+      ]);
+      expect((await list({ after: T0, before: T0 + 2 * SECOND })).map(([id]) => id)).toEqual([
+        b.message.id,
+      ]);
+      const found = await t.store.listEndpointMessages({ appId: app.id, endpointId: ep, limit: 1 });
+      expect(found.data[0]?.message).toEqual(c.message);
+      const walk = await allPages(
+        (q) => t.store.listEndpointMessages({ ...q, appId: app.id, endpointId: ep }),
+        { limit: 2, order: "ascending" },
+      );
+      expect(walk.items.map((m) => m.message.id)).toEqual([a, b, c].map((r) => r.message.id));
+      const others = await t.store.listEndpointMessages({
+        appId: app.id,
+        endpointId: other,
+        limit: 10,
+      });
+      expect(others.data.map((m) => m.message.id)).toEqual([b.message.id]);
     });
   });
 

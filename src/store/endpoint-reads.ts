@@ -1,0 +1,63 @@
+/**
+ * What both dialects read the same way about one endpoint: its attempts in time buckets, and its
+ * messages with where each stands there (`Store.attemptBuckets`, `Store.endpointMessageStates`,
+ * `Store.listEndpointMessages`).
+ */
+import type { AttemptBucket, DeliveryState } from "../domain/types.js";
+import type { EndpointMessage } from "./port.js";
+
+/**
+ * The delivery `d` is its message's latest to its endpoint (none of a resend or replay after it):
+ * where the message stands there, each message counted once. The look for a later one must go
+ * through the message's few deliveries, never the endpoint's many: SQLite, without statistics,
+ * picks the endpoint's index unless told (`hint`, its `INDEXED BY`; PostgreSQL's planner has
+ * statistics and takes none).
+ */
+export const latestDelivery = (hint: string) => `NOT EXISTS (SELECT 1 FROM deliveries later ${hint}
+  WHERE later.message_id = d.message_id AND later.endpoint_id = d.endpoint_id AND later.id > d.id)`;
+
+/** SQLite's hint for `latestDelivery`. */
+export const BY_MESSAGE = "INDEXED BY deliveries_by_message";
+
+/** Messages `m` joined to their latest delivery `d` to an endpoint. */
+export const ENDPOINT_MESSAGES = `SELECT m.*, d.state AS delivery_state,
+  d.next_attempt_at AS delivery_next_attempt_at
+  FROM messages m JOIN deliveries d ON d.message_id = m.id`;
+
+/** A row of ENDPOINT_MESSAGES, its message columns read by the dialect's `messageFromRow`. */
+export function endpointMessageFromRow(
+  row: Record<string, unknown>,
+  messageFromRow: (row: Record<string, unknown>) => EndpointMessage["message"],
+): EndpointMessage {
+  const next = row.delivery_next_attempt_at;
+  return {
+    message: messageFromRow(row),
+    state: row.delivery_state as DeliveryState,
+    nextAttemptAt: next == null ? null : Number(next),
+  };
+}
+
+/** Counts each message once, by its latest delivery; `p` holds the dialect's placeholders. */
+export const messageStatesSql = (p: [string, string, string], hint: string) =>
+  `SELECT d.state, count(*) AS n FROM deliveries d JOIN messages m ON m.id = d.message_id
+   WHERE d.endpoint_id = ${p[0]} AND m.created_at >= ${p[1]} AND m.created_at < ${p[2]}
+     AND ${latestDelivery(hint)}
+   GROUP BY d.state`;
+
+/** `(state, n)` rows as a count for every state. */
+export function statesFromRows(rows: Record<string, unknown>[]): Record<DeliveryState, number> {
+  const counts: Record<DeliveryState, number> = { pending: 0, inflight: 0, succeeded: 0, dead: 0 };
+  for (const r of rows) counts[r.state as DeliveryState] = Number(r.n);
+  return counts;
+}
+
+/** A bucket row, the same shape in both dialects. */
+export function bucketFromRow(row: Record<string, unknown>): AttemptBucket {
+  return {
+    start: Number(row.start),
+    attempts: Number(row.attempts),
+    successes: Number(row.successes),
+    meanDurationMs: Math.round(Number(row.mean_ms)),
+    maxDurationMs: Number(row.max_ms),
+  };
+}
