@@ -1,7 +1,8 @@
 /**
  * hookline's alert rules, pure: each evaluation turns the samples of the last window into
  * conditions (rates and ages, never raw counts), and a small state machine per condition moves
- * it from inactive to pending to firing (after the rule's `for` duration) and back to resolved.
+ * it from inactive to pending to firing (after the rule's `for` duration) and back to resolved
+ * (level rules only once their condition stayed clear for LEVEL_CLEAR_FOR_MS).
  * The evaluator (evaluator.ts) feeds it samples on the injected clock and persists what changes.
  */
 import type { AlertRecord } from "../store/port.js";
@@ -45,6 +46,14 @@ export const DEFAULT_THRESHOLDS: Readonly<AlertThresholds> = Object.freeze({
   queueLagMs: 5 * 60_000,
   drillMaxAgeMs: null,
 });
+
+/**
+ * How long a level alert (`queue_lag`, `dlq_oldest_age`: a value read from the store against a
+ * threshold) must find its condition clear before it resolves. A backlog that hovers around
+ * the threshold would otherwise fire and resolve every few minutes; rate rules are smoothed by
+ * their window, and the others end on an event (a record leaving, a drill passing).
+ */
+export const LEVEL_CLEAR_FOR_MS = 10 * 60_000;
 
 /** What the evaluator observed at one tick. */
 export interface AlertSample {
@@ -97,6 +106,8 @@ interface Condition {
   threshold: number;
   summary: string;
   forMs: number;
+  /** How long a firing alert must find the condition clear before it resolves (0: at once). */
+  clearForMs: number;
   /**
    * Whether the samples from `first` on already show the condition over, whatever came before
    * (so an alert taken on need not wait for the rule's whole look-back to resolve).
@@ -114,10 +125,12 @@ export interface AlertChanges {
 
 /**
  * A condition's state. A firing alert taken on carries `takenAt` until its rule has sampled long
- * enough since to judge it; until then it fires on unchanged.
+ * enough since to judge it; until then it fires on unchanged. A firing alert whose condition is
+ * clear but has not been for its rule's `clearForMs` carries `clearSince`, and fires on unchanged.
  */
 type State =
-  { kind: "pending"; since: number } | { kind: "firing"; alert: AlertRecord; takenAt?: number };
+  | { kind: "pending"; since: number }
+  | { kind: "firing"; alert: AlertRecord; takenAt?: number; clearSince?: number };
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 const dur = (ms: number) =>
@@ -219,11 +232,16 @@ export class AlertRules {
       delete state.takenAt;
     }
     if (!c.active) {
-      if (state?.kind === "firing") changes.resolved.push({ ...state.alert, resolvedAt: now });
+      if (state?.kind === "firing") {
+        state.clearSince ??= now;
+        if (now - state.clearSince < c.clearForMs) return;
+        changes.resolved.push({ ...state.alert, resolvedAt: now });
+      }
       this.states.delete(c.key);
       return;
     }
     if (state?.kind === "firing") {
+      delete state.clearSince;
       if (state.alert.value !== c.value) {
         state.alert = { ...state.alert, value: c.value, summary: c.summary };
         changes.updated.push(state.alert);
@@ -301,6 +319,7 @@ export class AlertRules {
       threshold: t.exhaustionRate,
       summary: `${pct(rate)} of deliveries ended exhausted in the last ${dur(t.windowMs)} (${exhausted} of ${ended})`,
       forMs: t.exhaustionForMs,
+      clearForMs: 0,
     });
 
     // The oldest open dead-letter record's age.
@@ -315,6 +334,7 @@ export class AlertRules {
       threshold: t.dlqMaxAgeMs / 1000,
       summary: `the oldest open dead-letter record is ${dur(dlqAge)} old`,
       forMs: 0,
+      clearForMs: LEVEL_CLEAR_FOR_MS,
     });
 
     // Nothing leaves the dead-letter queue while its oldest record stays. It moved since `from`
@@ -336,6 +356,7 @@ export class AlertRules {
       threshold: t.dlqStuckMs / 1000,
       summary: `${now.dlqDepth} dead-letter records and none left the queue for ${dur(t.dlqStuckMs)}`,
       forMs: 0,
+      clearForMs: 0,
       overSince: dlqMoved,
     });
 
@@ -351,6 +372,7 @@ export class AlertRules {
       threshold: t.queueLagMs / 1000,
       summary: `the oldest due delivery has waited ${dur(lag)} to be sent`,
       forMs: 0,
+      clearForMs: LEVEL_CLEAR_FOR_MS,
     });
 
     // Drills stopped passing.
@@ -369,6 +391,7 @@ export class AlertRules {
         ? "the last failure drill failed"
         : `no failure drill passed for ${dur(drillAge)}`,
       forMs: 0,
+      clearForMs: 0,
     });
 
     out.push(...this.endpointConditions(now.at, start.at));
@@ -409,6 +432,7 @@ export class AlertRules {
         threshold: t.endpointSuccessRate,
         summary: `endpoint ${id} succeeds on ${pct(rate)} of attempts while the others succeed on ${pct(restRate)}`,
         forMs: t.endpointForMs,
+        clearForMs: 0,
       });
     }
     return out;

@@ -4,7 +4,7 @@
  * stored and announced once the store takes writes again, not lost with the failed save.
  */
 import { afterAll, describe, expect, it, vi } from "vitest";
-import type { AlertChanges } from "../../src/observability/alert-rules.js";
+import { LEVEL_CLEAR_FOR_MS, type AlertChanges } from "../../src/observability/alert-rules.js";
 import { StoreUnavailableError } from "../../src/errors.js";
 import { anEndpoint, post } from "../support/dlq.js";
 import { FakeClock } from "../support/fake-clock.js";
@@ -55,8 +55,11 @@ describe("an alert whose save failed", () => {
       await h.api("POST", `/api/v1/dlq/${r.id}/resolve`, { note: "fixed by hand" });
     }
     vi.restoreAllMocks();
-    refused = refuseOnce();
+    // Clear from the next evaluation on; it resolves (and that save is refused) a quiet period on.
     clock.advance(60_000);
+    await evaluator.tick();
+    refused = refuseOnce();
+    clock.advance(LEVEL_CLEAR_FOR_MS);
     await evaluator.tick();
     refused();
     const after = await listed();

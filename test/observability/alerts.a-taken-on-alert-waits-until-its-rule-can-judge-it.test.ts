@@ -3,11 +3,12 @@
  * without the samples its rule judges: the rules of a restarted process start sampling afresh.
  * A rule over rates must not call it resolved for want of data; it fires on, unchanged, until
  * the rules have sampled its whole window since taking it on, then resolves if the condition
- * ended. Rules judged from the store's state alone (ages, the drill) judge it at once, and so
- * does `dlq_stuck` when what it sampled since already shows the queue moving.
+ * ended. Rules judged from the store's state alone (ages, the drill) judge it at once (a level
+ * rule then resolves once its condition stayed clear for LEVEL_CLEAR_FOR_MS), and so does
+ * `dlq_stuck` when what it sampled since already shows the queue moving.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_THRESHOLDS } from "../../src/observability/alert-rules.js";
+import { DEFAULT_THRESHOLDS, LEVEL_CLEAR_FOR_MS } from "../../src/observability/alert-rules.js";
 import type { AlertRecord } from "../../src/store/port.js";
 import { T0, TICK, timeline } from "../support/alert-timeline.js";
 
@@ -120,10 +121,18 @@ describe("an alert taken on by rules over rates", () => {
 });
 
 describe("an alert taken on by rules over the store's state", () => {
-  it.each([["dlq_oldest_age"], ["queue_lag"], ["drill_failing"]])(
-    "%s is judged at the first evaluation",
+  it("drill_failing is judged at the first evaluation", () => {
+    const t = restartedWith(firing("drill_failing"));
+    t.tick();
+    expect(t.resolved).toEqual(["drill_failing"]);
+  });
+
+  it.each([["dlq_oldest_age"], ["queue_lag"]])(
+    "%s is judged from the first evaluation: clear from there, it resolves a quiet period later",
     (rule) => {
       const t = restartedWith(firing(rule));
+      t.run(LEVEL_CLEAR_FOR_MS);
+      expect(t.resolved).toEqual([]);
       t.tick();
       expect(t.resolved).toEqual([rule]);
     },

@@ -1,8 +1,10 @@
 /**
  * The alert rules as a state machine over samples on a fake timeline: every rule goes pending,
- * fires once its condition held for its duration, and resolves when the condition ends.
+ * fires once its condition held for its duration, and resolves when the condition ends (the level
+ * rules once it stayed ended for LEVEL_CLEAR_FOR_MS).
  */
 import { describe, expect, it } from "vitest";
+import { LEVEL_CLEAR_FOR_MS } from "../../src/observability/alert-rules.js";
 import { T0, timeline } from "../support/alert-timeline.js";
 
 const MIN = 60_000;
@@ -38,7 +40,7 @@ describe("alert rules", () => {
     expect(t.fired).toEqual([]);
   });
 
-  it("the oldest open dead-letter record past 24 hours fires at once and resolves when it goes", () => {
+  it("the oldest open dead-letter record past 24 hours fires at once and resolves after it went", () => {
     const t = timeline({ dlqStuckMs: 10 * HOUR });
     t.state.dlqDepth = 1;
     t.state.dlqOldestAt = T0 - 23 * HOUR;
@@ -48,6 +50,8 @@ describe("alert rules", () => {
     expect(t.fired).toEqual(["dlq_oldest_age"]);
     t.state.dlqDepth = 0;
     t.state.dlqOldestAt = null;
+    t.run(LEVEL_CLEAR_FOR_MS);
+    expect(t.resolved).toEqual([]);
     t.tick();
     expect(t.resolved).toEqual(["dlq_oldest_age"]);
   });
@@ -94,7 +98,7 @@ describe("alert rules", () => {
     expect(t.resolved).toEqual(["dlq_stuck"]);
   });
 
-  it("the oldest due delivery waiting past the threshold fires, and resolves once sent", () => {
+  it("the oldest due delivery waiting past the threshold fires, and resolves after it was sent", () => {
     const t = timeline({ queueLagMs: 5 * MIN });
     t.state.oldestDueAt = T0 + 30_000;
     t.run(5 * MIN);
@@ -102,6 +106,8 @@ describe("alert rules", () => {
     t.run(MIN);
     expect(t.fired).toEqual(["queue_lag"]);
     t.state.oldestDueAt = null;
+    t.run(LEVEL_CLEAR_FOR_MS);
+    expect(t.resolved).toEqual([]);
     t.tick();
     expect(t.resolved).toEqual(["queue_lag"]);
   });

@@ -5,6 +5,7 @@
  * resolves the alert.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { LEVEL_CLEAR_FOR_MS } from "../../src/observability/alert-rules.js";
 import { anEndpoint, post } from "../support/dlq.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
@@ -74,7 +75,12 @@ describe("alerts through the API", () => {
       const res = await h.api("POST", `/api/v1/dlq/${r.id}/resolve`, { note: "fixed by hand" });
       expect(res.status).toBe(200);
     }
+    // Clear from the next evaluation on, the alert resolves once it stayed clear a quiet period.
     clock.advance(60_000);
+    await h.hookline.observability.evaluator.tick();
+    const clearing = await h.api<Alerts>("GET", "/api/v1/alerts");
+    expect(clearing.body.firing.filter((a) => a.rule === "dlq_oldest_age")).toEqual([age]);
+    clock.advance(LEVEL_CLEAR_FOR_MS);
     await h.hookline.observability.evaluator.tick();
     const after = await h.api<Alerts>("GET", "/api/v1/alerts");
     expect(after.body.firing).toEqual([]);

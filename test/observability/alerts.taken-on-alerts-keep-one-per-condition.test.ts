@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import {
   AlertRules,
   DEFAULT_THRESHOLDS,
+  LEVEL_CLEAR_FOR_MS,
   type AlertSample,
 } from "../../src/observability/alert-rules.js";
 import type { AlertRecord } from "../../src/store/port.js";
@@ -56,7 +57,8 @@ describe("alerts taken on", () => {
     expect(taken).toEqual({ fired: [], resolved: [], updated: [] });
     expect(rules.evaluate(lagging(T0 + MIN, T0 - 10 * MIN)).fired).toEqual([]);
     expect(rules.firing().map((a) => a.id)).toEqual(["alrt_old"]);
-    const later = rules.evaluate(lagging(T0 + 2 * MIN, null));
+    expect(rules.evaluate(lagging(T0 + 2 * MIN, null)).resolved).toEqual([]);
+    const later = rules.evaluate(lagging(T0 + 2 * MIN + LEVEL_CLEAR_FOR_MS, null));
     expect(later.resolved.map((a) => a.id)).toEqual(["alrt_old"]);
   });
 
@@ -72,7 +74,8 @@ describe("alerts taken on", () => {
       }),
     ]);
     expect(rules.firing().map((a) => a.id)).toEqual(["alrt_left"]);
-    const ended = rules.evaluate(lagging(T0 + 22 * MIN, null));
+    expect(rules.evaluate(lagging(T0 + 22 * MIN, null)).resolved).toEqual([]);
+    const ended = rules.evaluate(lagging(T0 + 22 * MIN + LEVEL_CLEAR_FOR_MS, null));
     expect(ended.resolved).toEqual([
       expect.objectContaining({ id: "alrt_left", supersededBy: null }),
     ]);
