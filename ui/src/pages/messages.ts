@@ -134,13 +134,14 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
         "GET",
         `${appPath}/attempt/msg/${seg(msg.id)}?limit=250`,
       );
-      // A waiting delivery may be held by its endpoint's circuit rather than by its retry.
-      const circuits = new Map<string, Endpoint["circuit"]>();
-      for (const d of dests.data.filter((d) => d.statusText === "pending")) {
-        const ep = await api<Endpoint>("GET", `${appPath}/endpoint/${seg(d.id)}`);
-        circuits.set(d.id, ep.circuit);
-      }
-      return { dests, attempts, circuits: Object.fromEntries(circuits) };
+      // A waiting delivery may be held by its endpoint's circuit rather than by its retry. The
+      // endpoints are read together: one round trip per refresh, however many are waiting.
+      const waiting = dests.data.filter((d) => d.statusText === "pending");
+      const endpoints = await Promise.all(
+        waiting.map((d) => api<Endpoint>("GET", `${appPath}/endpoint/${seg(d.id)}`)),
+      );
+      const circuits = Object.fromEntries(waiting.map((d, i) => [d.id, endpoints[i]!.circuit]));
+      return { dests, attempts, circuits };
     },
     ({ dests, attempts, circuits }) =>
       dests.data.map((d) =>
