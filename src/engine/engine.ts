@@ -979,10 +979,11 @@ export class DeliveryEngine implements EngineControl, Intake {
   private async attempt(rt: EndpointRuntime, d: ClaimedDelivery, probe: boolean): Promise<void> {
     const endpoint = rt.endpoint;
     const { outcome, decision, transition } = await makeAttempt(this.deps, rt, d, probe);
-    this.writer.push(outcome);
-    // Sent before this worker was declared dead: the store leaves the delivery to the worker
-    // holding it now, and the endpoint's circuit and settings are its owner's to change.
+    // Sent before this worker was declared dead: the store would keep no outcome of it (the
+    // delivery is the worker's holding it now), so none is written nor announced, and the
+    // endpoint's circuit and settings are its owner's to change.
     if (!this.holds(d)) return this.release(rt, true);
+    this.writer.push(outcome);
     // Every request in flight when the receiver turned to 410 comes back with it: announce once.
     if (decision.disable && !endpoint.disabled) {
       endpoint.disabled = true;
