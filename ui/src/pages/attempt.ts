@@ -40,6 +40,11 @@ export function attemptResult(a: AttemptView): string {
   return a.errorDetail ? `${a.error} (${a.errorDetail})` : a.error;
 }
 
+/** A table cell: the response's first characters, and the whole attempt folded beneath. */
+export function responseCell(a: AttemptView): HTMLElement[] {
+  return [h("code", { class: "snippet" }, a.response.slice(0, 120)), attemptDetails(a)];
+}
+
 /** The response and request of an attempt, folded; it stays open across live redraws. */
 export function attemptDetails(a: AttemptView): HTMLElement {
   const timestamp = String(Math.floor(Date.parse(a.at) / 1000));

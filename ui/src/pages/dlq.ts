@@ -8,7 +8,7 @@ import { ago, pretty, seconds, time } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
 import type { DeadLetter, DeadLetterRecord, SummaryRow } from "../types.js";
-import { attemptDetails, attemptResult } from "./attempt.js";
+import { attemptResult, responseCell } from "./attempt.js";
 import { circuitBadge } from "./health.js";
 import { bulkReplayForm } from "./jobs.js";
 
@@ -172,7 +172,7 @@ export async function renderDeadLetter(
             a.trigger,
             `${attemptResult(view)} (${a.outcome.replace("_", " ")})`,
             `${a.durationMs} ms`,
-            [h("code", { class: "snippet" }, a.response.slice(0, 120)), attemptDetails(view)],
+            responseCell(view),
           ];
         }),
       ),

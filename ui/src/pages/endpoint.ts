@@ -9,7 +9,7 @@ import { lineChart } from "../chart.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
 import type { App, Attempt, Circuit, Endpoint, RetrySchedule, Stats } from "../types.js";
-import { attemptDetails, attemptResult, viewOf } from "./attempt.js";
+import { attemptResult, responseCell, viewOf } from "./attempt.js";
 import { endpointActions } from "./endpoint-actions.js";
 import { circuitBadge, circuitBanner, disabledBanner } from "./health.js";
 
@@ -178,7 +178,7 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
           link(`/app/${app.id}/message/${a.msgId}`, h("code", {}, a.msgId), {
             "data-key": `attempt-msg-${a.id}`,
           }),
-          [h("code", { class: "snippet" }, a.response.slice(0, 120)), attemptDetails(viewOf(a))],
+          responseCell(viewOf(a)),
         ]),
       ),
       ...recent.more(list.done),
