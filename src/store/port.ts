@@ -459,6 +459,13 @@ export interface AlertRecord {
   supersededBy: string | null;
 }
 
+/** What `saveAlerts` writes: the alerts `holder` evaluates, and how old a resolved one may be. */
+export interface AlertSave {
+  holder: string;
+  alerts: readonly AlertRecord[];
+  forgetResolvedBefore: number;
+}
+
 /** One step of a failure drill and how long it took. */
 export interface DrillStep {
   name: string;
@@ -728,11 +735,7 @@ export interface Store {
    * the ids it did not write because another worker holds them now (it took them on after
    * `holder` was declared dead).
    */
-  saveAlerts(req: {
-    holder: string;
-    alerts: readonly AlertRecord[];
-    forgetResolvedBefore: number;
-  }): Promise<string[]>;
+  saveAlerts(req: AlertSave): Promise<string[]>;
   /**
    * Takes on, for `holder`, the firing alerts no running worker evaluates and returns them. On a
    * store several workers share: alerts of workers that left (stopped, or declared dead and

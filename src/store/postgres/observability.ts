@@ -1,6 +1,6 @@
 /** What metrics, alerts and drills read and keep: backlog gauges, alert states, drill results. */
 import type pg from "pg";
-import type { AlertRecord, BacklogSnapshot, DrillRun } from "../port.js";
+import type { AlertRecord, AlertSave, BacklogSnapshot, DrillRun } from "../port.js";
 import { alertFromRow } from "../row-mappers.js";
 import { all, exec, one, tx } from "./database.js";
 
@@ -41,11 +41,7 @@ export class Observability {
     };
   }
 
-  async saveAlerts(req: {
-    holder: string;
-    alerts: readonly AlertRecord[];
-    forgetResolvedBefore: number;
-  }): Promise<string[]> {
+  async saveAlerts(req: AlertSave): Promise<string[]> {
     return tx(this.pool, async (conn) => {
       const refused: string[] = [];
       for (const a of req.alerts) {

@@ -1,6 +1,6 @@
 /** What metrics, alerts and drills read and keep: backlog gauges, alert states, drill results. */
 import type { Database as Db } from "better-sqlite3";
-import type { AlertRecord, BacklogSnapshot, DrillRun } from "../port.js";
+import type { AlertRecord, AlertSave, BacklogSnapshot, DrillRun } from "../port.js";
 import { alertFromRow } from "../row-mappers.js";
 import type { Row } from "./rows.js";
 
@@ -44,11 +44,7 @@ export class Observability {
     };
   }
 
-  saveAlerts(req: {
-    holder: string;
-    alerts: readonly AlertRecord[];
-    forgetResolvedBefore: number;
-  }): string[] {
+  saveAlerts(req: AlertSave): string[] {
     // An alert another evaluator holds is theirs (see the port); not written.
     const upsert = this.db.prepare(
       `INSERT INTO alerts (id, rule, severity, summary, endpoint_id, value, threshold, since,

@@ -22,6 +22,7 @@ import {
   DEFAULT_STORE_LIMITS,
   type AcceptResult,
   type AlertRecord,
+  type AlertSave,
   type BacklogSnapshot,
   type DrillRun,
   type AttemptQuery,
@@ -484,11 +485,7 @@ export class SqliteStore implements Store {
     return this.run(() => this.observability.backlogSnapshot(req));
   }
 
-  async saveAlerts(req: {
-    holder: string;
-    alerts: readonly AlertRecord[];
-    forgetResolvedBefore: number;
-  }): Promise<string[]> {
+  async saveAlerts(req: AlertSave): Promise<string[]> {
     return this.run(() => this.observability.saveAlerts(req));
   }
 
