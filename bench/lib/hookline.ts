@@ -269,8 +269,8 @@ export class AdminApi {
   }
 }
 
-// utime + stime of a /proc stat file, in ms (clock ticks of 10 ms).
-function cpuOf(statPath: string): number | null {
+/** utime + stime of a /proc stat file (a process's or a thread's), in ms (clock ticks of 10 ms). */
+export function cpuOf(statPath: string): number | null {
   try {
     const stat = readFileSync(statPath, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -4,7 +4,8 @@
  * delivery, as a ratio to the ceiling (each message crosses HTTP twice).
  */
 import { deliveryStates } from "../lib/backlog.js";
-import { freshDataDir, removeDataDir } from "../lib/hookline.js";
+import { availableParallelism } from "node:os";
+import { cpuOf, freshDataDir, removeDataDir } from "../lib/hookline.js";
 import { closedLoop } from "../lib/load.js";
 import { vsCeiling, type Scenario } from "../lib/scenario.js";
 import { startHookline } from "../lib/setup.js";
@@ -28,10 +29,16 @@ export const together: Scenario = {
       await h.api.createEndpoint(appId, { url: `${ctx.receiver.url}/${group}`, uid: "together" });
       const cpu0 = h.cpuMs();
       const main0 = h.mainThreadCpuMs();
+      const receiverStat = `/proc/${ctx.receiver.pid}/stat`;
+      const receiver0 = cpuOf(receiverStat);
+      const clients0 = process.cpuUsage();
       const posted = await closedLoop({ url: h.url, appId }, { clients: CLIENTS, count });
       const seen = await ctx.receiver.waitFor(group, count, 120_000);
       const cpuMs = (h.cpuMs() ?? 0) - (cpu0 ?? 0);
       const mainCpuMs = (h.mainThreadCpuMs() ?? 0) - (main0 ?? 0);
+      const clientsUs = process.cpuUsage(clients0);
+      const clientsCpuMs = (clientsUs.user + clientsUs.system) / 1000;
+      const receiverCpuMs = (cpuOf(receiverStat) ?? 0) - (receiver0 ?? 0);
       await h.stop("SIGTERM");
       const elapsedMs = seen.last === null ? null : seen.last - posted.firstSentAt;
       const rate = elapsedMs ? (count / elapsedMs) * 1000 : null;
@@ -40,6 +47,7 @@ export const together: Scenario = {
         posted.ok === count && seen.count >= count && (after.states.succeeded ?? 0) === count;
       const accept = latencySummary(posted.latencies);
       const postRate = (posted.ok / (posted.lastAnsweredAt - posted.firstSentAt)) * 1000;
+      const machine = machineShare(cpuMs + clientsCpuMs + receiverCpuMs, count, elapsedMs);
       return {
         figures: [
           {
@@ -50,7 +58,7 @@ export const together: Scenario = {
                 value: rate,
                 unit: "messages/s",
                 note: ok
-                  ? `posting alone ran at ${Math.round(postRate)}/s; ${cpuPer(cpuMs, count, "message")}, of it the main thread ${perItem(mainCpuMs, count, "message")}`
+                  ? `posting alone ran at ${Math.round(postRate)}/s; ${cpuPer(cpuMs, count, "message")}, of it the main thread ${perItem(mainCpuMs, count, "message")}; the clients ${perItem(clientsCpuMs, count, "post")}, the receiver ${perItem(receiverCpuMs, count, "request")}; ${machine.text}`
                   : `posted ${posted.ok}/${count} (${posted.firstError ?? "no error"}), delivered ${seen.count}`,
               },
               0.45,
@@ -64,6 +72,13 @@ export const together: Scenario = {
           elapsedMs,
           rate,
           postRate,
+          cpuMs: {
+            hookline: cpuMs,
+            main: mainCpuMs,
+            clients: clientsCpuMs,
+            receiver: receiverCpuMs,
+          },
+          machine,
           accept,
           received: seen,
           states: after,
@@ -74,3 +89,22 @@ export const together: Scenario = {
     }
   },
 };
+
+/**
+ * What the run asked of the machine: the CPU per message of hookline, the posting clients (this
+ * process) and the receiver together, the rate that would allow with every core busy all the
+ * time, and how many cores were busy on average. The figure cannot pass a target above that rate.
+ */
+function machineShare(
+  totalCpuMs: number,
+  count: number,
+  elapsedMs: number | null,
+): { usPerMessage: number; mostPerSecond: number; coresBusy: number | null; text: string } {
+  const cores = availableParallelism();
+  const usPerMessage = (totalCpuMs * 1000) / count;
+  const mostPerSecond = (cores * 1e6) / usPerMessage;
+  const coresBusy = elapsedMs ? totalCpuMs / elapsedMs : null;
+  const busy = coresBusy === null ? "" : `, ${coresBusy.toFixed(2)} busy on average`;
+  const text = `${Math.round(usPerMessage)} µs/message in all: at most ${Math.round(mostPerSecond)}/s on ${cores} cores${busy}`;
+  return { usPerMessage, mostPerSecond, coresBusy, text };
+}
