@@ -12,7 +12,7 @@ import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import { newId } from "../ids.js";
 import type { AlertRecord, Store } from "../store/port.js";
 import type { AlertChanges } from "./alert-rules.js";
-import { alertView } from "./alert-view.js";
+import { alertViews } from "./alert-view.js";
 import { ensureSystemApp, OPERATIONAL_APP_UID, type SystemEndpoints } from "./system-apps.js";
 
 /** Every operational event type hookline sends. */
@@ -93,7 +93,8 @@ export class OperationalWebhooks {
 
   private async alert(type: OperationalEventType, a: AlertRecord): Promise<void> {
     if (a.endpointId && (await this.deps.system.isSystem(a.endpointId))) return;
-    await this.send(type, { ...alertView(a) });
+    const [view] = await alertViews(this.deps.store, [a]);
+    await this.send(type, { ...view });
   }
 
   private async fromEngine(e: EngineEvent): Promise<void> {

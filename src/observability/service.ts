@@ -12,7 +12,7 @@ import type { EngineEvents } from "../engine/events.js";
 import type { ExemptTargets } from "../engine/guarded-connect.js";
 import type { Store } from "../store/port.js";
 import { DEFAULT_THRESHOLDS, type AlertThresholds } from "./alert-rules.js";
-import { alertView, type AlertView } from "./alert-view.js";
+import { alertViews, type AlertView } from "./alert-view.js";
 import { logDeliveries } from "./delivery-log.js";
 import { DrillRunner } from "./drill.js";
 import { AlertEvaluator, RESOLVED_LISTED_MS } from "./evaluator.js";
@@ -133,8 +133,11 @@ export class Observability {
       .filter((a) => a.resolvedAt !== null)
       .sort((a, b) => b.resolvedAt! - a.resolvedAt!);
     return {
-      firing: all.filter((a) => a.resolvedAt === null).map(alertView),
-      resolved: resolved.map(alertView),
+      firing: await alertViews(
+        this.deps.store,
+        all.filter((a) => a.resolvedAt === null),
+      ),
+      resolved: await alertViews(this.deps.store, resolved),
     };
   }
 

@@ -17,6 +17,7 @@ interface Alert {
   severity: string;
   summary: string;
   endpointId: string | null;
+  appId: string | null;
   value: number;
   threshold: number;
   since: string;
@@ -56,6 +57,7 @@ describe("alerts through the API", () => {
       severity: "warning",
       summary: expect.stringContaining("25.0 h"),
       endpointId: null,
+      appId: null,
       value: 25 * 3600,
       threshold: 24 * 3600,
       since: new Date(clock.now()).toISOString(),

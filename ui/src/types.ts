@@ -165,6 +165,8 @@ export interface Alert {
   severity: "warning" | "critical";
   summary: string;
   endpointId: string | null;
+  /** The endpoint's application (null without an endpoint, or once it is deleted). */
+  appId: string | null;
   value: number;
   threshold: number;
   since: string;

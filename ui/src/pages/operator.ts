@@ -1,6 +1,6 @@
 /** Operator-only views: alerts firing and recently resolved, and the system at a glance. */
 import { maybe } from "../api.js";
-import { h, table } from "../dom.js";
+import { h, link, table } from "../dom.js";
 import { ago, percent, seconds, span } from "../format.js";
 import { live } from "../live.js";
 import type { Alert, SystemStats } from "../types.js";
@@ -33,7 +33,10 @@ export async function renderAlerts(page: HTMLElement): Promise<void> {
   page.append(h("h1", {}, "Alerts"), region);
   const row = (a: Alert) => [
     h("span", { class: `badge severity-${a.severity}` }, a.severity),
-    a.summary,
+    // An endpoint's alert leads to the endpoint's page, where its attempts say what went wrong.
+    a.endpointId && a.appId
+      ? link(`/app/${a.appId}/endpoint/${a.endpointId}`, a.summary)
+      : a.summary,
     alertValue(a),
     ago(a.since),
   ];
