@@ -22,7 +22,14 @@ export function lineChart(
   points: { x: number; y: number }[],
   options: { yMax?: number; xMin?: number; xMax?: number; format: (y: number) => string },
 ): SVGSVGElement {
-  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "chart" });
+  const label = (x: number) => new Date(x).toLocaleTimeString([], { timeStyle: "short" });
+  // What a screen reader says for the picture: the latest point and the extremes, in words.
+  const root = svg("svg", {
+    viewBox: `0 0 ${W} ${H}`,
+    role: "img",
+    class: "chart",
+    "aria-label": describe(title, points, options.format, label),
+  });
   root.appendChild(svg("title", {}, title));
   const yMax = options.yMax ?? Math.max(1, ...points.map((p) => p.y));
   const xs = points.map((p) => p.x);
@@ -46,8 +53,27 @@ export function lineChart(
   const d = points.map((p, i) => `${i ? "L" : "M"}${sx(p.x)},${sy(p.y)}`).join(" ");
   root.appendChild(svg("path", { d, class: "line" }));
   for (const p of points) root.appendChild(svg("circle", { cx: sx(p.x), cy: sy(p.y), r: 3 }));
-  const label = (x: number) => new Date(x).toLocaleTimeString([], { timeStyle: "short" });
   root.appendChild(svg("text", { x: PAD.left, y: H - 6 }, label(x0)));
   root.appendChild(svg("text", { x: W - PAD.right, y: H - 6, "text-anchor": "end" }, label(x1)));
   return root;
+}
+
+/** The chart in one sentence, e.g. "Success rate: latest 100% at 14:05; lowest 80% at 13:40…". */
+function describe(
+  title: string,
+  points: readonly { x: number; y: number }[],
+  format: (y: number) => string,
+  label: (x: number) => string,
+): string {
+  if (points.length === 0) return `${title}: no attempts in this window`;
+  const at = (p: { x: number; y: number }) => `${format(p.y)} at ${label(p.x)}`;
+  let low = points[0]!;
+  let high = low;
+  for (const p of points) {
+    if (p.y < low.y) low = p;
+    if (p.y > high.y) high = p;
+  }
+  const latest = points[points.length - 1]!;
+  const minutes = points.length === 1 ? "1 point" : `${points.length} points`;
+  return `${title}: latest ${at(latest)}; lowest ${at(low)}; highest ${at(high)} (${minutes})`;
 }
