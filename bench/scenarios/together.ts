@@ -58,7 +58,7 @@ export const together: Scenario = {
                 value: rate,
                 unit: "messages/s",
                 note: ok
-                  ? `posting alone ran at ${Math.round(postRate)}/s; ${cpuPer(cpuMs, count, "message")}, of it the main thread ${perItem(mainCpuMs, count, "message")}; the clients ${perItem(clientsCpuMs, count, "post")}, the receiver ${perItem(receiverCpuMs, count, "request")}; ${machine.text}`
+                  ? `posting alone ran at ${Math.round(postRate)}/s; ${cpuPer(cpuMs, count, "message")}, of it the main thread ${perItem(mainCpuMs, count, "message")}; the bench process (the posting clients) ${perItem(clientsCpuMs, count, "post")}, the receiver ${perItem(receiverCpuMs, count, "request")}; ${machine.text}`
                   : `posted ${posted.ok}/${count} (${posted.firstError ?? "no error"}), delivered ${seen.count}`,
               },
               0.45,
