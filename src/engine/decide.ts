@@ -135,21 +135,32 @@ export function decideNext(input: {
 }
 
 /**
- * Before a delivery that was already attempted is sent again: whether it was put off past its
- * retry window (an open circuit moves waiting retries to its probe time). Then it is exhausted
- * without another attempt; null when it may be sent. Judged by when it was due, not by the clock:
- * a retry due inside the window is still sent if hookline reaches it a little late.
+ * Before a delivery that was already attempted is sent again: whether the policy still has room
+ * for that attempt. It has none when the attempts are spent (the policy was cut to fewer since the
+ * retry was scheduled) or when the retry was put off past its window (an open circuit moves
+ * waiting retries to its probe time; a policy may shorten the window). Then it is exhausted
+ * without another attempt; null when it may be sent. The window is judged by when the retry was
+ * due, not by the clock: a retry due inside the window is still sent if hookline reaches it a
+ * little late.
  */
-export function windowEndedBeforeSending(
+export function endedBeforeSending(
   delivery: { attemptCount: number; firstAttemptAt: number | null; dueAt: number },
   policy: ResolvedPolicy,
 ): Extract<NextMove, { kind: "dead" }> | null {
   if (delivery.attemptCount === 0 || delivery.firstAttemptAt === null) return null;
-  if (delivery.dueAt <= delivery.firstAttemptAt + policy.ladder.windowMs) return null;
+  const { attempts, windowMs } = policy.ladder;
+  if (delivery.attemptCount >= attempts) {
+    return {
+      kind: "dead",
+      failureClass: "exhausted",
+      reason: `all ${attempts} attempts the delivery policy allows were made`,
+    };
+  }
+  if (delivery.dueAt <= delivery.firstAttemptAt + windowMs) return null;
   return {
     kind: "dead",
     failureClass: "exhausted",
-    reason: "the circuit held the next attempt past the retry window",
+    reason: "the next attempt was held past the retry window",
   };
 }
 

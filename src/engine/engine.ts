@@ -22,7 +22,7 @@ import type { AdaptiveSettings } from "./adaptive-limit.js";
 import type { BreakerSettings, CircuitTransition } from "./breaker.js";
 import type { EndpointLiveStatus, EngineControl } from "./control.js";
 import { makeAttempt } from "./attempt.js";
-import { windowEndedBeforeSending } from "./decide.js";
+import { endedBeforeSending } from "./decide.js";
 import { EngineEvents } from "./events.js";
 import { Fleet, type FleetHost, type FleetSettings } from "./fleet.js";
 import { DEFAULT_LOOP_BUDGET, LoopBudget } from "./loop-budget.js";
@@ -880,7 +880,7 @@ export class DeliveryEngine implements EngineControl, Intake {
         this.claimed--;
         continue;
       }
-      const expired = windowEndedBeforeSending(d, rt.policy);
+      const expired = endedBeforeSending(d, rt.policy);
       if (expired) {
         // Not sent, so not the probe either: another delivery may be.
         if (admission.probe) rt.breaker.cancelProbe();
@@ -913,10 +913,7 @@ export class DeliveryEngine implements EngineControl, Intake {
     // A retry the probe would put off past its window ends here (exhausted, not sent).
     const kept: ClaimedDelivery[] = [];
     for (const d of rt.queue) {
-      const expired = windowEndedBeforeSending(
-        { ...d, dueAt: Math.max(d.dueAt, until) },
-        rt.policy,
-      );
+      const expired = endedBeforeSending({ ...d, dueAt: Math.max(d.dueAt, until) }, rt.policy);
       if (!expired) kept.push(d);
       else {
         this.endUnsent(rt, d, expired);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CircuitSnapshot } from "../../src/engine/breaker.js";
-import { decideNext, windowEndedBeforeSending } from "../../src/engine/decide.js";
+import { decideNext, endedBeforeSending } from "../../src/engine/decide.js";
 import { resolvePolicy } from "../../src/engine/policy.js";
 import type { SendResult } from "../../src/engine/sender.js";
 
@@ -66,16 +66,16 @@ describe("the retry window and an open circuit", () => {
 
   it("a delivery with attempts behind it, put off past its window, is not sent", () => {
     const due = (dueAt: number) => ({ attemptCount: 2, firstAttemptAt: t0, dueAt });
-    expect(windowEndedBeforeSending(due(t0 + 60 * SEC), policy)).toBeNull();
-    expect(windowEndedBeforeSending(due(t0 + 60 * SEC + 1), policy)).toEqual({
+    expect(endedBeforeSending(due(t0 + 60 * SEC), policy)).toBeNull();
+    expect(endedBeforeSending(due(t0 + 60 * SEC + 1), policy)).toEqual({
       kind: "dead",
       failureClass: "exhausted",
-      reason: "the circuit held the next attempt past the retry window",
+      reason: "the next attempt was held past the retry window",
     });
   });
 
   it("a delivery not yet attempted has no window yet", () => {
     const fresh = { attemptCount: 0, firstAttemptAt: null, dueAt: t0 + 30 * 86_400 * SEC };
-    expect(windowEndedBeforeSending(fresh, policy)).toBeNull();
+    expect(endedBeforeSending(fresh, policy)).toBeNull();
   });
 });
