@@ -69,7 +69,10 @@ export class AdaptiveLimit {
     this.took[this.next] = durationMs;
     this.next = (this.next + 1) % this.at.length;
     this.size = Math.min(this.at.length, this.size + 1);
-    if (now - this.lastEvaluatedAt < this.settings.evaluateEveryMs) return;
+    // A clock that went back (before the last judgement) must not hold off the next one until
+    // it catches up: that could keep a recovered endpoint's limit halved for hours.
+    const since = now - this.lastEvaluatedAt;
+    if (since >= 0 && since < this.settings.evaluateEveryMs) return;
     const samples = this.window(now);
     if (samples.length < this.settings.minSamples) return;
     this.lastEvaluatedAt = now;
@@ -100,7 +103,9 @@ export class AdaptiveLimit {
   private window(now: number): number[] {
     const out: number[] = [];
     for (let i = 0; i < this.size; i++) {
-      if (now - (this.at[i] ?? 0) <= this.settings.windowMs) out.push(this.took[i] ?? 0);
+      // A sample stamped after `now` was taken before the clock went back: its age is unknown.
+      const age = now - (this.at[i] ?? 0);
+      if (age >= 0 && age <= this.settings.windowMs) out.push(this.took[i] ?? 0);
     }
     return out;
   }
