@@ -166,6 +166,12 @@ export class CircuitBreaker {
 
   private recordClosedFailure(now: number, reason: string): CircuitTransition | null {
     const s = this.settings;
+    // Failures stamped after `now` were recorded before the clock went back: how long ago they
+    // happened is unknown, so they count towards neither rule rather than look like a burst.
+    if ((this.recent.at(-1) ?? now) > now) {
+      this.streak = this.streak.filter((t) => t <= now);
+      this.recent = this.recent.filter((t) => t <= now);
+    }
     this.streak.push(now);
     if (this.streak.length > s.consecutiveFailures) this.streak.shift();
     this.recent.push(now);
