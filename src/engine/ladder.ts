@@ -162,6 +162,40 @@ export function resolveLadder(
 
 type Bad = (loc: (string | number)[], msg: string, type: string) => void;
 
+// The fields each form of a policy acts on, keyed by the field that names the form.
+const FORM_FIELDS: Record<string, readonly string[]> = {
+  preset: ["preset"],
+  delays: ["delays", "jitter", "window", "maxDelay"],
+  base: ["base", "factor", "cap", "attempts", "window", "jitter"],
+};
+
+/**
+ * Where a policy a user sent has fields that its form (or its jitter strategy) would ignore, as
+ * `extra_forbidden` problems under `path`. Kept apart from resolveLadder, which must go on
+ * resolving policies stored before this check existed.
+ */
+export function ignoredRetryFields(raw: unknown, path: (string | number)[]): FieldProblem[] {
+  if (!isObj(raw)) return [];
+  const forms = Object.keys(FORM_FIELDS).filter((k) => k in raw);
+  const allowed = forms.length === 1 ? FORM_FIELDS[forms[0]!] : undefined;
+  if (!allowed) return [];
+  const problems: FieldProblem[] = [];
+  const ignored = (loc: (string | number)[], msg: string): void => {
+    problems.push({ loc: [...path, ...loc], msg, type: "extra_forbidden" });
+  };
+  for (const key of Object.keys(raw)) {
+    if (!allowed.includes(key)) ignored([key], `is not a field of a ${forms[0]} policy`);
+  }
+  const jitter = allowed.includes("jitter") ? raw.jitter : undefined;
+  if (isObj(jitter)) {
+    const takes = jitter.strategy === "proportional" ? ["strategy", "ratio"] : ["strategy"];
+    for (const key of Object.keys(jitter)) {
+      if (!takes.includes(key)) ignored(["jitter", key], "is not used by this jitter strategy");
+    }
+  }
+  return problems;
+}
+
 function resolveJitter(raw: unknown, bad: Bad): JitterSpec {
   // A custom policy without jitter gets none: what the user wrote is what runs.
   if (raw === undefined) return { strategy: "none" };

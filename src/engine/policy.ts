@@ -4,7 +4,12 @@
  */
 import type { DeliveryPolicy } from "../domain/types.js";
 import { ValidationError, type FieldProblem } from "../errors.js";
-import { resolveLadder, type RetryLadder, type RetryPolicySpec } from "./ladder.js";
+import {
+  ignoredRetryFields,
+  resolveLadder,
+  type RetryLadder,
+  type RetryPolicySpec,
+} from "./ladder.js";
 import { DEFAULT_PERMANENT_STATUSES } from "./outcome.js";
 
 /** The settings a delivery uses, all resolved. */
@@ -65,6 +70,7 @@ export function validatePolicy(input: unknown, path: (string | number)[]): Deliv
     }
   }
   if (p.retry !== undefined && p.retry !== null) {
+    problems.push(...ignoredRetryFields(p.retry, [...path, "retry"]));
     try {
       resolveLadder(p.retry as RetryPolicySpec, [...path, "retry"]);
       out.retry = p.retry as RetryPolicySpec;
