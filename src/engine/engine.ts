@@ -100,6 +100,8 @@ export class DeliveryEngine implements EngineControl, Intake {
   private pumpAgain = false;
   private pumpScheduled = false;
   private timer: TimerHandle | null = null;
+  /** When `timer` fires (the clock's time); infinite while none is armed. */
+  private timerAt = Number.POSITIVE_INFINITY;
   /**
    * Every pending delivery due before this time has been claimed, except those of endpoints that
    * were full when the scan passed them; those wait in `backlogged` and are refilled through their
@@ -594,8 +596,10 @@ export class DeliveryEngine implements EngineControl, Intake {
     this.quietUntil = Number.NEGATIVE_INFINITY;
     if (!this.running) return;
     if (this.timer) this.deps.clock.clearTimer(this.timer);
+    this.timerAt = this.deps.clock.now() + ms;
     this.timer = this.deps.clock.setTimer(() => {
       this.timer = null;
+      this.timerAt = Number.POSITIVE_INFINITY;
       this.schedulePump();
     }, ms);
   }
@@ -923,7 +927,11 @@ export class DeliveryEngine implements EngineControl, Intake {
     rt.queue.splice(0, rt.queue.length, ...kept);
     const releases = await this.putBack(rt, (d) => Math.max(d.dueAt, until));
     for (const r of releases) this.lowerCursor(r.at);
-    this.armRetry(Math.max(0, until - this.deps.clock.now()));
+    // Only ever sooner: the armed timer may be for another endpoint's delivery, due before the
+    // probe (the dispatcher may have armed it while this write was under way).
+    if (this.timer === null || until < this.timerAt) {
+      this.armRetry(Math.max(0, until - this.deps.clock.now()));
+    }
   }
 
   /**
