@@ -63,6 +63,9 @@ const RESERVED_HEADERS = new Set([
   "trailer",
 ]);
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// What an HTTP/1.1 header value can carry (and undici sends): tab, visible ASCII and the rest of
+// Latin-1. Anything else would be stored and then fail every delivery before it left hookline.
+const UNSENDABLE_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const MAX_HEADER_VALUE = 4096;
 const MAX_HEADER_NAME = 256;
 /** How many custom headers an endpoint may send. */
@@ -90,10 +93,12 @@ export function headerProblems(
         type: "header_reserved",
       });
     }
-    if (value !== null && (/[\r\n\0]/.test(value) || value.length > MAX_HEADER_VALUE)) {
+    if (value !== null && (UNSENDABLE_VALUE.test(value) || value.length > MAX_HEADER_VALUE)) {
       problems.push({
         loc,
-        msg: `the value must be at most ${MAX_HEADER_VALUE} characters with no line breaks`,
+        msg:
+          `the value must be at most ${MAX_HEADER_VALUE} characters: tabs, spaces and visible ` +
+          "Latin-1 characters, no line breaks or other control characters",
         type: "header_value",
       });
     }
