@@ -167,7 +167,9 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   private answer(): void {
-    const snippet = Buffer.concat(this.chunks, this.size).subarray(0, this.max).toString("utf8");
+    const snippet = readable(
+      Buffer.concat(this.chunks, this.size).subarray(0, this.max).toString("utf8"),
+    );
     this.settle({
       status: this.status,
       error: null,
@@ -222,5 +224,13 @@ export function classifyError(err: unknown): TransportErrorClass {
 function describeError(err: unknown): string {
   const e = err as { code?: string; message?: string; cause?: { message?: string } };
   const text = e.cause?.message ?? e.message ?? String(err);
-  return (e.code ? `${e.code}: ${text}` : text).slice(0, 500);
+  return readable((e.code ? `${e.code}: ${text}` : text).slice(0, 500));
+}
+
+/**
+ * Text that came from a receiver, made safe to store: NUL becomes U+FFFD, since a PostgreSQL text
+ * column refuses it and one refused attempt would hold back the whole commit of outcomes.
+ */
+function readable(text: string): string {
+  return text.includes("\0") ? text.replace(/\0/g, "\uFFFD") : text;
 }
