@@ -127,7 +127,8 @@ export function installAuth(
     if (identity.scope === "admin" || access === "any") return;
     if (access === "admin") throw new ForbiddenError("this route needs an admin token");
     const appIdOrUid = (request.params as Record<string, string | undefined>).app_id ?? "";
-    const target = await store.findApplication(appIdOrUid);
+    // No application's id or uid holds a NUL (the API refuses one), and PostgreSQL cannot be asked.
+    const target = appIdOrUid.includes("\0") ? null : await store.findApplication(appIdOrUid);
     // The same answer as for a missing application (see lookup.ts requireApp).
     if (!target || target.id !== identity.appId) {
       throw new NotFoundError(`application ${appIdOrUid}`);

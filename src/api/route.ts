@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { ValidationError, type FieldProblem } from "../errors.js";
-import { checkPathParams, parseWith, throwIfProblems } from "./validation.js";
+import { checkPathParams, nulProblems, parseWith, throwIfProblems } from "./validation.js";
 
 /** Who may call a route; see {@link RouteDef.access}. */
 export type RouteAccess = "admin" | "app" | "any";
@@ -55,6 +55,11 @@ export interface RouteDef {
   access?: RouteAccess;
   body?: z.ZodType;
   /**
+   * Top-level body fields holding the caller's own JSON, stored as written (a message's
+   * `payload`): a `\u0000` escape in them is theirs to send, where anywhere else a NUL is refused.
+   */
+  freeJson?: readonly string[];
+  /**
    * A hand-written check of a hot route's common body: `body`'s output for input it is sure of,
    * or undefined to let `body` decide (and name any problem).
    */
@@ -85,6 +90,8 @@ export const ok = (body: unknown): Answer => ({ status: 200, body });
 export const created = (body: unknown): Answer => ({ status: 201, body });
 export const noContent = (): Answer => ({ status: 204 });
 
+const NUL_ESCAPE = Buffer.from("\\u0000");
+
 /** Registers every route: path parameters, query and body are validated before the handler runs. */
 export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]): void {
   for (const route of routes) {
@@ -107,6 +114,11 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
         const params = collect(() => checkPathParams(request.params));
         const { query: querySchema, body: bodySchema } = route;
         const rawQuery = request.query ?? {};
+        problems.push(...nulProblems(rawQuery, ["query"]));
+        // JSON text can only spell a NUL as this escape: a body without it is not walked.
+        if (request.rawBody?.includes(NUL_ESCAPE)) {
+          problems.push(...nulProblems(request.body, ["body"], route.freeJson));
+        }
         const query = !querySchema
           ? undefined
           : noQuery && isEmpty(rawQuery)

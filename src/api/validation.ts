@@ -139,6 +139,61 @@ export function jsonDepth(root: unknown): number {
   return max;
 }
 
+const NUL_MESSAGE = "must not contain a NUL character";
+
+/** At most this many NUL problems are named; one is enough to refuse a request. */
+const MAX_NUL_PROBLEMS = 20;
+
+interface Visit {
+  value: unknown;
+  parent: Visit | null;
+  key: string | number;
+}
+
+/**
+ * Where `root` holds a NUL character, in a string or an object key: none of hookline's fields
+ * means one, and no PostgreSQL text column can store one. Top-level fields named in `freeJson`
+ * are the caller's own JSON, stored as written, and are not looked into. Linear in the size of
+ * `root` however deep it nests: a field's path is only spelled out for a problem.
+ */
+export function nulProblems(
+  root: unknown,
+  base: Loc,
+  freeJson: readonly string[] = [],
+): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const found = (at: Visit): void => {
+    const loc: Loc = [];
+    for (let v: Visit | null = at; v?.parent; v = v.parent) loc.push(v.key);
+    // The root itself has no key: a problem there is at `base`.
+    problems.push({ loc: [...base, ...loc.reverse()], msg: NUL_MESSAGE, type: "value_error" });
+  };
+  const stack: Visit[] = [];
+  // Strings are looked at where they are met; only objects and arrays are visited.
+  const look = (value: unknown, parent: Visit | null, key: string | number): void => {
+    if (typeof value === "string") {
+      if (value.includes("\0")) found({ value, parent, key });
+    } else if (typeof value === "object" && value !== null) {
+      stack.push({ value, parent, key });
+    }
+  };
+  look(root, null, "");
+  while (stack.length && problems.length < MAX_NUL_PROBLEMS) {
+    const at = stack.pop()!;
+    const v = at.value as Record<string, unknown> | unknown[];
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) look(v[i], at, i);
+      continue;
+    }
+    for (const key of Object.keys(v)) {
+      if (at.parent === null && freeJson.includes(key)) continue;
+      if (key.includes("\0")) found({ value: v[key], parent: at, key });
+      else look(v[key], at, key);
+    }
+  }
+  return problems;
+}
+
 /** Path parameters are ids or uids; anything longer than any id could be is refused. */
 export function checkPathParams(params: unknown): Record<string, string> {
   const out: Record<string, string> = {};
@@ -151,6 +206,8 @@ export function checkPathParams(params: unknown): Record<string, string> {
         msg: "must be 1 to 256 characters",
         type: "value_error",
       });
+    } else if (v.includes("\0")) {
+      problems.push({ loc: ["path", name], msg: NUL_MESSAGE, type: "value_error" });
     }
     out[name] = v;
   }

@@ -58,6 +58,7 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
       summary: "Create an event type",
       tag: TAG,
       body: EventTypeIn,
+      freeJson: ["schemas"],
       responses: {
         201: { description: "Created", schema: EventTypeOut },
         409: { description: "An event type with this name exists", schema: HttpError },
@@ -96,6 +97,7 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
       summary: "Replace an event type, creating it if it does not exist",
       tag: TAG,
       body: EventTypeUpdate,
+      freeJson: ["schemas"],
       responses: {
         200: { description: "The updated event type", schema: EventTypeOut },
         201: { description: "Created", schema: EventTypeOut },
@@ -129,6 +131,7 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
       summary: "Change some of an event type's fields",
       tag: TAG,
       body: EventTypePatch,
+      freeJson: ["schemas"],
       responses: {
         200: { description: "The updated event type", schema: EventTypeOut },
         ...errors,

@@ -52,6 +52,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
       tag: TAG,
       query: z.object(WithContent),
       body: MessageIn,
+      freeJson: ["payload"],
       quickBody: quickMessageIn,
       responses: {
         200: { description: "A message with this eventId already exists", schema: MessageOut },
