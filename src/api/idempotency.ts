@@ -41,6 +41,8 @@ export function installIdempotency(
       ]);
     }
     const scope = `admin:POST ${fillParams(routeUrl, request.params)}`;
+    // A path holding a NUL is refused by the route (422), and PostgreSQL could not store it.
+    if (scope.includes("\0")) return;
     const state = await deps.store.beginIdempotent({
       scope,
       key,

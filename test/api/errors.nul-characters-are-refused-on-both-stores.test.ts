@@ -102,6 +102,17 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
     ]);
     await refused("GET", "/api/v1/app/a%00b", undefined, ["path", "app_id"]);
     await refused("GET", `/api/v1/app/${appId}/endpoint/e%00p`, undefined, ["path", "endpoint_id"]);
+    // Svix clients send an idempotency key with every POST: the key's scope is the path.
+    const posted = await fetch(`${t.url}/api/v1/app/a%00b/msg`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${t.token}`,
+        "content-type": "application/json",
+        "idempotency-key": "k-1",
+      },
+      body: JSON.stringify({ eventType: "order.paid", payload: {} }),
+    });
+    expect(posted.status).toBe(422);
     const res = await fetch(`${t.url}/api/v1/app/a%00b/endpoint`, {
       headers: { authorization: `Bearer ${appToken}` },
     });
