@@ -22,19 +22,14 @@ export function installRateLimit(
   app: FastifyInstance,
   deps: { clock: Clock; settings: RateLimitSettings },
 ): void {
-  const { ratePerSecond, burst, limitBootstrapToken } = deps.settings;
+  const { ratePerSecond, limitBootstrapToken } = deps.settings;
   if (ratePerSecond <= 0) return;
-  const buckets = new Map<string, TokenBucket>();
+  const buckets = new TokenBuckets(deps.settings, () => deps.clock.now());
   app.addHook("onRequest", async (request, reply) => {
     const identity = request.identity;
     if (!identity) return;
     if (!limitBootstrapToken && identity.bootstrap) return;
-    let bucket = buckets.get(identity.tokenId);
-    if (!bucket) {
-      bucket = new TokenBucket(ratePerSecond, () => deps.clock.now(), burst);
-      buckets.set(identity.tokenId, bucket);
-    }
-    const waitMs = bucket.take();
+    const waitMs = buckets.take(identity.tokenId);
     if (waitMs === 0) return;
     const seconds = Math.max(1, Math.ceil(waitMs / 1000));
     return reply
@@ -45,4 +40,44 @@ export function installRateLimit(
         detail: `this token may make ${ratePerSecond} requests per second; try again in ${seconds} s`,
       });
   });
+}
+
+/** Buckets are looked over for idle ones once there are this many (and then twice as many as kept). */
+const FIRST_SWEEP = 1_024;
+
+/**
+ * One token bucket per API token. Every token a process has seen would otherwise keep a bucket
+ * for as long as it runs (a portal link is a token of its own), so the buckets of tokens idle
+ * long enough to have saved up their whole burst, which are the same as new ones, are let go
+ * whenever the count doubles: amortised, a constant cost per new bucket.
+ */
+export class TokenBuckets {
+  private readonly buckets = new Map<string, TokenBucket>();
+  private sweepAt = FIRST_SWEEP;
+
+  constructor(
+    private readonly settings: Pick<RateLimitSettings, "ratePerSecond" | "burst">,
+    private readonly now: () => number,
+  ) {}
+
+  /** Takes a request from the token's bucket: 0, or how many ms until it may make one. */
+  take(tokenId: string): number {
+    let bucket = this.buckets.get(tokenId);
+    if (!bucket) {
+      if (this.buckets.size >= this.sweepAt) this.sweep();
+      bucket = new TokenBucket(this.settings.ratePerSecond, this.now, this.settings.burst);
+      this.buckets.set(tokenId, bucket);
+    }
+    return bucket.take();
+  }
+
+  /** How many buckets are kept. */
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  private sweep(): void {
+    for (const [id, bucket] of this.buckets) if (bucket.isFull()) this.buckets.delete(id);
+    this.sweepAt = Math.max(FIRST_SWEEP, 2 * this.buckets.size);
+  }
 }

@@ -29,6 +29,12 @@ export class TokenBucket {
     return Math.ceil(((1 - this.tokens) * 1000) / this.ratePerSecond);
   }
 
+  /** Whether the whole burst is saved up again: the bucket is then the same as a new one. */
+  isFull(): boolean {
+    this.refill();
+    return this.tokens >= this.burst;
+  }
+
   private refill(): void {
     const t = this.now();
     const elapsed = Math.max(0, t - this.last);
