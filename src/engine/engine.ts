@@ -194,13 +194,15 @@ export class DeliveryEngine implements EngineControl, Intake {
       maxBatch: 512,
       windowMs: OUTCOME_WINDOW_MS,
       retryDelayMs: 1000,
-      onCommitted: (batch, changes) => {
+      // Only what the store kept: an answer that reached this worker after the others declared
+      // it dead, before it noticed, is no attempt of the delivery (its new owner makes one).
+      onCommitted: (kept, changes) => {
         // A retry is due in the store only now. The pump that followed its attempt may have run
         // before this commit and armed the timer without it, so it is announced as new work.
         let retryAt = Number.POSITIVE_INFINITY;
-        for (const o of batch) if (o.next.kind === "retry") retryAt = Math.min(retryAt, o.next.at);
+        for (const o of kept) if (o.next.kind === "retry") retryAt = Math.min(retryAt, o.next.at);
         if (retryAt !== Number.POSITIVE_INFINITY) this.wake(retryAt);
-        this.events.announce(batch, changes);
+        this.events.announce(kept, changes);
       },
       onError: (err) => this.log.error({ err }, "recording attempt outcomes failed; retrying"),
     });

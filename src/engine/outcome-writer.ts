@@ -3,7 +3,7 @@
  * recorded in one transaction. A delivery stays claimed until its outcome is committed, so a crash
  * before the commit means the attempt is made again (at-least-once), never that it is lost.
  */
-import type { DeadLetterChange, DeliveryOutcome, Store } from "../store/port.js";
+import type { DeadLetterChange, DeliveryOutcome, RecordedOutcomes, Store } from "../store/port.js";
 
 export interface OutcomeWriterOptions {
   maxBatch: number;
@@ -15,8 +15,11 @@ export interface OutcomeWriterOptions {
   windowMs: number;
   /** Wait before retrying a failed commit (the store may be briefly unavailable). */
   retryDelayMs: number;
-  /** Called after each commit with the batch and what it did to the dead-letter queue. */
-  onCommitted: (batch: readonly DeliveryOutcome[], changes: readonly DeadLetterChange[]) => void;
+  /**
+   * Called after each commit with the outcomes of the batch that the store kept (not those of
+   * deliveries their sender no longer held) and what they did to the dead-letter queue.
+   */
+  onCommitted: (kept: readonly DeliveryOutcome[], changes: readonly DeadLetterChange[]) => void;
   onError: (err: unknown) => void;
 }
 
@@ -59,17 +62,25 @@ export class OutcomeWriter {
   private async writeAll(): Promise<void> {
     while (this.buffer.length) {
       const batch = this.buffer.splice(0, this.options.maxBatch);
-      let changes: DeadLetterChange[];
+      let recorded: RecordedOutcomes;
       for (;;) {
         try {
-          changes = await this.store.recordAttempts(batch);
+          recorded = await this.store.recordAttempts(batch);
           break;
         } catch (err) {
           this.options.onError(err);
           await new Promise((r) => setTimeout(r, this.options.retryDelayMs));
         }
       }
-      this.options.onCommitted(batch, changes);
+      this.options.onCommitted(keptOf(batch, recorded.kept), recorded.changes);
     }
   }
+}
+
+/** The batch's outcomes the store kept, in the batch's order; a delivery's first one only. */
+function keptOf(batch: DeliveryOutcome[], keptIds: readonly string[]): DeliveryOutcome[] {
+  // Almost always the whole batch (kept ids are distinct, and the batch's own).
+  if (keptIds.length === batch.length) return batch;
+  const kept = new Set(keptIds);
+  return batch.filter((o) => kept.delete(o.deliveryId));
 }

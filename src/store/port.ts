@@ -319,6 +319,18 @@ export interface DeadLetterChange {
   detail: string;
 }
 
+/** What one `recordAttempts` call kept; only that happened, and only that is announced. */
+export interface RecordedOutcomes {
+  /**
+   * The deliveries whose outcome was recorded, each once. An outcome of a delivery no longer
+   * claimed (its endpoint was deleted), or no longer claimed by the worker that sends it (declared
+   * dead, its claims taken over by another), is left out: the store kept nothing of it.
+   */
+  kept: string[];
+  /** What the kept outcomes did to the dead-letter queue, in the batch's order. */
+  changes: DeadLetterChange[];
+}
+
 export interface DeadLetterQuery extends PageQuery {
   appId?: string;
   endpointId?: string;
@@ -580,9 +592,10 @@ export interface Store {
   /**
    * Records attempts and moves their deliveries on (succeeded, retry, dead-lettered), atomically.
    * A dead delivery becomes a dead-letter record (or, at its endpoint's depth cap, a tombstone);
-   * a replay delivery's outcome updates the record it replays instead. Returns those changes.
+   * a replay delivery's outcome updates the record it replays instead. An outcome of a delivery
+   * its sender no longer holds changes nothing. Returns the outcomes kept and those changes.
    */
-  recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<DeadLetterChange[]>;
+  recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<RecordedOutcomes>;
   /** Returns claimed deliveries to pending without spending an attempt. */
   releaseDeliveries(releases: readonly Release[]): Promise<void>;
   /** Moves every pending delivery of an endpoint due before `until` to `until` (circuit open). */

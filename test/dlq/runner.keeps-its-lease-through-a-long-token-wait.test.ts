@@ -43,7 +43,7 @@ it("renews its lease while it waits for a token, so no other runner takes the jo
   // The first replay comes back as the engine would report it; the next token is 100 s away.
   const updates = vi.spyOn(store, "updateReplayJob");
   const [replay] = await claimAll(store, clock.now());
-  const changes = await store.recordAttempts([replayOutcome(replay!, clock.now(), true)]);
+  const { changes } = await store.recordAttempts([replayOutcome(replay!, clock.now(), true)]);
   for (const change of changes) events.emit({ type: "dead-letter", change });
   await vi.waitFor(() => expect(updates).toHaveBeenCalled());
   await updates.mock.results.at(-1)!.value;

@@ -1,7 +1,8 @@
 /**
  * Deleting an endpoint deletes its deliveries. Those the engine already held in the endpoint's
  * queue must go with them: not be sent to the old URL, signed with the old secret, and then
- * recorded nowhere because their rows are gone.
+ * recorded nowhere because their rows are gone. The answer to the request already in flight is
+ * recorded nowhere either, so it is not announced as a delivery event.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { settle, startEngine, type EngineHarness } from "../support/engine.js";
@@ -28,11 +29,11 @@ describe("an endpoint deleted while deliveries wait in its queue", () => {
     h.engine.invalidateEndpoint(ep.id);
     rx.release();
     // The first request's answer comes back (its row is gone: the outcome changes nothing).
-    await h.waitFor((e) => e.type === "delivery", 5_000);
+    while (h.engine.deliveryBudget().held > 0) await settle();
     for (let i = 0; i < 5; i++) await settle();
     expect(rx.ids).toHaveLength(1);
-    expect(h.engine.deliveryBudget().held).toBe(0);
     expect(h.engine.endpointStatus(ep.id)).toBeNull();
-    expect(h.events.filter((e) => e.type === "delivery")).toHaveLength(1);
+    await h.engine.stop(); // the outcome writer's last batch is committed, and announced, by now
+    expect(h.events.filter((e) => e.type === "delivery")).toEqual([]);
   });
 });

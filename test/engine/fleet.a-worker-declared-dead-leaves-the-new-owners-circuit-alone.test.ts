@@ -8,10 +8,9 @@
  * and the delivery log, which would count an attempt the new owner makes again).
  */
 import { afterEach, expect, it } from "vitest";
-import { accept, anApplication, anEndpoint, MINUTE } from "../store/behaviour/fixtures.js";
-import { fleetWorkerSettings, startFleetWorker } from "../support/fleet-worker.js";
-import { GatedReceiver } from "../support/gated-receiver.js";
-import { adminQuery, aSharedStore, freshSchemaName, type Cleanup } from "../support/postgres.js";
+import { MINUTE } from "../store/behaviour/fixtures.js";
+import { aRequestOutWhenTakenOver, fleetWorkerSettings } from "../support/fleet-worker.js";
+import type { Cleanup } from "../support/postgres.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -21,33 +20,16 @@ afterEach(async () => {
 });
 
 it("changes nothing of the endpoint's circuit with a request it sent before", async () => {
-  const schema = freshSchemaName();
-  const store = await aSharedStore(cleanup, schema);
-  const rx = await GatedReceiver.start(500);
-  cleanup.push(() => rx.close());
-  const app = await store.createApplication(anApplication());
-  const e = await store.createEndpoint(anEndpoint(app.id, { url: rx.url() }));
-  const other = "wkr_other";
-  await store.coordination!.register({ id: other, role: "worker", host: "test", now: Date.now() });
   const settings = fleetWorkerSettings({
     concurrencyLimit: 5,
     heartbeatMs: 50,
     deadAfterMs: 10 * MINUTE,
     breaker: { consecutiveFailures: 1 },
   });
-  const engine = await startFleetWorker(store, settings, cleanup);
-  const first = engine.fleet!.id;
-
-  await accept(store, app.id, { now: Date.now() });
-  engine.wake();
-  await rx.arrived(1);
-  // The other worker reaps this one and, in the same moment, takes E and its delivery.
-  await adminQuery(
-    `WITH dead AS (DELETE FROM ${schema}.workers WHERE id = $1),
-      owner AS (UPDATE ${schema}.endpoint_owners SET worker_id = $2, since = $3
-        WHERE endpoint_id = $4)
-    UPDATE ${schema}.deliveries SET claimed_by = $2 WHERE claimed_by = $1`,
-    [first, other, Date.now(), e.id],
+  const { store, engine, rx, endpointId, first } = await aRequestOutWhenTakenOver(
+    cleanup,
+    500,
+    settings,
   );
   while (engine.fleet!.id === first) await sleep(5);
 
@@ -58,7 +40,7 @@ it("changes nothing of the endpoint's circuit with a request it sent before", as
   rx.release();
   while (engine.deliveryBudget().held > 0) await sleep(10);
   await engine.stop(); // the outcome writer's last batch is committed, and announced, by now
-  expect(await store.getCircuit(e.id)).toBeNull();
-  expect(await store.listCircuitTransitions(e.id, 10)).toEqual([]);
+  expect(await store.getCircuit(endpointId)).toBeNull();
+  expect(await store.listCircuitTransitions(endpointId, 10)).toEqual([]);
   expect(announced).toEqual([]);
 }, 30_000);

@@ -11,7 +11,9 @@ import { HttpSender } from "../../src/engine/sender.js";
 import type { Reaped } from "../../src/store/coordination.js";
 import type { Store } from "../../src/store/port.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
-import type { Cleanup } from "./postgres.js";
+import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
+import { GatedReceiver } from "./gated-receiver.js";
+import { adminQuery, aSharedStore, freshSchemaName, type Cleanup } from "./postgres.js";
 
 export function fleetWorkerSettings(options: {
   concurrencyLimit: number;
@@ -75,6 +77,53 @@ export async function declareDead(shared: PostgresStore, engine: DeliveryEngine)
   const reaped = await shared.coordination!.reap(now, now + 3_600_000);
   while (engine.fleet!.id === before) await new Promise((r) => setTimeout(r, 5));
   return reaped;
+}
+
+/** What {@link aRequestOutWhenTakenOver} leaves to the test. */
+export interface TakenOver {
+  store: PostgresStore;
+  engine: DeliveryEngine;
+  /** The receiver, holding the request until released. */
+  rx: GatedReceiver;
+  endpointId: string;
+  messageId: string;
+  /** The identity the worker was declared dead under. */
+  first: string;
+}
+
+/**
+ * A fleet worker, started on a fresh schema, has one request out to endpoint E, held by E's
+ * receiver (which answers `status` once released), when another worker declares it dead and, in
+ * the same moment, takes E and the delivery over, as its reaping and next claim would. The worker
+ * learns it only at its next heartbeat.
+ */
+export async function aRequestOutWhenTakenOver(
+  cleanup: Cleanup,
+  status: number,
+  settings: EngineSettings,
+): Promise<TakenOver> {
+  const schema = freshSchemaName();
+  const store = await aSharedStore(cleanup, schema);
+  const rx = await GatedReceiver.start(status);
+  cleanup.push(() => rx.close());
+  const app = await store.createApplication(anApplication());
+  const e = await store.createEndpoint(anEndpoint(app.id, { url: rx.url() }));
+  const other = "wkr_other";
+  await store.coordination!.register({ id: other, role: "worker", host: "test", now: Date.now() });
+  const engine = await startFleetWorker(store, settings, cleanup);
+  const first = engine.fleet!.id;
+
+  const { message } = await accept(store, app.id, { now: Date.now() });
+  engine.wake();
+  await rx.arrived(1);
+  await adminQuery(
+    `WITH dead AS (DELETE FROM ${schema}.workers WHERE id = $1),
+      owner AS (UPDATE ${schema}.endpoint_owners SET worker_id = $2, since = $3
+        WHERE endpoint_id = $4)
+    UPDATE ${schema}.deliveries SET claimed_by = $2 WHERE claimed_by = $1`,
+    [first, other, Date.now(), e.id],
+  );
+  return { store, engine, rx, endpointId: e.id, messageId: message.id, first };
 }
 
 /** Waits until the message's one delivery has succeeded and the engine holds nothing more. */

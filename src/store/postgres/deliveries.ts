@@ -13,6 +13,7 @@ import type {
   MessageQuery,
   NewMessage,
   Page,
+  RecordedOutcomes,
   Release,
   ScanResult,
   Store,
@@ -242,15 +243,41 @@ export class Deliveries {
     return row?.at == null ? null : Number(row.at);
   }
 
+  /** Records a batch of outcomes, plain ones in one statement, others in one transaction. */
+  async recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<RecordedOutcomes> {
+    // A delivery recorded twice in one batch keeps its first outcome, as one at a time would.
+    const seen = new Set<string>();
+    const batch = outcomes.filter((o) => !seen.has(o.deliveryId) && seen.add(o.deliveryId));
+    const recorded = batch.every(plain)
+      ? await retried(() => this.recordPlain(batch))
+      : await this.recordInTransaction(batch);
+    if (recorded.kept.length < batch.length) {
+      recorded.kept.push(...(await this.recordedBefore(batch, recorded.kept)));
+    }
+    return recorded;
+  }
+
+  /**
+   * The deliveries of outcomes that moved nothing now but whose attempt is stored: the same
+   * outcome recorded by an earlier call, whose commit's answer was lost (the caller tried again).
+   */
+  private async recordedBefore(
+    batch: readonly DeliveryOutcome[],
+    kept: readonly string[],
+  ): Promise<string[]> {
+    const done = new Set(kept);
+    const others = batch.filter((o) => o.attempt !== null && !done.has(o.deliveryId));
+    if (others.length === 0) return [];
+    const rows = await all(this.pool, this.sql.storedAttempts, [others.map((o) => o.attempt!.id)]);
+    const stored = new Set(rows.map((r: Row) => String(r.id)));
+    return others.filter((o) => stored.has(o.attempt!.id)).map((o) => o.deliveryId);
+  }
+
   /**
    * One transaction for the batch: the deliveries move on in one statement, the attempts go in
    * in one statement, then the dead-letter side effects in order, then the endpoint stats.
    */
-  recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<DeadLetterChange[]> {
-    // A delivery recorded twice in one batch keeps its first outcome, as one at a time would.
-    const seen = new Set<string>();
-    const batch = outcomes.filter((o) => !seen.has(o.deliveryId) && seen.add(o.deliveryId));
-    if (batch.every(plain)) return retried(() => this.recordPlain(batch));
+  private recordInTransaction(batch: readonly DeliveryOutcome[]): Promise<RecordedOutcomes> {
     return tx(this.pool, async (c) => {
       const moved = await this.advance(c, batch);
       const recorded = batch.filter((o) => moved.has(o.deliveryId));
@@ -282,20 +309,20 @@ export class Deliveries {
           rows.map(([, s]) => s.lastSuccessAt),
         ]);
       }
-      return changes;
+      return { kept: recorded.map((o) => o.deliveryId), changes };
     });
   }
 
   /** A batch of plain outcomes (see `plain`) in one statement; it changes no dead letter. */
-  private async recordPlain(batch: readonly DeliveryOutcome[]): Promise<DeadLetterChange[]> {
+  private async recordPlain(batch: readonly DeliveryOutcome[]): Promise<RecordedOutcomes> {
     const a = batch.map((o) => o.attempt!);
-    await exec(this.pool, this.sql.recordPlain, [
+    const moved = await all(this.pool, this.sql.recordPlain, [
       ...moveColumns(batch),
       a.map((x) => x.id),
       ...attemptColumns(a),
       batch.map((o) => o.retryAfter),
     ]);
-    return [];
+    return { kept: moved.map((r: Row) => String(r.id)), changes: [] };
   }
 
   /** Moves each still-claimed delivery on; returns those moved, with their dead_letter_id. */

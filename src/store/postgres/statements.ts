@@ -302,8 +302,11 @@ export const DELIVERIES = {
       GROUP BY m.endpoint_id ORDER BY m.endpoint_id
       ${ADD_TO_STATS}
     )
-    SELECT count(*) AS moved FROM moved`,
+    SELECT id FROM moved`,
   ),
+  // Which of these attempts are stored: an outcome recorded again after its commit's answer was
+  // lost moves no delivery, yet the store holds it.
+  storedAttempts: "SELECT id FROM attempts WHERE id = ANY($1::text[])",
   insertAttempts: prepared(
     "insertAttempts",
     `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,

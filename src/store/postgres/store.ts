@@ -30,7 +30,6 @@ import {
   type ScanResult,
   type DueEndpoints,
   type DueEndpointsRequest,
-  type DeadLetterChange,
   type DeadLetterDecided,
   type DeadLetterDecision,
   type DeadLetterQuery,
@@ -49,6 +48,7 @@ import {
   type Page,
   type PageQuery,
   type PruneResult,
+  type RecordedOutcomes,
   type Release,
   type ReplayEnqueued,
   type ReplayJobUpdate,
@@ -303,8 +303,10 @@ export class PostgresStore implements Store {
     return this.run(() => this.deliveries.nextDueAt(excludeEndpoints, after));
   }
 
-  async recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<DeadLetterChange[]> {
-    return outcomes.length ? this.run(() => this.deliveries.recordAttempts(outcomes)) : [];
+  async recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<RecordedOutcomes> {
+    return outcomes.length
+      ? this.run(() => this.deliveries.recordAttempts(outcomes))
+      : { kept: [], changes: [] };
   }
 
   async releaseDeliveries(releases: readonly Release[]): Promise<void> {

@@ -14,6 +14,7 @@ import {
   type MessageQuery,
   type NewMessage,
   type Page,
+  type RecordedOutcomes,
   type Release,
   type ScanPosition,
   type ScanResult,
@@ -63,7 +64,7 @@ export class Deliveries {
   // four wrappers and their properties, about 20 µs, more than a small claim's statement.
   private readonly claimTx: (req: ClaimRequest) => ClaimedDelivery[];
   private readonly scanTx: (req: ScanRequest) => ScanResult;
-  private readonly recordTx: (outcomes: readonly DeliveryOutcome[]) => DeadLetterChange[];
+  private readonly recordTx: (outcomes: readonly DeliveryOutcome[]) => RecordedOutcomes;
 
   constructor(
     private readonly db: Db,
@@ -310,11 +311,12 @@ export class Deliveries {
     return row?.at == null ? null : Number(row.at);
   }
 
-  recordAttempts(outcomes: readonly DeliveryOutcome[]): DeadLetterChange[] {
+  recordAttempts(outcomes: readonly DeliveryOutcome[]): RecordedOutcomes {
     return this.recordTx(outcomes);
   }
 
-  private recordRows(outcomes: readonly DeliveryOutcome[]): DeadLetterChange[] {
+  private recordRows(outcomes: readonly DeliveryOutcome[]): RecordedOutcomes {
+    const kept = new Set<string>();
     const changes: DeadLetterChange[] = [];
     const stats = new Map<string, StatsDelta>();
     for (const o of outcomes) {
@@ -328,8 +330,13 @@ export class Deliveries {
           ? this.s.advanceDelivery.get(state, o.at, o.at, nextAt, delay, o.deliveryId)
           : this.s.endWithoutAttempt.get(state, nextAt, delay, o.deliveryId)
       ) as Row | undefined;
-      // A delivery that is no longer claimed (its endpoint was deleted) has nothing to record.
-      if (!moved) continue;
+      // A delivery that is no longer claimed (its endpoint was deleted) has nothing to record;
+      // one whose attempt is stored had this very outcome recorded by an earlier call.
+      if (!moved) {
+        if (a && this.s.attemptStored.get(a.id)) kept.add(o.deliveryId);
+        continue;
+      }
+      kept.add(o.deliveryId);
       if (a) {
         this.s.insertAttempt.run(
           a.id,
@@ -360,7 +367,7 @@ export class Deliveries {
     for (const [endpointId, s] of stats) {
       this.s.bumpStats.run(endpointId, s.honoured, s.capped, s.ignored, s.lastSuccessAt);
     }
-    return changes;
+    return { kept: [...kept], changes };
   }
 
   releaseDeliveries(releases: readonly Release[]): void {

@@ -194,6 +194,7 @@ function prepareDeliveries(db: Db) {
       first_attempt_at = coalesce(first_attempt_at, ?), last_attempt_at = ?,
       next_attempt_at = ?, last_delay_ms = coalesce(?, last_delay_ms), lease_until = NULL
       WHERE id = ? AND state = 'inflight' RETURNING dead_letter_id`),
+    attemptStored: p("SELECT 1 AS stored FROM attempts WHERE id = ?"),
     insertAttempt: p(`INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
       trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),

@@ -147,14 +147,18 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
       expect(hb.alive).toBe(false);
       // What it still had out ends late: its outcomes and releases leave the new owner's claim
       // alone, whether recorded in the plain batch, with a dead letter, or put back.
+      // The store says it kept none of them, so the reaped worker announces none.
       const [first, second] = held as [ClaimedDelivery, ClaimedDelivery];
-      await t.store.recordAttempts([succeeded(first, NOW)]);
-      await t.store.recordAttempts([
-        outcomeFor(second, {
-          at: NOW,
-          next: { kind: "dead", failureClass: "permanent", reason: "x" },
-        }),
-      ]);
+      const none = { kept: [], changes: [] };
+      expect(await t.store.recordAttempts([succeeded(first, NOW)])).toEqual(none);
+      expect(
+        await t.store.recordAttempts([
+          outcomeFor(second, {
+            at: NOW,
+            next: { kind: "dead", failureClass: "permanent", reason: "x" },
+          }),
+        ]),
+      ).toEqual(none);
       await t.store.releaseDeliveries(
         held.map((d) => ({ deliveryId: d.id, at: NOW, claimedBy: d.claimedBy })),
       );
@@ -163,7 +167,8 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
         expect(row).toMatchObject({ state: "inflight", attemptCount: 0 });
       }
       // The new owner's outcomes still count.
-      await t.store.recordAttempts(again.map((d) => succeeded(d, NOW + 1)));
+      const kept = await t.store.recordAttempts(again.map((d) => succeeded(d, NOW + 1)));
+      expect(kept.kept.sort()).toEqual(held.map((d) => d.id).sort());
       for (const d of held) expect((await t.store.getDelivery(d.id))?.state).toBe("succeeded");
     });
 

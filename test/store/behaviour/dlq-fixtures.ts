@@ -26,13 +26,13 @@ export const SIGNED = {
 };
 
 /** Records the delivery's last attempt as failed and gives up on it. */
-export function giveUp(
+export async function giveUp(
   store: Store,
   d: ClaimedDelivery,
   at: number,
   cls: FailureClass = "exhausted",
 ): Promise<DeadLetterChange[]> {
-  return store.recordAttempts([
+  const { changes } = await store.recordAttempts([
     outcomeFor(d, {
       at,
       attempt: aFailedAttempt(at, {
@@ -43,6 +43,7 @@ export function giveUp(
       signatureHeaders: SIGNED,
     }),
   ]);
+  return changes;
 }
 
 /**

@@ -149,7 +149,7 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
       const record = await deadLetter(t.store, app.id);
       const at = T0 + HOUR;
       const replay = await replayClaimed(t.store, record, at);
-      const changes = await t.store.recordAttempts([replayOutcome(replay, at + SECOND, true)]);
+      const { changes } = await t.store.recordAttempts([replayOutcome(replay, at + SECOND, true)]);
       expect(changes).toEqual([
         expect.objectContaining({
           kind: "replay_succeeded",
@@ -196,7 +196,7 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
           2,
         );
         at += MINUTE;
-        return t.store.recordAttempts([replayOutcome(replay, at, false)]);
+        return (await t.store.recordAttempts([replayOutcome(replay, at, false)])).changes;
       };
       expect((await fail()).map((c) => c.kind)).toEqual(["replay_failed"]);
       expect(await t.store.getDeadLetter(record.id)).toMatchObject({

@@ -435,6 +435,57 @@ export function outcomeBehaviour(t: StoreUnderTest): void {
       }
     });
 
+    it("says which outcomes it kept: none of a delivery no longer claimed", async () => {
+      const { app } = await seedApp(t.store, [{}, {}, {}]);
+      await accept(t.store, app.id);
+      const [held, putBack, alsoPutBack] = await claimAll(t.store, T0);
+      const at = T0 + SECOND;
+      await t.store.releaseDeliveries(
+        [putBack!, alsoPutBack!].map((d) => ({ deliveryId: d.id, at, claimedBy: d.claimedBy })),
+      );
+      // A batch of plain outcomes, and one that would make a dead letter; a delivery's second
+      // outcome in a batch is not kept either.
+      expect(
+        await t.store.recordAttempts([
+          retried(held!, at, at + HOUR),
+          succeeded(putBack!, at),
+          succeeded(held!, at),
+        ]),
+      ).toEqual({ kept: [held!.id], changes: [] });
+      const dead = outcomeFor(alsoPutBack!, {
+        at,
+        attempt: aFailedAttempt(at, { status: 400, outcome: "permanent" }),
+        next: { kind: "dead", failureClass: "permanent", reason: "HTTP 400" },
+      });
+      expect(await t.store.recordAttempts([dead])).toEqual({ kept: [], changes: [] });
+      expect(await t.store.listDeadLetters({ appId: app.id, limit: 10 })).toMatchObject({
+        data: [],
+      });
+      const attempts = (await t.store.listAttempts({ appId: app.id, limit: 10 })).data;
+      expect(attempts.map((a) => a.deliveryId)).toEqual([held!.id]);
+    });
+
+    it("an outcome recorded again (its commit's answer was lost) is kept once", async () => {
+      const { app } = await seedApp(t.store, [{}, {}]);
+      await accept(t.store, app.id);
+      const [plainOne, deadOne] = await claimAll(t.store, T0);
+      const at = T0 + SECOND;
+      const ok = succeeded(plainOne!, at);
+      const dead = outcomeFor(deadOne!, {
+        at,
+        attempt: aFailedAttempt(at, { status: 400, outcome: "permanent" }),
+        next: { kind: "dead", failureClass: "permanent", reason: "HTTP 400" },
+      });
+      await t.store.recordAttempts([ok]);
+      await t.store.recordAttempts([dead]);
+      expect((await t.store.recordAttempts([ok])).kept).toEqual([plainOne!.id]);
+      expect((await t.store.recordAttempts([dead, ok])).kept.sort()).toEqual(
+        [plainOne!.id, deadOne!.id].sort(),
+      );
+      expect((await t.store.listAttempts({ appId: app.id, limit: 10 })).data).toHaveLength(2);
+      expect((await t.store.listDeadLetters({ appId: app.id, limit: 10 })).data).toHaveLength(1);
+    });
+
     it("a batch that fails part-way leaves every delivery as it was", async () => {
       const { app } = await seedApp(t.store, [{}, {}]);
       await accept(t.store, app.id);
