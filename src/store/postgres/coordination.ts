@@ -4,7 +4,7 @@
  */
 import type pg from "pg";
 import type { Heartbeat, Reaped, Signal, WorkerCoordination } from "../coordination.js";
-import { all, exec, one } from "./database.js";
+import { all, exec, one, tx } from "./database.js";
 
 /** NOTIFY payloads must stay under 8,000 bytes; signals are split to fit. */
 const MAX_PAYLOAD = 7_000;
@@ -33,24 +33,22 @@ const SQL = {
       (SELECT coalesce(array_agg(f.endpoint_id), '{}') FROM freed f WHERE EXISTS (
         SELECT 1 FROM deliveries d WHERE d.endpoint_id = f.endpoint_id AND d.state = 'pending'
           AND d.next_attempt_at <= $2)) AS with_work`,
-  // Whoever deletes a dead worker's row (one reaper wins) frees what it held.
-  reap: `WITH dead AS (
-      DELETE FROM workers WHERE heartbeat_at < $2 RETURNING id
-    ), freed AS (
+  // Whoever deletes a dead worker's row (one reaper wins) frees what it held, in a statement of
+  // its own that comes after (see `reap`).
+  reapWorkers: "DELETE FROM workers WHERE heartbeat_at < $1 RETURNING id",
+  reapHoldings: `WITH freed AS (
       DELETE FROM endpoint_owners o
-      WHERE o.worker_id IN (SELECT id FROM dead)
-        OR NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = o.worker_id)
+      WHERE NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = o.worker_id)
       RETURNING o.endpoint_id
     ), back AS (
       UPDATE deliveries SET state = 'pending', lease_until = NULL, claimed_by = NULL,
         next_attempt_at = LEAST(next_attempt_at, $1)
       WHERE state = 'inflight'
-        AND (claimed_by IS NULL OR claimed_by IN (SELECT id FROM dead)
+        AND (claimed_by IS NULL
           OR NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = deliveries.claimed_by))
       RETURNING id
     )
-    SELECT coalesce((SELECT array_agg(id) FROM dead), '{}') AS workers,
-      coalesce((SELECT array_agg(endpoint_id) FROM freed), '{}') AS endpoints,
+    SELECT coalesce((SELECT array_agg(endpoint_id) FROM freed), '{}') AS endpoints,
       (SELECT count(*) FROM back) AS deliveries`,
   // One probe of the pending-by-endpoint index per endpoint without a live owner: the cost
   // follows the number of endpoints, never the backlog.
@@ -114,13 +112,25 @@ export class PostgresCoordination implements WorkerCoordination {
     };
   }
 
+  /**
+   * Two statements in one transaction. A claim locks its worker's row (FOR KEY SHARE) as it
+   * starts, so deleting the row waits for every claim of that worker under way, and one that
+   * starts after finds no row and claims nothing. The claims that were under way are committed
+   * by then, but a statement sees only what was committed when it began: the dead worker's
+   * endpoints and deliveries are freed by the next statement, which sees them.
+   */
   async reap(now: number, deadBefore: number): Promise<Reaped> {
-    const row = (await this.run(() => one(this.pool, SQL.reap, [now, deadBefore])))!;
-    return {
-      workers: (row.workers as string[]).map(String),
-      endpointIds: (row.endpoints as string[]).map(String),
-      deliveries: Number(row.deliveries),
-    };
+    return this.run(() =>
+      tx(this.pool, async (c) => {
+        const dead = await all(c, SQL.reapWorkers, [deadBefore]);
+        const row = (await one(c, SQL.reapHoldings, [now]))!;
+        return {
+          workers: dead.map((r) => String(r.id)),
+          endpointIds: (row.endpoints as string[]).map(String),
+          deliveries: Number(row.deliveries),
+        };
+      }),
+    );
   }
 
   async orphans(now: number, deadBefore: number, limit: number): Promise<string[]> {

@@ -85,9 +85,12 @@ const OWNER_DEAD = (deadBefore: string) => `endpoint_owners.since < ${deadBefore
 /**
  * A claiming worker must have a row: one reaped while alive (a pause) that has not yet noticed,
  * or one joining again whose registration is on its way, claims nothing. Reaping puts back the
- * claims of workers without a row, so such a claim could be sent twice.
+ * claims of workers without a row, so such a claim could be sent twice. The row is locked (KEY
+ * SHARE: heartbeats still write it) until the claim commits, so a reap deleting it meanwhile
+ * either waits for the claim and then puts its rows back, or makes the claim wait and find no row.
  */
-const REGISTERED = (worker: string) => `EXISTS (SELECT 1 FROM workers WHERE id = ${worker})`;
+const REGISTERED = (worker: string) =>
+  `EXISTS (SELECT 1 FROM workers WHERE id = ${worker} FOR KEY SHARE)`;
 
 /** Messages and their deliveries: intake, claiming, and recording what each attempt did. */
 export const DELIVERIES = {
