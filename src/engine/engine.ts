@@ -205,6 +205,12 @@ export class DeliveryEngine implements EngineControl, Intake {
         this.events.announce(kept, changes);
       },
       onError: (err) => this.log.error({ err }, "recording attempt outcomes failed; retrying"),
+      onRefused: (o, err) =>
+        this.log.error(
+          { err, deliveryId: o.deliveryId, endpointId: o.endpointId },
+          "the store refused an attempt's outcome; its delivery stays claimed and is made " +
+            "again when claims are next recovered",
+        ),
     });
     const coordination = deps.store.coordination;
     if (coordination && deps.settings.fleet) {

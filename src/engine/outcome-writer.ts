@@ -2,7 +2,16 @@
  * Group commit for attempt results: outcomes finished within a few milliseconds of each other are
  * recorded in one transaction. A delivery stays claimed until its outcome is committed, so a crash
  * before the commit means the attempt is made again (at-least-once), never that it is lost.
+ *
+ * A commit that fails because the store is away is tried again, whole, until it is back. Any other
+ * failure is something in the batch that no retry changes (a value the database refuses); one bad
+ * outcome must not hold back every other one, nor shutdown, so the batch is written in halves
+ * until the outcome the store refuses stands alone. That one is written again without the
+ * receiver's free text (the likeliest culprit), and failing that, left out: its delivery stays
+ * claimed in the store and is made again when claims are recovered (the next start, or the
+ * fleet's reaping), as after a crash.
  */
+import { StoreUnavailableError } from "../errors.js";
 import type { DeadLetterChange, DeliveryOutcome, RecordedOutcomes, Store } from "../store/port.js";
 
 export interface OutcomeWriterOptions {
@@ -21,6 +30,8 @@ export interface OutcomeWriterOptions {
    */
   onCommitted: (kept: readonly DeliveryOutcome[], changes: readonly DeadLetterChange[]) => void;
   onError: (err: unknown) => void;
+  /** An outcome the store refused even without its free text: not recorded (see above). */
+  onRefused: (outcome: DeliveryOutcome, err: unknown) => void;
 }
 
 /** Buffers outcomes and writes them in batches, one commit at a time, in order. */
@@ -60,21 +71,43 @@ export class OutcomeWriter {
   }
 
   private async writeAll(): Promise<void> {
-    while (this.buffer.length) {
-      const batch = this.buffer.splice(0, this.options.maxBatch);
-      let recorded: RecordedOutcomes;
-      for (;;) {
-        try {
-          recorded = await this.store.recordAttempts(batch);
-          break;
-        } catch (err) {
-          this.options.onError(err);
-          await new Promise((r) => setTimeout(r, this.options.retryDelayMs));
-        }
-      }
-      this.options.onCommitted(keptOf(batch, recorded.kept), recorded.changes);
-    }
+    while (this.buffer.length) await this.write(this.buffer.splice(0, this.options.maxBatch));
   }
+
+  private async write(batch: DeliveryOutcome[], stripped = false): Promise<void> {
+    let recorded: RecordedOutcomes;
+    for (;;) {
+      try {
+        recorded = await this.store.recordAttempts(batch);
+        break;
+      } catch (err) {
+        this.options.onError(err);
+        if (!(err instanceof StoreUnavailableError)) return this.writeApart(batch, stripped, err);
+        await new Promise((r) => setTimeout(r, this.options.retryDelayMs));
+      }
+    }
+    this.options.onCommitted(keptOf(batch, recorded.kept), recorded.changes);
+  }
+
+  /** A batch the store refused for what it holds: its halves on their own, down to the culprit. */
+  private async writeApart(batch: DeliveryOutcome[], stripped: boolean, err: unknown) {
+    if (batch.length > 1) {
+      const half = Math.ceil(batch.length / 2);
+      await this.write(batch.slice(0, half), stripped);
+      await this.write(batch.slice(half), stripped);
+    } else if (!stripped) await this.write([withoutFreeText(batch[0]!)], true);
+    else this.options.onRefused(batch[0]!, err);
+  }
+}
+
+/** The outcome with the receiver's answer and the error's detail left out of its attempt. */
+function withoutFreeText(o: DeliveryOutcome): DeliveryOutcome {
+  if (!o.attempt) return o;
+  const note = "(not recorded: the store refused the receiver's text)";
+  return {
+    ...o,
+    attempt: { ...o.attempt, responseSnippet: note, errorDetail: o.attempt.errorDetail && note },
+  };
 }
 
 /** The batch's outcomes the store kept, in the batch's order; a delivery's first one only. */

@@ -58,6 +58,9 @@ describe("the outcome writer", () => {
       onError: (err) => {
         throw err;
       },
+      onRefused: (_o, err) => {
+        throw err;
+      },
     });
     const committed = (n: number) =>
       commits.length >= n
