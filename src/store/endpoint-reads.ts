@@ -1,7 +1,8 @@
 /**
  * What both dialects read the same way about one endpoint: its attempts in time buckets, and its
  * messages with where each stands there (`Store.attemptBuckets`, `Store.endpointMessageStates`,
- * `Store.listEndpointMessages`).
+ * `Store.listEndpointMessages`); and, the other way round, where a page of messages stands at
+ * their endpoints (`Store.messageDeliveryStates`).
  */
 import type { AttemptBucket, DeliveryState } from "../domain/types.js";
 import type { EndpointMessage } from "./port.js";
@@ -46,9 +47,39 @@ export const messageStatesSql = (p: [string, string, string], hint: string) =>
 
 /** `(state, n)` rows as a count for every state. */
 export function statesFromRows(rows: Record<string, unknown>[]): Record<DeliveryState, number> {
-  const counts: Record<DeliveryState, number> = { pending: 0, inflight: 0, succeeded: 0, dead: 0 };
+  const counts = noStates();
   for (const r of rows) counts[r.state as DeliveryState] = Number(r.n);
   return counts;
+}
+
+const noStates = (): Record<DeliveryState, number> => ({
+  pending: 0,
+  inflight: 0,
+  succeeded: 0,
+  dead: 0,
+});
+
+/**
+ * Counts each listed message's endpoints by the message's latest delivery to each, in one query
+ * over the messages' own deliveries (`deliveries_by_message`); `p` holds the dialect's
+ * placeholders for the application and for the list of message ids (`ids`, e.g. `IN (…)`).
+ */
+export const messagesStatesSql = (p: { app: string; ids: string }, hint: string) =>
+  `SELECT d.message_id, d.state, count(*) AS n FROM deliveries d ${hint}
+   WHERE d.app_id = ${p.app} AND d.message_id ${p.ids} AND ${latestDelivery(hint)}
+   GROUP BY d.message_id, d.state`;
+
+/** `(message_id, state, n)` rows as a count for every state of every id asked for. */
+export function statesByMessage(
+  ids: readonly string[],
+  rows: Record<string, unknown>[],
+): Map<string, Record<DeliveryState, number>> {
+  const out = new Map(ids.map((id) => [id, noStates()]));
+  for (const r of rows) {
+    const counts = out.get(String(r.message_id));
+    if (counts) counts[r.state as DeliveryState] = Number(r.n);
+  }
+  return out;
 }
 
 /** A bucket row, the same shape in both dialects. */

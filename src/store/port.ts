@@ -630,6 +630,16 @@ export interface Store {
    * at or after `since` and before `until`.
    */
   endpointMessageStates(q: MessageStateQuery): Promise<Record<DeliveryState, number>>;
+  /**
+   * Where each of these messages of the application stands at its endpoints: how many endpoints
+   * its latest delivery to each (a resend's or a replay's, if any) leaves in each state; all zero
+   * for a message that went nowhere (or is not the application's). One query for the whole list,
+   * through the messages' own deliveries, however many messages or endpoints there are.
+   */
+  messageDeliveryStates(
+    appId: string,
+    messageIds: readonly string[],
+  ): Promise<Map<string, Record<DeliveryState, number>>>;
 
   listAttempts(q: AttemptQuery): Promise<Page<Attempt>>;
   findAttempt(appId: string, attemptId: string): Promise<Attempt | null>;

@@ -1,8 +1,17 @@
-/** Read-only queries behind the dashboard's pages: replay job lists and attempt charts. */
+/**
+ * Read-only queries behind the dashboard's pages: replay job lists, attempt charts and where
+ * messages stand.
+ */
 import type pg from "pg";
 import type { AttemptBucket, DeliveryState, ReplayJob } from "../../domain/types.js";
 import type { MessageStateQuery, Page, PageQuery } from "../port.js";
-import { bucketFromRow, messageStatesSql, statesFromRows } from "../endpoint-reads.js";
+import {
+  bucketFromRow,
+  messageStatesSql,
+  messagesStatesSql,
+  statesByMessage,
+  statesFromRows,
+} from "../endpoint-reads.js";
 import { all, Params } from "./database.js";
 import { paginate } from "./pagination.js";
 import { replayJobFromRow } from "./rows.js";
@@ -46,5 +55,14 @@ export class DashboardQueries {
       q.until ?? Number.MAX_SAFE_INTEGER,
     ]);
     return statesFromRows(rows);
+  }
+
+  async messageDeliveryStates(
+    appId: string,
+    messageIds: readonly string[],
+  ): Promise<Map<string, Record<DeliveryState, number>>> {
+    if (messageIds.length === 0) return new Map();
+    const sql = messagesStatesSql({ app: "$1", ids: "= ANY($2::text[])" }, "");
+    return statesByMessage(messageIds, await all(this.pool, sql, [appId, messageIds]));
   }
 }

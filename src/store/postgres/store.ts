@@ -366,6 +366,13 @@ export class PostgresStore implements Store {
     return this.run(() => this.dashboard.endpointMessageStates(q));
   }
 
+  async messageDeliveryStates(
+    appId: string,
+    messageIds: readonly string[],
+  ): Promise<Map<string, Record<DeliveryState, number>>> {
+    return this.run(() => this.dashboard.messageDeliveryStates(appId, messageIds));
+  }
+
   // ---- read models --------------------------------------------------------------------------
 
   async listAttempts(q: AttemptQuery): Promise<Page<Attempt>> {

@@ -1,7 +1,17 @@
-/** Read-only queries behind the dashboard's pages: replay job lists and attempt charts. */
+/**
+ * Read-only queries behind the dashboard's pages: replay job lists, attempt charts and where
+ * messages stand.
+ */
 import type { Database as Db } from "better-sqlite3";
 import type { AttemptBucket, DeliveryState, ReplayJob } from "../../domain/types.js";
-import { BY_MESSAGE, bucketFromRow, messageStatesSql, statesFromRows } from "../endpoint-reads.js";
+import {
+  BY_MESSAGE,
+  bucketFromRow,
+  messageStatesSql,
+  messagesStatesSql,
+  statesByMessage,
+  statesFromRows,
+} from "../endpoint-reads.js";
 import type { MessageStateQuery, Page, PageQuery } from "../port.js";
 import { paginate } from "./pagination.js";
 import { replayJobFromRow, type Row } from "./rows.js";
@@ -39,5 +49,17 @@ export class DashboardQueries {
       .prepare(messageStatesSql(["?", "?", "?"], BY_MESSAGE))
       .all(q.endpointId, q.since ?? 0, q.until ?? Number.MAX_SAFE_INTEGER) as Row[];
     return statesFromRows(rows);
+  }
+
+  messageDeliveryStates(
+    appId: string,
+    messageIds: readonly string[],
+  ): Map<string, Record<DeliveryState, number>> {
+    if (messageIds.length === 0) return new Map();
+    const ids = `IN (${messageIds.map(() => "?").join(", ")})`;
+    const rows = this.db
+      .prepare(messagesStatesSql({ app: "?", ids }, BY_MESSAGE))
+      .all(appId, ...messageIds) as Row[];
+    return statesByMessage(messageIds, rows);
   }
 }

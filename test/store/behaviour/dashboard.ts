@@ -1,6 +1,7 @@
 /**
  * What the dashboard reads and writes through the store: expiring tokens, a test event sent to
- * one endpoint only, the list of replay jobs and attempt buckets for charts.
+ * one endpoint only, the list of replay jobs, attempt buckets for charts and where the messages
+ * of a page stand.
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -168,6 +169,61 @@ export function dashboardBehaviour(t: StoreUnderTest): void {
       ).toEqual({ succeeded: 1, dead: 1, pending: 0, inflight: 0 });
       expect(sent[2]!.message.id).toBe(resent!.messageId);
       expect((await t.store.endpointMessageStates({ endpointId: other })).inflight).toBe(4);
+    });
+
+    it("says where each message of a page stands at its endpoints, by its latest delivery to each", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [ep1, ep2] = endpoints.map((e) => e.id) as [string, string];
+      const other = await seedApp(t.store, [{}]);
+      const delivered = (await accept(t.store, app.id)).message.id;
+      const failed = (await accept(t.store, app.id)).message.id;
+      const resent = (await accept(t.store, app.id)).message.id;
+      const elsewhere = (await accept(t.store, other.app.id)).message.id;
+      const claimed = await claimAll(t.store, T0);
+      const dead = { kind: "dead", failureClass: "exhausted", reason: "HTTP 503" } as const;
+      const at = T0 + SECOND;
+      await t.store.recordAttempts(
+        claimed
+          .filter((d) => d.messageId !== elsewhere)
+          .filter((d) => d.messageId !== resent || d.endpointId === ep1)
+          .map((d) =>
+            outcomeFor(d, {
+              at,
+              ...(d.messageId === delivered || d.endpointId === ep2
+                ? { next: { kind: "succeeded" } }
+                : { attempt: aFailedAttempt(at), next: dead }),
+            }),
+          ),
+      );
+      // A resend stands for the dead delivery before it; the other endpoint is still in flight.
+      await t.store.enqueueResend({
+        id: newId("dlv"),
+        appId: app.id,
+        messageId: resent,
+        endpointId: ep1,
+        now: T0 + 2 * SECOND,
+      });
+      const waiting = (await accept(t.store, app.id, { now: at, dueAt: T0 + HOUR })).message.id;
+      const states = await t.store.messageDeliveryStates(app.id, [
+        delivered,
+        failed,
+        resent,
+        waiting,
+        elsewhere,
+      ]);
+      const none = { succeeded: 0, dead: 0, pending: 0, inflight: 0 };
+      expect(Object.fromEntries(states)).toEqual({
+        [delivered]: { ...none, succeeded: 2 },
+        [failed]: { ...none, succeeded: 1, dead: 1 },
+        [resent]: { ...none, pending: 1, inflight: 1 },
+        [waiting]: { ...none, pending: 2 },
+        // Another application's message is not this application's to read.
+        [elsewhere]: none,
+      });
+      const theirs = await t.store.messageDeliveryStates(other.app.id, [elsewhere, delivered]);
+      expect(theirs.get(elsewhere)).toEqual({ ...none, inflight: 1 });
+      expect(theirs.get(delivered)).toEqual(none);
+      expect((await t.store.messageDeliveryStates(app.id, [])).size).toBe(0);
     });
   });
 }
