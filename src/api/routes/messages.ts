@@ -7,7 +7,8 @@ import type { ApiDeps } from "../deps.js";
 import { endpointPages, requireApp, requireMessage, requireOrCreateApp } from "../lookup.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { memberBytes } from "../payload-bytes.js";
-import { HttpError, HttpValidationError, listOf } from "../schemas/common.js";
+import { deliveryStatusOf, MessageWithStatusOut } from "../schemas/attempt.js";
+import { HttpError, HttpValidationError, extension, listOf } from "../schemas/common.js";
 import { Channel } from "../schemas/endpoint.js";
 import {
   MessageIn,
@@ -100,8 +101,12 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         after: QueryTime.optional(),
         event_types: EventTypesQuery.optional(),
         tag: Tag.optional(),
+        // hookline's: each message with where its deliveries stand (`deliveryStatus`).
+        with_status: extension(QueryBool).optional(),
       }),
-      responses: { 200: { description: "A page of messages", schema: listOf(MessageOut) } },
+      responses: {
+        200: { description: "A page of messages", schema: listOf(MessageWithStatusOut) },
+      },
       handler: async ({ params, query }) => {
         const app = await requireApp(store, params.app_id!);
         const page = await store.listMessages(app.id, {
@@ -115,13 +120,17 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           eventTypes: query.event_types,
         });
         const withContent = query.with_content ?? true;
-        return {
-          status: 200,
-          json: listJson(
-            page.data.map((m) => messageJson(m, withContent)),
-            page,
-          ),
-        };
+        const json = page.data.map((m) => messageJson(m, withContent));
+        if (query.with_status) {
+          // One read for the whole page, through the messages' own deliveries.
+          const ids = page.data.map((m) => m.id);
+          const states = await store.messageDeliveryStates(app.id, ids);
+          json.forEach((text, i) => {
+            const status = JSON.stringify(deliveryStatusOf(states.get(ids[i]!)!));
+            json[i] = `${text.slice(0, -1)},"deliveryStatus":${status}}`;
+          });
+        }
+        return { status: 200, json: listJson(json, page) };
       },
     }),
     defineRoute({

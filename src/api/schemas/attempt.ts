@@ -91,6 +91,39 @@ const DELIVERY_STATUS: Record<Delivery["state"], number> = {
   inflight: 3,
 };
 
+/**
+ * hookline's `deliveryStatus` of a listed message (`with_status=true`): how many of its endpoints
+ * stand at each status, by its latest delivery to each, and one word for them all: `fail` if any
+ * failed, else `pending` if any waits for an attempt, else `sending` if any is being sent, else
+ * `success` if it reached every endpoint it went to; `none` if it went to no endpoint.
+ */
+export const MessageDeliveryStatus = z.object({
+  statusText: z.enum(["fail", "pending", "sending", "success", "none"]),
+  success: z.int(),
+  pending: z.int(),
+  sending: z.int(),
+  fail: z.int(),
+});
+
+/** Svix MessageOut with hookline's `deliveryStatus`, when asked for. */
+export const MessageWithStatusOut = MessageOut.extend({
+  deliveryStatus: extension(MessageDeliveryStatus).optional(),
+});
+
+/** A message's `deliveryStatus` from its endpoints counted by delivery state. */
+export function deliveryStatusOf(
+  counts: Record<Delivery["state"], number>,
+): z.output<typeof MessageDeliveryStatus> {
+  const n = {
+    success: counts.succeeded,
+    pending: counts.pending,
+    sending: counts.inflight,
+    fail: counts.dead,
+  };
+  const statusText = (["fail", "pending", "sending", "success"] as const).find((s) => n[s] > 0);
+  return { statusText: statusText ?? "none", ...n };
+}
+
 /** Svix EndpointMessageOut: a message sent to an endpoint, and where it stands there. */
 export const EndpointMessageOut = MessageOut.extend({
   status: z.int().min(0).max(4),
