@@ -88,6 +88,17 @@ export interface Message {
   payload: unknown;
   channels: string[] | null;
   timestamp: string;
+  /** Where its deliveries stand, when listed with `with_status=true`. */
+  deliveryStatus?: DeliveryStatus;
+}
+
+/** A listed message's endpoints counted by status, and one word for them all. */
+export interface DeliveryStatus {
+  statusText: "fail" | "pending" | "sending" | "success" | "none";
+  success: number;
+  pending: number;
+  sending: number;
+  fail: number;
 }
 
 export interface DeadLetter {

@@ -1,13 +1,14 @@
 /**
- * An application's message log (searchable by event type, or by message or event id), and one
- * message: its payload and, per endpoint, its attempts as a timeline, with resend.
+ * An application's message log (searchable by event type, or by message or event id), each
+ * message with where its deliveries stand, and one message: its payload and, per endpoint, its
+ * attempts as a timeline, with resend.
  */
 import { api, maybe, seg, type ListOut } from "../api.js";
 import { action, field, h, link, replace, table, toast } from "../dom.js";
 import { ago, isoOf, pretty, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
-import type { App, Attempt, Endpoint, Message } from "../types.js";
+import type { App, Attempt, DeliveryStatus, Endpoint, Message } from "../types.js";
 import { attemptDetails, attemptResult, viewOf } from "./attempt.js";
 import { typesOf } from "./endpoints.js";
 import { heldBy } from "./health.js";
@@ -22,7 +23,7 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
   const problem = h("div");
   let filter = "";
   const messages = pagedList<Message>(
-    () => `${base}?limit=50&with_content=false${filter}`,
+    () => `${base}?limit=50&with_content=false&with_status=true${filter}`,
     "More messages",
     "more-messages",
   );
@@ -82,18 +83,37 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
   await live(list, messages.load, (msgs) => [
     table(
       "Newest messages first",
-      ["When", "Event type", "Message", "Event id"],
+      ["When", "Event type", "Message", "Deliveries", "Event id"],
       msgs.data.map((m) => [
         ago(m.timestamp),
         m.eventType,
         link(`/app/${app.id}/message/${m.id}`, h("code", {}, m.id), {
           "data-key": `msg-${m.id}`,
         }),
+        m.deliveryStatus ? deliveries(m.deliveryStatus) : "—",
         m.eventId ?? "—",
       ]),
     ),
     ...messages.more(msgs.done),
   ]);
+}
+
+const COUNTED = ["success", "pending", "sending", "fail"] as const;
+
+/**
+ * A message's deliveries at a glance: the badge of the endpoint page's statuses that sums them up
+ * (any failure first), and how many endpoints stand at each when there are several.
+ */
+function deliveries(s: DeliveryStatus): HTMLElement {
+  if (s.statusText === "none") return h("span", { class: "badge muted" }, "no endpoints");
+  const counts = COUNTED.filter((k) => s[k] > 0);
+  const total = COUNTED.reduce((n, k) => n + s[k], 0);
+  return h(
+    "span",
+    {},
+    h("span", { class: `badge status-${s.statusText}` }, s.statusText),
+    total > 1 ? ` ${counts.map((k) => `${s[k]} ${k}`).join(" · ")}` : "",
+  );
 }
 
 /** The API names a refused type by its place ("event_types.1: …"); say which one was typed. */
