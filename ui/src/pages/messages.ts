@@ -102,17 +102,16 @@ const COUNTED = ["success", "pending", "sending", "fail"] as const;
 
 /**
  * A message's deliveries at a glance: the badge of the endpoint page's statuses that sums them up
- * (any failure first), and how many endpoints stand at each when there are several.
+ * (any failure first), and how many endpoints stand at each when they do not all stand alike.
  */
 function deliveries(s: DeliveryStatus): HTMLElement {
   if (s.statusText === "none") return h("span", { class: "badge muted" }, "no endpoints");
   const counts = COUNTED.filter((k) => s[k] > 0);
-  const total = COUNTED.reduce((n, k) => n + s[k], 0);
   return h(
     "span",
     {},
     h("span", { class: `badge status-${s.statusText}` }, s.statusText),
-    total > 1 ? ` ${counts.map((k) => `${s[k]} ${k}`).join(" · ")}` : "",
+    counts.length > 1 ? ` (${counts.map((k) => `${s[k]} ${k}`).join(", ")})` : "",
   );
 }
 
