@@ -28,6 +28,7 @@ import { newId } from "./ids.js";
 import { Observability } from "./observability/service.js";
 import type { Store } from "./store/port.js";
 import { openStore } from "./store/factory.js";
+import { dataDirFailure, listenFailure, storeFailure } from "./start-failure.js";
 
 /** Things a test (or an embedding program) may swap; production uses the defaults. */
 export interface HooklineOverrides {
@@ -69,8 +70,7 @@ export function createHookline(
     overrides.logger ??
     pino({ level: config.logLevel, base: { service: "hookline" }, redact: REDACTED_LOG_PATHS });
   const clock = overrides.clock ?? systemClock;
-  const adminToken = config.adminToken ?? loadOrCreateAdminToken(config.dataDir);
-  const store = openStore(config, logger);
+  const { adminToken, store } = openDataDir(config, logger);
   // One bus for domain events: the engine's and the dead-letter queue's.
   const events = new EngineEvents();
   const policyDefaults: PolicyDefaults = {
@@ -188,6 +188,40 @@ export function createHookline(
     events,
   });
 
+  /** Starts the parts in order; the API listens last, once deliveries are running. */
+  async function startParts(): Promise<void> {
+    // A wrong key stops start-up here rather than failing deliveries one by one later.
+    await store.verifySealing().catch((err: unknown) => {
+      throw storeFailure(err, config);
+    });
+    if (!config.encryptionKey) {
+      logger.warn(
+        "ENCRYPTION AT REST IS OFF: endpoint secrets and message payloads are stored in plaintext; set HOOKLINE_ENCRYPTION_KEY or HOOKLINE_ENCRYPTION_KEY_FILE (see docs/security.md)",
+      );
+    }
+    if (delivers) {
+      await engine.start();
+      await replayJobs.start();
+      retention.start();
+    }
+    // Metrics and operational webhooks in every process; alerts and scheduled drills only
+    // where deliveries are made (see observability/service.ts).
+    await observability.start({ evaluate: delivers });
+    if (serves) {
+      const address = await api
+        .listen({ host: config.host, port: config.port })
+        .catch((err: unknown) => {
+          throw listenFailure(err, config);
+        });
+      hookline.url = config.publicUrl ?? address;
+    } else {
+      // A worker serves no HTTP, but must have its schema ready like any process.
+      await store.ping().catch((err: unknown) => {
+        throw storeFailure(err, config);
+      });
+    }
+  }
+
   const hookline: Hookline = {
     config,
     store,
@@ -201,27 +235,12 @@ export function createHookline(
     logger,
     url: "",
     async start() {
-      // A wrong key stops start-up here rather than failing deliveries one by one later.
-      await store.verifySealing();
-      if (!config.encryptionKey) {
-        logger.warn(
-          "ENCRYPTION AT REST IS OFF: endpoint secrets and message payloads are stored in plaintext; set HOOKLINE_ENCRYPTION_KEY or HOOKLINE_ENCRYPTION_KEY_FILE (see docs/security.md)",
-        );
-      }
-      if (delivers) {
-        await engine.start();
-        await replayJobs.start();
-        retention.start();
-      }
-      // Metrics and operational webhooks in every process; alerts and scheduled drills only
-      // where deliveries are made (see observability/service.ts).
-      await observability.start({ evaluate: delivers });
-      if (serves) {
-        const address = await api.listen({ host: config.host, port: config.port });
-        hookline.url = config.publicUrl ?? address;
-      } else {
-        // A worker serves no HTTP, but must have its schema ready like any process.
-        await store.ping();
+      try {
+        await startParts();
+      } catch (err) {
+        // Whatever did start is stopped again, so an embedding program is left with nothing running.
+        await hookline.stop().catch(() => undefined);
+        throw err;
       }
     },
     async stop() {
@@ -254,6 +273,28 @@ export const REDACTED_LOG_PATHS = [
   "encryptionOldKeys",
   "*.encryptionOldKeys",
 ];
+
+/**
+ * The admin token and the store, from the data dir; a data dir that cannot be used stops
+ * start-up naming HOOKLINE_DATA_DIR. (With DATABASE_URL it holds only the generated token.)
+ */
+function openDataDir(
+  config: Readonly<Config>,
+  logger: Logger,
+): { adminToken: string; store: Store } {
+  let adminToken: string;
+  try {
+    adminToken = config.adminToken ?? loadOrCreateAdminToken(config.dataDir);
+  } catch (err) {
+    throw dataDirFailure(err, config.dataDir);
+  }
+  if (config.databaseUrl) return { adminToken, store: openStore(config, logger) };
+  try {
+    return { adminToken, store: openStore(config, logger) };
+  } catch (err) {
+    throw dataDirFailure(err, config.dataDir);
+  }
+}
 
 /** The admin token kept in the data dir, created (0600) on first start. */
 export function loadOrCreateAdminToken(dataDir: string): string {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** The `hookline` command. Only this entry point reads the environment. */
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { createHookline, type Hookline } from "../app.js";
 import { resolveConfig } from "../config.js";
 import { HooklineError } from "../errors.js";
@@ -15,9 +15,11 @@ program.name("hookline").description("Self-hostable webhook delivery service").v
 program
   .command("serve")
   .description("run the API and the delivery engine")
-  .option(
-    "--role <role>",
-    "all (API and deliveries), api (the HTTP API only) or worker (deliveries only); api and worker need DATABASE_URL (default: HOOKLINE_ROLE or all)",
+  .addOption(
+    new Option(
+      "--role <role>",
+      "all (API and deliveries), api (the HTTP API only) or worker (deliveries only); api and worker need DATABASE_URL (default: HOOKLINE_ROLE or all)",
+    ).choices(["all", "api", "worker"]),
   )
   .action(async (options: { role?: string }) => {
     const env = options.role ? { ...process.env, HOOKLINE_ROLE: options.role } : process.env;

@@ -17,17 +17,13 @@ export interface HooklineProcess {
 
 export const TEST_TOKEN = "hl_test_token_0123456789abcdef";
 
-/**
- * Starts `hookline serve` and resolves once it is ready: listening (roles all and api) or
- * delivering (role worker, which serves no HTTP; its `url` is empty).
- */
-export async function spawnHookline(
+/** `hookline serve` with the tests' settings, started and not waited for. */
+export function spawnServe(
   dataDir: string,
   env: Record<string, string> = {},
-  role: "all" | "api" | "worker" = "all",
-): Promise<HooklineProcess> {
-  const args = ["--import", "tsx", "src/cli/main.ts", "serve", "--role", role];
-  const child = spawn(process.execPath, args, {
+  args: string[] = [],
+): Omit<HooklineProcess, "url"> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", ...args], {
     cwd: root,
     env: {
       ...process.env,
@@ -46,11 +42,27 @@ export async function spawnHookline(
   const exited = new Promise<number | string>((resolve) =>
     child.on("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
   );
+  return { child, exited, output: () => out };
+}
+
+/**
+ * Starts `hookline serve` and resolves once it is ready: listening (roles all and api) or
+ * delivering (role worker, which serves no HTTP; its `url` is empty).
+ */
+export async function spawnHookline(
+  dataDir: string,
+  env: Record<string, string> = {},
+  role: "all" | "api" | "worker" = "all",
+): Promise<HooklineProcess> {
+  const { child, exited, output } = spawnServe(dataDir, env, ["--role", role]);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`hookline did not start:\n${out}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`hookline did not start:\n${output()}`)),
+      20_000,
+    );
     const check = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m || (role === "worker" && /is delivering/.test(out))) {
+      const m = /listening on (http:\/\/\S+)/.exec(output());
+      if (m || (role === "worker" && /is delivering/.test(output()))) {
         clearTimeout(timer);
         resolve(m?.[1] ?? "");
       }
@@ -58,10 +70,10 @@ export async function spawnHookline(
     child.stdout!.on("data", check);
     void exited.then(() => {
       clearTimeout(timer);
-      reject(new Error(`hookline exited before starting:\n${out}`));
+      reject(new Error(`hookline exited before starting:\n${output()}`));
     });
   });
-  return { url, child, exited, output: () => out };
+  return { url, child, exited, output };
 }
 
 /** A JSON call to a hookline process with the test token. */

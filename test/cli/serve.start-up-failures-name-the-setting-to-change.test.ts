@@ -1,0 +1,114 @@
+/**
+ * When `hookline serve` cannot start because of where it was told to listen or keep its data,
+ * it says which setting to change, in one line, and exits 1 — not with a Node stack trace that
+ * leaves the operator to guess which of the variables was wrong.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { spawnServe, TEST_TOKEN } from "../support/process.js";
+
+const dirs: string[] = [];
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+});
+
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "hookline-start-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Runs `hookline serve` to its end; it must not start, so it ends by itself. */
+async function serveUntilExit(
+  env: Record<string, string> & { HOOKLINE_DATA_DIR: string },
+  args: string[] = [],
+): Promise<{ code: number | string; output: string }> {
+  const { child, exited, output } = spawnServe(
+    env.HOOKLINE_DATA_DIR,
+    { HOOKLINE_LOG_LEVEL: "silent", HOOKLINE_SENDER_THREADS: "0", ...env },
+    args,
+  );
+  // A hookline that did start is stopped, so the assertions below report it.
+  child.stdout!.on("data", () => {
+    if (/listening on/.test(output())) child.kill("SIGTERM");
+  });
+  return { code: await exited, output: output() };
+}
+
+function expectOneLineNaming(
+  result: { code: number | string; output: string },
+  setting: string,
+  prefix = "hookline:",
+) {
+  expect(result.code, result.output).toBe(1);
+  const line = result.output.trim();
+  expect(line).toMatch(new RegExp(`^${prefix} .*${setting}`));
+  expect(line).not.toMatch(/\n\s+at /);
+}
+
+async function listening(): Promise<number> {
+  const server = createServer();
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return (server.address() as { port: number }).port;
+}
+
+describe("hookline serve refuses to start", () => {
+  it("on a port another process listens on, naming HOOKLINE_PORT", async () => {
+    const port = await listening();
+    const result = await serveUntilExit({
+      HOOKLINE_DATA_DIR: dataDir(),
+      HOOKLINE_HOST: "127.0.0.1",
+      HOOKLINE_PORT: String(port),
+    });
+    expectOneLineNaming(result, "HOOKLINE_PORT");
+    expect(result.output).toContain(`127.0.0.1:${port}`);
+  }, 30_000);
+
+  it("on a host that is not an address of this machine, naming HOOKLINE_HOST", async () => {
+    // 192.0.2.0/24 is reserved for documentation: no machine has it.
+    const result = await serveUntilExit({
+      HOOKLINE_DATA_DIR: dataDir(),
+      HOOKLINE_HOST: "192.0.2.1",
+    });
+    expectOneLineNaming(result, "HOOKLINE_HOST");
+  }, 30_000);
+
+  it("on a data dir that is a file, naming HOOKLINE_DATA_DIR", async () => {
+    const file = join(dataDir(), "not-a-dir");
+    writeFileSync(file, "");
+    for (const adminToken of [TEST_TOKEN, ""]) {
+      const result = await serveUntilExit({
+        HOOKLINE_DATA_DIR: file,
+        HOOKLINE_ADMIN_TOKEN: adminToken,
+      });
+      expectOneLineNaming(result, "HOOKLINE_DATA_DIR");
+      expect(result.output).toContain(file);
+    }
+  }, 30_000);
+
+  it("on a PostgreSQL that does not answer, naming DATABASE_URL without its password", async () => {
+    const port = await listening();
+    // Nothing speaks PostgreSQL there: a closed port would do too, but this one is surely free.
+    servers.pop()!.close();
+    const result = await serveUntilExit({
+      HOOKLINE_DATA_DIR: dataDir(),
+      DATABASE_URL: `postgres://hookline:s3cret-pw@127.0.0.1:${port}/hookline`,
+    });
+    expectOneLineNaming(result, "DATABASE_URL");
+    expect(result.output).toContain(`127.0.0.1:${port}`);
+    expect(result.output).not.toContain("s3cret-pw");
+  }, 30_000);
+
+  it("with a --role it does not know, naming --role", async () => {
+    const result = await serveUntilExit({ HOOKLINE_DATA_DIR: dataDir() }, ["--role", "leader"]);
+    // commander's own words for an option's value it refuses.
+    expectOneLineNaming(result, "--role", "error:");
+    expect(result.output).toContain("all, api, worker");
+  }, 30_000);
+});
