@@ -96,6 +96,8 @@ export class DeliveryEngine implements EngineControl, Intake {
   private readonly inFlight = new Set<Promise<void>>();
   private claimed = 0;
   private running = false;
+  /** Set once stop() stopped waiting: answers still to come are not recorded (see stop). */
+  private gaveUpInFlight = false;
   private pumping = false;
   private pumpAgain = false;
   private pumpScheduled = false;
@@ -227,6 +229,7 @@ export class DeliveryEngine implements EngineControl, Intake {
     if (this.fleet) await this.fleet.start();
     else await this.deps.store.recoverInflight(this.deps.clock.now());
     this.running = true;
+    this.gaveUpInFlight = false;
     this.wake();
   }
 
@@ -252,7 +255,9 @@ export class DeliveryEngine implements EngineControl, Intake {
     clearTimeout(timeout);
     // Whatever is still out stays claimed in the store: retried after restart (alone), or by the
     // others once this worker's heartbeat is old enough (in a fleet, which otherwise gets this
-    // worker's endpoints back at once).
+    // worker's endpoints back at once). The sender is closed next, which ends those requests with
+    // an error of its own making: no attempt of theirs is recorded, as none has an answer.
+    this.gaveUpInFlight = true;
     await this.writer.flush();
     await this.fleet?.stop(this.inFlight.size === 0);
   }
@@ -992,6 +997,7 @@ export class DeliveryEngine implements EngineControl, Intake {
   private async attempt(rt: EndpointRuntime, d: ClaimedDelivery, probe: boolean): Promise<void> {
     const endpoint = rt.endpoint;
     const { outcome, decision, transition } = await makeAttempt(this.deps, rt, d, probe);
+    if (this.gaveUpInFlight) return;
     // Sent before this worker was declared dead: the store would keep no outcome of it (the
     // delivery is the worker's holding it now), so none is written nor announced, and the
     // endpoint's circuit and settings are its owner's to change.

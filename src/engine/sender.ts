@@ -29,6 +29,7 @@ export interface SendResult {
 /** Sends requests; an interface so a test can count or shape traffic without a network. */
 export interface Sender {
   send(req: SendRequest): Promise<SendResult>;
+  /** Ends every connection at once; requests still in flight fail rather than being waited for. */
   close(): Promise<void>;
 }
 
@@ -84,8 +85,10 @@ export class HttpSender implements Sender {
     });
   }
 
+  // The engine has waited for answers as long as the shutdown timeout allows before this is
+  // called; undici's close() would wait again, for up to the attempt's deadline.
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.agent.destroy();
   }
 }
 

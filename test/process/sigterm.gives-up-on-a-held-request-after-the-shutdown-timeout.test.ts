@@ -1,0 +1,65 @@
+/**
+ * HOOKLINE_SHUTDOWN_TIMEOUT_MS bounds how long a stopping hookline waits for requests in flight
+ * (configuration.md): a receiver that holds a request does not keep the process alive until the
+ * attempt's own deadline (up to 30 s, longer than orchestrators wait before SIGKILL). The request
+ * given up on is not recorded as a failed attempt; its delivery is sent again after restart.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { GatedReceiver } from "../support/gated-receiver.js";
+import { call, spawnHookline, type HooklineProcess } from "../support/process.js";
+
+describe.each(["0", "1"])("SIGTERM with %s sender threads", (threads) => {
+  let dir: string;
+  let proc: HooklineProcess | null = null;
+  let rx: GatedReceiver;
+  afterEach(async () => {
+    proc?.child.kill("SIGKILL");
+    await proc?.exited;
+    await rx.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("exits once the shutdown timeout has passed, and the held delivery is sent after restart", async () => {
+    dir = mkdtempSync(join(tmpdir(), "hookline-held-"));
+    rx = await GatedReceiver.start();
+    const env = {
+      HOOKLINE_SENDER_THREADS: threads,
+      // The attempt's deadline is far beyond the shutdown timeout, and beyond this test's own.
+      HOOKLINE_REQUEST_TIMEOUT_MS: "30000",
+      HOOKLINE_SHUTDOWN_TIMEOUT_MS: "500",
+    };
+    proc = await spawnHookline(dir, env);
+    await call(proc.url, "POST", "/api/v1/app", { name: "acme", uid: "acme" });
+    await call(proc.url, "POST", "/api/v1/app/acme/endpoint", { url: rx.url(), uid: "main" });
+    const msg = await call<{ id: string }>(proc.url, "POST", "/api/v1/app/acme/msg", {
+      eventType: "e",
+      payload: {},
+    });
+    await rx.arrived(1);
+
+    proc.child.kill("SIGTERM");
+    // The receiver still holds the request: only the shutdown timeout can end the wait.
+    expect(await proc.exited).toBe(0);
+
+    rx.release();
+    proc = await spawnHookline(dir, env);
+    await rx.arrived(2);
+    expect(rx.ids).toEqual([msg.body.id, msg.body.id]);
+    let attempts: { status: string; responseStatusCode: number }[] = [];
+    while (attempts.length === 0) {
+      const page = await call<{ data: typeof attempts }>(
+        proc.url,
+        "GET",
+        `/api/v1/app/acme/attempt/msg/${msg.body.id}`,
+      );
+      attempts = page.body.data;
+      if (attempts.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    // One attempt, the one after restart: the request given up on left no failure behind.
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ responseStatusCode: 200 });
+  }, 45_000);
+});
