@@ -275,8 +275,8 @@ export const REDACTED_LOG_PATHS = [
 ];
 
 /**
- * The admin token and the store, from the data dir; a data dir that cannot be used stops
- * start-up naming HOOKLINE_DATA_DIR. (With DATABASE_URL it holds only the generated token.)
+ * The admin token and the store; a data dir that cannot be used for either stops start-up naming
+ * HOOKLINE_DATA_DIR. (With DATABASE_URL it holds only the generated token.)
  */
 function openDataDir(
   config: Readonly<Config>,
@@ -288,12 +288,7 @@ function openDataDir(
   } catch (err) {
     throw dataDirFailure(err, config.dataDir);
   }
-  if (config.databaseUrl) return { adminToken, store: openStore(config, logger) };
-  try {
-    return { adminToken, store: openStore(config, logger) };
-  } catch (err) {
-    throw dataDirFailure(err, config.dataDir);
-  }
+  return { adminToken, store: openStore(config, logger) };
 }
 
 /** The admin token kept in the data dir, created (0600) on first start. */

@@ -4,6 +4,7 @@ import { resolveConfig } from "../config.js";
 import { keyId } from "../security/cipher.js";
 import { rotateKeys } from "../security/rotate.js";
 import { openStore } from "../store/factory.js";
+import { storeFailure } from "../start-failure.js";
 
 /** The `keys` command group. */
 /** --batch-size: a whole number of rows, at least 1 (a typo must not reach the query as NaN). */
@@ -26,7 +27,9 @@ export function keysCommand(env: Record<string, string | undefined>, out: NodeJS
       const config = resolveConfig(env);
       const store = openStore(config);
       try {
-        await store.verifySealing();
+        await store.verifySealing().catch((err: unknown) => {
+          throw storeFailure(err, config);
+        });
         const current = config.encryptionKey ? `key ${keyId(config.encryptionKey)}` : "plaintext";
         out.write(`re-encrypting with ${current}\n`);
         const totals = await rotateKeys(store, { batchSize: opts.batchSize });

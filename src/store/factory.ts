@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import type { Config } from "../config.js";
 import { FieldCipher } from "../security/cipher.js";
+import { dataDirFailure } from "../start-failure.js";
 import type { Store } from "./port.js";
 import { PostgresStore } from "./postgres/store.js";
 import { DEFAULT_CHECKPOINTS } from "./sqlite/checkpointer.js";
@@ -16,8 +17,9 @@ export interface StoreLogger {
 }
 
 /**
- * Opens the configured store. SQLite is migrated here; PostgreSQL connects and migrates on first
- * use (hookline's start), so a database that is down fails start-up with StoreUnavailableError.
+ * Opens the configured store. SQLite is migrated here (a data dir it cannot use throws a
+ * ConfigError naming HOOKLINE_DATA_DIR); PostgreSQL connects and migrates on first use
+ * (hookline's start), so a database that is down fails start-up with StoreUnavailableError.
  */
 export function openStore(config: Readonly<Config>, log?: StoreLogger): Store {
   const limits = { maxOpenDeadLettersPerEndpoint: config.dlqMaxPerEndpoint };
@@ -32,6 +34,19 @@ export function openStore(config: Readonly<Config>, log?: StoreLogger): Store {
       cipher,
     });
   }
+  try {
+    return openSqlite(config, limits, cipher, log);
+  } catch (err) {
+    throw dataDirFailure(err, config.dataDir);
+  }
+}
+
+function openSqlite(
+  config: Readonly<Config>,
+  limits: { maxOpenDeadLettersPerEndpoint: number },
+  cipher: FieldCipher,
+  log?: StoreLogger,
+): Store {
   return new SqliteStore({
     path: join(config.dataDir, "hookline.db"),
     synchronous: config.sqliteSynchronous,
