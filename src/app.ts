@@ -11,7 +11,8 @@ import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { buildApi } from "./api/server.js";
 import { systemClock, type Clock, type Random } from "./clock.js";
-import type { Config } from "./config.js";
+import { ADMIN_TOKEN_RULE, isUsableAdminToken, type Config } from "./config.js";
+import { ConfigError } from "./errors.js";
 import { RetentionPruner, type RetentionSettings } from "./dlq/retention.js";
 import { ReplayJobRunner } from "./dlq/runner.js";
 import { DeadLetterQueue } from "./dlq/service.js";
@@ -294,7 +295,15 @@ function openDataDir(
 /** The admin token kept in the data dir, created (0600) on first start. */
 export function loadOrCreateAdminToken(dataDir: string): string {
   const file = join(dataDir, "admin-token");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  if (existsSync(file)) {
+    const kept = readFileSync(file, "utf8").trim();
+    if (!isUsableAdminToken(kept)) {
+      throw new ConfigError(
+        `${file} must hold the admin token, ${ADMIN_TOKEN_RULE}: delete the file to have a new token generated, or set HOOKLINE_ADMIN_TOKEN`,
+      );
+    }
+    return kept;
+  }
   mkdirSync(dataDir, { recursive: true });
   const token = `hl_admin_${randomBytes(24).toString("base64url")}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: "wx" });

@@ -223,11 +223,19 @@ function oneOf<T extends string>(env: Env, name: string, values: readonly T[], f
   return raw as T;
 }
 
+/** What a bootstrap admin token must be, whether set or kept in the data dir. */
+export const ADMIN_TOKEN_RULE = "at least 16 characters with no spaces";
+
+/** Whether `raw` keeps ADMIN_TOKEN_RULE. */
+export function isUsableAdminToken(raw: string): boolean {
+  return raw.length >= 16 && !/\s/.test(raw);
+}
+
 function token(env: Env): string | null {
   const raw = env.HOOKLINE_ADMIN_TOKEN?.trim();
   if (!raw) return null;
-  if (raw.length < 16 || /\s/.test(raw)) {
-    throw new ConfigError("HOOKLINE_ADMIN_TOKEN must be at least 16 characters with no spaces");
+  if (!isUsableAdminToken(raw)) {
+    throw new ConfigError(`HOOKLINE_ADMIN_TOKEN must be ${ADMIN_TOKEN_RULE}`);
   }
   return raw;
 }
