@@ -80,6 +80,7 @@ export class RetentionPruner {
       replayJobs: 0,
       messages: 0,
       idempotencyKeys: 0,
+      circuitTransitions: 0,
     };
     for (;;) {
       const step = await this.store.pruneExpired({

@@ -434,6 +434,8 @@ export interface PruneResult {
   replayJobs: number;
   messages: number;
   idempotencyKeys: number;
+  /** Endpoints' circuit history; each circuit's current state stays. */
+  circuitTransitions: number;
   done: boolean;
 }
 

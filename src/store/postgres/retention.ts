@@ -41,6 +41,11 @@ const S = {
   messages: "DELETE FROM messages WHERE id = ANY($1::text[])",
   idempotencyKeys: `DELETE FROM idempotency_keys WHERE (scope, key) IN
     (SELECT scope, key FROM idempotency_keys WHERE expires_at < $1 LIMIT $2)`,
+  // Transitions are written in time order: the oldest are the first by seq, which the primary
+  // key reads without an index on \`at\` (a scan for "none left" would read the whole table).
+  circuitTransitions: `DELETE FROM circuit_transitions WHERE seq IN
+    (SELECT seq FROM (SELECT seq, at FROM circuit_transitions ORDER BY seq LIMIT $2) AS oldest
+      WHERE at < $1)`,
 } as const;
 
 /** Prunes one batch of the first kind of row that has anything to prune. */
@@ -61,6 +66,7 @@ export class Retention {
       // keeps the transaction about the same size as the others.
       ["messages", (c) => this.messages(c, cutoff, Math.max(1, Math.ceil(n / 4)))],
       ["idempotencyKeys", (c) => exec(c, S.idempotencyKeys, [req.now, n])],
+      ["circuitTransitions", (c) => exec(c, S.circuitTransitions, [cutoff, n])],
     ];
     return tx(this.pool, async (c): Promise<PruneResult> => {
       const result: PruneResult = {
@@ -69,6 +75,7 @@ export class Retention {
         replayJobs: 0,
         messages: 0,
         idempotencyKeys: 0,
+        circuitTransitions: 0,
         done: true,
       };
       for (const [kind, step] of steps) {

@@ -37,6 +37,11 @@ function prepareRetention(db: Db) {
     messages: p("DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))"),
     idempotencyKeys: p(`DELETE FROM idempotency_keys WHERE rowid IN
         (SELECT rowid FROM idempotency_keys WHERE expires_at < ? LIMIT ?)`),
+    // Transitions are written in time order: the oldest are the first by seq, which the primary
+    // key reads without an index on \`at\` (a scan for "none left" would read the whole table).
+    circuitTransitions: p(`DELETE FROM circuit_transitions WHERE seq IN
+        (SELECT seq FROM (SELECT seq, at FROM circuit_transitions ORDER BY seq LIMIT ?)
+          WHERE at < ?)`),
   };
 }
 
@@ -62,6 +67,7 @@ export class Retention {
       // keeps the transaction about the same size as the others.
       ["messages", () => this.messages(cutoff, Math.max(1, Math.ceil(n / 4)))],
       ["idempotencyKeys", () => this.s.idempotencyKeys.run(req.now, n).changes],
+      ["circuitTransitions", () => this.s.circuitTransitions.run(n, cutoff).changes],
     ];
     return this.db.transaction((): PruneResult => {
       const result: PruneResult = {
@@ -70,6 +76,7 @@ export class Retention {
         replayJobs: 0,
         messages: 0,
         idempotencyKeys: 0,
+        circuitTransitions: 0,
         done: true,
       };
       for (const [kind, step] of steps) {

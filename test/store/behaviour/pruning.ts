@@ -26,6 +26,7 @@ async function pruneAll(store: Store, now: number, batchSize = 500) {
     replayJobs: 0,
     messages: 0,
     idempotencyKeys: 0,
+    circuitTransitions: 0,
   };
   for (let calls = 1; calls < 1000; calls++) {
     const step = await store.pruneExpired({ now, retentionMs: RETENTION, batchSize });
@@ -88,6 +89,35 @@ export function pruningBehaviour(t: StoreUnderTest): void {
       const attempts = await t.store.listAttempts({ appId: app.id, limit: 10 });
       expect(attempts.data.map((a) => a.messageId)).toEqual([waiting.id]);
       expect(await t.store.listDeliveries(waiting.id)).toHaveLength(1);
+    });
+
+    it("prunes an endpoint's circuit transitions older than the retention period, batch by batch", async () => {
+      const { endpoints } = await seedApp(t.store);
+      const ep = endpoints[0]!.id;
+      const circuit = {
+        state: "open" as const,
+        since: T0,
+        reason: "failing",
+        nextProbeAt: T0 + HOUR,
+        reopenCount: 1,
+      };
+      // A receiver that stays down: its circuit opens and probes again and again.
+      for (let i = 0; i < 6; i++) {
+        const at = T0 + i * HOUR;
+        await t.store.saveCircuit(ep, circuit, {
+          from: "half-open",
+          to: "open",
+          at,
+          reason: "probe",
+        });
+      }
+      const { totals, calls } = await pruneAll(t.store, T0 + 3 * HOUR + RETENTION, 2);
+      expect(totals).toMatchObject({ circuitTransitions: 3 });
+      expect(calls).toBeGreaterThanOrEqual(3);
+      const left = await t.store.listCircuitTransitions(ep, 10);
+      expect(left.map((tr) => tr.at).sort()).toEqual([3, 4, 5].map((i) => T0 + i * HOUR));
+      // The circuit itself is the endpoint's state, not history: it stays.
+      expect(await t.store.getCircuit(ep)).toEqual(circuit);
     });
 
     it("prunes tombstones, finished replay jobs with their items, and expired idempotency keys", async () => {
