@@ -230,6 +230,7 @@ export class DeliveryEngine implements EngineControl, Intake {
     else await this.deps.store.recoverInflight(this.deps.clock.now());
     this.running = true;
     this.gaveUpInFlight = false;
+    this.writer.resume();
     this.wake();
   }
 
@@ -258,8 +259,18 @@ export class DeliveryEngine implements EngineControl, Intake {
     // worker's endpoints back at once). The sender is closed next, which ends those requests with
     // an error of its own making: no attempt of theirs is recorded, as none has an answer.
     this.gaveUpInFlight = true;
-    await this.writer.flush();
-    await this.fleet?.stop(this.inFlight.size === 0);
+    // The outcomes of the requests that finished are written, unless the store is away for as
+    // long again: their deliveries then stay claimed, and are sent again after restart.
+    const unwritten = await this.writer.flushWithin(
+      Math.max(this.deps.settings.shutdownTimeoutMs, 1_000),
+    );
+    if (unwritten > 0) {
+      this.log.error(
+        { unwritten },
+        "stopping without recording attempt outcomes: the store is unavailable; their deliveries are sent again after restart",
+      );
+    }
+    await this.fleet?.stop(this.inFlight.size === 0 && unwritten === 0);
   }
 
   wake(dueAt?: number): void {

@@ -39,6 +39,10 @@ export class OutcomeWriter {
   private buffer: DeliveryOutcome[] = [];
   private scheduled = false;
   private flushing: Promise<void> = Promise.resolve();
+  /** Set by flushWithin once it stopped waiting: nothing is retried any more. */
+  private givenUp = false;
+  /** Outcomes taken out of `buffer` for the writes under way and not yet settled. */
+  private writing = 0;
 
   constructor(
     private readonly store: Store,
@@ -70,13 +74,40 @@ export class OutcomeWriter {
     return this.flushing;
   }
 
+  /**
+   * Flushes, for at most `ms`, then stops retrying for good: a store that is away must not keep a
+   * stopping process alive. Resolves with how many outcomes were left unwritten.
+   */
+  async flushWithin(ms: number): Promise<number> {
+    let timer: NodeJS.Timeout | undefined;
+    const flushed = await Promise.race([
+      this.flush().then(() => true),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms))),
+    ]);
+    clearTimeout(timer);
+    if (flushed) return 0;
+    this.givenUp = true;
+    return this.buffer.length + this.writing;
+  }
+
+  /** Writes again after flushWithin gave up (an engine started again in the same process). */
+  resume(): void {
+    this.givenUp = false;
+  }
+
   private async writeAll(): Promise<void> {
-    while (this.buffer.length) await this.write(this.buffer.splice(0, this.options.maxBatch));
+    while (this.buffer.length && !this.givenUp) {
+      const batch = this.buffer.splice(0, this.options.maxBatch);
+      this.writing += batch.length;
+      await this.write(batch);
+    }
   }
 
   private async write(batch: DeliveryOutcome[], stripped = false): Promise<void> {
     let recorded: RecordedOutcomes;
     for (;;) {
+      // Given up while this waited: back in the buffer, unwritten, for a later start to take.
+      if (this.givenUp) return this.settle(batch, true);
       try {
         recorded = await this.store.recordAttempts(batch);
         break;
@@ -86,7 +117,14 @@ export class OutcomeWriter {
         await new Promise((r) => setTimeout(r, this.options.retryDelayMs));
       }
     }
+    this.settle(batch, false);
     this.options.onCommitted(keptOf(batch, recorded.kept), recorded.changes);
+  }
+
+  /** The batch is no longer being written: committed (or refused), or put back unwritten. */
+  private settle(batch: DeliveryOutcome[], putBack: boolean): void {
+    this.writing -= batch.length;
+    if (putBack) this.buffer.unshift(...batch);
   }
 
   /** A batch the store refused for what it holds: its halves on their own, down to the culprit. */
@@ -96,7 +134,10 @@ export class OutcomeWriter {
       await this.write(batch.slice(0, half), stripped);
       await this.write(batch.slice(half), stripped);
     } else if (!stripped) await this.write([withoutFreeText(batch[0]!)], true);
-    else this.options.onRefused(batch[0]!, err);
+    else {
+      this.settle(batch, false);
+      this.options.onRefused(batch[0]!, err);
+    }
   }
 }
 

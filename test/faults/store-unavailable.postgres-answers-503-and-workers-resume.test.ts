@@ -2,6 +2,10 @@
  * PostgreSQL goes away under a running hookline (a loopback proxy in front of the shared server is
  * cut, never the server itself): the API answers 503 and accepts nothing, the engine keeps the
  * outcome it could not record, and everything resumes by itself when the database is back.
+ *
+ * Stopping hookline (SIGTERM) while the database is away ends within the shutdown timeout instead
+ * of retrying forever to record an outcome the database cannot take, so the process can exit and
+ * be restarted; that delivery is still claimed in the store, and is sent again after restart.
  */
 import { afterEach, expect, it } from "vitest";
 import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
@@ -59,3 +63,35 @@ it("answers 503 with Retry-After while the database is away, then resumes on its
   expect(stored.data.map((m) => m.id).sort()).toEqual([first.id, later.id].sort());
   expect(stored.data.some((m) => m.eventId === "while-down")).toBe(false);
 });
+
+it("stops while the database is away, and the delivery it could not record is sent after restart", async () => {
+  const pgUrl = new URL(TEST_DATABASE_URL);
+  proxy = await TcpProxy.start({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
+  pgUrl.port = String(proxy.port);
+  const env = {
+    DATABASE_URL: pgUrl.toString(),
+    HOOKLINE_PG_SCHEMA: schema,
+    HOOKLINE_SHUTDOWN_TIMEOUT_MS: "1000",
+    // The restarted process takes over the stopped one's claim once it is this silent.
+    HOOKLINE_WORKER_DEAD_AFTER_MS: "3000",
+  };
+  rx = await GatedReceiver.start();
+  const first = await startHookline({ env });
+  h = first;
+  const app = await first.svix.application.create({ name: "shop" });
+  await first.svix.endpoint.create(app.id, { url: rx.url() });
+  const msg = await first.svix.message.create(app.id, { eventType: "a.b", payload: { n: 1 } });
+  await rx.arrived(1);
+
+  // The database goes away; the receiver answers; the outcome cannot be recorded.
+  await proxy.cut();
+  rx.release();
+  // Whether it calls the stop clean or not, it must end: the process exits after it.
+  await first.stop(true).catch(() => undefined);
+  h = undefined;
+
+  await proxy.open();
+  h = await startHookline({ env, dataDir: first.dataDir });
+  await h.waitFor(deliveryOf(msg.id, "succeeded"), 30_000);
+  expect(rx.ids.filter((id) => id === msg.id)).toHaveLength(2);
+}, 60_000);
