@@ -140,6 +140,30 @@ describe("postgres migrations", () => {
     }
   });
 
+  it("a schema a newer hookline migrated is refused, naming both schema versions", async () => {
+    const pool = aPool();
+    try {
+      await migrate(pool, schema);
+      const known = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+      await adminQuery(
+        `INSERT INTO ${schema}.hookline_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+        [known + 1, "from a newer hookline", Date.now()],
+      );
+      const refusal = new RegExp(
+        `migrated by a newer hookline \\(schema version ${known + 1}; this version knows up to ${known}\\)`,
+      );
+      await expect(migrate(pool, schema)).rejects.toThrow(refusal);
+      const store = new PostgresStore({ connectionString: TEST_DATABASE_URL, schema, poolSize: 1 });
+      try {
+        await expect(store.ping()).rejects.toThrow(refusal);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("migration 2 keeps dead letters recorded before it open, counted toward the depth cap", async () => {
     const pool = aPool();
     try {

@@ -133,6 +133,23 @@ describe("sqlite migrations", () => {
     expect(readLedger(path).map((r) => r.version)).toEqual(extended.map((m) => m.version));
   });
 
+  it("a file a newer hookline migrated is refused, naming both schema versions", async () => {
+    await new SqliteStore({ path, synchronous: "normal" }).close();
+    const known = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+    const db = new Database(path);
+    db.prepare("INSERT INTO hookline_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+      known + 1,
+      "from a newer hookline",
+      Date.now(),
+    );
+    db.close();
+    expect(() => new SqliteStore({ path, synchronous: "normal" })).toThrow(
+      new RegExp(
+        `migrated by a newer hookline \\(schema version ${known + 1}; this version knows up to ${known}\\)`,
+      ),
+    );
+  });
+
   it("migration 2 keeps dead letters recorded before it open, counted toward the depth cap", async () => {
     const db = new Database(path);
     try {

@@ -2,6 +2,7 @@
 import type pg from "pg";
 import { SCHEMA_NAME } from "./database.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
+import { refuseNewerSchema } from "../newer-schema.js";
 
 /** The class half of the advisory lock key that serialises migrations (the other is the schema). */
 const MIGRATION_LOCK = 0x686c6d67; // "hlmg"
@@ -34,6 +35,14 @@ export async function migrate(
         await client.query(`SET LOCAL search_path TO ${schema}`);
         await client.query(`CREATE TABLE IF NOT EXISTS hookline_migrations (
           version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+        const newest = await client.query<{ v: number | null }>(
+          "SELECT max(version) AS v FROM hookline_migrations",
+        );
+        refuseNewerSchema(
+          newest.rows[0]?.v ?? null,
+          migrations,
+          `the PostgreSQL schema "${schema}"`,
+        );
         const done = await client.query("SELECT 1 FROM hookline_migrations WHERE version = $1", [
           m.version,
         ]);

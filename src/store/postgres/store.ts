@@ -17,7 +17,7 @@ import type {
   DeliveryState,
 } from "../../domain/types.js";
 import type { CircuitTransition } from "../../engine/breaker.js";
-import { StoreUnavailableError } from "../../errors.js";
+import { ConfigError, StoreUnavailableError } from "../../errors.js";
 import {
   DEFAULT_STORE_LIMITS,
   type AcceptResult,
@@ -564,6 +564,8 @@ export class PostgresStore implements Store {
     try {
       await this.migrated;
     } catch (err) {
+      // A schema this version must not use (a newer one's) is said as it is, not as a fault.
+      if (err instanceof ConfigError) throw err;
       const mapped = mapError(err);
       if (mapped instanceof StoreUnavailableError) throw mapped;
       const why = err instanceof Error ? err.message : String(err);

@@ -7,6 +7,7 @@ import type { FieldCipher } from "../../security/cipher.js";
 import type { CheckpointSettings } from "./checkpointer.js";
 import type { StoreLimits } from "../port.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
+import { refuseNewerSchema } from "../newer-schema.js";
 
 export interface SqliteOptions {
   /** Path of the database file, or ":memory:". */
@@ -73,6 +74,10 @@ export function enableWal(db: Db): void {
 export function migrate(db: Db, migrations: readonly Migration[]): number {
   db.exec(`CREATE TABLE IF NOT EXISTS hookline_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+  const newest = db.prepare("SELECT max(version) AS v FROM hookline_migrations").get() as {
+    v: number | null;
+  };
+  refuseNewerSchema(newest.v, migrations, `the SQLite database ${db.name}`);
   let applied = 0;
   for (const m of migrations) {
     const apply = db.transaction(() => {
