@@ -292,3 +292,11 @@ export function alertFromRow(r: Row): AlertRecord {
 export function runningFor(row: Row, runner: string): boolean {
   return row.state === "running" && row.held_by === runner;
 }
+
+/**
+ * The note a bulk replay writes into each record's history: which job, and the person's note on
+ * it (the incident it belongs to), since the history is what an operator reads afterwards.
+ */
+export function jobReplayNote(job: { id: string; note: string | null }): string {
+  return job.note ? `bulk replay ${job.id}: ${job.note}` : `bulk replay ${job.id}`;
+}

@@ -8,7 +8,7 @@ import type { JobReplaysQueued, NewReplayJob, ReplayJobUpdate, Store } from "../
 import { all, exec, one, Params, tx, type Conn } from "./database.js";
 import { deadLetterFilter, type DeadLetters } from "./dead-letters.js";
 import { REPLAY_JOBS as S } from "./dlq-statements.js";
-import { runningFor } from "../row-mappers.js";
+import { jobReplayNote, runningFor } from "../row-mappers.js";
 import { replayJobFromRow } from "./rows.js";
 
 type ClaimRequest = Parameters<Store["claimReplayJobs"]>[0];
@@ -138,7 +138,7 @@ export class ReplayJobs {
           deliveryId,
           now: req.now,
           actor: job.createdBy,
-          note: `bulk replay ${job.id}`,
+          note: jobReplayNote(job),
           abandonAfter: req.abandonAfter,
         },
         job.id,

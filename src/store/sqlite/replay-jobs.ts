@@ -7,7 +7,7 @@ import type { ReplayJob } from "../../domain/types.js";
 import type { JobReplaysQueued, NewReplayJob, ReplayJobUpdate, Store } from "../port.js";
 import { deadLetterFilter, type DeadLetters } from "./dead-letters.js";
 import type { ReplayJobStatements } from "./dlq-statements.js";
-import { runningFor } from "../row-mappers.js";
+import { jobReplayNote, runningFor } from "../row-mappers.js";
 import { replayJobFromRow, type Row } from "./rows.js";
 
 type ClaimRequest = Parameters<Store["claimReplayJobs"]>[0];
@@ -144,7 +144,7 @@ export class ReplayJobs {
           deliveryId,
           now: req.now,
           actor: job.createdBy,
-          note: `bulk replay ${job.id}`,
+          note: jobReplayNote(job),
           abandonAfter: req.abandonAfter,
         },
         job.id,

@@ -167,7 +167,35 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
         ["replay_requested", "ops", job.id],
         ["replayed", "ops", job.id],
       ]);
-      expect(history[1]!.note).toBe(`bulk replay ${job.id}`);
+      expect(history[1]!.note).toBe(`bulk replay ${job.id}: after the outage`);
+    });
+
+    it("the job's note is in the history of each record it replays, with the job's id", async () => {
+      const { app } = await seedApp(t.store);
+      const noted = await deadLetter(t.store, app.id, { at: T0 + SECOND });
+      const bare = await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
+      const withNote = await t.store.createReplayJob(
+        aJob({ ids: [noted.id] }, { note: "receiver redeployed, INC-1234" }),
+      );
+      const withoutNote = await t.store.createReplayJob(aJob({ ids: [bare.id] }, { note: null }));
+      const now = T0 + HOUR;
+      await t.store.claimReplayJobs({ now, leaseUntil: now + HOUR, limit: 2, runner: RUNNER });
+      for (const job of [withNote, withoutNote]) {
+        await t.store.prepareReplayJob(job.id, T0 + HOUR);
+        expect((await queue(t.store, job.id, 1)).queued).toHaveLength(1);
+      }
+      const requested = async (id: string) =>
+        (await t.store.getDeadLetterRecord(id))!.history.find(
+          (h) => h.action === "replay_requested",
+        );
+      expect(await requested(noted.id)).toMatchObject({
+        jobId: withNote.id,
+        note: `bulk replay ${withNote.id}: receiver redeployed, INC-1234`,
+      });
+      expect(await requested(bare.id)).toMatchObject({
+        jobId: withoutNote.id,
+        note: `bulk replay ${withoutNote.id}`,
+      });
     });
 
     it("moves on to the rest, finishes with a reason, and is no longer updated once ended", async () => {
