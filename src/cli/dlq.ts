@@ -89,11 +89,17 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     const api = new ApiClient({ url: o.url ?? defaults.url ?? DEFAULT_URL, token });
     return { api, asJson: o.json === true };
   };
-  const time = (name: string) => (value: string) => {
-    const t = parseTime(value, io.now());
-    if (!t) throw new InvalidArgumentError(`${name}: use ISO-8601 or a span back like 2h, 90m, 1d`);
-    return t;
-  };
+  const time =
+    (name: string, direction: "back" | "ahead" = "back") =>
+    (value: string) => {
+      const t = parseTime(value, io.now(), direction);
+      if (!t) {
+        throw new InvalidArgumentError(
+          `${name}: use ISO-8601 or a span ${direction} like 2h, 90m, 1d`,
+        );
+      }
+      return t;
+    };
   const positive = (value: string) => {
     const n = Number(value);
     if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("must be a positive number");
@@ -237,7 +243,11 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     .option("--rate <n>", "replays per second", positive)
     .option("--canary <n>", "sample replayed first (0: none)", count)
     .option("--threshold <percent>", "the sample's success rate needed to go on", percent)
-    .option("--start-at <time>", "start later (ISO-8601)", time("--start-at"))
+    .option(
+      "--start-at <time>",
+      "start later (ISO-8601, or a span ahead like 30m, 2h)",
+      time("--start-at", "ahead"),
+    )
     .option("--note <text>", "why, for the records' history")
     .option("--detach", "start the job and return; follow it with `hookline dlq job <id>`")
     .option("--interval <ms>", "how often to look at the job", count, 500)

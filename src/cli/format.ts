@@ -38,14 +38,20 @@ export function ago(iso: string | null, now: number): string {
 }
 
 /**
- * A time given on the command line: ISO-8601, or a span back from `now` such as `90m`, `2h`,
- * `1d` (for "since the outage began two hours ago"). Returns ISO-8601, or null when unreadable.
+ * A time given on the command line: ISO-8601, or a span from `now` such as `90m`, `2h`, `1d` —
+ * back by default (for "since the outage began two hours ago"), ahead with `direction` "ahead"
+ * (for "start in half an hour"). Returns ISO-8601, or null when unreadable.
  */
-export function parseTime(value: string, now: number): string | null {
+export function parseTime(
+  value: string,
+  now: number,
+  direction: "back" | "ahead" = "back",
+): string | null {
   const span = /^(\d+)(s|m|h|d)$/.exec(value.trim());
   if (span) {
     const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[span[2] as "s"];
-    return new Date(now - Number(span[1]) * unit).toISOString();
+    const ms = Number(span[1]) * unit;
+    return new Date(direction === "ahead" ? now + ms : now - ms).toISOString();
   }
   const t = Date.parse(value);
   return Number.isNaN(t) || !/\d{4}-\d{2}-\d{2}/.test(value) ? null : new Date(t).toISOString();
