@@ -24,7 +24,8 @@ export function nextJobStep(job: ReplayJob, window: number): JobStep {
   const out = p.queued - p.succeeded - p.failed - p.withdrawn;
   const tried = p.succeeded + p.failed;
   if (job.stage === "canary") {
-    if (p.queued < job.canarySize && waiting > 0) return { kind: "enqueue" };
+    // A replay withdrawn with its endpoint brings no result: it is no part of the sample.
+    if (p.queued - p.withdrawn < job.canarySize && waiting > 0) return { kind: "enqueue" };
     if (out > 0) {
       return { kind: "wait", reason: `canary: waiting for ${out} of ${p.queued} results` };
     }
@@ -59,7 +60,7 @@ function finished(job: ReplayJob): JobStep {
     state: "completed",
     reason:
       `${p.total ?? 0} selected: ${p.succeeded} delivered, ${p.failed} failed, ` +
-      `${p.skipped} skipped`,
+      `${p.skipped} skipped${p.withdrawn ? `, ${p.withdrawn} withdrawn` : ""}`,
   };
 }
 

@@ -1,40 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ReplayJob } from "../../src/domain/types.js";
 import { nextJobStep, replayWindow } from "../../src/dlq/job-step.js";
-
-function aJob(
-  progress: Partial<ReplayJob["progress"]>,
-  overrides: Partial<ReplayJob> = {},
-): ReplayJob {
-  return {
-    id: "job_x",
-    task: "dlq.replay",
-    state: "running",
-    stage: "canary",
-    selection: { endpointId: "ep_x" },
-    ratePerSecond: 5,
-    canarySize: 10,
-    canaryThreshold: 0.9,
-    startAt: 0,
-    createdBy: "ops",
-    note: null,
-    reason: null,
-    progress: {
-      total: 30,
-      queued: 0,
-      succeeded: 0,
-      failed: 0,
-      skipped: 0,
-      withdrawn: 0,
-      ...progress,
-    },
-    createdAt: 0,
-    updatedAt: 0,
-    startedAt: 0,
-    finishedAt: null,
-    ...overrides,
-  };
-}
+import { aRunningJob as aJob } from "../support/replay-job.js";
 
 describe("what a replay job does next", () => {
   it("queues the canary sample, then waits for all of its results", () => {
