@@ -202,9 +202,14 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
           ]),
         ),
       );
+      // The cap is the endpoint's, not a failure class's: one warning per endpoint.
+      const warned = new Set<string>();
       for (const g of s.data.filter((x) => x.overflowed > 0)) {
+        if (warned.has(g.endpointId)) continue;
+        warned.add(g.endpointId);
+        const name = g.endpointUid ? `${g.endpointUid} (${g.endpointId})` : g.endpointId;
         print(
-          `! ${g.endpointId}: ${g.overflowed} dead letters not kept (depth cap ${g.depthCap}); ` +
+          `! ${name}: ${g.overflowed} dead letters not kept (depth cap ${g.depthCap}); ` +
             "see GET /api/v1/dlq/overflow",
         );
       }
