@@ -209,6 +209,17 @@ export class Catalogue {
  * for ever.
  */
 async function withdrawJobReplays(c: Conn, endpointIds: string[]): Promise<void> {
+  // Queueing a job's replays holds the job's row (see the replay jobs); holding it here first
+  // waits for a queueing under way, whose replays then count below, rather than miss them.
+  await exec(
+    c,
+    `SELECT j.id FROM replay_jobs j
+    WHERE j.state = 'running' AND j.id IN (SELECT i.job_id FROM replay_job_items i
+      JOIN dead_letters d ON d.id = i.dead_letter_id
+      WHERE d.endpoint_id = ANY($1::text[]) AND i.state IN ('pending', 'queued'))
+    ORDER BY j.id FOR UPDATE OF j`,
+    [endpointIds],
+  );
   await exec(
     c,
     `WITH gone AS (
