@@ -14,7 +14,7 @@ import type {
 import { ConfigError } from "../errors.js";
 import { ApiClient } from "./client.js";
 import { ago, duration, parseTime, table } from "./format.js";
-import { ProgressBar } from "./progress.js";
+import { ProgressBar, renderProgress } from "./progress.js";
 
 type RecordOut = z.output<typeof DeadLetterOut>;
 type WholeRecord = z.output<typeof DeadLetterRecordOut>;
@@ -288,6 +288,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
       const job = await api.get<Job>(`/api/v1/dlq/replay/${encodeURIComponent(jobId)}`);
       if (asJson) return json(job);
       print(`${job.id}: ${describeSelection(job)}`);
+      print(renderProgress(job));
       print(`${job.state}${job.reason ? ` — ${job.reason}` : ""}`);
     });
 

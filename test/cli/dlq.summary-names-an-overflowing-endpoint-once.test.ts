@@ -4,8 +4,7 @@
  * name its table line shows, and its id), however many failure classes it has open records of.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { dlqCommand } from "../../src/cli/dlq.js";
-import { startFakeApi, type FakeApi } from "../support/fake-api.js";
+import { runDlq, startFakeApi, type FakeApi } from "../support/fake-api.js";
 
 const NOW = Date.parse("2026-03-02T10:00:00.000Z");
 
@@ -37,18 +36,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 it("warns once about an endpoint at its depth cap with records of two failure classes", async () => {
-  let out = "";
-  const cmd = dlqCommand(
-    { url: api.url, token: "hl_test_token_0123456789abcdef" },
-    {
-      out: { write: (s: string) => (out += s) },
-      now: () => NOW,
-      sleep: async () => {},
-      setExitCode: () => {},
-    },
-  );
-  for (const c of [cmd, ...cmd.commands]) c.exitOverride();
-  await cmd.parseAsync(["summary"], { from: "user" });
+  const out = await runDlq(api.url, ["summary"], NOW);
   const lines = out.trimEnd().split("\n");
   expect(lines.filter((l) => l.startsWith("billing "))).toHaveLength(2);
   expect(lines.filter((l) => l.startsWith("!"))).toEqual([

@@ -3,6 +3,7 @@
  * keeps each request's JSON body and answers every request with the same JSON.
  */
 import { createServer, type Server } from "node:http";
+import { dlqCommand } from "../../src/cli/dlq.js";
 
 /** A running stand-in: its URL, the bodies it received in order, and how to close it. */
 export interface FakeApi {
@@ -30,4 +31,21 @@ export async function startFakeApi(status: number, answer: unknown): Promise<Fak
     bodies,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+/** Runs `hookline dlq <args>` against `url` at the time `now`; resolves with what it printed. */
+export async function runDlq(url: string, args: string[], now: number): Promise<string> {
+  let out = "";
+  const cmd = dlqCommand(
+    { url, token: "hl_test_token_0123456789abcdef" },
+    {
+      out: { write: (s: string) => (out += s) },
+      now: () => now,
+      sleep: async () => {},
+      setExitCode: () => {},
+    },
+  );
+  for (const c of [cmd, ...cmd.commands]) c.exitOverride();
+  await cmd.parseAsync(args, { from: "user" });
+  return out;
 }
