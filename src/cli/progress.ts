@@ -27,7 +27,8 @@ export function renderProgress(job: JobProgress, width = 30): string {
   const done = p.succeeded + p.failed + p.skipped + p.withdrawn;
   const filled = p.total === 0 ? width : Math.round((done / p.total) * width);
   const bar = `[${"=".repeat(filled)}${"-".repeat(width - filled)}]`;
-  const counts = `ok ${p.succeeded}  failed ${p.failed}  skipped ${p.skipped}`;
+  const withdrawn = p.withdrawn ? `  withdrawn ${p.withdrawn}` : "";
+  const counts = `ok ${p.succeeded}  failed ${p.failed}  skipped ${p.skipped}${withdrawn}`;
   const stage = job.state === "running" ? `  ${job.stage}` : "";
   return `${bar} ${done}/${p.total}  ${counts}${stage}  ${job.state}`;
 }
