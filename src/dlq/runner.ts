@@ -206,8 +206,8 @@ export class ReplayJobRunner {
 
   private async runJob(claimed: ReplayJob, run: JobRun): Promise<void> {
     const { store, clock, logger } = this.deps;
-    const prepared = await store.prepareReplayJob(claimed.id, clock.now());
-    if (!prepared) return;
+    const prepared = await this.prepare(claimed.id, run);
+    if (!prepared) return run.stopped || !this.running ? this.handBack(claimed.id) : undefined;
     logger?.info(
       { jobId: prepared.id, selected: prepared.progress.total, stage: prepared.stage },
       "replay job running",
@@ -277,12 +277,36 @@ export class ReplayJobRunner {
         await run.signal.wait(seen, (done) => this.realTimer(done, 1000));
       }
     }
-    // Stopped mid-job: hand it back, so another runner (or this process, restarted) takes it up
-    // at its next look rather than once the lease runs out. If this fails, the lease still does.
-    const now = clock.now();
-    await store
-      .updateReplayJob({ id: prepared.id, runner: this.id, now, leaseUntil: now })
+    await this.handBack(prepared.id);
+  }
+
+  /**
+   * Stopped mid-job: hands it back, so another runner (or this process, restarted) takes it up at
+   * its next look rather than once the lease runs out. If this fails, the lease still does.
+   */
+  private async handBack(jobId: string): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.deps.store
+      .updateReplayJob({ id: jobId, runner: this.id, now, leaseUntil: now })
       .catch(() => undefined);
+  }
+
+  /**
+   * Takes the job's selection, trying again after a failure: the job is this runner's (its lease
+   * says so), and on a store of its own nothing else would look at it again before a restart.
+   */
+  private async prepare(jobId: string, run: JobRun): Promise<ReplayJob | null> {
+    const { store, clock, logger } = this.deps;
+    while (this.running && !run.stopped) {
+      const seen = run.signal.version;
+      try {
+        return await store.prepareReplayJob(jobId, clock.now());
+      } catch (err) {
+        logger?.error({ err, jobId }, "starting a replay job failed; trying again in 1 s");
+        await run.signal.wait(seen, (done) => this.realTimer(done, 1000));
+      }
+    }
+    return null;
   }
 
   /**

@@ -9,6 +9,7 @@ import { EngineEvents } from "../../src/engine/events.js";
 import { SignallingControl } from "../../src/engine/signalling.js";
 import { newId } from "../../src/ids.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
+import type { Store } from "../../src/store/port.js";
 import type { FakeClock } from "./fake-clock.js";
 import type { Cleanup } from "./postgres.js";
 
@@ -53,7 +54,7 @@ export async function aRunner(
 
 /** A bulk replay of `ids`, due now, without a canary. */
 export function aJob(
-  store: PostgresStore,
+  store: Store,
   clock: FakeClock,
   ids: string[],
   ratePerSecond = 1,
@@ -74,7 +75,7 @@ export function aJob(
 
 /** Waits (real time) until the job satisfies `predicate`; fails after a few seconds. */
 export async function untilJob(
-  store: PostgresStore,
+  store: Store,
   id: string,
   predicate: (job: ReplayJob) => boolean,
 ): Promise<ReplayJob> {

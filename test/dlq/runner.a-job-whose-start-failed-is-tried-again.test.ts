@@ -1,0 +1,55 @@
+/**
+ * A bulk replay job whose start failed (taking its selection hit a database error) is tried again
+ * by the runner that holds it. On SQLite nothing else would look at it: the runner only looks for
+ * jobs when woken or when a scheduled one is due, and the job stays running under its lease.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { ReplayJobRunner } from "../../src/dlq/runner.js";
+import { EngineEvents } from "../../src/engine/events.js";
+import { SignallingControl } from "../../src/engine/signalling.js";
+import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { FakeClock } from "../support/fake-clock.js";
+import { holdFirstCall } from "../support/held-store-call.js";
+import { aJob, untilJob } from "../support/replay-runner.js";
+
+const MISSING = ["dlq_00000000000000000000000001", "dlq_00000000000000000000000002"];
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup.length = 0;
+});
+
+it("takes the selection again after it failed once, and the job completes", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "hookline-runner-"));
+  const store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
+  cleanup.push(
+    () => rm(dir, { recursive: true, force: true }),
+    () => store.close(),
+  );
+  const clock = new FakeClock();
+  const held = holdFirstCall(store, "prepareReplayJob");
+  const errors: string[] = [];
+  const runner = new ReplayJobRunner({
+    store: held.store,
+    engine: new SignallingControl(null, null, () => "wkr_test", { warn: () => {} }),
+    events: new EngineEvents(),
+    clock,
+    // As app.ts makes it for a store of its own.
+    settings: { maxReplays: 0, takeOverOnStart: true },
+    logger: { info: () => {}, error: (_o, msg) => errors.push(msg) },
+  });
+  await runner.start();
+  cleanup.push(() => runner.stop());
+
+  const job = await aJob(store, clock, MISSING);
+  runner.wake();
+  await held.reached;
+  held.release(new Error("disk I/O error"));
+  const done = await untilJob(store, job.id, (j) => j.state === "completed");
+  expect(done.progress).toMatchObject({ total: 2, skipped: 2 });
+  expect(errors.length).toBeGreaterThan(0);
+});
