@@ -172,7 +172,10 @@ export class ReplayJobRunner {
   }
 
   private async armTimer(): Promise<void> {
-    const next = await this.deps.store.nextReplayJobAt();
+    // At the job limit a due job waits for a free slot, and a job ending wakes the runner: its
+    // start time (likely past) is no reason to look again, which would be at once, over and over.
+    const full = this.runs.size >= this.maxJobs;
+    const next = full ? null : await this.deps.store.nextReplayJobAt();
     const poll = this.deps.settings.sharedPollMs ?? null;
     const untilNext = next === null ? null : Math.max(0, next - this.deps.clock.now());
     const wait = untilNext === null ? poll : poll === null ? untilNext : Math.min(untilNext, poll);

@@ -3,33 +3,25 @@
  * by the runner that holds it. On SQLite nothing else would look at it: the runner only looks for
  * jobs when woken or when a scheduled one is due, and the job stays running under its lease.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { ReplayJobRunner } from "../../src/dlq/runner.js";
 import { EngineEvents } from "../../src/engine/events.js";
 import { SignallingControl } from "../../src/engine/signalling.js";
-import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { FakeClock } from "../support/fake-clock.js";
+import type { Cleanup } from "../support/postgres.js";
 import { holdFirstCall } from "../support/held-store-call.js";
-import { aJob, untilJob } from "../support/replay-runner.js";
+import { aJob, aSqliteStore, untilJob } from "../support/replay-runner.js";
 
 const MISSING = ["dlq_00000000000000000000000001", "dlq_00000000000000000000000002"];
 
-const cleanup: (() => Promise<void>)[] = [];
+const cleanup: Cleanup = [];
 afterEach(async () => {
   for (const step of cleanup.reverse()) await step();
   cleanup.length = 0;
 });
 
 it("takes the selection again after it failed once, and the job completes", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "hookline-runner-"));
-  const store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
-  cleanup.push(
-    () => rm(dir, { recursive: true, force: true }),
-    () => store.close(),
-  );
+  const store = await aSqliteStore(cleanup);
   const clock = new FakeClock();
   const held = holdFirstCall(store, "prepareReplayJob");
   const errors: string[] = [];

@@ -2,6 +2,9 @@
  * Bulk replay job runners on a store several processes share (PostgreSQL), as app.ts makes them
  * for a worker, with no engine: what a runner does is read back from the store.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect, vi } from "vitest";
 import { ReplayJobRunner, type RunnerLogger } from "../../src/dlq/runner.js";
 import type { ReplayJob } from "../../src/domain/types.js";
@@ -10,6 +13,7 @@ import { SignallingControl } from "../../src/engine/signalling.js";
 import { newId } from "../../src/ids.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import type { Store } from "../../src/store/port.js";
+import { SqliteStore } from "../../src/store/sqlite/store.js";
 import type { FakeClock } from "./fake-clock.js";
 import type { Cleanup } from "./postgres.js";
 
@@ -88,4 +92,15 @@ export async function untilJob(
     { timeout: 4_000, interval: 20 },
   );
   return job!;
+}
+
+/** A store of its own (SQLite, in a fresh directory), closed and removed by `cleanup`. */
+export async function aSqliteStore(cleanup: Cleanup): Promise<SqliteStore> {
+  const dir = await mkdtemp(join(tmpdir(), "hookline-runner-"));
+  const store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
+  cleanup.push(
+    () => rm(dir, { recursive: true, force: true }),
+    () => store.close(),
+  );
+  return store;
 }

@@ -1,0 +1,60 @@
+/**
+ * A runner already running as many jobs as it may (`maxJobs`) leaves a job that is due waiting
+ * until one of its jobs ends. It must wait quietly: looking for jobs again at once, over and over,
+ * because the waiting job's start time has passed, would wake its running jobs each time, and
+ * each would write its lease on every wake-up.
+ */
+import { afterEach, expect, it, vi } from "vitest";
+import { ReplayJobRunner } from "../../src/dlq/runner.js";
+import { EngineEvents } from "../../src/engine/events.js";
+import { SignallingControl } from "../../src/engine/signalling.js";
+import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
+import { seedApp } from "../store/behaviour/fixtures.js";
+import { FakeClock } from "../support/fake-clock.js";
+import type { Cleanup } from "../support/postgres.js";
+import { aJob, aSqliteStore, untilJob } from "../support/replay-runner.js";
+
+const cleanup: Cleanup = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup.length = 0;
+});
+
+/** Lets the event loop turn `n` times. */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+}
+
+it("a due job beyond the limit does not make the runner look again and again", async () => {
+  const store = await aSqliteStore(cleanup);
+  const clock = new FakeClock();
+  const { app } = await seedApp(store);
+  const record = await deadLetter(store, app.id, { at: clock.now() });
+  const runner = new ReplayJobRunner({
+    store,
+    // No engine: the replay stays out, and its job waits for the result.
+    engine: new SignallingControl(null, null, () => "wkr_test", { warn: () => {} }),
+    events: new EngineEvents(),
+    clock,
+    settings: { maxJobs: 1, maxReplays: 0, takeOverOnStart: true, pollMs: 60_000 },
+  });
+  await runner.start();
+  cleanup.push(() => runner.stop());
+
+  const first = await aJob(store, clock, [record.id]);
+  runner.wake();
+  await untilJob(store, first.id, (j) => j.reason === "waiting for the last 1 results");
+  const second = await aJob(store, clock, ["dlq_00000000000000000000000001"]);
+  const looks = vi.spyOn(store, "nextReplayJobAt");
+  const writes = vi.spyOn(store, "updateReplayJob");
+  runner.wake();
+  await turns(200);
+  expect(looks.mock.calls.length).toBeLessThanOrEqual(2);
+  expect(writes.mock.calls.length).toBeLessThanOrEqual(2);
+  expect((await store.getReplayJob(second.id))!.state).toBe("scheduled");
+
+  // Once the first job ends, the second is taken up.
+  await store.cancelReplayJob({ id: first.id, actor: "ops", now: clock.now() });
+  runner.wake();
+  await untilJob(store, second.id, (j) => j.state === "completed");
+});
