@@ -134,9 +134,12 @@ export class DeadLetters {
     const jobId = request?.job_id == null ? null : String(request.job_id);
     const ok = o.next.kind === "succeeded";
     const result = describeResult(o);
-    const failed = ok ? 0 : record.failedReplays + 1;
+    // A replay that ended without a request (its endpoint was disabled meanwhile) tells nothing
+    // of the receiver: the record reopens, but it does not count toward abandoning it.
+    const counted = !ok && o.attempt !== null;
+    const failed = ok ? 0 : counted ? record.failedReplays + 1 : record.failedReplays;
     const limit = row.abandon_after == null ? null : Number(row.abandon_after);
-    const abandon = !ok && limit !== null && failed >= limit;
+    const abandon = counted && limit !== null && failed >= limit;
     // A record that is no longer replaying (it was withdrawn meanwhile) keeps its state.
     const state: DeadLetterState =
       record.state !== "replaying"

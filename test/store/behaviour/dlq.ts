@@ -232,6 +232,38 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
       });
       expect((await t.store.listDeadLetters({ limit: 10 })).data).toHaveLength(1);
     });
+
+    it("a replay ended without a request (its endpoint disabled meanwhile) reopens the record but never abandons it", async () => {
+      const { app } = await seedApp(t.store);
+      const record = await deadLetter(t.store, app.id);
+      const at = T0 + HOUR;
+      const failed = await replayClaimed(t.store, record, at, 2);
+      await t.store.recordAttempts([replayOutcome(failed, at + MINUTE, false)]);
+      const unsent = await replayClaimed(
+        t.store,
+        (await t.store.getDeadLetter(record.id))!,
+        at + 2 * MINUTE,
+        2,
+      );
+      const { changes } = await t.store.recordAttempts([
+        {
+          ...replayOutcome(unsent, at + 3 * MINUTE, false),
+          attempt: null,
+          signatureHeaders: {},
+          next: { kind: "dead", failureClass: "permanent", reason: "endpoint disabled" },
+        },
+      ]);
+      expect(changes.map((c) => c.kind)).toEqual(["replay_failed"]);
+      expect(await t.store.getDeadLetter(record.id)).toMatchObject({
+        state: "open",
+        replayCount: 2,
+        failedReplays: 1,
+      });
+      expect((await t.store.getDeadLetterRecord(record.id))!.history.at(-1)).toMatchObject({
+        action: "replayed",
+        result: "failed without a request: endpoint disabled",
+      });
+    });
   });
 
   describe("decisions", () => {
