@@ -69,12 +69,22 @@ program
     onSignals(hookline);
   });
 
-/** SIGTERM/SIGINT: stop taking work, finish what is in flight (bounded), then exit. */
+/**
+ * SIGTERM, SIGINT or SIGHUP (the terminal closed): stop taking work, finish what is in flight
+ * (bounded), then exit. A second signal while stopping (Ctrl-C again) exits at once: what was in
+ * flight is still claimed in the store and is sent again after restart.
+ */
 function onSignals(hookline: Hookline): void {
   const { logger } = hookline;
   let stopping = false;
   const shutdown = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn(
+        { signal },
+        "stopping at once: requests in flight are given up; their deliveries are sent again after restart",
+      );
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal }, "stopping: finishing deliveries in flight");
     hookline.stop().then(
@@ -85,8 +95,9 @@ function onSignals(hookline: Hookline): void {
       },
     );
   };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(signal, () => shutdown(signal));
+  }
 }
 
 program.addCommand(

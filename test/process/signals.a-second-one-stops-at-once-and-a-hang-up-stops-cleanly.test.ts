@@ -1,0 +1,63 @@
+/**
+ * Signals `hookline serve` answers: a second Ctrl-C while it waits for a held request ends the wait
+ * at once (exit 1), and the delivery given up on is sent after restart; SIGHUP (the terminal it ran
+ * in was closed) stops it cleanly, as SIGTERM does. Before, the second signal was ignored and
+ * SIGHUP killed the process without a clean stop.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { GatedReceiver } from "../support/gated-receiver.js";
+import { call, spawnHookline, type HooklineProcess } from "../support/process.js";
+
+describe("signals", () => {
+  let dir: string;
+  let proc: HooklineProcess | null = null;
+  let rx: GatedReceiver | null = null;
+  afterEach(async () => {
+    proc?.child.kill("SIGKILL");
+    await proc?.exited;
+    await rx?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a second SIGINT while stopping exits at once; the held delivery is sent after restart", async () => {
+    dir = mkdtempSync(join(tmpdir(), "hookline-signals-"));
+    rx = await GatedReceiver.start();
+    // Far longer than this test: only the second signal can end the first one's wait.
+    const env = { HOOKLINE_SHUTDOWN_TIMEOUT_MS: "120000", HOOKLINE_REQUEST_TIMEOUT_MS: "30000" };
+    proc = await spawnHookline(dir, { ...env, HOOKLINE_LOG_LEVEL: "info" });
+    await call(proc.url, "POST", "/api/v1/app", { name: "acme", uid: "acme" });
+    await call(proc.url, "POST", "/api/v1/app/acme/endpoint", { url: rx.url(), uid: "main" });
+    const msg = await call<{ id: string }>(proc.url, "POST", "/api/v1/app/acme/msg", {
+      eventType: "e",
+      payload: {},
+    });
+    await rx.arrived(1);
+
+    proc.child.kill("SIGINT");
+    while (!proc.output().includes("finishing deliveries in flight")) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    proc.child.kill("SIGINT");
+    expect(await proc.exited).toBe(1);
+    expect(proc.output()).toContain("stopping at once");
+
+    rx.release();
+    proc = await spawnHookline(dir, env);
+    await rx.arrived(2);
+    expect(rx.ids).toEqual([msg.body.id, msg.body.id]);
+  }, 45_000);
+
+  it("SIGHUP stops cleanly", async () => {
+    dir = mkdtempSync(join(tmpdir(), "hookline-signals-"));
+    proc = await spawnHookline(dir, { HOOKLINE_LOG_LEVEL: "info" });
+    // Once it has answered a request, as a terminal's user would have seen it at work. (Run from
+    // source, a hang-up in the first instants after the banner can still end it the default way.)
+    await call(proc.url, "POST", "/api/v1/app", { name: "acme", uid: "acme" });
+    proc.child.kill("SIGHUP");
+    expect(await proc.exited).toBe(0);
+    expect(proc.output()).toContain('"signal":"SIGHUP"');
+  });
+});
