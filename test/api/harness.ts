@@ -1,6 +1,7 @@
 /**
- * A real API on loopback over a real SQLite file in a fresh temp dir, with an engine stand-in that
- * does nothing (the engine has its own tests). Drive it with the official Svix client or fetch.
+ * A real API on loopback over a real SQLite file in a fresh temp dir (or, when asked, a fresh
+ * PostgreSQL schema), with an engine stand-in that does nothing (the engine has its own tests).
+ * Drive it with the official Svix client or fetch.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -16,17 +17,23 @@ import type { EngineControl, EndpointLiveStatus } from "../../src/engine/control
 import { EngineEvents } from "../../src/engine/events.js";
 import { newId } from "../../src/ids.js";
 import type { ClaimedDelivery, DeliveryOutcome } from "../../src/store/port.js";
+import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { aSharedStore, freshSchemaName, type Cleanup } from "../support/postgres.js";
 
-export interface ApiHarness {
+/** Which store the API runs over. */
+export type ApiStoreKind = "sqlite" | "postgres";
+type StoreOf<K extends ApiStoreKind> = K extends "postgres" ? PostgresStore : SqliteStore;
+
+export interface ApiHarness<S extends SqliteStore | PostgresStore = SqliteStore> {
   url: string;
   /** The Fastify instance (for app.inject) and what it was built from (for apiRoutes). */
   app: FastifyInstance;
   deps: ApiDeps;
-  /** The SQLite file the store writes. */
-  dbPath: string;
+  /** Where the store keeps its rows: the SQLite file, or the PostgreSQL schema. */
+  db: { kind: "sqlite"; path: string } | { kind: "postgres"; schema: string };
   token: string;
-  store: SqliteStore;
+  store: S;
   engine: RecordingEngine;
   svix: Svix;
   /** fetch against the API with the admin token (unless `headers.authorization` is given). */
@@ -67,8 +74,11 @@ function recordingEngine(): RecordingEngine {
   return engine;
 }
 
-/** Starts the API; private targets are allowed unless `allowPrivateTargets: false`. */
-export async function startApi(
+/**
+ * Starts the API over `kind` of store (SQLite unless asked); private targets are allowed unless
+ * `allowPrivateTargets: false`.
+ */
+export async function startApi<K extends ApiStoreKind = "sqlite">(
   overrides: Partial<
     Pick<
       Config,
@@ -76,9 +86,15 @@ export async function startApi(
     >
   > = {},
   clock: Clock = systemClock,
-): Promise<ApiHarness> {
+  kind: K = "sqlite" as K,
+): Promise<ApiHarness<StoreOf<K>>> {
   const dir = await mkdtemp(join(tmpdir(), "hookline-api-"));
-  const store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
+  const closeStore: Cleanup = [];
+  const schema = freshSchemaName();
+  const store =
+    kind === "postgres"
+      ? await aSharedStore(closeStore, schema)
+      : new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
   const config = Object.freeze({
     ...resolveConfig({ HOOKLINE_DATA_DIR: dir }),
     allowPrivateTargets: true,
@@ -116,9 +132,12 @@ export async function startApi(
     url,
     app,
     deps,
-    dbPath: join(dir, "hookline.db"),
+    db:
+      kind === "postgres"
+        ? { kind: "postgres", schema }
+        : { kind: "sqlite", path: join(dir, "hookline.db") },
     token,
-    store,
+    store: store as StoreOf<K>,
     engine,
     svix: new Svix(token, { serverUrl: url }),
     call: (method, path, body, headers = {}) =>
@@ -135,6 +154,7 @@ export async function startApi(
     close: async () => {
       await app.close();
       await store.close();
+      for (const step of closeStore.reverse()) await step();
       await rm(dir, { recursive: true, force: true });
     },
   };
