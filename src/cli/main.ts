@@ -72,12 +72,18 @@ program
 /**
  * SIGTERM, SIGINT or SIGHUP (the terminal closed): stop taking work, finish what is in flight
  * (bounded), then exit. A second signal while stopping (Ctrl-C again) exits at once: what was in
- * flight is still claimed in the store and is sent again after restart.
+ * flight is still claimed in the store and is sent again after restart. Not one within a second of
+ * the first: under `npm start` one Ctrl-C arrives twice (from the terminal, and passed on by npm),
+ * as does a service manager's SIGTERM sent to npm and to hookline alike.
  */
+const REPEAT_IGNORED_MS = 1_000;
+
 function onSignals(hookline: Hookline): void {
   const { logger } = hookline;
   let stopping = false;
+  let firstAt = 0;
   const shutdown = (signal: string) => {
+    if (stopping && performance.now() - firstAt < REPEAT_IGNORED_MS) return;
     if (stopping) {
       logger.warn(
         { signal },
@@ -86,6 +92,7 @@ function onSignals(hookline: Hookline): void {
       process.exit(1);
     }
     stopping = true;
+    firstAt = performance.now();
     logger.info({ signal }, "stopping: finishing deliveries in flight");
     hookline.stop().then(
       () => process.exit(0),

@@ -3,9 +3,9 @@
  * recorded in one transaction. A delivery stays claimed until its outcome is committed, so a crash
  * before the commit means the attempt is made again (at-least-once), never that it is lost.
  *
- * A commit that fails because the store is away is tried again, whole, until it is back. Any other
- * failure is something in the batch that no retry changes (a value the database refuses); one bad
- * outcome must not hold back every other one, nor shutdown, so the batch is written in halves
+ * A commit that fails is tried again, whole, until the store takes it, unless the store refused a
+ * value in the batch, which no retry changes (see refusedForContent). One bad outcome must not
+ * hold back every other one, nor shutdown, so such a batch is written in halves
  * until the outcome the store refuses stands alone. That one is written again without the
  * receiver's free text (the likeliest culprit), and failing that, left out: its delivery stays
  * claimed in the store and is made again when claims are recovered (the next start, or the
@@ -113,7 +113,7 @@ export class OutcomeWriter {
         break;
       } catch (err) {
         this.options.onError(err);
-        if (!(err instanceof StoreUnavailableError)) return this.writeApart(batch, stripped, err);
+        if (refusedForContent(err)) return this.writeApart(batch, stripped, err);
         await new Promise((r) => setTimeout(r, this.options.retryDelayMs));
       }
     }
@@ -139,6 +139,19 @@ export class OutcomeWriter {
       this.options.onRefused(batch[0]!, err);
     }
   }
+}
+
+/**
+ * Whether the store refused a batch for a value in it (PostgreSQL's data exceptions and integrity
+ * violations, SQLite's constraint, size and type errors), which no retry changes. Anything else (the
+ * store away, a timeout, a deadlock retried out, a permission taken away, a bug) is waited out
+ * with the whole batch, as it would refuse every outcome alike.
+ */
+function refusedForContent(err: unknown): boolean {
+  if (err instanceof StoreUnavailableError) return false;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return false;
+  return /^2[23][0-9A-Z]{3}$/.test(code) || /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH|RANGE)/.test(code);
 }
 
 /** The outcome with the receiver's answer and the error's detail left out of its attempt. */

@@ -38,16 +38,28 @@ function outcome(snippet = "ok"): DeliveryOutcome {
   };
 }
 
-/** A store that refuses any batch holding `refuses`, and is away for its first `awayFor` calls. */
-function storeThat(refuses: (o: DeliveryOutcome) => boolean, awayFor = 0) {
+/** An error as PostgreSQL's driver gives it, with its SQLSTATE. */
+function pgError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
+ * A store that refuses any batch holding `refuses` (with a data exception), and fails its first
+ * `awayFor` calls with `away` (by default: unavailable).
+ */
+function storeThat(
+  refuses: (o: DeliveryOutcome) => boolean,
+  awayFor = 0,
+  away: () => Error = () => new StoreUnavailableError("the database is restarting"),
+) {
   const calls: number[] = [];
   const store = {
     recordAttempts(batch: readonly DeliveryOutcome[]): Promise<RecordedOutcomes> {
       calls.push(batch.length);
-      if (calls.length <= awayFor) {
-        return Promise.reject(new StoreUnavailableError("the database is restarting"));
+      if (calls.length <= awayFor) return Promise.reject(away());
+      if (batch.some(refuses)) {
+        return Promise.reject(pgError("invalid byte sequence for encoding UTF8", "22021"));
       }
-      if (batch.some(refuses)) return Promise.reject(new Error("invalid byte sequence"));
       return Promise.resolve({ kept: batch.map((o) => o.deliveryId), changes: [] });
     },
   } as unknown as Store;
@@ -98,14 +110,19 @@ describe("the outcome writer, when the store refuses an outcome", () => {
     expect(committed.map((o) => o.deliveryId)).toEqual(good.map((o) => o.deliveryId));
   });
 
-  it("still waits, with the whole batch, for a store that is away", async () => {
-    const { store, calls } = storeThat(() => false, 3);
-    const { writer, committed } = writerFor(store);
+  it.each([
+    ["is away", () => new StoreUnavailableError("the database is restarting")],
+    ["times out", () => pgError("canceling statement due to statement timeout", "57014")],
+    ["refuses the role", () => pgError("permission denied for table attempts", "42501")],
+  ])("still waits, with the whole batch, for a store that %s", async (_why, away) => {
+    const { store, calls } = storeThat(() => false, 3, away);
+    const { writer, committed, refused } = writerFor(store);
     const all = [outcome(), outcome(), outcome()];
     for (const o of all) writer.push(o);
     await writer.flush();
 
     expect(calls).toEqual([3, 3, 3, 3]);
     expect(committed).toHaveLength(3);
+    expect(refused).toEqual([]);
   });
 });
