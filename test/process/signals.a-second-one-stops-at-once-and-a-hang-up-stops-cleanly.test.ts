@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GatedReceiver } from "../support/gated-receiver.js";
-import { call, spawnHookline, type HooklineProcess } from "../support/process.js";
+import { call, postOneMessage, spawnHookline, type HooklineProcess } from "../support/process.js";
 
 describe("signals", () => {
   let dir: string;
@@ -29,12 +29,7 @@ describe("signals", () => {
     // Far longer than this test: only the second signal can end the first one's wait.
     const env = { HOOKLINE_SHUTDOWN_TIMEOUT_MS: "120000", HOOKLINE_REQUEST_TIMEOUT_MS: "30000" };
     proc = await spawnHookline(dir, { ...env, HOOKLINE_LOG_LEVEL: "info" });
-    await call(proc.url, "POST", "/api/v1/app", { name: "acme", uid: "acme" });
-    await call(proc.url, "POST", "/api/v1/app/acme/endpoint", { url: rx.url(), uid: "main" });
-    const msg = await call<{ id: string }>(proc.url, "POST", "/api/v1/app/acme/msg", {
-      eventType: "e",
-      payload: {},
-    });
+    const msgId = await postOneMessage(proc.url, rx.url());
     await rx.arrived(1);
 
     // The second is a copy of the first (npm passes Ctrl-C on to the process that had it too).
@@ -52,7 +47,7 @@ describe("signals", () => {
     rx.release();
     proc = await spawnHookline(dir, env);
     await rx.arrived(2);
-    expect(rx.ids).toEqual([msg.body.id, msg.body.id]);
+    expect(rx.ids).toEqual([msgId, msgId]);
   }, 45_000);
 
   it("SIGHUP stops cleanly", async () => {

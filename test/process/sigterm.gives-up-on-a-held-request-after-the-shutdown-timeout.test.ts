@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GatedReceiver } from "../support/gated-receiver.js";
-import { call, spawnHookline, type HooklineProcess } from "../support/process.js";
+import { call, postOneMessage, spawnHookline, type HooklineProcess } from "../support/process.js";
 
 describe.each(["0", "1"])("SIGTERM with %s sender threads", (threads) => {
   let dir: string;
@@ -32,12 +32,7 @@ describe.each(["0", "1"])("SIGTERM with %s sender threads", (threads) => {
       HOOKLINE_SHUTDOWN_TIMEOUT_MS: "500",
     };
     proc = await spawnHookline(dir, env);
-    await call(proc.url, "POST", "/api/v1/app", { name: "acme", uid: "acme" });
-    await call(proc.url, "POST", "/api/v1/app/acme/endpoint", { url: rx.url(), uid: "main" });
-    const msg = await call<{ id: string }>(proc.url, "POST", "/api/v1/app/acme/msg", {
-      eventType: "e",
-      payload: {},
-    });
+    const msgId = await postOneMessage(proc.url, rx.url());
     await rx.arrived(1);
 
     proc.child.kill("SIGTERM");
@@ -47,13 +42,13 @@ describe.each(["0", "1"])("SIGTERM with %s sender threads", (threads) => {
     rx.release();
     proc = await spawnHookline(dir, env);
     await rx.arrived(2);
-    expect(rx.ids).toEqual([msg.body.id, msg.body.id]);
+    expect(rx.ids).toEqual([msgId, msgId]);
     let attempts: { status: string; responseStatusCode: number }[] = [];
     while (attempts.length === 0) {
       const page = await call<{ data: typeof attempts }>(
         proc.url,
         "GET",
-        `/api/v1/app/acme/attempt/msg/${msg.body.id}`,
+        `/api/v1/app/acme/attempt/msg/${msgId}`,
       );
       attempts = page.body.data;
       if (attempts.length === 0) await new Promise((r) => setTimeout(r, 100));

@@ -94,3 +94,17 @@ export async function call<T = Record<string, unknown>>(
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
 }
+
+/**
+ * Makes application `acme` with one endpoint at `endpointUrl` in a hookline process and posts one
+ * message to it; resolves with the message's id (its first request may still be on its way).
+ */
+export async function postOneMessage(url: string, endpointUrl: string): Promise<string> {
+  await call(url, "POST", "/api/v1/app", { name: "acme", uid: "acme" });
+  await call(url, "POST", "/api/v1/app/acme/endpoint", { url: endpointUrl, uid: "main" });
+  const msg = await call<{ id: string }>(url, "POST", "/api/v1/app/acme/msg", {
+    eventType: "e",
+    payload: {},
+  });
+  return msg.body.id;
+}
