@@ -196,7 +196,8 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
             g.failureClass,
             g.open,
             g.replaying,
-            duration(g.oldestAgeSeconds * 1000),
+            // An endpoint listed only for its overflow has no open record, so no oldest.
+            g.oldestAgeSeconds === null ? null : duration(g.oldestAgeSeconds * 1000),
             ago(g.lastSuccessAt, now),
             g.circuit.state,
           ]),

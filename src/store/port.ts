@@ -343,15 +343,20 @@ export interface DeadLetterQuery extends PageQuery {
   until?: number;
 }
 
-/** Open records of one endpoint and failure class, with what tells whether the endpoint is back. */
+/**
+ * Open records of one endpoint and failure class, with what tells whether the endpoint is back; or,
+ * for an endpoint with nothing open whose overflow tombstones are still kept, one row with no
+ * class and no records, so that its overflow stays in sight.
+ */
 export interface DeadLetterSummaryRow {
   appId: string;
   endpointId: string;
-  failureClass: DeadLetter["failureClass"];
+  /** Null on an endpoint's row with nothing open. */
+  failureClass: DeadLetter["failureClass"] | null;
   open: number;
   replaying: number;
-  /** When the oldest of these records was dead-lettered. */
-  oldestAt: number;
+  /** When the oldest of these records was dead-lettered; null with nothing open. */
+  oldestAt: number | null;
   lastSuccessAt: number | null;
   /** The persisted circuit (the API prefers the engine's live one). */
   circuit: CircuitRecord | null;
@@ -656,7 +661,10 @@ export interface Store {
   findDeadLetterByDelivery(deliveryId: string): Promise<DeadLetter | null>;
   /** The whole record: payload, attempts of the original delivery and of every replay, history. */
   getDeadLetterRecord(id: string): Promise<DeadLetterRecord | null>;
-  /** Open and replaying records grouped by endpoint and failure class, oldest group first. */
+  /**
+   * Open and replaying records grouped by endpoint and failure class, oldest group first; then a
+   * row for each endpoint with nothing open whose overflow tombstones are still kept.
+   */
   deadLetterSummary(q: { appId?: string }): Promise<DeadLetterSummaryRow[]>;
   /** Tombstones of dead letters not kept because of the depth cap, newest first. */
   listDeadLetterOverflow(

@@ -137,12 +137,14 @@ export interface SummaryRow {
   appId: string;
   endpointId: string;
   url: string | null;
-  failureClass: string;
+  /** Null on the row of an endpoint with nothing open, listed for its overflow. */
+  failureClass: string | null;
   open: number;
   replaying: number;
-  oldestAt: string;
-  oldestAgeSeconds: number;
+  oldestAt: string | null;
+  oldestAgeSeconds: number | null;
   circuit: { state: CircuitState };
+  overflowed: number;
 }
 
 export interface ReplayJob {

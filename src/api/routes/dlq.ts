@@ -97,10 +97,14 @@ export function dlqRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "hookline.dlq.summary",
       summary:
         "Open records grouped by endpoint and failure class: count, oldest age, the endpoint's " +
-        "last successful delivery and circuit (the runbook's first two steps)",
+        "last successful delivery and circuit (the runbook's first two steps); an endpoint " +
+        "with no open records whose overflow tombstones are kept has a row of its own",
       query: SummaryQuery,
       responses: {
-        200: { description: "The groups, oldest first", schema: DeadLetterSummaryOut },
+        200: {
+          description: "The groups, oldest first, then the endpoints with nothing open",
+          schema: DeadLetterSummaryOut,
+        },
         404: dlqErrors[404],
       },
       handler: async ({ query }) => {
@@ -120,11 +124,12 @@ export function dlqRoutes(deps: ApiDeps): RouteDef[] {
             open: row.open,
             replaying: row.replaying,
             oldestAt: iso(row.oldestAt),
-            oldestAgeSeconds: Math.max(0, Math.floor((now - row.oldestAt) / 1000)),
+            oldestAgeSeconds:
+              row.oldestAt === null ? null : Math.max(0, Math.floor((now - row.oldestAt) / 1000)),
             lastSuccessAt: iso(row.lastSuccessAt),
             circuit: {
               state: circuit?.state ?? "closed",
-              since: iso(circuit?.since ?? ep?.createdAt ?? row.oldestAt),
+              since: iso(circuit?.since ?? ep?.createdAt ?? row.oldestAt ?? now),
               nextProbeAt: iso(circuit?.nextProbeAt ?? null),
             },
             depth: row.depth,

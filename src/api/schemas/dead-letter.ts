@@ -238,7 +238,10 @@ const CircuitBrief = z.object({
   nextProbeAt: Timestamp.nullable(),
 });
 
-/** Open records by endpoint and failure class, with the endpoint's health. */
+/**
+ * Open records by endpoint and failure class, with the endpoint's health; and a row for each
+ * endpoint with nothing open whose overflow tombstones are still kept.
+ */
 export const DeadLetterSummaryOut = z.object({
   generatedAt: Timestamp,
   data: z.array(
@@ -247,11 +250,15 @@ export const DeadLetterSummaryOut = z.object({
       endpointId: z.string(),
       endpointUid: z.string().nullable(),
       url: z.string().nullable(),
-      failureClass: FailureClass,
+      failureClass: FailureClass.nullable().meta({
+        description:
+          "null on the row of an endpoint with no open records, listed because dead letters " +
+          "of it were not kept (overflowed > 0) and their tombstones still are",
+      }),
       open: z.int(),
       replaying: z.int(),
-      oldestAt: Timestamp,
-      oldestAgeSeconds: z.int(),
+      oldestAt: Timestamp.nullable().meta({ description: "null when open and replaying are 0" }),
+      oldestAgeSeconds: z.int().nullable(),
       lastSuccessAt: Timestamp.nullable(),
       circuit: CircuitBrief,
       depth: z.int(),

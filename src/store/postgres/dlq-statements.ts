@@ -54,6 +54,9 @@ export const DEAD_LETTERS = {
     WHERE delivery_id = $4 AND state = 'queued' RETURNING job_id`,
   countJobResult: `UPDATE replay_jobs SET succeeded = succeeded + $1, failed = failed + $2,
     updated_at = $3 WHERE id = $4`,
+  // Groups of open records, then one row (no class, nothing open) for each endpoint with nothing
+  // open whose tombstones are still kept: resolving its last record must not hide that some dead
+  // letters were never kept. Retention removing the tombstones ends that row.
   summary: `SELECT g.*, s.last_success_at, s.dlq_overflowed, s.dlq_last_overflow_at,
       c.state AS circuit_state, c.since AS circuit_since, c.reason AS circuit_reason,
       c.next_probe_at AS circuit_next_probe_at, c.reopen_count AS circuit_reopen_count,
@@ -64,11 +67,17 @@ export const DEAD_LETTERS = {
         min(created_at) AS oldest_at
       FROM dead_letters WHERE state IN ('open', 'replaying')
         AND ($1::text IS NULL OR app_id = $1)
-      GROUP BY app_id, endpoint_id, failure_class) g
+      GROUP BY app_id, endpoint_id, failure_class
+      UNION ALL
+      SELECT o.app_id, o.endpoint_id, NULL::text, 0::bigint, 0::bigint, NULL::bigint
+      FROM (SELECT DISTINCT app_id, endpoint_id FROM dead_letter_overflow
+        WHERE $1::text IS NULL OR app_id = $1) o
+      WHERE NOT EXISTS (SELECT 1 FROM dead_letters d
+        WHERE d.endpoint_id = o.endpoint_id AND d.state IN ('open', 'replaying'))) g
     LEFT JOIN endpoint_stats s ON s.endpoint_id = g.endpoint_id
     LEFT JOIN circuits c ON c.endpoint_id = g.endpoint_id
     LEFT JOIN dead_letter_depth dd ON dd.endpoint_id = g.endpoint_id
-    ORDER BY g.oldest_at, g.endpoint_id, g.failure_class`,
+    ORDER BY g.oldest_at NULLS LAST, g.endpoint_id, g.failure_class`,
 } as const;
 
 /** Bulk replay jobs and their items. */

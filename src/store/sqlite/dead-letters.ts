@@ -307,10 +307,10 @@ export class DeadLetters {
     return rows.map((r) => ({
       appId: String(r.app_id),
       endpointId: String(r.endpoint_id),
-      failureClass: r.failure_class as DeadLetter["failureClass"],
+      failureClass: (r.failure_class ?? null) as DeadLetter["failureClass"] | null,
       open: Number(r.open),
       replaying: Number(r.replaying),
-      oldestAt: Number(r.oldest_at),
+      oldestAt: r.oldest_at == null ? null : Number(r.oldest_at),
       lastSuccessAt: r.last_success_at == null ? null : Number(r.last_success_at),
       circuit:
         r.circuit_state == null

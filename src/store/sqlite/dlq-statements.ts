@@ -57,6 +57,9 @@ export function prepareDeadLetters(db: Db) {
       updated_at = @now WHERE delivery_id = @delivery AND state = 'queued' RETURNING job_id`),
     countJobResult: p(`UPDATE replay_jobs SET succeeded = succeeded + @ok,
       failed = failed + @failed, updated_at = @now WHERE id = @job`),
+    // Groups of open records, then one row (no class, nothing open) for each endpoint with
+    // nothing open whose tombstones are still kept: resolving its last record must not hide that
+    // some dead letters were never kept. Retention removing the tombstones ends that row.
     summary: p(`SELECT g.*, s.last_success_at, s.dlq_overflowed, s.dlq_last_overflow_at,
         c.state AS circuit_state, c.since AS circuit_since, c.reason AS circuit_reason,
         c.next_probe_at AS circuit_next_probe_at, c.reopen_count AS circuit_reopen_count,
@@ -66,11 +69,17 @@ export function prepareDeadLetters(db: Db) {
           min(created_at) AS oldest_at
         FROM dead_letters WHERE state IN ('open', 'replaying')
           AND (@app IS NULL OR app_id = @app)
-        GROUP BY endpoint_id, failure_class) g
+        GROUP BY endpoint_id, failure_class
+        UNION ALL
+        SELECT o.app_id, o.endpoint_id, NULL, 0, 0, NULL
+        FROM (SELECT DISTINCT app_id, endpoint_id FROM dead_letter_overflow
+          WHERE @app IS NULL OR app_id = @app) o
+        WHERE NOT EXISTS (SELECT 1 FROM dead_letters d
+          WHERE d.endpoint_id = o.endpoint_id AND d.state IN ('open', 'replaying'))) g
       LEFT JOIN endpoint_stats s ON s.endpoint_id = g.endpoint_id
       LEFT JOIN circuits c ON c.endpoint_id = g.endpoint_id
       LEFT JOIN dead_letter_depth dd ON dd.endpoint_id = g.endpoint_id
-      ORDER BY g.oldest_at, g.endpoint_id, g.failure_class`),
+      ORDER BY g.oldest_at IS NULL, g.oldest_at, g.endpoint_id, g.failure_class`),
   };
 }
 

@@ -360,6 +360,59 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
       ]);
       expect(await t.store.deadLetterSummary({})).toHaveLength(3);
     });
+
+    it("an endpoint with nothing open stays listed, without class or oldest, while its tombstones are kept", async () => {
+      const store = await t.withLimits({ maxOpenDeadLettersPerEndpoint: 1 });
+      const { app, endpoints } = await seedApp(store);
+      const ep = endpoints[0]!.id;
+      const record = await deadLetter(store, app.id, { at: T0 + SECOND });
+      await accept(store, app.id, { now: T0 + SECOND });
+      const overflowAt = T0 + 2 * SECOND;
+      await giveUp(store, only(await claimAll(store, overflowAt)), overflowAt);
+      // While a record is open, its group carries the count: no second row.
+      expect(await store.deadLetterSummary({})).toEqual([
+        expect.objectContaining({ endpointId: ep, open: 1, overflowed: 1 }),
+      ]);
+
+      await store.resolveDeadLetter({ id: record.id, actor: "ops", note: "n", now: T0 + HOUR });
+      const zero = {
+        appId: app.id,
+        endpointId: ep,
+        failureClass: null,
+        open: 0,
+        replaying: 0,
+        oldestAt: null,
+        lastSuccessAt: null,
+        circuit: null,
+        depth: 0,
+        overflowed: 1,
+        lastOverflowAt: overflowAt,
+      };
+      const other = await seedApp(store);
+      const open = await deadLetter(store, other.app.id, { at: T0 + 3 * SECOND });
+      // Groups of open records first, oldest first; then endpoints with nothing open.
+      expect(await store.deadLetterSummary({})).toEqual([
+        expect.objectContaining({ endpointId: open.endpointId, open: 1, overflowed: 0 }),
+        zero,
+      ]);
+      expect(await store.deadLetterSummary({ appId: app.id })).toEqual([zero]);
+      expect(await store.deadLetterSummary({ appId: other.app.id })).toHaveLength(1);
+
+      // Once retention has taken the tombstones, nothing is left to act on: the row goes.
+      const retentionMs = HOUR;
+      for (;;) {
+        const pruned = await store.pruneExpired({
+          now: T0 + 3 * HOUR,
+          retentionMs,
+          batchSize: 100,
+        });
+        if (pruned.done) break;
+      }
+      expect(await store.listDeadLetterOverflow({ endpointId: ep, limit: 10 })).toMatchObject({
+        data: [],
+      });
+      expect(await store.deadLetterSummary({ appId: app.id })).toEqual([]);
+    });
   });
 
   describe("depth cap", () => {

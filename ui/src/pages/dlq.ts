@@ -40,28 +40,31 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
           ["Endpoint", "Failure class", "Open", "Replaying", "Oldest", "Circuit", ""],
           s.data.map((g) => [
             link(`/app/${g.appId}/endpoint/${g.endpointId}`, g.url ?? g.endpointId, {
-              "data-key": `group-ep-${g.endpointId}-${g.failureClass}`,
+              "data-key": `group-ep-${g.endpointId}-${g.failureClass ?? "overflow"}`,
             }),
-            g.failureClass,
+            // An endpoint with nothing open is listed only because some of its dead letters were
+            // not kept: say so, and offer no replay (there is nothing to replay).
+            g.failureClass ?? `none open; ${g.overflowed} not kept (depth cap)`,
             String(g.open),
             String(g.replaying),
-            `${seconds(g.oldestAgeSeconds)} old`,
+            g.oldestAgeSeconds === null ? "—" : `${seconds(g.oldestAgeSeconds)} old`,
             circuitBadge(g.circuit.state),
-            action(
-              "Replay group",
-              async () => {
-                const job = await api<{ id: string }>("POST", "/api/v1/dlq/replay", {
-                  endpointId: g.endpointId,
-                  failureClass: g.failureClass,
-                  note: "replayed from the dashboard",
-                });
-                location.hash = `#/jobs/${job.id}`;
-              },
-              {
-                "data-key": `group-${g.endpointId}-${g.failureClass}`,
-                "aria-label": `Replay all ${g.failureClass} records of ${g.url ?? g.endpointId}`,
-              },
-            ),
+            g.failureClass !== null &&
+              action(
+                "Replay group",
+                async () => {
+                  const job = await api<{ id: string }>("POST", "/api/v1/dlq/replay", {
+                    endpointId: g.endpointId,
+                    failureClass: g.failureClass,
+                    note: "replayed from the dashboard",
+                  });
+                  location.hash = `#/jobs/${job.id}`;
+                },
+                {
+                  "data-key": `group-${g.endpointId}-${g.failureClass}`,
+                  "aria-label": `Replay all ${g.failureClass} records of ${g.url ?? g.endpointId}`,
+                },
+              ),
           ]),
         ),
     ),
