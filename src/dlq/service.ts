@@ -44,6 +44,8 @@ export type ReplayAnswer =
       succeeded: boolean;
       /** Null when the replay ended without a request (its endpoint was disabled meanwhile). */
       attempt: Attempt | null;
+      /** Why no request went out, when none did (endpoint disabled, address refused); else null. */
+      detail: string | null;
     }
   | { kind: "queued"; record: DeadLetter; deliveryId: string; reason: string };
 
@@ -70,7 +72,8 @@ export class DeadLetterQueue {
    * Replays one record: the same bytes and webhook-id, freshly signed, through the engine like
    * any delivery. Waits for the outcome up to the endpoint's timeout plus a margin; answers
    * `queued` at once when the endpoint's circuit is open (the replay waits for the probe), or when
-   * the wait ends first.
+   * the wait ends first. Throws NotFoundError when the record was deleted (with its endpoint)
+   * before any outcome came.
    */
   async replay(id: string, by: { actor: string; note: string | null }): Promise<ReplayAnswer> {
     const { store, clock } = this.deps;
@@ -121,7 +124,13 @@ export class DeadLetterQueue {
       };
     }
     const event = await outcome.promise;
-    const after = (await store.getDeadLetter(id)) ?? queued.record;
+    const current = await store.getDeadLetter(id);
+    if (!event && !current) {
+      // Deleted with its endpoint (or application) while the replay waited: the replay went with
+      // it, and whatever came of a request already out was not kept.
+      throw new NotFoundError(`dead-letter record ${id} (its endpoint was deleted meanwhile)`);
+    }
+    const after = current ?? queued.record;
     if (!event) {
       return {
         kind: "queued",
@@ -138,6 +147,7 @@ export class DeadLetterQueue {
       deliveryId,
       succeeded: event.state === "succeeded",
       attempt: event.attempt,
+      detail: await this.whyNothingWasSent(id, deliveryId, event.attempt),
     };
   }
 
@@ -192,6 +202,29 @@ export class DeadLetterQueue {
     }
     this.deps.jobs?.wake();
     return done.job;
+  }
+
+  /**
+   * Why a replay's request never went out, or null when it did. Ended without an attempt (its
+   * endpoint was disabled after the replay was queued): the record's history says why, in the
+   * entry the outcome wrote — read from the store, since another process may have ended it.
+   * Refused by the SSRF guard: the attempt is recorded, but no connection was made.
+   */
+  private async whyNothingWasSent(
+    id: string,
+    deliveryId: string,
+    attempt: Attempt | null,
+  ): Promise<string | null> {
+    if (attempt) {
+      if (attempt.error !== "refused_target") return null;
+      const why = (attempt.errorDetail ?? "").replace(/^HOOKLINE_REFUSED_TARGET: /, "");
+      return `no request was sent: ${why || "hookline refused the endpoint's address"}`;
+    }
+    const record = await this.deps.store.getDeadLetterRecord(id);
+    const entry = record?.history.findLast(
+      (e) => e.action === "replayed" && e.deliveryId === deliveryId,
+    );
+    return entry?.result ?? "no request was sent";
   }
 
   private async require(id: string): Promise<DeadLetter> {

@@ -188,7 +188,8 @@ export function dlqRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "hookline.dlq.replay",
       summary:
         "Replay one open or resolved record now: same bytes and webhook-id, fresh signature. " +
-        "200 with the attempt's outcome; 202 when it is queued (circuit open, endpoint busy)",
+        "200 with the attempt's outcome (detail says why, when no request went out); 202 when " +
+        "it is queued (circuit open, endpoint busy), detail says which",
       body: ReplayIn,
       responses: {
         200: { description: "Attempted: the outcome", schema: ReplayOut },
@@ -204,7 +205,7 @@ export function dlqRoutes(deps: ApiDeps): RouteDef[] {
           deadLetterId: params.dlq_id!,
           deliveryId: answer.deliveryId,
           result: answer.kind === "queued" ? "queued" : answer.succeeded ? "succeeded" : "failed",
-          detail: answer.kind === "queued" ? answer.reason : null,
+          detail: answer.kind === "queued" ? answer.reason : answer.detail,
           attempt:
             answer.kind === "attempted" && answer.attempt ? attemptOut(answer.attempt) : null,
           record: deadLetterOut(answer.record),

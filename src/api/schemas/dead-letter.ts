@@ -293,7 +293,15 @@ export const ReplayOut = z.object({
   deadLetterId: z.string(),
   deliveryId: z.string(),
   result: z.enum(["succeeded", "failed", "queued"]),
-  detail: z.string().nullable(),
+  detail: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        "queued: why and until when; failed: why no request went out, when none did (the " +
+        "endpoint was disabled after the replay was queued, or hookline refused its address); " +
+        "else null",
+    }),
   attempt: DeadLetterAttemptOut.nullable(),
   record: DeadLetterOut,
 });

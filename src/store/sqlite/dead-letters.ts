@@ -60,11 +60,15 @@ export function deadLetterFilter(q: Omit<DeadLetterQuery, keyof PageQuery>): {
   return { where, params };
 }
 
-/** "succeeded: HTTP 200 in 12 ms", "failed: connection_refused (…) in 3 ms", as history says it. */
+/**
+ * "succeeded: HTTP 200 in 12 ms", "failed: connection_refused (…) in 3 ms", as history says it;
+ * "no request was sent: endpoint disabled" for a replay that ended before its request went out
+ * (a single replay's answer gives that line as its `detail`).
+ */
 function describeResult(o: DeliveryOutcome): string {
-  const verdict = o.next.kind === "succeeded" ? "succeeded" : "failed";
   const a = o.attempt;
-  if (!a) return `${verdict} without a request: ${o.next.kind === "dead" ? o.next.reason : "-"}`;
+  if (!a) return `no request was sent: ${o.next.kind === "dead" ? o.next.reason : "-"}`;
+  const verdict = o.next.kind === "succeeded" ? "succeeded" : "failed";
   const what =
     a.status !== null
       ? `HTTP ${a.status}`

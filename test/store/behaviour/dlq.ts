@@ -261,7 +261,7 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
       });
       expect((await t.store.getDeadLetterRecord(record.id))!.history.at(-1)).toMatchObject({
         action: "replayed",
-        result: "failed without a request: endpoint disabled",
+        result: "no request was sent: endpoint disabled",
       });
     });
   });
