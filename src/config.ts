@@ -21,6 +21,8 @@ export interface Config {
   pgPoolSize: number;
   /** Prepare the statements run per message and delivery (off for poolers that cannot keep them). */
   pgPreparedStatements: boolean;
+  /** How long a PostgreSQL statement may wait for its answer before it fails as unavailable. */
+  pgQueryTimeoutMs: number;
   allowPrivateTargets: boolean;
   requestTimeoutMs: number;
   secretGraceMs: number;
@@ -97,6 +99,7 @@ export function resolveConfig(env: Env): Readonly<Config> {
     pgSchema: schema(env, "HOOKLINE_PG_SCHEMA", "hookline"),
     pgPoolSize: int(env, "HOOKLINE_PG_POOL_SIZE", 10, 1, 1000),
     pgPreparedStatements: bool(env, "HOOKLINE_PG_PREPARED_STATEMENTS", true),
+    pgQueryTimeoutMs: int(env, "HOOKLINE_PG_QUERY_TIMEOUT_MS", 30_000, 1_000, 3_600_000),
     allowPrivateTargets: bool(env, "HOOKLINE_ALLOW_PRIVATE_TARGETS", false),
     requestTimeoutMs: int(env, "HOOKLINE_REQUEST_TIMEOUT_MS", 15_000, 1_000, 30_000),
     secretGraceMs: int(env, "HOOKLINE_SECRET_GRACE_SECONDS", 86_400, 0, 30 * 86_400) * 1000,

@@ -3,12 +3,13 @@ import { resolveConfig } from "../src/config.js";
 import { ConfigError } from "../src/errors.js";
 
 describe("the PostgreSQL settings", () => {
-  it("default to no DATABASE_URL (SQLite), schema hookline, 10 connections, prepared statements", () => {
+  it("default to no DATABASE_URL (SQLite), schema hookline, 10 connections, prepared statements, a 30 s query timeout", () => {
     expect(resolveConfig({})).toMatchObject({
       databaseUrl: null,
       pgSchema: "hookline",
       pgPoolSize: 10,
       pgPreparedStatements: true,
+      pgQueryTimeoutMs: 30_000,
     });
   });
 
@@ -18,12 +19,14 @@ describe("the PostgreSQL settings", () => {
       HOOKLINE_PG_SCHEMA: "webhooks_eu",
       HOOKLINE_PG_POOL_SIZE: "25",
       HOOKLINE_PG_PREPARED_STATEMENTS: "false",
+      HOOKLINE_PG_QUERY_TIMEOUT_MS: "5000",
     });
     expect(c).toMatchObject({
       databaseUrl: "postgres://hookline@db.internal:5432/hookline",
       pgSchema: "webhooks_eu",
       pgPoolSize: 25,
       pgPreparedStatements: false,
+      pgQueryTimeoutMs: 5_000,
     });
   });
 
@@ -37,6 +40,13 @@ describe("the PostgreSQL settings", () => {
     expect(() => resolveConfig({ HOOKLINE_PG_POOL_SIZE: "0" })).toThrow(
       new ConfigError('HOOKLINE_PG_POOL_SIZE must be a whole number from 1 to 1000, got "0"'),
     );
+    for (const bad of ["999", "3600001", "-1", "30s"]) {
+      expect(() => resolveConfig({ HOOKLINE_PG_QUERY_TIMEOUT_MS: bad })).toThrow(
+        new ConfigError(
+          `HOOKLINE_PG_QUERY_TIMEOUT_MS must be a whole number from 1000 to 3600000, got "${bad}"`,
+        ),
+      );
+    }
     expect(() => resolveConfig({ HOOKLINE_PG_PREPARED_STATEMENTS: "sometimes" })).toThrow(
       new ConfigError(
         'HOOKLINE_PG_PREPARED_STATEMENTS must be 1 or 0 (true/false), got "sometimes"',

@@ -30,6 +30,7 @@ export function openStore(config: Readonly<Config>, log?: StoreLogger): Store {
       schema: config.pgSchema,
       poolSize: config.pgPoolSize,
       preparedStatements: config.pgPreparedStatements,
+      queryTimeoutMs: config.pgQueryTimeoutMs,
       limits,
       cipher,
     });

@@ -1,16 +1,31 @@
 /**
  * A loopback TCP proxy in front of PostgreSQL, so a test can take the database away from one
- * hookline (and give it back) without stopping the server other tests use.
+ * hookline (and give it back) without stopping the server other tests use: by cutting every
+ * connection (the server restarted), or by black-holing them (the server's host vanished from the
+ * network: connections stay open, and nothing comes back, not even a reset).
  */
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 
 /** A simple-protocol query message `COMMIT` as the PostgreSQL client sends it. */
 const COMMIT_QUERY = Buffer.from("Q\0\0\0\x0bCOMMIT\0", "latin1");
 
+/** One direction of one proxied connection. */
+interface Link {
+  from: Socket;
+  to: Socket;
+  /** Bytes read from `from` and not passed on yet: held while the link or the proxy holds. */
+  queue: Buffer[];
+  held: boolean;
+  /** What becomes of the next chunk this way: dropped with both sides cut, or held. */
+  next: "lose" | "hold" | null;
+}
+
 export class TcpProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
-  private commitTrap: "answer" | "request" | null = null;
+  private readonly links = new Set<Link>();
+  private commitTrap: "answer" | "request" | "hold-answer" | "hold-request" | null = null;
+  private blackHoled = false;
 
   private constructor(
     private readonly target: { host: string; port: number },
@@ -33,29 +48,42 @@ export class TcpProxy {
         s.on("close", () => this.sockets.delete(s));
         s.on("error", () => s.destroy());
       }
-      // Before the pipe's own listener, so a COMMIT to lose is seen before it is forwarded.
+      const up: Link = { from: client, to: upstream, queue: [], held: false, next: null };
+      const down: Link = { from: upstream, to: client, queue: [], held: false, next: null };
+      const cutBoth = () => {
+        upstream.destroy();
+        client.destroy();
+      };
       client.on("data", (chunk: Buffer) => {
-        if (!this.commitTrap || !chunk.includes(COMMIT_QUERY)) return;
-        const lose = this.commitTrap;
-        this.commitTrap = null;
-        if (lose === "request") {
-          // The pipe's write of this chunk then goes to a destroyed socket: nothing is sent.
-          upstream.destroy();
-          client.destroy();
-          return;
+        const trap = this.commitTrap;
+        if (trap && chunk.includes(COMMIT_QUERY)) {
+          this.commitTrap = null;
+          // The COMMIT never reaches the server.
+          if (trap === "request") return cutBoth();
+          if (trap === "hold-request") up.held = down.held = true;
+          // The COMMIT goes through; the server's answer to it is lost or held.
+          if (trap === "answer") down.next = "lose";
+          if (trap === "hold-answer") down.next = "hold";
         }
-        // The COMMIT goes through; the server's answer to it is dropped and both sides are cut.
-        upstream.unpipe(client);
-        upstream.once("data", () => {
-          upstream.destroy();
-          client.destroy();
-        });
-        upstream.resume();
+        this.pass(up, chunk);
       });
-      client.pipe(upstream);
-      upstream.pipe(client);
-      client.on("close", () => upstream.destroy());
-      upstream.on("close", () => client.destroy());
+      upstream.on("data", (chunk: Buffer) => {
+        if (down.next === "lose") return cutBoth();
+        if (down.next === "hold") {
+          down.next = null;
+          up.held = down.held = true;
+        }
+        this.pass(down, chunk);
+      });
+      for (const link of [up, down]) this.links.add(link);
+      client.on("close", () => {
+        upstream.destroy();
+        this.links.delete(up);
+      });
+      upstream.on("close", () => {
+        client.destroy();
+        this.links.delete(down);
+      });
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -74,11 +102,49 @@ export class TcpProxy {
     this.commitTrap = lose;
   }
 
+  /**
+   * Like {@link loseNextCommit}, but that connection is not cut: it goes silent both ways, as if
+   * the server's host had vanished at that moment, so the client waits for an answer that never
+   * comes (until {@link forward}).
+   */
+  holdNextCommit(hold: "answer" | "request"): void {
+    this.commitTrap = hold === "answer" ? "hold-answer" : "hold-request";
+  }
+
+  /**
+   * The database's host vanishes without a word: open connections stay open but carry nothing
+   * either way, and new ones are accepted but carry nothing either, until {@link forward}.
+   */
+  blackHole(): void {
+    this.blackHoled = true;
+  }
+
+  /** The network is back: every byte held is passed on, in order, and traffic flows again. */
+  forward(): void {
+    this.blackHoled = false;
+    for (const link of this.links) {
+      link.held = false;
+      this.pass(link);
+    }
+  }
+
   /** The database goes away: new connections are refused and open ones are cut. */
   async cut(): Promise<void> {
     const server = this.server;
     this.server = null;
     for (const s of this.sockets) s.destroy();
     if (server) await new Promise<void>((r) => server.close(() => r()));
+  }
+
+  /** Passes `chunk` (and whatever was held before it) on, unless this link is held now. */
+  private pass(link: Link, chunk?: Buffer): void {
+    if (chunk) link.queue.push(chunk);
+    if (this.blackHoled || link.held) {
+      // Read no further: what is not read stays in the kernel's buffers, as on a dead route.
+      link.from.pause();
+      return;
+    }
+    for (const c of link.queue.splice(0)) link.to.write(c);
+    link.from.resume();
   }
 }

@@ -74,17 +74,21 @@ export class PostgresCoordination implements WorkerCoordination {
   private readonly channel: string;
   private readonly pool: pg.Pool;
   private readonly connect: () => pg.Client;
+  /** Ends a LISTEN connection, destroying it if its server does not answer the goodbye. */
+  private readonly end: (client: pg.Client) => Promise<void>;
   /** The store's wrapper: migrates on first use and maps driver errors. */
   private readonly run: <T>(fn: () => Promise<T>) => Promise<T>;
 
   constructor(deps: {
     pool: pg.Pool;
     connect: () => pg.Client;
+    end: (client: pg.Client) => Promise<void>;
     schema: string;
     run: <T>(fn: () => Promise<T>) => Promise<T>;
   }) {
     this.pool = deps.pool;
     this.connect = deps.connect;
+    this.end = deps.end;
     this.run = deps.run;
     // One channel per schema: two hooklines in one database never hear each other.
     this.channel = `hookline_${deps.schema}`;
@@ -169,7 +173,7 @@ export class PostgresCoordination implements WorkerCoordination {
       if (client !== c) return;
       client = null;
       c.removeAllListeners("notification");
-      void c.end().catch(() => undefined);
+      void this.end(c);
     };
     const listen = async (): Promise<void> => {
       const c = this.connect();
@@ -192,7 +196,7 @@ export class PostgresCoordination implements WorkerCoordination {
       } catch (err) {
         // A client that failed is closed here, whoever reported the failure first.
         drop(c);
-        void c.end().catch(() => undefined);
+        void this.end(c);
         throw err;
       }
     };
@@ -219,7 +223,7 @@ export class PostgresCoordination implements WorkerCoordination {
       if (retry) clearTimeout(retry);
       const c = client;
       client = null;
-      await c?.end().catch(() => undefined);
+      if (c) await this.end(c);
     };
   }
 }

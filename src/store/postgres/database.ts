@@ -1,8 +1,9 @@
 /**
- * The PostgreSQL store's connections: one pg.Pool per store, every connection's search_path set to
- * hookline's schema, transactions through `tx`, and driver errors turned into hookline's errors.
+ * The PostgreSQL store's way of running SQL: its options, statements (prepared or not),
+ * transactions through `tx`, and driver errors turned into hookline's errors. The connections
+ * themselves are opened and closed in connections.ts.
  */
-import pg from "pg";
+import type pg from "pg";
 import type { PoolClient, QueryConfig, QueryResultRow } from "pg";
 import { ConflictError, StoreUnavailableError } from "../../errors.js";
 import type { FieldCipher } from "../../security/cipher.js";
@@ -25,9 +26,21 @@ export interface PostgresOptions {
   limits?: Partial<StoreLimits>;
   /** Seals secrets and payloads at rest; without one, they are stored as plaintext. */
   cipher?: FieldCipher;
+  /**
+   * How long one statement may wait for its answer before its connection is given up (closed,
+   * never reused) and the call fails as StoreUnavailableError; also how long `close` waits for
+   * connections still busy. Defaults to DEFAULT_QUERY_TIMEOUT_MS.
+   */
+  queryTimeoutMs?: number;
 }
 
-/** One row as pg returns it (BIGINT already a number: see `TYPES`). */
+/** The default of `PostgresOptions.queryTimeoutMs` (HOOKLINE_PG_QUERY_TIMEOUT_MS). */
+export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
+
+/** The longest delay a Node timer takes: a statement bound that is, in practice, none. */
+const NO_CLIENT_BOUND_MS = 2 ** 31 - 1;
+
+/** One row as pg returns it (BIGINT already a number: see `TYPES` in connections.ts). */
 export type Row = Record<string, unknown>;
 
 /** What runs SQL: the pool (autocommit) or one client inside a transaction. */
@@ -73,6 +86,15 @@ function query(sql: Sql, values: unknown[]): QueryConfig {
     : { name: sql.name, text: sql.text, values };
 }
 
+/**
+ * The same statement without the query timeout, for statements that may rightly run for long
+ * (migrations, which may wait for another process's migration or rewrite a large table). A
+ * vanished server is still noticed while one runs, by keep-alive.
+ */
+export function unbounded(config: QueryConfig): QueryConfig {
+  return { ...config, query_timeout: NO_CLIENT_BOUND_MS } as QueryConfig;
+}
+
 /** Every row of a query. */
 export async function all(c: Conn, sql: Sql, values: unknown[] = []): Promise<Row[]> {
   return (await c.query(query(sql, values))).rows;
@@ -97,67 +119,8 @@ export class Params {
   }
 }
 
-const INT8_OID = 20;
-
-/**
- * BIGINT columns hold milliseconds and counts, far below 2^53: read them as numbers, like
- * better-sqlite3 does, so the two adapters return identical records. Set per pool, not globally.
- */
-const TYPES = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === INT8_OID && format !== "binary"
-      ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
-
 /** A schema name usable unquoted: lower-case letters, digits and underscores. */
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** How every connection of a store connects: its schema on the search_path, its name, its types. */
-function connectionConfig(options: PostgresOptions): pg.ClientConfig {
-  if (!SCHEMA_NAME.test(options.schema)) {
-    throw new Error(`invalid PostgreSQL schema name "${options.schema}"`);
-  }
-  // A connection string's own `options` would replace ours (pg gives the URL precedence), so its
-  // settings are moved into ours rather than lost.
-  let connectionString = options.connectionString;
-  const url = new URL(connectionString);
-  const theirs = url.searchParams.get("options");
-  if (theirs !== null) {
-    url.searchParams.delete("options");
-    connectionString = url.toString();
-  }
-  return {
-    connectionString,
-    options: `${theirs ? `${theirs} ` : ""}-c search_path=${options.schema}`,
-    // Tells an operator (pg_stat_activity) which hookline, by schema, a connection belongs to.
-    application_name: `hookline/${options.schema}`,
-    connectionTimeoutMillis: 10_000,
-    types: TYPES,
-  };
-}
-
-/** Opens the pool; connections are made on demand, each with search_path set to the schema. */
-export function openPool(options: PostgresOptions): pg.Pool {
-  const pool = new pg.Pool({
-    ...connectionConfig(options),
-    max: options.poolSize,
-    idleTimeoutMillis: 30_000,
-  });
-  // An idle connection that breaks (the server restarted) is dropped by the pool; the next query
-  // opens a new one or fails with StoreUnavailableError. Without a listener it would crash us.
-  pool.on("error", () => {});
-  // The pool listens only to idle connections. One checked out (inside a transaction, between two
-  // statements) whose server goes away emits "error" with no listener, which would end the
-  // process; its next statement fails instead, as StoreUnavailableError.
-  pool.on("connect", (client) => client.on("error", () => {}));
-  return pool;
-}
-
-/** A connection outside the pool (LISTEN needs one of its own), configured like the pool's. */
-export function newClient(options: PostgresOptions): pg.Client {
-  return new pg.Client(connectionConfig(options));
-}
 
 /** PostgreSQL error codes (SQLSTATE) that mean the transaction may simply be run again. */
 const RETRYABLE = new Set(["40001", "40P01"]);
@@ -174,10 +137,11 @@ export type LandedCheck<T> = (result: T, pool: pg.Pool) => Promise<boolean>;
  * result inside and have no effects outside the database. `snapshot` makes it a read-only
  * transaction whose statements all see the database as of its first one.
  *
- * A COMMIT that fails because the connection broke may have been committed or not. With `landed`,
- * the server process that ran the transaction is ended (if it still runs) and, once it is gone,
- * `landed` tells which: if the writes are there, `fn`'s result is answered; if it cannot tell (the
- * database is still away), the original error is thrown.
+ * A COMMIT that fails because the connection broke, or whose answer did not come within the query
+ * timeout, may have been committed or not. With `landed`, the server process that ran the
+ * transaction is ended (if it still runs) and, once it is gone, `landed` tells which: if the
+ * writes are there, `fn`'s result is answered; if it cannot tell (the database is still away), the
+ * original error is thrown.
  */
 export async function tx<T>(
   pool: pg.Pool,
@@ -203,13 +167,18 @@ export async function tx<T>(
       }
       return result;
     } catch (err) {
-      await client.query("ROLLBACK").catch((rollbackErr: Error) => (broken = rollbackErr));
+      // A statement that timed out may still be answered later, so the connection's state is
+      // unknown: it is closed rather than rolled back (a ROLLBACK would only queue behind the
+      // unanswered statement), and the server rolls back what was not committed when it sees
+      // the connection go, or when `commitLanded` ends its process.
+      if (isTimeout(err)) broken = err as Error;
+      else await client.query("ROLLBACK").catch((rollbackErr: Error) => (broken = rollbackErr));
       if (!lost) {
         if (attempt < 3 && RETRYABLE.has(sqlState(err))) continue;
         throw err;
       }
     } finally {
-      // A connection that could not roll back is destroyed rather than reused.
+      // A connection that could not roll back, or timed out, is destroyed rather than reused.
       client.release(broken);
     }
     // Asked only once the broken connection is back in the pool's hands, so a pool of one works.
@@ -263,13 +232,19 @@ function sqlState(err: unknown): string {
   return typeof code === "string" ? code : "";
 }
 
+/** Whether pg gave up waiting for a statement's answer (`query_timeout`). */
+export function isTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === "Query read timeout";
+}
+
 /** Socket-level failures reported by Node rather than by the server. */
 const NETWORK =
   /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/;
 
 /**
- * Whether an error means the database cannot be used right now: the connection failed or broke,
- * the server is shutting down or out of resources, or it only reads (a standby).
+ * Whether an error means the database cannot be used right now: the connection failed, broke or
+ * went silent past the query timeout, the server is shutting down or out of resources, or it only
+ * reads (a standby).
  */
 export function isUnavailable(err: unknown): boolean {
   const code = sqlState(err);
@@ -281,7 +256,7 @@ export function isUnavailable(err: unknown): boolean {
   if (/^(08|53|58)/.test(code)) return true;
   if (["57P01", "57P02", "57P03", "25006", "3D000", "XX001", "XX002"].includes(code)) return true;
   const message = err instanceof Error ? err.message : "";
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|Query read timeout|Client was closed and is not queryable/i.test(
     message,
   );
 }

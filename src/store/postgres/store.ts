@@ -62,7 +62,8 @@ import { Sealing } from "../sealing.js";
 import { ApiTokens } from "./api-tokens.js";
 import { Catalogue } from "./catalogue.js";
 import { PostgresCoordination } from "./coordination.js";
-import { asText, mapError, newClient, openPool, type PostgresOptions } from "./database.js";
+import { endPool, endWithin, newClient, openPool, trackConnections } from "./connections.js";
+import { asText, DEFAULT_QUERY_TIMEOUT_MS, mapError, type PostgresOptions } from "./database.js";
 import { DELIVERIES } from "./statements.js";
 import { DeadLetters } from "./dead-letters.js";
 import {
@@ -92,6 +93,9 @@ export class PostgresStore implements Store {
   readonly kind = "postgres" as const;
   readonly coordination: PostgresCoordination;
   private readonly pool: pg.Pool;
+  private readonly connections: Set<pg.ClientBase>;
+  /** How long a statement may wait for its answer, and `close` for connections still busy. */
+  private readonly queryTimeoutMs: number;
   private readonly schema: string;
   private readonly catalogue: Catalogue;
   private readonly deliveries: Deliveries;
@@ -109,6 +113,8 @@ export class PostgresStore implements Store {
   /** Opens the pool; nothing connects until the first call, which migrates the schema. */
   constructor(options: PostgresOptions) {
     this.pool = openPool(options);
+    this.connections = trackConnections(this.pool);
+    this.queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     this.schema = options.schema;
     this.sealing = new Sealing(options.cipher ?? new FieldCipher(null));
     const limits = { ...DEFAULT_STORE_LIMITS, ...options.limits };
@@ -128,6 +134,7 @@ export class PostgresStore implements Store {
     this.coordination = new PostgresCoordination({
       pool: this.pool,
       connect: () => newClient(options),
+      end: (client) => endWithin(client, this.queryTimeoutMs),
       schema: options.schema,
       run: (fn) => this.run(fn),
     });
@@ -148,8 +155,9 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.migrated?.catch(() => undefined);
-    await this.pool.end();
+    // Bounded: a connection to a server that vanished may never answer, not even the goodbye.
+    const migrating = this.migrated ? [this.migrated.catch(() => undefined)] : [];
+    await endPool(this.pool, this.connections, this.queryTimeoutMs, migrating);
   }
 
   async ping(): Promise<void> {

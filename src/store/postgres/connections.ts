@@ -1,0 +1,137 @@
+/**
+ * The PostgreSQL store's connections: how each connects (its schema on the search_path, its name,
+ * keep-alive and the query timeout), the pool, the LISTEN connection, and closing them all within
+ * a bound even when the server's host vanished.
+ */
+import pg from "pg";
+import { DEFAULT_QUERY_TIMEOUT_MS, SCHEMA_NAME, type PostgresOptions } from "./database.js";
+
+/**
+ * Silence on an idle connection after which the kernel starts probing the server (Node then
+ * probes every second and gives up after ten unanswered: about 20 s in all). It catches a server
+ * that vanished (no RST, no FIN) while a connection waits: idle in the pool, LISTENing, or waiting
+ * for the answer to a statement the server has received.
+ */
+const KEEP_ALIVE_AFTER_MS = 10_000;
+
+const INT8_OID = 20;
+
+/**
+ * BIGINT columns hold milliseconds and counts, far below 2^53: read them as numbers, like
+ * better-sqlite3 does, so the two adapters return identical records. Set per pool, not globally.
+ */
+const TYPES = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID && format !== "binary"
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** How every connection of a store connects: its schema on the search_path, its name, its types. */
+function connectionConfig(options: PostgresOptions): pg.ClientConfig {
+  if (!SCHEMA_NAME.test(options.schema)) {
+    throw new Error(`invalid PostgreSQL schema name "${options.schema}"`);
+  }
+  // A connection string's own `options` would replace ours (pg gives the URL precedence), so its
+  // settings are moved into ours rather than lost.
+  let connectionString = options.connectionString;
+  const url = new URL(connectionString);
+  const theirs = url.searchParams.get("options");
+  if (theirs !== null) {
+    url.searchParams.delete("options");
+    connectionString = url.toString();
+  }
+  return {
+    connectionString,
+    options: `${theirs ? `${theirs} ` : ""}-c search_path=${options.schema}`,
+    // Tells an operator (pg_stat_activity) which hookline, by schema, a connection belongs to.
+    application_name: `hookline/${options.schema}`,
+    connectionTimeoutMillis: 10_000,
+    // Without these, a statement sent to a server that vanished silently waits for the kernel to
+    // give the connection up: about 15 minutes of retransmissions on Linux, and forever for a
+    // connection that only waits. pg fails a statement unanswered after query_timeout with
+    // "Query read timeout"; its connection must then be closed, not reused (see `tx`).
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEP_ALIVE_AFTER_MS,
+    query_timeout: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+    types: TYPES,
+  };
+}
+
+/** Opens the pool; connections are made on demand, each with search_path set to the schema. */
+export function openPool(options: PostgresOptions): pg.Pool {
+  const pool = new pg.Pool({
+    ...connectionConfig(options),
+    max: options.poolSize,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle connection that breaks (the server restarted) is dropped by the pool; the next query
+  // opens a new one or fails with StoreUnavailableError. Without a listener it would crash us.
+  pool.on("error", () => {});
+  // The pool listens only to idle connections. One checked out (inside a transaction, between two
+  // statements) whose server goes away emits "error" with no listener, which would end the
+  // process; its next statement fails instead, as StoreUnavailableError.
+  pool.on("connect", (client) => client.on("error", () => {}));
+  return pool;
+}
+
+/**
+ * Ends a pool, waiting at most `ms` for `busy` work and for the connections in `open` (see
+ * {@link trackConnections}) to close; those still open then are destroyed. Statements under way
+ * end within the query timeout on their own, so this bound only cuts those exempt from it (a
+ * migration) and goodbyes a vanished server never answers.
+ */
+export async function endPool(
+  pool: pg.Pool,
+  open: ReadonlySet<pg.ClientBase>,
+  ms: number,
+  busy: Promise<unknown>[] = [],
+): Promise<void> {
+  const ended = pool.end().catch(() => undefined);
+  const closed = [...open].map((c) => new Promise((r) => c.once("end", r)));
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((r) => (timer = setTimeout(r, ms)));
+  try {
+    await Promise.race([Promise.all([...busy, ended, ...closed]), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+  for (const c of open) destroy(c);
+}
+
+/** The pool's connections that are open, kept up to date as they connect and close. */
+export function trackConnections(pool: pg.Pool): Set<pg.ClientBase> {
+  const open = new Set<pg.ClientBase>();
+  pool.on("connect", (client) => {
+    open.add(client);
+    client.once("end", () => open.delete(client));
+  });
+  return open;
+}
+
+/**
+ * Ends a connection, waiting at most `ms` for the server to see it go: one whose server vanished
+ * never answers the goodbye, so its socket is destroyed instead.
+ */
+export async function endWithin(client: pg.Client, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = client.end().catch(() => undefined);
+  const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), ms)));
+  try {
+    if ((await Promise.race([ended, late])) === "late") destroy(client);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Closes a connection's socket at once; pg then fails whatever was waiting on it. */
+export function destroy(client: pg.ClientBase): void {
+  (
+    client as unknown as { connection: { stream: { destroy(): void } } }
+  ).connection.stream.destroy();
+}
+
+/** A connection outside the pool (LISTEN needs one of its own), configured like the pool's. */
+export function newClient(options: PostgresOptions): pg.Client {
+  return new pg.Client(connectionConfig(options));
+}

@@ -1,0 +1,109 @@
+/**
+ * How long the PostgreSQL store waits on its server. A statement waits at most the query timeout;
+ * closing the store waits at most that long too, even for connections whose server's host vanished
+ * (a loopback proxy in front of the shared server passes nothing either way, and never closes) and
+ * for a migration. A migration itself is not cut by the query timeout: it may rightly wait for
+ * another process's migration, or rewrite a large table.
+ */
+import { afterEach, expect, it } from "vitest";
+import { StoreUnavailableError } from "../../src/errors.js";
+import { MIGRATION_LOCK } from "../../src/store/postgres/migrate.js";
+import { PostgresStore } from "../../src/store/postgres/store.js";
+import {
+  dropSchema,
+  freshSchemaName,
+  raceConnections,
+  TEST_DATABASE_URL,
+  waitForPid,
+  type Cleanup,
+} from "../support/postgres.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
+import { within } from "../support/within.js";
+
+const QUERY_TIMEOUT_MS = 1_000;
+/** Many query timeouts: tells an end from a hang, not how fast the end is. */
+const ENDS_WITHIN_MS = 15_000;
+
+const cleanup: Cleanup = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!().catch(() => undefined);
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A store on a fresh schema, not yet migrated; dropped (and closed) by `cleanup`. */
+function aStore(connectionString: string): { store: PostgresStore; schema: string } {
+  const schema = freshSchemaName();
+  const store = new PostgresStore({
+    connectionString,
+    schema,
+    poolSize: 4,
+    queryTimeoutMs: QUERY_TIMEOUT_MS,
+  });
+  cleanup.push(
+    () => dropSchema(schema),
+    () => store.close(),
+  );
+  return { store, schema };
+}
+
+it("a statement, the LISTEN connection and close all give up on a silent server", async () => {
+  const url = new URL(TEST_DATABASE_URL);
+  const proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
+  cleanup.push(() => proxy.cut());
+  url.port = String(proxy.port);
+  const { store } = aStore(url.toString());
+  await store.ping();
+  const unsubscribe = await store.coordination.subscribe(
+    "wkr_listener",
+    () => {},
+    () => {},
+  );
+
+  proxy.blackHole();
+  await expect(within(ENDS_WITHIN_MS, "ping", store.ping())).rejects.toBeInstanceOf(
+    StoreUnavailableError,
+  );
+  // One more statement waiting as the store closes.
+  const waiting = store.ping().catch((err: unknown) => err);
+  await within(ENDS_WITHIN_MS, "unsubscribe", unsubscribe());
+  await within(ENDS_WITHIN_MS, "close", store.close());
+  expect(await within(ENDS_WITHIN_MS, "the statement", waiting)).toBeInstanceOf(
+    StoreUnavailableError,
+  );
+}, 60_000);
+
+it("a migration waits past the query timeout for another's, and close gives up on it", async () => {
+  const { admin, watch } = await raceConnections(cleanup);
+  const waitingOnLock = (schema: string) =>
+    waitForPid(
+      watch,
+      "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+      [`hookline/${schema}`],
+    );
+  // Another process migrating the schema: it holds the lock every migration takes.
+  const holdMigrationLock = async (schema: string) => {
+    await admin.query("BEGIN");
+    await admin.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [MIGRATION_LOCK, schema]);
+  };
+
+  const first = aStore(TEST_DATABASE_URL);
+  await holdMigrationLock(first.schema);
+  let settled = false;
+  const migrated = first.store.ping().finally(() => (settled = true));
+  await waitingOnLock(first.schema);
+  await sleep(3 * QUERY_TIMEOUT_MS);
+  expect(settled).toBe(false);
+  await admin.query("COMMIT");
+  await within(ENDS_WITHIN_MS, "the migration", migrated);
+
+  const second = aStore(TEST_DATABASE_URL);
+  await holdMigrationLock(second.schema);
+  const stuck = second.store.ping().catch((err: unknown) => err);
+  await waitingOnLock(second.schema);
+  await within(ENDS_WITHIN_MS, "close", second.store.close());
+  expect(await within(ENDS_WITHIN_MS, "the migration", stuck)).toBeInstanceOf(
+    StoreUnavailableError,
+  );
+  await admin.query("ROLLBACK");
+}, 60_000);
