@@ -246,16 +246,20 @@ export function createHookline(
     },
     async stop() {
       // Stop taking messages first, then the background jobs, then let deliveries in flight
-      // finish, then close the store.
-      await api.close();
-      await observability.stop();
-      if (delivers) {
-        await replayJobs.stop();
-        await retention.stop();
-        await engine.stop();
+      // finish, then close the store. A step that fails (the store away: the worker cannot say
+      // it leaves) still lets the sender and the store close, so nothing is left open.
+      try {
+        await api.close();
+        await observability.stop();
+        if (delivers) {
+          await replayJobs.stop();
+          await retention.stop();
+          await engine.stop();
+        }
+      } finally {
+        await sender.close();
+        await store.close();
       }
-      await sender.close();
-      await store.close();
     },
   };
   return hookline;
