@@ -3,7 +3,8 @@
  * closing the store waits at most that long too, even for connections whose server's host vanished
  * (a loopback proxy in front of the shared server passes nothing either way, and never closes) and
  * for a migration. A migration itself is not cut by the query timeout: it may rightly wait for
- * another process's migration, or rewrite a large table.
+ * another process's migration, or rewrite a large table. Nor is deleting an application, whose
+ * whole history goes in one transaction.
  */
 import { afterEach, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/errors.js";
@@ -18,6 +19,7 @@ import {
   type Cleanup,
 } from "../support/postgres.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
+import { anApplication, anEndpoint } from "./behaviour/fixtures.js";
 import { within } from "../support/within.js";
 
 const QUERY_TIMEOUT_MS = 1_000;
@@ -106,4 +108,28 @@ it("a migration waits past the query timeout for another's, and close gives up o
     StoreUnavailableError,
   );
   await admin.query("ROLLBACK");
+}, 60_000);
+
+it("deleting an application (its whole history, in one transaction) waits past the query timeout", async () => {
+  const { admin, watch } = await raceConnections(cleanup);
+  const { store, schema } = aStore(TEST_DATABASE_URL);
+  const app = await store.createApplication(anApplication());
+  const ep = await store.createEndpoint(anEndpoint(app.id));
+  // A long statement stands in for a large history: another transaction holds the messages table,
+  // so the deletion waits on its lock for three query timeouts.
+  await admin.query("BEGIN");
+  await admin.query(`LOCK TABLE ${schema}.messages IN SHARE MODE`);
+  let settled = false;
+  const deleted = store.deleteApplication(app.id).finally(() => (settled = true));
+  await waitForPid(
+    watch,
+    "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+    [`hookline/${schema}`],
+  );
+  await sleep(3 * QUERY_TIMEOUT_MS);
+  expect(settled).toBe(false);
+  await admin.query("COMMIT");
+  await within(ENDS_WITHIN_MS, "the deletion", deleted);
+  expect(await store.findApplication(app.id)).toBeNull();
+  expect(await store.findEndpoint(app.id, ep.id)).toBeNull();
 }, 60_000);

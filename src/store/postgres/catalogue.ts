@@ -9,7 +9,7 @@ import type {
   Page,
   PageQuery,
 } from "../port.js";
-import { all, exec, one, Params, tx, type Conn } from "./database.js";
+import { all, exec, one, Params, tx, withoutTimeout, type Conn } from "./database.js";
 import { paginate } from "./pagination.js";
 import {
   applicationFromRow,
@@ -64,7 +64,8 @@ export class Catalogue {
   }
 
   deleteApplication(id: string): Promise<void> {
-    return tx(this.pool, async (c) => {
+    return tx(this.pool, async (bounded) => {
+      const c = withoutTimeout(bounded);
       const eps = (await all(c, S.endpointsOfApp, [id])).map((ep) => String(ep.id));
       await withdrawJobReplays(c, eps);
       await exec(
@@ -123,7 +124,9 @@ export class Catalogue {
 
   deleteEndpoint(appId: string, id: string): Promise<void> {
     return tx(this.pool, async (c) => {
-      if (await one(c, S.endpointExists, [id, appId])) await deleteEndpointRows(c, [id]);
+      if (await one(c, S.endpointExists, [id, appId])) {
+        await deleteEndpointRows(withoutTimeout(c), [id]);
+      }
     });
   }
 

@@ -95,6 +95,16 @@ export function unbounded(config: QueryConfig): QueryConfig {
   return { ...config, query_timeout: NO_CLIENT_BOUND_MS } as QueryConfig;
 }
 
+/**
+ * The same connection with every statement {@link unbounded}: for deleting an application or an
+ * endpoint, whose every message, delivery and attempt go in one transaction (all or nothing), which
+ * for a large history can rightly take longer than the query timeout: cut there, it would roll
+ * back every time it was asked again.
+ */
+export function withoutTimeout(c: Conn): Conn {
+  return { query: (config) => c.query(unbounded(config)) };
+}
+
 /** Every row of a query. */
 export async function all(c: Conn, sql: Sql, values: unknown[] = []): Promise<Row[]> {
   return (await c.query(query(sql, values))).rows;
