@@ -72,6 +72,7 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   });
   app.decorateRequest("rawBody", null);
   installBoundary(app);
+  closeConnectionsWhenStopping(app);
 
   const routes = apiRoutes(deps);
   installAuth(app, deps, routes);
@@ -82,4 +83,24 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   // The dashboard's pages and assets (not API routes: no token, nothing in the OpenAPI document).
   installDashboard(app);
   return app;
+}
+
+/**
+ * Stopping closes the idle connections at once, but one whose request is in flight stays open
+ * until answered and, answered as keep-alive, for the keep-alive timeout after (72 s): under
+ * steady traffic some request is always in flight, and the stop would wait for it. Answers given
+ * while stopping say `Connection: close`, so each such connection ends with its answer. (Requests
+ * that arrive meanwhile are answered 503 by Fastify, closing too.)
+ */
+function closeConnectionsWhenStopping(app: FastifyInstance): void {
+  let stopping = false;
+  app.addHook("preClose", (done) => {
+    stopping = true;
+    done();
+  });
+  // Callback style: no promise per request on the hot path.
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (stopping) reply.header("connection", "close");
+    done(null, payload);
+  });
 }
