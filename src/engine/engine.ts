@@ -30,6 +30,7 @@ import { OutcomeWriter } from "./outcome-writer.js";
 import type { PolicyDefaults } from "./policy.js";
 import { EndpointRuntime } from "./runtime.js";
 import type { Sender } from "./sender.js";
+import { finishedWithin } from "../finished-within.js";
 
 export interface EngineSettings {
   policyDefaults: PolicyDefaults;
@@ -248,12 +249,10 @@ export class DeliveryEngine implements EngineControl, Intake {
     for (const d of this.unadmitted.splice(0)) releases.push(releaseOf(d, d.dueAt));
     this.claimed -= releases.length;
     await this.deps.store.releaseDeliveries(releases);
-    let timeout: NodeJS.Timeout | undefined;
-    await Promise.race([
+    await finishedWithin(
+      this.deps.settings.shutdownTimeoutMs,
       Promise.allSettled([...this.inFlight]),
-      new Promise((r) => (timeout = setTimeout(r, this.deps.settings.shutdownTimeoutMs))),
-    ]);
-    clearTimeout(timeout);
+    );
     // Whatever is still out stays claimed in the store: retried after restart (alone), or by the
     // others once this worker's heartbeat is old enough (in a fleet, which otherwise gets this
     // worker's endpoints back at once). The sender is closed next, which ends those requests with

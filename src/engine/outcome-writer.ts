@@ -13,6 +13,7 @@
  */
 import { StoreUnavailableError } from "../errors.js";
 import type { DeadLetterChange, DeliveryOutcome, RecordedOutcomes, Store } from "../store/port.js";
+import { finishedWithin } from "../finished-within.js";
 
 export interface OutcomeWriterOptions {
   maxBatch: number;
@@ -79,13 +80,7 @@ export class OutcomeWriter {
    * stopping process alive. Resolves with how many outcomes were left unwritten.
    */
   async flushWithin(ms: number): Promise<number> {
-    let timer: NodeJS.Timeout | undefined;
-    const flushed = await Promise.race([
-      this.flush().then(() => true),
-      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms))),
-    ]);
-    clearTimeout(timer);
-    if (flushed) return 0;
+    if (await finishedWithin(ms, this.flush())) return 0;
     this.givenUp = true;
     return this.buffer.length + this.writing;
   }

@@ -4,6 +4,7 @@
  * a bound even when the server's host vanished.
  */
 import pg from "pg";
+import { finishedWithin } from "../../finished-within.js";
 import { DEFAULT_QUERY_TIMEOUT_MS, SCHEMA_NAME, type PostgresOptions } from "./database.js";
 
 /**
@@ -89,13 +90,7 @@ export async function endPool(
 ): Promise<void> {
   const ended = pool.end().catch(() => undefined);
   const closed = [...open].map((c) => new Promise((r) => c.once("end", r)));
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise((r) => (timer = setTimeout(r, ms)));
-  try {
-    await Promise.race([Promise.all([...busy, ended, ...closed]), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await finishedWithin(ms, Promise.all([...busy, ended, ...closed]));
   for (const c of open) destroy(c);
 }
 
@@ -114,14 +109,8 @@ export function trackConnections(pool: pg.Pool): Set<pg.ClientBase> {
  * never answers the goodbye, so its socket is destroyed instead.
  */
 export async function endWithin(client: pg.Client, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
   const ended = client.end().catch(() => undefined);
-  const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), ms)));
-  try {
-    if ((await Promise.race([ended, late])) === "late") destroy(client);
-  } finally {
-    clearTimeout(timer);
-  }
+  if (!(await finishedWithin(ms, ended))) destroy(client);
 }
 
 /** Closes a connection's socket at once; pg then fails whatever was waiting on it. */
