@@ -34,6 +34,7 @@ export const together: Scenario = {
       const clients0 = process.cpuUsage();
       const posted = await closedLoop({ url: h.url, appId }, { clients: CLIENTS, count });
       const seen = await ctx.receiver.waitFor(group, count, 120_000);
+      const timeline = deliveredWhilePosting(await ctx.receiver.record(group), posted);
       const cpuMs = (h.cpuMs() ?? 0) - (cpu0 ?? 0);
       const mainCpuMs = (h.mainThreadCpuMs() ?? 0) - (main0 ?? 0);
       const clientsUs = process.cpuUsage(clients0);
@@ -79,6 +80,7 @@ export const together: Scenario = {
             receiver: receiverCpuMs,
           },
           machine,
+          timeline,
           accept,
           received: seen,
           states: after,
@@ -89,6 +91,39 @@ export const together: Scenario = {
     }
   },
 };
+
+/**
+ * How delivery went while the clients posted and after: deliveries that arrived before the last
+ * post was answered, and the rate of each phase. The rest of the run is the backlog the posts
+ * left, drained with the clients gone.
+ */
+function deliveredWhilePosting(
+  record: { times: Float64Array },
+  posted: { firstSentAt: number; lastAnsweredAt: number },
+): {
+  whilePosting: number;
+  postingMs: number;
+  afterMs: number;
+  ratePosting: number;
+  rateAfter: number;
+} {
+  const times = record.times;
+  let whilePosting = 0;
+  let last = posted.lastAnsweredAt;
+  for (const t of times) {
+    if (t <= posted.lastAnsweredAt) whilePosting++;
+    if (t > last) last = t;
+  }
+  const postingMs = posted.lastAnsweredAt - posted.firstSentAt;
+  const afterMs = last - posted.lastAnsweredAt;
+  return {
+    whilePosting,
+    postingMs,
+    afterMs,
+    ratePosting: postingMs > 0 ? (whilePosting / postingMs) * 1000 : 0,
+    rateAfter: afterMs > 0 ? ((times.length - whilePosting) / afterMs) * 1000 : 0,
+  };
+}
 
 /**
  * What the run asked of the machine: the CPU per message of hookline, the posting clients (this
