@@ -8,6 +8,7 @@
 import pg from "pg";
 import { PostgresStore } from "../src/store/postgres/store.js";
 import { samplePayload } from "./lib/backlog.js";
+import { benchApplication, benchEndpoint } from "./lib/catalogue-rows.js";
 
 const URL = process.env.HOOKLINE_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const argLarge = process.argv.indexOf("--large");
@@ -26,37 +27,13 @@ async function main(): Promise<void> {
   const store = await PostgresStore.open({ connectionString: URL, schema, poolSize: 4 });
   try {
     const now = Date.now();
-    const app = await store.createApplication({
-      id: "app_claimcost",
-      uid: null,
-      name: "claim cost",
-      rateLimit: null,
-      metadata: {},
-      deliveryPolicy: null,
-      createdAt: now,
-      updatedAt: now,
-    });
+    const app = await store.createApplication(benchApplication("app_claimcost", "claim cost", now));
     const endpointIds: string[] = [];
     for (let i = 0; i < ENDPOINTS; i++) {
-      const ep = await store.createEndpoint({
-        id: `ep_claimcost${String(i).padStart(4, "0")}`,
-        appId: app.id,
-        uid: null,
-        url: "https://receiver.example/hook",
-        description: "",
-        version: 1,
-        disabled: false,
-        disabledReason: null,
-        filterTypes: null,
-        channels: null,
-        headers: {},
-        metadata: {},
-        rateLimit: null,
-        secrets: { current: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", previous: [] },
-        deliveryPolicy: null,
-        createdAt: now,
-        updatedAt: now,
-      });
+      const id = `ep_claimcost${String(i).padStart(4, "0")}`;
+      const ep = await store.createEndpoint(
+        benchEndpoint(id, app.id, "https://receiver.example/hook", now),
+      );
       endpointIds.push(ep.id);
     }
     await store.coordination.register({ id: "wkr_bench", role: "worker", host: "bench", now });
