@@ -333,11 +333,13 @@ export class DeliveryEngine implements EngineControl, Intake {
    * Room only when taking changes nothing about what is sent when: nothing is due that a scan
    * has not claimed (the last scan came back short and nothing was announced since), the endpoint
    * is known, settled and not backlogged, nothing waits in its queue, its circuit is closed, and
-   * it and the budget have a free slot for this one too. Otherwise the delivery is written due
-   * and claimed in its turn.
+   * it and the budget have a free slot for this one too, and no claim is under way (the store may
+   * write a new message in the claim's own commit, before the claim's rows are counted here).
+   * Otherwise the delivery is written due and claimed in its turn.
    */
   room(endpointId: string, forEndpoint: number, all: number): number {
     if (!this.running || !(this.deps.clock.now() < this.quietUntil)) return 0;
+    if (this.claimsRunning.size > 0) return 0;
     const rt = this.runtimes.get(endpointId);
     if (!rt || rt.stale || rt.leaving || rt.endpoint.disabled || rt.queue.length > 0) return 0;
     if (this.backlogged.has(rt) || rt.breaker.snapshot().state !== "closed") return 0;

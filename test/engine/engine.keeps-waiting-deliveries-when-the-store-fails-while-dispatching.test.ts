@@ -29,6 +29,8 @@ describe("a store failure while dispatching", () => {
     h = await startEngine({ clock, breaker: { consecutiveFailures: 1 } });
     rx = await Receiver.start((_req, i) => ({ status: i === 0 ? 503 : 200 }));
     await h.addEndpoint(rx.url("/hook"), { concurrencyLimit: 1 });
+    // The start's first scan is over (else it claims the first message alone, in its commit).
+    await settle();
     // Putting the queue back until the probe fails once.
     const releases = vi
       .spyOn(h.store, "releaseDeliveries")

@@ -8,6 +8,7 @@ import type { AcceptResult, ClaimedDelivery, Intake, NewMessage } from "../../sr
 import { acceptedMessage } from "../../src/store/row-mappers.js";
 import { AcceptBatcher } from "../../src/store/sqlite/accept-batcher.js";
 import type { Accepted } from "../../src/store/sqlite/deliveries.js";
+import { TurnCommit } from "../../src/store/sqlite/turn-commit.js";
 
 function setup() {
   const db = new Database(":memory:");
@@ -43,7 +44,12 @@ function setup() {
       };
     };
   };
-  const batcher = new AcceptBatcher(db, newAcceptor, (fn) => fn());
+  const batcher = new AcceptBatcher(
+    db,
+    newAcceptor,
+    (fn) => fn(),
+    new TurnCommit(db, (fn) => fn()),
+  );
   const ids = (table: string) =>
     (db.prepare(`SELECT id FROM ${table} ORDER BY id`).all() as { id: string }[]).map((r) => r.id);
   return { db, batcher, ids, acceptors: () => acceptors };

@@ -1,8 +1,8 @@
 /**
  * Group commit for accepted messages. Messages posted in the same turn of the event loop are
- * written in one transaction, and every caller is answered only after that transaction has
- * committed: each message is still durable before its 2xx, but a burst of posts shares one commit
- * instead of paying one each. A message that fails must not take the others with it, so if
+ * written in one transaction, the turn's (turn-commit.ts), and every caller is answered only after
+ * it has committed: each message is still durable before its 2xx, but a burst of posts shares one
+ * commit instead of paying one each. A message that fails must not take the others with it, so if
  * anything in the batch fails, the batch is written again with each message in its own savepoint
  * (the failing one is undone alone); savepoints cost a fifth of a message's writes, and failures
  * are rare, so they are paid only then.
@@ -10,6 +10,7 @@
 import type { Database as Db } from "better-sqlite3";
 import type { AcceptResult, NewMessage } from "../port.js";
 import type { Accepted } from "./deliveries.js";
+import type { TurnCommit } from "./turn-commit.js";
 
 interface Waiting {
   msg: NewMessage;
@@ -22,67 +23,71 @@ type Outcome = { ok: true; value: Accepted } | { ok: false; err: unknown };
 
 export class AcceptBatcher {
   private queue: Waiting[] = [];
-  private scheduled = false;
   // Made once: better-sqlite3 builds a transaction function with four wrappers and their
   // properties, which costs more than the savepoint it runs.
-  /** The whole batch in one transaction; throws if any message fails. */
-  private readonly commitAll: (batch: Waiting[]) => Outcome[];
-  /** The whole batch in one transaction, each message in a savepoint of its own. */
-  private readonly commitEach: (batch: Waiting[]) => Outcome[];
+  /** The whole batch; throws if any message fails. Inside the turn's commit, a savepoint. */
+  private readonly writeAll: (batch: Waiting[]) => Outcome[];
   private readonly savepoint: (acceptOne: Acceptor, msg: NewMessage) => Accepted;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     /** Makes the function that accepts each message of one batch, inside its transaction. */
     private readonly newAcceptor: () => Acceptor,
     /** Maps a driver error to hookline's error classes (the store's `run`). */
     private readonly guard: <T>(fn: () => T) => T,
+    /** The turn's commit, which the batch shares with the turn's other writes. */
+    private readonly turn: TurnCommit,
   ) {
     this.savepoint = db.transaction((acceptOne: Acceptor, msg: NewMessage) => acceptOne(msg));
-    this.commitAll = db.transaction((batch: Waiting[]): Outcome[] => {
+    this.writeAll = db.transaction((batch: Waiting[]): Outcome[] => {
       const acceptOne = this.newAcceptor();
       return batch.map((w) => ({ ok: true, value: this.guard(() => acceptOne(w.msg)) }));
-    });
-    this.commitEach = db.transaction((batch: Waiting[]): Outcome[] => {
-      const acceptOne = this.newAcceptor();
-      const outcomes: Outcome[] = [];
-      for (const w of batch) {
-        // A failing message rolls back only its own savepoint; the others still commit.
-        try {
-          outcomes.push({ ok: true, value: this.guard(() => this.savepoint(acceptOne, w.msg)) });
-        } catch (err) {
-          outcomes.push({ ok: false, err });
-        }
-      }
-      return outcomes;
     });
   }
 
   accept(msg: NewMessage): Promise<AcceptResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ msg, resolve, reject });
-      if (this.scheduled) return;
-      this.scheduled = true;
-      setImmediate(() => this.flush());
+      if (this.queue.length > 1) return;
+      // The batch is what has been posted by the time the turn commits, not only this message.
+      let batch: Waiting[] = [];
+      this.turn.later(
+        () => {
+          batch = this.queue;
+          this.queue = [];
+          return this.write(batch);
+        },
+        (outcomes) => this.answer(batch, outcomes),
+        (err) => {
+          // The commit failed, or never began (the batch then still waits in the queue).
+          if (!batch.length) [batch, this.queue] = [this.queue, []];
+          for (const w of batch) w.reject(err);
+        },
+      );
     });
   }
 
-  private flush(): void {
-    this.scheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    let outcomes: Outcome[];
+  private write(batch: Waiting[]): Outcome[] {
     try {
-      outcomes = this.guard(() => this.commitAll(batch));
-    } catch {
-      // Rolled back whole; again, message by message, to learn which failed and keep the rest.
-      try {
-        outcomes = this.guard(() => this.commitEach(batch));
-      } catch (err) {
-        for (const w of batch) w.reject(err);
-        return;
-      }
+      return this.writeAll(batch);
+    } catch (err) {
+      // The disk full or an I/O error may have ended the turn's transaction: nothing to retry in.
+      if (!this.db.inTransaction) throw err;
+      // Undone whole; again, message by message, to learn which failed and keep the rest.
+      const acceptOne = this.newAcceptor();
+      return batch.map((w): Outcome => {
+        // A failing message rolls back only its own savepoint; the others still commit.
+        try {
+          return { ok: true, value: this.guard(() => this.savepoint(acceptOne, w.msg)) };
+        } catch (err) {
+          if (!this.db.inTransaction) throw err;
+          return { ok: false, err };
+        }
+      });
     }
+  }
+
+  private answer(batch: Waiting[], outcomes: Outcome[]): void {
     // Committed: what the intake took is the engine's now, handed over before any caller hears
     // back and before anything else runs, so no claim can come between.
     batch.forEach((w, i) => {

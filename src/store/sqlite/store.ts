@@ -63,6 +63,7 @@ import { ApiTokens } from "./api-tokens.js";
 import { Catalogue } from "./catalogue.js";
 import { DeadLetters } from "./dead-letters.js";
 import { AcceptBatcher } from "./accept-batcher.js";
+import { TurnCommit } from "./turn-commit.js";
 import { Checkpointer } from "./checkpointer.js";
 import { openDatabase, type SqliteOptions } from "./database.js";
 import {
@@ -102,6 +103,7 @@ export class SqliteStore implements Store {
   private readonly retention: Retention;
   private readonly apiTokens: ApiTokens;
 
+  private readonly turn: TurnCommit;
   private readonly accepts: AcceptBatcher;
   private readonly sealing: Sealing;
   private readonly checkpointer: Checkpointer | null = null;
@@ -123,14 +125,18 @@ export class SqliteStore implements Store {
     this.dashboard = new DashboardQueries(this.db);
     this.retention = new Retention(this.db);
     this.apiTokens = new ApiTokens(this.db);
+    this.turn = new TurnCommit(this.db, (fn) => this.run(fn));
     this.accepts = new AcceptBatcher(
       this.db,
       () => this.deliveries.acceptor(),
       (fn) => this.run(fn),
+      this.turn,
     );
   }
 
   async close(): Promise<void> {
+    // What waits for the turn's commit is written, not dropped with the connection.
+    if (this.db.open) this.turn.flush();
     // The thread first: the last connection to close checkpoints everything and removes the WAL.
     await this.checkpointer?.close();
     if (this.db.open) this.db.close();
@@ -269,12 +275,13 @@ export class SqliteStore implements Store {
     return this.run(() => this.deliveries.recoverInflight(now));
   }
 
+  // Claims commit with the turn's queued writes (turn-commit.ts), outcomes wait for its end.
   async claimDue(req: ClaimRequest): Promise<ClaimedDelivery[]> {
-    return this.sealing.claimedOut(this.run(() => this.deliveries.claimDue(req)));
+    return this.sealing.claimedOut(this.turn.now(() => this.deliveries.claimDue(req)));
   }
 
   async scanDue(req: ScanRequest): Promise<ScanResult> {
-    const scan = this.run(() => this.deliveries.scanDue(req));
+    const scan = this.turn.now(() => this.deliveries.scanDue(req));
     return { claimed: this.sealing.claimedOut(scan.claimed), reached: scan.reached };
   }
 
@@ -287,9 +294,10 @@ export class SqliteStore implements Store {
   }
 
   async recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<RecordedOutcomes> {
-    return outcomes.length
-      ? this.run(() => this.deliveries.recordAttempts(outcomes))
-      : { kept: [], changes: [] };
+    if (!outcomes.length) return { kept: [], changes: [] };
+    return new Promise((resolve, reject) =>
+      this.turn.later(() => this.deliveries.recordAttempts(outcomes), resolve, reject),
+    );
   }
 
   async releaseDeliveries(releases: readonly Release[]): Promise<void> {
