@@ -10,15 +10,21 @@ import { Receiver } from "../support/receiver.js";
 
 const turn = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Posts one message at a time, each delivered before the next: the engine holds nothing between. */
-async function oneAtATime(h: EngineHarness, forMs: number, before?: () => void): Promise<void> {
+/**
+ * Posts one message at a time, each delivered before the next: the engine holds nothing between.
+ * Resolves with the largest budget seen after a delivery.
+ */
+async function oneAtATime(h: EngineHarness, forMs: number, before?: () => void): Promise<number> {
   const until = Date.now() + forMs;
+  let most = 0;
   for (let i = 0; Date.now() < until; i++) {
     before?.();
     const id = await h.post({ i });
     await h.waitFor(reached(id, "succeeded"), 10_000);
+    most = Math.max(most, h.engine.deliveryBudget().limit);
     await turn(5);
   }
+  return most;
 }
 
 describe("the loop budget, while deliveries come and go", () => {
@@ -47,7 +53,8 @@ describe("the loop budget, while deliveries come and go", () => {
     const shrunk = h.engine.deliveryBudget()!.limit;
     expect(shrunk).toBeLessThan(4096);
     // No callers at all: doubling per judgement, where adding 64 would take 16 s from the floor.
-    await oneAtATime(h, 3_000);
-    expect(h.engine.deliveryBudget()!.limit).toBe(4096);
+    // The most it reached, not where it ended: on a loaded machine a late timer in the last
+    // judgement is lag, which rightly takes 30 % off again.
+    expect(await oneAtATime(h, 3_000)).toBe(4096);
   });
 });
