@@ -119,6 +119,26 @@ describe("the SQLite turn commit", () => {
     expect(t.committed()).toEqual(["a"]);
   });
 
+  it("tells every caller of a turn even when telling one of them throws", () => {
+    const t = setup();
+    const told: string[] = [];
+    t.turn.later(
+      t.insert("a"),
+      () => {
+        throw new Error("a caller's bug");
+      },
+      () => told.push("a failed"),
+    );
+    t.turn.later(
+      t.insert("b"),
+      (v) => told.push(v),
+      () => told.push("b failed"),
+    );
+    expect(() => t.turn.flush()).toThrow(/a caller's bug/);
+    expect(told).toEqual(["b"]);
+    expect(t.committed()).toEqual(["a", "b"]);
+  });
+
   it("a commit that fails fails every write of its turn, and none of them is in the file", async () => {
     const t = setup();
     const results = await Promise.allSettled([

@@ -84,7 +84,16 @@ export class TurnCommit {
       done: (value) => (outcome = { ok: true, value: value as T }),
       failed: (err) => (outcome = { ok: false, err }),
     });
-    this.flush();
+    try {
+      this.flush();
+    } catch (err) {
+      if (!outcome) throw err;
+      // Telling another caller threw (a bug); this caller's rows are still its to have, not to
+      // be stranded claimed. The bug is thrown where nobody is left waiting on it.
+      queueMicrotask(() => {
+        throw err;
+      });
+    }
     if (!outcome!.ok) throw outcome!.err;
     return outcome!.value;
   }
@@ -100,10 +109,18 @@ export class TurnCommit {
       for (const w of writes) w.failed(err);
       return;
     }
+    // Every caller is told, even if telling one throws (a bug): the others' writes are committed,
+    // and a caller never told would wait forever. The first such error is thrown after.
+    let thrown: { err: unknown } | null = null;
     for (const w of writes) {
       const r = w.result!;
-      if (r.ok) w.done(r.value);
-      else w.failed(r.err);
+      try {
+        if (r.ok) w.done(r.value);
+        else w.failed(r.err);
+      } catch (err) {
+        thrown ??= { err };
+      }
     }
+    if (thrown) throw thrown.err;
   }
 }
