@@ -1,10 +1,11 @@
 /**
  * One commit per turn of the event loop for the embedded store's busiest writes: accepting
  * messages, recording attempts' outcomes and claiming deliveries. Each used to commit a
- * transaction of its own, and on SQLite a write transaction costs about the same whatever it
- * carries: its WAL frames are mostly the same few index and table pages, written again by each
- * commit (and copied again by the checkpoint thread). While messages are posted and delivered
- * together, all three come in every turn.
+ * transaction of its own, and on SQLite each commit has a price of its own whatever it carries
+ * (the commit itself, and the WAL frames of pages two writes share, written once instead of
+ * twice). While messages are posted and delivered together, all three come in most turns. Measured
+ * with the store alone (bench/store-turns.ts): 4 % less CPU and 6 % fewer bytes written per
+ * message.
  *
  * Writes that can wait for the end of the turn are queued (`later`) and committed together; a
  * claim, whose caller needs its rows now, commits what is queued with it at once (`now`). Each
