@@ -27,8 +27,14 @@ function option(name: string, fallback: string): string {
 }
 
 const dir = resolve(option("--hookline", "."));
-const turns = Number(option("--turns", "1500"));
-const rounds = Number(option("--rounds", "3"));
+const turns = count("--turns", "1500");
+const rounds = count("--rounds", "3");
+
+function count(name: string, fallback: string): number {
+  const n = Number(option(name, fallback));
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} takes a whole number from 1`);
+  return n;
+}
 
 interface Built {
   SqliteStore: new (o: object) => Store;
