@@ -3,22 +3,18 @@
  * by the runner that holds it. On SQLite nothing else would look at it: the runner only looks for
  * jobs when woken or when a scheduled one is due, and the job stays running under its lease.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { ReplayJobRunner } from "../../src/dlq/runner.js";
 import { EngineEvents } from "../../src/engine/events.js";
 import { SignallingControl } from "../../src/engine/signalling.js";
 import { FakeClock } from "../support/fake-clock.js";
-import type { Cleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/postgres.js";
 import { holdFirstCall } from "../support/held-store-call.js";
 import { aJob, aSqliteStore, untilJob } from "../support/replay-runner.js";
 
 const MISSING = ["dlq_00000000000000000000000001", "dlq_00000000000000000000000002"];
 
-const cleanup: Cleanup = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup.length = 0;
-});
+const cleanup = useCleanup();
 
 it("takes the selection again after it failed once, and the job completes", async () => {
   const store = await aSqliteStore(cleanup);

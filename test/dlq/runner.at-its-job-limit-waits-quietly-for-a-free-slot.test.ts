@@ -4,21 +4,17 @@
  * because the waiting job's start time has passed, would wake its running jobs each time, and
  * each would write its lease on every wake-up.
  */
-import { afterEach, expect, it, vi } from "vitest";
+import { expect, it, vi } from "vitest";
 import { ReplayJobRunner } from "../../src/dlq/runner.js";
 import { EngineEvents } from "../../src/engine/events.js";
 import { SignallingControl } from "../../src/engine/signalling.js";
 import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
 import { seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
-import type { Cleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/postgres.js";
 import { aJob, aSqliteStore, untilJob } from "../support/replay-runner.js";
 
-const cleanup: Cleanup = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup.length = 0;
-});
+const cleanup = useCleanup();
 
 /** Lets the event loop turn `n` times. */
 async function turns(n: number): Promise<void> {

@@ -5,18 +5,14 @@
  * second. When A wakes, the job is no longer its own: it must drop it, not queue the third
  * replay beside B (no record would be replayed twice, but the job would go at twice its rate).
  */
-import { afterEach, expect, it, vi, type MockInstance } from "vitest";
+import { expect, it, vi, type MockInstance } from "vitest";
 import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
 import { seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
-import { aSharedStore, freshSchemaName, type Cleanup } from "../support/postgres.js";
+import { aSharedStore, freshSchemaName, useCleanup } from "../support/postgres.js";
 import { aJob, aRunner, LEASE_MS, untilJob } from "../support/replay-runner.js";
 
-let cleanup: Cleanup = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = useCleanup();
 
 /**
  * Waits until a runner has renewed its job once more after queueing a replay: it then waits for

@@ -4,19 +4,15 @@
  * wait, or another worker takes the job up and both replay at the job's rate: twice the rate the
  * receiver was promised.
  */
-import { afterEach, expect, it, vi } from "vitest";
+import { expect, it, vi } from "vitest";
 import { EngineEvents } from "../../src/engine/events.js";
 import { deadLetter, replayOutcome } from "../store/behaviour/dlq-fixtures.js";
 import { claimAll, seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { aJob, aRunner, LEASE_MS, untilJob } from "../support/replay-runner.js";
-import { aSharedStore, type Cleanup } from "../support/postgres.js";
+import { aSharedStore, useCleanup } from "../support/postgres.js";
 
-let cleanup: Cleanup = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = useCleanup();
 
 it("renews its lease while it waits for a token, so no other runner takes the job", async () => {
   const store = await aSharedStore(cleanup);

@@ -4,20 +4,16 @@
  * must find it by itself. Time is the fake clock's, and no engine runs: a job selecting records
  * that do not exist completes at once, every item skipped.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
 import { seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { aJob, aRunner, LEASE_MS, POLL_MS, untilJob } from "../support/replay-runner.js";
-import { aSharedStore, type Cleanup } from "../support/postgres.js";
+import { aSharedStore, useCleanup } from "../support/postgres.js";
 
 const MISSING = ["dlq_00000000000000000000000001", "dlq_00000000000000000000000002"];
 
-let cleanup: Cleanup = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = useCleanup();
 
 it("runs a job another process created, at its next look", async () => {
   const store = await aSharedStore(cleanup);

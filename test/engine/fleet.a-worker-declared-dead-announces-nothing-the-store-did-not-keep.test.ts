@@ -7,20 +7,17 @@
  * metrics, the operational webhooks and the dashboard, which would count an attempt that the
  * delivery's new owner then makes again.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
 import type { EngineEvent } from "../../src/engine/events.js";
 import { HooklineMetrics } from "../../src/observability/metrics.js";
 import { MINUTE } from "../store/behaviour/fixtures.js";
 import { aRequestOutWhenTakenOver, fleetWorkerSettings } from "../support/fleet-worker.js";
-import type { Cleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/postgres.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const cleanup: Cleanup = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!();
-});
+const cleanup = useCleanup();
 
 it("neither announces nor counts an answer that arrives before it notices", async () => {
   const settings = fleetWorkerSettings({

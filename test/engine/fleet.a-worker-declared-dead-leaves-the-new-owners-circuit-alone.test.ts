@@ -7,17 +7,14 @@
  * and the store keeps no outcome of it, so none is announced (delivery events feed the metrics
  * and the delivery log, which would count an attempt the new owner makes again).
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { MINUTE } from "../store/behaviour/fixtures.js";
 import { aRequestOutWhenTakenOver, fleetWorkerSettings } from "../support/fleet-worker.js";
-import type { Cleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/postgres.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const cleanup: Cleanup = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!();
-});
+const cleanup = useCleanup();
 
 it("changes nothing of the endpoint's circuit with a request it sent before", async () => {
   const settings = fleetWorkerSettings({

@@ -6,7 +6,7 @@
  * By then the probe is due: the old claim must not go out as the probe. Its new claim, by the
  * worker's new identity, is the one request the receiver gets.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/errors.js";
 import { accept, anApplication, anEndpoint, MINUTE } from "../store/behaviour/fixtures.js";
 import {
@@ -16,7 +16,7 @@ import {
   untilDeliveredAndIdle,
 } from "../support/fleet-worker.js";
 import { holdFirstCall } from "../support/held-store-call.js";
-import { aSharedStore, type Cleanup } from "../support/postgres.js";
+import { aSharedStore, useCleanup } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
 
 /**
@@ -26,10 +26,7 @@ import { Receiver } from "../support/receiver.js";
  */
 const PROBE_IN_MS = 2_000;
 
-const cleanup: Cleanup = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!();
-});
+const cleanup = useCleanup();
 
 it("does not send a delivery it failed to put back after it was declared dead", async () => {
   const store = await aSharedStore(cleanup);

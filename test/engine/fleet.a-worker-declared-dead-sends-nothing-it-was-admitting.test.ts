@@ -5,7 +5,7 @@
  * finishes, the old admission must not queue and send the delivery: it is another worker's to
  * send now (here, the worker's own new identity), and the receiver would get it twice.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { accept, anApplication, anEndpoint, MINUTE } from "../store/behaviour/fixtures.js";
 import {
   declareDead,
@@ -14,13 +14,10 @@ import {
   untilDeliveredAndIdle,
 } from "../support/fleet-worker.js";
 import { holdFirstCall } from "../support/held-store-call.js";
-import { aSharedStore, type Cleanup } from "../support/postgres.js";
+import { aSharedStore, useCleanup } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
 
-const cleanup: Cleanup = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!();
-});
+const cleanup = useCleanup();
 
 it("sends nothing it was admitting when it was declared dead; the delivery goes out once", async () => {
   const store = await aSharedStore(cleanup);

@@ -4,11 +4,11 @@
  * the claim's batch is being admitted, E must not be handed back: its delivery would then be
  * sent by a worker that no longer owns E. Whenever a request to E is out, this worker owns E.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/port.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
-import { adminQuery, aSharedStore, freshSchemaName, type Cleanup } from "../support/postgres.js";
+import { adminQuery, aSharedStore, freshSchemaName, useCleanup } from "../support/postgres.js";
 import { fleetWorkerSettings, startFleetWorker } from "../support/fleet-worker.js";
 import { Receiver } from "../support/receiver.js";
 
@@ -22,10 +22,7 @@ const LOAD_MS = 300;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("an endpoint marked to let go of while a claim brings its deliveries", () => {
-  const cleanup: Cleanup = [];
-  afterEach(async () => {
-    while (cleanup.length) await cleanup.pop()!();
-  });
+  const cleanup = useCleanup();
 
   it("is not handed back before they are queued; no request goes out without owning it", async () => {
     const schema = freshSchemaName();

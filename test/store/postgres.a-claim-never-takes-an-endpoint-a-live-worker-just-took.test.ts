@@ -5,7 +5,7 @@
  * and A claims none of its deliveries. The order is forced with B's transaction held open on an
  * admin connection.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { ClaimedDelivery } from "../../src/store/port.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, HOUR, MINUTE, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
@@ -15,16 +15,12 @@ import {
   BLOCKED_BY,
   freshSchemaName,
   waitForPid,
-  type Cleanup,
+  useCleanup,
 } from "../support/postgres.js";
 
 const NOW = T0 + HOUR;
 
-let cleanup: Cleanup = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = useCleanup();
 
 function claimAs(
   store: PostgresStore,

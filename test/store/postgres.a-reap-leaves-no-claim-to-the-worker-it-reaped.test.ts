@@ -7,7 +7,7 @@
  * reap or never made, not left to the next reap (a heartbeat later) while W sends it. The order
  * is forced with a lock held on an admin connection.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, HOUR, MINUTE, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
 import {
@@ -16,17 +16,13 @@ import {
   freshSchemaName,
   raceConnections,
   waitForPid,
-  type Cleanup,
+  useCleanup,
 } from "../support/postgres.js";
 
 const NOW = T0 + HOUR;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let cleanup: Cleanup = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = useCleanup();
 
 async function join(store: PostgresStore, id: string, heartbeatAt: number): Promise<void> {
   await store.coordination!.register({ id, role: "worker", host: "test", now: heartbeatAt });

@@ -6,7 +6,7 @@
  * lock on the job's next record, so queueing stops after queueing the replay to the endpoint, and
  * the endpoint is deleted while it waits.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { nextJobStep } from "../../src/dlq/job-step.js";
 import { newId } from "../../src/ids.js";
 import { deadLetter, replayOutcome } from "./behaviour/dlq-fixtures.js";
@@ -17,14 +17,10 @@ import {
   BLOCKED_BY,
   freshSchemaName,
   waitForPid,
-  type Cleanup,
+  useCleanup,
 } from "../support/postgres.js";
 
-let cleanup: Cleanup = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = useCleanup();
 
 it("a replay queued to an endpoint deleted meanwhile counts as withdrawn, and the job finishes", async () => {
   const schema = freshSchemaName();

@@ -4,17 +4,20 @@
  * leads to one more try, not two, so once the database is back exactly one connection listens,
  * and the listener is told once that it may have missed signals.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { PostgresStore } from "../../src/store/postgres/store.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import {
+  adminQuery,
+  dropSchema,
+  freshSchemaName,
+  TEST_DATABASE_URL,
+  useCleanup,
+} from "../support/postgres.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!().catch(() => undefined);
-});
+const cleanup = useCleanup({ ignoreFailures: true });
 
 it("listens on one connection again after an outage of several retries", async () => {
   const schema = freshSchemaName();

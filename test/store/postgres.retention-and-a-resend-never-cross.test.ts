@@ -6,7 +6,7 @@
  * then deleted, nor a delivery whose message is gone. Both orders are forced with row locks held
  * on an admin connection.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
 import type { Delivery } from "../../src/domain/types.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
@@ -17,17 +17,13 @@ import {
   BLOCKED_BY,
   freshSchemaName,
   waitForPid,
-  type Cleanup,
+  useCleanup,
 } from "../support/postgres.js";
 
 const RETENTION = 30 * 24 * HOUR;
 const NOW = T0 + RETENTION + HOUR;
 
-let cleanup: Cleanup = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = useCleanup();
 
 /** A store with one old message, delivered, and two spare connections. */
 async function setUp() {

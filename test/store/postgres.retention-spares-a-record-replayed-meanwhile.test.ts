@@ -5,7 +5,7 @@
  * race is forced: an admin connection holds a lock on one of the record's history rows, so
  * retention stops after picking its records, and the replay is asked for while it waits.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
 import type { ReplayEnqueued } from "../../src/store/port.js";
 import { deadLetter } from "./behaviour/dlq-fixtures.js";
@@ -16,16 +16,12 @@ import {
   BLOCKED_BY,
   freshSchemaName,
   waitForPid,
-  type Cleanup,
+  useCleanup,
 } from "../support/postgres.js";
 
 const RETENTION = 30 * 24 * HOUR;
 
-let cleanup: Cleanup = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = useCleanup();
 
 it("a record replayed while retention runs is never deleted after the replay was queued", async () => {
   const schema = freshSchemaName();

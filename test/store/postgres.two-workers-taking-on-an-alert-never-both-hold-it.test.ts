@@ -5,7 +5,7 @@
  * it, and A gets nothing, so the alert has one evaluator and its end is announced once. The order
  * is forced with B's transaction held open on an admin connection.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { anAlert, HOUR, saveAlerts, T0 } from "./behaviour/fixtures.js";
 import {
   aSharedStore,
@@ -13,16 +13,12 @@ import {
   freshSchemaName,
   raceConnections,
   waitForPid,
-  type Cleanup,
+  useCleanup,
 } from "../support/postgres.js";
 
 const NOW = T0 + HOUR;
 
-let cleanup: Cleanup = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = useCleanup();
 
 it("an alert taken on by a worker that joined meanwhile stays with that worker", async () => {
   const schema = freshSchemaName();

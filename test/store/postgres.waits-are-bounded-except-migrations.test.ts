@@ -6,7 +6,7 @@
  * another process's migration, or rewrite a large table. Nor is deleting an application, whose
  * whole history goes in one transaction.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/errors.js";
 import { MIGRATION_LOCK } from "../../src/store/postgres/migrate.js";
 import { PostgresStore } from "../../src/store/postgres/store.js";
@@ -16,7 +16,7 @@ import {
   raceConnections,
   TEST_DATABASE_URL,
   waitForPid,
-  type Cleanup,
+  useCleanup,
 } from "../support/postgres.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import { anApplication, anEndpoint } from "./behaviour/fixtures.js";
@@ -26,10 +26,7 @@ const QUERY_TIMEOUT_MS = 1_000;
 /** Many query timeouts: tells an end from a hang, not how fast the end is. */
 const ENDS_WITHIN_MS = 15_000;
 
-const cleanup: Cleanup = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!().catch(() => undefined);
-});
+const cleanup = useCleanup({ ignoreFailures: true });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
