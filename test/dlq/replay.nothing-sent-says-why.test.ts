@@ -16,6 +16,8 @@ type ReplayAnswer = {
   record: RecordOut;
 };
 
+type ErrorAnswer = { code: string; detail: string };
+
 /**
  * A receiver that fails every request with 503 until told to hold them; a held request is
  * answered when the test says, with the status it says.
@@ -65,6 +67,30 @@ async function untilState(h: TestHookline, id: string, state: string): Promise<v
   throw new Error(`record ${id} did not become ${state}`);
 }
 
+/**
+ * A hookline with one dead-letter record whose replay waits in the engine behind a request the
+ * receiver holds; `answer` is the replay's answer, pending until the held request is answered.
+ */
+async function aReplayBehindAHeldRequest<T>(
+  cleanups: (() => Promise<void>)[],
+  env?: Record<string, string>,
+) {
+  const h = await startHookline({ env, overrides: { breaker: PATIENT_BREAKER } });
+  cleanups.push(() => h.stop());
+  const rx = await holdingReceiver();
+  cleanups.push(() => rx.close());
+  // One request at a time: the replay waits in the engine behind the held one.
+  const ep = await anEndpoint(h, rx.url, { retry: { preset: "manual" }, concurrencyLimit: 1 });
+  const record = (await deadLetters(h, ep, 1))[0]!;
+
+  rx.hold();
+  await post(h, ep.appId, { after: "the outage" });
+  await rx.arrived();
+  const answer = h.api<T>("POST", `/api/v1/dlq/${record.id}/replay`, {});
+  await untilState(h, record.id, "replaying");
+  return { h, rx, ep, record, answer };
+}
+
 describe("a single replay that sends nothing says why", () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -72,19 +98,7 @@ describe("a single replay that sends nothing says why", () => {
   });
 
   it("its endpoint disabled (a 410) while the replay waited behind a request in flight", async () => {
-    const h = await startHookline({ overrides: { breaker: PATIENT_BREAKER } });
-    cleanups.push(() => h.stop());
-    const rx = await holdingReceiver();
-    cleanups.push(() => rx.close());
-    // One request at a time: the replay waits in the engine behind the held one.
-    const ep = await anEndpoint(h, rx.url, { retry: { preset: "manual" }, concurrencyLimit: 1 });
-    const [record] = await deadLetters(h, ep, 1);
-
-    rx.hold();
-    await post(h, ep.appId, { after: "the outage" });
-    await rx.arrived();
-    const answer = h.api<ReplayAnswer>("POST", `/api/v1/dlq/${record!.id}/replay`, {});
-    await untilState(h, record!.id, "replaying");
+    const { h, rx, record, answer } = await aReplayBehindAHeldRequest<ReplayAnswer>(cleanups);
     const before = rx.received;
     rx.answerHeld(410);
 
@@ -100,7 +114,7 @@ describe("a single replay that sends nothing says why", () => {
     expect(rx.received).toBe(before);
     const whole = await h.api<{ history: { action: string; result: string }[] }>(
       "GET",
-      `/api/v1/dlq/${record!.id}`,
+      `/api/v1/dlq/${record.id}`,
     );
     expect(whole.body.history.at(-1)).toMatchObject({
       action: "replayed",
@@ -110,25 +124,9 @@ describe("a single replay that sends nothing says why", () => {
 
   it("its endpoint deleted while the replay waited: 404, saying so, once the wait is over", async () => {
     // A short request timeout keeps the wait (timeout + 5 s) short.
-    const h = await startHookline({
-      env: { HOOKLINE_REQUEST_TIMEOUT_MS: "2000" },
-      overrides: { breaker: PATIENT_BREAKER },
+    const { h, rx, ep, record, answer } = await aReplayBehindAHeldRequest<ErrorAnswer>(cleanups, {
+      HOOKLINE_REQUEST_TIMEOUT_MS: "2000",
     });
-    cleanups.push(() => h.stop());
-    const rx = await holdingReceiver();
-    cleanups.push(() => rx.close());
-    const ep = await anEndpoint(h, rx.url, { retry: { preset: "manual" }, concurrencyLimit: 1 });
-    const [record] = await deadLetters(h, ep, 1);
-
-    rx.hold();
-    await post(h, ep.appId, { after: "the outage" });
-    await rx.arrived();
-    const answer = h.api<{ code: string; detail: string }>(
-      "POST",
-      `/api/v1/dlq/${record!.id}/replay`,
-      {},
-    );
-    await untilState(h, record!.id, "replaying");
     const deleted = await h.api("DELETE", `/api/v1/app/${ep.appId}/endpoint/${ep.endpointId}`);
     expect(deleted.status).toBe(204);
     rx.answerHeld(200);
@@ -137,7 +135,7 @@ describe("a single replay that sends nothing says why", () => {
     expect(res.status).toBe(404);
     expect(res.body).toEqual({
       code: "not_found",
-      detail: `dead-letter record ${record!.id} (its endpoint was deleted meanwhile) not found`,
+      detail: `dead-letter record ${record.id} (its endpoint was deleted meanwhile) not found`,
     });
   });
 
