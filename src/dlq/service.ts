@@ -111,6 +111,7 @@ export class DeadLetterQueue {
       outcome.cancel();
       throw refusal(id, queued.record, "replayed", ["open", "resolved"]);
     }
+    outcome.queued();
     this.deps.engine.wake(now);
     const circuit = await this.circuitOf(endpoint.id);
     if (circuit.state === "open" && (circuit.nextProbeAt ?? 0) > now) {
@@ -125,7 +126,7 @@ export class DeadLetterQueue {
     }
     const event = await outcome.promise;
     const current = await store.getDeadLetter(id);
-    if (!event && !current) {
+    if (event === GONE || (!event && !current)) {
       // Deleted with its endpoint (or application) while the replay waited: the replay went with
       // it, and whatever came of a request already out was not kept.
       throw new NotFoundError(`dead-letter record ${id} (its endpoint was deleted meanwhile)`);
@@ -264,22 +265,27 @@ export class DeadLetterQueue {
   }
 
   /**
-   * Resolves with the committed final event of a delivery, or null after `timeoutMs`. With a
-   * store shared by several processes another worker may make the attempt, so the store is also
-   * asked every so often.
+   * Resolves with the committed final event of a delivery, with GONE once the delivery was
+   * deleted with its endpoint, or with null after `timeoutMs`. With a store shared by several
+   * processes another worker may make the attempt, or delete the endpoint, so the store is also
+   * asked every so often; a delivery it does not have counts as gone only once `queued()` says
+   * the replay's commit is done.
    */
   private outcomeOf(d: DeliveryRef, timeoutMs: number) {
     let cancel = () => {};
-    const promise = new Promise<FinalEvent | null>((resolve) => {
+    let queued = false;
+    const promise = new Promise<FinalEvent | typeof GONE | null>((resolve) => {
       const timer = setTimeout(() => finish(null), timeoutMs);
       let poll: NodeJS.Timeout | null = null;
       let done = false;
       const off = this.deps.events.on((e) => {
         if (e.type === "delivery" && e.deliveryId === d.deliveryId && e.state !== "pending") {
           finish(e);
+        } else if (e.type === "endpoint.deleted" && e.endpointId === d.endpointId) {
+          finish(GONE);
         }
       });
-      const finish = (e: FinalEvent | null) => {
+      const finish = (e: FinalEvent | typeof GONE | null) => {
         if (done) return;
         done = true;
         clearTimeout(timer);
@@ -289,7 +295,7 @@ export class DeadLetterQueue {
       };
       const ask = () => {
         poll = setTimeout(() => {
-          this.finalFromStore(d).then(
+          this.finalFromStore(d, queued).then(
             (e) => (e ? finish(e) : done || ask()),
             () => done || ask(),
           );
@@ -298,13 +304,20 @@ export class DeadLetterQueue {
       if (this.deps.store.coordination) ask();
       cancel = () => finish(null);
     });
-    return { promise, cancel: () => cancel() };
+    return { promise, cancel: () => cancel(), queued: () => void (queued = true) };
   }
 
-  /** The delivery's final state as the store has it, shaped like the engine's event. */
-  private async finalFromStore(d: DeliveryRef): Promise<FinalEvent | null> {
+  /**
+   * The delivery's final state as the store has it, shaped like the engine's event; GONE when a
+   * delivery known to be committed (`queued`) is no longer there.
+   */
+  private async finalFromStore(
+    d: DeliveryRef,
+    queued: boolean,
+  ): Promise<FinalEvent | typeof GONE | null> {
     const delivery = await this.deps.store.getDelivery(d.deliveryId);
-    if (!delivery || (delivery.state !== "succeeded" && delivery.state !== "dead")) return null;
+    if (!delivery) return queued ? GONE : null;
+    if (delivery.state !== "succeeded" && delivery.state !== "dead") return null;
     const attempts = await this.deps.store.listAttempts({
       appId: d.appId,
       messageId: d.messageId,
@@ -330,6 +343,9 @@ export class DeadLetterQueue {
 }
 
 type FinalEvent = Extract<EngineEvent, { type: "delivery" }>;
+
+/** A replay's wait ended because its delivery was deleted with its endpoint. */
+const GONE = Symbol("gone");
 
 interface DeliveryRef {
   deliveryId: string;

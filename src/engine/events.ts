@@ -33,7 +33,12 @@ export type EngineEvent =
       /** `automatic`: hookline disabled it (a 410); `manual`: someone did, through the API. */
       trigger: "automatic" | "manual";
     }
-  | { type: "dead-letter"; change: DeadLetterChange };
+  | { type: "dead-letter"; change: DeadLetterChange }
+  /**
+   * An endpoint is gone, with its deliveries and dead-letter records (alone, or with its
+   * application). Announced by the process whose API deleted it; others in a fleet are not told.
+   */
+  | { type: "endpoint.deleted"; endpointId: string };
 
 /** A typed emitter of {@link EngineEvent}s. */
 export class EngineEvents {

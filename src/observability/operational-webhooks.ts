@@ -137,6 +137,7 @@ export class OperationalWebhooks {
         data: { ...base, dlqId: c.deadLetterId, actor: c.actor, detail: c.detail, at: iso(c.at) },
       };
     }
+    if (e.type !== "delivery") return null;
     const a = e.attempt!;
     const message = await this.deps.store.findMessage(a.appId, a.messageId);
     const data: Record<string, unknown> = {
@@ -164,6 +165,9 @@ export class OperationalWebhooks {
         return e.transition.to === "closed" ? "endpoint.circuit_closed" : null;
       case "dead-letter":
         return e.change.kind === "abandoned" ? "dlq.record_abandoned" : null;
+      case "endpoint.deleted":
+        // What people do to their own endpoints is theirs to know; it is not announced.
+        return null;
       case "delivery": {
         if (!e.attempt || e.attempt.trigger === "replay") return null;
         const n = e.attemptNumber ?? 0;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Application } from "../../domain/types.js";
 import { ConflictError } from "../../errors.js";
 import { newId } from "../../ids.js";
+import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { endpointPages, requireApp } from "../lookup.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
@@ -179,7 +180,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
           endpointIds.push(...page.map((e) => e.id));
         }
         await store.deleteApplication(app.id);
-        for (const id of endpointIds) engine.invalidateEndpoint(id);
+        endpointsDeleted(deps, endpointIds);
         engine.invalidateApplication(app.id);
         return noContent();
       },

@@ -6,6 +6,7 @@ import { ValidationError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import { generateSecret } from "../../signing/secret.js";
 import type { EndpointSecrets } from "../../signing/sign.js";
+import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { endpointView } from "../endpoint-view.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
@@ -241,7 +242,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         const app = await requireApp(store, params.app_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
         await store.deleteEndpoint(app.id, ep.id);
-        engine.invalidateEndpoint(ep.id);
+        endpointsDeleted(deps, [ep.id]);
         return noContent();
       },
     }),

@@ -7,6 +7,7 @@ import { ValidationError, type FieldProblem } from "../../errors.js";
 import { newId } from "../../ids.js";
 import { OPERATIONAL_EVENT_TYPES } from "../../observability/operational-webhooks.js";
 import { generateSecret } from "../../signing/secret.js";
+import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { endpointBase } from "../endpoint-view.js";
 import { requireEndpoint } from "../lookup.js";
@@ -174,7 +175,7 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params }) => {
         const ep = await find(params.endpoint_id!);
         await deps.store.deleteEndpoint(ep.appId, ep.id);
-        deps.engine.invalidateEndpoint(ep.id);
+        endpointsDeleted(deps, [ep.id]);
         changed();
         return noContent();
       },
