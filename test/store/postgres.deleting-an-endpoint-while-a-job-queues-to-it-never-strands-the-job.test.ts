@@ -9,7 +9,7 @@
 import { expect, it } from "vitest";
 import { nextJobStep } from "../../src/dlq/job-step.js";
 import { newId } from "../../src/ids.js";
-import { deadLetter, replayOutcome } from "./behaviour/dlq-fixtures.js";
+import { aPreparedReplayJob, deadLetter, replayOutcome } from "./behaviour/dlq-fixtures.js";
 import { claimAll, HOUR, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
 import {
   aSharedStore,
@@ -33,20 +33,7 @@ it("a replay queued to an endpoint deleted meanwhile counts as withdrawn, and th
   const b = await deadLetter(store, app.id, { endpointId: kept, at: T0 + 2 * SECOND });
   const now = T0 + HOUR;
   const runner = "rnr_a";
-  const job = await store.createReplayJob({
-    id: newId("job", now),
-    task: "dlq.replay",
-    selection: { ids: [a.id, b.id] },
-    ratePerSecond: 5,
-    canarySize: 0,
-    canaryThreshold: 0.9,
-    startAt: now,
-    createdBy: "ops",
-    note: null,
-    now,
-  });
-  await store.claimReplayJobs({ now, leaseUntil: now + HOUR, limit: 1, runner });
-  await store.prepareReplayJob(job.id, now);
+  const job = await aPreparedReplayJob(store, [a.id, b.id], now, runner);
 
   // Hold b's record: queueing stops after queueing a's replay, before it commits.
   await admin.query("BEGIN");

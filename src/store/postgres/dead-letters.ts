@@ -125,6 +125,17 @@ export class DeadLetters {
   }
 
   /** A replay delivery's one attempt is in: update the record it replays, and its job. */
+  /**
+   * Within a transaction that records outcomes, before it takes any delivery or record: holds
+   * the rows of the bulk replay jobs whose replays are among them. Queueing a job's replays,
+   * cancelling the job and deleting an endpoint all take the job first, then its deliveries and
+   * records; recording took them the other way round, counting the result on the job last, so a
+   * deletion beside it could deadlock.
+   */
+  async lockJobsOf(c: Conn, deliveryIds: readonly string[]): Promise<void> {
+    if (deliveryIds.length) await exec(c, S.lockJobsOf, [deliveryIds]);
+  }
+
   async recordReplay(
     c: Conn,
     deadLetterId: string,

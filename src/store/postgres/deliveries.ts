@@ -279,6 +279,12 @@ export class Deliveries {
    */
   private recordInTransaction(batch: readonly DeliveryOutcome[]): Promise<RecordedOutcomes> {
     return tx(this.pool, async (c) => {
+      // A replay's outcome is known by its attempt, or, when it ended without one, may be one.
+      const replays = batch.filter((o) => o.attempt === null || o.attempt.trigger === "replay");
+      await this.deadLetters.lockJobsOf(
+        c,
+        replays.map((o) => o.deliveryId),
+      );
       const moved = await this.advance(c, batch);
       const recorded = batch.filter((o) => moved.has(o.deliveryId));
       await this.insertAttempts(c, recorded);

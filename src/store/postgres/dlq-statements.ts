@@ -54,6 +54,12 @@ export const DEAD_LETTERS = {
     WHERE delivery_id = $4 AND state = 'queued' RETURNING job_id`,
   countJobResult: `UPDATE replay_jobs SET succeeded = succeeded + $1, failed = failed + $2,
     updated_at = $3 WHERE id = $4`,
+  // The jobs of the replays among these deliveries, in id order. NO KEY UPDATE is what counting a
+  // result takes anyway; taken first, it waits behind whoever holds the job, as they all do.
+  lockJobsOf: `SELECT j.id FROM replay_jobs j
+    WHERE j.id IN (SELECT i.job_id FROM replay_job_items i
+      WHERE i.delivery_id = ANY($1::text[]) AND i.state = 'queued')
+    ORDER BY j.id FOR NO KEY UPDATE OF j`,
   // Groups of open records, then one row (no class, nothing open) for each endpoint with nothing
   // open whose tombstones are still kept: resolving its last record must not hide that some dead
   // letters were never kept. Retention removing the tombstones ends that row.

@@ -1,6 +1,6 @@
 /** Builders for the dead-letter behaviours: records made the way the engine makes them. */
 import { expect } from "vitest";
-import type { DeadLetter, FailureClass } from "../../../src/domain/types.js";
+import type { DeadLetter, FailureClass, ReplayJob } from "../../../src/domain/types.js";
 import { newId } from "../../../src/ids.js";
 import type {
   ClaimedDelivery,
@@ -13,6 +13,7 @@ import {
   aFailedAttempt,
   anAttempt,
   claimAll,
+  HOUR,
   outcomeFor,
   SECOND,
   T0,
@@ -100,4 +101,31 @@ export function replayOutcome(d: ClaimedDelivery, at: number, ok: boolean): Deli
       ? { kind: "succeeded" }
       : { kind: "dead", failureClass: "exhausted", reason: "replay failed: HTTP 503" },
   });
+}
+
+/**
+ * A bulk replay job of the given records, taken up by `runner` at `now` and prepared (its items
+ * listed), ready to queue its replays: no canary, 5 a second.
+ */
+export async function aPreparedReplayJob(
+  store: Store,
+  ids: string[],
+  now: number,
+  runner: string,
+): Promise<ReplayJob> {
+  const job = await store.createReplayJob({
+    id: newId("job", now),
+    task: "dlq.replay",
+    selection: { ids },
+    ratePerSecond: 5,
+    canarySize: 0,
+    canaryThreshold: 0.9,
+    startAt: now,
+    createdBy: "ops",
+    note: null,
+    now,
+  });
+  await store.claimReplayJobs({ now, leaseUntil: now + HOUR, limit: 1, runner });
+  await store.prepareReplayJob(job.id, now);
+  return job;
 }

@@ -1,0 +1,178 @@
+/**
+ * Deleting an endpoint on PostgreSQL while the outcome of a replay to it is being recorded.
+ * Queueing a job's replays, cancelling the job and deleting an endpoint take the job's row first,
+ * then deliveries and records; recording took the delivery and the record first and the job last,
+ * and the deletion took the records before the deliveries. So the two could wait on each other
+ * until PostgreSQL broke the deadlock (about a second later, then the loser ran again). Now
+ * recording takes the job first too, and the deletion takes deliveries before records.
+ *
+ * Each race is forced: an admin connection holds a row that both come to, in a chosen order. The store's connections here wait a minute before
+ * PostgreSQL looks for a deadlock, so one would stay in place; the test looks for it itself, as
+ * two backends each blocked by the other.
+ */
+import type pg from "pg";
+import { expect, it } from "vitest";
+import { newId } from "../../src/ids.js";
+import { PostgresStore } from "../../src/store/postgres/store.js";
+import {
+  aPreparedReplayJob,
+  deadLetter,
+  replayClaimed,
+  replayOutcome,
+} from "./behaviour/dlq-fixtures.js";
+import { claimAll, HOUR, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
+import {
+  BLOCKED_BY,
+  dropSchema,
+  freshSchemaName,
+  raceConnections,
+  TEST_DATABASE_URL,
+  useCleanup,
+  waitForPid,
+} from "../support/postgres.js";
+
+const cleanup = useCleanup();
+
+/** A backend other than `$2` blocked by `$1` or by `$2`. */
+const BLOCKED_BY_EITHER = `SELECT pid FROM pg_stat_activity WHERE pid <> $2
+  AND ($1::int = ANY(pg_blocking_pids(pid)) OR $2::int = ANY(pg_blocking_pids(pid)))`;
+
+/** The test database, its sessions told to leave a deadlock in place for a minute. */
+function patientUrl(): string {
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set("options", "-c deadlock_timeout=60s");
+  return url.toString();
+}
+
+/**
+ * A store on a fresh schema whose sessions leave a deadlock in place, the connections that force
+ * the race, and one endpoint with one dead-letter record; all dropped by `cleanup`.
+ */
+async function aRecordToRace() {
+  const schema = freshSchemaName();
+  const store = await PostgresStore.open({ connectionString: patientUrl(), schema, poolSize: 4 });
+  cleanup.push(
+    () => dropSchema(schema),
+    () => store.close(),
+  );
+  const race = await raceConnections(cleanup);
+  const { app, endpoints } = await seedApp(store);
+  const endpointId = endpoints[0]!.id;
+  const record = await deadLetter(store, app.id, { endpointId, at: T0 + SECOND });
+  return { store, schema, ...race, app, endpointId, record, now: T0 + HOUR };
+}
+
+it("recording a job's replay and deleting its endpoint at once: one waits for the other", async () => {
+  const { store, schema, admin, watch, adminPid, app, endpointId, record, now } =
+    await aRecordToRace();
+  const runner = "rnr_a";
+  const job = await aPreparedReplayJob(store, [record.id], now, runner);
+  const queued = await store.enqueueJobReplays({
+    jobId: job.id,
+    runner,
+    limit: 1,
+    now,
+    abandonAfter: null,
+    newDeliveryId: () => newId("dlv", now),
+  });
+  expect(queued.queued).toHaveLength(1);
+  const [replay] = await claimAll(store, now);
+
+  // Hold the job's item: recording the replay's outcome stops just before it.
+  await admin.query("BEGIN");
+  await admin.query(`SELECT 1 FROM ${schema}.replay_job_items WHERE delivery_id = $1 FOR UPDATE`, [
+    replay!.id,
+  ]);
+  const recording = store.recordAttempts([replayOutcome(replay!, now + SECOND, true)]);
+  const recordingPid = await waitForPid(watch, BLOCKED_BY, [adminPid]);
+  const deleting = store.deleteEndpoint(app.id, endpointId);
+  // The deletion now waits too: on the recording (fixed), or on the admin's item (before).
+  const deletingPid = await waitForPid(watch, BLOCKED_BY_EITHER, [adminPid, recordingPid]);
+  await admin.query("COMMIT");
+
+  // The recording went first and counted its result; the deletion then took everything.
+  const [recorded] = await bothUnlessDeadlocked(
+    watch,
+    [recording, recordingPid],
+    [deleting, deletingPid],
+  );
+  expect(recorded.kept).toEqual([replay!.id]);
+  expect(await store.getReplayJob(job.id)).toMatchObject({
+    progress: { total: 1, queued: 1, succeeded: 1, withdrawn: 0 },
+  });
+  expect(await store.getEndpoint(endpointId)).toBeNull();
+  expect(await store.getDeadLetter(record.id)).toBeNull();
+});
+
+it("recording a single replay and deleting its endpoint at once: one waits for the other", async () => {
+  const { store, schema, admin, watch, adminPid, app, endpointId, record, now } =
+    await aRecordToRace();
+  const replay = await replayClaimed(store, record, now);
+
+  // Hold the record. The deletion comes to it first and is first in line for it; recording then
+  // takes the replay's delivery and waits for the record behind the deletion (or, fixed, waits
+  // for the delivery the deletion took first).
+  await admin.query("BEGIN");
+  await admin.query(`SELECT 1 FROM ${schema}.dead_letters WHERE id = $1 FOR UPDATE`, [record.id]);
+  const deleting = store.deleteEndpoint(app.id, endpointId);
+  const deletingPid = await waitForPid(watch, BLOCKED_BY, [adminPid]);
+  const recording = store.recordAttempts([replayOutcome(replay, now + SECOND, true)]);
+  const recordingPid = await waitForPid(watch, BLOCKED_BY_EITHER, [adminPid, deletingPid]);
+  await admin.query("COMMIT");
+
+  // The deletion went first: the replay's delivery went with it, so nothing is recorded.
+  const [, recorded] = await bothUnlessDeadlocked(
+    watch,
+    [deleting, deletingPid],
+    [recording, recordingPid],
+  );
+  expect(recorded.kept).toEqual([]);
+  expect(await store.getEndpoint(endpointId)).toBeNull();
+  expect(await store.getDeadLetter(record.id)).toBeNull();
+});
+
+/**
+ * Both results, failing the test if instead the two backends come to block each other (the
+ * backends are then ended, so that nothing is left waiting).
+ */
+async function bothUnlessDeadlocked<A, B>(
+  watch: pg.Client,
+  [a, aPid]: [Promise<A>, number],
+  [b, bPid]: [Promise<B>, number],
+): Promise<[A, B]> {
+  const settled = Promise.all([a, b]);
+  const first = await Promise.race([
+    settled.then(() => "done" as const),
+    untilEachBlocksTheOther(watch, aPid, bPid, settled),
+  ]);
+  if (first !== "done") {
+    await watch.query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", [
+      [aPid, bPid],
+    ]);
+    await settled.catch(() => undefined);
+  }
+  expect(first).toBe("done");
+  return settled;
+}
+
+/** Resolves with "deadlock" once each backend is blocked by the other; stops once `done` does. */
+async function untilEachBlocksTheOther(
+  watch: pg.Client,
+  a: number,
+  b: number,
+  done: Promise<unknown>,
+): Promise<"deadlock" | "done"> {
+  let over = false;
+  void done.finally(() => (over = true)).catch(() => undefined);
+  while (!over) {
+    const { rows } = await watch.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE (pid = $1 AND $2::int = ANY(pg_blocking_pids(pid)))
+          OR (pid = $2 AND $1::int = ANY(pg_blocking_pids(pid)))`,
+      [a, b],
+    );
+    if (rows[0]!.n === 2) return "deadlock";
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return "done";
+}
