@@ -4,13 +4,15 @@
  * (a loopback proxy in front of the shared server passes nothing either way, and never closes) and
  * for a migration. A migration itself is not cut by the query timeout: it may rightly wait for
  * another process's migration, or rewrite a large table. Nor is deleting an application, whose
- * whole history goes in one transaction.
+ * whole history goes in one transaction. The server ends a statement hookline gave up on soon
+ * after, so that it holds no lock and does nothing later.
  */
 import { expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/errors.js";
 import { MIGRATION_LOCK } from "../../src/store/postgres/migrate.js";
 import { PostgresStore } from "../../src/store/postgres/store.js";
 import {
+  BLOCKED_BY,
   dropSchema,
   freshSchemaName,
   raceConnections,
@@ -129,4 +131,27 @@ it("deleting an application (its whole history, in one transaction) waits past t
   await within(ENDS_WITHIN_MS, "the deletion", deleted);
   expect(await store.findApplication(app.id)).toBeNull();
   expect(await store.findEndpoint(app.id, ep.id)).toBeNull();
+}, 60_000);
+
+it("a statement given up on is ended by the server too: it holds no lock and never runs later", async () => {
+  const { admin, watch, adminPid } = await raceConnections(cleanup);
+  const { store, schema } = aStore(TEST_DATABASE_URL);
+  const app = await store.createApplication(anApplication());
+  const ep = await store.createEndpoint(anEndpoint(app.id, { description: "before" }));
+  // Another transaction holds the endpoint's row: the update waits on its lock.
+  await admin.query("BEGIN");
+  await admin.query(`SELECT 1 FROM ${schema}.endpoints WHERE id = $1 FOR UPDATE`, [ep.id]);
+  const update = store.updateEndpoint({ ...ep, description: "after" });
+  await expect(within(ENDS_WITHIN_MS, "the update", update)).rejects.toBeInstanceOf(
+    StoreUnavailableError,
+  );
+  // A backend waiting on a lock does not notice its connection closed. Left to itself it would
+  // wait on, then write the update hookline answered as failed, once the lock was free.
+  await within(ENDS_WITHIN_MS, "the server to end the statement", untilNoneBlockedBy(adminPid));
+  await admin.query("COMMIT");
+  expect((await store.getEndpoint(ep.id))!.description).toBe("before");
+
+  async function untilNoneBlockedBy(pid: number): Promise<void> {
+    while ((await watch.query(BLOCKED_BY, [pid])).rows.length > 0) await sleep(20);
+  }
 }, 60_000);

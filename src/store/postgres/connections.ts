@@ -28,6 +28,13 @@ const TYPES = {
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * How long past the query timeout the server itself ends a statement: the client gives up first,
+ * so a statement too slow is always answered as the timeout (StoreUnavailableError), never as a
+ * cancellation.
+ */
+const SERVER_GRACE_MS = 1_000;
+
 /** How every connection of a store connects: its schema on the search_path, its name, its types. */
 function connectionConfig(options: PostgresOptions): pg.ClientConfig {
   if (!SCHEMA_NAME.test(options.schema)) {
@@ -42,9 +49,19 @@ function connectionConfig(options: PostgresOptions): pg.ClientConfig {
     url.searchParams.delete("options");
     connectionString = url.toString();
   }
+  const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   return {
     connectionString,
-    options: `${theirs ? `${theirs} ` : ""}-c search_path=${options.schema}`,
+    // The server ends a statement a little after hookline stops waiting for it: a connection
+    // given up on is closed, but a backend waiting for a lock never looks at its socket, and
+    // would otherwise go on waiting, holding the locks it has, and then run the statement anyway.
+    // A statement_timeout of their own in the URL's options comes later, so it wins; the schema
+    // must be ours.
+    options: [
+      `-c statement_timeout=${queryTimeoutMs + SERVER_GRACE_MS}`,
+      ...(theirs ? [theirs] : []),
+      `-c search_path=${options.schema}`,
+    ].join(" "),
     // Tells an operator (pg_stat_activity) which hookline, by schema, a connection belongs to.
     application_name: `hookline/${options.schema}`,
     connectionTimeoutMillis: 10_000,
@@ -54,7 +71,7 @@ function connectionConfig(options: PostgresOptions): pg.ClientConfig {
     // "Query read timeout"; its connection must then be closed, not reused (see `tx`).
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEP_ALIVE_AFTER_MS,
-    query_timeout: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+    query_timeout: queryTimeoutMs,
     types: TYPES,
   };
 }

@@ -95,14 +95,25 @@ export function unbounded(config: QueryConfig): QueryConfig {
   return { ...config, query_timeout: NO_CLIENT_BOUND_MS } as QueryConfig;
 }
 
+/** Lifts the server's bound on statements (connections.ts) for the rest of the transaction. */
+export const NO_SERVER_BOUND = "SET LOCAL statement_timeout = 0";
+
 /**
- * The same connection with every statement {@link unbounded}: for deleting an application or an
- * endpoint, whose every message, delivery and attempt go in one transaction (all or nothing), which
- * for a large history can rightly take longer than the query timeout: cut there, it would roll
- * back every time it was asked again.
+ * Within a transaction, the same connection with every statement {@link unbounded}, and the
+ * server's bound lifted for the rest of the transaction: for deleting an application or an
+ * endpoint, whose every message, delivery and attempt go in one transaction (all or nothing),
+ * which for a large history can rightly take longer than the query timeout: cut there, it would
+ * roll back every time it was asked again.
  */
 export function withoutTimeout(c: Conn): Conn {
-  return { query: (config) => c.query(unbounded(config)) };
+  let lifted: Promise<unknown> | null = null;
+  return {
+    query: async (config) => {
+      lifted ??= c.query(unbounded({ text: NO_SERVER_BOUND }));
+      await lifted;
+      return c.query(unbounded(config));
+    },
+  };
 }
 
 /** Every row of a query. */

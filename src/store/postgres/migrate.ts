@@ -1,6 +1,6 @@
 /** Brings a schema up to date with the numbered migrations, safely from many processes at once. */
 import type pg from "pg";
-import { SCHEMA_NAME, unbounded } from "./database.js";
+import { NO_SERVER_BOUND, SCHEMA_NAME, unbounded } from "./database.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 import { refuseNewerSchema } from "../newer-schema.js";
 
@@ -30,6 +30,7 @@ export async function migrate(
     for (const m of migrations) {
       await query("BEGIN");
       try {
+        await query(NO_SERVER_BOUND);
         await query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [MIGRATION_LOCK, schema]);
         await query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
         // Whatever the connection's own search_path, the migration's tables go into the schema.
