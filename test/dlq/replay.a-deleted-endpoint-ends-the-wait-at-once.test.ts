@@ -17,7 +17,11 @@ import { aReplayBehindAHeldRequest } from "../support/held-replay.js";
 import { aSharedStore, useCleanup } from "../support/postgres.js";
 
 async function untilReplaying(read: () => Promise<string | undefined>): Promise<void> {
-  while ((await read()) !== "replaying") await new Promise((r) => setTimeout(r, 10));
+  const deadline = Date.now() + 10_000;
+  while ((await read()) !== "replaying") {
+    if (Date.now() > deadline) throw new Error("the record never started replaying");
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 /** An engine in another process: this one sends nothing, so the replay stays pending here. */

@@ -1,18 +1,20 @@
 /**
  * Deleting an endpoint on PostgreSQL while the outcome of a replay to it is being recorded.
  * Queueing a job's replays, cancelling the job and deleting an endpoint take the job's row first,
- * then deliveries and records; recording took the delivery and the record first and the job last,
- * and the deletion took the records before the deliveries. So the two could wait on each other
- * until PostgreSQL broke the deadlock (about a second later, then the loser ran again). Now
- * recording takes the job first too, and the deletion takes deliveries before records.
+ * then deliveries and records; recording took the delivery and the record first and the job last
+ * (and the endpoint after, for a 410), while the deletion took the endpoint first, skipped
+ * cancelled jobs, and took the records before the deliveries. So the two could wait on each other
+ * until PostgreSQL broke the deadlock (about a second later, then the loser ran again). Now both
+ * take jobs (of any state), then deliveries, then records, then the endpoint.
  *
- * Each race is forced: an admin connection holds a row that both come to, in a chosen order. The store's connections here wait a minute before
- * PostgreSQL looks for a deadlock, so one would stay in place; the test looks for it itself, as
- * two backends each blocked by the other.
+ * Each race is forced: an admin connection holds a row that both come to, in a chosen order. The
+ * store's connections here wait a minute before PostgreSQL looks for a deadlock, so one would
+ * stay in place; the test looks for it itself, as two backends each blocked by the other.
  */
 import type pg from "pg";
 import { expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
+import type { ClaimedDelivery, DeliveryOutcome, RecordedOutcomes } from "../../src/store/port.js";
 import { PostgresStore } from "../../src/store/postgres/store.js";
 import {
   aPreparedReplayJob,
@@ -20,7 +22,7 @@ import {
   replayClaimed,
   replayOutcome,
 } from "./behaviour/dlq-fixtures.js";
-import { claimAll, HOUR, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
+import { aFailedAttempt, claimAll, HOUR, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
 import {
   BLOCKED_BY,
   dropSchema,
@@ -62,9 +64,9 @@ async function aRecordToRace() {
   return { store, schema, ...race, app, endpointId, record, now: T0 + HOUR };
 }
 
-it("recording a job's replay and deleting its endpoint at once: one waits for the other", async () => {
-  const { store, schema, admin, watch, adminPid, app, endpointId, record, now } =
-    await aRecordToRace();
+/** A bulk replay job of the race's record, its one replay queued and claimed (sent). */
+async function aJobReplayInFlight(race: Awaited<ReturnType<typeof aRecordToRace>>) {
+  const { store, record, now } = race;
   const runner = "rnr_a";
   const job = await aPreparedReplayJob(store, [record.id], now, runner);
   const queued = await store.enqueueJobReplays({
@@ -77,31 +79,98 @@ it("recording a job's replay and deleting its endpoint at once: one waits for th
   });
   expect(queued.queued).toHaveLength(1);
   const [replay] = await claimAll(store, now);
+  return { job, replay: replay! };
+}
 
-  // Hold the job's item: recording the replay's outcome stops just before it.
+/**
+ * The race in one order: the admin holds a row (`hold`), recording `outcome` starts and stops on
+ * it, the endpoint's deletion starts and stops too, then the admin lets go. What recording kept,
+ * unless the two deadlocked.
+ */
+async function recordingBeforeDeleting(
+  race: Awaited<ReturnType<typeof aRecordToRace>>,
+  hold: string,
+  values: unknown[],
+  outcome: DeliveryOutcome,
+): Promise<RecordedOutcomes> {
+  const { store, admin, watch, adminPid, app, endpointId } = race;
   await admin.query("BEGIN");
-  await admin.query(`SELECT 1 FROM ${schema}.replay_job_items WHERE delivery_id = $1 FOR UPDATE`, [
-    replay!.id,
-  ]);
-  const recording = store.recordAttempts([replayOutcome(replay!, now + SECOND, true)]);
+  await admin.query(hold, values);
+  const recording = store.recordAttempts([outcome]);
   const recordingPid = await waitForPid(watch, BLOCKED_BY, [adminPid]);
   const deleting = store.deleteEndpoint(app.id, endpointId);
-  // The deletion now waits too: on the recording (fixed), or on the admin's item (before).
   const deletingPid = await waitForPid(watch, BLOCKED_BY_EITHER, [adminPid, recordingPid]);
   await admin.query("COMMIT");
-
-  // The recording went first and counted its result; the deletion then took everything.
   const [recorded] = await bothUnlessDeadlocked(
     watch,
     [recording, recordingPid],
     [deleting, deletingPid],
   );
-  expect(recorded.kept).toEqual([replay!.id]);
+  return recorded;
+}
+
+/** The receiver answered the replay 410 Gone: it fails, and disables the endpoint. */
+function goneOutcome(d: ClaimedDelivery, at: number): DeliveryOutcome {
+  return {
+    ...replayOutcome(d, at, false),
+    attempt: aFailedAttempt(at, { trigger: "replay", status: 410, outcome: "permanent" }),
+    next: { kind: "dead", failureClass: "permanent", reason: "the receiver answered 410 Gone" },
+    disableEndpoint: "the receiver answered 410 Gone",
+  };
+}
+
+it.each([
+  { answered: "200", outcome: (d: ClaimedDelivery, at: number) => replayOutcome(d, at, true) },
+  { answered: "410, which disables the endpoint", outcome: goneOutcome },
+])(
+  "recording a job's replay (answered $answered) and deleting its endpoint at once: one waits for the other",
+  async ({ answered, outcome }) => {
+    const race = await aRecordToRace();
+    const { store, endpointId, record, now } = race;
+    const { job, replay } = await aJobReplayInFlight(race);
+
+    // Hold the job's item: recording the replay's outcome stops just before it. The deletion
+    // then waits too: on the recording (fixed), or on the admin's item (before).
+    const recorded = await recordingBeforeDeleting(
+      race,
+      `SELECT 1 FROM ${race.schema}.replay_job_items WHERE delivery_id = $1 FOR UPDATE`,
+      [replay.id],
+      outcome(replay, now + SECOND),
+    );
+    // The recording went first and counted its result; the deletion then took everything.
+    expect(recorded.kept).toEqual([replay.id]);
+    const ok = answered === "200";
+    expect(await store.getReplayJob(job.id)).toMatchObject({
+      progress: { total: 1, queued: 1, succeeded: ok ? 1 : 0, failed: ok ? 0 : 1, withdrawn: 0 },
+    });
+    expect(await store.getEndpoint(endpointId)).toBeNull();
+    expect(await store.getDeadLetter(record.id)).toBeNull();
+  },
+);
+
+it("recording a cancelled job's replay and deleting its endpoint at once: one waits for the other", async () => {
+  const race = await aRecordToRace();
+  const { store, endpointId, now } = race;
+  const { job, replay } = await aJobReplayInFlight(race);
+  // Cancelling takes back replays not yet sent; this one was, and its result still comes.
+  expect(await store.cancelReplayJob({ id: job.id, actor: "ops", now })).toMatchObject({
+    ok: true,
+  });
+
+  // Hold the replay's delivery: recording stops there, holding the job. The deletion then waits
+  // on the recording's job (fixed), or, before, on it after taking the job's item.
+  const recorded = await recordingBeforeDeleting(
+    race,
+    `SELECT 1 FROM ${race.schema}.deliveries WHERE id = $1 FOR UPDATE`,
+    [replay.id],
+    replayOutcome(replay, now + SECOND, true),
+  );
+  expect(recorded.kept).toEqual([replay.id]);
   expect(await store.getReplayJob(job.id)).toMatchObject({
-    progress: { total: 1, queued: 1, succeeded: 1, withdrawn: 0 },
+    state: "cancelled",
+    progress: { succeeded: 1, withdrawn: 0 },
   });
   expect(await store.getEndpoint(endpointId)).toBeNull();
-  expect(await store.getDeadLetter(record.id)).toBeNull();
 });
 
 it("recording a single replay and deleting its endpoint at once: one waits for the other", async () => {

@@ -209,11 +209,13 @@ export class Catalogue {
  */
 async function withdrawJobReplays(c: Conn, endpointIds: string[]): Promise<void> {
   // Queueing a job's replays holds the job's row (see the replay jobs); holding it here first
-  // waits for a queueing under way, whose replays then count below, rather than miss them.
+  // waits for a queueing under way, whose replays then count below, rather than miss them. Every
+  // such job, running or not (a cancelled job's replays already sent still come back), before
+  // its items: recording a replay's outcome takes them in that order too.
   await exec(
     c,
     `SELECT j.id FROM replay_jobs j
-    WHERE j.state = 'running' AND j.id IN (SELECT i.job_id FROM replay_job_items i
+    WHERE j.id IN (SELECT i.job_id FROM replay_job_items i
       JOIN dead_letters d ON d.id = i.dead_letter_id
       WHERE d.endpoint_id = ANY($1::text[]) AND i.state IN ('pending', 'queued'))
     ORDER BY j.id FOR UPDATE OF j`,
@@ -252,6 +254,9 @@ async function deleteEndpointRows(c: Conn, ids: string[]): Promise<void> {
     "circuits",
     "dead_letter_depth",
     "endpoint_stats",
+    // Again: deliveries committed since the first pass (a replay of a record not yet deleted
+    // then, a message fanned out to the endpoint) would otherwise outlive it.
+    "deliveries",
   ]) {
     await exec(c, `DELETE FROM ${table} WHERE endpoint_id = ANY($1::text[])`, [ids]);
   }

@@ -124,7 +124,6 @@ export class DeadLetters {
     return { ...base, kind: "recorded", deadLetterId: id, actor: HOOKLINE_ACTOR, detail: reason };
   }
 
-  /** A replay delivery's one attempt is in: update the record it replays, and its job. */
   /**
    * Within a transaction that records outcomes, before it takes any delivery or record: holds
    * the rows of the bulk replay jobs whose replays are among them. Queueing a job's replays,
@@ -136,6 +135,7 @@ export class DeadLetters {
     if (deliveryIds.length) await exec(c, S.lockJobsOf, [deliveryIds]);
   }
 
+  /** A replay delivery's one attempt is in: update the record it replays, and its job. */
   async recordReplay(
     c: Conn,
     deadLetterId: string,

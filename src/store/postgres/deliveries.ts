@@ -279,7 +279,9 @@ export class Deliveries {
    */
   private recordInTransaction(batch: readonly DeliveryOutcome[]): Promise<RecordedOutcomes> {
     return tx(this.pool, async (c) => {
-      // A replay's outcome is known by its attempt, or, when it ended without one, may be one.
+      // In the order deleting an endpoint takes them (jobs, deliveries, records, the endpoint),
+      // so the two never wait on each other: first the jobs of the batch's replays (known by
+      // their attempt, or, ended without one, possibly one).
       const replays = batch.filter((o) => o.attempt === null || o.attempt.trigger === "replay");
       await this.deadLetters.lockJobsOf(
         c,

@@ -25,7 +25,9 @@ export const CATALOGUE = {
   findEndpoint: `SELECT * FROM endpoints WHERE app_id = $1 AND (id = $2 OR uid = $2)
     ORDER BY id = $2 DESC LIMIT 1`,
   getEndpoint: "SELECT * FROM endpoints WHERE id = $1",
-  endpointExists: "SELECT 1 FROM endpoints WHERE id = $1 AND app_id = $2 FOR UPDATE",
+  // Not locked: a deletion takes the endpoint's row last, as recording a 410 that disables it
+  // does, after the jobs, deliveries and records both take in that order.
+  endpointExists: "SELECT 1 FROM endpoints WHERE id = $1 AND app_id = $2",
   endpointsOfApp: "SELECT id FROM endpoints WHERE app_id = $1",
   insertEventType: `INSERT INTO event_types (name, description, archived, deprecated,
     feature_flags, group_name, schemas, created_at, updated_at)
