@@ -1,9 +1,10 @@
 /**
- * Deleting an endpoint on PostgreSQL removes its deliveries before its dead-letter records (the
- * order recording an outcome takes them in). A replay of a record not yet deleted can commit its
- * delivery in between; the deletion then removes deliveries once more before the endpoint, or
- * that delivery would outlive it, claimed by nobody's endpoint. The race is forced: an admin
- * connection holds one of the endpoint's attempts, so the deletion stops between the two.
+ * Deleting an endpoint on PostgreSQL leaves none of its deliveries, even with a replay of one of
+ * its records queued while the deletion runs. The deletion removes records before deliveries: a
+ * replay queued before it reaches the record commits first, and its delivery goes with the
+ * others; one queued after finds no record. (Taking deliveries first instead, the delivery of a
+ * replay queued in between outlived the endpoint, claimed by nobody.) The race is forced: an
+ * admin connection holds one of the endpoint's attempts, so the deletion stops before records.
  */
 import { expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
@@ -35,7 +36,7 @@ it("a replay queued while its endpoint is being deleted goes with the endpoint",
   ]);
   const deleting = store.deleteEndpoint(app.id, endpointId);
   await waitForPid(watch, BLOCKED_BY, [adminPid]);
-  // The deletion is past the endpoint's deliveries and waits before its records.
+  // The deletion waits before the endpoint's records and deliveries.
   const replayed = await store.enqueueReplay({
     deadLetterId: record.id,
     deliveryId: newId("dlv", now),

@@ -5,7 +5,7 @@
  * (and the endpoint after, for a 410), while the deletion took the endpoint first, skipped
  * cancelled jobs, and took the records before the deliveries. So the two could wait on each other
  * until PostgreSQL broke the deadlock (about a second later, then the loser ran again). Now both
- * take jobs (of any state), then deliveries, then records, then the endpoint.
+ * take the endpoint (recording, one it disables), then jobs (of any state), records, deliveries.
  *
  * Each race is forced: an admin connection holds a row that both come to, in a chosen order. The
  * store's connections here wait a minute before PostgreSQL looks for a deadlock, so one would
@@ -178,9 +178,8 @@ it("recording a single replay and deleting its endpoint at once: one waits for t
     await aRecordToRace();
   const replay = await replayClaimed(store, record, now);
 
-  // Hold the record. The deletion comes to it first and is first in line for it; recording then
-  // takes the replay's delivery and waits for the record behind the deletion (or, fixed, waits
-  // for the delivery the deletion took first).
+  // Hold the record. The deletion comes to it first and is first in line for it; recording comes
+  // to it next (fixed), or, before, took the replay's delivery and then waited behind the deletion.
   await admin.query("BEGIN");
   await admin.query(`SELECT 1 FROM ${schema}.dead_letters WHERE id = $1 FOR UPDATE`, [record.id]);
   const deleting = store.deleteEndpoint(app.id, endpointId);

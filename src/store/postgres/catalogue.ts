@@ -68,15 +68,20 @@ export class Catalogue {
       const c = withoutTimeout(bounded);
       const eps = (await all(c, S.endpointsOfApp, [id])).map((ep) => String(ep.id));
       await withdrawJobReplays(c, eps);
-      // Deliveries before their records, as in deleteEndpointRows.
-      await exec(c, "DELETE FROM deliveries WHERE app_id = $1", [id]);
       await exec(
         c,
         `DELETE FROM dead_letter_events
         WHERE dead_letter_id IN (SELECT id FROM dead_letters WHERE app_id = $1)`,
         [id],
       );
-      for (const table of ["attempts", "dead_letters", "dead_letter_overflow", "messages"]) {
+      // In deleteEndpointRows' order.
+      for (const table of [
+        "attempts",
+        "dead_letters",
+        "dead_letter_overflow",
+        "deliveries",
+        "messages",
+      ]) {
         await exec(c, `DELETE FROM ${table} WHERE app_id = $1`, [id]);
       }
       if (eps.length) await deleteEndpointRows(c, eps);
@@ -238,25 +243,23 @@ async function withdrawJobReplays(c: Conn, endpointIds: string[]): Promise<void>
 /** Within a transaction: everything of the given endpoints, and the endpoints themselves. */
 async function deleteEndpointRows(c: Conn, ids: string[]): Promise<void> {
   await withdrawJobReplays(c, ids);
-  // Deliveries before their records: recording an outcome takes them in that order.
-  await exec(c, "DELETE FROM deliveries WHERE endpoint_id = ANY($1::text[])", [ids]);
   await exec(
     c,
     `DELETE FROM dead_letter_events
     WHERE dead_letter_id IN (SELECT id FROM dead_letters WHERE endpoint_id = ANY($1::text[]))`,
     [ids],
   );
+  // Records before deliveries, as recording a replay's outcome takes them; attempts before
+  // deliveries, as retention takes a message's.
   for (const table of [
     "attempts",
     "dead_letters",
     "dead_letter_overflow",
+    "deliveries",
     "circuit_transitions",
     "circuits",
     "dead_letter_depth",
     "endpoint_stats",
-    // Again: deliveries committed since the first pass (a replay of a record not yet deleted
-    // then, a message fanned out to the endpoint) would otherwise outlive it.
-    "deliveries",
   ]) {
     await exec(c, `DELETE FROM ${table} WHERE endpoint_id = ANY($1::text[])`, [ids]);
   }

@@ -125,14 +125,16 @@ export class DeadLetters {
   }
 
   /**
-   * Within a transaction that records outcomes, before it takes any delivery or record: holds
-   * the rows of the bulk replay jobs whose replays are among them. Queueing a job's replays,
-   * cancelling the job and deleting an endpoint all take the job first, then its deliveries and
-   * records; recording took them the other way round, counting the result on the job last, so a
-   * deletion beside it could deadlock.
+   * Within a transaction that records outcomes, before it takes any delivery: holds the rows of
+   * the bulk replay jobs whose replays are among these deliveries, then the records they replay.
+   * Queueing a job's replays and deleting an endpoint take the job first, and the deletion then
+   * the records before the deliveries; recording took the delivery first, then the record, and
+   * counted the result on the job last, so a deletion beside it could deadlock.
    */
-  async lockJobsOf(c: Conn, deliveryIds: readonly string[]): Promise<void> {
-    if (deliveryIds.length) await exec(c, S.lockJobsOf, [deliveryIds]);
+  async lockReplaysOf(c: Conn, deliveryIds: readonly string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    await exec(c, S.lockJobsOf, [deliveryIds]);
+    await exec(c, S.lockRecordsOf, [deliveryIds]);
   }
 
   /** A replay delivery's one attempt is in: update the record it replays, and its job. */

@@ -279,11 +279,14 @@ export class Deliveries {
    */
   private recordInTransaction(batch: readonly DeliveryOutcome[]): Promise<RecordedOutcomes> {
     return tx(this.pool, async (c) => {
-      // In the order deleting an endpoint takes them (jobs, deliveries, records, the endpoint),
-      // so the two never wait on each other: first the jobs of the batch's replays (known by
-      // their attempt, or, ended without one, possibly one).
+      // In the order deleting an endpoint takes them (the endpoint, jobs, records, deliveries),
+      // so the two never wait on each other: the endpoints the batch disables, then the jobs and
+      // records of its replays (known by their attempt, or, ended without one, possibly one),
+      // then the deliveries.
+      const disabling = new Set(batch.filter((o) => o.disableEndpoint).map((o) => o.endpointId));
+      if (disabling.size) await exec(c, this.sql.lockEndpoints, [[...disabling]]);
       const replays = batch.filter((o) => o.attempt === null || o.attempt.trigger === "replay");
-      await this.deadLetters.lockJobsOf(
+      await this.deadLetters.lockReplaysOf(
         c,
         replays.map((o) => o.deliveryId),
       );

@@ -60,6 +60,10 @@ export const DEAD_LETTERS = {
     WHERE j.id IN (SELECT i.job_id FROM replay_job_items i
       WHERE i.delivery_id = ANY($1::text[]) AND i.state = 'queued')
     ORDER BY j.id FOR NO KEY UPDATE OF j`,
+  // The records these deliveries replay, in id order (read without a lock on the deliveries).
+  lockRecordsOf: `SELECT r.id FROM dead_letters r
+    WHERE r.id IN (SELECT d.dead_letter_id FROM deliveries d WHERE d.id = ANY($1::text[]))
+    ORDER BY r.id FOR UPDATE OF r`,
   // Groups of open records, then one row (no class, nothing open) for each endpoint with nothing
   // open whose tombstones are still kept: resolving its last record must not hide that some dead
   // letters were never kept. Retention removing the tombstones ends that row.

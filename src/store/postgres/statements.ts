@@ -25,10 +25,10 @@ export const CATALOGUE = {
   findEndpoint: `SELECT * FROM endpoints WHERE app_id = $1 AND (id = $2 OR uid = $2)
     ORDER BY id = $2 DESC LIMIT 1`,
   getEndpoint: "SELECT * FROM endpoints WHERE id = $1",
-  // Not locked: a deletion takes the endpoint's row last, as recording a 410 that disables it
-  // does, after the jobs, deliveries and records both take in that order.
-  endpointExists: "SELECT 1 FROM endpoints WHERE id = $1 AND app_id = $2",
-  endpointsOfApp: "SELECT id FROM endpoints WHERE app_id = $1",
+  // Deleting endpoints holds their rows from the start: the first of what it takes, in the order
+  // recording outcomes takes them too (endpoint, job, record, delivery).
+  endpointExists: "SELECT 1 FROM endpoints WHERE id = $1 AND app_id = $2 FOR UPDATE",
+  endpointsOfApp: "SELECT id FROM endpoints WHERE app_id = $1 ORDER BY id FOR UPDATE",
   insertEventType: `INSERT INTO event_types (name, description, archived, deprecated,
     feature_flags, group_name, schemas, created_at, updated_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -324,6 +324,9 @@ export const DELIVERIES = {
         snippet, outcome, n)
     JOIN deliveries d ON d.id = v.delivery ORDER BY v.n`,
   ),
+  // The endpoints a batch's 410s disable, in id order: held before anything else it writes.
+  lockEndpoints: `SELECT 1 FROM endpoints WHERE id = ANY($1::text[]) ORDER BY id
+    FOR NO KEY UPDATE`,
   disableEndpoint: `UPDATE endpoints SET disabled = true, disabled_reason = $1, updated_at = $2
     WHERE id = $3`,
   bumpStats: prepared(
