@@ -4,8 +4,10 @@
  * then deliveries and records; recording took the delivery and the record first and the job last
  * (and the endpoint after, for a 410), while the deletion took the endpoint first, skipped
  * cancelled jobs, and took the records before the deliveries. So the two could wait on each other
- * until PostgreSQL broke the deadlock (about a second later, then the loser ran again). Now both
- * take the endpoint (recording, one it disables), then jobs (of any state), records, deliveries.
+ * until PostgreSQL broke the deadlock (about a second later, then the loser ran again); so could
+ * giving up on a delivery, which took the delivery, then the endpoint's dead-letter depth that
+ * the deletion took first. Now both take the endpoint first (recording, every endpoint of a batch
+ * that is more than plain successes and retries), then jobs (of any state), records, deliveries.
  *
  * Each race is forced: an admin connection holds a row that both come to, in a chosen order. The
  * store's connections here wait a minute before PostgreSQL looks for a deadlock, so one would
@@ -22,7 +24,16 @@ import {
   replayClaimed,
   replayOutcome,
 } from "./behaviour/dlq-fixtures.js";
-import { aFailedAttempt, claimAll, HOUR, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
+import {
+  accept,
+  aFailedAttempt,
+  claimAll,
+  HOUR,
+  outcomeFor,
+  SECOND,
+  seedApp,
+  T0,
+} from "./behaviour/fixtures.js";
 import {
   BLOCKED_BY,
   dropSchema,
@@ -65,8 +76,8 @@ async function aRecordToRace() {
 }
 
 /** A bulk replay job of the race's record, its one replay queued and claimed (sent). */
-async function aJobReplayInFlight(race: Awaited<ReturnType<typeof aRecordToRace>>) {
-  const { store, record, now } = race;
+async function aJobReplayInFlight(r: Awaited<ReturnType<typeof aRecordToRace>>) {
+  const { store, record, now } = r;
   const runner = "rnr_a";
   const job = await aPreparedReplayJob(store, [record.id], now, runner);
   const queued = await store.enqueueJobReplays({
@@ -83,28 +94,38 @@ async function aJobReplayInFlight(race: Awaited<ReturnType<typeof aRecordToRace>
 }
 
 /**
- * The race in one order: the admin holds a row (`hold`), recording `outcome` starts and stops on
- * it, the endpoint's deletion starts and stops too, then the admin lets go. What recording kept,
- * unless the two deadlocked.
+ * The race: the admin holds a row (`hold`); `first` (recording `outcome`, or deleting the
+ * endpoint) starts and stops on it, the other starts and stops too, then the admin lets go. What
+ * recording kept, unless the two deadlocked.
  */
-async function recordingBeforeDeleting(
-  race: Awaited<ReturnType<typeof aRecordToRace>>,
+async function race(
+  r: Awaited<ReturnType<typeof aRecordToRace>>,
+  first: "recording" | "deleting",
   hold: string,
   values: unknown[],
   outcome: DeliveryOutcome,
 ): Promise<RecordedOutcomes> {
-  const { store, admin, watch, adminPid, app, endpointId } = race;
+  const { store, admin, watch, adminPid, app, endpointId } = r;
   await admin.query("BEGIN");
   await admin.query(hold, values);
-  const recording = store.recordAttempts([outcome]);
-  const recordingPid = await waitForPid(watch, BLOCKED_BY, [adminPid]);
-  const deleting = store.deleteEndpoint(app.id, endpointId);
-  const deletingPid = await waitForPid(watch, BLOCKED_BY_EITHER, [adminPid, recordingPid]);
+  // Each starts when asked, and says which backend it runs on once that backend waits.
+  let recording: Promise<RecordedOutcomes> | undefined;
+  let deleting: Promise<void> | undefined;
+  const start = {
+    recording: () => void (recording = store.recordAttempts([outcome])),
+    deleting: () => void (deleting = store.deleteEndpoint(app.id, endpointId)),
+  };
+  start[first]();
+  const firstPid = await waitForPid(watch, BLOCKED_BY, [adminPid]);
+  start[first === "recording" ? "deleting" : "recording"]();
+  const secondPid = await waitForPid(watch, BLOCKED_BY_EITHER, [adminPid, firstPid]);
   await admin.query("COMMIT");
+  const [recordingPid, deletingPid] =
+    first === "recording" ? [firstPid, secondPid] : [secondPid, firstPid];
   const [recorded] = await bothUnlessDeadlocked(
     watch,
-    [recording, recordingPid],
-    [deleting, deletingPid],
+    [recording!, recordingPid],
+    [deleting!, deletingPid],
   );
   return recorded;
 }
@@ -125,15 +146,16 @@ it.each([
 ])(
   "recording a job's replay (answered $answered) and deleting its endpoint at once: one waits for the other",
   async ({ answered, outcome }) => {
-    const race = await aRecordToRace();
-    const { store, endpointId, record, now } = race;
-    const { job, replay } = await aJobReplayInFlight(race);
+    const r = await aRecordToRace();
+    const { store, endpointId, record, now } = r;
+    const { job, replay } = await aJobReplayInFlight(r);
 
     // Hold the job's item: recording the replay's outcome stops just before it. The deletion
     // then waits too: on the recording (fixed), or on the admin's item (before).
-    const recorded = await recordingBeforeDeleting(
-      race,
-      `SELECT 1 FROM ${race.schema}.replay_job_items WHERE delivery_id = $1 FOR UPDATE`,
+    const recorded = await race(
+      r,
+      "recording",
+      `SELECT 1 FROM ${r.schema}.replay_job_items WHERE delivery_id = $1 FOR UPDATE`,
       [replay.id],
       outcome(replay, now + SECOND),
     );
@@ -149,9 +171,9 @@ it.each([
 );
 
 it("recording a cancelled job's replay and deleting its endpoint at once: one waits for the other", async () => {
-  const race = await aRecordToRace();
-  const { store, endpointId, now } = race;
-  const { job, replay } = await aJobReplayInFlight(race);
+  const r = await aRecordToRace();
+  const { store, endpointId, now } = r;
+  const { job, replay } = await aJobReplayInFlight(r);
   // Cancelling takes back replays not yet sent; this one was, and its result still comes.
   expect(await store.cancelReplayJob({ id: job.id, actor: "ops", now })).toMatchObject({
     ok: true,
@@ -159,9 +181,10 @@ it("recording a cancelled job's replay and deleting its endpoint at once: one wa
 
   // Hold the replay's delivery: recording stops there, holding the job. The deletion then waits
   // on the recording's job (fixed), or, before, on it after taking the job's item.
-  const recorded = await recordingBeforeDeleting(
-    race,
-    `SELECT 1 FROM ${race.schema}.deliveries WHERE id = $1 FOR UPDATE`,
+  const recorded = await race(
+    r,
+    "recording",
+    `SELECT 1 FROM ${r.schema}.deliveries WHERE id = $1 FOR UPDATE`,
     [replay.id],
     replayOutcome(replay, now + SECOND, true),
   );
@@ -174,29 +197,53 @@ it("recording a cancelled job's replay and deleting its endpoint at once: one wa
 });
 
 it("recording a single replay and deleting its endpoint at once: one waits for the other", async () => {
-  const { store, schema, admin, watch, adminPid, app, endpointId, record, now } =
-    await aRecordToRace();
+  const r = await aRecordToRace();
+  const { store, endpointId, record, now } = r;
   const replay = await replayClaimed(store, record, now);
 
   // Hold the record. The deletion comes to it first and is first in line for it; recording comes
   // to it next (fixed), or, before, took the replay's delivery and then waited behind the deletion.
-  await admin.query("BEGIN");
-  await admin.query(`SELECT 1 FROM ${schema}.dead_letters WHERE id = $1 FOR UPDATE`, [record.id]);
-  const deleting = store.deleteEndpoint(app.id, endpointId);
-  const deletingPid = await waitForPid(watch, BLOCKED_BY, [adminPid]);
-  const recording = store.recordAttempts([replayOutcome(replay, now + SECOND, true)]);
-  const recordingPid = await waitForPid(watch, BLOCKED_BY_EITHER, [adminPid, deletingPid]);
-  await admin.query("COMMIT");
-
-  // The deletion went first: the replay's delivery went with it, so nothing is recorded.
-  const [, recorded] = await bothUnlessDeadlocked(
-    watch,
-    [deleting, deletingPid],
-    [recording, recordingPid],
+  const recorded = await race(
+    r,
+    "deleting",
+    `SELECT 1 FROM ${r.schema}.dead_letters WHERE id = $1 FOR UPDATE`,
+    [record.id],
+    replayOutcome(replay, now + SECOND, true),
   );
+  // The deletion went first: the replay's delivery went with it, so nothing is recorded.
   expect(recorded.kept).toEqual([]);
   expect(await store.getEndpoint(endpointId)).toBeNull();
   expect(await store.getDeadLetter(record.id)).toBeNull();
+});
+
+it("giving up on a delivery and deleting its endpoint at once: one waits for the other", async () => {
+  const r = await aRecordToRace();
+  const { store, app, endpointId, record, now } = r;
+  // Two more messages: one not yet due, whose delivery the admin holds, and one given up on.
+  await accept(store, app.id, { now, dueAt: now + HOUR });
+  await accept(store, app.id, { now });
+  const [doomed] = await claimAll(store, now);
+  const gaveUp = outcomeFor(doomed!, {
+    at: now + SECOND,
+    attempt: aFailedAttempt(now + SECOND),
+    next: { kind: "dead", failureClass: "exhausted", reason: "gave up" },
+  });
+
+  // The deletion deletes the open record (counting it off the endpoint's dead-letter depth), then
+  // stops at the held delivery, before the one given up on. Recording the give-up then takes its
+  // delivery and waits for the depth the deletion holds (before), or waits for the endpoint the
+  // deletion holds, having taken nothing (fixed).
+  const recorded = await race(
+    r,
+    "deleting",
+    `SELECT 1 FROM ${r.schema}.deliveries WHERE endpoint_id = $1 AND state = 'pending'
+      FOR UPDATE`,
+    [r.endpointId],
+    gaveUp,
+  );
+  expect(recorded.kept).toEqual([]);
+  expect(await store.getDeadLetter(record.id)).toBeNull();
+  expect(await store.getEndpoint(endpointId)).toBeNull();
 });
 
 /**

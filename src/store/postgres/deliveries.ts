@@ -280,11 +280,10 @@ export class Deliveries {
   private recordInTransaction(batch: readonly DeliveryOutcome[]): Promise<RecordedOutcomes> {
     return tx(this.pool, async (c) => {
       // In the order deleting an endpoint takes them (the endpoint, jobs, records, deliveries),
-      // so the two never wait on each other: the endpoints the batch disables, then the jobs and
-      // records of its replays (known by their attempt, or, ended without one, possibly one),
-      // then the deliveries.
-      const disabling = new Set(batch.filter((o) => o.disableEndpoint).map((o) => o.endpointId));
-      if (disabling.size) await exec(c, this.sql.lockEndpoints, [[...disabling]]);
+      // so the two never wait on each other: the batch's endpoints (which a 410 disables, and
+      // whose dead-letter depth a give-up counts), then the jobs and records of its replays
+      // (known by their attempt, or, ended without one, possibly one), then the deliveries.
+      await exec(c, this.sql.lockEndpoints, [[...new Set(batch.map((o) => o.endpointId))]]);
       const replays = batch.filter((o) => o.attempt === null || o.attempt.trigger === "replay");
       await this.deadLetters.lockReplaysOf(
         c,

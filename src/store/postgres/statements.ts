@@ -324,7 +324,8 @@ export const DELIVERIES = {
         snippet, outcome, n)
     JOIN deliveries d ON d.id = v.delivery ORDER BY v.n`,
   ),
-  // The endpoints a batch's 410s disable, in id order: held before anything else it writes.
+  // A batch's endpoints, in id order, held before anything else it writes: NO KEY UPDATE, what
+  // disabling one takes anyway, and what waits for a deletion (FOR UPDATE) under way.
   lockEndpoints: `SELECT 1 FROM endpoints WHERE id = ANY($1::text[]) ORDER BY id
     FOR NO KEY UPDATE`,
   disableEndpoint: `UPDATE endpoints SET disabled = true, disabled_reason = $1, updated_at = $2
