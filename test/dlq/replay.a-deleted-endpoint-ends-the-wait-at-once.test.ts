@@ -13,16 +13,8 @@ import { EngineEvents } from "../../src/engine/events.js";
 import { NotFoundError } from "../../src/errors.js";
 import { seedApp } from "../store/behaviour/fixtures.js";
 import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
-import { aReplayBehindAHeldRequest } from "../support/held-replay.js";
+import { aReplayBehindAHeldRequest, untilRecordIs } from "../support/held-replay.js";
 import { aSharedStore, useCleanup } from "../support/postgres.js";
-
-async function untilReplaying(read: () => Promise<string | undefined>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await read()) !== "replaying") {
-    if (Date.now() > deadline) throw new Error("the record never started replaying");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** An engine in another process: this one sends nothing, so the replay stays pending here. */
 const elsewhere: EngineControl = {
@@ -73,7 +65,7 @@ describe("a single replay whose endpoint is deleted while it waits", () => {
     });
 
     const answer = dlq.replay(record.id, { actor: "ops", note: null });
-    await untilReplaying(async () => (await store.getDeadLetter(record.id))?.state);
+    await untilRecordIs(async () => (await store.getDeadLetter(record.id))?.state, "replaying");
     await store.deleteEndpoint(app.id, endpoints[0]!.id);
 
     const err = await answer.catch((e: unknown) => e);

@@ -4,7 +4,7 @@
  */
 import { createServer, type ServerResponse } from "node:http";
 import { anEndpoint, deadLetters, PATIENT_BREAKER, post, type RecordOut } from "./dlq.js";
-import { startHookline, type TestHookline } from "./hookline.js";
+import { startHookline } from "./hookline.js";
 
 /**
  * A receiver that fails every request with 503 until told to hold them; a held request is
@@ -49,14 +49,17 @@ export async function holdingReceiver() {
   };
 }
 
-async function untilState(h: TestHookline, id: string, state: string): Promise<void> {
+/** Waits (10 s at most) until `read` says the record is in `state`. */
+export async function untilRecordIs(
+  read: () => Promise<string | undefined>,
+  state: string,
+): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    const r = await h.api<RecordOut>("GET", `/api/v1/dlq/${id}`);
-    if (r.body.state === state) return;
+    if ((await read()) === state) return;
     await new Promise((r) => setTimeout(r, 10));
   }
-  throw new Error(`record ${id} did not become ${state}`);
+  throw new Error(`the record did not become ${state}`);
 }
 
 /**
@@ -79,6 +82,9 @@ export async function aReplayBehindAHeldRequest<T>(
   await post(h, ep.appId, { after: "the outage" });
   await rx.arrived();
   const answer = h.api<T>("POST", `/api/v1/dlq/${record.id}/replay`, {});
-  await untilState(h, record.id, "replaying");
+  await untilRecordIs(
+    async () => (await h.api<RecordOut>("GET", `/api/v1/dlq/${record.id}`)).body.state,
+    "replaying",
+  );
   return { h, rx, ep, record, answer };
 }
