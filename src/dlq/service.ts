@@ -268,12 +268,12 @@ export class DeadLetterQueue {
    * Resolves with the committed final event of a delivery, with GONE once the delivery was
    * deleted with its endpoint, or with null after `timeoutMs`. With a store shared by several
    * processes another worker may make the attempt, or delete the endpoint, so the store is also
-   * asked every so often; a delivery it does not have counts as gone only once `queued()` says
-   * the replay's commit is done.
+   * asked every so often, from `queued()` on: once the replay's commit is done, a delivery the
+   * store does not have is gone.
    */
   private outcomeOf(d: DeliveryRef, timeoutMs: number) {
     let cancel = () => {};
-    let queued = false;
+    let queued = () => {};
     const promise = new Promise<FinalEvent | typeof GONE | null>((resolve) => {
       const timer = setTimeout(() => finish(null), timeoutMs);
       let poll: NodeJS.Timeout | null = null;
@@ -295,28 +295,27 @@ export class DeadLetterQueue {
       };
       const ask = () => {
         poll = setTimeout(() => {
-          this.finalFromStore(d, queued).then(
+          this.finalFromStore(d).then(
             (e) => (e ? finish(e) : done || ask()),
             () => done || ask(),
           );
         }, STORE_POLL_MS);
       };
-      if (this.deps.store.coordination) ask();
+      queued = () => {
+        if (this.deps.store.coordination && !done) ask();
+      };
       cancel = () => finish(null);
     });
-    return { promise, cancel: () => cancel(), queued: () => void (queued = true) };
+    return { promise, cancel: () => cancel(), queued: () => queued() };
   }
 
   /**
-   * The delivery's final state as the store has it, shaped like the engine's event; GONE when a
-   * delivery known to be committed (`queued`) is no longer there.
+   * The committed delivery's final state as the store has it, shaped like the engine's event;
+   * GONE when it is no longer there.
    */
-  private async finalFromStore(
-    d: DeliveryRef,
-    queued: boolean,
-  ): Promise<FinalEvent | typeof GONE | null> {
+  private async finalFromStore(d: DeliveryRef): Promise<FinalEvent | typeof GONE | null> {
     const delivery = await this.deps.store.getDelivery(d.deliveryId);
-    if (!delivery) return queued ? GONE : null;
+    if (!delivery) return GONE;
     if (delivery.state !== "succeeded" && delivery.state !== "dead") return null;
     const attempts = await this.deps.store.listAttempts({
       appId: d.appId,
