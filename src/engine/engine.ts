@@ -273,8 +273,26 @@ export class DeliveryEngine implements EngineControl, Intake {
   }
 
   wake(dueAt?: number): void {
+    if (dueAt !== undefined && this.dueLater(dueAt)) return;
     this.lowerCursor(dueAt ?? Number.MIN_SAFE_INTEGER);
     this.schedulePump();
+  }
+
+  /**
+   * Work announced while quiet that falls due only later (a message with a later deliverAt): a
+   * scan now could find nothing, and on SQLite each would be a write transaction, about a third
+   * of the main thread's work per such message at 1,000 a second. The quiet is cut short at its
+   * due time instead, and the timer brought forward to it. Only while no claim runs (its end
+   * decides the quiet and the timer afresh) and never in a fleet, where a short scan proves less.
+   */
+  private dueLater(at: number): boolean {
+    const now = this.deps.clock.now();
+    if (this.fleet || this.pumping || this.timer === null) return false;
+    if (!(now < at && now < this.quietUntil)) return false;
+    // Everything due by now has been looked at, and the cursor never passes now: it stays.
+    this.quietUntil = Math.min(this.quietUntil, at);
+    if (at < this.timerAt) this.setTimer(at - now);
+    return true;
   }
 
   private lowerCursor(at: number): void {
@@ -619,6 +637,10 @@ export class DeliveryEngine implements EngineControl, Intake {
   /** Wakes the pump after `ms`. */
   private armRetry(ms: number): void {
     this.quietUntil = Number.NEGATIVE_INFINITY;
+    this.setTimer(ms);
+  }
+
+  private setTimer(ms: number): void {
     if (!this.running) return;
     if (this.timer) this.deps.clock.clearTimer(this.timer);
     this.timerAt = this.deps.clock.now() + ms;

@@ -54,6 +54,40 @@ describe("scans that cannot find work", () => {
     expect(rx.requests).toHaveLength(2);
   });
 
+  it("are not run for messages announced while quiet that fall due only later", async () => {
+    const clock = new FakeClock();
+    h = await startEngine({ clock });
+    rx = await Receiver.start();
+    await h.addEndpoint(rx.url("/hook"));
+    const t0 = clock.now();
+    const last = await h.post({ n: "last" }, { dueAt: t0 + 9_000, wake: false });
+    h.engine.wake(t0 + 9_000);
+    await settle();
+    // Quiet now: nothing falls due before t0 + 9 s. Messages due later, as a caller posting with
+    // deliverAt makes them, bring the timer forward without a scan each.
+    const scans = vi.spyOn(h.store, "scanDue");
+    const later: string[] = [];
+    for (const at of [5_000, 3_000, 7_000, 3_000]) {
+      later.push(await h.post({ at }, { dueAt: t0 + at, wake: false }));
+      h.engine.wake(t0 + at);
+      await settle();
+    }
+    expect(scans).not.toHaveBeenCalled();
+
+    clock.advance(3_000);
+    await h.waitFor(reached(later[1]!, "succeeded"), 5_000);
+    await h.waitFor(reached(later[3]!, "succeeded"), 5_000);
+    expect(rx.requests).toHaveLength(2);
+    clock.advance(2_000);
+    await h.waitFor(reached(later[0]!, "succeeded"), 5_000);
+    clock.advance(2_000);
+    await h.waitFor(reached(later[2]!, "succeeded"), 5_000);
+    expect(rx.requests).toHaveLength(4);
+    clock.advance(2_000);
+    await h.waitFor(reached(last, "succeeded"), 5_000);
+    expect(rx.requests).toHaveLength(5);
+  });
+
   it("still finds work that falls due later, without being announced again", async () => {
     const clock = new FakeClock();
     h = await startEngine({ clock });
