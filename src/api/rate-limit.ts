@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { Clock } from "../clock.js";
-import { TokenBucket } from "../dlq/token-bucket.js";
+import { TokenBucket } from "../token-bucket.js";
 
 /** How fast one token may call the API. */
 export interface RateLimitSettings {

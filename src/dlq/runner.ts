@@ -16,7 +16,7 @@ import type { EngineEvents } from "../engine/events.js";
 import { newId } from "../ids.js";
 import type { Store } from "../store/port.js";
 import { nextJobStep, replayWindow } from "./job-step.js";
-import { TokenBucket } from "./token-bucket.js";
+import { TokenBucket } from "../token-bucket.js";
 
 /** Where the runner reports jobs starting, ending and failing (pino fits). */
 export interface RunnerLogger {

@@ -32,15 +32,21 @@ export interface EngineControl {
   callerWaited(ms: number): void;
   /** Live status, or null when the engine has not touched the endpoint since it started. */
   endpointStatus(endpointId: string): EndpointLiveStatus | null;
-  /**
-   * Deliveries this process holds (in flight or waiting for a slot) and how many it may hold right
-   * now: the latter drops while the event loop lags or API callers wait (loop-budget.ts). Null
-   * where nothing delivers.
-   */
-  deliveryBudget(): { held: number; limit: number } | null;
+  /** What this process's delivery may do right now (loop-budget.ts); null where nothing delivers. */
+  deliveryBudget(): DeliveryBudget | null;
   /**
    * The engine of this process, offering to take a posted message's deliveries as they are
    * written (port.ts, `Intake`); null where no engine here may take them.
    */
   intake(): Intake | null;
+}
+
+/** How far delivery makes way for the API in one process (loop-budget.ts). */
+export interface DeliveryBudget {
+  /** Deliveries this process holds: in flight or waiting for a slot. */
+  held: number;
+  /** How many it may hold now: fewer while the event loop lags or API callers wait. */
+  limit: number;
+  /** How many a second it may start now, while API callers wait; infinite while unpaced. */
+  pace: number;
 }

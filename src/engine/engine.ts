@@ -20,12 +20,12 @@ import {
 } from "../store/port.js";
 import type { AdaptiveSettings } from "./adaptive-limit.js";
 import type { BreakerSettings, CircuitTransition } from "./breaker.js";
-import type { EndpointLiveStatus, EngineControl } from "./control.js";
+import type { DeliveryBudget, EndpointLiveStatus, EngineControl } from "./control.js";
 import { makeAttempt } from "./attempt.js";
 import { endedBeforeSending } from "./decide.js";
 import { EngineEvents } from "./events.js";
 import { Fleet, type FleetHost, type FleetSettings } from "./fleet.js";
-import { DEFAULT_LOOP_BUDGET, LoopBudget } from "./loop-budget.js";
+import { DEFAULT_LOOP_BUDGET, LoopBudget, type LoopBudgetSettings } from "./loop-budget.js";
 import { OutcomeWriter } from "./outcome-writer.js";
 import type { PolicyDefaults } from "./policy.js";
 import { EndpointRuntime } from "./runtime.js";
@@ -46,6 +46,8 @@ export interface EngineSettings {
   shutdownTimeoutMs: number;
   /** With a store shared by several processes: how this worker takes part (see fleet.ts). */
   fleet?: FleetSettings;
+  /** Overrides of the loop budget's defaults (loop-budget.ts), for tests that need them. */
+  loopBudget?: Partial<LoopBudgetSettings>;
 }
 
 export interface EngineLogger {
@@ -178,6 +180,9 @@ export class DeliveryEngine implements EngineControl, Intake {
    */
   private readonly admitting = new Map<string, number>();
   private recoveryTimer: TimerHandle | null = null;
+  /** Endpoints with deliveries waiting for the pace, and the one timer that dispatches them. */
+  private readonly paced = new Set<EndpointRuntime>();
+  private paceTimer: TimerHandle | null = null;
 
   constructor(private readonly deps: EngineDeps) {
     this.events = deps.events ?? new EngineEvents();
@@ -190,8 +195,10 @@ export class DeliveryEngine implements EngineControl, Intake {
         // delivery is doing. On PostgreSQL most of it is the database's round trips, which
         // delivery holding back would not shorten; there, loop lag alone judges.
         slowCallerMs: deps.store.kind === "sqlite" ? DEFAULT_LOOP_BUDGET.slowCallerMs : null,
+        ...deps.settings.loopBudget,
       },
       () => this.claimed,
+      () => this.deps.clock.now(),
     );
     this.writer = new OutcomeWriter(deps.store, {
       maxBatch: 512,
@@ -242,6 +249,9 @@ export class DeliveryEngine implements EngineControl, Intake {
     this.budget.rest();
     if (this.timer) this.deps.clock.clearTimer(this.timer);
     if (this.recoveryTimer) this.deps.clock.clearTimer(this.recoveryTimer);
+    if (this.paceTimer) this.deps.clock.clearTimer(this.paceTimer);
+    this.paceTimer = null;
+    this.paced.clear();
     const releases = [];
     for (const rt of this.runtimes.values()) {
       for (const d of rt.queue.splice(0)) releases.push(releaseOf(d, d.dueAt));
@@ -332,8 +342,8 @@ export class DeliveryEngine implements EngineControl, Intake {
     return this.runtimes.get(endpointId)?.status() ?? null;
   }
 
-  deliveryBudget(): { held: number; limit: number } {
-    return { held: this.claimed, limit: this.holdLimit() };
+  deliveryBudget(): DeliveryBudget {
+    return { held: this.claimed, limit: this.holdLimit(), pace: this.budget.pace };
   }
 
   // ---- taking deliveries as they are accepted -------------------------------------------------
@@ -413,6 +423,10 @@ export class DeliveryEngine implements EngineControl, Intake {
         if (!this.running) break;
         // Full: a finishing attempt frees a slot and wakes the pump again.
         if (this.free() <= 0) break;
+        // Deliveries in hand already wait for the pace: claiming more now would only add a
+        // commit per freed slot (a claim of one, each). Once none waits, claims resume in batches
+        // (the pace's timer wakes the pump, should nothing else).
+        if (this.waitingForPace()) break;
         const now = this.deps.clock.now();
         // Kept by the clock, not by a timer that every wake-up would push back under load.
         if (now - this.lastFullScanAt >= RESCAN_MS) {
@@ -919,6 +933,8 @@ export class DeliveryEngine implements EngineControl, Intake {
     }
     while (rt.queue.length && this.running) {
       if (rt.inFlight >= rt.limit.effective) return;
+      const wait = this.budget.take();
+      if (wait > 0) return this.waitForPace(rt, wait);
       const admission = rt.breaker.admit(rt.inFlight);
       if (!admission.allowed) {
         if (rt.breaker.snapshot().state === "open") await this.holdForProbe(rt);
@@ -944,6 +960,29 @@ export class DeliveryEngine implements EngineControl, Intake {
       const p = this.attempt(rt, d, admission.probe).finally(() => this.inFlight.delete(p));
       this.inFlight.add(p);
     }
+  }
+
+  /**
+   * Dispatches the endpoint again once the pace lets another delivery start (loop-budget.ts).
+   * Endpoints waiting for the pace are dispatched in the order they came to wait, each taking
+   * what the pace allows, so none is passed over for long.
+   */
+  private waitForPace(rt: EndpointRuntime, ms: number): void {
+    this.paced.add(rt);
+    if (this.paceTimer) return;
+    this.paceTimer = this.deps.clock.setTimer(() => {
+      this.paceTimer = null;
+      const waiting = [...this.paced];
+      this.paced.clear();
+      for (const r of waiting) void this.dispatchOrRecover(r);
+      this.schedulePump();
+    }, ms);
+  }
+
+  /** Whether deliveries in hand wait for the pace (an endpoint may have sent them meanwhile). */
+  private waitingForPace(): boolean {
+    for (const rt of this.paced) if (rt.queue.length > 0) return true;
+    return false;
   }
 
   /**

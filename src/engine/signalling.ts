@@ -6,7 +6,7 @@
  */
 import type { Signal, WorkerCoordination } from "../store/coordination.js";
 import type { Intake } from "../store/port.js";
-import type { EndpointLiveStatus, EngineControl } from "./control.js";
+import type { DeliveryBudget, EndpointLiveStatus, EngineControl } from "./control.js";
 
 export class SignallingControl implements EngineControl {
   private wakeAt: number | null = null;
@@ -53,7 +53,7 @@ export class SignallingControl implements EngineControl {
     return this.local?.endpointStatus(endpointId) ?? null;
   }
 
-  deliveryBudget(): { held: number; limit: number } | null {
+  deliveryBudget(): DeliveryBudget | null {
     return this.local?.deliveryBudget() ?? null;
   }
 

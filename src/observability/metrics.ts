@@ -6,7 +6,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Clock } from "../clock.js";
 import type { Attempt } from "../domain/types.js";
-import type { EngineControl } from "../engine/control.js";
+import type { DeliveryBudget, EngineControl } from "../engine/control.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import type { BacklogSnapshot, Store } from "../store/port.js";
 import { EndpointSlots, OTHER_ENDPOINTS } from "./endpoint-slots.js";
@@ -281,7 +281,7 @@ export class HooklineMetrics {
         }
       },
     );
-    const budget = (pick: (b: { held: number; limit: number }) => number) => (g: Gauge<string>) => {
+    const budget = (pick: (b: DeliveryBudget) => number) => (g: Gauge<string>) => {
       const b = self.deps.engine.deliveryBudget();
       if (b) g.set(pick(b));
     };
@@ -296,6 +296,12 @@ export class HooklineMetrics {
       "Deliveries this process may hold now; drops while its event loop lags or API callers wait",
       [],
       budget((b) => b.limit),
+    );
+    this.gauge(
+      "hookline_delivery_pace",
+      "Deliveries a second this process may start now, while API callers wait for their commits; +Inf: unpaced",
+      [],
+      budget((b) => b.pace),
     );
     this.gauge("hookline_retry_ratio", "Retries scheduled per first attempt since start", [], (g) =>
       g.set(self.tally.retryRatio()),

@@ -17,7 +17,7 @@ function onFakeTimers(test: () => void): () => void {
     }
   };
 }
-const SETTINGS = { highLagMs: 20, lowLagMs: 5, everyMs: 50, slowCallerMs: 5 };
+const SETTINGS = { highLagMs: 20, lowLagMs: 5, everyMs: 50, slowCallerMs: 5, minPace: 500 };
 
 describe("the engine's event-loop budget", () => {
   it("shrinks while the loop lags and grows back once it is responsive, within its bounds", async () => {

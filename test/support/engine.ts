@@ -12,6 +12,7 @@ import { DEFAULT_ADAPTIVE, type AdaptiveSettings } from "../../src/engine/adapti
 import { DEFAULT_BREAKER, type BreakerSettings } from "../../src/engine/breaker.js";
 import { DeliveryEngine } from "../../src/engine/engine.js";
 import type { EngineEvent } from "../../src/engine/events.js";
+import type { LoopBudgetSettings } from "../../src/engine/loop-budget.js";
 import { HttpSender } from "../../src/engine/sender.js";
 import { newId } from "../../src/ids.js";
 import { generateSecret } from "../../src/signing/secret.js";
@@ -44,6 +45,7 @@ export async function startEngine(
     breaker?: Partial<BreakerSettings>;
     adaptive?: Partial<AdaptiveSettings>;
     refusePrivateTargets?: boolean;
+    loopBudget?: Partial<LoopBudgetSettings>;
   } = {},
 ): Promise<EngineHarness> {
   const dir = mkdtempSync(join(tmpdir(), "hookline-engine-"));
@@ -65,6 +67,7 @@ export async function startEngine(
         maxClaimed: 4096,
         leaseMs: 300_000,
         shutdownTimeoutMs: 5_000,
+        loopBudget: options.loopBudget,
       },
     });
     engine.events.on((e) => events.push(e));

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TokenBucket } from "../../src/dlq/token-bucket.js";
+import { TokenBucket } from "../src/token-bucket.js";
 
 describe("the replay rate's token bucket", () => {
   it("gives the first token at once, then one per 1/rate seconds, saying how long to wait", () => {

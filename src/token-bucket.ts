@@ -1,7 +1,8 @@
 /**
  * A token bucket on an injected clock: `ratePerSecond` tokens a second, at most `burst` saved up.
  * A bulk replay takes one token per replay, so a receiver that just recovered sees the replays
- * spread out at the job's rate rather than all at once.
+ * spread out at the job's rate rather than all at once; the API's rate limit takes one per
+ * request; a paced engine one per delivery it starts (loop-budget.ts).
  */
 export class TokenBucket {
   private tokens: number;
