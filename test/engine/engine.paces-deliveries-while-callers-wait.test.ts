@@ -22,21 +22,22 @@ describe("delivery while API callers wait", () => {
 
   /**
    * An engine paced at 20 deliveries a second (one every 50 ms of its clock) by callers who keep
-   * waiting too long, with an endpoint taking "paced" messages at /hook, answered as `reply` says.
+   * waiting too long, about 16 a second (the pace never goes below half the messages posted),
+   * with an endpoint taking "paced" messages at /hook, answered as `reply` says.
    */
   async function pacedEngine(reply: (index: number) => Reply = () => ({ status: 200 })) {
     const clock = new FakeClock();
-    h = await startEngine({ clock, loopBudget: { everyMs: 20, minPace: 20 } });
+    h = await startEngine({ clock, loopBudget: { minPace: 20 } });
     rx = await Receiver.start((req, i) =>
       req.path === "/held" ? { status: 200, delayMs: 60_000 } : reply(i),
     );
     await h.addEndpoint(rx.url("/held"), undefined, { filterTypes: ["held"] });
     await h.addEndpoint(rx.url("/hook"), undefined, { filterTypes: ["paced"] });
-    callers = setInterval(() => h.engine.callerWaited(50), 2);
+    callers = setInterval(() => h.engine.callerWaited(50), 60);
     // The budget is judged while the engine holds something: one delivery whose answer is held.
     await h.post({ n: "held" }, { eventType: "held" });
     await rx.waitFor(1, "/held");
-    while (h.engine.deliveryBudget().pace !== 20) await settle();
+    while (!(h.engine.deliveryBudget().pace <= 40)) await settle();
     return clock;
   }
 

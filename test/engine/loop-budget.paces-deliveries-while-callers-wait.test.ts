@@ -31,6 +31,8 @@ describe("the pace rule", () => {
     expect(nextPace(100, 100, "none", 100)).toBe(UNPACED);
     expect(nextPace(400, 400, "quick", 100)).toBe(500);
     expect(nextPace(400, 400, "steady", 100)).toBe(400);
+    // The floor rises with the callers' messages: a steady pace does not stay below it.
+    expect(nextPace(400, 400, "steady", 600)).toBe(600);
     // Well above what delivery asks for, it paces nothing: lifted.
     expect(nextPace(400, 150, "quick", 100)).toBe(UNPACED);
   });
@@ -83,9 +85,9 @@ describe("the loop budget's pace", () => {
       judge(12);
       // 1,000 started in 50 ms while a caller waited: half that rate, 10,000 a second.
       expect(budget.pace).toBe(10_000);
-      // A twentieth of a second's worth at once, then the next one a tenth of a millisecond on.
+      // A twentieth of a second's worth at once; then nothing until the next batch has built up.
       for (let i = 0; i < 500; i++) expect(budget.take()).toBe(0);
-      expect(budget.take()).toBe(1);
+      expect(budget.take()).toBe(50);
 
       // Still waiting: halved from what it let start, down to the floor.
       for (let i = 0; i < 8; i++) judge(12);
@@ -94,6 +96,22 @@ describe("the loop budget's pace", () => {
       judge();
       expect(budget.pace).toBe(UNPACED);
       for (let i = 0; i < 1_000; i++) expect(budget.take()).toBe(0);
+    }),
+  );
+
+  it(
+    "never paces below half the messages the callers posted meanwhile",
+    withBudget((budget, judge) => {
+      // 40 callers in 50 ms: 800 messages a second; half as many deliveries may start.
+      for (let i = 0; i < 40; i++) budget.callerWaited(12);
+      judge();
+      expect(budget.pace).toBe(400);
+      for (let i = 0; i < 40; i++) budget.callerWaited(12);
+      judge();
+      expect(budget.pace).toBe(400);
+      // Fewer callers: the floor is the fixed one again.
+      judge(12);
+      expect(budget.pace).toBe(SETTINGS.minPace);
     }),
   );
 
