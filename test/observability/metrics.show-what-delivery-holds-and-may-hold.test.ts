@@ -1,6 +1,7 @@
 /**
- * Two gauges tell an operator whether delivery is being held back for the API's sake: what the
- * process holds (in flight or waiting for a slot) and what it may hold now (the loop budget).
+ * Three gauges tell an operator whether delivery is being held back for the API's sake: what the
+ * process holds (in flight or waiting for a slot), what it may hold now (the loop budget) and how
+ * many deliveries it may start a second (the budget's pace, +Inf while unpaced).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anEndpoint, post } from "../support/dlq.js";
@@ -20,7 +21,7 @@ afterAll(async () => {
   await rx.close();
 });
 
-describe("the delivery budget gauges", () => {
+describe("the delivery budget and pace gauges", () => {
   it("count the deliveries held while a receiver holds them, against the budget", async () => {
     const ep = await anEndpoint(h, rx.url());
     const ids = [];
@@ -34,6 +35,8 @@ describe("the delivery budget gauges", () => {
     const budget = s.get("hookline_delivery_budget")!;
     expect(budget).toBeGreaterThanOrEqual(32);
     expect(budget).toBeLessThanOrEqual(4096);
+    // Unpaced, or (should those posts have waited) paced at no less than its floor.
+    expect(s.get("hookline_delivery_pace")).toBeGreaterThanOrEqual(500);
 
     rx.release();
     for (const id of ids) await h.waitFor(deliveryOf(id, "succeeded"));

@@ -6,7 +6,12 @@ export function parseMetrics(text: string): Map<string, number> {
   for (const line of text.split("\n")) {
     if (!line || line.startsWith("#")) continue;
     const at = line.lastIndexOf(" ");
-    out.set(line.slice(0, at), Number(line.slice(at + 1)));
+    const value = line.slice(at + 1);
+    // The text format spells infinities +Inf and -Inf, which Number() does not read.
+    out.set(
+      line.slice(0, at),
+      value.endsWith("Inf") ? Number(`${value[0]}Infinity`) : Number(value),
+    );
   }
   return out;
 }
