@@ -196,31 +196,11 @@ export class LoopBudget {
     const callers = this.callers;
     this.slowestCaller = 0;
     this.callers = 0;
+    // Only where callers' waits are a signal: with a store across the network, never paced.
+    if (s.slowCallerMs !== null) this.judgePace(lagMs, waited, callers, s.slowCallerMs);
     // Callers waiting is the stronger signal: halve what is held (not the budget, which may be
     // far above it), so delivery makes way at the first judgement.
     const slowCallerMs = s.slowCallerMs ?? Number.POSITIVE_INFINITY;
-    // Since the last judgement: the judging timer's period, and however late it ran.
-    const windowMs = s.everyMs + Math.max(0, lagMs);
-    const startedPerSecond = (this.started * 1000) / windowMs;
-    this.started = 0;
-    // Only where callers' waits are a signal: with a store across the network, never paced.
-    if (s.slowCallerMs !== null) {
-      const verdict: CallerVerdict =
-        waited > slowCallerMs
-          ? "slow"
-          : callers === 0
-            ? "none"
-            : waited <= slowCallerMs / 2 && lagMs < s.lowLagMs
-              ? "quick"
-              : "steady";
-      // Clients posting thousands a second wait mostly behind each other, not behind delivery:
-      // pacing it far below what they post would only grow a backlog for claims to read back
-      // later (and keep the intake from taking any). Half their rate, alternated against a floor
-      // of 500 alone and against one delivery per message: with fan-out 10 at 1,000 a second,
-      // p99 8.4-8.7 ms, 6.7-11.6 and 10.8-16.5; with fan-out 1, 4.9-5.8, 3.6-7.9 and 3.3-5.3.
-      const floor = Math.max(s.minPace, (callers * 1000) / windowMs / 2);
-      this.setPace(nextPace(this.paceValue, startedPerSecond, verdict, floor));
-    }
     if (waited > slowCallerMs) {
       this.value = Math.max(s.min, Math.floor(Math.min(this.value, this.held()) / 2));
     } else if (lagMs > s.highLagMs) this.value = Math.max(s.min, Math.floor(this.value * 0.7));
@@ -231,5 +211,27 @@ export class LoopBudget {
     } else if (lagMs < s.lowLagMs && waited <= slowCallerMs / 2) {
       this.value = Math.min(s.max, this.value + 64);
     }
+  }
+
+  private judgePace(lagMs: number, waited: number, callers: number, slowCallerMs: number): void {
+    // Since the last judgement: the judging timer's period, and however late it ran.
+    const windowMs = this.settings.everyMs + Math.max(0, lagMs);
+    const startedPerSecond = (this.started * 1000) / windowMs;
+    this.started = 0;
+    const verdict: CallerVerdict =
+      waited > slowCallerMs
+        ? "slow"
+        : callers === 0
+          ? "none"
+          : waited <= slowCallerMs / 2 && lagMs < this.settings.lowLagMs
+            ? "quick"
+            : "steady";
+    // Clients posting thousands a second wait mostly behind each other, not behind delivery:
+    // pacing it far below what they post would only grow a backlog for claims to read back
+    // later (and keep the intake from taking any). Half their rate, alternated against a floor
+    // of 500 alone and against one delivery per message: with fan-out 10 at 1,000 a second,
+    // p99 8.4-8.7 ms, 6.7-11.6 and 10.8-16.5; with fan-out 1, 4.9-5.8, 3.6-7.9 and 3.3-5.3.
+    const floor = Math.max(this.settings.minPace, (callers * 1000) / windowMs / 2);
+    this.setPace(nextPace(this.paceValue, startedPerSecond, verdict, floor));
   }
 }
