@@ -10,7 +10,8 @@ import { join } from "node:path";
 import pg from "pg";
 import { samplePayload } from "../lib/backlog.js";
 import { DelayProxy } from "../lib/delay-proxy.js";
-import { HooklineProcess, freshDataDir, removeDataDir } from "../lib/hookline.js";
+import { HooklineProcess, cpuOf, freshDataDir, removeDataDir } from "../lib/hookline.js";
+import { cpuByCommand, cpuSince, machineShare } from "../lib/machine.js";
 import { vsCeiling, type BenchContext, type Figure } from "../lib/scenario.js";
 import { rateBetween } from "../lib/stats.js";
 
@@ -136,8 +137,25 @@ async function drainWith(ctx: BenchContext, count: number, { workers, delayMs }:
     );
     procs.push(...ws);
     const cpu0 = ws.map((w) => w.cpuMs() ?? 0);
+    const server0 = cpuByCommand("postgres");
+    const receiverStat = `/proc/${ctx.receiver.pid}/stat`;
+    const receiver0 = cpuOf(receiverStat) ?? 0;
+    const bench0 = process.cpuUsage();
+    const started = performance.now();
     await ctx.receiver.waitFor(group, count, 300_000);
     const cpu = ws.map((w, i) => (w.cpuMs() ?? 0) - cpu0[i]!);
+    // The whole path: the workers, the database server, the receiver and this process (the far
+    // round's proxy); the server's processes are read from /proc, so it must run on this machine.
+    const serverMs = cpuSince("postgres", server0);
+    const receiverMs = (cpuOf(receiverStat) ?? 0) - receiver0;
+    const benchUs = process.cpuUsage(bench0);
+    const benchMs = (benchUs.user + benchUs.system) / 1000;
+    const machine = machineShare(
+      cpu.reduce((a, b) => a + b, 0) + serverMs + receiverMs + benchMs,
+      count,
+      performance.now() - started,
+      "delivery",
+    );
     const record = await ctx.receiver.record(group);
     const rate = rateBetween(record.times, 0, record.count - 1);
     for (const p of procs) await p.stop("SIGTERM");
@@ -148,8 +166,14 @@ async function drainWith(ctx: BenchContext, count: number, { workers, delayMs }:
     );
     const succeeded = Number(done.rows[0].ok);
     const verified = succeeded === count && Number(done.rows[0].attempts) === count;
-    const cpuNote =
-      cpu.map((ms) => `${Math.round((ms * 1000) / count)} µs`).join(" + ") + "/delivery";
+    const per = (ms: number) => `${Math.round((ms * 1000) / count)} µs`;
+    // No PostgreSQL process here: the database runs elsewhere, and the machine's share is unknown.
+    const wholePath =
+      server0.size === 0
+        ? "; PostgreSQL's CPU not seen (not on this machine)"
+        : `; PostgreSQL ${per(serverMs)}, the receiver ${per(receiverMs)}, the bench process ` +
+          `${per(benchMs)}${delayMs ? " (the proxy)" : ""}; ${machine.text}`;
+    const cpuNote = `${cpu.map(per).join(" + ")}/delivery${wholePath}`;
     return { rate, verified, succeeded, cpuNote };
   } finally {
     for (const p of procs) await p.stop("SIGKILL");

@@ -4,9 +4,9 @@
  * delivery, as a ratio to the ceiling (each message crosses HTTP twice).
  */
 import { deliveryStates } from "../lib/backlog.js";
-import { availableParallelism } from "node:os";
 import { cpuOf, freshDataDir, removeDataDir } from "../lib/hookline.js";
 import { closedLoop } from "../lib/load.js";
+import { machineShare } from "../lib/machine.js";
 import { vsCeiling, type Scenario } from "../lib/scenario.js";
 import { startHookline } from "../lib/setup.js";
 import { latencySummary } from "../lib/stats.js";
@@ -48,7 +48,12 @@ export const together: Scenario = {
         posted.ok === count && seen.count >= count && (after.states.succeeded ?? 0) === count;
       const accept = latencySummary(posted.latencies);
       const postRate = (posted.ok / (posted.lastAnsweredAt - posted.firstSentAt)) * 1000;
-      const machine = machineShare(cpuMs + clientsCpuMs + receiverCpuMs, count, elapsedMs);
+      const machine = machineShare(
+        cpuMs + clientsCpuMs + receiverCpuMs,
+        count,
+        elapsedMs,
+        "message",
+      );
       return {
         figures: [
           {
@@ -123,23 +128,4 @@ function deliveredWhilePosting(
     ratePosting: postingMs > 0 ? (whilePosting / postingMs) * 1000 : 0,
     rateAfter: afterMs > 0 ? ((times.length - whilePosting) / afterMs) * 1000 : 0,
   };
-}
-
-/**
- * What the run asked of the machine: the CPU per message of hookline, the posting clients (this
- * process) and the receiver together, the rate that would allow with every core busy all the
- * time, and how many cores were busy on average. The figure cannot pass a target above that rate.
- */
-function machineShare(
-  totalCpuMs: number,
-  count: number,
-  elapsedMs: number | null,
-): { usPerMessage: number; mostPerSecond: number; coresBusy: number | null; text: string } {
-  const cores = availableParallelism();
-  const usPerMessage = (totalCpuMs * 1000) / count;
-  const mostPerSecond = (cores * 1e6) / usPerMessage;
-  const coresBusy = elapsedMs ? totalCpuMs / elapsedMs : null;
-  const busy = coresBusy === null ? "" : `, ${coresBusy.toFixed(2)} busy on average`;
-  const text = `${Math.round(usPerMessage)} µs/message in all: at most ${Math.round(mostPerSecond)}/s on ${cores} cores${busy}`;
-  return { usPerMessage, mostPerSecond, coresBusy, text };
 }
