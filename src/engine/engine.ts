@@ -4,7 +4,6 @@
  * outcome through the group-commit writer. One engine runs per process.
  */
 import type { Clock, Random, TimerHandle } from "../clock.js";
-import type { Application } from "../domain/types.js";
 import { newId } from "../ids.js";
 import type { Heartbeat } from "../store/coordination.js";
 import {
@@ -28,7 +27,8 @@ import { Fleet, type FleetHost, type FleetSettings } from "./fleet.js";
 import { DEFAULT_LOOP_BUDGET, LoopBudget, type LoopBudgetSettings } from "./loop-budget.js";
 import { OutcomeWriter } from "./outcome-writer.js";
 import type { PolicyDefaults } from "./policy.js";
-import { EndpointRuntime } from "./runtime.js";
+import type { EndpointRuntime } from "./runtime.js";
+import { EndpointRuntimes } from "./runtimes.js";
 import type { Sender } from "./sender.js";
 import { finishedWithin } from "../finished-within.js";
 
@@ -93,8 +93,7 @@ const RECOVERY_MS = 1000;
 /** Runs deliveries; see the module comment. */
 export class DeliveryEngine implements EngineControl, Intake {
   readonly events: EngineEvents;
-  private readonly runtimes = new Map<string, EndpointRuntime>();
-  private readonly apps = new Map<string, Application | null>();
+  private readonly runtimes: EndpointRuntimes;
   private readonly writer: OutcomeWriter;
   private readonly inFlight = new Set<Promise<void>>();
   private claimed = 0;
@@ -185,6 +184,7 @@ export class DeliveryEngine implements EngineControl, Intake {
   private paceTimer: TimerHandle | null = null;
 
   constructor(private readonly deps: EngineDeps) {
+    this.runtimes = new EndpointRuntimes(deps);
     this.events = deps.events ?? new EngineEvents();
     this.log = deps.logger ?? { warn: () => {}, error: () => {} };
     this.budget = new LoopBudget(
@@ -323,14 +323,12 @@ export class DeliveryEngine implements EngineControl, Intake {
   }
 
   invalidateEndpoint(endpointId: string): void {
-    const rt = this.runtimes.get(endpointId);
-    if (rt) rt.stale = true;
+    this.runtimes.invalidateEndpoint(endpointId);
     this.schedulePump();
   }
 
   invalidateApplication(appId: string): void {
-    this.apps.delete(appId);
-    for (const rt of this.runtimes.values()) if (rt.endpoint.appId === appId) rt.stale = true;
+    this.runtimes.invalidateApplication(appId);
     this.schedulePump();
   }
 
@@ -683,7 +681,7 @@ export class DeliveryEngine implements EngineControl, Intake {
     for (const d of held) {
       let rt: EndpointRuntime | null;
       try {
-        rt = await this.runtimeFor(d.endpointId);
+        rt = await this.runtimes.load(d.endpointId);
       } catch (err) {
         error = err;
         this.countArriving(d.endpointId, -1);
@@ -728,50 +726,6 @@ export class DeliveryEngine implements EngineControl, Intake {
     const n = (this.admitting.get(endpointId) ?? 0) + by;
     if (n > 0) this.admitting.set(endpointId, n);
     else this.admitting.delete(endpointId);
-  }
-
-  /**
-   * The endpoint's runtime, loaded (or its settings reloaded) when it is not known or stale.
-   * Null when the endpoint no longer exists.
-   */
-  private async runtimeFor(endpointId: string): Promise<EndpointRuntime | null> {
-    const known = this.runtimes.get(endpointId);
-    if (known && !known.stale) return known;
-    const endpoint = await this.deps.store.getEndpoint(endpointId);
-    if (!endpoint) {
-      const rt = this.runtimes.get(endpointId);
-      if (rt && !rt.busy) this.runtimes.delete(endpointId);
-      return null;
-    }
-    const app = await this.appFor(endpoint.appId);
-    // Dispatch reloads the runtime it holds, even one forgotten meanwhile.
-    known?.reload(endpoint, app);
-    // Another load of the endpoint may have finished while this one waited (a claim's admission
-    // beside the recovery timer's): there is one runtime per endpoint, or its requests in flight
-    // would be counted on two and its limit exceeded.
-    let rt = this.runtimes.get(endpointId);
-    if (!rt) {
-      const circuit = await this.deps.store.getCircuit(endpointId);
-      rt = this.runtimes.get(endpointId);
-      if (!rt) {
-        rt = new EndpointRuntime(
-          endpoint,
-          app,
-          this.deps.settings.policyDefaults,
-          this.deps.settings,
-          this.deps.clock,
-          circuit,
-        );
-        this.runtimes.set(endpointId, rt);
-      }
-    }
-    if (rt.stale) rt.reload(endpoint, app);
-    return rt;
-  }
-
-  private async appFor(appId: string): Promise<Application | null> {
-    if (!this.apps.has(appId)) this.apps.set(appId, await this.deps.store.findApplication(appId));
-    return this.apps.get(appId) ?? null;
   }
 
   // ---- the fleet (a store shared with other workers) ------------------------------------------
@@ -917,7 +871,7 @@ export class DeliveryEngine implements EngineControl, Intake {
    * store error, leaving every delivery it had not started in the queue.
    */
   private async dispatch(rt: EndpointRuntime): Promise<void> {
-    if (rt.stale && !(await this.runtimeFor(rt.endpoint.id))) {
+    if (rt.stale && !(await this.runtimes.load(rt.endpoint.id))) {
       this.forgetDeleted(rt);
       return;
     }
