@@ -89,7 +89,17 @@ export function createHookline(
   const sender =
     overrides.sender ??
     (delivers && config.senderThreads > 0
-      ? new ThreadedSender({ threads: config.senderThreads, ...senderOptions })
+      ? new ThreadedSender({
+          threads: config.senderThreads,
+          ...senderOptions,
+          onPriorityRefused: (niceness) =>
+            logger.info(
+              { niceness },
+              "the sender thread could not take back the main thread's priority after API " +
+                "callers went (Linux allows it with CAP_SYS_NICE or a nice limit, RLIMIT_NICE); " +
+                "it stays lowered, and delivery without callers is slower than it could be",
+            ),
+        })
       : new HttpSender(senderOptions));
   const serves = config.role !== "worker";
   const engine = new DeliveryEngine({

@@ -22,17 +22,20 @@ export function workerEntry(
 }
 
 /**
- * Called on a worker thread: gives this thread alone a lower priority. Accepting comes first
- * (architecture.md, step 7): on a busy machine the main thread, which answers the API, must not
- * queue behind a helper thread for a core. Linux schedules threads on their own; when the main
- * thread is idle, the helper still gets a whole core. Best effort: elsewhere, or where it is not
- * allowed, nothing changes.
+ * Called on a worker thread: sets this thread's nice value alone (Linux schedules threads on
+ * their own). A helper thread lowers its priority so that the main thread, which answers the API,
+ * does not queue behind it for a core (architecture.md, step 7); when the main thread is idle,
+ * the helper still gets a whole core. Best effort: false where it is not allowed or not Linux,
+ * and the thread keeps the priority it had. Lowering a nice value again (raising the priority)
+ * needs CAP_SYS_NICE or a nice limit (RLIMIT_NICE) that allows it; raising it never does.
  */
-export function yieldToTheMainThread(niceness: number): void {
+export function setThreadNiceness(niceness: number): boolean {
   try {
     const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, niceness);
+    if (!Number.isInteger(tid) || tid <= 0) return false;
+    setPriority(tid, niceness);
+    return true;
   } catch {
-    // Not Linux, or not permitted: the thread keeps the process's priority.
+    return false;
   }
 }

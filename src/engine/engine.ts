@@ -199,6 +199,8 @@ export class DeliveryEngine implements EngineControl, Intake {
       },
       () => this.claimed,
       () => this.deps.clock.now(),
+      // Sender threads run below this thread while callers are answered, and level with it after.
+      (calling) => deps.sender.yieldToCallers?.(calling),
     );
     this.writer = new OutcomeWriter(deps.store, {
       maxBatch: 512,

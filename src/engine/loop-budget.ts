@@ -18,6 +18,10 @@
  * what was started while they waited too long, down to `minPace`, or to half as many as the
  * callers posted messages meanwhile if that is more; grown back while they are answered quickly,
  * and lifted at once when nobody calls.
+ *
+ * It also tells whether callers are there at all (`onCallers`): from the first caller at once,
+ * and that they have gone once QUIET_JUDGEMENTS judgements in a row saw none. Meanwhile the
+ * sender threads run below the main thread (sender-threads.ts).
  */
 import { performance } from "node:perf_hooks";
 import { TokenBucket } from "../token-bucket.js";
@@ -62,6 +66,12 @@ export const DEFAULT_LOOP_BUDGET: LoopBudgetSettings = Object.freeze({
  */
 const PACE_BATCH_MS = 50;
 
+/**
+ * Judgements in a row without a caller after which callers are taken to have gone: a second at
+ * the default 250 ms, so that the gaps between a client's bursts do not count as leaving.
+ */
+export const QUIET_JUDGEMENTS = 4;
+
 /** How callers fared since the last judgement, as the pace sees it. */
 export type CallerVerdict = "slow" | "quick" | "steady" | "none";
 
@@ -105,6 +115,9 @@ export class LoopBudget {
   private bucket: TokenBucket | null = null;
   /** Deliveries started since the last judgement. */
   private started = 0;
+  /** Whether callers are there (see `onCallers`), and for how many judgements none came. */
+  private calling = false;
+  private quietJudgements = 0;
 
   constructor(
     private readonly settings: LoopBudgetSettings,
@@ -112,6 +125,8 @@ export class LoopBudget {
     private readonly held: () => number = () => this.value,
     /** The clock the pace's tokens come back on, ms: the engine's, so tests can hold it still. */
     private readonly paceClock: () => number = () => performance.now(),
+    /** Told when callers come (true) and when they have gone (false); once each way. */
+    private readonly onCallers: (calling: boolean) => void = () => {},
   ) {
     this.value = settings.max;
   }
@@ -140,6 +155,10 @@ export class LoopBudget {
   callerWaited(ms: number): void {
     this.callers++;
     if (ms > this.slowestCaller) this.slowestCaller = ms;
+    if (this.calling) return;
+    this.calling = true;
+    this.quietJudgements = 0;
+    this.onCallers(true);
   }
 
   /**
@@ -196,6 +215,7 @@ export class LoopBudget {
     const callers = this.callers;
     this.slowestCaller = 0;
     this.callers = 0;
+    this.judgeCallersGone(callers);
     // Only where callers' waits are a signal: with a store across the network, never paced.
     if (s.slowCallerMs !== null) this.judgePace(lagMs, waited, callers, s.slowCallerMs);
     // Callers waiting is the stronger signal: halve what is held (not the budget, which may be
@@ -210,6 +230,18 @@ export class LoopBudget {
       this.value = Math.min(s.max, this.value * 2);
     } else if (lagMs < s.lowLagMs && waited <= slowCallerMs / 2) {
       this.value = Math.min(s.max, this.value + 64);
+    }
+  }
+
+  /**
+   * Judged only while the engine holds work (see `watch`): callers that leave an idle engine are
+   * found gone once it has work again, when making way for them would start to cost delivery.
+   */
+  private judgeCallersGone(callers: number): void {
+    if (callers > 0) this.quietJudgements = 0;
+    else if (this.calling && ++this.quietJudgements >= QUIET_JUDGEMENTS) {
+      this.calling = false;
+      this.onCallers(false);
     }
   }
 

@@ -4,7 +4,7 @@
  * anything; it only moves bytes, so the main thread keeps every rule and the store.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { yieldToTheMainThread } from "../threads.js";
+import { setThreadNiceness } from "../threads.js";
 import { ExemptTargets } from "./guarded-connect.js";
 import { HttpSender, type SendResult } from "./sender.js";
 import type { ThreadReply, ThreadRequest, ThreadSettings } from "./sender-threads.js";
@@ -14,7 +14,7 @@ if (!parentPort) throw new Error("sender-thread.ts runs only as a worker thread"
 const port = parentPort;
 
 const settings = workerData as ThreadSettings;
-yieldToTheMainThread(settings.niceness);
+setThreadNiceness(settings.niceness);
 const exempt = new ExemptTargets();
 const sender = new HttpSender({
   maxResponseBytes: settings.maxResponseBytes,
@@ -58,6 +58,11 @@ port.on("message", (msg: ThreadRequest) => {
     case "exempt":
       exempt.replaceAll(msg.pairs);
       break;
+    case "priority": {
+      const applied = setThreadNiceness(msg.niceness);
+      port.postMessage({ type: "priority", niceness: msg.niceness, applied } satisfies ThreadReply);
+      break;
+    }
     case "close":
       void sender.close().finally(() => port.close());
       break;

@@ -5,6 +5,7 @@
  * gets results back in batches, so the main thread keeps every rule (limits, breaker, ladder) and
  * the store, and the bytes move elsewhere. It is a Sender like HttpSender: the engine cannot tell.
  */
+import { getPriority } from "node:os";
 import { Worker } from "node:worker_threads";
 import { workerEntry } from "../threads.js";
 import type { ExemptTargets } from "./guarded-connect.js";
@@ -15,7 +16,7 @@ import { packRequest, unpackResults, type WireRequests, type WireResults } from 
 export interface ThreadSettings {
   maxResponseBytes: number;
   refusePrivateTargets: boolean;
-  /** The nice value a sender thread takes (Linux), so the main thread wins a contended core. */
+  /** The nice value a sender thread starts with (Linux); see `ThreadedSender.yieldToCallers`. */
   niceness: number;
 }
 
@@ -23,38 +24,66 @@ export interface ThreadSettings {
 export type ThreadRequest =
   | { type: "send"; requests: WireRequests }
   | { type: "exempt"; pairs: string[] }
+  | { type: "priority"; niceness: number }
   | { type: "close" };
 
-/** Sender thread → main thread. */
-export interface ThreadReply {
-  type: "results";
-  results: WireResults;
+/** Sender thread → main thread: answers, or whether a nice value asked for was taken. */
+export type ThreadReply =
+  | { type: "results"; results: WireResults }
+  | { type: "priority"; niceness: number; applied: boolean };
+
+export interface ThreadedSenderOptions {
+  threads: number;
+  maxResponseBytes?: number;
+  refusePrivateTargets?: boolean;
+  exemptTargets?: ExemptTargets;
+  /** How many nice steps the threads step down while API callers are answered (default 5). */
+  yieldBy?: number;
+  /**
+   * A thread could not take the nice value asked for: given back the main thread's priority
+   * once callers went, it keeps the lower one (Linux lets a thread raise its own priority only
+   * with CAP_SYS_NICE or a nice limit, RLIMIT_NICE, that allows it). Called once.
+   */
+  onPriorityRefused?: (niceness: number) => void;
 }
 
-export interface ThreadedSenderOptions extends Partial<ThreadSettings> {
-  threads: number;
-  exemptTargets?: ExemptTargets;
-}
+/**
+ * 5: under contention the main thread gets about three quarters of a shared core. Measured with
+ * fan-out 10 beyond capacity: accept p50 864 ms with no lowering, 42–78 ms at 5 or 10; 5 costs
+ * delivery less than 10 did. With no caller to make way for, the lowering only slows delivery
+ * (a drain from a backlog, 12–15 % slower at 5 on session 25's host), so it lasts only as long
+ * as the callers do.
+ */
+const YIELD_BY = 5;
 
 /** Sends through `threads` worker threads, each with its own keep-alive pools. */
 export class ThreadedSender implements Sender {
   private readonly threads: SenderThread[];
   private nextId = 1;
   private closing = false;
+  private settings: ThreadSettings;
+  /** The main thread's nice value: the threads' own while no caller is answered. */
+  private readonly equalNiceness = mainThreadNiceness();
+  private yielding = false;
+  private refusalTold = false;
 
-  constructor(options: ThreadedSenderOptions) {
-    const settings: ThreadSettings = {
+  constructor(private readonly options: ThreadedSenderOptions) {
+    this.settings = {
       maxResponseBytes: options.maxResponseBytes ?? 4096,
       refusePrivateTargets: options.refusePrivateTargets ?? false,
-      // 5: under contention the main thread gets about three quarters of a shared core. Measured
-      // with fan-out 10 beyond capacity: accept p50 864 ms with no lowering, 42–78 ms at 5 or 10;
-      // 5 costs the drain less than 10 did.
-      niceness: options.niceness ?? 5,
+      niceness: this.equalNiceness,
     };
     const exempt = options.exemptTargets;
     this.threads = Array.from(
       { length: Math.max(1, options.threads) },
-      () => new SenderThread(settings, exempt?.list() ?? [], () => this.closing),
+      () =>
+        new SenderThread(
+          // A thread started again starts at the priority the others have now.
+          () => this.settings,
+          exempt?.list() ?? [],
+          () => this.closing,
+          (niceness) => this.refused(niceness),
+        ),
     );
     exempt?.onChange((pairs) => {
       for (const t of this.threads) t.post({ type: "exempt", pairs });
@@ -74,6 +103,37 @@ export class ThreadedSender implements Sender {
     this.closing = true;
     await Promise.all(this.threads.map((t) => t.close()));
   }
+
+  /**
+   * While API callers are answered, the threads run below the main thread, so that the callers'
+   * requests never queue behind delivery for a core (architecture.md, step 7); once the callers
+   * have gone, the threads take the main thread's priority again, and delivery the whole of
+   * whatever core it runs on.
+   */
+  yieldToCallers(yielding: boolean): void {
+    if (yielding === this.yielding) return;
+    this.yielding = yielding;
+    const niceness = yielding
+      ? Math.min(19, this.equalNiceness + (this.options.yieldBy ?? YIELD_BY))
+      : this.equalNiceness;
+    this.settings = { ...this.settings, niceness };
+    for (const t of this.threads) t.post({ type: "priority", niceness });
+  }
+
+  private refused(niceness: number): void {
+    if (this.refusalTold) return;
+    this.refusalTold = true;
+    this.options.onPriorityRefused?.(niceness);
+  }
+}
+
+/** The calling thread's nice value (0 where it cannot be read). */
+function mainThreadNiceness(): number {
+  try {
+    return getPriority();
+  } catch {
+    return 0;
+  }
 }
 
 /** One worker thread and the requests it holds; restarted if it ever dies. */
@@ -85,9 +145,10 @@ class SenderThread {
   private exited: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly settings: ThreadSettings,
+    private readonly settings: () => ThreadSettings,
     private exemptPairs: string[],
     private readonly closing: () => boolean,
+    private readonly refused: (niceness: number) => void,
   ) {
     this.start();
   }
@@ -134,13 +195,17 @@ class SenderThread {
   private start(): void {
     const entry = workerEntry(import.meta.url, "sender-thread");
     const worker = new Worker(entry.file, {
-      workerData: this.settings,
+      workerData: this.settings(),
       eval: entry.eval,
       name: "hookline-sender",
     });
     this.worker = worker;
     worker.unref();
     worker.on("message", (msg: ThreadReply) => {
+      if (msg.type === "priority") {
+        if (!msg.applied) this.refused(msg.niceness);
+        return;
+      }
       unpackResults(msg.results, (id, result) => {
         const resolve = this.waiting.get(id);
         this.waiting.delete(id);

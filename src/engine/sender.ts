@@ -31,6 +31,12 @@ export interface Sender {
   send(req: SendRequest): Promise<SendResult>;
   /** Ends every connection at once; requests still in flight fail rather than being waited for. */
   close(): Promise<void>;
+  /**
+   * Whether API callers are being answered in this process (the engine's loop budget decides):
+   * a sender with threads of its own lowers their priority while they are, and gives it back
+   * once they have gone. One sending on the main thread has nothing to lower.
+   */
+  yieldToCallers?(yielding: boolean): void;
 }
 
 export interface HttpSenderOptions {

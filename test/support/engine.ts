@@ -13,7 +13,7 @@ import { DEFAULT_BREAKER, type BreakerSettings } from "../../src/engine/breaker.
 import { DeliveryEngine } from "../../src/engine/engine.js";
 import type { EngineEvent } from "../../src/engine/events.js";
 import type { LoopBudgetSettings } from "../../src/engine/loop-budget.js";
-import { HttpSender } from "../../src/engine/sender.js";
+import { HttpSender, type Sender } from "../../src/engine/sender.js";
 import { newId } from "../../src/ids.js";
 import { generateSecret } from "../../src/signing/secret.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
@@ -46,13 +46,17 @@ export async function startEngine(
     adaptive?: Partial<AdaptiveSettings>;
     refusePrivateTargets?: boolean;
     loopBudget?: Partial<LoopBudgetSettings>;
+    /** The engine's sender (default: an HttpSender); the harness closes it. */
+    sender?: Sender;
   } = {},
 ): Promise<EngineHarness> {
   const dir = mkdtempSync(join(tmpdir(), "hookline-engine-"));
   const store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
   const clock = options.clock ?? systemClock;
   const events: EngineEvent[] = [];
-  const sender = new HttpSender({ refusePrivateTargets: options.refusePrivateTargets ?? false });
+  const sender =
+    options.sender ??
+    new HttpSender({ refusePrivateTargets: options.refusePrivateTargets ?? false });
   const make = () => {
     const engine = new DeliveryEngine({
       store,

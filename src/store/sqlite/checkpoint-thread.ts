@@ -5,14 +5,14 @@
  */
 import Database from "better-sqlite3";
 import { parentPort, workerData } from "node:worker_threads";
-import { yieldToTheMainThread } from "../../threads.js";
+import { setThreadNiceness } from "../../threads.js";
 import type { CheckpointThreadSettings } from "./checkpointer.js";
 
 if (!parentPort) throw new Error("checkpoint-thread.ts runs only as a worker thread");
 const port = parentPort;
 const settings = workerData as CheckpointThreadSettings;
 // Copying pages can wait a moment; callers of the API should not.
-yieldToTheMainThread(settings.niceness);
+setThreadNiceness(settings.niceness);
 
 const db = new Database(settings.path);
 // A checkpoint's fsyncs follow its own connection's setting: the same as the writer's.

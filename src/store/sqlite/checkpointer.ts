@@ -59,7 +59,8 @@ export class Checkpointer {
       // Read from the writer, so the thread's fsyncs follow whatever it was opened with.
       synchronous: db.pragma("synchronous", { simple: true }) as number,
       everyMs: settings.everyMs,
-      // Below the main thread, and below the sender threads (5): copying pages can wait.
+      // Below the main thread, and below the sender threads however they stand: copying pages
+      // can wait.
       niceness: 10,
     };
     const entry = workerEntry(import.meta.url, "checkpoint-thread");
