@@ -51,7 +51,7 @@ export interface ThreadedSenderOptions {
  * 5: under contention the main thread gets about three quarters of a shared core. Measured with
  * fan-out 10 beyond capacity: accept p50 864 ms with no lowering, 42–78 ms at 5 or 10; 5 costs
  * delivery less than 10 did. With no caller to make way for, the lowering only slows delivery
- * (a drain from a backlog, 12–15 % slower at 5 on session 25's host), so it lasts only as long
+ * (drains from a backlog about 10 % slower at 5 on session 25's host), so it lasts only as long
  * as the callers do.
  */
 const YIELD_BY = 5;
