@@ -65,6 +65,8 @@ export class ThreadedSender implements Sender {
   /** The main thread's nice value: the threads' own while no caller is answered. */
   private readonly equalNiceness = mainThreadNiceness();
   private yielding = false;
+  /** Whether a thread has ever taken the lower priority, and whether a refusal was told. */
+  private steppedDown = false;
   private refusalTold = false;
 
   constructor(private readonly options: ThreadedSenderOptions) {
@@ -82,7 +84,7 @@ export class ThreadedSender implements Sender {
           () => this.settings,
           exempt?.list() ?? [],
           () => this.closing,
-          (niceness) => this.refused(niceness),
+          (niceness, applied) => this.priorityTaken(niceness, applied),
         ),
     );
     exempt?.onChange((pairs) => {
@@ -120,8 +122,17 @@ export class ThreadedSender implements Sender {
     for (const t of this.threads) t.post({ type: "priority", niceness });
   }
 
-  private refused(niceness: number): void {
-    if (this.refusalTold) return;
+  /**
+   * What a thread made of a nice value asked for. Only a thread that did step down and then could
+   * not come back is worth telling of: where no step is allowed at all (not Linux), nothing
+   * changed, and delivery runs as it always did.
+   */
+  private priorityTaken(niceness: number, applied: boolean): void {
+    if (applied) {
+      if (niceness !== this.equalNiceness) this.steppedDown = true;
+      return;
+    }
+    if (niceness !== this.equalNiceness || !this.steppedDown || this.refusalTold) return;
     this.refusalTold = true;
     this.options.onPriorityRefused?.(niceness);
   }
@@ -148,7 +159,7 @@ class SenderThread {
     private readonly settings: () => ThreadSettings,
     private exemptPairs: string[],
     private readonly closing: () => boolean,
-    private readonly refused: (niceness: number) => void,
+    private readonly priorityTaken: (niceness: number, applied: boolean) => void,
   ) {
     this.start();
   }
@@ -203,7 +214,7 @@ class SenderThread {
     worker.unref();
     worker.on("message", (msg: ThreadReply) => {
       if (msg.type === "priority") {
-        if (!msg.applied) this.refused(msg.niceness);
+        this.priorityTaken(msg.niceness, msg.applied);
         return;
       }
       unpackResults(msg.results, (id, result) => {
