@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -34,11 +35,11 @@ const post = (url: string, timeoutMs = 5_000) => ({
 });
 
 describe("a threaded sender returns every answer to the request that caused it", () => {
-  let sender: ThreadedSender;
-  let server: Server;
+  let sender: ThreadedSender | undefined;
+  let server: Server | undefined;
   afterEach(async () => {
-    await sender.close();
-    server.close();
+    await sender?.close();
+    server?.close();
   });
 
   it("600 requests spread over two threads each get their own answer and a duration", async () => {
@@ -46,7 +47,7 @@ describe("a threaded sender returns every answer to the request that caused it",
     server = rx.server;
     sender = new ThreadedSender({ threads: 2 });
     const results = await Promise.all(
-      Array.from({ length: 600 }, (_, i) => sender.send(post(`${rx.base}/r/${i}`))),
+      Array.from({ length: 600 }, (_, i) => sender!.send(post(`${rx.base}/r/${i}`))),
     );
     results.forEach((r, i) => {
       expect(r).toMatchObject({ status: 200, error: null, snippet: `/r/${i}` });
@@ -79,7 +80,7 @@ describe("a threaded sender returns every answer to the request that caused it",
       error: "refused_target",
     });
     exempt.add("127.0.0.1", rx.port);
-    const during = await Promise.all([1, 2, 3, 4].map(() => sender.send(post(`${rx.base}/x`))));
+    const during = await Promise.all([1, 2, 3, 4].map(() => sender!.send(post(`${rx.base}/x`))));
     for (const r of during) expect(r).toMatchObject({ status: 200 });
     exempt.delete("127.0.0.1", rx.port);
     // A new connection is checked again (the kept-alive ones are dropped by a fresh pool only).
@@ -126,6 +127,28 @@ describe("a threaded sender returns every answer to the request that caused it",
     else await until(() => refused.length === 1);
     // Its answers still reach it either way.
     expect(await sender.send(post(`${rx.base}/after`))).toMatchObject({ snippet: "/after" });
+  });
+
+  it("where Linux does not let a thread take its priority back, it stays below and says so", async () => {
+    sender = undefined;
+    server = undefined;
+    // A process that may not raise its threads' priority: as root, the child runs as nobody.
+    const asRoot = process.getuid?.() === 0;
+    const child = spawnSync(
+      process.execPath,
+      ["--import", "tsx", "test/support/sender-priority-child.ts"],
+      { encoding: "utf8", timeout: 30_000, ...(asRoot ? { uid: 65534, gid: 65534 } : {}) },
+    );
+    expect(child.stderr).toBe("");
+    const seen = JSON.parse(child.stdout) as {
+      main: number;
+      steppedDown: boolean;
+      refused: number[];
+      nice: number[];
+    };
+    expect(seen.steppedDown).toBe(true);
+    expect(seen.refused).toEqual([seen.main]);
+    expect(seen.nice).toContain(seen.main + 5);
   });
 
   it("a closed sender answers at once with an error instead of holding the request", async () => {
