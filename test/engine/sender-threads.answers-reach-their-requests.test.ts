@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ExemptTargets } from "../../src/engine/guarded-connect.js";
 import { HttpSender } from "../../src/engine/sender.js";
 import { ThreadedSender } from "../../src/engine/sender-threads.js";
-import { niceOf, threadIds } from "../support/threads.js";
+import { cameTrue, niceOf, threadIds } from "../support/threads.js";
 
 /** A receiver that answers each request with its own path, after `delayMs`. */
 async function echoServer(delayMs = 0): Promise<{ server: Server; base: string; port: number }> {
@@ -16,15 +16,6 @@ async function echoServer(delayMs = 0): Promise<{ server: Server; base: string; 
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
   return { server, base: `http://127.0.0.1:${port}`, port };
-}
-
-/** Waits (at most 5 s) for `done`, which a thread's priority message makes true shortly. */
-async function until(done: () => boolean): Promise<void> {
-  const end = Date.now() + 5_000;
-  while (!done()) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 const post = (url: string, timeoutMs = 5_000) => ({
@@ -40,6 +31,8 @@ describe("a threaded sender returns every answer to the request that caused it",
   afterEach(async () => {
     await sender?.close();
     server?.close();
+    sender = undefined;
+    server = undefined;
   });
 
   it("600 requests spread over two threads each get their own answer and a duration", async () => {
@@ -119,19 +112,20 @@ describe("a threaded sender returns every answer to the request that caused it",
     expect(niceness().every((n) => n === main)).toBe(true);
 
     sender.yieldToCallers(true);
-    await until(() => niceness().includes(main + 5));
+    expect(await cameTrue(() => niceness().includes(main + 5))).toBe(true);
     sender.yieldToCallers(false);
     // Taking the priority back is Linux's to allow: as root it is; otherwise the thread stays
     // below, and the sender says so.
-    if (process.getuid?.() === 0) await until(() => niceness().every((n) => n === main));
-    else await until(() => refused.length === 1);
+    const back =
+      process.getuid?.() === 0
+        ? () => niceness().every((n) => n === main)
+        : () => refused.length === 1;
+    expect(await cameTrue(back)).toBe(true);
     // Its answers still reach it either way.
     expect(await sender.send(post(`${rx.base}/after`))).toMatchObject({ snippet: "/after" });
   });
 
   it("where Linux does not let a thread take its priority back, it stays below and says so", async () => {
-    sender = undefined;
-    server = undefined;
     // A process that may not raise its threads' priority: as root, the child runs as nobody.
     const asRoot = process.getuid?.() === 0;
     const child = spawnSync(

@@ -4,16 +4,7 @@
  * refusals the sender told of, and the nice values of the threads it added.
  */
 import { ThreadedSender } from "../../src/engine/sender-threads.js";
-import { niceOf, threadIds } from "./threads.js";
-
-async function until(done: () => boolean): Promise<boolean> {
-  const end = Date.now() + 5_000;
-  while (!done()) {
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return true;
-}
+import { cameTrue, niceOf, threadIds } from "./threads.js";
 
 const before = new Set(threadIds());
 const refused: number[] = [];
@@ -21,13 +12,13 @@ const sender = new ThreadedSender({ threads: 1, onPriorityRefused: (n) => refuse
 const main = niceOf(String(process.pid));
 const added = () => threadIds().filter((t) => !before.has(t));
 sender.yieldToCallers(true);
-const steppedDown = await until(() =>
+const steppedDown = await cameTrue(() =>
   added()
     .map(niceOf)
     .includes(main + 5),
 );
 sender.yieldToCallers(false);
-await until(() => refused.length > 0 || added().every((t) => niceOf(t) === main));
+await cameTrue(() => refused.length > 0 || added().every((t) => niceOf(t) === main));
 process.stdout.write(
   `${JSON.stringify({ main, steppedDown, refused, nice: added().map(niceOf) })}\n`,
 );

@@ -11,3 +11,16 @@ export function niceOf(tid: string): number {
   const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, "utf8");
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
 }
+
+/**
+ * Whether `done` came true within 5 s, looked at every 10 ms: a nice value asked of a thread
+ * reaches it in a message, so it shows in /proc a moment later.
+ */
+export async function cameTrue(done: () => boolean): Promise<boolean> {
+  const end = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return true;
+}
