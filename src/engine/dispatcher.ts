@@ -1,0 +1,308 @@
+/**
+ * Sending what the endpoints' queues hold: as many deliveries as each endpoint's limit, its
+ * circuit and the loop budget's pace allow, each attempt's outcome handed to the group-commit
+ * writer, and what cannot be sent now put back or ended. The claim loop (engine.ts) fills the
+ * queues; this empties them.
+ */
+import type { TimerHandle } from "../clock.js";
+import type { ClaimedDelivery, DeliveryOutcome, Release, Store } from "../store/port.js";
+import type { CircuitTransition } from "./breaker.js";
+import { makeAttempt, type AttemptDeps } from "./attempt.js";
+import { endedBeforeSending } from "./decide.js";
+import type { EngineEvents } from "./events.js";
+import type { Holdings } from "./holdings.js";
+import type { LoopBudget } from "./loop-budget.js";
+import type { OutcomeWriter } from "./outcome-writer.js";
+import type { EndpointRuntime } from "./runtime.js";
+import type { EndpointRuntimes } from "./runtimes.js";
+
+/** What the dispatcher needs from the engine around it. */
+export interface DispatchHost {
+  isRunning(): boolean;
+  /** Whether this worker still holds a delivery it claimed (see the engine's `holds`). */
+  holds(d: ClaimedDelivery): boolean;
+  /** A slot or a held delivery was freed: the claim loop may take more. */
+  pumpSoon(): void;
+  /** Deliveries were put back until a probe at `until`: the claim loop looks at them by then. */
+  putBackUntil(releases: readonly Release[], until: number): void;
+  /** A store error: the engine calls `retryFailed` a while later. */
+  recoverLater(): void;
+}
+
+export interface DispatcherDeps extends AttemptDeps {
+  store: Pick<Store, "releaseDeliveries" | "saveCircuit" | "pauseEndpoint">;
+  runtimes: EndpointRuntimes;
+  holdings: Holdings;
+  writer: OutcomeWriter;
+  budget: LoopBudget;
+  events: EngineEvents;
+  log: { error(obj: object, msg: string): void };
+  host: DispatchHost;
+}
+
+export class Dispatcher {
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Set once stop() stopped waiting: answers still to come are not recorded. */
+  private gaveUp = false;
+  /** Runtimes whose dispatch failed on a store error, dispatched again by `retryFailed`. */
+  private readonly failed = new Set<EndpointRuntime>();
+  /** Endpoints with deliveries waiting for the pace, and the one timer that dispatches them. */
+  private readonly paced = new Set<EndpointRuntime>();
+  private paceTimer: TimerHandle | null = null;
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  /** Records answers again (after a restart of the engine). */
+  resume(): void {
+    this.gaveUp = false;
+  }
+
+  /** Stops dispatching for the pace; nothing waits for it any more. */
+  stopPacing(): void {
+    if (this.paceTimer) this.deps.clock.clearTimer(this.paceTimer);
+    this.paceTimer = null;
+    this.paced.clear();
+  }
+
+  /** Settles once every request out now has finished. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * Answers still to come are not recorded: their deliveries stay claimed in the store, sent
+   * again after a restart or by the fleet.
+   */
+  giveUp(): void {
+    this.gaveUp = true;
+  }
+
+  /** Requests out now. */
+  inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Dispatches with nobody to hand a failure to (after an attempt, after a claim): a store error
+   * is logged, and the endpoint dispatched again on recovery with its queue as it was.
+   * Never rejects: Node 20 ends the process on an unhandled rejection.
+   */
+  async dispatchOrRecover(rt: EndpointRuntime): Promise<void> {
+    try {
+      await this.dispatch(rt);
+    } catch (err) {
+      this.deps.log.error(
+        { err, endpointId: rt.endpoint.id, waiting: rt.queue.length },
+        "dispatching an endpoint's deliveries failed; trying again in 1 s",
+      );
+      this.failed.add(rt);
+      this.deps.host.recoverLater();
+    }
+  }
+
+  /** Dispatches again every endpoint whose dispatch failed; each failure is caught again. */
+  async retryFailed(): Promise<void> {
+    const runtimes = [...this.failed];
+    this.failed.clear();
+    for (const rt of runtimes) await this.dispatchOrRecover(rt);
+  }
+
+  /** Whether deliveries in hand wait for the pace (an endpoint may have sent them meanwhile). */
+  waitingForPace(): boolean {
+    for (const rt of this.paced) if (rt.queue.length > 0) return true;
+    return false;
+  }
+
+  /**
+   * Starts as many queued deliveries as the endpoint's limit and circuit allow. Throws on a
+   * store error, leaving every delivery it had not started in the queue.
+   */
+  private async dispatch(rt: EndpointRuntime): Promise<void> {
+    const { host, holdings } = this.deps;
+    if (rt.stale && !(await this.deps.runtimes.load(rt.endpoint.id))) {
+      this.forgetDeleted(rt);
+      return;
+    }
+    rt.lastActiveAt = this.deps.clock.now();
+    if (rt.leaving) {
+      // Being handed to another worker: what waits goes back, nothing new starts here.
+      await this.putBack(rt, (d) => d.dueAt);
+      return;
+    }
+    if (rt.endpoint.disabled) {
+      for (const d of rt.queue.splice(0)) this.endDisabled(rt, d);
+      return;
+    }
+    while (rt.queue.length && host.isRunning()) {
+      if (rt.inFlight >= rt.limit.effective) return;
+      const wait = this.deps.budget.take();
+      if (wait > 0) return this.waitForPace(rt, wait);
+      const admission = rt.breaker.admit(rt.inFlight);
+      if (!admission.allowed) {
+        if (rt.breaker.snapshot().state === "open") await this.holdForProbe(rt);
+        return;
+      }
+      const d = rt.queue.shift()!;
+      if (!host.holds(d)) {
+        // Another worker's now (see `holds`): the last point before the request goes out.
+        if (admission.probe) rt.breaker.cancelProbe();
+        holdings.claimed--;
+        continue;
+      }
+      const expired = endedBeforeSending(d, rt.policy);
+      if (expired) {
+        // Not sent, so not the probe either: another delivery may be.
+        if (admission.probe) rt.breaker.cancelProbe();
+        this.endUnsent(rt, d, expired);
+        holdings.claimed--;
+        host.pumpSoon();
+        continue;
+      }
+      rt.inFlight++;
+      const p = this.attempt(rt, d, admission.probe).finally(() => this.inFlight.delete(p));
+      this.inFlight.add(p);
+    }
+  }
+
+  /**
+   * Dispatches the endpoint again once the pace lets another delivery start (loop-budget.ts).
+   * Endpoints waiting for the pace are dispatched in the order they came to wait, each taking
+   * what the pace allows, so none is passed over for long.
+   */
+  private waitForPace(rt: EndpointRuntime, ms: number): void {
+    this.paced.add(rt);
+    if (this.paceTimer) return;
+    this.paceTimer = this.deps.clock.setTimer(() => {
+      this.paceTimer = null;
+      const waiting = [...this.paced];
+      this.paced.clear();
+      for (const r of waiting) void this.dispatchOrRecover(r);
+      this.deps.host.pumpSoon();
+    }, ms);
+  }
+
+  /**
+   * The endpoint was deleted, and its deliveries with it: those waiting here are dropped, not
+   * sent to its old URL with its old secret. What is in flight finishes; its outcome finds no row.
+   */
+  private forgetDeleted(rt: EndpointRuntime): void {
+    const { holdings, runtimes } = this.deps;
+    holdings.claimed -= rt.queue.splice(0).length;
+    holdings.backlogged.delete(rt);
+    if (rt.inFlight === 0 && runtimes.get(rt.endpoint.id) === rt) runtimes.delete(rt.endpoint.id);
+  }
+
+  /** The circuit is open: put waiting deliveries back until the probe, spending no attempts. */
+  private async holdForProbe(rt: EndpointRuntime): Promise<void> {
+    const until = rt.breaker.snapshot().nextProbeAt ?? this.deps.clock.now();
+    // A retry the probe would put off past its window ends here (exhausted, not sent).
+    const kept: ClaimedDelivery[] = [];
+    for (const d of rt.queue) {
+      const expired = endedBeforeSending({ ...d, dueAt: Math.max(d.dueAt, until) }, rt.policy);
+      if (!expired) kept.push(d);
+      else {
+        this.endUnsent(rt, d, expired);
+        this.deps.holdings.claimed--;
+      }
+    }
+    rt.queue.splice(0, rt.queue.length, ...kept);
+    const releases = await this.putBack(rt, (d) => Math.max(d.dueAt, until));
+    this.deps.host.putBackUntil(releases, until);
+  }
+
+  /**
+   * Returns an endpoint's waiting deliveries to pending, each due at `at(d)`. They leave the queue
+   * while the store writes, so that no other dispatch starts or returns them meanwhile; should
+   * the write fail, they are back at its head, still counted as held, and the error is thrown.
+   */
+  private async putBack(
+    rt: EndpointRuntime,
+    at: (d: ClaimedDelivery) => number,
+  ): Promise<Release[]> {
+    const waiting = rt.queue.splice(0);
+    const releases = waiting.map((d) => releaseOf(d, at(d)));
+    try {
+      await this.deps.store.releaseDeliveries(releases);
+    } catch (err) {
+      rt.queue.unshift(...waiting);
+      throw err;
+    }
+    this.deps.holdings.claimed -= waiting.length;
+    return releases;
+  }
+
+  private endDisabled(rt: EndpointRuntime, d: ClaimedDelivery): void {
+    this.endUnsent(rt, d, {
+      kind: "dead",
+      failureClass: "permanent",
+      reason: `endpoint disabled${rt.endpoint.disabledReason ? `: ${rt.endpoint.disabledReason}` : ""}`,
+    });
+    this.release(rt, false);
+  }
+
+  /** Records the end of a held delivery that is not sent (dead-lettered, replayable). */
+  private endUnsent(rt: EndpointRuntime, d: ClaimedDelivery, next: DeliveryOutcome["next"]): void {
+    this.deps.writer.push({
+      deliveryId: d.id,
+      endpointId: rt.endpoint.id,
+      messageId: d.messageId,
+      appId: d.appId,
+      at: this.deps.clock.now(),
+      attempt: null,
+      signatureHeaders: {},
+      next,
+      retryAfter: null,
+      disableEndpoint: null,
+      claimedBy: d.claimedBy,
+    });
+  }
+
+  private async attempt(rt: EndpointRuntime, d: ClaimedDelivery, probe: boolean): Promise<void> {
+    const endpoint = rt.endpoint;
+    const { outcome, decision, transition } = await makeAttempt(this.deps, rt, d, probe);
+    if (this.gaveUp) return;
+    // Sent before this worker was declared dead: the store would keep no outcome of it (the
+    // delivery is the worker's holding it now), so none is written nor announced, and the
+    // endpoint's circuit and settings are its owner's to change.
+    if (!this.deps.host.holds(d)) return this.release(rt, true);
+    this.deps.writer.push(outcome);
+    // Every request in flight when the receiver turned to 410 comes back with it: announce once.
+    if (decision.disable && !endpoint.disabled) {
+      endpoint.disabled = true;
+      endpoint.disabledReason = decision.disable;
+      this.deps.events.emit({
+        type: "endpoint.disabled",
+        endpointId: endpoint.id,
+        reason: decision.disable,
+        trigger: "automatic",
+      });
+    }
+    if (transition) await this.onTransition(rt, transition);
+    this.release(rt, true);
+  }
+
+  private release(rt: EndpointRuntime, wasInFlight: boolean): void {
+    if (wasInFlight) rt.inFlight--;
+    this.deps.holdings.claimed--;
+    void this.dispatchOrRecover(rt);
+    this.deps.host.pumpSoon();
+  }
+
+  private async onTransition(rt: EndpointRuntime, t: CircuitTransition): Promise<void> {
+    const snapshot = rt.breaker.snapshot();
+    try {
+      await this.deps.store.saveCircuit(rt.endpoint.id, snapshot, t);
+      if (t.to === "open" && snapshot.nextProbeAt !== null) {
+        await this.deps.store.pauseEndpoint(rt.endpoint.id, snapshot.nextProbeAt);
+      }
+    } catch (err) {
+      this.deps.log.error({ err, endpointId: rt.endpoint.id }, "saving circuit state failed");
+    }
+    this.deps.events.emit({ type: "circuit", endpointId: rt.endpoint.id, transition: t });
+  }
+}
+
+/** A held delivery put back to pending, due at `at` (only while its claimer still holds it). */
+export function releaseOf(d: ClaimedDelivery, at: number): Release {
+  return { deliveryId: d.id, at, claimedBy: d.claimedBy };
+}

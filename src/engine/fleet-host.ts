@@ -1,0 +1,123 @@
+/**
+ * The engine's side of a fleet (a store shared with other workers, fleet.ts): which endpoints it
+ * is ready to hand back, which to let go of at the next heartbeat, and what it forgets when the
+ * others have declared it dead. It reads and changes the engine's holdings; the fleet decides when.
+ */
+import type { Clock } from "../clock.js";
+import type { Heartbeat } from "../store/coordination.js";
+import type { FleetHost } from "./fleet.js";
+import type { Holdings } from "./holdings.js";
+import type { EndpointRuntime } from "./runtime.js";
+import type { EndpointRuntimes } from "./runtimes.js";
+
+/** An endpoint handed to another worker is not taken back for this long (no ping-pong). */
+const HANDOVER_QUIET_MS = 5_000;
+
+/** What the engine lends its fleet side. */
+export interface FleetHostEngine {
+  holdings: Holdings;
+  runtimes: EndpointRuntimes;
+  clock: Clock;
+  log: FleetHost["log"];
+  /** An endpoint without work in hand for this long is handed back. */
+  idleReleaseMs: number;
+  wake(dueAt?: number): void;
+  invalidateEndpoint(endpointId: string): void;
+  invalidateApplication(appId: string): void;
+  /** Something changed that the claim loop should look at soon. */
+  pumpSoon(): void;
+}
+
+export function engineFleetHost(e: FleetHostEngine): FleetHost {
+  const h = e.holdings;
+  const adopt = (ids: readonly string[]): void => {
+    for (const id of ids) h.adoptable.add(id);
+    e.pumpSoon();
+  };
+  return {
+    log: e.log,
+    readyToRelease: () => {
+      const ready = { idle: [] as string[], handover: [] as string[] };
+      // A claim that started before an endpoint was marked may still bring some of its
+      // deliveries: letting it go now could give the endpoint two senders. Only claims that
+      // old hold it back; a busy worker's claims follow one another without a gap, so waiting
+      // for none to run would keep it from ever handing anything over.
+      const oldest = h.oldestClaimRunning();
+      // Claimed deliveries on their way to a queue hold their endpoint as queued ones do.
+      const arriving = h.arriving();
+      for (const rt of h.marked) {
+        const id = rt.endpoint.id;
+        // Forgotten meanwhile (its endpoint deleted, or all dropped on rejoining).
+        if (e.runtimes.get(id) !== rt) h.marked.delete(rt);
+        else if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0 || arriving.has(id)) {
+          continue;
+        } else if (oldest > rt.leavingAfterClaim) ready[rt.leaving].push(id);
+      }
+      return ready;
+    },
+    handingOver: () => {
+      for (const rt of h.marked) if (rt.leaving === "handover") return true;
+      return false;
+    },
+    planReleases: (now, fleet) => planReleases(e, now, fleet),
+    handedOver: () => {
+      const now = e.clock.now();
+      return [...h.handedOver].filter(([, until]) => until > now).map(([id]) => id);
+    },
+    released: (ids) => {
+      const quietUntil = e.clock.now() + HANDOVER_QUIET_MS;
+      for (const id of ids) {
+        const rt = e.runtimes.get(id);
+        if (!rt) continue;
+        h.marked.delete(rt);
+        if (rt.leaving === "handover") h.handedOver.set(id, quietUntil);
+        h.backlogged.delete(rt);
+        e.runtimes.delete(id);
+      }
+    },
+    adopt,
+    forgetAll: () => {
+      // Every endpoint is forgotten, those with requests out too: the new identity starts
+      // from what the store says (circuits included). Requests already out cannot be called
+      // back; they finish on the forgotten runtimes and change nothing (see the dispatcher).
+      for (const rt of e.runtimes.values()) h.claimed -= rt.queue.splice(0).length;
+      e.runtimes.clear();
+      h.marked.clear();
+      h.handedOver.clear();
+      h.claimed -= h.unadmitted.splice(0).length;
+      h.backlogged.clear();
+      h.adoptable.clear();
+    },
+    onSignals: (signals) => {
+      for (const s of signals) {
+        if (s.kind === "wake") e.wake(s.dueAt);
+        else if (s.kind === "endpoint") e.invalidateEndpoint(s.id);
+        else if (s.kind === "app") e.invalidateApplication(s.id);
+        else adopt(s.endpointIds);
+      }
+    },
+    rescan: () => e.wake(),
+    poll: (since) => e.wake(since),
+  };
+}
+
+/**
+ * Marks endpoints to let go of at the next heartbeat: those idle for a while, and, when this
+ * worker owns more than its share of the fleet's endpoints, the excess (least busy first), so a
+ * worker that joins gets work without waiting for endpoints to fall idle.
+ */
+function planReleases(e: FleetHostEngine, now: number, fleet: Heartbeat): void {
+  const kept: EndpointRuntime[] = [];
+  for (const rt of e.runtimes.values()) {
+    if (rt.leaving) continue;
+    if (rt.inFlight === 0 && rt.queue.length === 0 && now - rt.lastActiveAt >= e.idleReleaseMs) {
+      e.holdings.markLeaving(rt, "idle");
+    } else kept.push(rt);
+  }
+  if (fleet.liveWorkers <= 1) return;
+  const excess = kept.length - Math.ceil(fleet.ownedTotal / fleet.liveWorkers);
+  if (excess <= 0) return;
+  kept.sort((a, b) => a.inFlight + a.queue.length - (b.inFlight + b.queue.length));
+  for (const rt of kept.slice(0, excess)) e.holdings.markLeaving(rt, "handover");
+  e.pumpSoon();
+}
