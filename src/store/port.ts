@@ -1,9 +1,10 @@
 /**
  * The storage port: the domain operations hookline needs from a database, and nothing generic.
- * Every adapter (SQLite now, PostgreSQL later) implements it and passes the same behavioural suite
- * (test/store/store.behaviour.ts). No SQL lives outside an adapter.
+ * Both adapters (SQLite and PostgreSQL) implement it and pass the same behavioural suite
+ * (test/store/behaviour/). No SQL lives outside an adapter. The types its operations take
+ * and return live beside it in port/, by what they are about, and are exported from here.
  */
-import type { ClaimingWorker, WorkerCoordination } from "./coordination.js";
+import type { WorkerCoordination } from "./coordination.js";
 import type {
   ApiToken,
   Application,
@@ -13,28 +14,56 @@ import type {
   DeadLetter,
   DeadLetterOverflow,
   DeadLetterRecord,
-  DeadLetterState,
   Delivery,
   DeliveryState,
   Endpoint,
   EndpointStats,
   EventType,
-  FailureClass,
   Message,
   ReplayJob,
-  ReplayJobState,
-  ReplaySelection,
-  RetryAfterUse,
   AttemptBucket,
 } from "../domain/types.js";
 import type { CircuitTransition } from "../engine/breaker.js";
-
-/** Cursor pagination as the Svix API does it: `iterator` is the last id of the previous page. */
-export interface PageQuery {
-  limit: number;
-  iterator?: string | null;
-  order?: "ascending" | "descending";
-}
+import type {
+  ApplicationFilter,
+  AttemptQuery,
+  EndpointMessage,
+  EndpointMessageQuery,
+  MessageQuery,
+  MessageStateQuery,
+  Page,
+  PageQuery,
+} from "./port/queries.js";
+import type {
+  AcceptResult,
+  ClaimRequest,
+  ClaimedDelivery,
+  DeliveryOutcome,
+  DueEndpoints,
+  DueEndpointsRequest,
+  NewMessage,
+  RecordedOutcomes,
+  Release,
+  ScanPosition,
+  ScanResult,
+} from "./port/deliveries.js";
+import type {
+  DeadLetterDecided,
+  DeadLetterDecision,
+  DeadLetterQuery,
+  DeadLetterSummaryRow,
+  JobReplaysQueued,
+  NewReplayJob,
+  PruneResult,
+  ReplayEnqueued,
+  ReplayJobUpdate,
+  ReplayRequest,
+} from "./port/dead-letters.js";
+import type { AlertRecord, AlertSave, BacklogSnapshot, DrillRun } from "./port/observability.js";
+export * from "./port/queries.js";
+export * from "./port/deliveries.js";
+export * from "./port/dead-letters.js";
+export * from "./port/observability.js";
 
 /** One batch of re-sealing with the current key (key rotation): a table, walked in key order. */
 export interface ResealRequest {
@@ -49,230 +78,6 @@ export interface ResealProgress {
   lastId: string | null;
   scanned: number;
   rewritten: number;
-}
-
-export interface Page<T> {
-  data: T[];
-  iterator: string | null;
-  done: boolean;
-}
-
-/** Which applications a list leaves out, by their endpoints. */
-export interface ApplicationFilter {
-  /** Leave out applications that have no endpoint. */
-  excludeWithNoEndpoints?: boolean;
-  /** Leave out applications that have endpoints, all of them disabled. */
-  excludeWithOnlyDisabledEndpoints?: boolean;
-}
-
-/** Which messages a list takes, by the message's own fields; every one given must match. */
-export interface MessageFilter {
-  /** Any of these event types. */
-  eventTypes?: string[];
-  /** One of the message's channels. */
-  channel?: string;
-  /** One of the message's tags. */
-  tag?: string;
-}
-
-export interface MessageQuery extends PageQuery, MessageFilter {
-  before?: number;
-  after?: number;
-}
-
-/** Attempts, filtered by their own fields and by their message's (MessageFilter). */
-export interface AttemptQuery extends PageQuery, MessageFilter {
-  appId: string;
-  endpointId?: string;
-  messageId?: string;
-  /** Svix status number: 0 success, 2 fail. */
-  outcome?: "success" | "fail";
-  /** Svix status code class: 0, no HTTP answer at all; 100 to 500, a status in that hundred. */
-  statusCodeClass?: 0 | 100 | 200 | 300 | 400 | 500;
-  before?: number;
-  after?: number;
-}
-
-/** Which of an endpoint's messages `Store.listEndpointMessages` lists. */
-export interface EndpointMessageQuery extends PageQuery, MessageFilter {
-  appId: string;
-  endpointId: string;
-  /** Only those whose latest delivery to the endpoint is in this state. */
-  state?: DeliveryState;
-  /** Created before, after this time. */
-  before?: number;
-  after?: number;
-}
-
-/** A message sent to an endpoint, with where its latest delivery there stands. */
-export interface EndpointMessage {
-  message: Message;
-  state: DeliveryState;
-  /** When it is tried next, if it is pending. */
-  nextAttemptAt: number | null;
-}
-
-/** Which of an endpoint's messages `Store.endpointMessageStates` counts. */
-export interface MessageStateQuery {
-  endpointId: string;
-  since?: number;
-  until?: number;
-}
-
-/** A message to accept, with the endpoints it must go to already chosen inside the transaction. */
-export interface NewMessage {
-  id: string;
-  appId: string;
-  eventType: string;
-  eventId: string | null;
-  channels: string[] | null;
-  tags: string[] | null;
-  payload: Buffer;
-  now: number;
-  /** Deliveries are due at this time (deliverAt), defaulting to `now`. */
-  dueAt: number;
-  /** The time the caller asked for (MessageIn.deliverAt), kept on the message; none: null. */
-  deliverAt?: number | null;
-  /** Makes a delivery id; called once per chosen endpoint. */
-  newDeliveryId: () => string;
-  /** Only this endpoint may receive it (a test event sent to one endpoint). */
-  onlyEndpointId?: string;
-  /** The engine, offering to take deliveries it would send at once (see `Intake`). */
-  intake?: Intake;
-}
-
-/**
- * Lets the engine of the process that accepts a message take its deliveries as they are written,
- * when it would send them at once anyway: they are stored already claimed and handed over after
- * the commit, with no claim and no second read of the payload. A store may take none (PostgreSQL
- * does: there the worker that owns an endpoint claims its deliveries).
- */
-export interface Intake {
-  /**
-   * How many more deliveries, due now, to this endpoint the engine takes; `forEndpoint` and `all`
-   * count those already taken in the same transaction (for this endpoint, and for every one).
-   */
-  room(endpointId: string, forEndpoint: number, all: number): number;
-  /** Until when taken deliveries stay claimed. */
-  leaseUntil(): number;
-  /** The transaction that wrote `deliveries` claimed has committed: they are the engine's now. */
-  handOver(deliveries: ClaimedDelivery[]): void;
-}
-
-export interface AcceptResult {
-  message: Message;
-  /** False when a message with the same eventId already existed: nothing new was written. */
-  created: boolean;
-  deliveries: number;
-  /** How many of `deliveries` were handed to the engine's intake as they were written. */
-  taken: number;
-}
-
-/** What every claim of due deliveries is asked. */
-export interface ClaimRequest {
-  now: number;
-  limit: number;
-  excludeEndpoints: readonly string[];
-  leaseUntil: number;
-  /** With a shared store: the claiming worker, who takes only endpoints it owns or may own. */
-  worker?: ClaimingWorker;
-}
-
-/** A delivery the engine has claimed, with what it needs to send it. */
-export interface ClaimedDelivery {
-  id: string;
-  appId: string;
-  messageId: string;
-  endpointId: string;
-  origin: Delivery["origin"];
-  attemptCount: number;
-  firstAttemptAt: number | null;
-  lastDelayMs: number | null;
-  dueAt: number;
-  eventType: string;
-  payload: Buffer;
-  /** The worker whose claim took it, with a shared store; its outcome and release carry it. */
-  claimedBy?: string;
-}
-
-/**
- * Where the engine's scan of due deliveries stands: every pending delivery due before `due` has
- * been looked at, and of those due at `due`, every one up to and including `row`. `row` orders
- * the deliveries that share a due time in a store's own terms (SQLite's rowid); a store without
- * such an order reads and reports only `due`, and walks again what is due at it.
- */
-export interface ScanPosition {
-  due: number;
-  row: number;
-}
-
-/** Where a scan starts that has looked at nothing yet. */
-export const SCAN_START: Readonly<ScanPosition> = Object.freeze({
-  due: Number.MIN_SAFE_INTEGER,
-  row: Number.MIN_SAFE_INTEGER,
-});
-
-/** Whether position `a` lies beyond `b` in a scan's order (due time, then row). */
-export function scanPassed(a: ScanPosition, b: ScanPosition): boolean {
-  return a.due > b.due || (a.due === b.due && a.row > b.row);
-}
-
-/** What one scan claimed, and where it stopped. */
-export interface ScanResult {
-  claimed: ClaimedDelivery[];
-  /**
-   * Where the walk stopped, when it stopped before `now`: at the last delivery claimed when the
-   * batch filled, or where a store's window ended with the batch not full. Null once everything
-   * due by `now` has been looked at.
-   */
-  reached: ScanPosition | null;
-}
-
-/** What the engine asks when it looks for due work by endpoint rather than in due order. */
-export interface DueEndpointsRequest {
-  now: number;
-  /** Endpoints are looked at in id order after this one; "" starts from the first. */
-  after: string;
-  excludeEndpoints: readonly string[];
-}
-
-/** Endpoints found with work due, and where the look stopped. */
-export interface DueEndpoints {
-  endpoints: string[];
-  /** The last endpoint looked at when a store's window ended first; null once all have been. */
-  reached: string | null;
-}
-
-/** What one attempt did, and where its delivery goes next; recorded in batches. */
-export interface DeliveryOutcome {
-  deliveryId: string;
-  endpointId: string;
-  messageId: string;
-  appId: string;
-  at: number;
-  /** Null when the delivery ends without a request (its endpoint was disabled meanwhile). */
-  attempt: Omit<Attempt, "appId" | "messageId" | "endpointId" | "deliveryId"> | null;
-  /** Headers the attempt was signed with; kept on the dead-letter record. */
-  signatureHeaders: Record<string, string>;
-  next:
-    | { kind: "succeeded" }
-    | { kind: "retry"; at: number; delayMs: number }
-    | { kind: "dead"; failureClass: FailureClass; reason: string };
-  retryAfter: RetryAfterUse | null;
-  /** Set when the receiver asked never to be called again (410 Gone). */
-  disableEndpoint: string | null;
-  /** Which attempt of the delivery this was (1 for the first); announced, not stored. */
-  attemptNumber?: number;
-  /** The worker that claimed it (see {@link ClaimedDelivery}): only its claim is moved on. */
-  claimedBy?: string;
-}
-
-/** One attempt-less state change: a delivery put back (shutdown, paused circuit). */
-export interface Release {
-  deliveryId: string;
-  at: number;
-  /** The worker that claimed it (see {@link ClaimedDelivery}): only its claim is put back. */
-  claimedBy?: string;
 }
 
 export interface IdempotencyBegin {
@@ -304,204 +109,6 @@ export interface StoreLimits {
 export const DEFAULT_STORE_LIMITS: Readonly<StoreLimits> = Object.freeze({
   maxOpenDeadLettersPerEndpoint: 10_000,
 });
-
-/** What recording outcomes (or a person) did to the dead-letter queue; announced once committed. */
-export interface DeadLetterChange {
-  kind: "recorded" | "overflowed" | "replay_succeeded" | "replay_failed" | "resolved" | "abandoned";
-  /** The record's id (for `overflowed`, the tombstone's). */
-  deadLetterId: string;
-  appId: string;
-  endpointId: string;
-  /** The delivery whose outcome caused the change, if any. */
-  deliveryId: string | null;
-  actor: string;
-  at: number;
-  detail: string;
-}
-
-/** What one `recordAttempts` call kept; only that happened, and only that is announced. */
-export interface RecordedOutcomes {
-  /**
-   * The deliveries whose outcome was recorded, each once. An outcome of a delivery no longer
-   * claimed (its endpoint was deleted), or no longer claimed by the worker that sends it (declared
-   * dead, its claims taken over by another), is left out: the store kept nothing of it.
-   */
-  kept: string[];
-  /** What the kept outcomes did to the dead-letter queue, in the batch's order. */
-  changes: DeadLetterChange[];
-}
-
-export interface DeadLetterQuery extends PageQuery {
-  appId?: string;
-  endpointId?: string;
-  states?: DeadLetterState[];
-  failureClass?: DeadLetter["failureClass"];
-  eventType?: string;
-  /** Dead-lettered at or after. */
-  since?: number;
-  /** Dead-lettered before. */
-  until?: number;
-}
-
-/**
- * Open records of one endpoint and failure class, with what tells whether the endpoint is back; or,
- * for an endpoint with nothing open whose overflow tombstones are still kept, one row with no
- * class and no records, so that its overflow stays in sight.
- */
-export interface DeadLetterSummaryRow {
-  appId: string;
-  endpointId: string;
-  /** Null on an endpoint's row with nothing open. */
-  failureClass: DeadLetter["failureClass"] | null;
-  open: number;
-  replaying: number;
-  /** When the oldest of these records was dead-lettered; null with nothing open. */
-  oldestAt: number | null;
-  lastSuccessAt: number | null;
-  /** The persisted circuit (the API prefers the engine's live one). */
-  circuit: CircuitRecord | null;
-  /** Open and replaying records of the endpoint, all classes: what the depth cap counts. */
-  depth: number;
-  overflowed: number;
-  lastOverflowAt: number | null;
-}
-
-/** A person's (or a job's) request to replay one record. */
-export interface ReplayRequest {
-  deadLetterId: string;
-  /** The id of the replay delivery to create. */
-  deliveryId: string;
-  now: number;
-  actor: string;
-  note: string | null;
-  /** Failed replays in a row after which the record is abandoned; null: never. */
-  abandonAfter: number | null;
-}
-
-/** A replay was queued, or why not: no such record (null), or its state forbids it. */
-export type ReplayEnqueued =
-  { ok: true; delivery: Delivery; record: DeadLetter } | { ok: false; record: DeadLetter | null };
-
-/** A person closing a record, with their note. */
-export interface DeadLetterDecision {
-  id: string;
-  actor: string;
-  note: string;
-  now: number;
-}
-
-/** The record after a decision, or why it was refused: no such record (null), or its state. */
-export type DeadLetterDecided =
-  { ok: true; record: DeadLetter } | { ok: false; record: DeadLetter | null };
-
-export interface NewReplayJob {
-  id: string;
-  task: ReplayJob["task"];
-  selection: ReplaySelection;
-  ratePerSecond: number;
-  canarySize: number;
-  canaryThreshold: number;
-  startAt: number;
-  createdBy: string;
-  note: string | null;
-  now: number;
-}
-
-/** What one step of a job queued: the replays handed to the engine and the records skipped. */
-export interface JobReplaysQueued {
-  queued: { deadLetterId: string; deliveryId: string; endpointId: string }[];
-  skipped: number;
-  /** Items still waiting to be queued after this step. */
-  remaining: number;
-}
-
-/**
- * A running job's change of stage or end, with its lease renewed (or handed back, with
- * `leaseUntil` now). Applied only while `runner` still holds the job.
- */
-export interface ReplayJobUpdate {
-  id: string;
-  /** The runner holding the job (see `claimReplayJobs`). */
-  runner: string;
-  now: number;
-  leaseUntil: number;
-  stage?: ReplayJob["stage"];
-  /** Ends the job. */
-  finish?: { state: Extract<ReplayJobState, "completed" | "stopped">; reason: string | null };
-  /** Why it is waiting (e.g. for the canary), shown with its progress. */
-  reason?: string | null;
-}
-
-/** What one pruning step deleted; `done` once nothing was left to prune. */
-export interface PruneResult {
-  deadLetters: number;
-  overflow: number;
-  replayJobs: number;
-  messages: number;
-  idempotencyKeys: number;
-  /** Endpoints' circuit history; each circuit's current state stays. */
-  circuitTransitions: number;
-  done: boolean;
-}
-
-// ---- observability ----------------------------------------------------------------------------
-
-/** The backlog and the dead-letter queue as gauges: what metrics, alerts and the dashboard read. */
-export interface BacklogSnapshot {
-  /** Pending deliveries, due or not. */
-  pending: number;
-  /** When the longest-waiting pending delivery due by `now` fell due, or null. */
-  oldestDueAt: number | null;
-  /** Open and replaying dead-letter records. */
-  deadLetters: number;
-  /** When the oldest open or replaying record was dead-lettered, or null. */
-  oldestDeadLetterAt: number | null;
-  /** Endpoints with open records, deepest first, at most `endpointLimit` of them. */
-  byEndpoint: { endpointId: string; deadLetters: number; oldestDeadLetterAt: number }[];
-}
-
-/** An alert as kept across restarts: firing while `resolvedAt` is null. */
-export interface AlertRecord {
-  id: string;
-  rule: string;
-  severity: "warning" | "critical";
-  summary: string;
-  endpointId: string | null;
-  value: number;
-  threshold: number;
-  since: number;
-  resolvedAt: number | null;
-  /**
-   * Set when the alert was resolved because another alert carries on the same condition (two
-   * workers' alerts for it became one when one of the workers left), not because it ended.
-   */
-  supersededBy: string | null;
-}
-
-/** What `saveAlerts` writes: the alerts `holder` evaluates, and how old a resolved one may be. */
-export interface AlertSave {
-  holder: string;
-  alerts: readonly AlertRecord[];
-  forgetResolvedBefore: number;
-}
-
-/** One step of a failure drill and how long it took. */
-export interface DrillStep {
-  name: string;
-  passed: boolean;
-  ms: number;
-  detail: string;
-}
-
-/** A failure drill's result, as recorded. */
-export interface DrillRun {
-  id: string;
-  trigger: "manual" | "schedule";
-  startedAt: number;
-  finishedAt: number;
-  passed: boolean;
-  steps: DrillStep[];
-}
 
 export interface Store {
   readonly kind: "sqlite" | "postgres";

@@ -1,0 +1,138 @@
+/** The dead-letter queue through the port: records, replays, replay jobs and pruning. */
+import type {
+  CircuitRecord,
+  DeadLetter,
+  DeadLetterState,
+  Delivery,
+  ReplayJob,
+  ReplayJobState,
+  ReplaySelection,
+} from "../../domain/types.js";
+import type { PageQuery } from "./queries.js";
+
+/** What recording outcomes (or a person) did to the dead-letter queue; announced once committed. */
+export interface DeadLetterChange {
+  kind: "recorded" | "overflowed" | "replay_succeeded" | "replay_failed" | "resolved" | "abandoned";
+  /** The record's id (for `overflowed`, the tombstone's). */
+  deadLetterId: string;
+  appId: string;
+  endpointId: string;
+  /** The delivery whose outcome caused the change, if any. */
+  deliveryId: string | null;
+  actor: string;
+  at: number;
+  detail: string;
+}
+
+export interface DeadLetterQuery extends PageQuery {
+  appId?: string;
+  endpointId?: string;
+  states?: DeadLetterState[];
+  failureClass?: DeadLetter["failureClass"];
+  eventType?: string;
+  /** Dead-lettered at or after. */
+  since?: number;
+  /** Dead-lettered before. */
+  until?: number;
+}
+
+/**
+ * Open records of one endpoint and failure class, with what tells whether the endpoint is back; or,
+ * for an endpoint with nothing open whose overflow tombstones are still kept, one row with no
+ * class and no records, so that its overflow stays in sight.
+ */
+export interface DeadLetterSummaryRow {
+  appId: string;
+  endpointId: string;
+  /** Null on an endpoint's row with nothing open. */
+  failureClass: DeadLetter["failureClass"] | null;
+  open: number;
+  replaying: number;
+  /** When the oldest of these records was dead-lettered; null with nothing open. */
+  oldestAt: number | null;
+  lastSuccessAt: number | null;
+  /** The persisted circuit (the API prefers the engine's live one). */
+  circuit: CircuitRecord | null;
+  /** Open and replaying records of the endpoint, all classes: what the depth cap counts. */
+  depth: number;
+  overflowed: number;
+  lastOverflowAt: number | null;
+}
+
+/** A person's (or a job's) request to replay one record. */
+export interface ReplayRequest {
+  deadLetterId: string;
+  /** The id of the replay delivery to create. */
+  deliveryId: string;
+  now: number;
+  actor: string;
+  note: string | null;
+  /** Failed replays in a row after which the record is abandoned; null: never. */
+  abandonAfter: number | null;
+}
+
+/** A replay was queued, or why not: no such record (null), or its state forbids it. */
+export type ReplayEnqueued =
+  { ok: true; delivery: Delivery; record: DeadLetter } | { ok: false; record: DeadLetter | null };
+
+/** A person closing a record, with their note. */
+export interface DeadLetterDecision {
+  id: string;
+  actor: string;
+  note: string;
+  now: number;
+}
+
+/** The record after a decision, or why it was refused: no such record (null), or its state. */
+export type DeadLetterDecided =
+  { ok: true; record: DeadLetter } | { ok: false; record: DeadLetter | null };
+
+export interface NewReplayJob {
+  id: string;
+  task: ReplayJob["task"];
+  selection: ReplaySelection;
+  ratePerSecond: number;
+  canarySize: number;
+  canaryThreshold: number;
+  startAt: number;
+  createdBy: string;
+  note: string | null;
+  now: number;
+}
+
+/** What one step of a job queued: the replays handed to the engine and the records skipped. */
+export interface JobReplaysQueued {
+  queued: { deadLetterId: string; deliveryId: string; endpointId: string }[];
+  skipped: number;
+  /** Items still waiting to be queued after this step. */
+  remaining: number;
+}
+
+/**
+ * A running job's change of stage or end, with its lease renewed (or handed back, with
+ * `leaseUntil` now). Applied only while `runner` still holds the job.
+ */
+export interface ReplayJobUpdate {
+  id: string;
+  /** The runner holding the job (see `claimReplayJobs`). */
+  runner: string;
+  now: number;
+  leaseUntil: number;
+  stage?: ReplayJob["stage"];
+  /** Ends the job. */
+  finish?: { state: Extract<ReplayJobState, "completed" | "stopped">; reason: string | null };
+  /** Why it is waiting (e.g. for the canary), shown with its progress. */
+  reason?: string | null;
+}
+
+/** What one pruning step deleted; `done` once nothing was left to prune. */
+export interface PruneResult {
+  deadLetters: number;
+  overflow: number;
+  replayJobs: number;
+  messages: number;
+  idempotencyKeys: number;
+  /** Endpoints' circuit history; each circuit's current state stays. */
+  circuitTransitions: number;
+  done: boolean;
+}
