@@ -393,12 +393,14 @@ export class Deliveries {
 function claimStatement(sql: Statements, req: ClaimRequest, dueFrom: number): [Sql, unknown[]] {
   const w = req.worker;
   if (req.endpointId !== undefined) {
+    // An array of one: see ONE_ENDPOINT in statements.ts.
+    const endpoint = [req.endpointId];
     return w
       ? [
           sql.claimOwnedForEndpoint,
-          [req.now, req.endpointId, req.limit, req.leaseUntil, w.id, w.deadBefore],
+          [req.now, endpoint, req.limit, req.leaseUntil, w.id, w.deadBefore],
         ]
-      : [sql.claimForEndpoint, [req.now, req.endpointId, req.limit, req.leaseUntil]];
+      : [sql.claimForEndpoint, [req.now, endpoint, req.limit, req.leaseUntil]];
   }
   const common = [req.now, [...req.excludeEndpoints], req.limit, req.leaseUntil, dueFrom];
   return w ? [sql.claimOwned, [...common, w.id, w.deadBefore]] : [sql.claim, common];

@@ -94,6 +94,18 @@ const OWNER_DEAD = (deadBefore: string) => `endpoint_owners.since < ${deadBefore
 const REGISTERED = (worker: string) =>
   `EXISTS (SELECT 1 FROM workers WHERE id = ${worker} FOR KEY SHARE)`;
 
+/**
+ * One endpoint's due rows, for a claim ordered by endpoint and due time, which only
+ * deliveries_pending_by_endpoint gives. The endpoint comes as an array of one on purpose: an
+ * equality (`endpoint_id = $2`) makes the endpoint a constant to the planner, the order by due
+ * time alone, and deliveries_due, filtered by endpoint, serves that as well. The plan PostgreSQL
+ * settles on for a prepared statement, made once for every endpoint, then took that path and read
+ * past every other endpoint's rows due first: the claim's cost followed their backlog, not its
+ * batch. Matched against an array, the endpoint stays part of the order.
+ */
+const ONE_ENDPOINT =
+  "state = 'pending' AND endpoint_id = ANY($2::text[]) AND next_attempt_at <= $1";
+
 /** Messages and their deliveries: intake, claiming, and recording what each attempt did. */
 export const DELIVERIES = {
   findMessageByEventId: "SELECT * FROM messages WHERE app_id = $1 AND event_id = $2",
@@ -189,20 +201,19 @@ export const DELIVERIES = {
       NULL::integer, NULL::bigint, NULL::bigint, NULL::bigint, NULL::text, NULL::bytea
     FROM due WHERE NOT mine AND endpoint_id NOT IN (SELECT endpoint_id FROM taken)`,
   ),
-  // One endpoint through its own index, for a worker that owns it or may take it now; ownership
-  // is taken only when there is due work to take with it.
+  // One endpoint ($2, an array of one) through its own index, as ONE_ENDPOINT says, for a worker
+  // that owns it or may take it now; ownership is taken only when there is due work to take with it.
   claimOwnedForEndpoint: prepared(
     "claimOwnedForEndpoint",
     `WITH due AS (
       SELECT id FROM deliveries
-      WHERE state = 'pending' AND endpoint_id = $2 AND next_attempt_at <= $1
-        AND ${REGISTERED("$5")}
-      ORDER BY next_attempt_at
+      WHERE ${ONE_ENDPOINT} AND ${REGISTERED("$5")}
+      ORDER BY endpoint_id, next_attempt_at
       LIMIT $3
       FOR UPDATE SKIP LOCKED
     ), owner AS (
       INSERT INTO endpoint_owners (endpoint_id, worker_id, since)
-      SELECT $2, $5, $1 WHERE EXISTS (SELECT 1 FROM due)
+      SELECT ($2::text[])[1], $5, $1 WHERE EXISTS (SELECT 1 FROM due)
       ON CONFLICT (endpoint_id) DO UPDATE SET worker_id = excluded.worker_id,
         since = CASE WHEN endpoint_owners.worker_id = excluded.worker_id
           THEN endpoint_owners.since ELSE excluded.since END
@@ -215,13 +226,14 @@ export const DELIVERIES = {
     )
     ${withMessages()}`,
   ),
-  // One endpoint's due rows through its own index: the cost is the batch, not the backlog.
+  // One endpoint's due rows ($2, an array of one) through its own index, as ONE_ENDPOINT says:
+  // the cost is the batch, not the backlog.
   claimForEndpoint: prepared(
     "claimForEndpoint",
     `WITH due AS (
       SELECT id FROM deliveries
-      WHERE state = 'pending' AND endpoint_id = $2 AND next_attempt_at <= $1
-      ORDER BY next_attempt_at
+      WHERE ${ONE_ENDPOINT}
+      ORDER BY endpoint_id, next_attempt_at
       LIMIT $3
       FOR UPDATE SKIP LOCKED
     ), claimed AS (
