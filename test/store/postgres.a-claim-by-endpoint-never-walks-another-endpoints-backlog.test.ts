@@ -1,9 +1,10 @@
 /**
- * A claim for one endpoint goes through that endpoint's own index of pending rows, whatever the
- * planner thinks of the rows' spread: its cost follows the batch, not the other endpoints'
- * backlogs. PostgreSQL plans a prepared statement once for every endpoint (a generic plan) after
- * a few runs; ordered by due time alone, such a plan could walk the shared due index and filter
- * by endpoint, so a full endpoint's refill read past every row due before its own, here 20,000.
+ * A claim for one endpoint reads that endpoint's rows through an index of its own, never the
+ * shared index of due rows: its cost follows the batch, not the other endpoints' backlogs. After
+ * a few runs PostgreSQL may plan a prepared statement once for every endpoint (a generic plan);
+ * when the claim matched its endpoint by equality, such a plan walked deliveries_due filtered by
+ * endpoint, so a full endpoint's refill read past every other endpoint's row due before its own,
+ * here 20,000. Both kinds of plan are checked.
  */
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -20,6 +21,8 @@ import { seedApp, T0 } from "./behaviour/fixtures.js";
 
 const BUSY_BACKLOG = 20_000;
 const QUIET = 10;
+/** The indexes that hold an endpoint's rows (pending only, or all) together. */
+const BY_ENDPOINT = ["deliveries_pending_by_endpoint", "deliveries_by_endpoint"];
 
 describe("postgres claims by endpoint", () => {
   const cleanup = useCleanup();
@@ -86,7 +89,7 @@ describe("postgres claims by endpoint", () => {
         mode,
       );
       expect(read).not.toContain("deliveries_due");
-      expect(read.filter((i) => i.startsWith("deliveries_"))).not.toEqual([]);
+      expect(read.some((i) => BY_ENDPOINT.includes(i))).toBe(true);
     });
 
     it(`a worker's claim reads only the endpoint's own rows (${mode})`, async () => {
@@ -96,7 +99,7 @@ describe("postgres claims by endpoint", () => {
         mode,
       );
       expect(read).not.toContain("deliveries_due");
-      expect(read.filter((i) => i.startsWith("deliveries_"))).not.toEqual([]);
+      expect(read.some((i) => BY_ENDPOINT.includes(i))).toBe(true);
     });
   }
 
