@@ -80,26 +80,37 @@ describe("postgres claims by endpoint", () => {
   }
 
   const due = T0 + BUSY_BACKLOG + QUIET;
+  /** Both claims for one endpoint, with their parameters as SQL literals (the worker's last). */
+  const claims = () => [
+    {
+      who: "a single process's claim",
+      statement: DELIVERIES.claimForEndpoint,
+      literals: [`${due}`, `'{${quiet}}'`, "256", `${due + 60_000}`],
+    },
+    {
+      who: "a worker's claim",
+      statement: DELIVERIES.claimOwnedForEndpoint,
+      literals: [
+        `${due}`,
+        `'{${quiet}}'`,
+        "256",
+        `${due + 60_000}`,
+        "'wkr_walk'",
+        `${due - 10_000}`,
+      ],
+    },
+  ];
 
   for (const mode of ["force_generic_plan", "force_custom_plan"] as const) {
-    it(`a single process's claim reads only the endpoint's own rows (${mode})`, async () => {
-      const read = await indexesRead(
-        DELIVERIES.claimForEndpoint,
-        [`${due}`, `'{${quiet}}'`, "256", `${due + 60_000}`],
-        mode,
-      );
-      expect(read).not.toContain("deliveries_due");
-      expect(read.some((i) => BY_ENDPOINT.includes(i))).toBe(true);
-    });
-
-    it(`a worker's claim reads only the endpoint's own rows (${mode})`, async () => {
-      const read = await indexesRead(
-        DELIVERIES.claimOwnedForEndpoint,
-        [`${due}`, `'{${quiet}}'`, "256", `${due + 60_000}`, "'wkr_walk'", `${due - 10_000}`],
-        mode,
-      );
-      expect(read).not.toContain("deliveries_due");
-      expect(read.some((i) => BY_ENDPOINT.includes(i))).toBe(true);
+    it(`a claim for one endpoint reads only that endpoint's own rows (${mode})`, async () => {
+      for (const { who, statement, literals } of claims()) {
+        const read = await indexesRead(statement, literals, mode);
+        expect(read, who).not.toContain("deliveries_due");
+        expect(
+          read.some((i) => BY_ENDPOINT.includes(i)),
+          who,
+        ).toBe(true);
+      }
     });
   }
 
