@@ -130,6 +130,7 @@ async function main(): Promise<void> {
       return ceilings.length - 1;
     },
     lastCeiling: () => ceilings.length - 1,
+    usingDatabase: (work) => noise.withDatabaseOurs(work),
   };
   const figures: Figure[] = [];
   const details: Record<string, unknown> = {};

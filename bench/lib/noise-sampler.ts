@@ -5,13 +5,14 @@
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { workerData } from "node:worker_threads";
-import { NOISE_SLOTS, type NoiseShared } from "./noise.js";
+import { DATABASE_COMMAND, NOISE_SLOTS, type NoiseShared } from "./noise.js";
 
 const EVERY_MS = 500;
 
 interface Sample {
   ppid: number;
   ticks: number;
+  command: string;
 }
 
 function readAll(): Map<number, Sample> {
@@ -20,10 +21,12 @@ function readAll(): Map<number, Sample> {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const close = stat.lastIndexOf(")");
+      const fields = stat.slice(close + 2).split(" ");
       out.set(Number(name), {
         ppid: Number(fields[1]),
         ticks: Number(fields[11]) + Number(fields[12]),
+        command: stat.slice(stat.indexOf("(") + 1, close),
       });
     } catch {
       // The process ended while we looked.
@@ -37,6 +40,7 @@ const control = new Int32Array(buffer, 0, NOISE_SLOTS);
 const total = new Float64Array(buffer, NOISE_SLOTS * 4, 1);
 
 function ours(pid: number, all: Map<number, Sample>): boolean {
+  if (Atomics.load(control, 3) === 1 && all.get(pid)?.command === DATABASE_COMMAND) return true;
   for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
     if (p === root) return true;
     p = all.get(p)?.ppid ?? 0;

@@ -45,6 +45,11 @@ export interface BenchContext {
   ceiling(when: string): Promise<number>;
   /** Index of the ceiling measured last (for `Figure.ceilingAt`); -1 before the first. */
   lastCeiling(): number;
+  /**
+   * Runs `work` with the local PostgreSQL server counted as part of the bench, not as other
+   * work on the machine: for a part that drives the database and reports its CPU itself.
+   */
+  usingDatabase<T>(work: () => Promise<T>): Promise<T>;
 }
 
 export interface Scenario {

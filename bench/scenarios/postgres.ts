@@ -12,6 +12,7 @@ import { samplePayload } from "../lib/backlog.js";
 import { DelayProxy } from "../lib/delay-proxy.js";
 import { HooklineProcess, cpuOf, freshDataDir, removeDataDir } from "../lib/hookline.js";
 import { cpuByCommand, cpuSince, machineShare } from "../lib/machine.js";
+import { DATABASE_COMMAND } from "../lib/noise.js";
 import { vsCeiling, type BenchContext, type Figure } from "../lib/scenario.js";
 import { rateBetween } from "../lib/stats.js";
 
@@ -54,7 +55,7 @@ export async function postgresDrain(
     const ceilingAt = await ctx.ceiling(after);
     after = `after PostgreSQL, ${who}${where}`;
     try {
-      const r = await drainWith(ctx, count, round);
+      const r = await ctx.usingDatabase(() => drainWith(ctx, count, round));
       figures.push(
         vsCeiling(
           {
@@ -137,7 +138,7 @@ async function drainWith(ctx: BenchContext, count: number, { workers, delayMs }:
     );
     procs.push(...ws);
     const cpu0 = ws.map((w) => w.cpuMs() ?? 0);
-    const server0 = cpuByCommand("postgres");
+    const server0 = cpuByCommand(DATABASE_COMMAND);
     const receiverStat = `/proc/${ctx.receiver.pid}/stat`;
     const receiver0 = cpuOf(receiverStat) ?? 0;
     const bench0 = process.cpuUsage();
@@ -146,7 +147,7 @@ async function drainWith(ctx: BenchContext, count: number, { workers, delayMs }:
     const cpu = ws.map((w, i) => (w.cpuMs() ?? 0) - cpu0[i]!);
     // The whole path: the workers, the database server, the receiver and this process (the far
     // round's proxy); the server's processes are read from /proc, so it must run on this machine.
-    const serverMs = cpuSince("postgres", server0);
+    const serverMs = cpuSince(DATABASE_COMMAND, server0);
     const receiverMs = (cpuOf(receiverStat) ?? 0) - receiver0;
     const benchUs = process.cpuUsage(bench0);
     const benchMs = (benchUs.user + benchUs.system) / 1000;
