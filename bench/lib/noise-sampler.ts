@@ -5,7 +5,7 @@
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { workerData } from "node:worker_threads";
-import { DATABASE_COMMAND, NOISE_SLOTS, type NoiseShared } from "./noise.js";
+import { DATABASE_COMMAND, DATABASE_SLOT, NOISE_SLOTS, type NoiseShared } from "./noise.js";
 
 const EVERY_MS = 500;
 
@@ -40,7 +40,8 @@ const control = new Int32Array(buffer, 0, NOISE_SLOTS);
 const total = new Float64Array(buffer, NOISE_SLOTS * 4, 1);
 
 function ours(pid: number, all: Map<number, Sample>): boolean {
-  if (Atomics.load(control, 3) === 1 && all.get(pid)?.command === DATABASE_COMMAND) return true;
+  const database = Atomics.load(control, DATABASE_SLOT) === 1;
+  if (database && all.get(pid)?.command === DATABASE_COMMAND) return true;
   for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
     if (p === root) return true;
     p = all.get(p)?.ppid ?? 0;

@@ -20,6 +20,9 @@ const TICKS_PER_SECOND = 100;
  */
 export const NOISE_SLOTS = 4;
 
+/** The slot that says whether the local PostgreSQL server is the bench's own for now (1) or not. */
+export const DATABASE_SLOT = 3;
+
 /** The command name PostgreSQL's server processes have in /proc. */
 export const DATABASE_COMMAND = "postgres";
 
@@ -83,13 +86,13 @@ export class NoiseMeter {
    * processes" read about a quarter of a core on a quiet machine.
    */
   async withDatabaseOurs<T>(work: () => Promise<T>): Promise<T> {
-    Atomics.store(this.control, 3, 1);
+    Atomics.store(this.control, DATABASE_SLOT, 1);
     try {
       return await work();
     } finally {
       // A last sample first, so the server's share of the round is taken while it is ours.
       this.foreignCpuSeconds();
-      Atomics.store(this.control, 3, 0);
+      Atomics.store(this.control, DATABASE_SLOT, 0);
     }
   }
 
