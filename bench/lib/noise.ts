@@ -23,9 +23,6 @@ export const NOISE_SLOTS = 4;
 /** The slot that says whether the local PostgreSQL server is the bench's own for now (1) or not. */
 export const DATABASE_SLOT = 3;
 
-/** The command name PostgreSQL's server processes have in /proc. */
-export const DATABASE_COMMAND = "postgres";
-
 export interface NoiseShared {
   buffer: SharedArrayBuffer;
   /** The bench's pid: it and its descendants are not noise. */

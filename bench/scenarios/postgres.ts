@@ -12,7 +12,7 @@ import { samplePayload } from "../lib/backlog.js";
 import { DelayProxy } from "../lib/delay-proxy.js";
 import { HooklineProcess, cpuOf, freshDataDir, removeDataDir } from "../lib/hookline.js";
 import { cpuByCommand, cpuSince, machineShare } from "../lib/machine.js";
-import { DATABASE_COMMAND } from "../lib/noise.js";
+import { DATABASE_COMMAND } from "../lib/process-table.js";
 import { vsCeiling, type BenchContext, type Figure } from "../lib/scenario.js";
 import { rateBetween } from "../lib/stats.js";
 
