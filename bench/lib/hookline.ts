@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
+import { cpuOf } from "./process-table.js";
 
 /** The repository the bench lives in. */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -266,17 +267,5 @@ export class AdminApi {
 
   async close(): Promise<void> {
     await this.poolValue?.close();
-  }
-}
-
-/** utime + stime of a /proc stat file (a process's or a thread's), in ms (clock ticks of 10 ms). */
-export function cpuOf(statPath: string): number | null {
-  try {
-    const stat = readFileSync(statPath, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return (ticks / 100) * 1000;
-  } catch {
-    return null;
   }
 }

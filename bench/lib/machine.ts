@@ -3,9 +3,8 @@
  * the most items a second that allows on this machine's cores with every core busy all the time.
  * A ratio target above that rate cannot be met on this host, whatever the code does.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { cpuOf } from "./hookline.js";
+import { readProcessTable, ticksToMs } from "./process-table.js";
 
 export interface MachineShare {
   usPerItem: number;
@@ -33,15 +32,8 @@ export function machineShare(
 /** CPU ms so far of every process whose command is `comm` (e.g. PostgreSQL's), by pid. */
 export function cpuByCommand(comm: string): Map<number, number> {
   const out = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== comm) continue;
-    } catch {
-      continue; // exited meanwhile
-    }
-    const ms = cpuOf(`/proc/${entry}/stat`);
-    if (ms !== null) out.set(Number(entry), ms);
+  for (const [pid, p] of readProcessTable()) {
+    if (p.command === comm) out.set(pid, ticksToMs(p.ticks));
   }
   return out;
 }

@@ -10,8 +10,7 @@
  * (session 14), every 500 ms, and the requests it held up counted it as hookline's latency.
  */
 import { Worker } from "node:worker_threads";
-
-const TICKS_PER_SECOND = 100;
+import { TICKS_PER_SECOND } from "./process-table.js";
 
 /**
  * Int32 slots at the start of the shared buffer: [0] requests for a sample now, [1] samples
@@ -88,8 +87,11 @@ export class NoiseMeter {
       return await work();
     } finally {
       // A last sample first, so the server's share of the round is taken while it is ours.
-      this.foreignCpuSeconds();
-      Atomics.store(this.control, DATABASE_SLOT, 0);
+      try {
+        this.foreignCpuSeconds();
+      } finally {
+        Atomics.store(this.control, DATABASE_SLOT, 0);
+      }
     }
   }
 

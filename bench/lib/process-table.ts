@@ -1,8 +1,12 @@
 /**
- * What the noise meter reads of each process in /proc, and whose work a process is. Pure, apart
- * from `readProcessTable`, so the rule can be tested on a table made up for it.
+ * What the bench reads of processes in /proc (a process's parent, CPU time and command), and
+ * whose work a process is. The reading of a stat line and the rule are pure, so they can be
+ * tested on lines and tables made up for them; `cpuOf` and `readProcessTable` read /proc.
  */
 import { readFileSync, readdirSync } from "node:fs";
+
+/** Clock ticks a second, the unit of /proc's CPU times (USER_HZ, 100 on Linux). */
+export const TICKS_PER_SECOND = 100;
 
 /** The command name PostgreSQL's server processes have in /proc. */
 export const DATABASE_COMMAND = "postgres";
@@ -24,6 +28,19 @@ export function parseStat(stat: string): ProcessSample {
     ticks: Number(fields[11]) + Number(fields[12]),
     command: stat.slice(stat.indexOf("(") + 1, close),
   };
+}
+
+export function ticksToMs(ticks: number): number {
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/** utime + stime of a /proc stat file (a process's or a thread's), in ms; null once it ended. */
+export function cpuOf(statPath: string): number | null {
+  try {
+    return ticksToMs(parseStat(readFileSync(statPath, "utf8")).ticks);
+  } catch {
+    return null;
+  }
 }
 
 export function readProcessTable(): Map<number, ProcessSample> {

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import pg from "pg";
 import { samplePayload } from "../lib/backlog.js";
 import { DelayProxy } from "../lib/delay-proxy.js";
-import { HooklineProcess, cpuOf, freshDataDir, removeDataDir } from "../lib/hookline.js";
+import { HooklineProcess, freshDataDir, removeDataDir } from "../lib/hookline.js";
 import { cpuByCommand, cpuSince, machineShare } from "../lib/machine.js";
-import { DATABASE_COMMAND } from "../lib/process-table.js";
+import { DATABASE_COMMAND, cpuOf } from "../lib/process-table.js";
 import { vsCeiling, type BenchContext, type Figure } from "../lib/scenario.js";
 import { rateBetween } from "../lib/stats.js";
 

@@ -4,7 +4,8 @@
  * delivery, as a ratio to the ceiling (each message crosses HTTP twice).
  */
 import { deliveryStates } from "../lib/backlog.js";
-import { cpuOf, freshDataDir, removeDataDir } from "../lib/hookline.js";
+import { freshDataDir, removeDataDir } from "../lib/hookline.js";
+import { cpuOf } from "../lib/process-table.js";
 import { closedLoop } from "../lib/load.js";
 import { machineShare } from "../lib/machine.js";
 import { vsCeiling, type Scenario } from "../lib/scenario.js";
