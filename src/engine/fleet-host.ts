@@ -97,7 +97,6 @@ export function engineFleetHost(e: FleetHostEngine): FleetHost {
       }
     },
     rescan: () => e.wake(),
-    poll: (since) => e.wake(since),
   };
 }
 

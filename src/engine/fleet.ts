@@ -50,16 +50,11 @@ export interface FleetHost {
   onSignals(signals: readonly Signal[]): void;
   /** Signals may have been missed: scan everything again. */
   rescan(): void;
-  /** The fallback poll: look again at deliveries that fell due since `since`. */
-  poll(since: number): void;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
 /** Heartbeats between two sweeps for endpoints with due work and no owner. */
 const ORPHAN_SWEEP_BEATS = 5;
-
-/** How far before the previous heartbeat the fallback poll looks. */
-const POLL_SLACK_MS = 5_000;
 
 /**
  * While endpoints are marked for hand-over, how often the worker looks whether they are ready.
@@ -80,7 +75,6 @@ export class Fleet {
   private unsubscribe: (() => Promise<void>) | null = null;
   private beating: Promise<void> | null = null;
   private running = false;
-  private lastBeatAt = 0;
   /** When the next regular heartbeat is due (early ones for hand-overs do not move it). */
   private nextBeatAt = 0;
   /** The last heartbeat failed: no early ones until a regular one gets through (no log flood). */
@@ -124,7 +118,6 @@ export class Fleet {
       () => this.host.rescan(),
     );
     this.running = true;
-    this.lastBeatAt = now;
     this.lastOkAt = now;
     this.nextBeatAt = now + this.settings.heartbeatMs;
     this.schedule();
@@ -247,10 +240,12 @@ export class Fleet {
       if (++this.beats % ORPHAN_SWEEP_BEATS === 0) {
         this.host.adopt(await this.coordination.orphans(now, this.deadBefore(now), 1_000));
       }
-      // Should a notification ever be lost, deliveries committed since the last beat are still
-      // found: the slack covers transactions that committed late with an earlier due time.
-      this.host.poll(Math.min(this.lastBeatAt, now) - POLL_SLACK_MS);
-      this.lastBeatAt = now;
+      // Every beat, this worker's own endpoints with due work: should a wake-up ever be lost, or
+      // a scan step past rows another worker's claim held locked a moment, they are taken
+      // through the endpoint's own index. (This once lowered the scan's cursor to 5 s before the
+      // previous beat instead, and while a backlog was due in that range each beat's scan walked
+      // all of it, the rows of endpoints other workers own included.)
+      this.host.adopt(await this.coordination.dueOwned(this.idValue, now));
     } catch (err) {
       this.lastBeatFailed = true;
       // A failure after recovery began starts the window again, from the same last good beat.

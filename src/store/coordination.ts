@@ -80,6 +80,12 @@ export interface WorkerCoordination {
    * every worker's scan may have stepped past, found through each endpoint's own index.
    */
   orphans(now: number, deadBefore: number, limit: number): Promise<string[]>;
+  /**
+   * Endpoints this worker owns that have deliveries due by `now`, found through each endpoint's
+   * own index: the heartbeat's fallback look for work no signal announced. Its cost follows the
+   * worker's endpoints, never a backlog (its own, or the rows of endpoints others own).
+   */
+  dueOwned(workerId: string, now: number): Promise<string[]>;
   /** A clean stop: frees the worker's endpoints and removes it; returns the endpoints freed. */
   unregister(id: string): Promise<string[]>;
   /** Sends signals to every other process sharing the database. */

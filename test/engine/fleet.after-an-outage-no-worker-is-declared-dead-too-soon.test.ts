@@ -28,6 +28,7 @@ function coordination(failing: () => boolean) {
       return { workers: [], endpointIds: [], deliveries: 0 };
     },
     orphans: async () => [],
+    dueOwned: async () => [],
     unregister: async () => [],
     publish: async () => {},
     subscribe: async () => async () => {},
@@ -45,7 +46,6 @@ const host: FleetHost = {
   forgetAll: () => {},
   onSignals: () => {},
   rescan: () => {},
-  poll: () => {},
   log: { warn: () => {}, error: () => {} },
 };
 

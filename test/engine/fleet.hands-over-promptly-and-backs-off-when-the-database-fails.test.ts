@@ -22,6 +22,7 @@ function coordination(failing: () => boolean) {
     },
     reap: async () => ({ workers: [], endpointIds: [], deliveries: 0 }),
     orphans: async () => [],
+    dueOwned: async () => [],
     unregister: async () => [],
     publish: async () => {},
     subscribe: async () => async () => {},
@@ -45,7 +46,6 @@ function host(ready: () => boolean) {
     forgetAll: () => {},
     onSignals: () => {},
     rescan: () => {},
-    poll: () => {},
     log: { warn: () => {}, error: (_obj, msg) => errors.push(msg) },
   };
   return { host: h, errors };

@@ -58,6 +58,11 @@ const SQL = {
       AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending'
         AND d.next_attempt_at <= $1)
     LIMIT $3`,
+  // One probe of the pending-by-endpoint index per endpoint the worker owns.
+  dueOwned: `SELECT o.endpoint_id FROM endpoint_owners o
+    WHERE o.worker_id = $1
+      AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = o.endpoint_id
+        AND d.state = 'pending' AND d.next_attempt_at <= $2)`,
   unregister: `WITH freed AS (
       DELETE FROM endpoint_owners WHERE worker_id = $1 RETURNING endpoint_id
     ), gone AS (DELETE FROM workers WHERE id = $1)
@@ -140,6 +145,11 @@ export class PostgresCoordination implements WorkerCoordination {
   async orphans(now: number, deadBefore: number, limit: number): Promise<string[]> {
     const rows = await this.run(() => all(this.pool, SQL.orphans, [now, deadBefore, limit]));
     return rows.map((r) => String(r.id));
+  }
+
+  async dueOwned(workerId: string, now: number): Promise<string[]> {
+    const rows = await this.run(() => all(this.pool, SQL.dueOwned, [workerId, now]));
+    return rows.map((r) => String(r.endpoint_id));
   }
 
   async unregister(id: string): Promise<string[]> {

@@ -264,6 +264,28 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
       expect(await c.orphans(NOW, NOW - 10 * SECOND, 1)).toHaveLength(1);
     });
 
+    it("lists a worker's own endpoints with work due by now, and no other's", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}, {}, {}]);
+      const c = coordinationOf(t.store);
+      await join(t.store, "wkr_a");
+      await join(t.store, "wkr_b");
+      const [first, second, ofB, free] = endpoints.map((e) => e.id);
+      await accept(t.store, app.id, { now: T0 });
+      for (const endpointId of [first, second]) {
+        expect(await claimAs(t.store, "wkr_a", { endpointId })).toHaveLength(1);
+      }
+      expect(await claimAs(t.store, "wkr_b", { endpointId: ofB })).toHaveLength(1);
+      // A's rows are in flight: nothing of its own waits.
+      expect(await c.dueOwned("wkr_a", NOW)).toEqual([]);
+      // A second message: one delivery more on each endpoint, due at T0 + 1.
+      await accept(t.store, app.id, { now: T0 + 1 });
+      expect((await c.dueOwned("wkr_a", NOW)).sort()).toEqual([first, second].sort());
+      expect(await c.dueOwned("wkr_b", NOW)).toEqual([ofB]);
+      // Not due yet at T0; and the endpoint nobody owns is nobody's to poll (orphans find it).
+      expect(await c.dueOwned("wkr_a", T0)).toEqual([]);
+      expect(await c.orphans(NOW, NOW - 10 * SECOND, 10)).toEqual([free]);
+    });
+
     it("a clean stop hands every endpoint back and removes the worker", async () => {
       const { app } = await seedApp(t.store, [{}, {}]);
       const c = coordinationOf(t.store);
