@@ -272,11 +272,11 @@ export class DeliveryEngine implements EngineControl {
    * scan now could find nothing, and on SQLite each would be a write transaction, about a third
    * of the main thread's work per such message at 1,000 a second. The quiet is cut short at its
    * due time instead, and the timer brought forward to it. Only while no claim runs (its end
-   * decides the quiet and the timer afresh) and never in a fleet, where a short scan proves less.
+   * decides the quiet and the timer afresh).
    */
   private dueLater(at: number): boolean {
     const now = this.deps.clock.now();
-    if (this.fleet || this.pumping || this.timer === null) return false;
+    if (this.pumping || this.timer === null) return false;
     // Everything due by now has been looked at, and the cursor never passes now: it stays.
     if (!this.cursor.quietUntilDue(at, now)) return false;
     if (at < this.timerAt) this.setTimer(at - now);
@@ -346,6 +346,7 @@ export class DeliveryEngine implements EngineControl {
           if (!this.fleet) this.evictIdle(now);
         }
         const leaseUntil = now + this.deps.settings.leaseMs;
+        this.expireHandOvers(now);
         await this.refillBacklogged(now, leaseUntil);
         const free = this.free();
         if (free <= 0) break;
@@ -439,18 +440,23 @@ export class DeliveryEngine implements EngineControl {
     }
   }
 
+  /**
+   * Endpoints handed over whose quiet time has ended: nobody may have taken them meanwhile (the
+   * taker handed them on, or died), so they are looked at again. Before the refills, which pass
+   * over an endpoint still in its quiet time, and not only before a scan, which a quiet pump
+   * (see the cursor) does not reach.
+   */
+  private expireHandOvers(now: number): void {
+    for (const [id, until] of this.holdings.handedOver) {
+      if (until > now) continue;
+      this.holdings.handedOver.delete(id);
+      this.holdings.adoptable.add(id);
+    }
+  }
+
   /** Full endpoints are skipped by the scan and remembered, to be refilled once they have room. */
   private fullEndpoints(): string[] {
-    const out: string[] = [];
-    const now = this.deps.clock.now();
-    for (const [id, until] of this.holdings.handedOver) {
-      if (until > now) out.push(id);
-      else {
-        // Nobody may have taken it meanwhile (the taker handed it on, or died): look again.
-        this.holdings.handedOver.delete(id);
-        this.holdings.adoptable.add(id);
-      }
-    }
+    const out = [...this.holdings.handedOver.keys()];
     for (const [id, rt] of this.runtimes) {
       if (rt.leaving) {
         out.push(id);
@@ -521,9 +527,10 @@ export class DeliveryEngine implements EngineControl {
     const next = await this.deps.store.nextDueAt([], now);
     const wait = next === null ? RESCAN_MS : Math.max(0, next - this.deps.clock.now());
     this.armRetry(Math.min(wait, RESCAN_MS));
-    // In a fleet a short scan proves less: rows another worker's claim had locked were skipped,
-    // and endpoints change hands without a wake-up here. There every wake-up scans, as before.
-    if (!this.fleet) this.cursor.caughtUp(next, announcedBeforeScan);
+    // In a fleet too. What a scan there may have missed is found without one: rows another
+    // worker's claim held locked a moment, on this worker's endpoints, by the heartbeat's look at
+    // them (fleet.ts); endpoints that change hands, through the refills of adoptable ones.
+    this.cursor.caughtUp(next, announcedBeforeScan);
   }
 
   /** Wakes the pump after `ms`. */

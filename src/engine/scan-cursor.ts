@@ -24,10 +24,11 @@ export class ScanCursor {
   private announcedDuringClaim = Number.POSITIVE_INFINITY;
   /**
    * Until this time a scan can find nothing: the last one claimed everything due outside full
-   * endpoints, nothing has been announced since, and nothing else falls due before it. While a
-   * full endpoint drains, every freed slot wakes the pump for its refill; without this, each of
-   * those wake-ups also paid for a scan that came back empty (a write transaction on SQLite).
-   * Any announcement, timer change or rescan clears it. Never set in a fleet (see `caughtUp`).
+   * endpoints (and, in a fleet, other workers' endpoints), nothing has been announced since, and
+   * nothing else falls due before it. While a full endpoint drains, every freed slot wakes the
+   * pump for its refill; without this, each of those wake-ups also paid for a scan that came
+   * back empty (a write transaction on SQLite, a walk of the due index on PostgreSQL).
+   * Any announcement, timer change or rescan clears it.
    */
   private quietUntil = Number.NEGATIVE_INFINITY;
   /** Counts announcements, so a scan can tell whether one arrived while it ran. */
