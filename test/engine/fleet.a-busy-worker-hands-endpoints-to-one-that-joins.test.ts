@@ -14,6 +14,7 @@ import { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { fleetWorkerSettings } from "../support/fleet-worker.js";
+import { withOverrides } from "../support/overrides.js";
 import { Receiver } from "../support/receiver.js";
 
 const LIMIT = 10;
@@ -39,22 +40,14 @@ describe("a worker that joins a busy one", () => {
 
   /** The shared store, with every claim taking CLAIM_MS longer: claims follow one another. */
   const slowClaims = (): Store =>
-    new Proxy(store, {
-      get(target, prop, receiver) {
-        if (prop === "claimDue") {
-          return async (req: Parameters<Store["claimDue"]>[0]) => {
-            await new Promise((r) => setTimeout(r, CLAIM_MS));
-            return target.claimDue(req);
-          };
-        }
-        if (prop === "scanDue") {
-          return async (req: Parameters<Store["scanDue"]>[0]) => {
-            await new Promise((r) => setTimeout(r, CLAIM_MS));
-            return target.scanDue(req);
-          };
-        }
-        const value: unknown = Reflect.get(target, prop, receiver);
-        return typeof value === "function" ? value.bind(target) : value;
+    withOverrides<Store>(store, {
+      claimDue: async (req) => {
+        await new Promise((r) => setTimeout(r, CLAIM_MS));
+        return store.claimDue(req);
+      },
+      scanDue: async (req) => {
+        await new Promise((r) => setTimeout(r, CLAIM_MS));
+        return store.scanDue(req);
       },
     });
 

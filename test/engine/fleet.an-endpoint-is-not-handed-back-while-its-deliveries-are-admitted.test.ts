@@ -10,6 +10,7 @@ import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { adminQuery, aSharedStore, freshSchemaName, useCleanup } from "../support/postgres.js";
 import { fleetWorkerSettings, startFleetWorker } from "../support/fleet-worker.js";
+import { withOverrides } from "../support/overrides.js";
 import { Receiver } from "../support/receiver.js";
 
 const HEARTBEAT_MS = 50;
@@ -39,25 +40,21 @@ describe("an endpoint marked to let go of while a claim brings its deliveries", 
 
     let armed = false;
     let loadF = false;
-    const slowed: Store = new Proxy(store, {
-      get(target, prop, receiver) {
-        if (prop === "claimDue" || prop === "scanDue") {
-          return async (req: never) => {
-            if (armed) await sleep(CLAIM_MS);
-            return (target[prop] as (r: never) => Promise<unknown>).call(target, req);
-          };
+    const slowed = withOverrides<Store>(store, {
+      claimDue: async (req) => {
+        if (armed) await sleep(CLAIM_MS);
+        return store.claimDue(req);
+      },
+      scanDue: async (req) => {
+        if (armed) await sleep(CLAIM_MS);
+        return store.scanDue(req);
+      },
+      getEndpoint: async (id) => {
+        if (id === f.id && loadF) {
+          loadF = false;
+          await sleep(LOAD_MS);
         }
-        if (prop === "getEndpoint") {
-          return async (id: string) => {
-            if (id === f.id && loadF) {
-              loadF = false;
-              await sleep(LOAD_MS);
-            }
-            return target.getEndpoint(id);
-          };
-        }
-        const value: unknown = Reflect.get(target, prop, receiver);
-        return typeof value === "function" ? value.bind(target) : value;
+        return store.getEndpoint(id);
       },
     });
 

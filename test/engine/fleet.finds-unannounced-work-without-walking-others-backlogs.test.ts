@@ -9,6 +9,7 @@ import type { WorkerCoordination } from "../../src/store/coordination.js";
 import type { ScanPosition, Store } from "../../src/store/port.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { fleetWorkerSettings, startFleetWorker } from "../support/fleet-worker.js";
+import { withOverrides } from "../support/overrides.js";
 import { aSharedStore, useCleanup } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
 
@@ -86,14 +87,3 @@ it("takes unannounced work by endpoint and never walks another worker's backlog 
   expect(first!.due).toBeLessThan(backlogDue);
   expect(rest.filter((from) => from.due <= backlogDue)).toEqual([]);
 }, 30_000);
-
-/** `target`, with some of its members replaced; the rest bound to it. */
-function withOverrides<T extends object>(target: T, overrides: Partial<T>): T {
-  return new Proxy(target, {
-    get(t, prop, receiver) {
-      if (prop in overrides) return overrides[prop as keyof T];
-      const value: unknown = Reflect.get(t, prop, receiver);
-      return typeof value === "function" ? value.bind(t) : value;
-    },
-  });
-}

@@ -4,6 +4,7 @@
  * while a store call is under way.
  */
 import type { Store } from "../../src/store/port.js";
+import { withOverrides } from "./overrides.js";
 
 export interface HeldCall {
   /** The store to hand to the code under test. */
@@ -27,23 +28,17 @@ export function holdFirstCall<K extends Operation>(
   const reached = new Promise<void>((r) => (reachedIt = r));
   let let_go!: (failWith?: Error) => void;
   const gate = new Promise<Error | undefined>((r) => (let_go = r));
-  let held = false;
-  const store: Store = new Proxy(target, {
-    get(t, prop, receiver) {
-      const value: unknown = Reflect.get(t, prop, receiver);
-      if (typeof value !== "function") return value;
-      const fn = value as (...args: unknown[]) => Promise<unknown>;
-      if (prop !== operation) return fn.bind(t);
-      return async (...args: Parameters<Store[K]>) => {
-        if (!held && matches(...args)) {
-          held = true;
-          reachedIt();
-          const failure = await gate;
-          if (failure) throw failure;
-        }
-        return fn.apply(t, args);
-      };
-    },
-  });
+  let holding = false;
+  const call = target[operation] as (...args: Parameters<Store[K]>) => ReturnType<Store[K]>;
+  const held = async (...args: Parameters<Store[K]>) => {
+    if (!holding && matches(...args)) {
+      holding = true;
+      reachedIt();
+      const failure = await gate;
+      if (failure) throw failure;
+    }
+    return call.apply(target, args);
+  };
+  const store = withOverrides<Store>(target, { [operation]: held } as Partial<Store>);
   return { store, reached, release: (failWith) => let_go(failWith) };
 }
