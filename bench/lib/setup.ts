@@ -1,6 +1,7 @@
 /** Steps most scenarios share: a fresh hookline with an app and endpoints, and timed drains. */
 import { join } from "node:path";
 import { HooklineProcess, freshDataDir, type EndpointSpec } from "./hookline.js";
+import { cpuOf } from "./process-table.js";
 import type { GroupRecord } from "./receiver.js";
 import type { BenchContext } from "./scenario.js";
 
@@ -51,6 +52,10 @@ export interface DrainResult {
   cpuMs: number | null;
   /** The part of it its main thread used (the rest: sender threads, GC and other helpers). */
   mainCpuMs: number | null;
+  /** CPU time the receiver used over the same stretch, ms. */
+  receiverCpuMs: number | null;
+  /** How long that stretch was, ms. */
+  elapsedMs: number;
   /** From spawning hookline to the first arrival, ms. */
   startupMs: number | null;
 }
@@ -69,11 +74,16 @@ export async function timedDrain(
   env?: Record<string, string>,
 ): Promise<DrainResult> {
   const hookline = await startHookline(ctx, dataDir, profileLabel, env);
+  const receiverStat = `/proc/${ctx.receiver.pid}/stat`;
   const cpuAtReady = hookline.cpuMs() ?? 0;
   const mainAtReady = hookline.mainThreadCpuMs() ?? 0;
+  const receiverAtReady = cpuOf(receiverStat);
+  const readyAt = performance.now();
   await ctx.receiver.waitFor(group, expected, timeoutMs);
+  const elapsedMs = performance.now() - readyAt;
   const cpuAtEnd = hookline.cpuMs();
   const mainAtEnd = hookline.mainThreadCpuMs();
+  const receiverAtEnd = cpuOf(receiverStat);
   const cpuMs = cpuAtEnd === null ? null : cpuAtEnd - cpuAtReady;
   const mainCpuMs = mainAtEnd === null ? null : mainAtEnd - mainAtReady;
   const peakRssMB = hookline.peakRssMB();
@@ -84,6 +94,9 @@ export async function timedDrain(
     peakRssMB,
     cpuMs,
     mainCpuMs,
+    receiverCpuMs:
+      receiverAtReady === null || receiverAtEnd === null ? null : receiverAtEnd - receiverAtReady,
+    elapsedMs,
     startupMs: record.first === null ? null : record.first - hookline.spawnedAt,
   };
 }

@@ -6,6 +6,7 @@
  */
 import { deliveryStates, writeBacklog } from "../lib/backlog.js";
 import { removeDataDir } from "../lib/hookline.js";
+import { machineShare } from "../lib/machine.js";
 import { vsCeiling, type BenchContext, type Figure, type Scenario } from "../lib/scenario.js";
 import { prepareStopped, timedDrain } from "../lib/setup.js";
 import { rateBetween } from "../lib/stats.js";
@@ -82,8 +83,16 @@ async function sqliteDrain(
     const after = deliveryStates(dataDir);
     const succeeded = after.states.succeeded ?? 0;
     const verified = succeeded === count && after.attempts === count;
+    // The whole path, as the PostgreSQL drains report it: how much of the two cores went unused.
+    const machine =
+      d.cpuMs === null || d.receiverCpuMs === null
+        ? null
+        : machineShare(d.cpuMs + d.receiverCpuMs, count, d.elapsedMs, "delivery");
+    const whole = machine
+      ? `; the receiver ${perItem(d.receiverCpuMs, count, "request")}; ${machine.text}`
+      : "";
     const note = verified
-      ? `all ${count} succeeded and recorded; ${cpuPer(d.cpuMs, count)}, of it the main thread ${perItem(d.mainCpuMs, count)}`
+      ? `all ${count} succeeded and recorded; ${cpuPer(d.cpuMs, count)}, of it the main thread ${perItem(d.mainCpuMs, count)}${whole}`
       : `only ${succeeded}/${count} succeeded, ${after.attempts} attempts recorded`;
     return {
       rate,
@@ -94,6 +103,8 @@ async function sqliteDrain(
       states: after,
       cpuMs: d.cpuMs,
       mainCpuMs: d.mainCpuMs,
+      receiverCpuMs: d.receiverCpuMs,
+      machine,
     };
   } finally {
     removeDataDir(dataDir);
