@@ -210,7 +210,7 @@ async function main(): Promise<void> {
     figure: `undici, signed, ${CEILING_CONCURRENCY} in flight (${c.when})`,
     value: c.rate,
     unit: "requests/s",
-    note: `${c.errors ? `${c.errors} errors; ` : ""}client CPU ${c.cpuUsPerRequest === null ? "n/a" : `${Math.round(c.cpuUsPerRequest)} µs/request`}; other processes ${c.otherCores.toFixed(2)} cores`,
+    note: `${c.errors ? `${c.errors} errors; ` : ""}client CPU ${c.cpuUsPerRequest === null ? "n/a" : `${Math.round(c.cpuUsPerRequest)} µs/request`}; other processes ${c.otherCores.toFixed(2)} cores${c.machineIdle ? `; ${c.machineIdle}` : ""}`,
   }));
   if (ceilings.length > 1) {
     const rates = ceilings.map((c) => c.rate);

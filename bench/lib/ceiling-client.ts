@@ -7,6 +7,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { Agent, request } from "undici";
 import { samplePayload } from "./backlog.js";
+import { idleBetween, readCpuTotals } from "./machine.js";
 
 const [url, concurrencyArg, warmupArg, durationArg] = process.argv.slice(2);
 const concurrency = Number(concurrencyArg);
@@ -66,7 +67,9 @@ await new Promise((r) => setTimeout(r, warmupMs));
 counting = true;
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
+const totals0 = readCpuTotals();
 await new Promise((r) => setTimeout(r, durationMs));
+const machineIdle = idleBetween(totals0, readCpuTotals());
 counting = false;
 const elapsed = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
@@ -81,5 +84,6 @@ process.send?.({
   rate: (counted / elapsed) * 1000,
   errors,
   cpuUsPerRequest,
+  machineIdle,
 });
 process.disconnect?.();

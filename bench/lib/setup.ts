@@ -1,6 +1,7 @@
 /** Steps most scenarios share: a fresh hookline with an app and endpoints, and timed drains. */
 import { join } from "node:path";
 import { HooklineProcess, freshDataDir, type EndpointSpec } from "./hookline.js";
+import { idleBetween, readCpuTotals } from "./machine.js";
 import { cpuOf } from "./process-table.js";
 import type { GroupRecord } from "./receiver.js";
 import type { BenchContext } from "./scenario.js";
@@ -56,6 +57,8 @@ export interface DrainResult {
   receiverCpuMs: number | null;
   /** How long that stretch was, ms. */
   elapsedMs: number;
+  /** How much of the machine sat idle over it, and in software interrupts (see `idleBetween`). */
+  machineIdle: string;
   /** From spawning hookline to the first arrival, ms. */
   startupMs: number | null;
 }
@@ -79,8 +82,10 @@ export async function timedDrain(
   const mainAtReady = hookline.mainThreadCpuMs() ?? 0;
   const receiverAtReady = cpuOf(receiverStat);
   const readyAt = performance.now();
+  const totalsAtReady = readCpuTotals();
   await ctx.receiver.waitFor(group, expected, timeoutMs);
   const elapsedMs = performance.now() - readyAt;
+  const machineIdle = idleBetween(totalsAtReady, readCpuTotals());
   const cpuAtEnd = hookline.cpuMs();
   const mainAtEnd = hookline.mainThreadCpuMs();
   const receiverAtEnd = cpuOf(receiverStat);
@@ -97,6 +102,7 @@ export async function timedDrain(
     receiverCpuMs:
       receiverAtReady === null || receiverAtEnd === null ? null : receiverAtEnd - receiverAtReady,
     elapsedMs,
+    machineIdle,
     startupMs: record.first === null ? null : record.first - hookline.spawnedAt,
   };
 }

@@ -10,6 +10,8 @@ export interface CeilingResult {
   errors: number;
   /** The client's CPU time per request, µs (user + system, all its threads). */
   cpuUsPerRequest: number | null;
+  /** How much of the machine sat idle meanwhile (see machine.ts). */
+  machineIdle: string;
 }
 
 /** Concurrency of the ceiling client: the same as hookline's default per-endpoint limit. */

@@ -89,7 +89,7 @@ async function sqliteDrain(
         ? null
         : machineShare(d.cpuMs + d.receiverCpuMs, count, d.elapsedMs, "delivery");
     const whole = machine
-      ? `; the receiver ${perItem(d.receiverCpuMs, count, "request")}; ${machine.text}`
+      ? `; the receiver ${perItem(d.receiverCpuMs, count, "request")}; ${machine.text}; ${d.machineIdle}`
       : "";
     const note = verified
       ? `all ${count} succeeded and recorded; ${cpuPer(d.cpuMs, count)}, of it the main thread ${perItem(d.mainCpuMs, count)}${whole}`

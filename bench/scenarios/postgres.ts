@@ -11,7 +11,13 @@ import pg from "pg";
 import { samplePayload } from "../lib/backlog.js";
 import { DelayProxy } from "../lib/delay-proxy.js";
 import { HooklineProcess, freshDataDir, removeDataDir } from "../lib/hookline.js";
-import { cpuByCommand, cpuSince, machineShare } from "../lib/machine.js";
+import {
+  cpuByCommand,
+  cpuSince,
+  idleBetween,
+  machineShare,
+  readCpuTotals,
+} from "../lib/machine.js";
 import { DATABASE_COMMAND, cpuOf } from "../lib/process-table.js";
 import { vsCeiling, type BenchContext, type Figure } from "../lib/scenario.js";
 import { rateBetween } from "../lib/stats.js";
@@ -143,7 +149,9 @@ async function drainWith(ctx: BenchContext, count: number, { workers, delayMs }:
     const receiver0 = cpuOf(receiverStat) ?? 0;
     const bench0 = process.cpuUsage();
     const started = performance.now();
+    const totals0 = readCpuTotals();
     await ctx.receiver.waitFor(group, count, 300_000);
+    const machineIdle = idleBetween(totals0, readCpuTotals());
     const cpu = ws.map((w, i) => (w.cpuMs() ?? 0) - cpu0[i]!);
     // The whole path: the workers, the database server, the receiver and this process (the far
     // round's proxy); the server's processes are read from /proc, so it must run on this machine.
@@ -173,7 +181,7 @@ async function drainWith(ctx: BenchContext, count: number, { workers, delayMs }:
       server0.size === 0
         ? "; PostgreSQL's CPU not seen (not on this machine)"
         : `; PostgreSQL ${per(serverMs)}, the receiver ${per(receiverMs)}, the bench process ` +
-          `${per(benchMs)}${delayMs ? " (the proxy)" : ""}; ${machine.text}`;
+          `${per(benchMs)}${delayMs ? " (the proxy)" : ""}; ${machine.text}; ${machineIdle}`;
     const cpuNote = `${cpu.map(per).join(" + ")}/delivery${wholePath}`;
     return { rate, verified, succeeded, cpuNote };
   } finally {

@@ -7,7 +7,7 @@ import { deliveryStates } from "../lib/backlog.js";
 import { freshDataDir, removeDataDir } from "../lib/hookline.js";
 import { cpuOf } from "../lib/process-table.js";
 import { closedLoop } from "../lib/load.js";
-import { machineShare } from "../lib/machine.js";
+import { idleBetween, machineShare, readCpuTotals } from "../lib/machine.js";
 import { vsCeiling, type Scenario } from "../lib/scenario.js";
 import { startHookline } from "../lib/setup.js";
 import { latencySummary } from "../lib/stats.js";
@@ -33,8 +33,10 @@ export const together: Scenario = {
       const receiverStat = `/proc/${ctx.receiver.pid}/stat`;
       const receiver0 = cpuOf(receiverStat);
       const clients0 = process.cpuUsage();
+      const totals0 = readCpuTotals();
       const posted = await closedLoop({ url: h.url, appId }, { clients: CLIENTS, count });
       const seen = await ctx.receiver.waitFor(group, count, 120_000);
+      const machineIdle = idleBetween(totals0, readCpuTotals());
       const timeline = deliveredWhilePosting(await ctx.receiver.record(group), posted);
       const cpuMs = (h.cpuMs() ?? 0) - (cpu0 ?? 0);
       const mainCpuMs = (h.mainThreadCpuMs() ?? 0) - (main0 ?? 0);
@@ -65,7 +67,7 @@ export const together: Scenario = {
                 value: rate,
                 unit: "messages/s",
                 note: ok
-                  ? `posting alone ran at ${Math.round(postRate)}/s; ${cpuPer(cpuMs, count, "message")}, of it the main thread ${perItem(mainCpuMs, count, "message")}; the bench process (the posting clients) ${perItem(clientsCpuMs, count, "post")}, the receiver ${perItem(receiverCpuMs, count, "request")}; ${machine.text}`
+                  ? `posting alone ran at ${Math.round(postRate)}/s; ${cpuPer(cpuMs, count, "message")}, of it the main thread ${perItem(mainCpuMs, count, "message")}; the bench process (the posting clients) ${perItem(clientsCpuMs, count, "post")}, the receiver ${perItem(receiverCpuMs, count, "request")}; ${machine.text}; ${machineIdle}`
                   : `posted ${posted.ok}/${count} (${posted.firstError ?? "no error"}), delivered ${seen.count}`,
               },
               0.45,
