@@ -1,6 +1,7 @@
 /** Starts the receiver (receiver.ts) in its own process and talks to it over IPC. */
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { cpuOf } from "./process-table.js";
 import type { GroupRecord, GroupStats, ReceiverCommand, ReceiverRule } from "./receiver.js";
 
 // Each command without its sequence number, which ask() adds.
@@ -41,6 +42,11 @@ export class Receiver {
 
   get pid(): number {
     return this.child.pid ?? 0;
+  }
+
+  /** CPU time the receiver has used so far (user + system), in ms; null once it ended. */
+  cpuMs(): number | null {
+    return cpuOf(`/proc/${this.pid}/stat`);
   }
 
   private ask(req: Request): Promise<unknown> {

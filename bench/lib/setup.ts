@@ -2,7 +2,6 @@
 import { join } from "node:path";
 import { HooklineProcess, freshDataDir, type EndpointSpec } from "./hookline.js";
 import { idleBetween, readCpuTotals } from "./machine.js";
-import { cpuOf } from "./process-table.js";
 import type { GroupRecord } from "./receiver.js";
 import type { BenchContext } from "./scenario.js";
 
@@ -77,10 +76,9 @@ export async function timedDrain(
   env?: Record<string, string>,
 ): Promise<DrainResult> {
   const hookline = await startHookline(ctx, dataDir, profileLabel, env);
-  const receiverStat = `/proc/${ctx.receiver.pid}/stat`;
   const cpuAtReady = hookline.cpuMs() ?? 0;
   const mainAtReady = hookline.mainThreadCpuMs() ?? 0;
-  const receiverAtReady = cpuOf(receiverStat);
+  const receiverAtReady = ctx.receiver.cpuMs();
   const readyAt = performance.now();
   const totalsAtReady = readCpuTotals();
   await ctx.receiver.waitFor(group, expected, timeoutMs);
@@ -88,7 +86,7 @@ export async function timedDrain(
   const machineIdle = idleBetween(totalsAtReady, readCpuTotals());
   const cpuAtEnd = hookline.cpuMs();
   const mainAtEnd = hookline.mainThreadCpuMs();
-  const receiverAtEnd = cpuOf(receiverStat);
+  const receiverAtEnd = ctx.receiver.cpuMs();
   const cpuMs = cpuAtEnd === null ? null : cpuAtEnd - cpuAtReady;
   const mainCpuMs = mainAtEnd === null ? null : mainAtEnd - mainAtReady;
   const peakRssMB = hookline.peakRssMB();

@@ -18,7 +18,7 @@ import {
   machineShare,
   readCpuTotals,
 } from "../lib/machine.js";
-import { DATABASE_COMMAND, cpuOf } from "../lib/process-table.js";
+import { DATABASE_COMMAND } from "../lib/process-table.js";
 import { vsCeiling, type BenchContext, type Figure } from "../lib/scenario.js";
 import { rateBetween } from "../lib/stats.js";
 
@@ -145,8 +145,7 @@ async function drainWith(ctx: BenchContext, count: number, { workers, delayMs }:
     procs.push(...ws);
     const cpu0 = ws.map((w) => w.cpuMs() ?? 0);
     const server0 = cpuByCommand(DATABASE_COMMAND);
-    const receiverStat = `/proc/${ctx.receiver.pid}/stat`;
-    const receiver0 = cpuOf(receiverStat) ?? 0;
+    const receiver0 = ctx.receiver.cpuMs() ?? 0;
     const bench0 = process.cpuUsage();
     const started = performance.now();
     const totals0 = readCpuTotals();
@@ -156,7 +155,7 @@ async function drainWith(ctx: BenchContext, count: number, { workers, delayMs }:
     // The whole path: the workers, the database server, the receiver and this process (the far
     // round's proxy); the server's processes are read from /proc, so it must run on this machine.
     const serverMs = cpuSince(DATABASE_COMMAND, server0);
-    const receiverMs = (cpuOf(receiverStat) ?? 0) - receiver0;
+    const receiverMs = (ctx.receiver.cpuMs() ?? 0) - receiver0;
     const benchUs = process.cpuUsage(bench0);
     const benchMs = (benchUs.user + benchUs.system) / 1000;
     const machine = machineShare(

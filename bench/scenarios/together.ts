@@ -5,7 +5,6 @@
  */
 import { deliveryStates } from "../lib/backlog.js";
 import { freshDataDir, removeDataDir } from "../lib/hookline.js";
-import { cpuOf } from "../lib/process-table.js";
 import { closedLoop } from "../lib/load.js";
 import { idleBetween, machineShare, readCpuTotals } from "../lib/machine.js";
 import { vsCeiling, type Scenario } from "../lib/scenario.js";
@@ -30,8 +29,7 @@ export const together: Scenario = {
       await h.api.createEndpoint(appId, { url: `${ctx.receiver.url}/${group}`, uid: "together" });
       const cpu0 = h.cpuMs();
       const main0 = h.mainThreadCpuMs();
-      const receiverStat = `/proc/${ctx.receiver.pid}/stat`;
-      const receiver0 = cpuOf(receiverStat);
+      const receiver0 = ctx.receiver.cpuMs();
       const clients0 = process.cpuUsage();
       const totals0 = readCpuTotals();
       const posted = await closedLoop({ url: h.url, appId }, { clients: CLIENTS, count });
@@ -42,7 +40,7 @@ export const together: Scenario = {
       const mainCpuMs = (h.mainThreadCpuMs() ?? 0) - (main0 ?? 0);
       const clientsUs = process.cpuUsage(clients0);
       const clientsCpuMs = (clientsUs.user + clientsUs.system) / 1000;
-      const receiverCpuMs = (cpuOf(receiverStat) ?? 0) - (receiver0 ?? 0);
+      const receiverCpuMs = (ctx.receiver.cpuMs() ?? 0) - (receiver0 ?? 0);
       await h.stop("SIGTERM");
       const elapsedMs = seen.last === null ? null : seen.last - posted.firstSentAt;
       const rate = elapsedMs ? (count / elapsedMs) * 1000 : null;
