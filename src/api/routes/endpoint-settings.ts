@@ -13,7 +13,7 @@ import {
   EndpointSecretRotateIn,
   MAX_CUSTOM_HEADERS,
 } from "../schemas/endpoint.js";
-import { rotated } from "./endpoints.js";
+import { GRACE_FULL, graceMsOf, rotated } from "../secret-rotation.js";
 
 const TAG = "Endpoint";
 const errors = {
@@ -50,14 +50,15 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
         "(gracePeriodSeconds, default HOOKLINE_SECRET_GRACE_SECONDS)",
       tag: TAG,
       body: EndpointSecretRotateIn,
-      responses: { 204: { description: "Rotated" }, ...errors },
+      responses: {
+        204: { description: "Rotated" },
+        ...errors,
+        409: { description: GRACE_FULL, schema: HttpError },
+      },
       handler: async ({ params, body }) => {
         const ep = await load(params);
         const now = clock.now();
-        const graceMs =
-          body.gracePeriodSeconds == null
-            ? deps.config.secretGraceMs
-            : body.gracePeriodSeconds * 1000;
+        const graceMs = graceMsOf(body, deps.config);
         const secrets = rotated(ep.secrets, body.key ?? generateSecret(), now, graceMs);
         await store.updateEndpoint({ ...ep, secrets, updatedAt: now });
         engine.invalidateEndpoint(ep.id);

@@ -5,7 +5,6 @@ import { checkTarget } from "../../engine/targets.js";
 import { ValidationError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import { generateSecret } from "../../signing/secret.js";
-import type { EndpointSecrets } from "../../signing/sign.js";
 import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { endpointView } from "../endpoint-view.js";
@@ -20,6 +19,7 @@ import {
   EndpointStats,
   EndpointUpdate,
 } from "../schemas/endpoint.js";
+import { GRACE_FULL, rotated } from "../secret-rotation.js";
 import { ListQuery, QueryTime } from "../validation.js";
 
 const TAG = "Endpoint";
@@ -37,12 +37,6 @@ export async function assertTargetAllowed(deps: ApiDeps, url: string): Promise<v
   if (reason) {
     throw new ValidationError([{ loc: ["body", "url"], msg: reason, type: "url_refused" }]);
   }
-}
-
-/** The secrets after `current` replaces the current one; the old one signs until `now + graceMs`. */
-export function rotated(secrets: EndpointSecrets, current: string, now: number, graceMs: number) {
-  const previous = [{ secret: secrets.current, expiresAt: now + graceMs }, ...secrets.previous];
-  return { current, previous: previous.filter((p) => p.expiresAt > now) };
 }
 
 // An endpoint disabled by hookline (e.g. after a 410) keeps its reason only while it stays disabled.
@@ -170,7 +164,14 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       summary: "Change some of an endpoint's settings",
       tag: TAG,
       body: EndpointPatch,
-      responses: { 200: { description: "The updated endpoint", schema: EndpointOut }, ...errors },
+      responses: {
+        200: { description: "The updated endpoint", schema: EndpointOut },
+        ...errors,
+        409: {
+          description: `The uid is taken, or a new secret finds ${GRACE_FULL}`,
+          schema: HttpError,
+        },
+      },
       handler: async ({ params, body }) => {
         const app = await requireApp(store, params.app_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);

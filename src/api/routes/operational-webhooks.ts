@@ -23,8 +23,9 @@ import {
   EndpointUpdate,
 } from "../schemas/endpoint.js";
 import { OperationalEndpointOut } from "../schemas/observability.js";
+import { GRACE_FULL, graceMsOf, rotated } from "../secret-rotation.js";
 import { ListQuery } from "../validation.js";
-import { assertTargetAllowed, rotated } from "./endpoints.js";
+import { assertTargetAllowed } from "./endpoints.js";
 import { observabilityOf } from "./observability.js";
 
 const TAG = "Operational webhooks";
@@ -33,6 +34,7 @@ const errors = {
   409: { description: "The uid is taken", schema: HttpError },
   422: { description: "Invalid input", schema: HttpValidationError },
 };
+const tooManyInGrace = { description: GRACE_FULL, schema: HttpError };
 
 const KNOWN = new Set<string>(OPERATIONAL_EVENT_TYPES);
 
@@ -199,12 +201,16 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       summary: "Rotate an operational webhook endpoint's signing secret",
       tag: TAG,
       body: EndpointSecretRotateIn,
-      responses: { 204: { description: "Rotated" }, ...errors },
+      responses: { 204: { description: "Rotated" }, ...errors, 409: tooManyInGrace },
       handler: async ({ params, body }) => {
         const ep = await find(params.endpoint_id!);
         const now = deps.clock.now();
-        const grace = (body.gracePeriodSeconds ?? deps.config.secretGraceMs / 1000) * 1000;
-        const secrets = rotated(ep.secrets, body.key ?? generateSecret(), now, grace);
+        const secrets = rotated(
+          ep.secrets,
+          body.key ?? generateSecret(),
+          now,
+          graceMsOf(body, deps.config),
+        );
         await deps.store.updateEndpoint({ ...ep, secrets, updatedAt: now });
         deps.engine.invalidateEndpoint(ep.id);
         return noContent();
