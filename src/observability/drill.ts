@@ -212,7 +212,12 @@ export class DrillRunner {
       },
       updatedAt: now,
     };
-    if (existing) return store.updateEndpoint({ ...existing, ...settings });
+    if (existing) {
+      // Only the drill changes its own endpoint, so the write need not check what it read.
+      const next = { ...existing, ...settings };
+      await store.updateEndpoint(next);
+      return next;
+    }
     return store.createEndpoint({
       id: newId("ep", now),
       appId: app.id,

@@ -135,7 +135,12 @@ export interface Store {
   findEndpoint(appId: string, idOrUid: string): Promise<Endpoint | null>;
   getEndpoint(id: string): Promise<Endpoint | null>;
   listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>>;
-  updateEndpoint(ep: Endpoint): Promise<Endpoint>;
+  /**
+   * Writes `ep` over the stored endpoint; false when there is none. With `seenAt`, the
+   * `updatedAt` it was read with, only while the stored one still has it (false when another
+   * write came in between), so a read-modify-write never undoes a change it did not see.
+   */
+  updateEndpoint(ep: Endpoint, seenAt?: number): Promise<boolean>;
   deleteEndpoint(appId: string, id: string): Promise<void>;
 
   createEventType(et: EventType): Promise<EventType>;

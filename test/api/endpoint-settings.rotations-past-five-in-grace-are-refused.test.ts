@@ -40,6 +40,7 @@ const refusal = async (attempt: Promise<unknown>) => {
 describe("rotating an endpoint's secret", () => {
   it("refuses a sixth secret in grace, naming when the first stops signing, and keeps all five", async () => {
     const ep = await h.svix.endpoint.create(appId, { url: "https://example.com/loop" });
+    clock.advance(60_000);
     const firstExpiry = clock.now() + 24 * HOUR;
     for (let i = 0; i < MAX_SECRETS_IN_GRACE; i++) {
       await h.svix.endpoint.rotateSecret(appId, ep.id, {});

@@ -11,6 +11,7 @@ import {
   RETRY_AFTER_IGNORE_ABOVE_MS,
 } from "../../engine/retry-after.js";
 import type { ApiDeps } from "../deps.js";
+import { changeEndpoint, RACED } from "../endpoint-change.js";
 import { circuitOf } from "../endpoint-view.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
@@ -143,11 +144,18 @@ export function deliveryRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "hookline.endpoint.set-delivery-policy",
       summary: "Set the endpoint's delivery policy ({} clears it)",
       body: PolicyBody,
-      responses: { 200: { description: "The policy", schema: DeliveryPolicyDoc }, ...errors },
+      responses: {
+        200: { description: "The policy", schema: DeliveryPolicyDoc },
+        ...errors,
+        409: { description: RACED, schema: HttpError },
+      },
       handler: async ({ params, body }) => {
-        const { ep } = await load(params);
-        await store.updateEndpoint({ ...ep, deliveryPolicy: body, updatedAt: clock.now() });
-        engine.invalidateEndpoint(ep.id);
+        const { after } = await changeEndpoint(
+          deps,
+          async () => (await load(params)).ep,
+          (ep, at) => ({ ...ep, deliveryPolicy: body, updatedAt: at }),
+        );
+        engine.invalidateEndpoint(after.id);
         return ok(body ?? {});
       },
     }),

@@ -2,6 +2,7 @@
 import { ValidationError } from "../../errors.js";
 import { generateSecret } from "../../signing/secret.js";
 import type { ApiDeps } from "../deps.js";
+import { changeEndpoint, RACED } from "../endpoint-change.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
 import { defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError } from "../schemas/common.js";
@@ -18,11 +19,12 @@ import { GRACE_FULL, graceMsOf, rotated } from "../secret-rotation.js";
 const TAG = "Endpoint";
 const errors = {
   404: { description: "No such application or endpoint", schema: HttpError },
+  409: { description: RACED, schema: HttpError },
   422: { description: "Invalid input", schema: HttpValidationError },
 };
 
 export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
-  const { store, clock, engine } = deps;
+  const { store, engine } = deps;
   const base = "/api/v1/app/{app_id}/endpoint/{endpoint_id}";
   const load = async (params: Record<string, string>) => {
     const app = await requireApp(store, params.app_id!);
@@ -53,15 +55,21 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         204: { description: "Rotated" },
         ...errors,
-        409: { description: GRACE_FULL, schema: HttpError },
+        409: { description: `${GRACE_FULL}, or: ${RACED}`, schema: HttpError },
       },
       handler: async ({ params, body }) => {
-        const ep = await load(params);
-        const now = clock.now();
+        const key = body.key ?? generateSecret();
         const graceMs = graceMsOf(body, deps.config);
-        const secrets = rotated(ep.secrets, body.key ?? generateSecret(), now, graceMs);
-        await store.updateEndpoint({ ...ep, secrets, updatedAt: now });
-        engine.invalidateEndpoint(ep.id);
+        const { after } = await changeEndpoint(
+          deps,
+          () => load(params),
+          (ep, at) => ({
+            ...ep,
+            secrets: rotated(ep.secrets, key, at, graceMs),
+            updatedAt: at,
+          }),
+        );
+        engine.invalidateEndpoint(after.id);
         return noContent();
       },
     }),
@@ -86,9 +94,16 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       body: EndpointHeadersIn,
       responses: { 204: { description: "Replaced" }, ...errors },
       handler: async ({ params, body }) => {
-        const ep = await load(params);
-        await store.updateEndpoint({ ...ep, headers: body.headers, updatedAt: clock.now() });
-        engine.invalidateEndpoint(ep.id);
+        const { after } = await changeEndpoint(
+          deps,
+          () => load(params),
+          (ep, at) => ({
+            ...ep,
+            headers: body.headers,
+            updatedAt: at,
+          }),
+        );
+        engine.invalidateEndpoint(after.id);
         return noContent();
       },
     }),
@@ -101,32 +116,37 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       body: EndpointHeadersPatchIn,
       responses: { 204: { description: "Changed" }, ...errors },
       handler: async ({ params, body }) => {
-        const ep = await load(params);
-        const headers = { ...ep.headers };
-        // Header names are case-insensitive: a change replaces any spelling of the same name.
-        const drop = (name: string) => {
-          for (const existing of Object.keys(headers)) {
-            if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
-          }
-        };
-        for (const name of body.deleteHeaders ?? []) drop(name);
-        for (const [name, value] of Object.entries(body.headers)) {
-          drop(name);
-          if (value !== null) headers[name] = value;
-        }
-        // The body was checked on its own; the limit is on what the endpoint ends up with.
-        const count = Object.keys(headers).length;
-        if (count > MAX_CUSTOM_HEADERS) {
-          throw new ValidationError([
-            {
-              loc: ["body", "headers"],
-              msg: `at most ${MAX_CUSTOM_HEADERS} headers; the endpoint would have ${count}`,
-              type: "too_big",
-            },
-          ]);
-        }
-        await store.updateEndpoint({ ...ep, headers, updatedAt: clock.now() });
-        engine.invalidateEndpoint(ep.id);
+        const { after } = await changeEndpoint(
+          deps,
+          () => load(params),
+          (ep, at) => {
+            const headers = { ...ep.headers };
+            // Header names are case-insensitive: a change replaces any spelling of the same name.
+            const drop = (name: string) => {
+              for (const existing of Object.keys(headers)) {
+                if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+              }
+            };
+            for (const name of body.deleteHeaders ?? []) drop(name);
+            for (const [name, value] of Object.entries(body.headers)) {
+              drop(name);
+              if (value !== null) headers[name] = value;
+            }
+            // The body was checked on its own; the limit is on what the endpoint ends up with.
+            const count = Object.keys(headers).length;
+            if (count > MAX_CUSTOM_HEADERS) {
+              throw new ValidationError([
+                {
+                  loc: ["body", "headers"],
+                  msg: `at most ${MAX_CUSTOM_HEADERS} headers; the endpoint would have ${count}`,
+                  type: "too_big",
+                },
+              ]);
+            }
+            return { ...ep, headers, updatedAt: at };
+          },
+        );
+        engine.invalidateEndpoint(after.id);
         return noContent();
       },
     }),

@@ -7,6 +7,7 @@ import { newId } from "../../ids.js";
 import { generateSecret } from "../../signing/secret.js";
 import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
+import { changeEndpoint, RACED } from "../endpoint-change.js";
 import { endpointView } from "../endpoint-view.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
@@ -25,7 +26,7 @@ import { ListQuery, QueryTime } from "../validation.js";
 const TAG = "Endpoint";
 const errors = {
   404: { description: "No such application or endpoint", schema: HttpError },
-  409: { description: "The uid is taken", schema: HttpError },
+  409: { description: `The uid is taken; for a change, or: ${RACED}`, schema: HttpError },
   422: { description: "Invalid input", schema: HttpValidationError },
 };
 
@@ -45,9 +46,12 @@ const reasonAfter = (ep: Endpoint, disabled: boolean): string | null =>
 
 export function endpointRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
-  /** Stores an update; an endpoint someone disables is announced (operational webhooks). */
-  const save = async (before: Endpoint, next: Endpoint): Promise<void> => {
-    await store.updateEndpoint(next);
+  /** Stores a change; an endpoint someone disables is announced (operational webhooks). */
+  const save = async (
+    read: () => Promise<Endpoint>,
+    change: (ep: Endpoint, updatedAt: number) => Endpoint,
+  ): Promise<Endpoint> => {
+    const { before, after: next } = await changeEndpoint(deps, read, change);
     engine.invalidateEndpoint(next.id);
     if (next.disabled && !before.disabled) {
       deps.events?.emit({
@@ -57,6 +61,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         trigger: "manual",
       });
     }
+    return next;
   };
   const base = "/api/v1/app/{app_id}/endpoint";
   return [
@@ -133,10 +138,10 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       responses: { 200: { description: "The updated endpoint", schema: EndpointOut }, ...errors },
       handler: async ({ params, body }) => {
         const app = await requireApp(store, params.app_id!);
-        const ep = await requireEndpoint(store, app, params.endpoint_id!);
-        if (body.url !== ep.url) await assertTargetAllowed(deps, body.url);
+        const read = () => requireEndpoint(store, app, params.endpoint_id!);
+        if (body.url !== (await read()).url) await assertTargetAllowed(deps, body.url);
         const disabled = body.disabled ?? false;
-        const next: Endpoint = {
+        const next = await save(read, (ep, at) => ({
           ...ep,
           uid: body.uid ?? null,
           url: body.url,
@@ -151,9 +156,8 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
           // Svix clients do not know this field; a PUT without it keeps the policy.
           deliveryPolicy:
             body.deliveryPolicy === undefined ? ep.deliveryPolicy : body.deliveryPolicy,
-          updatedAt: clock.now(),
-        };
-        await save(ep, next);
+          updatedAt: at,
+        }));
         return ok(await endpointView(deps, app, next));
       },
     }),
@@ -168,43 +172,43 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         200: { description: "The updated endpoint", schema: EndpointOut },
         ...errors,
         409: {
-          description: `The uid is taken, or a new secret finds ${GRACE_FULL}`,
+          description: `The uid is taken, or a new secret finds ${GRACE_FULL}, or: ${RACED}`,
           schema: HttpError,
         },
       },
       handler: async ({ params, body }) => {
         const app = await requireApp(store, params.app_id!);
-        const ep = await requireEndpoint(store, app, params.endpoint_id!);
-        if (body.url !== undefined && body.url !== ep.url)
+        const read = () => requireEndpoint(store, app, params.endpoint_id!);
+        if (body.url !== undefined && body.url !== (await read()).url)
           await assertTargetAllowed(deps, body.url);
-        const now = clock.now();
         const keep = <T>(sent: T | undefined, current: T): T =>
           sent === undefined ? current : sent;
         const list = (sent: string[] | null | undefined, current: string[] | null) =>
           sent === undefined ? current : sent?.length ? sent : null;
-        const disabled = body.disabled ?? ep.disabled;
         const rateLimit = rateLimitOf(body);
-        const next: Endpoint = {
-          ...ep,
-          uid: keep(body.uid, ep.uid),
-          url: body.url ?? ep.url,
-          description: body.description ?? ep.description,
-          version: body.version ?? ep.version,
-          disabled,
-          disabledReason: reasonAfter(ep, disabled),
-          filterTypes: list(body.filterTypes, ep.filterTypes),
-          channels: list(body.channels, ep.channels),
-          metadata: body.metadata ?? ep.metadata,
-          rateLimit: keep(rateLimit, ep.rateLimit),
-          // A new secret is a rotation: receivers still verify with the old one for the grace period.
-          secrets:
-            body.secret && body.secret !== ep.secrets.current
-              ? rotated(ep.secrets, body.secret, now, deps.config.secretGraceMs)
-              : ep.secrets,
-          deliveryPolicy: keep(body.deliveryPolicy, ep.deliveryPolicy),
-          updatedAt: now,
-        };
-        await save(ep, next);
+        const next = await save(read, (ep, at) => {
+          const disabled = body.disabled ?? ep.disabled;
+          return {
+            ...ep,
+            uid: keep(body.uid, ep.uid),
+            url: body.url ?? ep.url,
+            description: body.description ?? ep.description,
+            version: body.version ?? ep.version,
+            disabled,
+            disabledReason: reasonAfter(ep, disabled),
+            filterTypes: list(body.filterTypes, ep.filterTypes),
+            channels: list(body.channels, ep.channels),
+            metadata: body.metadata ?? ep.metadata,
+            rateLimit: keep(rateLimit, ep.rateLimit),
+            // A new secret is a rotation: receivers still verify with the old one for the grace period.
+            secrets:
+              body.secret && body.secret !== ep.secrets.current
+                ? rotated(ep.secrets, body.secret, at, deps.config.secretGraceMs)
+                : ep.secrets,
+            deliveryPolicy: keep(body.deliveryPolicy, ep.deliveryPolicy),
+            updatedAt: at,
+          };
+        });
         return ok(await endpointView(deps, app, next));
       },
     }),

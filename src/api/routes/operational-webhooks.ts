@@ -9,6 +9,7 @@ import { OPERATIONAL_EVENT_TYPES } from "../../observability/operational-webhook
 import { generateSecret } from "../../signing/secret.js";
 import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
+import { changeEndpoint, RACED } from "../endpoint-change.js";
 import { endpointBase } from "../endpoint-view.js";
 import { requireEndpoint } from "../lookup.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
@@ -31,10 +32,10 @@ import { observabilityOf } from "./observability.js";
 const TAG = "Operational webhooks";
 const errors = {
   404: { description: "No such operational webhook endpoint", schema: HttpError },
-  409: { description: "The uid is taken", schema: HttpError },
+  409: { description: `The uid is taken; for a change, or: ${RACED}`, schema: HttpError },
   422: { description: "Invalid input", schema: HttpValidationError },
 };
-const tooManyInGrace = { description: GRACE_FULL, schema: HttpError };
+const tooManyInGrace = { description: `${GRACE_FULL}, or: ${RACED}`, schema: HttpError };
 
 const KNOWN = new Set<string>(OPERATIONAL_EVENT_TYPES);
 
@@ -148,9 +149,9 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       responses: { 200: { description: "Updated", schema: OperationalEndpointOut }, ...errors },
       handler: async ({ params, body }) => {
         checkFilterTypes(body.filterTypes);
-        const ep = await find(params.endpoint_id!);
-        if (body.url !== ep.url) await assertTargetAllowed(deps, body.url);
-        const next: Endpoint = {
+        const read = () => find(params.endpoint_id!);
+        if (body.url !== (await read()).url) await assertTargetAllowed(deps, body.url);
+        const { after: next } = await changeEndpoint(deps, read, (ep, at) => ({
           ...ep,
           uid: body.uid ?? null,
           url: body.url,
@@ -160,10 +161,9 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
           filterTypes: body.filterTypes?.length ? body.filterTypes : null,
           metadata: body.metadata ?? {},
           rateLimit: rateLimitOf(body) ?? null,
-          updatedAt: deps.clock.now(),
-        };
-        await deps.store.updateEndpoint(next);
-        deps.engine.invalidateEndpoint(ep.id);
+          updatedAt: at,
+        }));
+        deps.engine.invalidateEndpoint(next.id);
         return ok(view(next));
       },
     }),
@@ -203,16 +203,14 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       body: EndpointSecretRotateIn,
       responses: { 204: { description: "Rotated" }, ...errors, 409: tooManyInGrace },
       handler: async ({ params, body }) => {
-        const ep = await find(params.endpoint_id!);
-        const now = deps.clock.now();
-        const secrets = rotated(
-          ep.secrets,
-          body.key ?? generateSecret(),
-          now,
-          graceMsOf(body, deps.config),
+        const key = body.key ?? generateSecret();
+        const graceMs = graceMsOf(body, deps.config);
+        const { after } = await changeEndpoint(
+          deps,
+          () => find(params.endpoint_id!),
+          (ep, at) => ({ ...ep, secrets: rotated(ep.secrets, key, at, graceMs), updatedAt: at }),
         );
-        await deps.store.updateEndpoint({ ...ep, secrets, updatedAt: now });
-        deps.engine.invalidateEndpoint(ep.id);
+        deps.engine.invalidateEndpoint(after.id);
         return noContent();
       },
     }),
@@ -238,13 +236,12 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       body: EndpointHeadersIn,
       responses: { 204: { description: "Replaced" }, ...errors },
       handler: async ({ params, body }) => {
-        const ep = await find(params.endpoint_id!);
-        await deps.store.updateEndpoint({
-          ...ep,
-          headers: body.headers,
-          updatedAt: deps.clock.now(),
-        });
-        deps.engine.invalidateEndpoint(ep.id);
+        const { after } = await changeEndpoint(
+          deps,
+          () => find(params.endpoint_id!),
+          (ep, at) => ({ ...ep, headers: body.headers, updatedAt: at }),
+        );
+        deps.engine.invalidateEndpoint(after.id);
         return noContent();
       },
     }),

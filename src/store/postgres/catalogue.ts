@@ -118,9 +118,8 @@ export class Catalogue {
     );
   }
 
-  async updateEndpoint(ep: Endpoint): Promise<Endpoint> {
-    await exec(this.pool, S.updateEndpoint, endpointUpdateValues(ep));
-    return ep;
+  async updateEndpoint(ep: Endpoint, seenAt: number | null): Promise<boolean> {
+    return (await exec(this.pool, S.updateEndpoint, [...endpointUpdateValues(ep), seenAt])) > 0;
   }
 
   deleteEndpoint(appId: string, id: string): Promise<void> {

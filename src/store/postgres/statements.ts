@@ -21,7 +21,7 @@ export const CATALOGUE = {
   updateEndpoint: `UPDATE endpoints SET uid = $3, url = $4, description = $5, version = $6,
     disabled = $7, disabled_reason = $8, filter_types = $9, channels = $10, headers = $11,
     metadata = $12, rate_limit = $13, secrets = $14, delivery_policy = $15, updated_at = $16
-    WHERE id = $1 AND app_id = $2`,
+    WHERE id = $1 AND app_id = $2 AND ($17::bigint IS NULL OR updated_at = $17)`,
   findEndpoint: `SELECT * FROM endpoints WHERE app_id = $1 AND (id = $2 OR uid = $2)
     ORDER BY id = $2 DESC LIMIT 1`,
   getEndpoint: "SELECT * FROM endpoints WHERE id = $1",
@@ -340,8 +340,9 @@ export const DELIVERIES = {
   // disabling one takes anyway, and what waits for a deletion (FOR UPDATE) under way.
   lockEndpoints: `SELECT 1 FROM endpoints WHERE id = ANY($1::text[]) ORDER BY id
     FOR NO KEY UPDATE`,
-  disableEndpoint: `UPDATE endpoints SET disabled = true, disabled_reason = $1, updated_at = $2
-    WHERE id = $3`,
+  // updated_at only moves forward, so a read-modify-write of the endpoint sees this change.
+  disableEndpoint: `UPDATE endpoints SET disabled = true, disabled_reason = $1,
+    updated_at = GREATEST(updated_at + 1, $2) WHERE id = $3`,
   bumpStats: prepared(
     "bumpStats",
     `INSERT INTO endpoint_stats AS s (endpoint_id, retry_after_honoured,

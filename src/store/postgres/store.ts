@@ -211,12 +211,11 @@ export class PostgresStore implements Store {
     return { ...page, data: page.data.map((e) => this.sealing.endpointOut(e)) };
   }
 
-  async updateEndpoint(ep: Endpoint): Promise<Endpoint> {
-    await this.run(
-      () => this.catalogue.updateEndpoint(this.sealing.endpointIn(ep)),
+  updateEndpoint(ep: Endpoint, seenAt?: number): Promise<boolean> {
+    return this.run(
+      () => this.catalogue.updateEndpoint(this.sealing.endpointIn(ep), seenAt ?? null),
       "an endpoint with this uid",
     );
-    return ep;
   }
 
   async deleteEndpoint(appId: string, id: string): Promise<void> {

@@ -129,9 +129,8 @@ export class Catalogue {
     );
   }
 
-  updateEndpoint(ep: Endpoint): Endpoint {
-    this.s.updateEndpoint.run(endpointParams(ep));
-    return ep;
+  updateEndpoint(ep: Endpoint, seenAt: number | null): boolean {
+    return this.s.updateEndpoint.run({ ...endpointParams(ep), seen_at: seenAt }).changes > 0;
   }
 
   deleteEndpoint(appId: string, id: string): void {

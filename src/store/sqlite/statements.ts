@@ -52,7 +52,7 @@ function prepareCatalogue(db: Db) {
       filter_types = @filter_types, channels = @channels, headers = @headers,
       metadata = @metadata, rate_limit = @rate_limit, secrets = @secrets,
       delivery_policy = @delivery_policy, updated_at = @updated_at
-      WHERE id = @id AND app_id = @app_id`),
+      WHERE id = @id AND app_id = @app_id AND (@seen_at IS NULL OR updated_at = @seen_at)`),
     findEndpoint: p("SELECT * FROM endpoints WHERE app_id = ? AND (id = ? OR uid = ?) LIMIT 1"),
     getEndpoint: p("SELECT * FROM endpoints WHERE id = ?"),
     insertEventType: p(`INSERT INTO event_types (name, description, archived, deprecated,
@@ -199,7 +199,9 @@ function prepareDeliveries(db: Db) {
       trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     disableEndpoint: p(
-      "UPDATE endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ?",
+      // updated_at only moves forward, so a read-modify-write of the endpoint sees this change.
+      `UPDATE endpoints SET disabled = 1, disabled_reason = ?, updated_at = MAX(updated_at + 1, ?)
+      WHERE id = ?`,
     ),
     bumpStats: p(`INSERT INTO endpoint_stats (endpoint_id, retry_after_honoured,
       retry_after_capped, retry_after_ignored, last_success_at) VALUES (?, ?, ?, ?, ?)

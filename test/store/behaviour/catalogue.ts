@@ -219,8 +219,30 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
         },
         updatedAt: T0 + HOUR,
       };
-      await t.store.updateEndpoint(changed);
+      expect(await t.store.updateEndpoint(changed)).toBe(true);
       expect(await t.store.findEndpoint(app.id, changed.id)).toEqual(changed);
+    });
+
+    it("updates an endpoint as read only while no other write came in between", async () => {
+      const { app, endpoints } = await seedApp(t.store);
+      const read = endpoints[0]!;
+      const first = {
+        ...read,
+        url: "https://receiver.example/first",
+        updatedAt: read.updatedAt + 1,
+      };
+      expect(await t.store.updateEndpoint(first, read.updatedAt)).toBe(true);
+      // A second change made from the same read would undo the first: refused, nothing written.
+      const stale = { ...read, description: "stale", updatedAt: read.updatedAt + 2 };
+      expect(await t.store.updateEndpoint(stale, read.updatedAt)).toBe(false);
+      expect(await t.store.findEndpoint(app.id, read.id)).toEqual(first);
+      // Made from the endpoint as it now is, it goes through.
+      const fresh = { ...first, description: "fresh", updatedAt: first.updatedAt + 1 };
+      expect(await t.store.updateEndpoint(fresh, first.updatedAt)).toBe(true);
+      expect(await t.store.findEndpoint(app.id, read.id)).toEqual(fresh);
+      // An endpoint that is gone is not written, and says so.
+      await t.store.deleteEndpoint(app.id, read.id);
+      expect(await t.store.updateEndpoint(fresh)).toBe(false);
     });
 
     it("lists an application's endpoints page by page", async () => {

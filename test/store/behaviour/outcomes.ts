@@ -275,10 +275,20 @@ export function outcomeBehaviour(t: StoreUnderTest): void {
           disableEndpoint: "the endpoint answered 410 Gone",
         }),
       ]);
-      expect(await t.store.getEndpoint(endpoints[0]!.id)).toMatchObject({
+      const disabled = await t.store.getEndpoint(endpoints[0]!.id);
+      expect(disabled).toMatchObject({
         disabled: true,
         disabledReason: "the endpoint answered 410 Gone",
       });
+      // Moved past what a reader saw, even by an attempt timed before it: an update made from
+      // that read must not re-enable the endpoint unseen.
+      expect(disabled!.updatedAt).toBeGreaterThan(endpoints[0]!.updatedAt);
+      expect(
+        await t.store.updateEndpoint(
+          { ...endpoints[0]!, description: "stale" },
+          endpoints[0]!.updatedAt,
+        ),
+      ).toBe(false);
       expect((await t.store.getEndpoint(endpoints[1]!.id))?.disabled).toBe(false);
       const next = await accept(t.store, app.id, { now: at });
       expect(next.deliveries).toBe(1);

@@ -1,0 +1,99 @@
+/**
+ * Every change to an endpoint reads it, changes it and writes it whole. Two made at once used to
+ * let the later write undo the other unseen (a rotation answered 204 and its secret lost, a URL
+ * change reverted). Now a write made from a read that another write overtook is made again from
+ * the endpoint as it is; one that keeps losing the race is refused (409) and writes nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ApiException } from "svix";
+import type { Endpoint } from "../../src/domain/types.js";
+import { generateSecret } from "../../src/signing/secret.js";
+import { startApi, type ApiHarness } from "./harness.js";
+
+let api: ApiHarness;
+let appId: string;
+beforeAll(async () => {
+  api = await startApi();
+  appId = (await api.svix.application.create({ name: "At once" })).id;
+});
+afterAll(async () => api.close());
+
+/** Runs `meanwhile` just before the route's first checked write goes to the store. */
+function beforeFirstCheckedWrite(meanwhile: () => Promise<unknown>) {
+  const write = api.store.updateEndpoint.bind(api.store);
+  let done = false;
+  return vi
+    .spyOn(api.store, "updateEndpoint")
+    .mockImplementation(async (ep: Endpoint, seenAt?: number) => {
+      if (seenAt !== undefined && !done) {
+        done = true;
+        await meanwhile();
+      }
+      return write(ep, seenAt);
+    });
+}
+
+describe("changes to one endpoint made at once", () => {
+  it("a rotation overtaken by a URL change keeps both", async () => {
+    const ep = await api.svix.endpoint.create(appId, { url: "https://example.com/before" });
+    const original = (await api.store.getEndpoint(ep.id))!.secrets.current;
+    const key = generateSecret();
+    const spy = beforeFirstCheckedWrite(() =>
+      api.svix.endpoint.patch(appId, ep.id, { url: "https://example.com/after" }),
+    );
+    await api.svix.endpoint.rotateSecret(appId, ep.id, { key });
+    spy.mockRestore();
+
+    const stored = (await api.store.getEndpoint(ep.id))!;
+    expect(stored.url).toBe("https://example.com/after");
+    expect(stored.secrets.current).toBe(key);
+    expect(stored.secrets.previous.map((p) => p.secret)).toEqual([original]);
+    expect(api.engine.invalidatedEndpoints).toContain(ep.id);
+  });
+
+  it("a URL change overtaken by a rotation keeps both", async () => {
+    const ep = await api.svix.endpoint.create(appId, { url: "https://example.com/one" });
+    const key = generateSecret();
+    const spy = beforeFirstCheckedWrite(() =>
+      api.svix.endpoint.rotateSecret(appId, ep.id, { key }),
+    );
+    const answer = await api.svix.endpoint.update(appId, ep.id, { url: "https://example.com/two" });
+    spy.mockRestore();
+
+    expect(answer.url).toBe("https://example.com/two");
+    const stored = (await api.store.getEndpoint(ep.id))!;
+    expect(stored.url).toBe("https://example.com/two");
+    expect(stored.secrets.current).toBe(key);
+  });
+
+  it("refuses a change that keeps losing the race, and writes none of it", async () => {
+    const ep = await api.svix.endpoint.create(appId, { url: "https://example.com/busy" });
+    const write = api.store.updateEndpoint.bind(api.store);
+    let overtaken = 0;
+    const spy = vi
+      .spyOn(api.store, "updateEndpoint")
+      .mockImplementation(async (next: Endpoint, seenAt?: number) => {
+        if (seenAt !== undefined) {
+          // Someone else's write lands first every time.
+          const now = (await api.store.getEndpoint(next.id))!;
+          await write({
+            ...now,
+            metadata: { n: String(++overtaken) },
+            updatedAt: now.updatedAt + 1,
+          });
+        }
+        return write(next, seenAt);
+      });
+    const err = await api.svix.endpoint
+      .patch(appId, ep.id, { description: "never" })
+      .catch((e: unknown) => e);
+    spy.mockRestore();
+
+    expect(err).toBeInstanceOf(ApiException);
+    expect((err as ApiException<{ code: string }>).code).toBe(409);
+    expect((err as ApiException<{ code: string; detail: string }>).body.detail).toMatch(/again/);
+    const stored = (await api.store.getEndpoint(ep.id))!;
+    expect(stored.description).toBe("");
+    expect(stored.metadata).toEqual({ n: String(overtaken) });
+  });
+});
