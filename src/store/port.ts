@@ -128,7 +128,8 @@ export interface Store {
   createApplication(app: Application): Promise<Application>;
   findApplication(idOrUid: string): Promise<Application | null>;
   listApplications(q: PageQuery & ApplicationFilter): Promise<Page<Application>>;
-  updateApplication(app: Application): Promise<Application>;
+  /** Writes `app` over the stored one, as {@link updateEndpoint} does an endpoint. */
+  updateApplication(app: Application, seenAt?: number): Promise<boolean>;
   deleteApplication(id: string): Promise<void>;
 
   createEndpoint(ep: Endpoint): Promise<Endpoint>;

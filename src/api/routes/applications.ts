@@ -16,6 +16,7 @@ import {
   rateLimitOf,
 } from "../schemas/application.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
+import { changeApplication, RACED } from "../stored-change.js";
 import { ListQuery, QueryBool } from "../validation.js";
 
 const TAG = "Application";
@@ -116,23 +117,26 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         200: { description: "The updated application", schema: ApplicationOut },
         ...errors,
+        409: { description: `The uid is taken, or: ${RACED}`, schema: HttpError },
       },
       handler: async ({ params, body }) => {
-        const app = await requireApp(store, params.app_id!);
-        const next: Application = {
-          ...app,
-          uid: body.uid ?? null,
-          name: body.name,
-          rateLimit: rateLimitOf(body) ?? null,
-          metadata: body.metadata ?? {},
-          // Svix clients do not know this field; a PUT without it keeps the policy.
-          deliveryPolicy:
-            body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
-          updatedAt: clock.now(),
-        };
-        const saved = await store.updateApplication(next);
-        engine.invalidateApplication(app.id);
-        return ok(applicationOut(saved));
+        const { after } = await changeApplication(
+          deps,
+          () => requireApp(store, params.app_id!),
+          (app, at) => ({
+            ...app,
+            uid: body.uid ?? null,
+            name: body.name,
+            rateLimit: rateLimitOf(body) ?? null,
+            metadata: body.metadata ?? {},
+            // Svix clients do not know this field; a PUT without it keeps the policy.
+            deliveryPolicy:
+              body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
+            updatedAt: at,
+          }),
+        );
+        engine.invalidateApplication(after.id);
+        return ok(applicationOut(after));
       },
     }),
     defineRoute({
@@ -146,23 +150,26 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         200: { description: "The updated application", schema: ApplicationOut },
         ...errors,
+        409: { description: `The uid is taken, or: ${RACED}`, schema: HttpError },
       },
       handler: async ({ params, body }) => {
-        const app = await requireApp(store, params.app_id!);
         const rateLimit = rateLimitOf(body);
-        const next: Application = {
-          ...app,
-          uid: body.uid === undefined ? app.uid : body.uid,
-          name: body.name ?? app.name,
-          rateLimit: rateLimit === undefined ? app.rateLimit : rateLimit,
-          metadata: body.metadata ?? app.metadata,
-          deliveryPolicy:
-            body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
-          updatedAt: clock.now(),
-        };
-        const saved = await store.updateApplication(next);
-        engine.invalidateApplication(app.id);
-        return ok(applicationOut(saved));
+        const { after } = await changeApplication(
+          deps,
+          () => requireApp(store, params.app_id!),
+          (app, at) => ({
+            ...app,
+            uid: body.uid === undefined ? app.uid : body.uid,
+            name: body.name ?? app.name,
+            rateLimit: rateLimit === undefined ? app.rateLimit : rateLimit,
+            metadata: body.metadata ?? app.metadata,
+            deliveryPolicy:
+              body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
+            updatedAt: at,
+          }),
+        );
+        engine.invalidateApplication(after.id);
+        return ok(applicationOut(after));
       },
     }),
     defineRoute({

@@ -11,7 +11,7 @@ import {
   RETRY_AFTER_IGNORE_ABOVE_MS,
 } from "../../engine/retry-after.js";
 import type { ApiDeps } from "../deps.js";
-import { changeEndpoint, RACED } from "../endpoint-change.js";
+import { changeApplication, changeEndpoint, RACED } from "../stored-change.js";
 import { circuitOf } from "../endpoint-view.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
@@ -68,7 +68,7 @@ const RETRY_AFTER_RULES = {
 };
 
 export function deliveryRoutes(deps: ApiDeps): RouteDef[] {
-  const { store, clock, engine } = deps;
+  const { store, engine } = deps;
   const appPath = "/api/v1/app/{app_id}";
   const epPath = `${appPath}/endpoint/{endpoint_id}`;
   const load = async (params: Record<string, string>) => {
@@ -179,11 +179,18 @@ export function deliveryRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "hookline.application.set-delivery-policy",
       summary: "Set the application's delivery policy ({} clears it)",
       body: PolicyBody,
-      responses: { 200: { description: "The policy", schema: DeliveryPolicyDoc }, ...errors },
+      responses: {
+        200: { description: "The policy", schema: DeliveryPolicyDoc },
+        ...errors,
+        409: { description: RACED, schema: HttpError },
+      },
       handler: async ({ params, body }) => {
-        const app = await requireApp(store, params.app_id!);
-        await store.updateApplication({ ...app, deliveryPolicy: body, updatedAt: clock.now() });
-        engine.invalidateApplication(app.id);
+        const { after } = await changeApplication(
+          deps,
+          () => requireApp(store, params.app_id!),
+          (app, at) => ({ ...app, deliveryPolicy: body, updatedAt: at }),
+        );
+        engine.invalidateApplication(after.id);
         return ok(body ?? {});
       },
     }),

@@ -2,7 +2,7 @@
 import { ValidationError } from "../../errors.js";
 import { generateSecret } from "../../signing/secret.js";
 import type { ApiDeps } from "../deps.js";
-import { changeEndpoint, RACED } from "../endpoint-change.js";
+import { changeEndpoint, RACED } from "../stored-change.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
 import { defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError } from "../schemas/common.js";

@@ -7,7 +7,7 @@ import { newId } from "../../ids.js";
 import { generateSecret } from "../../signing/secret.js";
 import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
-import { changeEndpoint, RACED } from "../endpoint-change.js";
+import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointView } from "../endpoint-view.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";

@@ -9,7 +9,7 @@ import { OPERATIONAL_EVENT_TYPES } from "../../observability/operational-webhook
 import { generateSecret } from "../../signing/secret.js";
 import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
-import { changeEndpoint, RACED } from "../endpoint-change.js";
+import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointBase } from "../endpoint-view.js";
 import { requireEndpoint } from "../lookup.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";

@@ -58,9 +58,8 @@ export class Catalogue {
     );
   }
 
-  async updateApplication(app: Application): Promise<Application> {
-    await exec(this.pool, S.updateApp, appUpdateValues(app));
-    return app;
+  async updateApplication(app: Application, seenAt: number | null): Promise<boolean> {
+    return (await exec(this.pool, S.updateApp, [...appUpdateValues(app), seenAt])) > 0;
   }
 
   deleteApplication(id: string): Promise<void> {

@@ -11,7 +11,8 @@ export const CATALOGUE = {
     (id, uid, name, rate_limit, metadata, delivery_policy, created_at, updated_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   updateApp: `UPDATE applications SET uid = $2, name = $3, rate_limit = $4, metadata = $5,
-    delivery_policy = $6, updated_at = $7 WHERE id = $1`,
+    delivery_policy = $6, updated_at = $7
+    WHERE id = $1 AND ($8::bigint IS NULL OR updated_at = $8)`,
   // An id wins over another application's uid that happens to equal it.
   findApp: "SELECT * FROM applications WHERE id = $1 OR uid = $1 ORDER BY id = $1 DESC LIMIT 1",
   insertEndpoint: `INSERT INTO endpoints (id, app_id, uid, url, description, version, disabled,

@@ -178,8 +178,11 @@ export class PostgresStore implements Store {
     return this.run(() => this.catalogue.listApplications(q));
   }
 
-  async updateApplication(app: Application): Promise<Application> {
-    return this.run(() => this.catalogue.updateApplication(app), "an application with this uid");
+  async updateApplication(app: Application, seenAt?: number): Promise<boolean> {
+    return this.run(
+      () => this.catalogue.updateApplication(app, seenAt ?? null),
+      "an application with this uid",
+    );
   }
 
   async deleteApplication(id: string): Promise<void> {

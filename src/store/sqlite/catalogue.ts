@@ -70,10 +70,9 @@ export class Catalogue {
     );
   }
 
-  updateApplication(app: Application): Application {
+  updateApplication(app: Application, seenAt: number | null): boolean {
     this.apps.clear();
-    this.s.updateApp.run(appParams(app));
-    return app;
+    return this.s.updateApp.run({ ...appParams(app), seen_at: seenAt }).changes > 0;
   }
 
   deleteApplication(id: string): void {

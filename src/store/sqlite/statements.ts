@@ -39,7 +39,7 @@ function prepareCatalogue(db: Db) {
       VALUES (@id, @uid, @name, @rate_limit, @metadata, @delivery_policy, @created_at, @updated_at)`),
     updateApp: p(`UPDATE applications SET uid = @uid, name = @name, rate_limit = @rate_limit,
       metadata = @metadata, delivery_policy = @delivery_policy, updated_at = @updated_at
-      WHERE id = @id`),
+      WHERE id = @id AND (@seen_at IS NULL OR updated_at = @seen_at)`),
     findApp: p("SELECT * FROM applications WHERE id = ? OR uid = ? LIMIT 1"),
     insertEndpoint: p(`INSERT INTO endpoints (id, app_id, uid, url, description, version, disabled,
       disabled_reason, filter_types, channels, headers, metadata, rate_limit, secrets,

@@ -61,10 +61,24 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
       // Looked up first, as every request does, so nothing read before the change is answered.
       expect(await t.store.findApplication(app.id)).toEqual(app);
       expect(await t.store.findApplication("old")).toEqual(app);
-      await t.store.updateApplication(changed);
+      expect(await t.store.updateApplication(changed)).toBe(true);
       expect(await t.store.findApplication(app.id)).toEqual(changed);
       expect(await t.store.findApplication("new")).toEqual(changed);
       expect(await t.store.findApplication("old")).toBeNull();
+    });
+
+    it("updates an application as read only while no other write came in between", async () => {
+      const read = await t.store.createApplication(anApplication({ name: "Read" }));
+      const first = { ...read, name: "First", updatedAt: read.updatedAt + 1 };
+      expect(await t.store.updateApplication(first, read.updatedAt)).toBe(true);
+      const stale = { ...read, metadata: { stale: "yes" }, updatedAt: read.updatedAt + 2 };
+      expect(await t.store.updateApplication(stale, read.updatedAt)).toBe(false);
+      expect(await t.store.findApplication(read.id)).toEqual(first);
+      const fresh = { ...first, metadata: { fresh: "yes" }, updatedAt: first.updatedAt + 1 };
+      expect(await t.store.updateApplication(fresh, first.updatedAt)).toBe(true);
+      expect(await t.store.findApplication(read.id)).toEqual(fresh);
+      await t.store.deleteApplication(read.id);
+      expect(await t.store.updateApplication(fresh)).toBe(false);
     });
 
     it("answers each lookup with an application of its own to change", async () => {

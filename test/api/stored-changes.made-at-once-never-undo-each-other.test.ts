@@ -1,12 +1,12 @@
 /**
- * Every change to an endpoint reads it, changes it and writes it whole. Two made at once used to
+ * Every change to an endpoint (or an application) reads it, changes it and writes it whole. Two made at once used to
  * let the later write undo the other unseen (a rotation answered 204 and its secret lost, a URL
  * change reverted). Now a write made from a read that another write overtook is made again from
  * the endpoint as it is; one that keeps losing the race is refused (409) and writes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiException } from "svix";
-import type { Endpoint } from "../../src/domain/types.js";
+import type { Application, Endpoint } from "../../src/domain/types.js";
 import { generateSecret } from "../../src/signing/secret.js";
 import { startApi, type ApiHarness } from "./harness.js";
 
@@ -95,5 +95,30 @@ describe("changes to one endpoint made at once", () => {
     const stored = (await api.store.getEndpoint(ep.id))!;
     expect(stored.description).toBe("");
     expect(stored.metadata).toEqual({ n: String(overtaken) });
+  });
+
+  it("an application's rename overtaken by a policy change keeps both", async () => {
+    const app = await api.svix.application.create({ name: "Before" });
+    const write = api.store.updateApplication.bind(api.store);
+    let done = false;
+    const spy = vi
+      .spyOn(api.store, "updateApplication")
+      .mockImplementation(async (next: Application, seenAt?: number) => {
+        if (seenAt !== undefined && !done) {
+          done = true;
+          const policy = await api.call("PUT", `/api/v1/app/${app.id}/delivery-policy`, {
+            timeoutMs: 5_000,
+          });
+          expect(policy.status).toBe(200);
+        }
+        return write(next, seenAt);
+      });
+    const answer = await api.svix.application.patch(app.id, { name: "After" });
+    spy.mockRestore();
+
+    expect(answer.name).toBe("After");
+    const stored = (await api.store.findApplication(app.id))!;
+    expect(stored.name).toBe("After");
+    expect(stored.deliveryPolicy).toEqual({ timeoutMs: 5_000 });
   });
 });
