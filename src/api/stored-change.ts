@@ -1,6 +1,6 @@
-/** Changing a stored endpoint or application without undoing a change made meanwhile. */
+/** Changing a stored endpoint, application or event type without undoing a change made meanwhile. */
 import type { Clock } from "../clock.js";
-import type { Application, Endpoint } from "../domain/types.js";
+import type { Application, Endpoint, EventType } from "../domain/types.js";
 import { ConflictError } from "../errors.js";
 import type { Store } from "../store/port.js";
 
@@ -34,23 +34,26 @@ async function changeStored<T extends { updatedAt: number }>(
   throw new ConflictError(RACED);
 }
 
+/** The change function for rows that `write` (picked from the store) stores. */
+const changerFor =
+  <T extends { updatedAt: number }>(
+    write: (store: Store) => (next: T, seenAt: number) => Promise<boolean>,
+  ) =>
+  (deps: Deps, read: () => Promise<T>, change: Change<T>) =>
+    changeStored(deps.clock, read, change, write(deps.store));
+
 /**
  * An endpoint's change that another request (a rotation beside a URL change), or the engine
  * disabling the endpoint after a 410, cannot undo nor be undone by.
  */
-export const changeEndpoint = (
-  deps: Deps,
-  read: () => Promise<Endpoint>,
-  change: Change<Endpoint>,
-) =>
-  changeStored(deps.clock, read, change, (next, seenAt) => deps.store.updateEndpoint(next, seenAt));
+export const changeEndpoint = changerFor<Endpoint>((s) => (next, at) => s.updateEndpoint(next, at));
 
-/** An application's change that another request made at once cannot undo nor be undone by. */
-export const changeApplication = (
-  deps: Deps,
-  read: () => Promise<Application>,
-  change: Change<Application>,
-) =>
-  changeStored(deps.clock, read, change, (next, seenAt) =>
-    deps.store.updateApplication(next, seenAt),
-  );
+/** An application's change that another made at once cannot undo nor be undone by. */
+export const changeApplication = changerFor<Application>(
+  (s) => (next, at) => s.updateApplication(next, at),
+);
+
+/** An event type's change (a patch beside an archive) that another cannot undo nor be undone by. */
+export const changeEventType = changerFor<EventType>(
+  (s) => (next, at) => s.updateEventType(next, at),
+);

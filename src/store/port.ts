@@ -147,7 +147,8 @@ export interface Store {
   createEventType(et: EventType): Promise<EventType>;
   findEventType(name: string): Promise<EventType | null>;
   listEventTypes(q: PageQuery & { includeArchived?: boolean }): Promise<Page<EventType>>;
-  updateEventType(et: EventType): Promise<EventType>;
+  /** Writes `et` over the stored one, as {@link updateEndpoint} does an endpoint. */
+  updateEventType(et: EventType, seenAt?: number): Promise<boolean>;
   deleteEventType(name: string): Promise<void>;
 
   beginIdempotent(req: IdempotencyBegin): Promise<IdempotencyState>;

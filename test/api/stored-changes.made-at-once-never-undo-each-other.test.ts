@@ -1,12 +1,12 @@
 /**
- * Every change to an endpoint (or an application) reads it, changes it and writes it whole. Two made at once used to
+ * Every change to an endpoint (an application, an event type) reads it, changes it and writes it whole. Two made at once used to
  * let the later write undo the other unseen (a rotation answered 204 and its secret lost, a URL
  * change reverted). Now a write made from a read that another write overtook is made again from
  * the endpoint as it is; one that keeps losing the race is refused (409) and writes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiException } from "svix";
-import type { Application, Endpoint } from "../../src/domain/types.js";
+import type { Endpoint } from "../../src/domain/types.js";
 import { generateSecret } from "../../src/signing/secret.js";
 import { startApi, type ApiHarness } from "./harness.js";
 
@@ -18,19 +18,22 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 
-/** Runs `meanwhile` just before the route's first checked write goes to the store. */
-function beforeFirstCheckedWrite(meanwhile: () => Promise<unknown>) {
-  const write = api.store.updateEndpoint.bind(api.store);
+type CheckedWrite = "updateEndpoint" | "updateApplication" | "updateEventType";
+
+/** Runs `meanwhile` just before the route's first checked write of `what` goes to the store. */
+function beforeFirstCheckedWrite(what: CheckedWrite, meanwhile: () => Promise<unknown>) {
+  const write = api.store[what].bind(api.store) as (
+    row: unknown,
+    seenAt?: number,
+  ) => Promise<boolean>;
   let done = false;
-  return vi
-    .spyOn(api.store, "updateEndpoint")
-    .mockImplementation(async (ep: Endpoint, seenAt?: number) => {
-      if (seenAt !== undefined && !done) {
-        done = true;
-        await meanwhile();
-      }
-      return write(ep, seenAt);
-    });
+  return vi.spyOn(api.store, what).mockImplementation((async (row: unknown, seenAt?: number) => {
+    if (seenAt !== undefined && !done) {
+      done = true;
+      await meanwhile();
+    }
+    return write(row, seenAt);
+  }) as never);
 }
 
 describe("changes to one endpoint made at once", () => {
@@ -38,7 +41,7 @@ describe("changes to one endpoint made at once", () => {
     const ep = await api.svix.endpoint.create(appId, { url: "https://example.com/before" });
     const original = (await api.store.getEndpoint(ep.id))!.secrets.current;
     const key = generateSecret();
-    const spy = beforeFirstCheckedWrite(() =>
+    const spy = beforeFirstCheckedWrite("updateEndpoint", () =>
       api.svix.endpoint.patch(appId, ep.id, { url: "https://example.com/after" }),
     );
     await api.svix.endpoint.rotateSecret(appId, ep.id, { key });
@@ -54,7 +57,7 @@ describe("changes to one endpoint made at once", () => {
   it("a URL change overtaken by a rotation keeps both", async () => {
     const ep = await api.svix.endpoint.create(appId, { url: "https://example.com/one" });
     const key = generateSecret();
-    const spy = beforeFirstCheckedWrite(() =>
+    const spy = beforeFirstCheckedWrite("updateEndpoint", () =>
       api.svix.endpoint.rotateSecret(appId, ep.id, { key }),
     );
     const answer = await api.svix.endpoint.update(appId, ep.id, { url: "https://example.com/two" });
@@ -99,20 +102,12 @@ describe("changes to one endpoint made at once", () => {
 
   it("an application's rename overtaken by a policy change keeps both", async () => {
     const app = await api.svix.application.create({ name: "Before" });
-    const write = api.store.updateApplication.bind(api.store);
-    let done = false;
-    const spy = vi
-      .spyOn(api.store, "updateApplication")
-      .mockImplementation(async (next: Application, seenAt?: number) => {
-        if (seenAt !== undefined && !done) {
-          done = true;
-          const policy = await api.call("PUT", `/api/v1/app/${app.id}/delivery-policy`, {
-            timeoutMs: 5_000,
-          });
-          expect(policy.status).toBe(200);
-        }
-        return write(next, seenAt);
+    const spy = beforeFirstCheckedWrite("updateApplication", async () => {
+      const policy = await api.call("PUT", `/api/v1/app/${app.id}/delivery-policy`, {
+        timeoutMs: 5_000,
       });
+      expect(policy.status).toBe(200);
+    });
     const answer = await api.svix.application.patch(app.id, { name: "After" });
     spy.mockRestore();
 
@@ -120,5 +115,20 @@ describe("changes to one endpoint made at once", () => {
     const stored = (await api.store.findApplication(app.id))!;
     expect(stored.name).toBe("After");
     expect(stored.deliveryPolicy).toEqual({ timeoutMs: 5_000 });
+  });
+
+  it("an event type's patch overtaken by its archiving keeps both", async () => {
+    await api.svix.eventType.create({ name: "order.placed", description: "Before" });
+    const spy = beforeFirstCheckedWrite("updateEventType", () =>
+      api.svix.eventType.delete("order.placed"),
+    );
+    const answer = await api.svix.eventType.patch("order.placed", { description: "After" });
+    spy.mockRestore();
+
+    expect(answer).toMatchObject({ description: "After", archived: true });
+    expect(await api.store.findEventType("order.placed")).toMatchObject({
+      description: "After",
+      archived: true,
+    });
   });
 });

@@ -13,6 +13,7 @@ import {
   eventTypeOut,
   flagsOf,
 } from "../schemas/event-type.js";
+import { changeEventType, RACED } from "../stored-change.js";
 import { EventTypeName, ListQuery, QueryBool, parseWith } from "../validation.js";
 
 const TAG = "Event Type";
@@ -118,7 +119,11 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
           createdAt: existing?.createdAt ?? now,
           updatedAt: now,
         };
-        if (existing) return ok(eventTypeOut(await store.updateEventType(et)));
+        // A replacement sets every field, so it need not check what it read.
+        if (existing) {
+          await store.updateEventType(et);
+          return ok(eventTypeOut(et));
+        }
         // Any existing name may be addressed; a new one must be a valid name.
         parseWith(EventTypeName, name, ["path", "event_type_name"]);
         return created(eventTypeOut(await store.createEventType(et)));
@@ -135,21 +140,25 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         200: { description: "The updated event type", schema: EventTypeOut },
         ...errors,
+        409: { description: RACED, schema: HttpError },
       },
       handler: async ({ params, body }) => {
-        const et = await load(params.event_type_name!);
         const flags = flagsOf(body);
-        const next: EventType = {
-          ...et,
-          description: body.description ?? et.description,
-          archived: body.archived ?? et.archived,
-          deprecated: body.deprecated ?? et.deprecated,
-          featureFlags: flags === undefined ? et.featureFlags : flags,
-          groupName: body.groupName === undefined ? et.groupName : body.groupName,
-          schemas: body.schemas === undefined ? et.schemas : body.schemas,
-          updatedAt: clock.now(),
-        };
-        return ok(eventTypeOut(await store.updateEventType(next)));
+        const { after } = await changeEventType(
+          deps,
+          () => load(params.event_type_name!),
+          (et, at) => ({
+            ...et,
+            description: body.description ?? et.description,
+            archived: body.archived ?? et.archived,
+            deprecated: body.deprecated ?? et.deprecated,
+            featureFlags: flags === undefined ? et.featureFlags : flags,
+            groupName: body.groupName === undefined ? et.groupName : body.groupName,
+            schemas: body.schemas === undefined ? et.schemas : body.schemas,
+            updatedAt: at,
+          }),
+        );
+        return ok(eventTypeOut(after));
       },
     }),
     defineRoute({
@@ -159,11 +168,16 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
       summary: "Archive an event type (with expunge=true: delete it for good)",
       tag: TAG,
       query: z.object({ expunge: QueryBool.optional() }),
-      responses: { 204: { description: "Archived or deleted" }, 404: errors[404] },
+      responses: {
+        204: { description: "Archived or deleted" },
+        404: errors[404],
+        409: { description: RACED, schema: HttpError },
+      },
       handler: async ({ params, query }) => {
-        const et = await load(params.event_type_name!);
-        if (query.expunge) await store.deleteEventType(et.name);
-        else await store.updateEventType({ ...et, archived: true, updatedAt: clock.now() });
+        const read = () => load(params.event_type_name!);
+        if (query.expunge) await store.deleteEventType((await read()).name);
+        else
+          await changeEventType(deps, read, (et, at) => ({ ...et, archived: true, updatedAt: at }));
         return noContent();
       },
     }),

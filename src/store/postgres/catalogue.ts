@@ -156,9 +156,8 @@ export class Catalogue {
     );
   }
 
-  async updateEventType(et: EventType): Promise<EventType> {
-    await exec(this.pool, S.updateEventType, eventTypeUpdateValues(et));
-    return et;
+  async updateEventType(et: EventType, seenAt: number | null): Promise<boolean> {
+    return (await exec(this.pool, S.updateEventType, [...eventTypeUpdateValues(et), seenAt])) > 0;
   }
 
   async deleteEventType(name: string): Promise<void> {

@@ -34,7 +34,8 @@ export const CATALOGUE = {
     feature_flags, group_name, schemas, created_at, updated_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
   updateEventType: `UPDATE event_types SET description = $2, archived = $3, deprecated = $4,
-    feature_flags = $5, group_name = $6, schemas = $7, updated_at = $8 WHERE name = $1`,
+    feature_flags = $5, group_name = $6, schemas = $7, updated_at = $8
+    WHERE name = $1 AND ($9::bigint IS NULL OR updated_at = $9)`,
   findEventType: "SELECT * FROM event_types WHERE name = $1",
   deleteEventType: "DELETE FROM event_types WHERE name = $1",
   lockIdem: "SELECT * FROM idempotency_keys WHERE scope = $1 AND key = $2 FOR UPDATE",

@@ -215,9 +215,8 @@ export class Catalogue {
     );
   }
 
-  updateEventType(et: EventType): EventType {
-    this.s.updateEventType.run(eventTypeParams(et));
-    return et;
+  updateEventType(et: EventType, seenAt: number | null): boolean {
+    return this.s.updateEventType.run({ ...eventTypeParams(et), seen_at: seenAt }).changes > 0;
   }
 
   deleteEventType(name: string): void {

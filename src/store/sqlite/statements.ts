@@ -61,7 +61,8 @@ function prepareCatalogue(db: Db) {
       @created_at, @updated_at)`),
     updateEventType: p(`UPDATE event_types SET description = @description, archived = @archived,
       deprecated = @deprecated, feature_flags = @feature_flags, group_name = @group_name,
-      schemas = @schemas, updated_at = @updated_at WHERE name = @name`),
+      schemas = @schemas, updated_at = @updated_at
+      WHERE name = @name AND (@seen_at IS NULL OR updated_at = @seen_at)`),
     findEventType: p("SELECT * FROM event_types WHERE name = ?"),
     getIdem: p("SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?"),
     putIdem: p(`INSERT OR REPLACE INTO idempotency_keys

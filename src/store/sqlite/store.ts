@@ -219,8 +219,8 @@ export class SqliteStore implements Store {
     return this.run(() => this.catalogue.listEventTypes(q));
   }
 
-  async updateEventType(et: EventType): Promise<EventType> {
-    return this.run(() => this.catalogue.updateEventType(et));
+  async updateEventType(et: EventType, seenAt?: number): Promise<boolean> {
+    return this.run(() => this.catalogue.updateEventType(et, seenAt ?? null));
   }
 
   async deleteEventType(name: string): Promise<void> {

@@ -367,8 +367,19 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
     it("updates an event type", async () => {
       const et = await t.store.createEventType(anEventType("invoice.paid"));
       const changed = { ...et, description: "Paid", archived: true, updatedAt: T0 + HOUR };
-      await t.store.updateEventType(changed);
+      expect(await t.store.updateEventType(changed)).toBe(true);
       expect(await t.store.findEventType("invoice.paid")).toEqual(changed);
+    });
+
+    it("updates an event type as read only while no other write came in between", async () => {
+      const read = await t.store.createEventType(anEventType("read.me"));
+      const archived = { ...read, archived: true, updatedAt: read.updatedAt + 1 };
+      expect(await t.store.updateEventType(archived, read.updatedAt)).toBe(true);
+      const stale = { ...read, description: "stale", updatedAt: read.updatedAt + 2 };
+      expect(await t.store.updateEventType(stale, read.updatedAt)).toBe(false);
+      expect(await t.store.findEventType("read.me")).toEqual(archived);
+      await t.store.deleteEventType("read.me");
+      expect(await t.store.updateEventType(archived)).toBe(false);
     });
 
     it("deletes an event type", async () => {
