@@ -1,7 +1,12 @@
 /** Replacing an endpoint's signing secret while receivers still verify with the old ones. */
+import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
+import type { Endpoint } from "../domain/types.js";
 import { ConflictError } from "../errors.js";
+import { generateSecret } from "../signing/secret.js";
 import type { EndpointSecrets } from "../signing/sign.js";
+import type { Store } from "../store/port.js";
+import { changeEndpoint } from "./stored-change.js";
 
 /**
  * How many replaced secrets may still be signing at once. Every one adds a signature to every
@@ -13,9 +18,25 @@ export const MAX_SECRETS_IN_GRACE = 5;
 /** The 409 a rotation past that limit answers, as the API's description says it. */
 export const GRACE_FULL = `${MAX_SECRETS_IN_GRACE} replaced secrets are still in their grace period`;
 
-/** The grace period a rotation asked for, or the configured default. */
-export function graceMsOf(body: { gracePeriodSeconds?: number | null }, config: Config): number {
-  return body.gracePeriodSeconds == null ? config.secretGraceMs : body.gracePeriodSeconds * 1000;
+/**
+ * A rotate call (an endpoint's, or an operational webhook endpoint's): the endpoint `read` finds
+ * gets `key`, or a new secret, and its current one signs on for `gracePeriodSeconds`, or the
+ * configured default. Answers the endpoint as stored.
+ */
+export async function rotateSecret(
+  deps: { store: Store; clock: Clock; config: Config },
+  read: () => Promise<Endpoint>,
+  body: { key?: string | null; gracePeriodSeconds?: number | null },
+): Promise<Endpoint> {
+  const key = body.key ?? generateSecret();
+  const graceMs =
+    body.gracePeriodSeconds == null ? deps.config.secretGraceMs : body.gracePeriodSeconds * 1000;
+  const { after } = await changeEndpoint(deps, read, (ep, at) => ({
+    ...ep,
+    secrets: rotated(ep.secrets, key, at, graceMs),
+    updatedAt: at,
+  }));
+  return after;
 }
 
 /**

@@ -11,13 +11,13 @@ export const RACED = "Changed by other writes meanwhile, five times in a row; se
 const TRIES = 5; // RACED says five
 
 type Deps = { store: Store; clock: Clock };
-type Change<T> = (current: T, updatedAt: number) => T;
+type Change<T> = (current: T, updatedAt: number) => T | Promise<T>;
 
 /**
  * Reads the row, makes the change, and writes it only if nothing wrote the row in between
  * (`write` refuses when the stored `updatedAt` is no longer `seenAt`); otherwise it reads again
- * and makes the change anew. `change` gets the `updatedAt` to set, always past the one read, so
- * two writes in one millisecond are still told apart. A read that finds the row gone throws, as
+ * and makes the change anew, checks and all, on what is there now. `change` gets the `updatedAt`
+ * to set, always past the one read, so two writes in one millisecond are still told apart. A read that finds the row gone throws, as
  * `read` does.
  */
 async function changeStored<T extends { updatedAt: number }>(
@@ -28,7 +28,7 @@ async function changeStored<T extends { updatedAt: number }>(
 ): Promise<{ before: T; after: T }> {
   for (let i = 0; i < TRIES; i++) {
     const before = await read();
-    const after = change(before, Math.max(clock.now(), before.updatedAt + 1));
+    const after = await change(before, Math.max(clock.now(), before.updatedAt + 1));
     if (await write(after, before.updatedAt)) return { before, after };
   }
   throw new ConflictError(RACED);

@@ -1,6 +1,5 @@
 /** An endpoint's signing secret and custom headers: …/endpoint/{endpoint_id}/secret and …/headers. */
 import { ValidationError } from "../../errors.js";
-import { generateSecret } from "../../signing/secret.js";
 import type { ApiDeps } from "../deps.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
@@ -14,7 +13,7 @@ import {
   EndpointSecretRotateIn,
   MAX_CUSTOM_HEADERS,
 } from "../schemas/endpoint.js";
-import { GRACE_FULL, graceMsOf, rotated } from "../secret-rotation.js";
+import { GRACE_FULL, rotateSecret } from "../secret-rotation.js";
 
 const TAG = "Endpoint";
 const errors = {
@@ -58,17 +57,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
         409: { description: `${GRACE_FULL}, or: ${RACED}`, schema: HttpError },
       },
       handler: async ({ params, body }) => {
-        const key = body.key ?? generateSecret();
-        const graceMs = graceMsOf(body, deps.config);
-        const { after } = await changeEndpoint(
-          deps,
-          () => load(params),
-          (ep, at) => ({
-            ...ep,
-            secrets: rotated(ep.secrets, key, at, graceMs),
-            updatedAt: at,
-          }),
-        );
+        const after = await rotateSecret(deps, () => load(params), body);
         engine.invalidateEndpoint(after.id);
         return noContent();
       },

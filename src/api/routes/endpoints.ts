@@ -49,7 +49,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
   /** Stores a change; an endpoint someone disables is announced (operational webhooks). */
   const save = async (
     read: () => Promise<Endpoint>,
-    change: (ep: Endpoint, updatedAt: number) => Endpoint,
+    change: (ep: Endpoint, updatedAt: number) => Promise<Endpoint>,
   ): Promise<Endpoint> => {
     const { before, after: next } = await changeEndpoint(deps, read, change);
     engine.invalidateEndpoint(next.id);
@@ -138,26 +138,30 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       responses: { 200: { description: "The updated endpoint", schema: EndpointOut }, ...errors },
       handler: async ({ params, body }) => {
         const app = await requireApp(store, params.app_id!);
-        const read = () => requireEndpoint(store, app, params.endpoint_id!);
-        if (body.url !== (await read()).url) await assertTargetAllowed(deps, body.url);
         const disabled = body.disabled ?? false;
-        const next = await save(read, (ep, at) => ({
-          ...ep,
-          uid: body.uid ?? null,
-          url: body.url,
-          description: body.description ?? "",
-          version: body.version ?? 1,
-          disabled,
-          disabledReason: reasonAfter(ep, disabled),
-          filterTypes: body.filterTypes?.length ? body.filterTypes : null,
-          channels: body.channels?.length ? body.channels : null,
-          metadata: body.metadata ?? {},
-          rateLimit: rateLimitOf(body) ?? null,
-          // Svix clients do not know this field; a PUT without it keeps the policy.
-          deliveryPolicy:
-            body.deliveryPolicy === undefined ? ep.deliveryPolicy : body.deliveryPolicy,
-          updatedAt: at,
-        }));
+        const next = await save(
+          () => requireEndpoint(store, app, params.endpoint_id!),
+          async (ep, at) => {
+            if (body.url !== ep.url) await assertTargetAllowed(deps, body.url);
+            return {
+              ...ep,
+              uid: body.uid ?? null,
+              url: body.url,
+              description: body.description ?? "",
+              version: body.version ?? 1,
+              disabled,
+              disabledReason: reasonAfter(ep, disabled),
+              filterTypes: body.filterTypes?.length ? body.filterTypes : null,
+              channels: body.channels?.length ? body.channels : null,
+              metadata: body.metadata ?? {},
+              rateLimit: rateLimitOf(body) ?? null,
+              // Svix clients do not know this field; a PUT without it keeps the policy.
+              deliveryPolicy:
+                body.deliveryPolicy === undefined ? ep.deliveryPolicy : body.deliveryPolicy,
+              updatedAt: at,
+            };
+          },
+        );
         return ok(await endpointView(deps, app, next));
       },
     }),
@@ -178,37 +182,39 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       },
       handler: async ({ params, body }) => {
         const app = await requireApp(store, params.app_id!);
-        const read = () => requireEndpoint(store, app, params.endpoint_id!);
-        if (body.url !== undefined && body.url !== (await read()).url)
-          await assertTargetAllowed(deps, body.url);
         const keep = <T>(sent: T | undefined, current: T): T =>
           sent === undefined ? current : sent;
         const list = (sent: string[] | null | undefined, current: string[] | null) =>
           sent === undefined ? current : sent?.length ? sent : null;
         const rateLimit = rateLimitOf(body);
-        const next = await save(read, (ep, at) => {
-          const disabled = body.disabled ?? ep.disabled;
-          return {
-            ...ep,
-            uid: keep(body.uid, ep.uid),
-            url: body.url ?? ep.url,
-            description: body.description ?? ep.description,
-            version: body.version ?? ep.version,
-            disabled,
-            disabledReason: reasonAfter(ep, disabled),
-            filterTypes: list(body.filterTypes, ep.filterTypes),
-            channels: list(body.channels, ep.channels),
-            metadata: body.metadata ?? ep.metadata,
-            rateLimit: keep(rateLimit, ep.rateLimit),
-            // A new secret is a rotation: receivers still verify with the old one for the grace period.
-            secrets:
-              body.secret && body.secret !== ep.secrets.current
-                ? rotated(ep.secrets, body.secret, at, deps.config.secretGraceMs)
-                : ep.secrets,
-            deliveryPolicy: keep(body.deliveryPolicy, ep.deliveryPolicy),
-            updatedAt: at,
-          };
-        });
+        const next = await save(
+          () => requireEndpoint(store, app, params.endpoint_id!),
+          async (ep, at) => {
+            if (body.url !== undefined && body.url !== ep.url)
+              await assertTargetAllowed(deps, body.url);
+            const disabled = body.disabled ?? ep.disabled;
+            return {
+              ...ep,
+              uid: keep(body.uid, ep.uid),
+              url: body.url ?? ep.url,
+              description: body.description ?? ep.description,
+              version: body.version ?? ep.version,
+              disabled,
+              disabledReason: reasonAfter(ep, disabled),
+              filterTypes: list(body.filterTypes, ep.filterTypes),
+              channels: list(body.channels, ep.channels),
+              metadata: body.metadata ?? ep.metadata,
+              rateLimit: keep(rateLimit, ep.rateLimit),
+              // A new secret is a rotation: receivers still verify with the old one for the grace period.
+              secrets:
+                body.secret && body.secret !== ep.secrets.current
+                  ? rotated(ep.secrets, body.secret, at, deps.config.secretGraceMs)
+                  : ep.secrets,
+              deliveryPolicy: keep(body.deliveryPolicy, ep.deliveryPolicy),
+              updatedAt: at,
+            };
+          },
+        );
         return ok(await endpointView(deps, app, next));
       },
     }),

@@ -24,7 +24,7 @@ import {
   EndpointUpdate,
 } from "../schemas/endpoint.js";
 import { OperationalEndpointOut } from "../schemas/observability.js";
-import { GRACE_FULL, graceMsOf, rotated } from "../secret-rotation.js";
+import { GRACE_FULL, rotateSecret } from "../secret-rotation.js";
 import { ListQuery } from "../validation.js";
 import { assertTargetAllowed } from "./endpoints.js";
 import { observabilityOf } from "./observability.js";
@@ -149,20 +149,25 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       responses: { 200: { description: "Updated", schema: OperationalEndpointOut }, ...errors },
       handler: async ({ params, body }) => {
         checkFilterTypes(body.filterTypes);
-        const read = () => find(params.endpoint_id!);
-        if (body.url !== (await read()).url) await assertTargetAllowed(deps, body.url);
-        const { after: next } = await changeEndpoint(deps, read, (ep, at) => ({
-          ...ep,
-          uid: body.uid ?? null,
-          url: body.url,
-          description: body.description ?? "",
-          disabled: body.disabled ?? false,
-          disabledReason: body.disabled ? ep.disabledReason : null,
-          filterTypes: body.filterTypes?.length ? body.filterTypes : null,
-          metadata: body.metadata ?? {},
-          rateLimit: rateLimitOf(body) ?? null,
-          updatedAt: at,
-        }));
+        const { after: next } = await changeEndpoint(
+          deps,
+          () => find(params.endpoint_id!),
+          async (ep, at) => {
+            if (body.url !== ep.url) await assertTargetAllowed(deps, body.url);
+            return {
+              ...ep,
+              uid: body.uid ?? null,
+              url: body.url,
+              description: body.description ?? "",
+              disabled: body.disabled ?? false,
+              disabledReason: body.disabled ? ep.disabledReason : null,
+              filterTypes: body.filterTypes?.length ? body.filterTypes : null,
+              metadata: body.metadata ?? {},
+              rateLimit: rateLimitOf(body) ?? null,
+              updatedAt: at,
+            };
+          },
+        );
         deps.engine.invalidateEndpoint(next.id);
         return ok(view(next));
       },
@@ -203,13 +208,7 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       body: EndpointSecretRotateIn,
       responses: { 204: { description: "Rotated" }, ...errors, 409: tooManyInGrace },
       handler: async ({ params, body }) => {
-        const key = body.key ?? generateSecret();
-        const graceMs = graceMsOf(body, deps.config);
-        const { after } = await changeEndpoint(
-          deps,
-          () => find(params.endpoint_id!),
-          (ep, at) => ({ ...ep, secrets: rotated(ep.secrets, key, at, graceMs), updatedAt: at }),
-        );
+        const after = await rotateSecret(deps, () => find(params.endpoint_id!), body);
         deps.engine.invalidateEndpoint(after.id);
         return noContent();
       },
