@@ -4,10 +4,11 @@
  * an undici keep-alive Agent to the receiver, with `concurrency` requests in flight: no queue, no
  * storage. Reads its settings from argv and reports over IPC.
  */
-import { createHmac, randomBytes } from "node:crypto";
-import { Agent, request } from "undici";
+import { randomBytes } from "node:crypto";
+import { request } from "undici";
 import { samplePayload } from "./backlog.js";
 import { idleBetween, readCpuTotals } from "./machine.js";
+import { keepAliveAgent, signedHeaders } from "./signed-post.js";
 
 const [url, concurrencyArg, warmupArg, durationArg] = process.argv.slice(2);
 const concurrency = Number(concurrencyArg);
@@ -15,12 +16,7 @@ const warmupMs = Number(warmupArg);
 const durationMs = Number(durationArg);
 
 const key = randomBytes(24);
-const agent = new Agent({
-  keepAliveTimeout: 30_000,
-  keepAliveMaxTimeout: 120_000,
-  connections: null,
-  pipelining: 1,
-});
+const agent = keepAliveAgent();
 const bodies = Array.from({ length: 1024 }, (_, i) => samplePayload(i));
 
 let seq = 0;
@@ -33,18 +29,10 @@ async function one(): Promise<void> {
   const n = seq++;
   const body = bodies[n & 1023]!;
   const id = `msg_${n.toString(36).padStart(26, "0")}`;
-  const ts = Math.floor(Date.now() / 1000);
-  const sig = createHmac("sha256", key).update(`${id}.${ts}.`).update(body).digest("base64");
   const res = await request(url!, {
     method: "POST",
     dispatcher: agent,
-    headers: {
-      "content-type": "application/json",
-      "user-agent": "bench-ceiling/1",
-      "webhook-id": id,
-      "webhook-timestamp": String(ts),
-      "webhook-signature": `v1,${sig}`,
-    },
+    headers: signedHeaders(key, id, body, "bench-ceiling/1"),
     body,
   });
   await res.body.text();
