@@ -159,9 +159,11 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       const before = ceilings.length - 1;
       let scenarioFigures: Figure[];
+      let withRatios: ((figures: Figure[]) => void) | undefined;
       try {
         const { out, cores } = await otherCores(() => s.run(ctx));
         scenarioFigures = out.figures;
+        withRatios = out.withRatios;
         noiseBy[s.name] = cores;
         details[s.name] = {
           durationMs: Math.round(performance.now() - t0),
@@ -197,6 +199,7 @@ async function main(): Promise<void> {
           before,
         );
       }
+      withRatios?.(scenarioFigures);
       figures.push(...scenarioFigures);
     }
   } finally {

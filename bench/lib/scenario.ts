@@ -58,7 +58,12 @@ export interface Scenario {
   title: string;
   /** Whether its figures are ratios to the ceiling (the ceiling is then measured too). */
   needsCeiling: boolean;
-  run(ctx: BenchContext): Promise<{ figures: Figure[]; details?: unknown }>;
+  run(ctx: BenchContext): Promise<{
+    figures: Figure[];
+    details?: unknown;
+    /** Called once every figure's ratio is set: for notes that compare two ratios. */
+    withRatios?: (figures: Figure[]) => void;
+  }>;
 }
 
 /** A figure compared with the ceiling; `min` is the least passing ratio (null: no target). */

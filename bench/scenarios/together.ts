@@ -90,6 +90,14 @@ export const together: Scenario = {
             valid: m.ok,
           })),
         ],
+        // hookline against the faster relay, each by its ratio to the ceilings beside it: the
+        // host's speed can change between the parts.
+        withRatios: ([hook, ...bare]) => {
+          const best = Math.max(...bare.map((f) => f.ratio ?? 0));
+          if (hook?.ratio && best > 0) {
+            hook.note = `${(hook.ratio / best).toFixed(2)} × the faster relay's ratio; ${hook.note}`;
+          }
+        },
         details: {
           count,
           clients: CLIENTS,
