@@ -17,8 +17,8 @@ type Change<T> = (current: T, updatedAt: number) => T | Promise<T>;
  * Reads the row, makes the change, and writes it only if nothing wrote the row in between
  * (`write` refuses when the stored `updatedAt` is no longer `seenAt`); otherwise it reads again
  * and makes the change anew, checks and all, on what is there now. `change` gets the `updatedAt`
- * to set, always past the one read, so two writes in one millisecond are still told apart. A read that finds the row gone throws, as
- * `read` does.
+ * to set, always past the one read, so two writes in one millisecond are still told apart. A read
+ * that finds the row gone throws, as `read` does.
  */
 async function changeStored<T extends { updatedAt: number }>(
   clock: Clock,

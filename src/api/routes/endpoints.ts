@@ -44,6 +44,32 @@ export async function assertTargetAllowed(deps: ApiDeps, url: string): Promise<v
 const reasonAfter = (ep: Endpoint, disabled: boolean): string | null =>
   disabled && ep.disabled ? ep.disabledReason : null;
 
+/**
+ * What a PUT replaces on any endpoint, an application's or an operational webhook one: the
+ * settings both take, with a new URL checked first. Its secrets and headers are kept.
+ */
+export async function replacedSettings(
+  deps: ApiDeps,
+  ep: Endpoint,
+  body: z.infer<typeof EndpointUpdate>,
+  at: number,
+): Promise<Endpoint> {
+  if (body.url !== ep.url) await assertTargetAllowed(deps, body.url);
+  const disabled = body.disabled ?? false;
+  return {
+    ...ep,
+    uid: body.uid ?? null,
+    url: body.url,
+    description: body.description ?? "",
+    disabled,
+    disabledReason: reasonAfter(ep, disabled),
+    filterTypes: body.filterTypes?.length ? body.filterTypes : null,
+    metadata: body.metadata ?? {},
+    rateLimit: rateLimitOf(body) ?? null,
+    updatedAt: at,
+  };
+}
+
 export function endpointRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
   /** Stores a change; an endpoint someone disables is announced (operational webhooks). */
@@ -138,29 +164,16 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       responses: { 200: { description: "The updated endpoint", schema: EndpointOut }, ...errors },
       handler: async ({ params, body }) => {
         const app = await requireApp(store, params.app_id!);
-        const disabled = body.disabled ?? false;
         const next = await save(
           () => requireEndpoint(store, app, params.endpoint_id!),
-          async (ep, at) => {
-            if (body.url !== ep.url) await assertTargetAllowed(deps, body.url);
-            return {
-              ...ep,
-              uid: body.uid ?? null,
-              url: body.url,
-              description: body.description ?? "",
-              version: body.version ?? 1,
-              disabled,
-              disabledReason: reasonAfter(ep, disabled),
-              filterTypes: body.filterTypes?.length ? body.filterTypes : null,
-              channels: body.channels?.length ? body.channels : null,
-              metadata: body.metadata ?? {},
-              rateLimit: rateLimitOf(body) ?? null,
-              // Svix clients do not know this field; a PUT without it keeps the policy.
-              deliveryPolicy:
-                body.deliveryPolicy === undefined ? ep.deliveryPolicy : body.deliveryPolicy,
-              updatedAt: at,
-            };
-          },
+          async (ep, at) => ({
+            ...(await replacedSettings(deps, ep, body, at)),
+            version: body.version ?? 1,
+            channels: body.channels?.length ? body.channels : null,
+            // Svix clients do not know this field; a PUT without it keeps the policy.
+            deliveryPolicy:
+              body.deliveryPolicy === undefined ? ep.deliveryPolicy : body.deliveryPolicy,
+          }),
         );
         return ok(await endpointView(deps, app, next));
       },

@@ -26,7 +26,7 @@ import {
 import { OperationalEndpointOut } from "../schemas/observability.js";
 import { GRACE_FULL, rotateSecret } from "../secret-rotation.js";
 import { ListQuery } from "../validation.js";
-import { assertTargetAllowed } from "./endpoints.js";
+import { assertTargetAllowed, replacedSettings } from "./endpoints.js";
 import { observabilityOf } from "./observability.js";
 
 const TAG = "Operational webhooks";
@@ -152,21 +152,7 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
         const { after: next } = await changeEndpoint(
           deps,
           () => find(params.endpoint_id!),
-          async (ep, at) => {
-            if (body.url !== ep.url) await assertTargetAllowed(deps, body.url);
-            return {
-              ...ep,
-              uid: body.uid ?? null,
-              url: body.url,
-              description: body.description ?? "",
-              disabled: body.disabled ?? false,
-              disabledReason: body.disabled ? ep.disabledReason : null,
-              filterTypes: body.filterTypes?.length ? body.filterTypes : null,
-              metadata: body.metadata ?? {},
-              rateLimit: rateLimitOf(body) ?? null,
-              updatedAt: at,
-            };
-          },
+          (ep, at) => replacedSettings(deps, ep, body, at),
         );
         deps.engine.invalidateEndpoint(next.id);
         return ok(view(next));
