@@ -53,7 +53,7 @@ export const together: Scenario = {
       for (const processes of RELAY_PROCESSES) {
         const ceilingAt = await ctx.ceiling(`after together, ${previous}`);
         relays.push({ processes, m: await throughRelay(ctx, processes, count), ceilingAt });
-        previous = relayName(processes);
+        previous = `the relay, ${processesOf(processes)}`;
       }
       return {
         figures: [
@@ -77,7 +77,7 @@ export const together: Scenario = {
             ...vsCeiling(
               {
                 scenario: "3 together",
-                figure: `the same through a plain Node relay, nothing stored: ${processes === 1 ? "one process" : `${processes} processes`}`,
+                figure: `the same through a plain Node relay, nothing stored: ${processesOf(processes)}`,
                 value: m.rate,
                 unit: "messages/s",
                 note: m.ok
@@ -125,8 +125,8 @@ export const together: Scenario = {
 /** The relay's runs: one process, then one a core of this machine. */
 const RELAY_PROCESSES = [...new Set([1, availableParallelism()])];
 
-function relayName(processes: number): string {
-  return processes === 1 ? "the relay, one process" : `the relay, ${processes} processes`;
+function processesOf(count: number): string {
+  return count === 1 ? "one process" : `${count} processes`;
 }
 
 async function throughRelay(
