@@ -45,6 +45,37 @@ const reasonAfter = (ep: Endpoint, disabled: boolean): string | null =>
   disabled && ep.disabled ? ep.disabledReason : null;
 
 /**
+ * A new endpoint of `appId` from what any create takes, an application's or an operational
+ * webhook one: version 1, no channels and no delivery policy unless the caller sets them after.
+ * The URL is checked by the caller, in the order its errors are reported.
+ */
+export function newEndpoint(
+  appId: string,
+  body: z.infer<typeof EndpointIn>,
+  now: number,
+): Endpoint {
+  return {
+    id: newId("ep", now),
+    appId,
+    uid: body.uid ?? null,
+    url: body.url,
+    description: body.description ?? "",
+    version: 1,
+    disabled: body.disabled ?? false,
+    disabledReason: null,
+    filterTypes: body.filterTypes?.length ? body.filterTypes : null,
+    channels: null,
+    headers: body.headers ?? {},
+    metadata: body.metadata ?? {},
+    rateLimit: rateLimitOf(body) ?? null,
+    secrets: { current: body.secret ?? generateSecret(), previous: [] },
+    deliveryPolicy: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
  * What a PUT replaces on any endpoint, an application's or an operational webhook one: the
  * settings both take, with a new URL checked first. Its secrets and headers are kept.
  */
@@ -117,25 +148,11 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params, body }) => {
         const app = await requireApp(store, params.app_id!);
         await assertTargetAllowed(deps, body.url);
-        const now = clock.now();
         const ep: Endpoint = {
-          id: newId("ep", now),
-          appId: app.id,
-          uid: body.uid ?? null,
-          url: body.url,
-          description: body.description ?? "",
+          ...newEndpoint(app.id, body, clock.now()),
           version: body.version ?? 1,
-          disabled: body.disabled ?? false,
-          disabledReason: null,
-          filterTypes: body.filterTypes?.length ? body.filterTypes : null,
           channels: body.channels?.length ? body.channels : null,
-          headers: body.headers ?? {},
-          metadata: body.metadata ?? {},
-          rateLimit: rateLimitOf(body) ?? null,
-          secrets: { current: body.secret ?? generateSecret(), previous: [] },
           deliveryPolicy: body.deliveryPolicy ?? null,
-          createdAt: now,
-          updatedAt: now,
         };
         await store.createEndpoint(ep);
         return created(await endpointView(deps, app, ep));

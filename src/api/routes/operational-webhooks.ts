@@ -4,16 +4,13 @@
  */
 import type { Application, Endpoint } from "../../domain/types.js";
 import { ValidationError, type FieldProblem } from "../../errors.js";
-import { newId } from "../../ids.js";
 import { OPERATIONAL_EVENT_TYPES } from "../../observability/operational-webhooks.js";
-import { generateSecret } from "../../signing/secret.js";
 import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointBase } from "../endpoint-view.js";
 import { requireEndpoint } from "../lookup.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
-import { rateLimitOf } from "../schemas/application.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
 import {
   EndpointHeadersIn,
@@ -26,7 +23,7 @@ import {
 import { OperationalEndpointOut } from "../schemas/observability.js";
 import { GRACE_FULL, rotateSecret } from "../secret-rotation.js";
 import { ListQuery } from "../validation.js";
-import { assertTargetAllowed, replacedSettings } from "./endpoints.js";
+import { assertTargetAllowed, newEndpoint, replacedSettings } from "./endpoints.js";
 import { observabilityOf } from "./observability.js";
 
 const TAG = "Operational webhooks";
@@ -102,26 +99,7 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
         checkFilterTypes(body.filterTypes);
         await assertTargetAllowed(deps, body.url);
         const owner = await app();
-        const now = deps.clock.now();
-        const ep: Endpoint = {
-          id: newId("ep", now),
-          appId: owner.id,
-          uid: body.uid ?? null,
-          url: body.url,
-          description: body.description ?? "",
-          version: 1,
-          disabled: body.disabled ?? false,
-          disabledReason: null,
-          filterTypes: body.filterTypes?.length ? body.filterTypes : null,
-          channels: null,
-          headers: body.headers ?? {},
-          metadata: body.metadata ?? {},
-          rateLimit: rateLimitOf(body) ?? null,
-          secrets: { current: body.secret ?? generateSecret(), previous: [] },
-          deliveryPolicy: null,
-          createdAt: now,
-          updatedAt: now,
-        };
+        const ep = newEndpoint(owner.id, body, deps.clock.now());
         await deps.store.createEndpoint(ep);
         changed();
         return created(view(ep));
