@@ -25,6 +25,7 @@ import type {
   StoreLimits,
 } from "../port.js";
 import { all, exec, one, Params, tx, type Conn } from "./database.js";
+import { describeResult, finalAnswer } from "../dead-letter-text.js";
 import { DEAD_LETTERS as S } from "./dlq-statements.js";
 import { paginate } from "./pagination.js";
 import {
@@ -57,22 +58,6 @@ export function deadLetterFilter(
   return where;
 }
 
-/**
- * "succeeded: HTTP 200 in 12 ms", "failed: connection_refused (…) in 3 ms", as history says it;
- * "no request was sent: endpoint disabled" for a replay that ended before its request went out
- * (a single replay's answer gives that line as its `detail`).
- */
-function describeResult(o: DeliveryOutcome): string {
-  const a = o.attempt;
-  if (!a) return `no request was sent: ${o.next.kind === "dead" ? o.next.reason : "-"}`;
-  const verdict = o.next.kind === "succeeded" ? "succeeded" : "failed";
-  const what =
-    a.status !== null
-      ? `HTTP ${a.status}`
-      : `${a.error ?? "error"}${a.errorDetail ? ` (${a.errorDetail})` : ""}`;
-  return `${verdict}: ${what} in ${a.durationMs} ms`;
-}
-
 /** Dead-letter operations; `PostgresStore` wraps each call in its error mapping. */
 export class DeadLetters {
   constructor(
@@ -102,13 +87,15 @@ export class DeadLetters {
         `(cap ${this.limits.maxOpenDeadLettersPerEndpoint}); ${reason}`;
       return { ...base, kind: "overflowed", deadLetterId: id, actor: HOOKLINE_ACTOR, detail };
     }
+    const last = a ? null : await one(c, S.lastAttempt, [o.messageId, o.deliveryId]);
+    const final = finalAnswer(a ?? (last ? attemptFromRow(last) : null));
     await exec(c, S.insertRecord, [
       id,
       o.deliveryId,
       failureClass,
       reason,
-      a?.status ?? null,
-      a?.error ? `${a.error}${a.errorDetail ? `: ${a.errorDetail}` : ""}` : null,
+      final.status,
+      final.error,
       JSON.stringify(o.signatureHeaders),
       o.at,
     ]);

@@ -10,6 +10,9 @@ export const DEAD_LETTERS = {
       $3::text, $4::text, $5::integer, $6::text, $7::json, d.first_attempt_at,
       d.last_attempt_at, 'open', 0, $8::bigint, $8::bigint
     FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.id = $2`,
+  // Through attempts_by_message: a message has few deliveries, and those few attempts.
+  lastAttempt: `SELECT * FROM attempts WHERE message_id = $1 AND delivery_id = $2
+    ORDER BY at DESC, id DESC LIMIT 1`,
   // The depth row is created if missing and locked, so two batches dead-lettering to the same
   // endpoint at once (two workers) check the cap one after the other.
   ensureDepth: `INSERT INTO dead_letter_depth (endpoint_id, open) VALUES ($1, 0)

@@ -24,6 +24,7 @@ import type {
   ReplayRequest,
   StoreLimits,
 } from "../port.js";
+import { describeResult, finalAnswer, type FinalAnswerSource } from "../dead-letter-text.js";
 import type { DeadLetterStatements } from "./dlq-statements.js";
 import { paginate } from "./pagination.js";
 import {
@@ -58,22 +59,6 @@ export function deadLetterFilter(q: Omit<DeadLetterQuery, keyof PageQuery>): {
   if (q.since !== undefined) add("created_at >= ?", q.since);
   if (q.until !== undefined) add("created_at < ?", q.until);
   return { where, params };
-}
-
-/**
- * "succeeded: HTTP 200 in 12 ms", "failed: connection_refused (…) in 3 ms", as history says it;
- * "no request was sent: endpoint disabled" for a replay that ended before its request went out
- * (a single replay's answer gives that line as its `detail`).
- */
-function describeResult(o: DeliveryOutcome): string {
-  const a = o.attempt;
-  if (!a) return `no request was sent: ${o.next.kind === "dead" ? o.next.reason : "-"}`;
-  const verdict = o.next.kind === "succeeded" ? "succeeded" : "failed";
-  const what =
-    a.status !== null
-      ? `HTTP ${a.status}`
-      : `${a.error ?? "error"}${a.errorDetail ? ` (${a.errorDetail})` : ""}`;
-  return `${verdict}: ${what} in ${a.durationMs} ms`;
 }
 
 /** Synchronous dead-letter operations; `SqliteStore` wraps each call in its error mapping. */
@@ -114,13 +99,14 @@ export class DeadLetters {
       return change;
     }
     const id = newId("dlq", o.at);
+    const final = finalAnswer(a ?? this.lastAttempt(o));
     this.s.insertRecord.run({
       id,
       delivery: o.deliveryId,
       cls: failureClass,
       reason,
-      status: a?.status ?? null,
-      error: a?.error ? `${a.error}${a.errorDetail ? `: ${a.errorDetail}` : ""}` : null,
+      status: final.status,
+      error: final.error,
       headers: JSON.stringify(o.signatureHeaders),
       at: o.at,
     });
@@ -133,6 +119,12 @@ export class DeadLetters {
       detail: reason,
     };
     return change;
+  }
+
+  /** The delivery's latest recorded attempt, for a delivery ended without a request. */
+  private lastAttempt(o: DeliveryOutcome): FinalAnswerSource | null {
+    const row = this.s.lastAttempt.get(o.messageId, o.deliveryId) as Row | undefined;
+    return row ? attemptFromRow(row) : null;
   }
 
   /** A replay delivery's one attempt is in: update the record it replays, and its job. */

@@ -18,6 +18,9 @@ export function prepareDeadLetters(db: Db) {
         @reason, @status, @error, @headers, d.first_attempt_at, d.last_attempt_at, 'open', 0, @at,
         @at
       FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.id = @delivery`),
+    // Through attempts_by_message: a message has few deliveries, and those few attempts.
+    lastAttempt: p(`SELECT * FROM attempts WHERE message_id = ? AND delivery_id = ?
+      ORDER BY at DESC, id DESC LIMIT 1`),
     depthOf: p("SELECT open FROM dead_letter_depth WHERE endpoint_id = ?"),
     insertOverflow: p(`INSERT INTO dead_letter_overflow (id, delivery_id, app_id, endpoint_id,
       message_id, event_id, event_type, failure_class, reason, at)

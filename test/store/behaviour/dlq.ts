@@ -1,12 +1,16 @@
 /** The dead-letter queue: records, replays and their outcomes, decisions, summary, depth cap. */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../../src/ids.js";
+import type { DeliveryOutcome } from "../../../src/store/port.js";
 import {
   accept,
+  aFailedAttempt,
   claimAll,
   HOUR,
   MINUTE,
   only,
+  outcomeFor,
+  retried,
   SECOND,
   seedApp,
   T0,
@@ -55,6 +59,52 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
       ]);
       expect(await t.store.getDeadLetter(record.id)).toEqual(record);
       expect(await t.store.getDeadLetterRecord("dlq_NOPE")).toBeNull();
+    });
+
+    it("a delivery ended without a request keeps its last answer as the record's final status or error", async () => {
+      const { app } = await seedApp(t.store, [{}, {}, {}]);
+      await accept(t.store, app.id, { now: T0 });
+      const [answered, refused, untried] = await claimAll(t.store, T0 + SECOND);
+      const retryAt = T0 + MINUTE;
+      await t.store.recordAttempts([
+        retried(answered!, T0 + SECOND, retryAt),
+        outcomeFor(refused!, {
+          at: T0 + SECOND,
+          attempt: aFailedAttempt(T0 + SECOND, {
+            status: null,
+            error: "connection_refused",
+            errorDetail: "ECONNREFUSED 127.0.0.1:9",
+          }),
+          next: { kind: "retry", at: retryAt, delayMs: retryAt - T0 - SECOND },
+        }),
+      ]);
+      // Each then ends unsent: an open circuit held its retry past the window, say.
+      const held = await claimAll(t.store, retryAt);
+      const unsent: DeliveryOutcome["next"] = {
+        kind: "dead",
+        failureClass: "exhausted",
+        reason: "held past its window",
+      };
+      const ends = [...held, untried!].map((d) =>
+        outcomeFor(d, { at: retryAt, attempt: null, next: unsent }),
+      );
+      expect((await t.store.recordAttempts(ends)).changes.map((c) => c.kind)).toEqual([
+        "recorded",
+        "recorded",
+        "recorded",
+      ]);
+      const final = async (deliveryId: string) => {
+        const r = (await t.store.findDeadLetterByDelivery(deliveryId))!;
+        return [r.finalStatus, r.finalError, r.signatureHeaders, r.reason];
+      };
+      expect(await final(answered!.id)).toEqual([503, null, {}, "held past its window"]);
+      expect(await final(refused!.id)).toEqual([
+        null,
+        "connection_refused: ECONNREFUSED 127.0.0.1:9",
+        {},
+        "held past its window",
+      ]);
+      expect(await final(untried!.id)).toEqual([null, null, {}, "held past its window"]);
     });
 
     it("lists records by application, endpoint, state, class, event type and time", async () => {

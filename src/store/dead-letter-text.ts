@@ -1,0 +1,41 @@
+/** What both adapters write into a dead-letter record's text fields, worded once. */
+import type { DeliveryOutcome } from "./port.js";
+
+/** The part of an attempt (as recorded, or as read back) a record's final answer is made of. */
+export interface FinalAnswerSource {
+  status: number | null;
+  error: string | null;
+  errorDetail: string | null;
+}
+
+/**
+ * A record's `final_status` and `final_error`: the last answer its delivery got. A delivery ended
+ * without a request (its endpoint disabled, an open circuit holding its retry past the window, a
+ * policy with no room left) passes the last attempt it did make, so the record still says what
+ * the receiver last answered; null for one that never sent a request at all.
+ */
+export function finalAnswer(a: FinalAnswerSource | null): {
+  status: number | null;
+  error: string | null;
+} {
+  return {
+    status: a?.status ?? null,
+    error: a?.error ? `${a.error}${a.errorDetail ? `: ${a.errorDetail}` : ""}` : null,
+  };
+}
+
+/**
+ * "succeeded: HTTP 200 in 12 ms", "failed: connection_refused (…) in 3 ms", as history says it;
+ * "no request was sent: endpoint disabled" for a replay that ended before its request went out
+ * (a single replay's answer gives that line as its `detail`).
+ */
+export function describeResult(o: DeliveryOutcome): string {
+  const a = o.attempt;
+  if (!a) return `no request was sent: ${o.next.kind === "dead" ? o.next.reason : "-"}`;
+  const verdict = o.next.kind === "succeeded" ? "succeeded" : "failed";
+  const what =
+    a.status !== null
+      ? `HTTP ${a.status}`
+      : `${a.error ?? "error"}${a.errorDetail ? ` (${a.errorDetail})` : ""}`;
+  return `${verdict}: ${what} in ${a.durationMs} ms`;
+}
