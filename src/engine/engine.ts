@@ -240,7 +240,17 @@ export class DeliveryEngine implements EngineControl {
     }
     for (const d of this.holdings.unadmitted.splice(0)) releases.push(releaseOf(d, d.dueAt));
     this.holdings.claimed -= releases.length;
-    await this.deps.store.releaseDeliveries(releases);
+    try {
+      await this.deps.store.releaseDeliveries(releases);
+    } catch (err) {
+      // Still let the requests out finish and their outcomes be written: a store that failed
+      // this once may take them, and each one it does is a delivery not sent twice. What was not
+      // handed back stays claimed, as what is still out does below.
+      this.log.error(
+        { err, deliveries: releases.length },
+        "stopping without handing back queued deliveries: the store failed; they are sent after restart",
+      );
+    }
     await finishedWithin(this.deps.settings.shutdownTimeoutMs, this.dispatcher.settled());
     // Whatever is still out stays claimed in the store: retried after restart (alone), or by the
     // others once this worker's heartbeat is old enough (in a fleet, which otherwise gets this
