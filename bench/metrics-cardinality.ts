@@ -62,6 +62,7 @@ async function measure(maxEndpoints: number): Promise<string> {
         deliveryId: `dlv_${i}`,
         messageId: `msg_${i}`,
         endpointId,
+        appId: "app_bench",
         state,
         nextAttemptAt: state === "pending" ? Date.now() : null,
         failureClass: null,

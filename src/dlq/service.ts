@@ -10,6 +10,7 @@ import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import { resolvePolicy, type PolicyDefaults } from "../engine/policy.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
+import { lastAttemptOf, type DeliveryRef } from "../store/last-attempt.js";
 import type { DeadLetterChange, DeadLetterDecided, Store } from "../store/port.js";
 
 /** The DLQ's settings, from the configuration. */
@@ -317,19 +318,13 @@ export class DeadLetterQueue {
     const delivery = await this.deps.store.getDelivery(d.deliveryId);
     if (!delivery) return GONE;
     if (delivery.state !== "succeeded" && delivery.state !== "dead") return null;
-    const attempts = await this.deps.store.listAttempts({
-      appId: d.appId,
-      messageId: d.messageId,
-      endpointId: d.endpointId,
-      limit: 20,
-      order: "descending",
-    });
-    const attempt = attempts.data.find((a) => a.deliveryId === d.deliveryId) ?? null;
+    const attempt = await lastAttemptOf(this.deps.store, d);
     return {
       type: "delivery",
       deliveryId: d.deliveryId,
       messageId: d.messageId,
       endpointId: d.endpointId,
+      appId: d.appId,
       state: delivery.state,
       nextAttemptAt: null,
       attempt,
@@ -345,13 +340,6 @@ type FinalEvent = Extract<EngineEvent, { type: "delivery" }>;
 
 /** A replay's wait ended because its delivery was deleted with its endpoint. */
 const GONE = Symbol("gone");
-
-interface DeliveryRef {
-  deliveryId: string;
-  appId: string;
-  messageId: string;
-  endpointId: string;
-}
 
 /** How often a replay waiting on a shared store asks it for the outcome. */
 const STORE_POLL_MS = 250;

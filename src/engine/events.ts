@@ -15,6 +15,7 @@ export type EngineEvent =
       deliveryId: string;
       messageId: string;
       endpointId: string;
+      appId: string;
       state: DeliveryState;
       nextAttemptAt: number | null;
       attempt: Attempt | null;
@@ -61,6 +62,7 @@ export class EngineEvents {
         deliveryId: o.deliveryId,
         messageId: o.messageId,
         endpointId: o.endpointId,
+        appId: o.appId,
         state: o.next.kind === "retry" ? "pending" : o.next.kind,
         nextAttemptAt: o.next.kind === "retry" ? o.next.at : null,
         // Spelled out, not `{ ...a, deliveryId, … }`: in Node 20's V8 a spread followed by new

@@ -24,7 +24,7 @@ export function logDeliveries(events: EngineEvents, logger: Logger): void {
         messageId: e.messageId,
         deliveryId: e.deliveryId,
         endpointId: e.endpointId,
-        appId: a?.appId,
+        appId: e.appId,
         attemptId: a?.id,
         attemptNumber: e.attemptNumber,
         trigger: a?.trigger,

@@ -10,6 +10,7 @@ import type { Application } from "../domain/types.js";
 import type { EngineControl } from "../engine/control.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import { newId } from "../ids.js";
+import { lastAttemptOf } from "../store/last-attempt.js";
 import type { AlertRecord, Store } from "../store/port.js";
 import type { AlertChanges } from "./alert-rules.js";
 import { alertViews } from "./alert-view.js";
@@ -138,18 +139,29 @@ export class OperationalWebhooks {
       };
     }
     if (e.type !== "delivery") return null;
-    const a = e.attempt!;
-    const message = await this.deps.store.findMessage(a.appId, a.messageId);
+    let a = e.attempt;
+    if (!a) {
+      // Given up without a last request (its endpoint disabled, an open circuit holding its retry
+      // past the window): as exhausted as any, so announced with the last attempt it did make.
+      // A replay's end is the operator's own doing, as with an attempt.
+      const delivery = await this.deps.store.getDelivery(e.deliveryId);
+      if (!delivery || delivery.origin === "replay") return null;
+      a = await lastAttemptOf(this.deps.store, e);
+    }
+    const message = await this.deps.store.findMessage(e.appId, e.messageId);
     const data: Record<string, unknown> = {
       ...base,
-      msgId: a.messageId,
+      msgId: e.messageId,
       msgEventId: message?.eventId ?? null,
-      lastAttempt: {
-        id: a.id,
-        timestamp: iso(a.at),
-        responseStatusCode: a.status ?? 0,
-        responseDurationMs: a.durationMs,
-      },
+      // Null only for a delivery given up before it sent anything (its endpoint disabled).
+      lastAttempt: a
+        ? {
+            id: a.id,
+            timestamp: iso(a.at),
+            responseStatusCode: a.status ?? 0,
+            responseDurationMs: a.durationMs,
+          }
+        : null,
     };
     if (type === "message.attempt.exhausted") data.failureClass = e.failureClass;
     return { type, data };
@@ -169,9 +181,10 @@ export class OperationalWebhooks {
         // What people do to their own endpoints is theirs to know; it is not announced.
         return null;
       case "delivery": {
-        if (!e.attempt || e.attempt.trigger === "replay") return null;
-        const n = e.attemptNumber ?? 0;
+        if (e.attempt?.trigger === "replay") return null;
         if (e.state === "dead") return "message.attempt.exhausted";
+        if (!e.attempt) return null;
+        const n = e.attemptNumber ?? 0;
         if (e.state === "pending" && n === this.deps.failingAfter) return "message.attempt.failing";
         if (e.state === "succeeded" && n > this.deps.failingAfter) {
           return "message.attempt.recovered";

@@ -31,6 +31,7 @@ function delivered(endpointId: string, status: number): EngineEvent {
     deliveryId: "dlv_1",
     messageId: "msg_1",
     endpointId,
+    appId: "app_1",
     state: ok ? "succeeded" : "dead",
     nextAttemptAt: null,
     attempt,

@@ -1,7 +1,8 @@
 /**
  * Operational webhooks end to end: an operator registers an endpoint with the official Svix
- * client; hookline's own events (endpoint disabled, circuit opened and closed, message exhausted,
- * failing and recovered, record abandoned, alert firing and resolved) arrive there, signed with
+ * client; hookline's own events (endpoint disabled, circuit opened and closed, message exhausted
+ * (also without a last request), failing and recovered, record abandoned, alert firing and
+ * resolved) arrive there, signed with
  * that endpoint's secret. Events about the operational endpoints themselves are never announced.
  */
 import { Webhook } from "standardwebhooks";
@@ -39,6 +40,7 @@ beforeAll(async () => {
     const n = (counts.get(req.path) ?? 0) + 1;
     counts.set(req.path, n);
     if (req.path === "/gone") return { status: 410 };
+    if (req.path === "/failing") return { status: 500 };
     if (req.path === "/wobbly") return { status: n <= 4 ? 500 : 200 };
     if (req.path === "/tripping") return { status: n <= 6 ? 503 : 200 };
     return { status: 200 };
@@ -137,6 +139,30 @@ describe("operational webhooks", () => {
     ).toBe(200);
     const abandoned = await waitForEvent("dlq.record_abandoned", (e) => e.data.dlqId === record.id);
     expect(abandoned.data).toMatchObject({ endpointId: gone.endpointId });
+  });
+
+  it("announce a delivery given up without a last request, with the last attempt it made", async () => {
+    const failing = await anEndpoint(h, rx.url("/failing"), {
+      retry: { delays: [3], jitter: { strategy: "none" } },
+    });
+    const msg = await post(h, failing.appId, {});
+    await h.waitFor(deliveryOf(msg, "pending"));
+    // Its retry waits; the endpoint is disabled meanwhile, so the retry ends unsent.
+    await h.svix.endpoint.patch(failing.appId, failing.endpointId, { disabled: true });
+    const exhausted = await waitForEvent("message.attempt.exhausted", (e) => e.data.msgId === msg);
+    expect(exhausted.data).toMatchObject({
+      appId: failing.appId,
+      endpointId: failing.endpointId,
+      failureClass: "permanent",
+      lastAttempt: expect.objectContaining({ responseStatusCode: 500 }),
+    });
+    const list = await h.api<{
+      data: { endpointId: string; finalStatus: number; reason: string }[];
+    }>("GET", "/api/v1/dlq");
+    expect(list.body.data.find((r) => r.endpointId === failing.endpointId)).toMatchObject({
+      finalStatus: 500,
+      reason: expect.stringContaining("endpoint disabled"),
+    });
   });
 
   it("announce an endpoint someone disables through the API, as a manual trigger", async () => {
