@@ -5,6 +5,7 @@
  * resolves the alert.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { AlertOut } from "../../src/api/schemas/observability.js";
 import { LEVEL_CLEAR_FOR_MS } from "../../src/observability/alert-rules.js";
 import { anEndpoint, post } from "../support/dlq.js";
 import { FakeClock } from "../support/fake-clock.js";
@@ -64,6 +65,8 @@ describe("alerts through the API", () => {
       resolvedAt: null,
       supersededBy: null,
     });
+    // The OpenAPI document describes every field the route sends, no fewer.
+    expect(AlertOut.strict().safeParse(age).error).toBeUndefined();
     const dataDir = h.dataDir;
     await h.stop(true);
 

@@ -97,8 +97,8 @@ export function headerProblems(
       problems.push({
         loc,
         msg:
-          `the value must be at most ${MAX_HEADER_VALUE} characters: tabs, spaces and visible ` +
-          "Latin-1 characters, no line breaks or other control characters",
+          `the value must be at most ${MAX_HEADER_VALUE} characters: tabs, visible ASCII and ` +
+          "U+0080 to U+00FF, no line breaks, NUL or other ASCII control characters",
         type: "header_value",
       });
     }

@@ -9,6 +9,8 @@ export const AlertOut = z.object({
   severity: z.enum(["warning", "critical"]),
   summary: z.string(),
   endpointId: z.string().nullable(),
+  // The endpoint's application, so a reader can go to the endpoint; null without one (or gone).
+  appId: z.string().nullable(),
   value: z.number(),
   threshold: z.number(),
   since: Timestamp,
