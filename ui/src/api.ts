@@ -111,3 +111,6 @@ export async function firstPages<T>(path: string, pages: number): Promise<ListOu
   }
   return out;
 }
+
+/** Every page of a list, for a view that needs the whole set at once. */
+export const everyPage = <T>(path: string): Promise<ListOut<T>> => firstPages<T>(path, Infinity);

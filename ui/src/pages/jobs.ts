@@ -1,8 +1,9 @@
 /** Bulk replays: the form that starts one (time window, canary), the list, and live progress. */
-import { api, seg, type ListOut } from "../api.js";
+import { api, seg } from "../api.js";
 import { action, field, h, link, table, toast } from "../dom.js";
 import { ago, isoOf, localInput, time } from "../format.js";
 import { live, refreshNow } from "../live.js";
+import { pagedList } from "../paging.js";
 import type { ReplayJob } from "../types.js";
 
 /** Starts a bulk replay of open records dead-lettered in a time window, canary first. */
@@ -75,25 +76,24 @@ function progress(j: ReplayJob): HTMLElement {
 }
 
 export async function renderJobs(page: HTMLElement): Promise<void> {
+  const jobs = pagedList<ReplayJob>(() => "/api/v1/dlq/replay?limit=50", "More jobs", "more-jobs");
   const list = h("section", { "aria-label": "Replay jobs" });
   page.append(h("h1", {}, "Replay jobs"), list, bulkReplayForm());
-  await live(
-    list,
-    () => api<ListOut<ReplayJob>>("GET", "/api/v1/dlq/replay?limit=50"),
-    (jobs) =>
-      table(
-        "Newest first",
-        ["Job", "State", "Stage", "Progress", "By", "Created"],
-        jobs.data.map((j) => [
-          link(`/jobs/${j.id}`, h("code", {}, j.id), { "data-key": `job-${j.id}` }),
-          h("span", { class: `badge job-${j.state}` }, j.state),
-          j.stage,
-          progress(j),
-          j.createdBy,
-          ago(j.createdAt),
-        ]),
-      ),
-  );
+  await live(list, jobs.load, (shown) => [
+    table(
+      "Newest first",
+      ["Job", "State", "Stage", "Progress", "By", "Created"],
+      shown.data.map((j) => [
+        link(`/jobs/${j.id}`, h("code", {}, j.id), { "data-key": `job-${j.id}` }),
+        h("span", { class: `badge job-${j.state}` }, j.state),
+        j.stage,
+        progress(j),
+        j.createdBy,
+        ago(j.createdAt),
+      ]),
+    ),
+    ...jobs.more(shown.done),
+  ]);
 }
 
 export async function renderJob(page: HTMLElement, p: Record<string, string>): Promise<void> {

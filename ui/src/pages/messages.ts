@@ -3,7 +3,7 @@
  * message with where its deliveries stand, and one message: its payload and, per endpoint, its
  * attempts as a timeline, with resend.
  */
-import { api, maybe, seg, type ListOut } from "../api.js";
+import { api, everyPage, maybe, seg } from "../api.js";
 import { action, field, h, link, replace, table, toast } from "../dom.js";
 import { ago, isoOf, pretty, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
@@ -133,6 +133,12 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
   const appPath = `/api/v1/app/${seg(app.id)}`;
   const msg = await api<Message>("GET", `${appPath}/msg/${seg(p.msg!)}`);
   const timeline = h("section", { "aria-labelledby": "timeline-title" });
+  // Each endpoint's card stands alone, so the endpoints page on with "More" as other lists do.
+  const destinations = pagedList<Destination>(
+    () => `${appPath}/msg/${seg(msg.id)}/endpoint?limit=250`,
+    "More endpoints",
+    "more-endpoints",
+  );
   page.append(
     h("p", {}, link(`/app/${app.id}/messages`, `← Messages of ${app.name}`)),
     h("h1", {}, `${msg.eventType} `, h("code", {}, msg.id)),
@@ -145,14 +151,10 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
   await live(
     timeline,
     async () => {
-      const dests = await api<ListOut<Destination>>(
-        "GET",
-        `${appPath}/msg/${seg(msg.id)}/endpoint?limit=250`,
-      );
-      const attempts = await api<ListOut<Attempt>>(
-        "GET",
-        `${appPath}/attempt/msg/${seg(msg.id)}?limit=250`,
-      );
+      const dests = await destinations.load();
+      // Every page, not a "More" button: the attempts come newest first across all endpoints,
+      // and a page's end would cut some endpoint's timeline short without saying so.
+      const attempts = await everyPage<Attempt>(`${appPath}/attempt/msg/${seg(msg.id)}?limit=250`);
       // A waiting delivery may be held by its endpoint's circuit rather than by its retry. The
       // endpoints are read together: one round trip per refresh, however many are waiting.
       const waiting = dests.data.filter((d) => d.statusText === "pending");
@@ -162,8 +164,8 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
       const circuits = Object.fromEntries(waiting.map((d, i) => [d.id, endpoints[i]!.circuit]));
       return { dests, attempts, circuits };
     },
-    ({ dests, attempts, circuits }) =>
-      dests.data.map((d) =>
+    ({ dests, attempts, circuits }) => [
+      ...dests.data.map((d) =>
         h(
           "article",
           { class: "card timeline" },
@@ -209,5 +211,7 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
           ),
         ),
       ),
+      ...destinations.more(dests.done),
+    ],
   );
 }
