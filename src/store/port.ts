@@ -229,7 +229,6 @@ export interface Store {
     snapshot: CircuitRecord,
     transition: CircuitTransition | null,
   ): Promise<void>;
-  loadCircuits(): Promise<Map<string, CircuitRecord>>;
   getCircuit(endpointId: string): Promise<CircuitRecord | null>;
   listCircuitTransitions(
     endpointId: string,

@@ -36,11 +36,6 @@ export class History {
     });
   }
 
-  async loadCircuits(): Promise<Map<string, CircuitRecord>> {
-    const rows = await all(this.pool, S.loadCircuits);
-    return new Map(rows.map((r) => [String(r.endpoint_id), circuitFromRow(r)]));
-  }
-
   async getCircuit(endpointId: string): Promise<CircuitRecord | null> {
     const row = await one(this.pool, S.getCircuit, [endpointId]);
     return row ? circuitFromRow(row) : null;

@@ -373,7 +373,6 @@ export const HISTORY = {
       reopen_count = excluded.reopen_count`,
   insertTransition: `INSERT INTO circuit_transitions (endpoint_id, from_state, to_state, at, reason)
     VALUES ($1, $2, $3, $4, $5)`,
-  loadCircuits: "SELECT * FROM circuits",
   getCircuit: "SELECT * FROM circuits WHERE endpoint_id = $1",
   transitions: `SELECT * FROM circuit_transitions WHERE endpoint_id = $1
     ORDER BY seq DESC LIMIT $2`,

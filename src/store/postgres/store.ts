@@ -345,10 +345,6 @@ export class PostgresStore implements Store {
     await this.run(() => this.history.saveCircuit(endpointId, c, transition));
   }
 
-  async loadCircuits(): Promise<Map<string, CircuitRecord>> {
-    return this.run(() => this.history.loadCircuits());
-  }
-
   async getCircuit(endpointId: string): Promise<CircuitRecord | null> {
     return this.run(() => this.history.getCircuit(endpointId));
   }

@@ -38,11 +38,6 @@ export class History {
     })();
   }
 
-  loadCircuits(): Map<string, CircuitRecord> {
-    const rows = this.db.prepare("SELECT * FROM circuits").all() as Row[];
-    return new Map(rows.map((r) => [String(r.endpoint_id), circuitFromRow(r)]));
-  }
-
   getCircuit(endpointId: string): CircuitRecord | null {
     const row = this.s.getCircuit.get(endpointId) as Row | undefined;
     return row ? circuitFromRow(row) : null;

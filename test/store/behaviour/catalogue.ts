@@ -326,7 +326,7 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
       expect((await t.store.listDeadLetters({ appId: app.id, limit: 10 })).data).toEqual([]);
       expect(await t.store.getCircuit(gone.id)).toBeNull();
       expect(await t.store.listCircuitTransitions(gone.id, 10)).toEqual([]);
-      expect([...(await t.store.loadCircuits()).keys()]).toEqual([kept.id]);
+      expect(await t.store.getCircuit(kept.id)).not.toBeNull();
       for (const d of ofKept) expect(await t.store.getDelivery(d.id)).not.toBeNull();
       expect(await t.store.findMessage(app.id, m1.message.id)).not.toBeNull();
       expect(await t.store.findMessage(app.id, m2.message.id)).not.toBeNull();

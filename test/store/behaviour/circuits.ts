@@ -30,7 +30,6 @@ export function circuitBehaviour(t: StoreUnderTest): void {
       const { endpoints } = await seedApp(t.store, [{}, {}, {}]);
       const [a, b, c] = endpoints.map((e) => e.id) as [string, string, string];
       expect(await t.store.getCircuit(a)).toBeNull();
-      expect((await t.store.loadCircuits()).size).toBe(0);
 
       await t.store.saveCircuit(a, OPEN, transition("closed", "open", T0));
       await t.store.saveCircuit(b, HALF_OPEN, null);
@@ -41,13 +40,7 @@ export function circuitBehaviour(t: StoreUnderTest): void {
       // Saving again replaces the snapshot.
       await t.store.saveCircuit(a, HALF_OPEN, transition("open", "half-open", T0 + 5 * MINUTE));
       expect(await t.store.getCircuit(a)).toEqual(HALF_OPEN);
-      const loaded = await t.store.loadCircuits();
-      expect(loaded).toEqual(
-        new Map([
-          [a, HALF_OPEN],
-          [b, HALF_OPEN],
-        ]),
-      );
+      expect(await t.store.getCircuit(b)).toEqual(HALF_OPEN);
     });
 
     it("lists an endpoint's transitions newest first, at most `limit`", async () => {

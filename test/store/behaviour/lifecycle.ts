@@ -66,7 +66,7 @@ export function lifecycleBehaviour(t: StoreUnderTest): void {
             }),
         ],
         ["getDelivery", (s) => s.getDelivery(claimed.id)],
-        ["loadCircuits", (s) => s.loadCircuits()],
+        ["getCircuit", (s) => s.getCircuit(claimed.endpointId)],
         ["listAttempts", (s) => s.listAttempts({ appId: app.id, limit: 10 })],
         ["listDeadLetters", (s) => s.listDeadLetters({ limit: 10 })],
         ["getDeadLetterRecord", (s) => s.getDeadLetterRecord("dlq_x")],
