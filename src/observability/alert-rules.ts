@@ -62,6 +62,8 @@ export interface AlertSample {
   ended: number;
   exhausted: number;
   dlqLeft: number;
+  /** When a record last left the queue through any process sharing the store (`dlqLeft` counts this one's). */
+  dlqClosedAt: number | null;
   /** Attempts and successes per endpoint since the previous sample. */
   endpoints: Map<string, EndpointCounts>;
   dlqDepth: number;
@@ -338,11 +340,13 @@ export class AlertRules {
     });
 
     // Nothing leaves the dead-letter queue while its oldest record stays. It moved since `from`
-    // if something left, the queue shrank or emptied, or its oldest record changed.
+    // if something left (here, or through another process of a fleet), the queue shrank or
+    // emptied, or its oldest record changed.
     const dlqMoved = (from: AlertSample) =>
       now.dlqOldestAt === null ||
       now.dlqOldestAt !== from.dlqOldestAt ||
       now.dlqLeft !== from.dlqLeft ||
+      now.dlqClosedAt !== from.dlqClosedAt ||
       now.dlqDepth < from.dlqDepth;
     const then = this.sampleAt(now.at - t.dlqStuckMs);
     const stuck = now.at - then.at >= t.dlqStuckMs && then.dlqDepth > 0 && !dlqMoved(then);

@@ -103,6 +103,7 @@ export class AlertEvaluator {
           endpoints: t.drainEndpoints(),
           dlqDepth: backlog.deadLetters,
           dlqOldestAt: backlog.oldestDeadLetterAt,
+          dlqClosedAt: backlog.lastDeadLetterClosedAt,
           oldestDueAt: backlog.oldestDueAt,
           lastDrill: drill ? { at: drill.startedAt, passed: drill.passed } : null,
           lastDrillPassedAt: await store.lastPassedDrillAt(),

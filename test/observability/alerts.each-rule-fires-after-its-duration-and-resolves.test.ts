@@ -98,6 +98,23 @@ describe("alert rules", () => {
     expect(t.resolved).toEqual(["dlq_stuck"]);
   });
 
+  it("a record leaving the queue through another process of a fleet counts as moving it", () => {
+    const t = timeline();
+    t.state.dlqDepth = 5;
+    t.state.dlqOldestAt = T0;
+    // Another process resolves records as fast as new ones arrive; this one sees only the store.
+    t.run(90 * MIN, () => {
+      t.state.dlqClosedAt = t.now;
+    });
+    expect(t.fired).toEqual([]);
+    // Then nothing leaves anywhere for an hour.
+    t.run(61 * MIN);
+    expect(t.fired).toEqual(["dlq_stuck"]);
+    t.state.dlqClosedAt = t.now;
+    t.tick();
+    expect(t.resolved).toEqual(["dlq_stuck"]);
+  });
+
   it("the oldest due delivery waiting past the threshold fires, and resolves after it was sent", () => {
     const t = timeline({ queueLagMs: 5 * MIN });
     t.state.oldestDueAt = T0 + 30_000;

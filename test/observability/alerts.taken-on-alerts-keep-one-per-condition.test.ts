@@ -21,6 +21,7 @@ const lagging = (at: number, oldestDueAt: number | null): AlertSample => ({
   ended: 0,
   exhausted: 0,
   dlqLeft: 0,
+  dlqClosedAt: null,
   endpoints: new Map(),
   dlqDepth: 0,
   dlqOldestAt: null,

@@ -22,6 +22,7 @@ export function timeline(overrides: Partial<AlertThresholds> = {}) {
     ended: 0,
     exhausted: 0,
     dlqLeft: 0,
+    dlqClosedAt: null,
     dlqDepth: 0,
     dlqOldestAt: null,
     oldestDueAt: null,

@@ -10,6 +10,11 @@ export interface BacklogSnapshot {
   deadLetters: number;
   /** When the oldest open or replaying record was dead-lettered, or null. */
   oldestDeadLetterAt: number | null;
+  /**
+   * When a record last left the queue (resolved, by a replay or a person, or abandoned), through
+   * any process sharing the store; null while none is kept.
+   */
+  lastDeadLetterClosedAt: number | null;
   /** Endpoints with open records, deepest first, at most `endpointLimit` of them. */
   byEndpoint: { endpointId: string; deadLetters: number; oldestDeadLetterAt: number }[];
 }

@@ -17,7 +17,9 @@ export class Observability {
          (SELECT min(next_attempt_at) FROM deliveries
            WHERE state = 'pending' AND next_attempt_at <= $1) AS due,
          (SELECT count(*) FROM dead_letters WHERE state IN ('open', 'replaying')) AS dlq,
-         (SELECT min(created_at) FROM dead_letters WHERE state IN ('open', 'replaying')) AS oldest`,
+         (SELECT min(created_at) FROM dead_letters WHERE state IN ('open', 'replaying')) AS oldest,
+         (SELECT max(updated_at) FROM dead_letters
+           WHERE state IN ('resolved', 'abandoned')) AS closed`,
       [req.now],
     );
     const rows = await all(
@@ -33,6 +35,7 @@ export class Observability {
       oldestDueAt: head?.due == null ? null : Number(head.due),
       deadLetters: Number(head?.dlq ?? 0),
       oldestDeadLetterAt: head?.oldest == null ? null : Number(head.oldest),
+      lastDeadLetterClosedAt: head?.closed == null ? null : Number(head.closed),
       byEndpoint: rows.map((r) => ({
         endpointId: String(r.endpoint_id),
         deadLetters: Number(r.open),

@@ -23,6 +23,12 @@ export class Observability {
         "SELECT count(*) AS n, min(created_at) AS at FROM dead_letters WHERE state IN ('open', 'replaying')",
       )
       .get() as Row;
+    // The last entry of dead_letters_closed, whose predicate this repeats.
+    const closed = this.db
+      .prepare(
+        "SELECT max(updated_at) AS at FROM dead_letters WHERE state IN ('resolved', 'abandoned')",
+      )
+      .get() as Row;
     const rows = this.db
       .prepare(
         `SELECT d.endpoint_id, d.open,
@@ -36,6 +42,7 @@ export class Observability {
       oldestDueAt: due.at == null ? null : Number(due.at),
       deadLetters: Number(dlq.n),
       oldestDeadLetterAt: dlq.at == null ? null : Number(dlq.at),
+      lastDeadLetterClosedAt: closed.at == null ? null : Number(closed.at),
       byEndpoint: rows.map((r) => ({
         endpointId: String(r.endpoint_id),
         deadLetters: Number(r.open),

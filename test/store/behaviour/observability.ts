@@ -32,6 +32,7 @@ export function observabilityBehaviour(t: StoreUnderTest): void {
         oldestDueAt: null,
         deadLetters: 0,
         oldestDeadLetterAt: null,
+        lastDeadLetterClosedAt: null,
         byEndpoint: [],
       });
       const { app, endpoints } = await seedApp(t.store, [{}, {}]);
@@ -54,6 +55,24 @@ export function observabilityBehaviour(t: StoreUnderTest): void {
       ]);
       const top = await t.store.backlogSnapshot({ now: T0 + 6 * HOUR, endpointLimit: 1 });
       expect(top.byEndpoint.map((r) => r.endpointId)).toEqual([a.id]);
+      expect(top.lastDeadLetterClosedAt).toBeNull();
+    });
+
+    it("says when a record last left the dead-letter queue, resolved or abandoned", async () => {
+      const { app } = await seedApp(t.store);
+      const [first, second] = [
+        await deadLetter(t.store, app.id),
+        await deadLetter(t.store, app.id),
+      ];
+      const snapshot = () => t.store.backlogSnapshot({ now: T0 + 6 * HOUR, endpointLimit: 10 });
+      const decision = (id: string, now: number) => ({ id, actor: "ops", note: "done", now });
+      await t.store.resolveDeadLetter(decision(first.id, T0 + HOUR));
+      expect(await snapshot()).toMatchObject({ deadLetters: 1, lastDeadLetterClosedAt: T0 + HOUR });
+      await t.store.abandonDeadLetter(decision(second.id, T0 + 2 * HOUR));
+      expect(await snapshot()).toMatchObject({
+        deadLetters: 0,
+        lastDeadLetterClosedAt: T0 + 2 * HOUR,
+      });
     });
 
     it("keeps alerts: firing and recently resolved, newest first; forgets old resolved ones", async () => {
