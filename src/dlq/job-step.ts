@@ -24,8 +24,12 @@ export function nextJobStep(job: ReplayJob, window: number): JobStep {
   const out = p.queued - p.succeeded - p.failed - p.withdrawn;
   const tried = p.succeeded + p.failed;
   if (job.stage === "canary") {
-    // A replay withdrawn with its endpoint brings no result: it is no part of the sample.
-    if (p.queued - p.withdrawn < job.canarySize && waiting > 0) return { kind: "enqueue" };
+    // A replay withdrawn with its endpoint brings no result: it is no part of the sample. The
+    // sample keeps to the window too: it is replays like the rest.
+    if (p.queued - p.withdrawn < job.canarySize && waiting > 0) {
+      if (out < window) return { kind: "enqueue" };
+      return { kind: "wait", reason: `canary: waiting for results: ${out} replays out at once` };
+    }
     if (out > 0) {
       return { kind: "wait", reason: `canary: waiting for ${out} of ${p.queued} results` };
     }

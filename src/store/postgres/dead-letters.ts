@@ -189,7 +189,12 @@ export class DeadLetters {
 
   /** Within a transaction: open or resolved → replaying, plus the replay delivery. */
   async startReplay(c: Conn, req: ReplayRequest, jobId: string | null): Promise<ReplayEnqueued> {
-    const moved = await one(c, S.startReplay, [req.deadLetterId, req.abandonAfter, req.now]);
+    const moved = await one(c, S.startReplay, [
+      req.deadLetterId,
+      req.abandonAfter,
+      req.now,
+      jobId === null,
+    ]);
     if (!moved) {
       // Read after the guarded update: a request that lost a race sees the winner's state.
       const current = await one(c, S.get, [req.deadLetterId]);

@@ -35,9 +35,11 @@ export const DEAD_LETTERS = {
   requestOf: `SELECT actor, job_id FROM dead_letter_events
     WHERE delivery_id = $1 AND action = 'replay_requested' ORDER BY seq LIMIT 1`,
   // The state guard is what makes a replay single: a second request finds it replaying (or
-  // waits for the first's commit, then finds it so).
+  // waits for the first's commit, then finds it so). A person may replay a resolved record; a
+  // bulk job takes open ones only ($4 false), so one a person resolved after the job read it
+  // (the guard sees the committed state) is skipped, not replayed.
   startReplay: `UPDATE dead_letters SET state = 'replaying', abandon_after = $2, updated_at = $3
-    WHERE id = $1 AND state IN ('open', 'resolved') RETURNING *`,
+    WHERE id = $1 AND (state = 'open' OR (state = 'resolved' AND $4::boolean)) RETURNING *`,
   circuitOf: "SELECT state, next_probe_at FROM circuits WHERE endpoint_id = $1",
   insertReplayDelivery: `INSERT INTO deliveries (id, app_id, message_id, endpoint_id, state,
       origin, next_attempt_at, created_at, dead_letter_id)

@@ -122,7 +122,7 @@ export class ReplayJobs {
     // sent to a disabled endpoint, so its records are left for after it is enabled again.
     const disabled =
       current && (await one(c, S.endpointDisabled, [current.endpointId]))?.disabled === true;
-    const skip = !current
+    let skip = !current
       ? "the record no longer exists"
       : current.state !== "open"
         ? `the record is ${current.state}`
@@ -148,6 +148,10 @@ export class ReplayJobs {
         out.queued.push({ deadLetterId: record, deliveryId, endpointId: current.endpointId });
         return;
       }
+      // Moved since it was read: a person resolved it, or another replay took it.
+      skip = started.record
+        ? `the record is ${started.record.state}`
+        : "the record no longer exists";
     }
     const detail = skip ?? "the record is already replaying";
     await exec(c, S.markSkipped, [job.id, record, detail, req.now]);

@@ -199,7 +199,10 @@ export class DeadLetters {
     return this.db.transaction(() => this.startReplay(req, null)).immediate();
   }
 
-  /** Within a transaction: open or resolved → replaying, plus the replay delivery. */
+  /**
+   * Within a transaction: open (or, for a single replay, resolved) → replaying, plus the replay
+   * delivery; a job's replay (`jobId`) takes open records only.
+   */
   startReplay(req: ReplayRequest, jobId: string | null): ReplayEnqueued {
     const row = this.s.get.get(req.deadLetterId) as Row | undefined;
     if (!row) return { ok: false, record: null };
@@ -208,6 +211,7 @@ export class DeadLetters {
       id: req.deadLetterId,
       abandonAfter: req.abandonAfter,
       now: req.now,
+      single: jobId === null ? 1 : 0,
     }).changes;
     if (moved === 0) return { ok: false, record: before };
     // As with new messages: an open circuit holds the replay until its probe.

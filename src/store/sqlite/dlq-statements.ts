@@ -37,9 +37,11 @@ export function prepareDeadLetters(db: Db) {
     byDelivery: p("SELECT * FROM dead_letters WHERE delivery_id = ?"),
     requestOf: p(`SELECT actor, job_id FROM dead_letter_events
       WHERE delivery_id = ? AND action = 'replay_requested' ORDER BY seq LIMIT 1`),
-    // The state guard is what makes a replay single: a second request finds it replaying.
+    // The state guard is what makes a replay single: a second request finds it replaying. A
+    // person may replay a resolved record; a bulk job takes open ones only (@single is 0).
     startReplay: p(`UPDATE dead_letters SET state = 'replaying', abandon_after = @abandonAfter,
-      updated_at = @now WHERE id = @id AND state IN ('open', 'resolved')`),
+      updated_at = @now
+      WHERE id = @id AND (state = 'open' OR (state = 'resolved' AND @single = 1))`),
     circuitOf: p("SELECT state, next_probe_at FROM circuits WHERE endpoint_id = ?"),
     insertReplayDelivery: p(`INSERT INTO deliveries (id, app_id, message_id, endpoint_id, state,
       origin, next_attempt_at, created_at, dead_letter_id)
