@@ -91,6 +91,8 @@ export const created = (body: unknown): Answer => ({ status: 201, body });
 export const noContent = (): Answer => ({ status: 204 });
 
 const NUL_ESCAPE = Buffer.from("\\u0000");
+// Every surrogate's escape starts so (and a few others': the walk then finds nothing).
+const SURROGATE_ESCAPES = [Buffer.from("\\ud"), Buffer.from("\\uD")];
 
 /** Registers every route: path parameters, query and body are validated before the handler runs. */
 export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]): void {
@@ -116,8 +118,10 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
         const rawQuery = request.query ?? {};
         // Most requests (every message posted) have no query: nothing to walk.
         if (!isEmpty(rawQuery)) problems.push(...nulProblems(rawQuery, ["query"]));
-        // JSON text can only spell a NUL as this escape: a body without it is not walked.
-        if (request.rawBody?.includes(NUL_ESCAPE)) {
+        // JSON text can only spell a NUL or a lone surrogate as an escape (UTF-8 has no bytes for
+        // either): a body without one is not walked.
+        const raw = request.rawBody;
+        if (raw && (raw.includes(NUL_ESCAPE) || SURROGATE_ESCAPES.some((e) => raw.includes(e)))) {
           problems.push(...nulProblems(request.body, ["body"], route.freeJson));
         }
         const query = !querySchema

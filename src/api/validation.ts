@@ -140,8 +140,18 @@ export function jsonDepth(root: unknown): number {
 }
 
 const NUL_MESSAGE = "must not contain a NUL character";
+const SURROGATE_MESSAGE =
+  "must be well-formed text: a lone UTF-16 surrogate (\\ud800 to \\udfff without its pair) cannot be stored";
+// Half of a pair with no other half beside it.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** At most this many NUL problems are named; one is enough to refuse a request. */
+/** What no stored text can hold, or null: a NUL, or a lone surrogate (UTF-8 has no spelling). */
+function unstorable(s: string): string | null {
+  if (s.includes("\0")) return NUL_MESSAGE;
+  return LONE_SURROGATE.test(s) ? SURROGATE_MESSAGE : null;
+}
+
+/** At most this many such problems are named; one is enough to refuse a request. */
 const MAX_NUL_PROBLEMS = 20;
 
 interface Visit {
@@ -151,8 +161,10 @@ interface Visit {
 }
 
 /**
- * Where `root` holds a NUL character, in a string or an object key: none of hookline's fields
- * means one, and no PostgreSQL text column can store one. Top-level fields named in `freeJson`
+ * Where `root` holds a NUL character or a lone UTF-16 surrogate, in a string or an object key:
+ * none of hookline's fields means one, no PostgreSQL text column can store a NUL, and neither
+ * store keeps a lone surrogate as sent (each reads back U+FFFD, so two event ids could become
+ * one). Top-level fields named in `freeJson`
  * are the caller's own JSON, stored as written, and are not looked into. Linear in the size of
  * `root` however deep it nests: a field's path is only spelled out for a problem.
  */
@@ -162,17 +174,18 @@ export function nulProblems(
   freeJson: readonly string[] = [],
 ): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  const found = (at: Visit): void => {
+  const found = (at: Visit, msg: string): void => {
     const loc: Loc = [];
     for (let v: Visit | null = at; v?.parent; v = v.parent) loc.push(v.key);
     // The root itself has no key: a problem there is at `base`.
-    problems.push({ loc: [...base, ...loc.reverse()], msg: NUL_MESSAGE, type: "value_error" });
+    problems.push({ loc: [...base, ...loc.reverse()], msg, type: "value_error" });
   };
   const stack: Visit[] = [];
   // Strings are looked at where they are met; only objects and arrays are visited.
   const look = (value: unknown, parent: Visit | null, key: string | number): void => {
     if (typeof value === "string") {
-      if (value.includes("\0")) found({ value, parent, key });
+      const msg = unstorable(value);
+      if (msg) found({ value, parent, key }, msg);
     } else if (typeof value === "object" && value !== null) {
       stack.push({ value, parent, key });
     }
@@ -187,7 +200,8 @@ export function nulProblems(
     }
     for (const key of Object.keys(v)) {
       if (at.parent === null && freeJson.includes(key)) continue;
-      if (key.includes("\0")) found({ value: v[key], parent: at, key });
+      const msg = unstorable(key);
+      if (msg) found({ value: v[key], parent: at, key }, msg);
       else look(v[key], at, key);
     }
   }
