@@ -40,7 +40,10 @@ export function installIdempotency(
         },
       ]);
     }
-    const scope = `admin:POST ${fillParams(routeUrl, request.params)}`;
+    // An application token's keys are its own: logout (one path for every token) acts on the
+    // caller, so another token's key must not answer for it. Admin tokens share theirs.
+    const who = request.identity?.scope === "app" ? `app ${request.identity.tokenId}` : "admin";
+    const scope = `${who}:POST ${fillParams(routeUrl, request.params)}`;
     // A path holding a NUL is refused by the route (422), and PostgreSQL could not store it.
     if (scope.includes("\0")) return;
     const state = await deps.store.beginIdempotent({
