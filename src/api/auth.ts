@@ -104,13 +104,16 @@ export function accessOf(route: RouteDef): RouteAccess | "public" {
 }
 
 /**
- * Installs the check that runs before every /api/ request: 401 without a valid, unrevoked token;
- * 403 for an application's token on an admin route; 404 on another application's routes.
+ * Installs the checks that run before every /api/ request, in two hooks: who calls (401 without a
+ * valid, unrevoked token), then what it may reach (403 for an application's token on an admin
+ * route; 404 on another application's routes). `between` installs what runs in between: the rate
+ * limit, so that a token's refused requests count against it too.
  */
 export function installAuth(
   app: FastifyInstance,
   deps: { store: Store; adminToken: string; clock: Clock },
   routes: readonly RouteDef[],
+  between: () => void = () => {},
 ): void {
   const { store } = deps;
   const bootstrap = tokenDigest(deps.adminToken).toString("hex");
@@ -122,8 +125,13 @@ export function installAuth(
   app.addHook("onRequest", async (request) => {
     const access = accessOfRequest(request, accessByRoute);
     if (access === "public") return;
-    const identity = await identify(store, request, deps.clock, bootstrap);
-    request.identity = identity;
+    request.identity = await identify(store, request, deps.clock, bootstrap);
+  });
+  between();
+  app.addHook("onRequest", async (request) => {
+    const identity = request.identity;
+    if (!identity) return;
+    const access = accessOfRequest(request, accessByRoute);
     if (identity.scope === "admin" || access === "any") return;
     if (access === "admin") throw new ForbiddenError("this route needs an admin token");
     const appIdOrUid = (request.params as Record<string, string | undefined>).app_id ?? "";

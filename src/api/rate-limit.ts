@@ -17,7 +17,10 @@ export interface RateLimitSettings {
   limitBootstrapToken: boolean;
 }
 
-/** Installs the limit; call after installAuth, whose hook identifies the token first. */
+/**
+ * Installs the limit; installAuth calls it between its two hooks: after the token is known, before
+ * what it may reach is checked, so requests refused there (403, 404) are counted too.
+ */
 export function installRateLimit(
   app: FastifyInstance,
   deps: { clock: Clock; settings: RateLimitSettings },

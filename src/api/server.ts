@@ -75,8 +75,9 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   closeConnectionsWhenStopping(app);
 
   const routes = apiRoutes(deps);
-  installAuth(app, deps, routes);
-  installRateLimit(app, { ...deps, settings: deps.config.apiRateLimit });
+  installAuth(app, deps, routes, () =>
+    installRateLimit(app, { ...deps, settings: deps.config.apiRateLimit }),
+  );
   installIdempotency(app, deps);
   registerRoutes(app, routes);
   app.server.maxHeadersCount = MAX_HEADER_COUNT;
