@@ -19,6 +19,8 @@ export function urlProblem(value: string): string | null {
   if (url.protocol !== "http:" && url.protocol !== "https:") return "must use http or https";
   if (url.username || url.password) return "must not contain a user name or password";
   if (!url.hostname) return "must name a host";
+  // Port 0 reaches nothing: every delivery would fail before it left.
+  if (url.port === "0") return "must not use port 0";
   return null;
 }
 

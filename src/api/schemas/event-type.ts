@@ -15,7 +15,7 @@ const shared = {
   featureFlag: FeatureFlag.nullable().optional(),
   featureFlags: z.array(FeatureFlag).max(100).nullable().optional(),
   groupName: z.string().min(1).max(256).nullable().optional(),
-  schemas: JsonObject.refine((v) => JSON.stringify(v).length <= 256 * 1024, {
+  schemas: JsonObject.refine((v) => Buffer.byteLength(JSON.stringify(v)) <= 256 * 1024, {
     message: "must be at most 256 KiB of JSON",
   })
     .meta({ type: "object" })
