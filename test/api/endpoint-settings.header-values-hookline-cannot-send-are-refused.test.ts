@@ -51,6 +51,15 @@ describe("custom header values hookline cannot send are refused when saved", () 
   });
 });
 
+it("one header name spelled twice in other cases is refused, since both would be sent", async () => {
+  const put = await api.call("PUT", headersPath, { headers: { "X-Tenant": "a", "x-tenant": "b" } });
+  expect(await refusedAt(put)).toContainEqual(["body", "headers", "x-tenant"]);
+  const stored = (await (await api.call("GET", headersPath)).json()) as {
+    headers: Record<string, string>;
+  };
+  expect(stored.headers).not.toHaveProperty("X-Tenant");
+});
+
 it("values that are accepted reach the receiver as they were saved", async () => {
   const headers = Object.fromEntries(SENDABLE.map((v, i) => [`x-ok-${i}`, v]));
   expect((await api.call("PUT", headersPath, { headers })).status).toBe(204);

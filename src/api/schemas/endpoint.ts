@@ -83,11 +83,21 @@ export function headerProblems(
     problems.push({ loc: base, msg: `at most ${MAX_CUSTOM_HEADERS} headers`, type: "too_big" });
     return problems;
   }
+  // Header names ignore case: two spellings of one name would both be sent.
+  const seen = new Map<string, string>();
   for (const [name, value] of Object.entries(headers)) {
     const loc = [...base, name];
     const lower = name.toLowerCase();
+    const twin = seen.get(lower);
+    seen.set(lower, twin ?? name);
     if (name.length > MAX_HEADER_NAME || !TOKEN.test(name)) {
       problems.push({ loc, msg: `"${name}" is not a valid header name`, type: "header_name" });
+    } else if (twin !== undefined) {
+      problems.push({
+        loc,
+        msg: `"${name}" is the same header as "${twin}" (header names ignore case)`,
+        type: "header_duplicate",
+      });
     } else if (lower.startsWith("webhook-") || RESERVED_HEADERS.has(lower)) {
       problems.push({
         loc,
