@@ -3,7 +3,7 @@
  * automatic `auto_<uuid>` on every POST). The first request with a key runs and its answer is
  * kept for 24 h; a repeat gets the same status and bytes without running again. A repeat that
  * arrives while the first is still running is told so (409), and so is a different request
- * reusing the key. Server errors are not kept, so a retry after a 5xx runs again.
+ * reusing the key. Server errors and conflicts (409) are not kept, so a retry after one runs again.
  */
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -79,7 +79,9 @@ export function installIdempotency(
     request.idempotency = null;
     const body = payloadText(payload);
     try {
-      if (reply.statusCode >= 500 || body === null) {
+      // A conflict (409) wrote nothing and may clear ("send it again"): like a server error, it
+      // is not kept, so the same request with the same key runs again.
+      if (reply.statusCode >= 500 || reply.statusCode === 409 || body === null) {
         await deps.store.abandonIdempotent(held.scope, held.key);
       } else {
         await deps.store.finishIdempotent(held.scope, held.key, reply.statusCode, body);

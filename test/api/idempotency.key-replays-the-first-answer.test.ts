@@ -61,6 +61,16 @@ describe("idempotency keys", () => {
     expect(two.id).toBe(one.id);
   });
 
+  it("keeps no conflict: the same request, once the conflict is gone, runs again", async () => {
+    const taken = await api.svix.application.create({ name: "holder", uid: "acme-key-6" });
+    const first = await post("/api/v1/app", { name: "acme", uid: "acme-key-6" }, "key-6");
+    expect(first.status).toBe(409);
+    await api.svix.application.delete(taken.id);
+    const again = await post("/api/v1/app", { name: "acme", uid: "acme-key-6" }, "key-6");
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+  });
+
   it("answers 409 idempotency_in_progress while the first request still holds the key", async () => {
     const scope = `admin:POST /api/v1/app/${appId}/msg`;
     const { createHash } = await import("node:crypto");
