@@ -50,6 +50,24 @@ describe("send-example to an endpoint that would not receive it", () => {
     expect(await messages()).toEqual([]);
   });
 
+  it("answers 422 naming exampleIndex when the example is not a JSON object, storing nothing", async () => {
+    await api.svix.eventType.create({
+      name: "listed.example",
+      description: "its examples are a string and a list",
+      schemas: { "1": { type: "object", examples: ["just text", [1, 2]] } },
+    });
+    const ep = await api.svix.endpoint.create(appId, { url: "https://example.com/examples" });
+    for (const exampleIndex of [0, 1]) {
+      const res = await api.call("POST", `/api/v1/app/${appId}/endpoint/${ep.id}/send-example`, {
+        eventType: "listed.example",
+        exampleIndex,
+      });
+      expect(res.status).toBe(422);
+      expect(await res.json()).toMatchObject({ detail: [{ loc: ["body", "exampleIndex"] }] });
+    }
+    expect(await messages()).toEqual([]);
+  });
+
   it("still sends to an endpoint that takes the type (202, one message)", async () => {
     const ep = await api.svix.endpoint.create(appId, {
       url: "https://example.com/typed-ok",

@@ -103,6 +103,20 @@ export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
             },
           ]);
         }
+        // A message's payload is a JSON object; an example may be any JSON value.
+        const example = examples[index];
+        if (
+          example !== undefined &&
+          (typeof example !== "object" || example === null || Array.isArray(example))
+        ) {
+          throw new ValidationError([
+            {
+              loc: ["body", "exampleIndex"],
+              msg: `the event type's example ${index} is not a JSON object, which a message's payload must be`,
+              type: "value_error",
+            },
+          ]);
+        }
         // Checked before the message is written, so a refused request leaves nothing behind.
         const refusal = whyNotSent(ep, body.eventType);
         if (refusal) {
@@ -111,7 +125,7 @@ export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
           ]);
         }
         const now = clock.now();
-        const payload = examples[index] ?? {
+        const payload = example ?? {
           type: body.eventType,
           data: { test: true, sentAt: iso(now) },
         };
