@@ -100,21 +100,24 @@ export class DeadLetterQueue {
       { deliveryId, appId: record.appId, messageId: record.messageId, endpointId: endpoint.id },
       policy.timeoutMs + REPLAY_WAIT_MARGIN_MS,
     );
-    const queued = await store.enqueueReplay({
-      deadLetterId: id,
-      deliveryId,
-      now,
-      actor: by.actor,
-      note: by.note,
-      abandonAfter: this.deps.settings.maxReplays || null,
-    });
+    // A store that fails from here on must not leave the listener and its timer behind.
+    const queued = await store
+      .enqueueReplay({
+        deadLetterId: id,
+        deliveryId,
+        now,
+        actor: by.actor,
+        note: by.note,
+        abandonAfter: this.deps.settings.maxReplays || null,
+      })
+      .catch(cancelling(outcome));
     if (!queued.ok) {
       outcome.cancel();
       throw refusal(id, queued.record, "replayed", ["open", "resolved"]);
     }
     outcome.queued();
     this.deps.engine.wake(now);
-    const circuit = await this.circuitOf(endpoint.id);
+    const circuit = await this.circuitOf(endpoint.id).catch(cancelling(outcome));
     if (circuit.state === "open" && (circuit.nextProbeAt ?? 0) > now) {
       outcome.cancel();
       const at = new Date(circuit.nextProbeAt!).toISOString();
@@ -337,6 +340,14 @@ export class DeadLetterQueue {
 }
 
 type FinalEvent = Extract<EngineEvent, { type: "delivery" }>;
+
+/** Ends a replay's wait for its outcome, then rethrows what stopped the replay. */
+const cancelling =
+  (outcome: { cancel(): void }) =>
+  (err: unknown): never => {
+    outcome.cancel();
+    throw err;
+  };
 
 /** A replay's wait ended because its delivery was deleted with its endpoint. */
 const GONE = Symbol("gone");
