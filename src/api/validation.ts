@@ -69,7 +69,9 @@ export const NAME_PATTERN = /^[a-zA-Z0-9\-_.]+$/;
 export const Uid = z
   .string()
   .max(256)
-  .regex(NAME_PATTERN, "may contain only letters, digits, '-', '_' and '.'");
+  .regex(NAME_PATTERN, "may contain only letters, digits, '-', '_' and '.'")
+  // A URL path cannot name either: clients resolve them as "here" and "up a level".
+  .refine((s) => s !== "." && s !== "..", "must not be '.' or '..', which no URL path can name");
 
 /** An event type name, e.g. `invoice.paid`. */
 export const EventTypeName = Uid;

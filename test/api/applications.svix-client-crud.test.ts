@@ -56,6 +56,18 @@ describe("applications through the official Svix client", () => {
     expect((err as ApiException<{ code: string }>).body.code).toBe("conflict");
   });
 
+  it("refuses '.' and '..' as uids and event type names, which no URL path can name (422)", async () => {
+    for (const uid of [".", ".."]) {
+      const app = await api.call("POST", "/api/v1/app", { name: "dots", uid });
+      expect(app.status, uid).toBe(422);
+      expect(await app.json()).toMatchObject({ detail: [{ loc: ["body", "uid"] }] });
+      const type = await api.call("POST", "/api/v1/event-type", { name: uid, description: "x" });
+      expect(type.status, uid).toBe(422);
+    }
+    const dotted = await api.call("POST", "/api/v1/app", { name: "dots", uid: "a.b" });
+    expect(dotted.status).toBe(201);
+  });
+
   it("pages through applications with iterator and done, in both orders", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) {
