@@ -1,7 +1,7 @@
 /** Svix event types: /api/v1/event-type. */
 import { z } from "zod";
 import type { EventType } from "../../domain/types.js";
-import { NotFoundError } from "../../errors.js";
+import { ConflictError, NotFoundError } from "../../errors.js";
 import type { ApiDeps } from "../deps.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
@@ -120,13 +120,18 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
           updatedAt: now,
         };
         // A replacement sets every field, so it need not check what it read.
-        if (existing) {
-          await store.updateEventType(et);
-          return ok(eventTypeOut(et));
-        }
-        // Any existing name may be addressed; a new one must be a valid name.
+        if (existing && (await store.updateEventType(et))) return ok(eventTypeOut(et));
+        // New, or deleted since it was read. Any existing name may be addressed; a new one must
+        // be a valid name.
         parseWith(EventTypeName, name, ["path", "event_type_name"]);
-        return created(eventTypeOut(await store.createEventType(et)));
+        const fresh = { ...et, createdAt: now };
+        try {
+          return created(eventTypeOut(await store.createEventType(fresh)));
+        } catch (err) {
+          // Another call created it meanwhile: this one replaces that, as if it came second.
+          if (!(err instanceof ConflictError) || !(await store.updateEventType(fresh))) throw err;
+          return ok(eventTypeOut((await store.findEventType(name)) ?? fresh));
+        }
       },
     }),
     defineRoute({
