@@ -198,14 +198,38 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return Number(raw);
 }
 
+/**
+ * PostgreSQL's reserved words (`pg_get_keywords()`, categories R and T, PostgreSQL 15): hookline
+ * writes the schema's name unquoted, so none of these can be one.
+ */
+const RESERVED_WORDS = new Set(
+  (
+    "all analyse analyze and any array as asc asymmetric authorization binary both case cast " +
+    "check collate collation column concurrently constraint create cross current_catalog " +
+    "current_date current_role current_schema current_time current_timestamp current_user " +
+    "default deferrable desc distinct do else end except false fetch for foreign freeze from " +
+    "full grant group having ilike in initially inner intersect into is isnull join lateral " +
+    "leading left like limit localtime localtimestamp natural not notnull null offset on only " +
+    "or order outer overlaps placing primary references returning right select session_user " +
+    "similar some symmetric table tablesample then to trailing true union unique user using " +
+    "variadic verbose when where window with"
+  ).split(" "),
+);
+
+/** The longest schema name: its notification channel, `hookline_<schema>`, must fit in 63. */
+const MAX_SCHEMA_NAME = 63 - "hookline_".length;
+
 function schema(env: Env, name: string, fallback: string): string {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) {
-    throw new ConfigError(
-      `${name} must be a schema name of lower-case letters, digits and underscores (at most 63, not starting with a digit), got "${raw}"`,
-    );
-  }
+  const why = !new RegExp(`^[a-z_][a-z0-9_]{0,${MAX_SCHEMA_NAME - 1}}$`).test(raw)
+    ? `a schema name of lower-case letters, digits and underscores (at most ${MAX_SCHEMA_NAME}, not starting with a digit)`
+    : raw.startsWith("pg_")
+      ? "a name not starting with pg_ (PostgreSQL keeps those for itself)"
+      : RESERVED_WORDS.has(raw)
+        ? "a name that is not one of PostgreSQL's reserved words"
+        : null;
+  if (why) throw new ConfigError(`${name} must be ${why}, got "${raw}"`);
   return raw;
 }
 
