@@ -46,7 +46,11 @@ export class ApiClient {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {
-      throw new HooklineError("api", `cannot reach hookline at ${this.base}`, { cause: err });
+      throw new HooklineError(
+        "api",
+        `cannot reach hookline at ${this.base} (--url, or HOOKLINE_URL)`,
+        { cause: err },
+      );
     }
     const text = await res.text();
     let parsed: unknown = null;

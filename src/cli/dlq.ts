@@ -100,20 +100,22 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
       }
       return t;
     };
+  // Number("") is 0: an unset shell variable ("$T") must not pass as one.
+  const numberIn = (value: string) => (/^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN);
   const positive = (value: string) => {
-    const n = Number(value);
+    const n = numberIn(value);
     if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("must be a positive number");
     return n;
   };
   const percent = (value: string) => {
-    const n = Number(value);
+    const n = numberIn(value);
     if (!Number.isFinite(n) || n < 0 || n > 100) {
       throw new InvalidArgumentError("must be a percentage from 0 to 100");
     }
     return n;
   };
   const count = (value: string) => {
-    const n = Number(value);
+    const n = numberIn(value);
     if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a whole number");
     return n;
   };

@@ -50,8 +50,11 @@ export function parseTime(
   const span = /^(\d+)(s|m|h|d)$/.exec(value.trim());
   if (span) {
     const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[span[2] as "s"];
-    const ms = Number(span[1]) * unit;
-    return new Date(direction === "ahead" ? now + ms : now - ms).toISOString();
+    const at = new Date(
+      direction === "ahead" ? now + Number(span[1]) * unit : now - Number(span[1]) * unit,
+    );
+    // Past what a date can hold (about 273,000 years either way): no time at all.
+    return Number.isNaN(at.getTime()) ? null : at.toISOString();
   }
   const t = Date.parse(value);
   return Number.isNaN(t) || !/\d{4}-\d{2}-\d{2}/.test(value) ? null : new Date(t).toISOString();

@@ -9,6 +9,12 @@ import { keysCommand } from "./keys.js";
 import { drillCommand } from "./drill.js";
 import { VERSION } from "../version.js";
 
+/** HOOKLINE_URL and HOOKLINE_TOKEN; set but empty counts as unset, as every setting does. */
+function connectionFromEnv(): { url: string | undefined; token: string | undefined } {
+  const read = (name: string) => process.env[name]?.trim() || undefined;
+  return { url: read("HOOKLINE_URL"), token: read("HOOKLINE_TOKEN") };
+}
+
 const program = new Command();
 program.name("hookline").description("Self-hostable webhook delivery service").version(VERSION);
 
@@ -108,28 +114,22 @@ function onSignals(hookline: Hookline): void {
 }
 
 program.addCommand(
-  dlqCommand(
-    { url: process.env.HOOKLINE_URL, token: process.env.HOOKLINE_TOKEN },
-    {
-      out: process.stdout,
-      now: () => Date.now(),
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-      setExitCode: (code) => (process.exitCode = code),
-    },
-  ),
+  dlqCommand(connectionFromEnv(), {
+    out: process.stdout,
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    setExitCode: (code) => (process.exitCode = code),
+  }),
 );
 
 program.addCommand(keysCommand(process.env, process.stdout));
 program.addCommand(
-  drillCommand(
-    { url: process.env.HOOKLINE_URL, token: process.env.HOOKLINE_TOKEN },
-    {
-      out: process.stdout,
-      now: () => Date.now(),
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-      setExitCode: (code) => (process.exitCode = code),
-    },
-  ),
+  drillCommand(connectionFromEnv(), {
+    out: process.stdout,
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    setExitCode: (code) => (process.exitCode = code),
+  }),
 );
 
 program.parseAsync(process.argv).catch((err: unknown) => {
