@@ -78,12 +78,20 @@ export const LADDER_LIMITS = {
   maxWindowSeconds: 30 * 86_400,
 };
 
+/**
+ * `base × factor^i`, at most `cap`. A base of 0 stays 0 however large the power: 0 × Infinity
+ * (a factor that overflows) would be NaN, which no cap catches and no window check refuses.
+ */
+function growth(base: number, factor: number, i: number, cap: number): number {
+  return base === 0 ? 0 : Math.min(cap, base * factor ** i);
+}
+
 // "As many attempts as fit": count exponential retries until the next would pass the window.
 function attemptsThatFit(base: number, factor: number, cap: number, window: number): number {
   let offset = 0;
   let attempts = 1;
   while (attempts < LADDER_LIMITS.maxAttempts) {
-    const delay = Math.min(cap, base * factor ** (attempts - 1));
+    const delay = growth(base, factor, attempts - 1, cap);
     if (offset + delay > window) break;
     offset += delay;
     attempts++;
@@ -298,7 +306,7 @@ function resolveExponential(
   const windowMs = checkWindow(raw.window, attempts - 1, bad);
   // Rounding after the min keeps the sequence non-decreasing: both steps are monotone.
   const nominalDelaysMs = Array.from({ length: attempts - 1 }, (_, i) =>
-    Math.round(Math.min(capMs, baseMs * factor ** i)),
+    Math.round(growth(baseMs, factor, i, capMs)),
   );
   return { name: "custom", attempts, nominalDelaysMs, maxDelayMs: capMs, windowMs, jitter };
 }
