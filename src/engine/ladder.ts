@@ -222,8 +222,9 @@ function resolveJitter(raw: unknown, bad: Bad): JitterSpec {
 // A window of 0 only makes sense when there is nothing to retry (the manual preset).
 function checkWindow(raw: unknown, retries: number, bad: Bad): number {
   const max = LADDER_LIMITS.maxWindowSeconds;
-  if (!isNum(raw) || raw < 0 || raw > max || (raw === 0 && retries > 0)) {
-    bad(["window"], `must be greater than 0 and at most ${max} s (30 days)`, "out_of_range");
+  // Checked in milliseconds, as it is kept: a window that rounds to 0 would exhaust every retry.
+  if (!isNum(raw) || raw < 0 || raw > max || (toMs(raw) === 0 && retries > 0)) {
+    bad(["window"], `must be at least 0.001 s and at most ${max} s (30 days)`, "out_of_range");
     return 0;
   }
   return toMs(raw);

@@ -67,6 +67,9 @@ describe("retry policy validation", () => {
 
   it("enforces a window above 0 and at most 30 days, except with no retries", () => {
     expect(locs({ delays: [1], window: 0 })).toEqual([["retry", "window"]]);
+    // Kept in milliseconds: one that rounds to 0 is 0.
+    expect(locs({ delays: [0], window: 0.0004 })).toEqual([["retry", "window"]]);
+    expect(resolveLadder({ delays: [0], window: 0.001 }).windowMs).toBe(1);
     expect(locs({ delays: [1], window: 30 * 86_400 + 1 })).toEqual([["retry", "window"]]);
     expect(resolveLadder({ delays: [], window: 0 }).attempts).toBe(1);
     expect(resolveLadder({ base: 1, factor: 1, cap: 1, attempts: 1, window: 0 }).attempts).toBe(1);
