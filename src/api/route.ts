@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { ValidationError, type FieldProblem } from "../errors.js";
-import { checkPathParams, nulProblems, parseWith, throwIfProblems } from "./validation.js";
+import { checkPathParams, textProblems, parseWith, throwIfProblems } from "./validation.js";
 
 /** Who may call a route; see {@link RouteDef.access}. */
 export type RouteAccess = "admin" | "app" | "any";
@@ -117,12 +117,12 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
         const { query: querySchema, body: bodySchema } = route;
         const rawQuery = request.query ?? {};
         // Most requests (every message posted) have no query: nothing to walk.
-        if (!isEmpty(rawQuery)) problems.push(...nulProblems(rawQuery, ["query"]));
+        if (!isEmpty(rawQuery)) problems.push(...textProblems(rawQuery, ["query"]));
         // JSON text can only spell a NUL or a lone surrogate as an escape (UTF-8 has no bytes for
         // either): a body without one is not walked.
         const raw = request.rawBody;
         if (raw && (raw.includes(NUL_ESCAPE) || SURROGATE_ESCAPES.some((e) => raw.includes(e)))) {
-          problems.push(...nulProblems(request.body, ["body"], route.freeJson));
+          problems.push(...textProblems(request.body, ["body"], route.freeJson));
         }
         const query = !querySchema
           ? undefined

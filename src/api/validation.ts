@@ -154,7 +154,7 @@ function unstorable(s: string): string | null {
 }
 
 /** At most this many such problems are named; one is enough to refuse a request. */
-const MAX_NUL_PROBLEMS = 20;
+const MAX_TEXT_PROBLEMS = 20;
 
 interface Visit {
   value: unknown;
@@ -170,7 +170,7 @@ interface Visit {
  * are the caller's own JSON, stored as written, and are not looked into. Linear in the size of
  * `root` however deep it nests: a field's path is only spelled out for a problem.
  */
-export function nulProblems(
+export function textProblems(
   root: unknown,
   base: Loc,
   freeJson: readonly string[] = [],
@@ -193,7 +193,7 @@ export function nulProblems(
     }
   };
   look(root, null, "");
-  while (stack.length && problems.length < MAX_NUL_PROBLEMS) {
+  while (stack.length && problems.length < MAX_TEXT_PROBLEMS) {
     const at = stack.pop()!;
     const v = at.value as Record<string, unknown> | unknown[];
     if (Array.isArray(v)) {

@@ -50,9 +50,8 @@ export function parseTime(
   const span = /^(\d+)(s|m|h|d)$/.exec(value.trim());
   if (span) {
     const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[span[2] as "s"];
-    const at = new Date(
-      direction === "ahead" ? now + Number(span[1]) * unit : now - Number(span[1]) * unit,
-    );
+    const ms = Number(span[1]) * unit;
+    const at = new Date(direction === "ahead" ? now + ms : now - ms);
     // Past what a date can hold (about 273,000 years either way): no time at all.
     return Number.isNaN(at.getTime()) ? null : at.toISOString();
   }

@@ -4,7 +4,7 @@ import { Command, Option } from "commander";
 import { createHookline, type Hookline } from "../app.js";
 import { resolveConfig } from "../config.js";
 import { HooklineError } from "../errors.js";
-import { dlqCommand } from "./dlq.js";
+import { dlqCommand, type CliIo } from "./dlq.js";
 import { keysCommand } from "./keys.js";
 import { drillCommand } from "./drill.js";
 import { VERSION } from "../version.js";
@@ -14,6 +14,14 @@ function connectionFromEnv(): { url: string | undefined; token: string | undefin
   const read = (name: string) => process.env[name]?.trim() || undefined;
   return { url: read("HOOKLINE_URL"), token: read("HOOKLINE_TOKEN") };
 }
+
+/** The outside world of the commands that call the API (dlq, drill). */
+const io: CliIo = {
+  out: process.stdout,
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  setExitCode: (code) => (process.exitCode = code),
+};
 
 const program = new Command();
 program.name("hookline").description("Self-hostable webhook delivery service").version(VERSION);
@@ -113,24 +121,10 @@ function onSignals(hookline: Hookline): void {
   }
 }
 
-program.addCommand(
-  dlqCommand(connectionFromEnv(), {
-    out: process.stdout,
-    now: () => Date.now(),
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    setExitCode: (code) => (process.exitCode = code),
-  }),
-);
+program.addCommand(dlqCommand(connectionFromEnv(), io));
 
 program.addCommand(keysCommand(process.env, process.stdout));
-program.addCommand(
-  drillCommand(connectionFromEnv(), {
-    out: process.stdout,
-    now: () => Date.now(),
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    setExitCode: (code) => (process.exitCode = code),
-  }),
-);
+program.addCommand(drillCommand(connectionFromEnv(), io));
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof HooklineError) {

@@ -18,15 +18,13 @@ export class Observability {
         "SELECT min(next_attempt_at) AS at FROM deliveries WHERE state = 'pending' AND next_attempt_at <= ?",
       )
       .get(req.now) as Row;
+    // `closed`: the last entry of dead_letters_closed, whose predicate it repeats.
     const dlq = this.db
       .prepare(
-        "SELECT count(*) AS n, min(created_at) AS at FROM dead_letters WHERE state IN ('open', 'replaying')",
-      )
-      .get() as Row;
-    // The last entry of dead_letters_closed, whose predicate this repeats.
-    const closed = this.db
-      .prepare(
-        "SELECT max(updated_at) AS at FROM dead_letters WHERE state IN ('resolved', 'abandoned')",
+        `SELECT count(*) AS n, min(created_at) AS at,
+           (SELECT max(updated_at) FROM dead_letters
+             WHERE state IN ('resolved', 'abandoned')) AS closed
+         FROM dead_letters WHERE state IN ('open', 'replaying')`,
       )
       .get() as Row;
     const rows = this.db
@@ -42,7 +40,7 @@ export class Observability {
       oldestDueAt: due.at == null ? null : Number(due.at),
       deadLetters: Number(dlq.n),
       oldestDeadLetterAt: dlq.at == null ? null : Number(dlq.at),
-      lastDeadLetterClosedAt: closed.at == null ? null : Number(closed.at),
+      lastDeadLetterClosedAt: dlq.closed == null ? null : Number(dlq.closed),
       byEndpoint: rows.map((r) => ({
         endpointId: String(r.endpoint_id),
         deadLetters: Number(r.open),
