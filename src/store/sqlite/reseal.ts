@@ -10,7 +10,7 @@ const parse = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : 
 export function resealBatch(db: Db, sealing: Sealing, req: ResealRequest): ResealProgress {
   // Overwrite the old contents of rewritten pages rather than leave them readable in free space.
   db.pragma("secure_delete = ON");
-  return db
+  const progress = db
     .transaction((): ResealProgress => {
       let rewritten = 0;
       let rows: Row[];
@@ -65,6 +65,11 @@ export function resealBatch(db: Db, sealing: Sealing, req: ResealRequest): Resea
       };
     })
     .immediate();
+  // With hookline running, the WAL outlives this connection and keeps every page written before
+  // the rewrite, old contents included, until hookline stops. Once a table is done, copy the new
+  // pages into the file and empty the WAL.
+  if (progress.lastId === null) db.pragma("wal_checkpoint(TRUNCATE)");
+  return progress;
 }
 
 // Idempotency keys have no id of their own: their cursor is the (scope, key) pair.
