@@ -306,7 +306,7 @@ function openDataDir(
   return { adminToken, store: openStore(config, logger) };
 }
 
-/** The admin token kept in the data dir, created (0600) on first start. */
+/** The admin token kept in the data dir, created (0600, in a 0700 dir if it makes it) on first start. */
 export function loadOrCreateAdminToken(dataDir: string): string {
   const file = join(dataDir, "admin-token");
   if (existsSync(file)) {
@@ -318,7 +318,7 @@ export function loadOrCreateAdminToken(dataDir: string): string {
     }
     return kept;
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const token = `hl_admin_${randomBytes(24).toString("base64url")}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: "wx" });
   chmodSync(file, 0o600);

@@ -30,7 +30,11 @@ export interface SqliteOptions {
 
 /** Opens the database file in WAL mode and brings its schema up to date. */
 export function openDatabase(options: SqliteOptions): Db {
-  if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+  // A data dir hookline makes is its own (0700): without an encryption key the file holds
+  // endpoint secrets in plaintext. A directory that already exists keeps its mode.
+  if (options.path !== ":memory:") {
+    mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
+  }
   let db: Db;
   try {
     db = new Database(options.path);
