@@ -169,8 +169,9 @@ export interface Store {
   listEndpointMessages(q: EndpointMessageQuery): Promise<Page<EndpointMessage>>;
   /**
    * A new delivery of an existing message to one endpoint, due now (a manual resend); null, and
-   * nothing written, if the message is gone (retention may take it between the caller's read and
-   * this write). Retention never takes a message whose resend is being written.
+   * nothing written, if the message or the endpoint is gone (retention or a deletion may take it
+   * between the caller's read and this write). Retention never takes a message whose resend is
+   * being written, and a deletion of its endpoint takes the resend along.
    */
   enqueueResend(input: {
     id: string;

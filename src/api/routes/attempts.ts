@@ -248,8 +248,10 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
           endpointId: ep.id,
           now,
         });
-        // Retention took the message after it was read above.
-        if (!resend) throw new NotFoundError(`message ${params.msg_id}`);
+        // Retention took the message, or a deletion the endpoint, after they were read above.
+        if (!resend) {
+          throw new NotFoundError(`message ${params.msg_id} or endpoint ${params.endpoint_id}`);
+        }
         engine.wake(now);
         return { status: 202, body: {} };
       },

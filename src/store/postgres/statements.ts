@@ -136,8 +136,11 @@ export const DELIVERIES = {
   ),
   // The message is share-locked while the row goes in: retention, which locks the messages it
   // takes, either waits for this to commit (and then sees the resend due) or has taken the
-  // message already (and this writes nothing).
-  insertResend: `WITH m AS (SELECT id FROM messages WHERE id = $3 FOR KEY SHARE)
+  // message already (and this writes nothing). So is the endpoint, first, as deleting an
+  // application takes them: a deletion under way (it holds the endpoint from its start) is waited
+  // for, and leaves no endpoint to write to; one that comes after waits, and takes this row too.
+  insertResend: `WITH e AS (SELECT id FROM endpoints WHERE id = $4 FOR KEY SHARE),
+    m AS (SELECT id FROM messages WHERE id = $3 AND EXISTS (SELECT 1 FROM e) FOR KEY SHARE)
     INSERT INTO deliveries
     (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
     SELECT $1, $2, m.id, $4, 'pending', 'resend', $5, $5 FROM m RETURNING *`,

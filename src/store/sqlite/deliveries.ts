@@ -223,10 +223,10 @@ export class Deliveries {
     const written = this.s.insertResend.run(
       input.id,
       input.appId,
-      input.endpointId,
       input.now,
       input.now,
       input.messageId,
+      input.endpointId,
     ).changes;
     return written ? this.getDelivery(input.id) : null;
   }

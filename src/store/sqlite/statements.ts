@@ -129,10 +129,12 @@ function prepareDeliveries(db: Db) {
     insertDelivery: p(`INSERT INTO deliveries
       (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`),
-    // Only while the message is there: retention may have taken it since the caller read it.
+    // Only while the message and the endpoint are there: retention may have taken the one, and
+    // a deletion the other, since the caller read them.
     insertResend: p(`INSERT INTO deliveries
       (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
-      SELECT ?, ?, m.id, ?, 'pending', 'resend', ?, ? FROM messages m WHERE m.id = ?`),
+      SELECT ?, ?, m.id, e.id, 'pending', 'resend', ?, ? FROM messages m, endpoints e
+      WHERE m.id = ? AND e.id = ?`),
     // A delivery the engine's intake took as it was accepted: written as a claim would leave it.
     insertClaimedDelivery: p(`INSERT INTO deliveries
       (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, lease_until, created_at)

@@ -431,6 +431,32 @@ export function messageBehaviour(t: StoreUnderTest): void {
       expect(await t.store.listDeliveries(messageId)).toEqual([]);
     });
 
+    it("writes nothing for an endpoint that is gone (deleted after it was read)", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [gone, kept] = [endpoints[0]!, endpoints[1]!];
+      const { message } = await accept(t.store, app.id);
+      await t.store.recordAttempts(
+        (await claimAll(t.store, T0)).map((d) => succeeded(d, T0 + SECOND)),
+      );
+      await t.store.deleteEndpoint(app.id, gone.id);
+
+      const id = newId("dlv");
+      const resend = await t.store.enqueueResend({
+        id,
+        appId: app.id,
+        messageId: message.id,
+        endpointId: gone.id,
+        now: T0 + HOUR,
+      });
+      expect(resend).toBeNull();
+      expect(await t.store.getDelivery(id)).toBeNull();
+      // A delivery to no endpoint would be claimed and dropped on every start, never finished.
+      expect((await t.store.listDeliveries(message.id)).map((d) => d.endpointId)).toEqual([
+        kept.id,
+      ]);
+      expect(await claimAll(t.store, T0 + HOUR)).toEqual([]);
+    });
+
     it("finds no delivery for an unknown id", async () => {
       expect(await t.store.getDelivery(newId("dlv"))).toBeNull();
       expect(await t.store.listDeliveries(newId("msg"))).toEqual([]);
