@@ -126,7 +126,8 @@ export const Headers = z
 const shared = {
   uid: Uid.nullable().optional(),
   description: z.string().max(4096).optional(),
-  version: z.int().min(1).nullable().optional(),
+  // A 32-bit integer, as in Svix's EndpointIn (and PostgreSQL's column).
+  version: z.int32().min(1).nullable().optional(),
   disabled: z.boolean().optional(),
   filterTypes: z.array(EventTypeName).max(1000).nullable().optional(),
   channels: z.array(Channel).max(10).nullable().optional(),
