@@ -14,6 +14,12 @@ import type { Clock } from "../clock.js";
 const LOCK_MS = 60_000;
 const TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 256;
+/**
+ * Ids and uids are ASCII and at most 256 characters, and so is a message's eventId in characters:
+ * the scope of a path that names anything stays well under this. PostgreSQL's index of keys takes
+ * a scope and key of about 2.7 kB at most, and a key of 256 Latin-1 characters is 512 bytes.
+ */
+const MAX_SCOPE_BYTES = 2_048;
 
 interface HeldKey {
   scope: string;
@@ -44,8 +50,9 @@ export function installIdempotency(
     // caller, so another token's key must not answer for it. Admin tokens share theirs.
     const who = request.identity?.scope === "app" ? `app ${request.identity.tokenId}` : "admin";
     const scope = `${who}:POST ${fillParams(routeUrl, request.params)}`;
-    // A path holding a NUL is refused by the route (422), and PostgreSQL could not store it.
-    if (scope.includes("\0")) return;
+    // A path holding a NUL, or too long to name anything, is refused by the route (422, or 404),
+    // and PostgreSQL could not store its key: none is held.
+    if (scope.includes("\0") || Buffer.byteLength(scope) > MAX_SCOPE_BYTES) return;
     const state = await deps.store.beginIdempotent({
       scope,
       key,
