@@ -299,7 +299,7 @@ export interface Store {
 
   createReplayJob(job: NewReplayJob): Promise<ReplayJob>;
   getReplayJob(id: string): Promise<ReplayJob | null>;
-  /** Jobs, newest first by default, a page at a time. */
+  /** Jobs a page at a time, oldest first unless `order` says otherwise (the API asks newest). */
   listReplayJobs(q: PageQuery): Promise<Page<ReplayJob>>;
   /**
    * Takes up to `limit` jobs to run: scheduled ones now due (they become running) and running
