@@ -27,6 +27,8 @@ export interface DispatchHost {
   putBackUntil(releases: readonly Release[], until: number): void;
   /** A store error: the engine calls `retryFailed` a while later. */
   recoverLater(): void;
+  /** The endpoint of deliveries this worker held is gone: what is left of it is removed. */
+  endpointGone(endpointId: string): void;
 }
 
 export interface DispatcherDeps extends AttemptDeps {
@@ -186,8 +188,9 @@ export class Dispatcher {
    * sent to its old URL with its old secret. What is in flight finishes; its outcome finds no row.
    */
   private forgetDeleted(rt: EndpointRuntime): void {
-    const { holdings, runtimes } = this.deps;
+    const { holdings, runtimes, host } = this.deps;
     holdings.claimed -= rt.queue.splice(0).length;
+    host.endpointGone(rt.endpoint.id);
     holdings.backlogged.delete(rt);
     if (rt.inFlight === 0 && runtimes.get(rt.endpoint.id) === rt) runtimes.delete(rt.endpoint.id);
   }

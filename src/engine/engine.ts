@@ -114,6 +114,8 @@ export class DeliveryEngine implements EngineControl {
    */
   private byEndpoint: { now: number; after: string } | null = null;
   private recoveryTimer: TimerHandle | null = null;
+  /** Deleted endpoints whose leftovers are being cleared (see clearDeleted). */
+  private readonly clearing = new Set<string>();
 
   constructor(private readonly deps: EngineDeps) {
     this.runtimes = new EndpointRuntimes(deps);
@@ -177,6 +179,7 @@ export class DeliveryEngine implements EngineControl {
           }
         },
         recoverLater: () => this.armRecovery(),
+        endpointGone: (id) => this.clearDeleted(id),
       },
     });
     this.intakeHandle = new EngineIntake({
@@ -590,10 +593,13 @@ export class DeliveryEngine implements EngineControl {
         continue;
       }
       this.holdings.countArriving(d.endpointId, -1);
-      // The endpoint was deleted between claim and now, and its deliveries went with it; or the
-      // worker was declared dead while this batch waited for endpoints to load.
-      if (!rt || !this.holds(d)) dropped++;
-      else {
+      // The endpoint was deleted between claim and now, and its deliveries went with it (or, for
+      // one written as it was deleted, go now); or the worker was declared dead while this batch
+      // waited for endpoints to load.
+      if (!rt || !this.holds(d)) {
+        dropped++;
+        if (!rt && this.holds(d)) this.clearDeleted(d.endpointId);
+      } else {
         rt.queue.push(d);
         touched.add(rt);
       }
@@ -617,6 +623,26 @@ export class DeliveryEngine implements EngineControl {
    */
   private holds(d: ClaimedDelivery): boolean {
     return this.fleet === null || d.claimedBy === this.fleet.id;
+  }
+
+  /**
+   * A claimed delivery's endpoint is gone. Its deletion took its deliveries, but on PostgreSQL a
+   * message accepted meanwhile can have written one after: left alone, it stays claimed, and is
+   * claimed and dropped again on every start, its message never pruned. The store removes what
+   * is left, once at a time; a failure leaves it for the next claim of it.
+   */
+  private clearDeleted(endpointId: string): void {
+    if (this.clearing.has(endpointId)) return;
+    this.clearing.add(endpointId);
+    this.deps.store
+      .clearDeletedEndpoint(endpointId)
+      .catch((err: unknown) =>
+        this.log.error(
+          { err, endpointId },
+          "clearing what is left of a deleted endpoint failed; tried again when it is next claimed",
+        ),
+      )
+      .finally(() => this.clearing.delete(endpointId));
   }
 
   private armRecovery(): void {

@@ -143,6 +143,13 @@ export interface Store {
    */
   updateEndpoint(ep: Endpoint, seenAt?: number): Promise<boolean>;
   deleteEndpoint(appId: string, id: string): Promise<void>;
+  /**
+   * Removes every row left of an endpoint that no longer exists, as its deletion does; nothing if
+   * it exists. On PostgreSQL a message accepted while its endpoint was being deleted can commit a
+   * delivery after the deletion took the endpoint's deliveries: the engine, finding no endpoint
+   * for a delivery it claimed, calls this so the delivery is not claimed again on every start.
+   */
+  clearDeletedEndpoint(id: string): Promise<void>;
 
   createEventType(et: EventType): Promise<EventType>;
   findEventType(name: string): Promise<EventType | null>;

@@ -20,6 +20,8 @@ import { SqliteStore } from "../../src/store/sqlite/store.js";
 
 export interface EngineHarness {
   store: SqliteStore;
+  /** The store's database file, for a test that writes what no store call would. */
+  dbPath: string;
   engine: DeliveryEngine;
   events: EngineEvent[];
   app: Application;
@@ -51,7 +53,8 @@ export async function startEngine(
   } = {},
 ): Promise<EngineHarness> {
   const dir = mkdtempSync(join(tmpdir(), "hookline-engine-"));
-  const store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
+  const dbPath = join(dir, "hookline.db");
+  const store = new SqliteStore({ path: dbPath, synchronous: "normal" });
   const clock = options.clock ?? systemClock;
   const events: EngineEvent[] = [];
   const sender =
@@ -91,6 +94,7 @@ export async function startEngine(
   await store.createApplication(app);
   const h: EngineHarness = {
     store,
+    dbPath,
     engine: make(),
     events,
     app,

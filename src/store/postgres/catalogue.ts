@@ -129,6 +129,14 @@ export class Catalogue {
     });
   }
 
+  clearDeletedEndpoint(id: string): Promise<void> {
+    return tx(this.pool, async (c) => {
+      if (!(await one(c, "SELECT 1 FROM endpoints WHERE id = $1", [id]))) {
+        await deleteEndpointRows(withoutTimeout(c), [id]);
+      }
+    });
+  }
+
   // ---- event types --------------------------------------------------------------------------
 
   async createEventType(et: EventType): Promise<EventType> {

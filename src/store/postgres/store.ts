@@ -225,6 +225,10 @@ export class PostgresStore implements Store {
     await this.run(() => this.catalogue.deleteEndpoint(appId, id));
   }
 
+  async clearDeletedEndpoint(id: string): Promise<void> {
+    await this.run(() => this.catalogue.clearDeletedEndpoint(id));
+  }
+
   // ---- event types --------------------------------------------------------------------------
 
   async createEventType(et: EventType): Promise<EventType> {

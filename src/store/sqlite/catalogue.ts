@@ -141,6 +141,13 @@ export class Catalogue {
     })();
   }
 
+  clearDeletedEndpoint(id: string): void {
+    this.db.transaction(() => {
+      const exists = this.db.prepare("SELECT 1 FROM endpoints WHERE id = ?").get(id);
+      if (!exists) this.deleteEndpointRows(id);
+    })();
+  }
+
   private deleteEndpointRows(id: string): void {
     this.withdrawJobReplays(id);
     this.db

@@ -205,6 +205,10 @@ export class SqliteStore implements Store {
     this.run(() => this.catalogue.deleteEndpoint(appId, id));
   }
 
+  async clearDeletedEndpoint(id: string): Promise<void> {
+    this.run(() => this.catalogue.clearDeletedEndpoint(id));
+  }
+
   // ---- event types --------------------------------------------------------------------------
 
   async createEventType(et: EventType): Promise<EventType> {

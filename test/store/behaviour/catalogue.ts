@@ -331,6 +331,33 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
       expect(await t.store.findMessage(app.id, m1.message.id)).not.toBeNull();
       expect(await t.store.findMessage(app.id, m2.message.id)).not.toBeNull();
     });
+
+    it("clearing a deleted endpoint's leftovers touches nothing of one that exists", async () => {
+      const { app, endpoints } = await seedApp(t.store);
+      const ep = endpoints[0]!;
+      const { message } = await accept(t.store, app.id);
+      const [delivery] = await t.store.listDeliveries(message.id);
+      const circuit = {
+        state: "open" as const,
+        since: T0,
+        reason: "failing",
+        nextProbeAt: T0 + HOUR,
+        reopenCount: 0,
+      };
+      await t.store.saveCircuit(ep.id, circuit, {
+        from: "closed",
+        to: "open",
+        at: T0,
+        reason: "failing",
+      });
+
+      await t.store.clearDeletedEndpoint(ep.id);
+      await t.store.clearDeletedEndpoint("ep_never_stored");
+
+      expect(await t.store.getEndpoint(ep.id)).not.toBeNull();
+      expect(await t.store.getDelivery(delivery!.id)).not.toBeNull();
+      expect(await t.store.getCircuit(ep.id)).not.toBeNull();
+    });
   });
 
   describe("event types", () => {
