@@ -335,6 +335,7 @@ export class DeadLetterQueue {
       failureClass: null,
       retryAfter: null,
       attemptNumber: null,
+      replay: true,
     };
   }
 }

@@ -257,6 +257,7 @@ export class Dispatcher {
       retryAfter: null,
       disableEndpoint: null,
       claimedBy: d.claimedBy,
+      replay: d.origin === "replay",
     });
   }
 

@@ -25,6 +25,8 @@ export type EngineEvent =
       retryAfter: RetryAfterUse | null;
       /** Which attempt of the delivery this was (1 for the first), or null without an attempt. */
       attemptNumber: number | null;
+      /** A dead-letter replay's delivery: its ending is the record's, not a delivery's. */
+      replay?: boolean;
     }
   | { type: "circuit"; endpointId: string; transition: CircuitTransition }
   | {
@@ -88,6 +90,7 @@ export class EngineEvents {
         failureClass: o.next.kind === "dead" ? o.next.failureClass : null,
         retryAfter: o.retryAfter,
         attemptNumber: a ? (o.attemptNumber ?? null) : null,
+        replay: a ? a.trigger === "replay" : o.replay === true,
       });
     }
     for (const change of changes) this.emit({ type: "dead-letter", change });

@@ -124,7 +124,8 @@ export class HooklineMetrics {
     const now = this.deps.clock.now();
     if (e.type === "delivery") {
       const ep = this.slots.label(e.endpointId, now);
-      const replay = e.attempt?.trigger === "replay";
+      // Also a replay that ends without a request: its ending is counted as the record's.
+      const replay = e.replay === true;
       if (e.attempt) {
         const cls = attemptClass(e.attempt);
         this.inc(this.attempts, { endpoint: ep, class: cls });

@@ -153,6 +153,11 @@ export interface DeliveryOutcome {
   disableEndpoint: string | null;
   /** Which attempt of the delivery this was (1 for the first); announced, not stored. */
   attemptNumber?: number;
+  /**
+   * A dead-letter replay's delivery that ends without a request (an attempt's trigger says so
+   * otherwise); announced, not stored.
+   */
+  replay?: boolean;
   /** The worker that claimed it (see {@link ClaimedDelivery}): only its claim is moved on. */
   claimedBy?: string;
 }
