@@ -133,7 +133,9 @@ export class HooklineMetrics {
           this.latency.observe({ endpoint: ep }, e.attempt.durationMs / 1000);
           this.remember(ep, this.latency, { endpoint: ep });
         }
-        if (e.attempt.trigger === "first" || e.attempt.trigger === "manual") {
+        const t = e.attempt.trigger;
+        // A delivery's first attempt may go out as an open circuit's probe.
+        if (t === "first" || t === "manual" || (t === "probe" && e.attemptNumber === 1)) {
           this.inc(this.firstAttempts, { endpoint: ep });
           this.tally.firstAttempts++;
         }
