@@ -52,33 +52,36 @@ export async function ensureSystemApp(
 /** Remembers which endpoints belong to hookline's own applications (bounded). */
 export class SystemEndpoints {
   private readonly appOf = new Map<string, string | null>();
-  private systemApps: Set<string> | null = null;
+  /**
+   * Whether each application seen is one of hookline's own, read by application rather than as
+   * the list of system applications: another process sharing the store may create one (the first
+   * drill, the first operational endpoint) after this one looked.
+   */
+  private readonly systemApp = new Map<string, boolean>();
 
   constructor(private readonly store: Store) {}
 
   /** Whether events about this endpoint must not become operational events. */
   async isSystem(endpointId: string): Promise<boolean> {
-    this.systemApps ??= await this.loadSystemApps();
     let appId = this.appOf.get(endpointId);
     if (appId === undefined) {
       appId = (await this.store.getEndpoint(endpointId))?.appId ?? null;
       if (this.appOf.size >= 10_000) this.appOf.clear();
       this.appOf.set(endpointId, appId);
     }
-    return appId !== null && this.systemApps.has(appId);
+    if (appId === null) return false;
+    let system = this.systemApp.get(appId);
+    if (system === undefined) {
+      const uid = (await this.store.findApplication(appId))?.uid;
+      system = uid === OPERATIONAL_APP_UID || uid === DRILL_APP_UID;
+      if (this.systemApp.size >= 10_000) this.systemApp.clear();
+      this.systemApp.set(appId, system);
+    }
+    return system;
   }
 
   /** Forget what is known (a system application was just created). */
   reset(): void {
-    this.systemApps = null;
-  }
-
-  private async loadSystemApps(): Promise<Set<string>> {
-    const ids = new Set<string>();
-    for (const uid of [OPERATIONAL_APP_UID, DRILL_APP_UID]) {
-      const app = await this.store.findApplication(uid);
-      if (app) ids.add(app.id);
-    }
-    return ids;
+    this.systemApp.clear();
   }
 }
