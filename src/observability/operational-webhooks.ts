@@ -44,7 +44,7 @@ export interface OperationalDeps {
 
 /** Turns domain events and alerts into operational messages; see the module comment. */
 export class OperationalWebhooks {
-  private app: Application | null = null;
+  private appId: string | null = null;
   /** Whether the operational application has any endpoint; null: not yet known. */
   private hasEndpoints: boolean | null = null;
   /** When `hasEndpoints` was read: another process sharing the store may register endpoints. */
@@ -58,13 +58,17 @@ export class OperationalWebhooks {
     });
   }
 
-  /** The operational application, created on first use. */
+  /**
+   * The operational application, created on first use. Read each time, not kept: it is listed
+   * with the others and may be deleted through the applications API, and is then made anew.
+   */
   async application(): Promise<Application> {
-    if (!this.app) {
-      this.app = await ensureSystemApp(this.deps.store, this.deps.clock, OPERATIONAL_APP_UID);
+    const app = await ensureSystemApp(this.deps.store, this.deps.clock, OPERATIONAL_APP_UID);
+    if (app.id !== this.appId) {
+      this.appId = app.id;
       this.deps.system.reset();
     }
-    return this.app;
+    return app;
   }
 
   /** Operators' endpoints changed: check again whether anyone listens. */
