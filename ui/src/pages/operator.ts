@@ -54,7 +54,7 @@ export async function renderAlerts(page: HTMLElement): Promise<void> {
                 ...row(a),
                 // Superseded: the condition did not end; another alert carries it on.
                 a.supersededBy
-                  ? `${ago(a.resolvedAt)}, carried on as ${a.supersededBy}`
+                  ? [ago(a.resolvedAt), `, carried on as ${a.supersededBy}`]
                   : ago(a.resolvedAt),
               ]),
             ),
