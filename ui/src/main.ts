@@ -130,6 +130,12 @@ async function show(navigated = false): Promise<void> {
   replace(main, h("h1", {}, "Not found"), h("p", {}, "There is nothing to show at this address."));
 }
 
+// The skip link's `#main` would be read as a route (routes live in the fragment): it moves focus
+// to the content itself and leaves the address alone.
+document.querySelector("a.skip")?.addEventListener("click", (e) => {
+  e.preventDefault();
+  document.getElementById("main")!.focus();
+});
 if (portal) takePortalLink();
 whenUnauthorized(() => {
   session.signOut();
