@@ -70,6 +70,7 @@ function nav(ctx: Ctx): void {
 }
 
 let generation = 0;
+let signingIn = false;
 
 async function show(navigated = false): Promise<void> {
   const mine = ++generation;
@@ -90,7 +91,13 @@ async function show(navigated = false): Promise<void> {
     }
     renderLogin(main, async (token) => {
       session.signIn(token);
-      await api("GET", "/api/v1/app?limit=1");
+      // A token refused here is said on the form: no session had begun, so none has ended.
+      signingIn = true;
+      try {
+        await api("GET", "/api/v1/app?limit=1");
+      } finally {
+        signingIn = false;
+      }
       location.hash = "#/apps";
       await show();
     });
@@ -138,6 +145,7 @@ document.querySelector("a.skip")?.addEventListener("click", (e) => {
 });
 if (portal) takePortalLink();
 whenUnauthorized(() => {
+  if (signingIn) return;
   session.signOut();
   toast("Your session has ended: the token is no longer valid.", true);
   void show();
