@@ -40,10 +40,13 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
   search.addEventListener("submit", (e) => {
     e.preventDefault();
     if (id.value.trim()) {
-      void maybe<Message>(`${base}/${seg(id.value.trim())}`).then((m) => {
-        if (m) location.hash = `#/app/${app.id}/message/${m.id}`;
-        else toast(`No message ${id.value.trim()} in ${app.name}`, true);
-      });
+      void maybe<Message>(`${base}/${seg(id.value.trim())}`)
+        .then((m) => {
+          if (m) location.hash = `#/app/${app.id}/message/${m.id}`;
+          else toast(`No message ${id.value.trim()} in ${app.name}`, true);
+        })
+        // An id the API refuses (too long) or a failed request is said too, not dropped.
+        .catch((err: Error) => toast(err.message, true));
       return;
     }
     // Separated by spaces or commas, as in the endpoint forms; one event_types each, as Svix.
