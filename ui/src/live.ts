@@ -7,7 +7,7 @@ import { replace, toast } from "./dom.js";
 import { refreshRelativeTimes } from "./format.js";
 
 const POLL_MS = 2_000;
-let refreshers: (() => Promise<void>)[] = [];
+let refreshers: { region: HTMLElement; refresh: () => Promise<void> }[] = [];
 let timer: number | undefined;
 
 /** Fills `region` from `load`, again on every poll when the answer changes. */
@@ -26,7 +26,7 @@ export async function live<T>(
     replace(region, ...(Array.isArray(out) ? out : [out]));
     region.setAttribute("data-loaded", "true");
   };
-  refreshers.push(refresh);
+  refreshers.push({ region, refresh });
   await refresh();
 }
 
@@ -35,9 +35,18 @@ export function resetLive(): void {
   refreshers = [];
 }
 
+/**
+ * Forgets the refreshers of a page that is not shown after all: the reader moved on while it
+ * loaded, or it failed part way. Registered after the navigation's reset, they would otherwise
+ * run with the next page's.
+ */
+export function dropLive(page: Node): void {
+  refreshers = refreshers.filter((r) => !page.contains(r.region));
+}
+
 /** Runs every refresher now (after an action, so its result shows at once). */
 export async function refreshNow(): Promise<void> {
-  await Promise.all(refreshers.map((r) => r()));
+  await Promise.all(refreshers.map((r) => r.refresh()));
 }
 
 /**

@@ -6,7 +6,7 @@
 import "./style.css";
 import { api, session, whenUnauthorized } from "./api.js";
 import { h, link, replace, toast } from "./dom.js";
-import { resetLive, startPolling } from "./live.js";
+import { dropLive, resetLive, startPolling } from "./live.js";
 import { renderLogin } from "./pages/login.js";
 import { routes, type Ctx } from "./routes.js";
 
@@ -115,15 +115,18 @@ async function show(navigated = false): Promise<void> {
     // would refuse the others anyway (404), this just says so plainly.
     if (portal && params.app !== undefined && params.app !== ctx.portalApp) break;
     replace(main, h("p", { class: "loading" }, "Loading…"));
+    const page = h("div", { class: "page" });
     try {
-      const page = h("div", { class: "page" });
       await route.render(page, params, ctx);
       if (mine === generation) {
         replace(main, page);
         // After following a link, start reading (and tabbing) from the new page's content.
         if (navigated) main.focus({ preventScroll: true });
+      } else {
+        dropLive(page);
       }
     } catch (err) {
+      dropLive(page);
       if (mine === generation) {
         replace(
           main,
