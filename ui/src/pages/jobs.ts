@@ -18,8 +18,11 @@ export function bulkReplayForm(): HTMLElement {
   });
   const until = h("input", { type: "datetime-local", name: "until", step: 1 });
   const endpoint = h("input", { name: "endpointId", placeholder: "all endpoints" });
-  const canary = h("input", { type: "number", name: "canarySize", min: 0, value: 5 });
-  const rate = h("input", { type: "number", name: "rate", min: 0.01, step: "any", value: 10 });
+  // Empty unless typed: hookline's configured defaults apply (HOOKLINE_DLQ_CANARY_SIZE and
+  // HOOKLINE_DLQ_REPLAY_RATE), as for a group's replay.
+  const canary = h("input", { type: "number", name: "canarySize", min: 0, step: 1 });
+  const rate = h("input", { type: "number", name: "rate", min: 0.01, step: "any" });
+  const numberOf = (input: HTMLInputElement) => (input.value ? Number(input.value) : undefined);
   const form = h(
     "form",
     { class: "card", "aria-labelledby": "bulk-title" },
@@ -30,8 +33,12 @@ export function bulkReplayForm(): HTMLElement {
       field("Dead-lettered from", since),
       field("Until", until, "Empty: until now"),
       field("Endpoint id", endpoint),
-      field("Canary size", canary, "Replayed first; the job stops if too many fail"),
-      field("Rate per second", rate),
+      field(
+        "Canary size",
+        canary,
+        "Replayed first; the job stops if too many fail. Empty: the configured size",
+      ),
+      field("Rate per second", rate, "Empty: the configured rate"),
     ),
     h("button", { type: "submit" }, "Start bulk replay"),
   );
@@ -41,8 +48,8 @@ export function bulkReplayForm(): HTMLElement {
       since: isoOf(since.value),
       until: isoOf(until.value),
       endpointId: endpoint.value.trim() || undefined,
-      canarySize: Number(canary.value),
-      ratePerSecond: Number(rate.value),
+      canarySize: numberOf(canary),
+      ratePerSecond: numberOf(rate),
     })
       .then((job) => {
         toast(`Bulk replay ${job.id} started`);
