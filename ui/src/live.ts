@@ -6,7 +6,7 @@
 import { replace, toast } from "./dom.js";
 import { refreshRelativeTimes } from "./format.js";
 
-const POLL_MS = 2_000;
+export const POLL_MS = 2_000;
 let refreshers: { region: HTMLElement; refresh: () => Promise<void> }[] = [];
 let timer: number | undefined;
 

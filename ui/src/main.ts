@@ -4,9 +4,9 @@
  * one URL the server knows, and keep the portal token out of server logs.
  */
 import "./style.css";
-import { api, session, whenUnauthorized } from "./api.js";
+import { api, ApiError, session, whenUnauthorized } from "./api.js";
 import { h, link, replace, toast } from "./dom.js";
-import { dropLive, resetLive, startPolling } from "./live.js";
+import { dropLive, POLL_MS, resetLive, startPolling } from "./live.js";
 import { renderLogin } from "./pages/login.js";
 import { routes, type Ctx } from "./routes.js";
 
@@ -72,7 +72,7 @@ function nav(ctx: Ctx): void {
 let generation = 0;
 let signingIn = false;
 
-async function show(navigated = false): Promise<void> {
+async function show(navigated = false, retrying = false): Promise<void> {
   const mine = ++generation;
   resetLive();
   const main = document.getElementById("main")!;
@@ -114,7 +114,7 @@ async function show(navigated = false): Promise<void> {
     // A portal session shows its own application only, whatever the address says; the API
     // would refuse the others anyway (404), this just says so plainly.
     if (portal && params.app !== undefined && params.app !== ctx.portalApp) break;
-    replace(main, h("p", { class: "loading" }, "Loading…"));
+    if (!retrying) replace(main, h("p", { class: "loading" }, "Loading…"));
     const page = h("div", { class: "page" });
     try {
       await route.render(page, params, ctx);
@@ -133,6 +133,13 @@ async function show(navigated = false): Promise<void> {
           h("h1", {}, "Could not load this page"),
           h("p", { class: "error" }, err instanceof Error ? err.message : String(err)),
         );
+        // hookline out of reach (no answer, or a proxy's 5xx): load again at the next update, as
+        // a page already shown would; a refusal (404, 403) stays said.
+        if (err instanceof ApiError && (err.status === 0 || err.status >= 500)) {
+          window.setTimeout(() => {
+            if (mine === generation) void show(navigated, true);
+          }, POLL_MS);
+        }
       }
     }
     return;
