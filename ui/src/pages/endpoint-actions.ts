@@ -44,6 +44,7 @@ export function endpointActions(
   // The endpoint can change under the page (the engine disables it on 410 Gone, someone else
   // enables it): the button offers what the latest state allows.
   let disabled = ep.disabled;
+  let current = ep;
   const offer = (nowDisabled: boolean) => {
     disabled = nowDisabled;
     toggle.textContent = disabled ? "Enable" : "Disable";
@@ -93,7 +94,7 @@ export function endpointActions(
         action(
           "Delete endpoint",
           async () => {
-            if (!confirm(`Delete ${ep.url}? Its pending deliveries stop.`)) return;
+            if (!confirm(`Delete ${current.url}? Its pending deliveries stop.`)) return;
             await api("DELETE", path);
             location.hash = `#/app/${appId}/endpoints`;
           },
@@ -103,5 +104,11 @@ export function endpointActions(
     ),
     edit,
   );
-  return { element, follow: (now) => offer(now.disabled) };
+  return {
+    element,
+    follow: (now) => {
+      current = now;
+      offer(now.disabled);
+    },
+  };
 }

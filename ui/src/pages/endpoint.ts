@@ -38,9 +38,10 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
     void refreshNow();
   });
   const actions = endpointActions(app.id, first, path);
+  const title = h("h1", {}, first.url);
   page.append(
     h("p", {}, link(`/app/${app.id}/endpoints`, `← Endpoints of ${app.name}`)),
-    h("h1", {}, first.url),
+    title,
     head,
     actions.element,
     h("h2", { id: "charts-title" }, "Last hour"),
@@ -57,6 +58,8 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
       async () => {
         const ep = await api<Endpoint>("GET", path);
         actions.follow(ep);
+        // The URL may have been edited since the page opened (here or through the API).
+        title.textContent = ep.url;
         return { ep, circuit: await api<Circuit>("GET", `${path}/circuit`) };
       },
       ({ ep, circuit }) => [
