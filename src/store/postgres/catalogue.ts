@@ -265,6 +265,9 @@ async function deleteEndpointRows(c: Conn, ids: string[]): Promise<void> {
     "circuits",
     "dead_letter_depth",
     "endpoint_stats",
+    // Its owner forgets a deleted endpoint without handing it back: a row left here would count
+    // in every worker's share for as long as that owner lives.
+    "endpoint_owners",
   ]) {
     await exec(c, `DELETE FROM ${table} WHERE endpoint_id = ANY($1::text[])`, [ids]);
   }

@@ -236,6 +236,28 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
       expect(await beat([], [handed!])).toMatchObject({ ownedTotal: 2, ownedByMe: 1 });
     });
 
+    it("a deleted endpoint is nobody's any more, so it no longer counts in the fleet's share", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const c = coordinationOf(t.store);
+      await join(t.store, "wkr_a");
+      await join(t.store, "wkr_b");
+      await accept(t.store, app.id, { now: T0 });
+      const [kept, deleted] = endpoints.map((e) => e.id) as [string, string];
+      for (const endpointId of [kept, deleted]) {
+        expect(await claimAs(t.store, "wkr_a", { endpointId })).toHaveLength(1);
+      }
+      // Deleted while A sends to it: A forgets the endpoint and never hands it back.
+      await t.store.deleteEndpoint(app.id, deleted);
+      const hb = await c.heartbeat({
+        id: "wkr_b",
+        now: NOW,
+        deadBefore: NOW - SECOND,
+        release: [],
+        inTransit: [],
+      });
+      expect(hb).toMatchObject({ liveWorkers: 2, ownedTotal: 1 });
+    });
+
     it("taking an endpoint through its own index needs due work; no work, no ownership", async () => {
       const { app, endpoints } = await seedApp(t.store, [{}]);
       await join(t.store, "wkr_a");
