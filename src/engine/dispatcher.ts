@@ -29,6 +29,11 @@ export interface DispatchHost {
   recoverLater(): void;
   /** The endpoint of deliveries this worker held is gone: what is left of it is removed. */
   endpointGone(endpointId: string): void;
+  /**
+   * In a fleet: the others may have declared this worker dead (it has not been heard for the
+   * dead-after time), so what it holds may be another worker's to send now.
+   */
+  silenced(): boolean;
 }
 
 export interface DispatcherDeps extends AttemptDeps {
@@ -46,7 +51,10 @@ export class Dispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   /** Set once stop() stopped waiting: answers still to come are not recorded. */
   private gaveUp = false;
-  /** Runtimes whose dispatch failed on a store error, dispatched again by `retryFailed`. */
+  /**
+   * Runtimes whose dispatch failed on a store error, or waits while the worker is silenced,
+   * dispatched again by `retryFailed`.
+   */
   private readonly failed = new Set<EndpointRuntime>();
   /** Endpoints with deliveries waiting for the pace, and the one timer that dispatches them. */
   private readonly paced = new Set<EndpointRuntime>();
@@ -133,6 +141,13 @@ export class Dispatcher {
     }
     if (rt.endpoint.disabled) {
       for (const d of rt.queue.splice(0)) this.endDisabled(rt, d);
+      return;
+    }
+    if (rt.queue.length && host.silenced()) {
+      // Its new owner may be sending these already: they wait, in hand, until the worker is
+      // heard again (and are dropped if it learns then that it was declared dead).
+      this.failed.add(rt);
+      host.recoverLater();
       return;
     }
     while (rt.queue.length && host.isRunning()) {

@@ -180,6 +180,7 @@ export class DeliveryEngine implements EngineControl {
         },
         recoverLater: () => this.armRecovery(),
         endpointGone: (id) => this.clearDeleted(id),
+        silenced: () => this.fleet?.silenced(this.deps.clock.now()) ?? false,
       },
     });
     this.intakeHandle = new EngineIntake({

@@ -91,6 +91,8 @@ export class Fleet {
    */
   private distrust: { deadBefore: number; recoveredAt: number | null } | null = null;
   private beats = 0;
+  /** Whether this silence (see `silenced`) was logged. */
+  private silenceLogged = false;
 
   constructor(
     private readonly coordination: WorkerCoordination,
@@ -168,6 +170,17 @@ export class Fleet {
     }
   }
 
+  /**
+   * Whether the others may have declared this worker dead: its last heartbeat to get through is
+   * the dead-after time old (the database away from this worker alone looks the same to it as
+   * one away from all). It then starts no request: a worker that cannot be heard would otherwise
+   * go on sending what it holds while the deliveries' new owner sends them too, two senders to
+   * one endpoint for as long as it stays cut off.
+   */
+  silenced(now: number): boolean {
+    return now - this.lastOkAt >= this.settings.deadAfterMs;
+  }
+
   /** Workers whose heartbeat is older than this may be treated as dead (see `distrust`). */
   private deadBefore(now: number): number {
     const plain = now - this.settings.deadAfterMs;
@@ -217,6 +230,7 @@ export class Fleet {
       });
       this.lastBeatFailed = false;
       this.lastOkAt = now;
+      this.silenceLogged = false;
       if (this.distrust) {
         this.distrust.recoveredAt ??= now;
         if (now - this.distrust.recoveredAt >= this.settings.deadAfterMs) this.distrust = null;
@@ -255,6 +269,14 @@ export class Fleet {
         recoveredAt: null,
       };
       this.host.log.error({ err }, "worker heartbeat failed; trying again");
+      if (!this.silenceLogged && this.silenced(this.clock.now())) {
+        this.silenceLogged = true;
+        this.host.log.warn(
+          { workerId: this.idValue, deadAfterMs: this.settings.deadAfterMs },
+          "this worker has not been heard for the dead-after time; it starts no request until " +
+            "a heartbeat gets through",
+        );
+      }
     }
   }
 
