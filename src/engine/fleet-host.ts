@@ -96,7 +96,12 @@ export function engineFleetHost(e: FleetHostEngine): FleetHost {
         else adopt(s.endpointIds);
       }
     },
-    rescan: () => e.wake(),
+    rescan: () => {
+      // Changes to endpoints and applications are signalled too: those missed would otherwise
+      // hold (an old URL, secret or policy) for as long as this worker keeps the endpoint.
+      e.runtimes.invalidateAll();
+      e.wake();
+    },
   };
 }
 

@@ -48,7 +48,7 @@ export interface FleetHost {
    */
   forgetAll(): void;
   onSignals(signals: readonly Signal[]): void;
-  /** Signals may have been missed: scan everything again. */
+  /** Signals may have been missed: reload every endpoint's settings and scan everything again. */
   rescan(): void;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }

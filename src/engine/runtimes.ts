@@ -41,6 +41,12 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
     for (const rt of this.values()) if (rt.endpoint.appId === appId) rt.stale = true;
   }
 
+  /** Any endpoint or application may have changed unheard of: each reloads before it is used. */
+  invalidateAll(): void {
+    this.apps.clear();
+    for (const rt of this.values()) rt.stale = true;
+  }
+
   /**
    * The endpoint's runtime, loaded (or its settings reloaded) when it is not known or stale.
    * Null when the endpoint no longer exists.

@@ -92,7 +92,8 @@ export interface WorkerCoordination {
   publish(from: string, signals: readonly Signal[]): Promise<void>;
   /**
    * Listens for other processes' signals. `onGap` runs when signals may have been missed (the
-   * listening connection was lost and is back), so the listener can rescan. Returns a stopper.
+   * listening connection was lost and is back), so the listener can look again at whatever they
+   * would have told it (due work, changed settings). Returns a stopper.
    */
   subscribe(
     self: string,
