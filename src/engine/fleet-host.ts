@@ -73,6 +73,9 @@ export function engineFleetHost(e: FleetHostEngine): FleetHost {
         if (rt.leaving === "handover") h.handedOver.set(id, quietUntil);
         h.backlogged.delete(rt);
         e.runtimes.delete(id);
+        // Taken again, it is loaded afresh, and its application with it: without signals (a
+        // pooler that keeps no LISTEN) that is how changed settings reach this worker.
+        e.runtimes.forgetApplication(rt.endpoint.appId);
       }
     },
     adopt,

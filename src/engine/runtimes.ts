@@ -41,6 +41,11 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
     for (const rt of this.values()) if (rt.endpoint.appId === appId) rt.stale = true;
   }
 
+  /** Forgets the application as read: the next of its endpoints to load reads it again. */
+  forgetApplication(appId: string): void {
+    this.apps.delete(appId);
+  }
+
   /** Any endpoint or application may have changed unheard of: each reloads before it is used. */
   invalidateAll(): void {
     this.apps.clear();
