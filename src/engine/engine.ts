@@ -94,6 +94,8 @@ export class DeliveryEngine implements EngineControl {
   private readonly intakeHandle: EngineIntake;
   private running = false;
   private pumping = false;
+  /** Settles when the claim loop under way ends (stop() waits for it). */
+  private pumped: Promise<void> = Promise.resolve();
   private pumpAgain = false;
   private pumpScheduled = false;
   private timer: TimerHandle | null = null;
@@ -238,6 +240,9 @@ export class DeliveryEngine implements EngineControl {
     if (this.timer) this.deps.clock.clearTimer(this.timer);
     if (this.recoveryTimer) this.deps.clock.clearTimer(this.recoveryTimer);
     this.dispatcher.stopPacing();
+    // A claim under way brings its deliveries once the queues below were emptied: they would
+    // stay claimed, in a fleet by a worker that has left. The loop ends after that claim.
+    await this.pumped;
     const releases = [];
     for (const rt of this.runtimes.values()) {
       for (const d of rt.queue.splice(0)) releases.push(releaseOf(d, d.dueAt));
@@ -341,6 +346,8 @@ export class DeliveryEngine implements EngineControl {
       return;
     }
     this.pumping = true;
+    let ended = (): void => {};
+    this.pumped = new Promise((resolve) => (ended = resolve));
     try {
       do {
         this.pumpAgain = false;
@@ -400,6 +407,7 @@ export class DeliveryEngine implements EngineControl {
       this.armRetry(1000);
     } finally {
       this.pumping = false;
+      ended();
     }
   }
 
