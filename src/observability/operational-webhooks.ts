@@ -177,7 +177,11 @@ export class OperationalWebhooks {
       case "endpoint.disabled":
         return "endpoint.disabled";
       case "circuit":
-        if (e.transition.to === "open") return "endpoint.circuit_opened";
+        // Entering open: a failed probe, or one answered 429, keeps an open circuit open (a
+        // transition of its own, with its next probe time) and is not announced again.
+        if (e.transition.to === "open") {
+          return e.transition.from === "open" ? null : "endpoint.circuit_opened";
+        }
         return e.transition.to === "closed" ? "endpoint.circuit_closed" : null;
       case "dead-letter":
         return e.change.kind === "abandoned" ? "dlq.record_abandoned" : null;

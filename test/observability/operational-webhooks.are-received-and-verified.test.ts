@@ -43,6 +43,7 @@ beforeAll(async () => {
     if (req.path === "/failing") return { status: 500 };
     if (req.path === "/wobbly") return { status: n <= 4 ? 500 : 200 };
     if (req.path === "/tripping") return { status: n <= 6 ? 503 : 200 };
+    if (req.path === "/stubborn") return { status: n <= 7 ? 503 : 200 };
     return { status: 200 };
   });
   const ep = await h.svix.operationalWebhookEndpoint.create({
@@ -210,6 +211,27 @@ describe("operational webhooks", () => {
         e.transition.to === "closed",
     );
     await waitForEvent("endpoint.circuit_closed", (e) => e.data.endpointId === tripping.endpointId);
+  });
+
+  it("announce a circuit opening once, not again when a failed probe keeps it open", async () => {
+    const stubborn = await anEndpoint(h, rx.url("/stubborn"), quick(10));
+    const msg = await post(h, stubborn.appId, {});
+    // Six failures open the circuit; the first probe fails too, the second succeeds.
+    await h.waitFor(
+      (e) =>
+        e.type === "circuit" &&
+        e.endpointId === stubborn.endpointId &&
+        e.transition.from === "open" &&
+        e.transition.to === "open",
+    );
+    await h.waitFor(deliveryOf(msg, "succeeded"));
+    for (let i = 0; i < 5; i++) await post(h, stubborn.appId, { i });
+    await waitForEvent("endpoint.circuit_closed", (e) => e.data.endpointId === stubborn.endpointId);
+    // Announced in order, one at a time: all before the closing one have been received.
+    const opened = received().filter(
+      (e) => e.type === "endpoint.circuit_opened" && e.data.endpointId === stubborn.endpointId,
+    );
+    expect(opened.map((e) => e.data.from)).toEqual(["closed"]);
   });
 
   it("announce alerts firing and resolving", async () => {
