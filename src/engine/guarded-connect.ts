@@ -78,9 +78,15 @@ export class ExemptTargets {
   }
 }
 
-/** A connector for undici's Agent that refuses non-public addresses. */
-export function guardedConnector(exempt?: ExemptTargets): buildConnector.connector {
-  const base = buildConnector({ lookup: guardedLookup } as buildConnector.BuildOptions);
+/** A connector for undici's Agent that refuses non-public addresses; connecting may take `timeoutMs`. */
+export function guardedConnector(
+  timeoutMs: number,
+  exempt?: ExemptTargets,
+): buildConnector.connector {
+  const base = buildConnector({
+    lookup: guardedLookup,
+    timeout: timeoutMs,
+  } as buildConnector.BuildOptions);
   return (options, callback) => {
     // Literal IPs skip DNS (and so the lookup above): check them here.
     const host = options.hostname.replace(/^\[|\]$/g, "");

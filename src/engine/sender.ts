@@ -5,6 +5,11 @@
 import { Agent, type Dispatcher } from "undici";
 import { guardedConnector, type ExemptTargets } from "./guarded-connect.js";
 import type { TransportErrorClass } from "./outcome.js";
+import { TIMEOUT_RANGE } from "./policy.js";
+
+// undici gives up connecting (DNS, TCP, TLS) after 10 s by default, which cut short attempts
+// allowed longer; set to the longest deadline there is, each attempt's own deadline decides.
+const CONNECT_TIMEOUT_MS = TIMEOUT_RANGE.max;
 
 /** One request to an endpoint. */
 export interface SendRequest {
@@ -60,7 +65,10 @@ export class HttpSender implements Sender {
       keepAliveMaxTimeout: 120_000,
       connections: null,
       pipelining: 1,
-      ...(options.refusePrivateTargets ? { connect: guardedConnector(options.exemptTargets) } : {}),
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      ...(options.refusePrivateTargets
+        ? { connect: guardedConnector(CONNECT_TIMEOUT_MS, options.exemptTargets) }
+        : {}),
     });
   }
 
