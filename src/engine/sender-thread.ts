@@ -64,7 +64,9 @@ port.on("message", (msg: ThreadRequest) => {
       break;
     }
     case "close":
-      void sender.close().finally(() => port.close());
+      // A connection still being set up cannot be cancelled (undici drops it only once it is
+      // made or its connect timeout passes) and would keep this thread up: it ends here instead.
+      void sender.close().finally(() => process.exit(0));
       break;
   }
 });
