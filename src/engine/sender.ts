@@ -185,7 +185,7 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   private answer(): void {
     const snippet = readable(
-      Buffer.concat(this.chunks, this.size).subarray(0, this.max).toString("utf8"),
+      wholeCharacters(Buffer.concat(this.chunks, this.size), this.max).toString("utf8"),
     );
     this.settle({
       status: this.status,
@@ -242,6 +242,18 @@ function describeError(err: unknown): string {
   const e = err as { code?: string; message?: string; cause?: { message?: string } };
   const text = e.cause?.message ?? e.message ?? String(err);
   return readable((e.code ? `${e.code}: ${text}` : text).slice(0, 500));
+}
+
+/**
+ * At most `max` bytes of a body, cut before a character the limit would split: its first bytes
+ * alone would be kept as U+FFFD, a character the receiver never sent.
+ */
+function wholeCharacters(body: Buffer, max: number): Buffer {
+  if (body.length <= max) return body;
+  // A byte 10xxxxxx continues a character; step back (at most 3) to the byte that starts it.
+  let cut = max;
+  while (cut > max - 3 && cut > 0 && (body[cut]! & 0xc0) === 0x80) cut--;
+  return body.subarray(0, (body[cut]! & 0xc0) === 0x80 ? max : cut);
 }
 
 /**
