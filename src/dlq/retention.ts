@@ -24,7 +24,7 @@ export interface RetentionSettings {
   batchSize?: number;
 }
 
-type Totals = Omit<PruneResult, "done">;
+type Totals = Omit<PruneResult, "done" | "messagesReached">;
 
 /** See the module comment. */
 export class RetentionPruner {
@@ -82,12 +82,16 @@ export class RetentionPruner {
       idempotencyKeys: 0,
       circuitTransitions: 0,
     };
+    // Each run walks the old messages from the oldest: one freed since the last run is found.
+    let messagesFrom: number | undefined;
     for (;;) {
       const step = await this.store.pruneExpired({
         now: this.clock.now(),
         retentionMs: this.settings.retentionMs,
         batchSize: this.settings.batchSize ?? 500,
+        messagesFrom,
       });
+      messagesFrom = step.messagesReached ?? undefined;
       for (const key of Object.keys(totals) as (keyof Totals)[]) totals[key] += step[key];
       if (step.done || this.halted) return totals;
       // Let deliveries and API calls run between batches.

@@ -375,9 +375,16 @@ export interface Store {
    * Deletes one small batch of what has outlived `retentionMs`: resolved and abandoned records
    * closed before the cutoff, overflow tombstones, finished replay jobs, messages no delivery or
    * record still needs (with their deliveries and attempts), expired idempotency keys. One
-   * transaction per call; call again until `done`.
+   * transaction per call; call again until `done`, passing each call's `messagesReached` to the
+   * next as `messagesFrom`: old messages still needed are then walked past once a run, not once a
+   * batch.
    */
-  pruneExpired(req: { now: number; retentionMs: number; batchSize: number }): Promise<PruneResult>;
+  pruneExpired(req: {
+    now: number;
+    retentionMs: number;
+    batchSize: number;
+    messagesFrom?: number;
+  }): Promise<PruneResult>;
 
   // ---- observability ------------------------------------------------------------------------
 

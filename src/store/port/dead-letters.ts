@@ -134,5 +134,10 @@ export interface PruneResult {
   idempotencyKeys: number;
   /** Endpoints' circuit history; each circuit's current state stays. */
   circuitTransitions: number;
+  /**
+   * How far this run's walk of old messages got (a creation time: messages made before it were
+   * pruned or are still needed), for the next call's `messagesFrom`; null if not walked yet.
+   */
+  messagesReached: number | null;
   done: boolean;
 }

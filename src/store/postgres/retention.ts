@@ -28,8 +28,11 @@ const S = {
   // A message goes once no delivery of it is still to be made and no record needs its bytes.
   // Locked as they are picked, so no resend (which share-locks its message) starts on them; one
   // being written now is skipped. A resend that committed while this statement ran is not
-  // visible to it, hence the second look below, in a statement of its own.
-  oldMessages: `SELECT m.id FROM messages m WHERE m.created_at < $1
+  // visible to it, hence the second look below, in a statement of its own. The walk starts where
+  // the run's last batch ended: the old messages still needed before it (an endpoint's open
+  // records may hold thousands) are not read again on every batch.
+  oldMessages: `SELECT m.id, m.created_at FROM messages m
+      WHERE m.created_at >= $3 AND m.created_at < $1
       AND NOT EXISTS (SELECT 1 FROM deliveries d
         WHERE d.message_id = m.id AND d.state IN ('pending', 'inflight'))
       AND NOT EXISTS (SELECT 1 FROM dead_letters dl WHERE dl.message_id = m.id)
@@ -52,9 +55,15 @@ const S = {
 export class Retention {
   constructor(private readonly pool: pg.Pool) {}
 
-  prune(req: { now: number; retentionMs: number; batchSize: number }): Promise<PruneResult> {
+  prune(req: {
+    now: number;
+    retentionMs: number;
+    batchSize: number;
+    messagesFrom?: number;
+  }): Promise<PruneResult> {
     const cutoff = req.now - req.retentionMs;
     const n = Math.max(1, req.batchSize);
+    let messagesReached = req.messagesFrom ?? null;
     const steps: [Kind, (c: Conn) => Promise<number>][] = [
       ["deadLetters", (c) => this.records(c, cutoff, n)],
       ["overflow", (c) => exec(c, S.overflow, [cutoff, n])],
@@ -64,11 +73,22 @@ export class Retention {
       ],
       // A message takes its deliveries and attempts along: a quarter of the batch in messages
       // keeps the transaction about the same size as the others.
-      ["messages", (c) => this.messages(c, cutoff, Math.max(1, Math.ceil(n / 4)))],
+      [
+        "messages",
+        async (c) => {
+          const q = Math.max(1, Math.ceil(n / 4));
+          const from = req.messagesFrom ?? Number.MIN_SAFE_INTEGER;
+          const walked = await this.messages(c, from, cutoff, q);
+          messagesReached = walked.reached;
+          return walked.deleted;
+        },
+      ],
       ["idempotencyKeys", (c) => exec(c, S.idempotencyKeys, [req.now, n])],
       ["circuitTransitions", (c) => exec(c, S.circuitTransitions, [cutoff, n])],
     ];
     return tx(this.pool, async (c): Promise<PruneResult> => {
+      // Set afresh on each try: a try rolled back after its walk must not move the position.
+      messagesReached = req.messagesFrom ?? null;
       const result: PruneResult = {
         deadLetters: 0,
         overflow: 0,
@@ -76,6 +96,7 @@ export class Retention {
         messages: 0,
         idempotencyKeys: 0,
         circuitTransitions: 0,
+        messagesReached: null,
         done: true,
       };
       for (const [kind, step] of steps) {
@@ -86,6 +107,7 @@ export class Retention {
           break;
         }
       }
+      result.messagesReached = messagesReached;
       return result;
     });
   }
@@ -97,13 +119,23 @@ export class Retention {
     return exec(c, S.records, [ids]);
   }
 
-  private async messages(c: Conn, cutoff: number, n: number): Promise<number> {
-    const picked = (await all(c, S.oldMessages, [cutoff, n])).map((r) => String(r.id));
-    if (picked.length === 0) return 0;
+  private async messages(
+    c: Conn,
+    from: number,
+    cutoff: number,
+    n: number,
+  ): Promise<{ deleted: number; reached: number }> {
+    const rows = await all(c, S.oldMessages, [cutoff, n, from]);
+    // None left before the cutoff: the run's later batches walk only what ages past it meanwhile.
+    if (rows.length === 0) return { deleted: 0, reached: cutoff };
+    // Messages made in the same millisecond as the last one may be left (locked, or past the
+    // batch): the next batch starts at that millisecond, not after it.
+    const reached = Number(rows.at(-1)!.created_at);
+    const picked = rows.map((r) => String(r.id));
     const ids = (await all(c, S.stillUnneeded, [picked])).map((r) => String(r.id));
-    if (ids.length === 0) return 0;
+    if (ids.length === 0) return { deleted: 0, reached };
     await exec(c, S.messageAttempts, [ids]);
     await exec(c, S.messageDeliveries, [ids]);
-    return exec(c, S.messages, [ids]);
+    return { deleted: await exec(c, S.messages, [ids]), reached };
   }
 }

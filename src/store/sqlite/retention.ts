@@ -25,7 +25,10 @@ function prepareRetention(db: Db) {
     jobs: p(`DELETE FROM replay_jobs WHERE id IN
         (SELECT id FROM replay_jobs WHERE finished_at < ? ORDER BY finished_at LIMIT ?)`),
     // A message goes once no delivery of it is still to be made and no record needs its bytes.
-    oldMessages: p(`SELECT m.id FROM messages m WHERE m.created_at < ?
+    // The walk starts where the run's last batch ended: the old messages still needed before it
+    // (an endpoint's open records may hold thousands) are not read again on every batch.
+    oldMessages: p(`SELECT m.id, m.created_at FROM messages m
+        WHERE m.created_at >= ? AND m.created_at < ?
           AND NOT EXISTS (SELECT 1 FROM deliveries d
             WHERE d.message_id = m.id AND d.state IN ('pending', 'inflight'))
           AND NOT EXISTS (SELECT 1 FROM dead_letters dl WHERE dl.message_id = m.id)
@@ -53,9 +56,15 @@ export class Retention {
     this.s = prepareRetention(db);
   }
 
-  prune(req: { now: number; retentionMs: number; batchSize: number }): PruneResult {
+  prune(req: {
+    now: number;
+    retentionMs: number;
+    batchSize: number;
+    messagesFrom?: number;
+  }): PruneResult {
     const cutoff = req.now - req.retentionMs;
     const n = Math.max(1, req.batchSize);
+    let messagesReached = req.messagesFrom ?? null;
     const steps: [Kind, () => number][] = [
       ["deadLetters", () => this.records(cutoff, n)],
       ["overflow", () => this.s.overflow.run(cutoff, n).changes],
@@ -65,7 +74,15 @@ export class Retention {
       ],
       // A message takes its deliveries and attempts along: a quarter of the batch in messages
       // keeps the transaction about the same size as the others.
-      ["messages", () => this.messages(cutoff, Math.max(1, Math.ceil(n / 4)))],
+      [
+        "messages",
+        () => {
+          const q = Math.max(1, Math.ceil(n / 4));
+          const walked = this.messages(req.messagesFrom ?? Number.MIN_SAFE_INTEGER, cutoff, q);
+          messagesReached = walked.reached;
+          return walked.deleted;
+        },
+      ],
       ["idempotencyKeys", () => this.s.idempotencyKeys.run(req.now, n).changes],
       ["circuitTransitions", () => this.s.circuitTransitions.run(n, cutoff).changes],
     ];
@@ -77,6 +94,7 @@ export class Retention {
         messages: 0,
         idempotencyKeys: 0,
         circuitTransitions: 0,
+        messagesReached: null,
         done: true,
       };
       for (const [kind, step] of steps) {
@@ -87,6 +105,7 @@ export class Retention {
           break;
         }
       }
+      result.messagesReached = messagesReached;
       return result;
     })();
   }
@@ -97,10 +116,15 @@ export class Retention {
     return this.s.records.run(ids).changes;
   }
 
-  private messages(cutoff: number, n: number): number {
-    const ids = JSON.stringify((this.s.oldMessages.all(cutoff, n) as Row[]).map((r) => r.id));
+  private messages(from: number, cutoff: number, n: number): { deleted: number; reached: number } {
+    const rows = this.s.oldMessages.all(from, cutoff, n) as Row[];
+    // None left before the cutoff: the run's later batches walk only what ages past it meanwhile.
+    if (rows.length === 0) return { deleted: 0, reached: cutoff };
+    const ids = JSON.stringify(rows.map((r) => r.id));
     this.s.messageAttempts.run(ids);
     this.s.messageDeliveries.run(ids);
-    return this.s.messages.run(ids).changes;
+    // Messages made in the same millisecond as the last one may be left: the next batch starts
+    // at that millisecond, not after it.
+    return { deleted: this.s.messages.run(ids).changes, reached: Number(rows.at(-1)!.created_at) };
   }
 }

@@ -20,7 +20,7 @@ const RETENTION = 30 * DAY;
 
 /** Prunes until done; returns the totals and how many calls (transactions) it took. */
 async function pruneAll(store: Store, now: number, batchSize = 500) {
-  const totals: Omit<PruneResult, "done"> = {
+  const totals: Omit<PruneResult, "done" | "messagesReached"> = {
     deadLetters: 0,
     overflow: 0,
     replayJobs: 0,
@@ -28,9 +28,13 @@ async function pruneAll(store: Store, now: number, batchSize = 500) {
     idempotencyKeys: 0,
     circuitTransitions: 0,
   };
+  let messagesFrom: number | undefined;
   for (let calls = 1; calls < 1000; calls++) {
-    const step = await store.pruneExpired({ now, retentionMs: RETENTION, batchSize });
-    const touched = Object.entries(step).filter(([k, v]) => k !== "done" && v !== 0);
+    const step = await store.pruneExpired({ now, retentionMs: RETENTION, batchSize, messagesFrom });
+    messagesFrom = step.messagesReached ?? undefined;
+    const touched = Object.entries(step).filter(
+      ([k, v]) => k !== "done" && k !== "messagesReached" && v !== 0,
+    );
     // One kind per call, never more than the batch.
     expect(touched.length).toBeLessThanOrEqual(1);
     for (const [k, v] of touched) {
@@ -89,6 +93,40 @@ export function pruningBehaviour(t: StoreUnderTest): void {
       const attempts = await t.store.listAttempts({ appId: app.id, limit: 10 });
       expect(attempts.data.map((a) => a.messageId)).toEqual([waiting.id]);
       expect(await t.store.listDeliveries(waiting.id)).toHaveLength(1);
+    });
+
+    it("walks past old messages still needed once a run, resuming where the last batch ended", async () => {
+      const { app } = await seedApp(t.store);
+      const { message: held } = await accept(t.store, app.id, { now: T0 });
+      const { message: first } = await accept(t.store, app.id, { now: T0 + 1 });
+      const { message: second } = await accept(t.store, app.id, { now: T0 + 2 });
+      const claimed = await claimAll(t.store, T0 + 2);
+      await t.store.recordAttempts(
+        claimed.map((d) =>
+          d.messageId === held.id ? retried(d, T0 + 2, T0 + 40 * DAY) : succeeded(d, T0 + 2),
+        ),
+      );
+      const now = T0 + RETENTION + DAY;
+      // A quarter of a batch of 4: one message a call.
+      const prune = (messagesFrom?: number) =>
+        t.store.pruneExpired({ now, retentionMs: RETENTION, batchSize: 4, messagesFrom });
+
+      const one = await prune();
+      expect(one).toMatchObject({ messages: 1, messagesReached: T0 + 1, done: false });
+      expect(await t.store.findMessage(app.id, first.id)).toBeNull();
+      // The message walked past is no longer needed, but this run is beyond it.
+      const [late] = await claimAll(t.store, T0 + 40 * DAY);
+      await t.store.recordAttempts([succeeded(late!, T0 + 40 * DAY)]);
+      const two = await prune(one.messagesReached!);
+      expect(two).toMatchObject({ messages: 1, messagesReached: T0 + 2 });
+      expect(await t.store.findMessage(app.id, second.id)).toBeNull();
+      expect(await t.store.findMessage(app.id, held.id)).not.toBeNull();
+      const three = await prune(two.messagesReached!);
+      expect(three).toMatchObject({ messages: 0, messagesReached: now - RETENTION, done: true });
+
+      // The next run starts from the oldest again.
+      expect(await prune()).toMatchObject({ messages: 1 });
+      expect(await t.store.findMessage(app.id, held.id)).toBeNull();
     });
 
     it("prunes an endpoint's circuit transitions older than the retention period, batch by batch", async () => {
