@@ -42,7 +42,9 @@ const S = {
   messageAttempts: "DELETE FROM attempts WHERE message_id = ANY($1::text[])",
   messageDeliveries: "DELETE FROM deliveries WHERE message_id = ANY($1::text[])",
   messages: "DELETE FROM messages WHERE id = ANY($1::text[])",
-  idempotencyKeys: `DELETE FROM idempotency_keys WHERE (scope, key) IN
+  // The expiry is checked again on the row deleted: a key begun again (a new expiry) while this
+  // waits for its row lock is re-read then, and the request holding it keeps it.
+  idempotencyKeys: `DELETE FROM idempotency_keys WHERE expires_at < $1 AND (scope, key) IN
     (SELECT scope, key FROM idempotency_keys WHERE expires_at < $1 LIMIT $2)`,
   // Transitions are written in time order: the oldest are the first by seq, which the primary
   // key reads without an index on \`at\` (a scan for "none left" would read the whole table).
