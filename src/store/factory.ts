@@ -14,6 +14,7 @@ import { SqliteStore } from "./sqlite/store.js";
 /** Where the store reports trouble it survives. */
 export interface StoreLogger {
   warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
 }
 
 /**
@@ -60,6 +61,13 @@ function openSqlite(
           { err },
           "the SQLite checkpoint thread stopped; from now on commits checkpoint the WAL every 1,000 pages, as SQLite does by default, and wait for it",
         ),
+      onCheckpoints: (working, err) =>
+        working
+          ? log?.info({}, "the SQLite checkpoint thread's checkpoints work again")
+          : log?.warn(
+              { err },
+              "the SQLite checkpoint thread's checkpoints fail (is the disk full?); until they work again, commits checkpoint the WAL every 1,000 pages, as SQLite does by default, and wait for it",
+            ),
     },
   });
 }

@@ -6,7 +6,7 @@
 import Database from "better-sqlite3";
 import { parentPort, workerData } from "node:worker_threads";
 import { setThreadNiceness } from "../../threads.js";
-import type { CheckpointThreadSettings } from "./checkpointer.js";
+import type { CheckpointReport, CheckpointThreadSettings } from "./checkpointer.js";
 
 if (!parentPort) throw new Error("checkpoint-thread.ts runs only as a worker thread");
 const port = parentPort;
@@ -17,7 +17,23 @@ setThreadNiceness(settings.niceness);
 const db = new Database(settings.path);
 // A checkpoint's fsyncs follow its own connection's setting: the same as the writer's.
 db.pragma(`synchronous = ${settings.synchronous}`);
-const timer = setInterval(() => db.pragma("wal_checkpoint(PASSIVE)"), settings.everyMs);
+// A checkpoint that fails (the disk is full: the file cannot grow) is tried again at the next
+// turn, so checkpoints carry on once there is room. The writer hears when they begin to fail and
+// when they work again.
+let failing = false;
+const report = (r: CheckpointReport) => port.postMessage(r);
+const timer = setInterval(() => {
+  try {
+    db.pragma("wal_checkpoint(PASSIVE)");
+  } catch (err) {
+    const { code = "", message } = err as { code?: string; message: string };
+    if (!failing) report({ kind: "failing", code, message });
+    failing = true;
+    return;
+  }
+  if (failing) report({ kind: "working" });
+  failing = false;
+}, settings.everyMs);
 
 port.on("message", (msg: "close") => {
   if (msg !== "close") return;

@@ -21,7 +21,16 @@ export interface CheckpointSettings {
   walLimitPages: number;
   /** Told if the thread fails; the writer has then gone back to SQLite's own checkpoints. */
   onFailure?: (err: Error) => void;
+  /**
+   * Told when the thread's checkpoints begin to fail (a full disk), and when they work again: the
+   * writer is on SQLite's own checkpoints in between.
+   */
+  onCheckpoints?: (working: boolean, err?: Error) => void;
 }
+
+/** What the thread tells the writer about its checkpoints. */
+export type CheckpointReport =
+  { kind: "failing"; code: string; message: string } | { kind: "working" };
 
 /** SQLite's own mark, which the writer returns to if the thread fails. */
 const SQLITE_DEFAULT_MARK = 1_000;
@@ -69,8 +78,6 @@ export class Checkpointer {
       workerData: thread,
       name: "hookline-checkpoint",
     });
-    // It never keeps the process alive; close() stops it.
-    this.worker.unref();
     // Should it ever fail, the writer goes back to SQLite's own checkpoints at 1,000 pages: at
     // the high mark, with nothing copied beforehand, a checkpoint would copy 64 MiB inside one
     // commit. (Without a listener the error would be thrown here.)
@@ -79,6 +86,16 @@ export class Checkpointer {
       if (db.open) db.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_MARK}`);
       settings.onFailure?.(err);
     });
+    // While the thread's checkpoints fail, nothing is copied before the writer's high mark either.
+    this.worker.on("message", (r: CheckpointReport) => {
+      if (!db.open) return;
+      const mark = r.kind === "working" ? settings.walLimitPages : SQLITE_DEFAULT_MARK;
+      db.pragma(`wal_autocheckpoint = ${mark}`);
+      if (r.kind === "working") settings.onCheckpoints?.(true);
+      else settings.onCheckpoints?.(false, Object.assign(new Error(r.message), { code: r.code }));
+    });
+    // It never keeps the process alive; close() stops it. (After the listener, which refs it.)
+    this.worker.unref();
     this.exited = new Promise((resolve) => {
       this.worker.once("exit", () => resolve());
     });
