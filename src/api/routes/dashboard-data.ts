@@ -94,7 +94,8 @@ export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
         const examples = examplesOf((await store.findEventType(body.eventType))?.schemas ?? null);
         const index = body.exampleIndex ?? 0;
-        if (body.exampleIndex !== undefined && index >= examples.length) {
+        // As in Svix, the index is ignored when the type has no examples: `{ type, data }` goes.
+        if (body.exampleIndex !== undefined && examples.length > 0 && index >= examples.length) {
           throw new ValidationError([
             {
               loc: ["body", "exampleIndex"],
