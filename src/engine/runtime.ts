@@ -43,7 +43,19 @@ export class EndpointRuntime {
     this.lastActiveAt = clock.now();
     this.policy = resolvePolicy(defaults, app?.deliveryPolicy ?? null, endpoint.deliveryPolicy);
     this.limit = new AdaptiveLimit(this.policy.concurrencyLimit, settings.adaptive, clock);
-    this.breaker = new CircuitBreaker(settings.breaker, clock, circuit ?? undefined);
+    // A circuit never stored has never opened: closed since the endpoint was made, as the API
+    // shows it, not since this load (which every restart and reload would move on).
+    this.breaker = new CircuitBreaker(
+      settings.breaker,
+      clock,
+      circuit ?? {
+        state: "closed",
+        since: endpoint.createdAt,
+        reason: null,
+        nextProbeAt: null,
+        reopenCount: 0,
+      },
+    );
   }
 
   /** Applies new settings, keeping the live counters, the breaker and the latency history. */
