@@ -53,7 +53,7 @@ export class Catalogue {
     const now = performance.now();
     let row = this.apps.get(idOrUid, now);
     if (!row) {
-      row = this.s.findApp.get(idOrUid, idOrUid) as Row | undefined;
+      row = this.s.findApp.get({ v: idOrUid }) as Row | undefined;
       if (row) this.apps.put(idOrUid, row, now);
     }
     return row ? applicationFromRow(row) : null;
@@ -108,7 +108,7 @@ export class Catalogue {
   }
 
   findEndpoint(appId: string, idOrUid: string): Endpoint | null {
-    const row = this.s.findEndpoint.get(appId, idOrUid, idOrUid) as Row | undefined;
+    const row = this.s.findEndpoint.get({ app: appId, v: idOrUid }) as Row | undefined;
     return row ? endpointFromRow(row) : null;
   }
 

@@ -40,7 +40,10 @@ function prepareCatalogue(db: Db) {
     updateApp: p(`UPDATE applications SET uid = @uid, name = @name, rate_limit = @rate_limit,
       metadata = @metadata, delivery_policy = @delivery_policy, updated_at = @updated_at
       WHERE id = @id AND (@seen_at IS NULL OR updated_at = @seen_at)`),
-    findApp: p("SELECT * FROM applications WHERE id = ? OR uid = ? LIMIT 1"),
+    // An id wins over another row's uid equal to it, whichever index the planner reads.
+    findApp: p(
+      "SELECT * FROM applications WHERE id = @v OR uid = @v ORDER BY id = @v DESC LIMIT 1",
+    ),
     insertEndpoint: p(`INSERT INTO endpoints (id, app_id, uid, url, description, version, disabled,
       disabled_reason, filter_types, channels, headers, metadata, rate_limit, secrets,
       delivery_policy, created_at, updated_at)
@@ -53,7 +56,8 @@ function prepareCatalogue(db: Db) {
       metadata = @metadata, rate_limit = @rate_limit, secrets = @secrets,
       delivery_policy = @delivery_policy, updated_at = @updated_at
       WHERE id = @id AND app_id = @app_id AND (@seen_at IS NULL OR updated_at = @seen_at)`),
-    findEndpoint: p("SELECT * FROM endpoints WHERE app_id = ? AND (id = ? OR uid = ?) LIMIT 1"),
+    findEndpoint: p(`SELECT * FROM endpoints WHERE app_id = @app AND (id = @v OR uid = @v)
+      ORDER BY id = @v DESC LIMIT 1`),
     getEndpoint: p("SELECT * FROM endpoints WHERE id = ?"),
     insertEventType: p(`INSERT INTO event_types (name, description, archived, deprecated,
       feature_flags, group_name, schemas, created_at, updated_at)

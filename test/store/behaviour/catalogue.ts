@@ -34,6 +34,16 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
       expect(await t.store.findApplication("nobody")).toBeNull();
     });
 
+    it("finds by id before another application's uid equal to it, endpoints too", async () => {
+      const first = await t.store.createApplication(anApplication());
+      const second = await t.store.createApplication(anApplication({ uid: first.id }));
+      expect((await t.store.findApplication(first.id))?.id).toBe(first.id);
+      const ep = await t.store.createEndpoint(anEndpoint(second.id));
+      const twin = await t.store.createEndpoint(anEndpoint(second.id, { uid: ep.id }));
+      expect((await t.store.findEndpoint(second.id, ep.id))?.id).toBe(ep.id);
+      expect((await t.store.findEndpoint(second.id, twin.id))?.id).toBe(twin.id);
+    });
+
     it("keeps JSON fields as written: key order and escaped characters", async () => {
       const app = anApplication({ metadata: { zeta: "last\u0000first", alpha: "ü ✓", "10": "n" } });
       await t.store.createApplication(app);
