@@ -56,18 +56,19 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
       method: "POST",
       path: base,
       operationId: "v1.event-type.create",
-      summary: "Create an event type",
+      summary:
+        "Create an event type, or bring back an archived one with this name (with the fields sent)",
       tag: TAG,
       body: EventTypeIn,
       freeJson: ["schemas"],
       responses: {
-        201: { description: "Created", schema: EventTypeOut },
-        409: { description: "An event type with this name exists", schema: HttpError },
+        201: { description: "Created, or unarchived", schema: EventTypeOut },
+        409: { description: `A live event type has this name, or: ${RACED}`, schema: HttpError },
         422: errors[422],
       },
       handler: async ({ body }) => {
         const now = clock.now();
-        const et = await store.createEventType({
+        const fields = {
           name: body.name,
           description: body.description,
           archived: body.archived ?? false,
@@ -75,10 +76,29 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
           featureFlags: flagsOf(body) ?? null,
           groupName: body.groupName ?? null,
           schemas: body.schemas ?? null,
-          createdAt: now,
-          updatedAt: now,
-        });
-        return created(eventTypeOut(et));
+        };
+        try {
+          return created(
+            eventTypeOut(
+              await store.createEventType({ ...fields, createdAt: now, updatedAt: now }),
+            ),
+          );
+        } catch (err) {
+          if (!(err instanceof ConflictError)) throw err;
+          // Svix's create is how an archived event type is unarchived: it takes the fields sent.
+          // Only an archived one is replaced; a live one (or one gone meanwhile) stays a conflict.
+          const archived = async () => {
+            const et = await store.findEventType(body.name);
+            if (!et?.archived) throw err;
+            return et;
+          };
+          const { after } = await changeEventType(deps, archived, (et, at) => ({
+            ...fields,
+            createdAt: et.createdAt,
+            updatedAt: at,
+          }));
+          return created(eventTypeOut(after));
+        }
       },
     }),
     defineRoute({
