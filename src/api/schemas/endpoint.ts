@@ -1,7 +1,7 @@
 /** Svix endpoint bodies (EndpointIn, EndpointUpdate, EndpointPatch, headers, secrets) and EndpointOut. */
 import { z } from "zod";
 import type { FieldProblem } from "../../errors.js";
-import { isValidSecret, parseSecret } from "../../signing/secret.js";
+import { isValidSecret, parseSecret, SECRET_PREFIX } from "../../signing/secret.js";
 import { EventTypeName, Metadata, RateLimit, Uid, addProblems, problemsOf } from "../validation.js";
 import { Timestamp, extension } from "./common.js";
 import { DeliveryPolicyDoc, PolicyField } from "./policy.js";
@@ -32,15 +32,19 @@ const Url = z
     if (problem) ctx.addIssue({ code: "custom", message: problem, params: { type: "url" } });
   });
 
-const Secret = z.string().superRefine((value, ctx) => {
-  if (isValidSecret(value)) return;
-  const [problem] = problemsOf(() => parseSecret(value));
-  ctx.addIssue({
-    code: "custom",
-    message: problem?.msg ?? "is not a valid secret",
-    params: { type: problem?.type ?? "secret_format" },
+const Secret = z
+  .string()
+  // Svix takes the base64 "optionally prefixed with whsec_": without it, it is the same key.
+  .transform((value) => (value.startsWith(SECRET_PREFIX) ? value : SECRET_PREFIX + value))
+  .superRefine((value, ctx) => {
+    if (isValidSecret(value)) return;
+    const [problem] = problemsOf(() => parseSecret(value));
+    ctx.addIssue({
+      code: "custom",
+      message: problem?.msg ?? "is not a valid secret",
+      params: { type: problem?.type ?? "secret_format" },
+    });
   });
-});
 
 export const CHANNEL_PATTERN = /^[a-zA-Z0-9\-_.:]+$/;
 
