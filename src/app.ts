@@ -101,7 +101,6 @@ export function createHookline(
             ),
         })
       : new HttpSender(senderOptions));
-  const serves = config.role !== "worker";
   const engine = new DeliveryEngine({
     store,
     sender,
@@ -218,19 +217,14 @@ export function createHookline(
     // Metrics and operational webhooks in every process; alerts and scheduled drills only
     // where deliveries are made (see observability/service.ts).
     await observability.start({ evaluate: delivers });
-    if (serves) {
-      const address = await api
-        .listen({ host: config.host, port: config.port })
-        .catch((err: unknown) => {
-          throw listenFailure(err, config);
-        });
-      hookline.url = config.publicUrl ?? address;
-    } else {
-      // A worker serves no HTTP, but must have its schema ready like any process.
-      await store.ping().catch((err: unknown) => {
-        throw storeFailure(err, config);
+    // A worker listens too, for its probes and metrics only (see api/server.ts).
+    const address = await api
+      .listen({ host: config.host, port: config.port })
+      .catch((err: unknown) => {
+        throw listenFailure(err, config);
       });
-    }
+    // The public URL is the API's (a load balancer's); a worker is probed and scraped where it is.
+    hookline.url = config.role === "worker" ? address : (config.publicUrl ?? address);
   }
 
   const hookline: Hookline = {

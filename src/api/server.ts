@@ -53,6 +53,12 @@ export function apiRoutes(deps: ApiDeps): RouteDef[] {
   return routes;
 }
 
+/**
+ * What a worker process serves: its probes and its metrics (the delivery counters are its own, so
+ * Prometheus scrapes it); the API and the dashboard are the API processes' work.
+ */
+const WORKER_PATHS = new Set(["/api/v1/health", "/api/v1/health/ready", "/metrics"]);
+
 /** Builds the API server (not yet listening). */
 export function buildApi(deps: ApiDeps): FastifyInstance {
   const app = Fastify({
@@ -74,7 +80,8 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   installBoundary(app);
   closeConnectionsWhenStopping(app);
 
-  const routes = apiRoutes(deps);
+  const worker = deps.config.role === "worker";
+  const routes = apiRoutes(deps).filter((r) => !worker || WORKER_PATHS.has(r.path));
   installAuth(app, deps, routes, () =>
     installRateLimit(app, { ...deps, settings: deps.config.apiRateLimit }),
   );
@@ -82,7 +89,7 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   registerRoutes(app, routes);
   app.server.maxHeadersCount = MAX_HEADER_COUNT;
   // The dashboard's pages and assets (not API routes: no token, nothing in the OpenAPI document).
-  installDashboard(app);
+  if (!worker) installDashboard(app);
   return app;
 }
 

@@ -43,11 +43,17 @@ program
     const { logger } = hookline;
     if (config.role === "worker") {
       logger.info(
-        { role: config.role, workerId: hookline.engine.fleet?.id },
+        { role: config.role, workerId: hookline.engine.fleet?.id, url: hookline.url },
         "hookline worker is running",
       );
       process.stdout.write(
-        `\n  hookline worker ${hookline.engine.fleet?.id ?? ""} is delivering\n\n`,
+        [
+          "",
+          `  hookline worker ${hookline.engine.fleet?.id ?? ""} is delivering`,
+          `  Health:       ${hookline.url}/api/v1/health/ready`,
+          `  Metrics:      ${hookline.url}/metrics`,
+          "",
+        ].join("\n") + "\n",
       );
       onSignals(hookline);
       return;

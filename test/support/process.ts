@@ -47,7 +47,7 @@ export function spawnServe(
 
 /**
  * Starts `hookline serve` and resolves once it is ready: listening (roles all and api) or
- * delivering (role worker, which serves no HTTP; its `url` is empty).
+ * delivering (role worker, which serves only its health and metrics; its `url` is empty).
  */
 export async function spawnHookline(
   dataDir: string,

@@ -1,0 +1,75 @@
+/**
+ * A `--role worker` process counts its own deliveries, so Prometheus must scrape it, and a service
+ * manager must be able to probe it: it answers its health, readiness and `/metrics` on
+ * HOOKLINE_PORT, and nothing else of the API (that is the API processes' work). Before, a worker
+ * listened nowhere: in a fleet of API and worker processes the attempt and outcome counters were
+ * never exported, and the shipped rate alerts could not fire.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import {
+  call,
+  postOneMessage,
+  spawnHookline,
+  TEST_TOKEN,
+  type HooklineProcess,
+} from "../support/process.js";
+import { Receiver } from "../support/receiver.js";
+
+describe("a worker process", () => {
+  let dir: string;
+  let schema: string;
+  let rx: Receiver;
+  const procs: HooklineProcess[] = [];
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), "hookline-worker-http-"));
+    schema = freshSchemaName();
+    rx = await Receiver.start();
+  });
+
+  afterEach(async () => {
+    for (const p of procs.splice(0)) {
+      p.child.kill("SIGKILL");
+      await p.exited;
+    }
+    await rx.close();
+    await dropSchema(schema);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves its health, readiness and metrics, and no other route", async () => {
+    const env = { DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema };
+    const api = await spawnHookline(join(dir, "api"), env, "api");
+    procs.push(api);
+    const worker = await spawnHookline(join(dir, "worker"), env, "worker");
+    procs.push(worker);
+    const url = /Health:\s+(http:\/\/\S+)\/api\/v1\/health/.exec(worker.output())?.[1];
+    expect(url, worker.output()).toBeDefined();
+
+    await postOneMessage(api.url, rx.url("/hook"));
+    await rx.waitFor(1);
+
+    expect((await fetch(`${url}/api/v1/health`)).status).toBe(204);
+    const ready = await fetch(`${url}/api/v1/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ ready: true });
+
+    const auth = { authorization: `Bearer ${TEST_TOKEN}` };
+    expect((await fetch(`${url}/metrics`)).status).toBe(401);
+    // The worker made the attempt: its counter is only in this process.
+    let metrics = "";
+    for (let i = 0; i < 50 && !/hookline_delivery_attempts_total\{[^}]*\} 1/.test(metrics); i++) {
+      if (i) await new Promise((r) => setTimeout(r, 100));
+      metrics = await (await fetch(`${url}/metrics`, { headers: auth })).text();
+    }
+    expect(metrics).toMatch(/hookline_delivery_attempts_total\{[^}]*class="2xx"[^}]*\} 1/);
+
+    expect((await call(url!, "GET", "/api/v1/app")).status).toBe(404);
+    expect((await call(url!, "POST", "/api/v1/app", { name: "x" })).status).toBe(404);
+    expect((await fetch(`${url}/ui/`)).status).toBe(404);
+  }, 60_000);
+});
