@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { pino, type Logger } from "pino";
+import { pino, type DestinationStream, type Logger } from "pino";
 import { buildApi } from "./api/server.js";
 import { systemClock, type Clock, type Random } from "./clock.js";
 import { ADMIN_TOKEN_RULE, isUsableAdminToken, type Config } from "./config.js";
@@ -37,6 +37,8 @@ export interface HooklineOverrides {
   random?: Random;
   sender?: Sender;
   logger?: Logger;
+  /** Where the default logger writes its lines (stdout if unset). */
+  logDestination?: DestinationStream;
   breaker?: Partial<BreakerSettings>;
   adaptive?: Partial<AdaptiveSettings>;
   /** Timing of the retention job (tests run it on a fake clock). */
@@ -69,7 +71,10 @@ export function createHookline(
 ): Hookline {
   const logger =
     overrides.logger ??
-    pino({ level: config.logLevel, base: { service: "hookline" }, redact: REDACTED_LOG_PATHS });
+    pino(
+      { level: config.logLevel, base: { service: "hookline" }, redact: REDACTED_LOG_PATHS },
+      overrides.logDestination,
+    );
   const clock = overrides.clock ?? systemClock;
   const { adminToken, store } = openDataDir(config, logger);
   // One bus for domain events: the engine's and the dead-letter queue's.

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The `hookline` command. Only this entry point reads the environment. */
 import { Command, Option } from "commander";
+import { destination, type DestinationStream } from "pino";
 import { createHookline, type Hookline } from "../app.js";
 import { resolveConfig } from "../config.js";
 import { HooklineError } from "../errors.js";
@@ -38,7 +39,7 @@ program
   .action(async (options: { role?: string }) => {
     const env = options.role ? { ...process.env, HOOKLINE_ROLE: options.role } : process.env;
     const config = resolveConfig(env);
-    const hookline = createHookline(config);
+    const hookline = createHookline(config, { logDestination: stdoutLog() });
     await hookline.start();
     const { logger } = hookline;
     if (config.role === "worker") {
@@ -88,6 +89,20 @@ program
     );
     onSignals(hookline);
   });
+
+/**
+ * Log lines on stdout, as pino writes them by default, that stop once stdout fails for good. pino
+ * stops so on EPIPE only; a terminal that was closed answers EIO, which pino throws (ending a stop
+ * half-way) and then retries forever at exit, leaving the process hung with its port held.
+ */
+function stdoutLog(): DestinationStream {
+  const stream = destination({ dest: 1, sync: false });
+  stream.on("error", () => {
+    const noop = () => true;
+    Object.assign(stream, { write: noop, end: noop, flushSync: noop, destroy: noop });
+  });
+  return stream;
+}
 
 /**
  * SIGTERM, SIGINT or SIGHUP (the terminal closed): stop taking work, finish what is in flight
