@@ -64,8 +64,11 @@ export function listenFailure(err: unknown, config: Readonly<Config>): unknown {
 /** The store could not be reached at start: for PostgreSQL, says which server was asked. */
 export function storeFailure(err: unknown, config: Readonly<Config>): unknown {
   if (!config.databaseUrl || !(err instanceof StoreUnavailableError)) return err;
+  // The store's message names only a code (3D000, 28P01…); the server's own words say what it is.
+  const server = err.cause instanceof Error ? err.cause.message : "";
+  const why = server && !err.message.includes(server) ? `${err.message}: ${server}` : err.message;
   return new StoreUnavailableError(
-    `cannot use PostgreSQL at ${withoutPassword(config.databaseUrl)} (DATABASE_URL): ${err.message}`,
+    `cannot use PostgreSQL at ${withoutPassword(config.databaseUrl)} (DATABASE_URL): ${why}`,
     { cause: err },
   );
 }

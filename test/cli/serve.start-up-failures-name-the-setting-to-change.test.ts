@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { TEST_DATABASE_URL } from "../support/postgres.js";
 import { spawnServe, TEST_TOKEN } from "../support/process.js";
 
 const dirs: string[] = [];
@@ -103,6 +104,17 @@ describe("hookline serve refuses to start", () => {
     expectOneLineNaming(result, "DATABASE_URL");
     expect(result.output).toContain(`127.0.0.1:${port}`);
     expect(result.output).not.toContain("s3cret-pw");
+  }, 30_000);
+
+  it("on a PostgreSQL database that does not exist, naming DATABASE_URL and saying so", async () => {
+    const url = new URL(TEST_DATABASE_URL);
+    url.pathname = "/hookline_no_such_database";
+    const result = await serveUntilExit({
+      HOOKLINE_DATA_DIR: dataDir(),
+      DATABASE_URL: url.toString(),
+    });
+    expectOneLineNaming(result, "DATABASE_URL");
+    expect(result.output).toContain('database "hookline_no_such_database" does not exist');
   }, 30_000);
 
   it("with a --role it does not know, naming --role", async () => {
