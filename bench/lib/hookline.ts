@@ -40,7 +40,7 @@ export interface StartOptions {
   /** Write a V8 CPU profile into this directory when the process exits. */
   profileDir?: string | null;
   env?: Record<string, string>;
-  /** `hookline serve --role`; a worker serves no HTTP (its url is empty and it has no API). */
+  /** `hookline serve --role`; a worker serves only its health checks and metrics, no API. */
   role?: "all" | "api" | "worker";
 }
 
@@ -230,7 +230,7 @@ export class AdminApi {
 
   constructor(readonly url: string) {}
 
-  /** Opened on first use: a worker process has no URL and never gets a call. */
+  /** Opened on first use: a worker process, which has no API, never gets a call. */
   private get pool(): Pool {
     this.poolValue ??= new Pool(this.url, { connections: 4 });
     return this.poolValue;
