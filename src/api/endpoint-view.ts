@@ -4,6 +4,7 @@
  * store otherwise.
  */
 import type { Application, CircuitRecord, Endpoint } from "../domain/types.js";
+import { neverOpened } from "../engine/breaker.js";
 import { resolvePolicy } from "../engine/policy.js";
 import type { ApiDeps } from "./deps.js";
 import { iso } from "./schemas/common.js";
@@ -13,15 +14,7 @@ export async function circuitOf(deps: ApiDeps, ep: Endpoint): Promise<CircuitRec
   const live = deps.engine.endpointStatus(ep.id)?.circuit;
   if (live) return live;
   const stored = await deps.store.getCircuit(ep.id);
-  return (
-    stored ?? {
-      state: "closed",
-      since: ep.createdAt,
-      reason: null,
-      nextProbeAt: null,
-      reopenCount: 0,
-    }
-  );
+  return stored ?? neverOpened(ep.createdAt);
 }
 
 /** The fields Svix's EndpointOut has, from the stored endpoint alone. */

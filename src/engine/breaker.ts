@@ -12,6 +12,11 @@ export interface CircuitSnapshot {
   reopenCount: number;
 }
 
+/** The circuit of an endpoint none was ever stored for: it never opened, closed since `madeAt`. */
+export function neverOpened(madeAt: number): CircuitSnapshot {
+  return { state: "closed", since: madeAt, reason: null, nextProbeAt: null, reopenCount: 0 };
+}
+
 /** Thresholds and waits of a circuit breaker (milliseconds). */
 export interface BreakerSettings {
   consecutiveFailures: number;

@@ -5,7 +5,12 @@
 import type { Application, Endpoint } from "../domain/types.js";
 import type { ClaimedDelivery } from "../store/port.js";
 import { AdaptiveLimit, type AdaptiveSettings } from "./adaptive-limit.js";
-import { CircuitBreaker, type BreakerSettings, type CircuitSnapshot } from "./breaker.js";
+import {
+  CircuitBreaker,
+  neverOpened,
+  type BreakerSettings,
+  type CircuitSnapshot,
+} from "./breaker.js";
 import type { EndpointLiveStatus } from "./control.js";
 import { resolvePolicy, type PolicyDefaults, type ResolvedPolicy } from "./policy.js";
 
@@ -48,13 +53,7 @@ export class EndpointRuntime {
     this.breaker = new CircuitBreaker(
       settings.breaker,
       clock,
-      circuit ?? {
-        state: "closed",
-        since: endpoint.createdAt,
-        reason: null,
-        nextProbeAt: null,
-        reopenCount: 0,
-      },
+      circuit ?? neverOpened(endpoint.createdAt),
     );
   }
 

@@ -65,7 +65,7 @@ export class Retention {
   }): Promise<PruneResult> {
     const cutoff = req.now - req.retentionMs;
     const n = Math.max(1, req.batchSize);
-    let messagesReached = req.messagesFrom ?? null;
+    let messagesReached: number | null = null;
     const steps: [Kind, (c: Conn) => Promise<number>][] = [
       ["deadLetters", (c) => this.records(c, cutoff, n)],
       ["overflow", (c) => exec(c, S.overflow, [cutoff, n])],
