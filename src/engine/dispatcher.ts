@@ -277,9 +277,11 @@ export class Dispatcher {
   }
 
   private async attempt(rt: EndpointRuntime, d: ClaimedDelivery, probe: boolean): Promise<void> {
-    const endpoint = rt.endpoint;
     const { outcome, decision, transition } = await makeAttempt(this.deps, rt, d, probe);
     if (this.gaveUp) return;
+    // Read after the request: settings reloaded while it was out replace the endpoint object,
+    // and a 410 must disable the one the next dispatch looks at.
+    const endpoint = rt.endpoint;
     // Sent before this worker was declared dead: the store would keep no outcome of it (the
     // delivery is the worker's holding it now), so none is written nor announced, and the
     // endpoint's circuit and settings are its owner's to change.
