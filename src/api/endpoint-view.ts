@@ -4,6 +4,7 @@
  * store otherwise.
  */
 import type { Application, CircuitRecord, Endpoint } from "../domain/types.js";
+import { effectiveAfterLimitChange } from "../engine/adaptive-limit.js";
 import { neverOpened } from "../engine/breaker.js";
 import { resolvePolicy } from "../engine/policy.js";
 import type { ApiDeps } from "./deps.js";
@@ -43,9 +44,13 @@ export async function endpointView(deps: ApiDeps, app: Application, ep: Endpoint
     circuitOf(deps, ep),
     deps.store.getEndpointStats(ep.id),
   ]);
-  const limit =
-    live?.limit ??
-    resolvePolicy(deps.policyDefaults, app.deliveryPolicy, ep.deliveryPolicy).concurrencyLimit;
+  // The limit of the policy as stored, not the engine's: the engine takes a changed policy when
+  // it next sends to the endpoint, and until then its live limit is the one before the change.
+  const limit = resolvePolicy(
+    deps.policyDefaults,
+    app.deliveryPolicy,
+    ep.deliveryPolicy,
+  ).concurrencyLimit;
   return {
     ...endpointBase(ep),
     deliveryPolicy: ep.deliveryPolicy,
@@ -58,7 +63,9 @@ export async function endpointView(deps: ApiDeps, app: Application, ep: Endpoint
     },
     concurrency: {
       limit,
-      effectiveLimit: live?.effectiveLimit ?? limit,
+      effectiveLimit: live
+        ? effectiveAfterLimitChange(live.effectiveLimit, live.limit, limit)
+        : limit,
       inFlight: live?.inFlight ?? 0,
     },
     retryAfter: stats.retryAfter,

@@ -57,7 +57,7 @@ export class AdaptiveLimit {
   /** Changes the configured limit; an undegraded endpoint follows it at once. */
   setLimit(n: number): void {
     const limit = checkLimit(n);
-    this.current = this.current === this.configured ? limit : Math.min(this.current, limit);
+    this.current = effectiveAfterLimitChange(this.current, this.configured, limit);
     this.configured = limit;
   }
 
@@ -109,6 +109,14 @@ export class AdaptiveLimit {
     }
     return out;
   }
+}
+
+/**
+ * The effective limit once the configured limit goes from `from` to `to`: an undegraded endpoint
+ * follows it, a degraded one keeps its lower limit (and never exceeds the new one).
+ */
+export function effectiveAfterLimitChange(effective: number, from: number, to: number): number {
+  return effective === from ? to : Math.min(effective, to);
 }
 
 function percentile99(samples: number[]): number {

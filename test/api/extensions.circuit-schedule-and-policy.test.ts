@@ -84,7 +84,7 @@ describe("hookline's extension fields and paths", () => {
   it("prefers the engine's live numbers when it has them", async () => {
     const since = Date.parse("2031-02-03T04:05:06Z");
     api.engine.status.set(epId, {
-      limit: 20,
+      limit: 100,
       effectiveLimit: 7,
       inFlight: 3,
       queued: 12,
@@ -93,7 +93,7 @@ describe("hookline's extension fields and paths", () => {
     });
     try {
       const ep = await getJson(`/api/v1/app/${appId}/endpoint/${epId}`);
-      expect(ep.concurrency).toEqual({ limit: 20, effectiveLimit: 7, inFlight: 3 });
+      expect(ep.concurrency).toEqual({ limit: 100, effectiveLimit: 7, inFlight: 3 });
       expect(ep.circuit).toEqual({
         state: "open",
         since: "2031-02-03T04:05:06.000Z",
