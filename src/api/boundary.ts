@@ -95,6 +95,10 @@ export function installBoundary(app: FastifyInstance): void {
     const answer = errorAnswer(err);
     if (answer.status >= 500) request.log.error({ err }, "request failed");
     if (answer.headers) reply.headers(answer.headers);
+    // Fastify closes the connection on a body it stopped reading; a client still sending a large
+    // one then meets a reset and never reads its 413. Kept open, Node reads the rest and drops
+    // it (a whole request must still arrive within REQUEST_TIMEOUT_MS), and the 413 arrives.
+    if (answer.status === 413) reply.removeHeader("connection");
     return reply.code(answer.status).send(answer.body);
   });
 
