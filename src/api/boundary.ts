@@ -20,8 +20,8 @@ export interface ErrorAnswer {
   headers?: Record<string, string>;
 }
 
-/** Maps any thrown value to its answer. */
-export function errorAnswer(err: unknown): ErrorAnswer {
+/** Maps any thrown value to its answer; `bodyLimit` is the request's, for a body too large. */
+export function errorAnswer(err: unknown, bodyLimit?: number): ErrorAnswer {
   if (err instanceof ValidationError) {
     return { status: 422, body: { code: "validation", detail: err.problems } };
   }
@@ -45,7 +45,9 @@ export function errorAnswer(err: unknown): ErrorAnswer {
       headers: { "retry-after": "5" },
     };
   }
-  if (!(err instanceof HooklineError) && isClientError(err)) return fastifyClientError(err);
+  if (!(err instanceof HooklineError) && isClientError(err)) {
+    return fastifyClientError(err, bodyLimit);
+  }
   return { status: 500, body: { code: "internal", detail: "internal error" } };
 }
 
@@ -55,14 +57,17 @@ function isClientError(err: unknown): err is FastifyError {
 }
 
 // Fastify's own errors: body parsing, size limits, content types, malformed URLs.
-function fastifyClientError(err: FastifyError): ErrorAnswer {
+function fastifyClientError(err: FastifyError, bodyLimit: number | undefined): ErrorAnswer {
   switch (err.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return {
         status: 413,
         body: {
           code: "payload_too_large",
-          detail: "the request body is larger than the server accepts",
+          // The limit is the operator's (HOOKLINE_MAX_BODY_BYTES): the client cannot know it.
+          detail:
+            "the request body is larger than the server accepts" +
+            (bodyLimit === undefined ? "" : ` (at most ${bodyLimit} bytes)`),
         },
       };
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
@@ -92,7 +97,7 @@ export function installBoundary(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const answer = errorAnswer(err);
+    const answer = errorAnswer(err, request.routeOptions.bodyLimit);
     if (answer.status >= 500) request.log.error({ err }, "request failed");
     if (answer.headers) reply.headers(answer.headers);
     // Fastify closes the connection on a body it stopped reading; a client still sending a large
