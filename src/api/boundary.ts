@@ -75,6 +75,12 @@ function fastifyClientError(err: FastifyError, bodyLimit: number | undefined): E
         status: 415,
         body: { code: "unsupported_media_type", detail: "send the body as application/json" },
       };
+    case CONTENT_ENCODING:
+      return {
+        status: 415,
+        body: { code: "unsupported_content_encoding", detail: err.message },
+        headers: { "accept-encoding": "identity" },
+      };
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return { status: 400, body: { code: "invalid_json", detail: "the body is not valid JSON" } };
@@ -83,6 +89,9 @@ function fastifyClientError(err: FastifyError, bodyLimit: number | undefined): E
   }
 }
 
+/** The code of the parser's refusal of a coded (compressed) body, answered 415 like Fastify's. */
+const CONTENT_ENCODING = "HOOKLINE_CONTENT_ENCODING";
+
 /** Installs the JSON body parser, the error handler and the not-found handler. */
 export function installBoundary(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
@@ -90,6 +99,12 @@ export function installBoundary(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
     const raw = body as Buffer;
+    // Bodies are read as sent: a compressed one would only be reported as JSON it is not.
+    const coding = request.headers["content-encoding"]?.trim();
+    if (coding && coding.toLowerCase() !== "identity") {
+      const detail = `send the body uncompressed: Content-Encoding ${coding} is not accepted`;
+      return done(Object.assign(new Error(detail), { code: CONTENT_ENCODING, statusCode: 415 }));
+    }
     request.rawBody = raw;
     // An empty body is "no body", e.g. from a client that always sends the header.
     if (raw.length === 0) return done(null, undefined);
