@@ -11,6 +11,9 @@ export interface TimerHandle {
   readonly id: number;
 }
 
+/** The longest wait one Node timeout takes (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 /** The wall clock, with Node timers that do not keep the process alive on their own. */
 export const systemClock: Clock = (() => {
   const timers = new Map<number, NodeJS.Timeout>();
@@ -19,14 +22,20 @@ export const systemClock: Clock = (() => {
     now: () => Date.now(),
     setTimer(fn, ms) {
       const id = next++;
-      const t = setTimeout(
-        () => {
-          timers.delete(id);
-          fn();
-        },
-        Math.max(0, ms),
-      );
-      timers.set(id, t);
+      // A longer wait is taken in steps: Node would run it after 1 ms (a bulk replay job
+      // scheduled a month ahead then looked for due jobs a thousand times a second).
+      const arm = (left: number) => {
+        const t = setTimeout(
+          () => {
+            if (left > MAX_TIMEOUT_MS) return arm(left - MAX_TIMEOUT_MS);
+            timers.delete(id);
+            fn();
+          },
+          Math.min(left, MAX_TIMEOUT_MS),
+        );
+        timers.set(id, t);
+      };
+      arm(Math.max(0, ms));
       return { id };
     },
     clearTimer(handle) {
