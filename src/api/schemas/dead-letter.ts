@@ -58,6 +58,21 @@ export const ReplayIn = z.object({ note: Note.nullable().optional() }).optional(
 const DateTimeIn = z.iso.datetime({ offset: true, error: "must be an ISO-8601 date-time" });
 const DlqId = z.string().regex(/^dlq_[0-9A-Z]{26}$/, "must be a dead-letter record id (dlq_…)");
 
+/** A time window that selects nothing (until not after since) is a mistake: it names until. */
+function untilAfterSince(
+  v: { since?: string | null; until?: string | null },
+  ctx: z.RefinementCtx,
+): void {
+  if (v.since && v.until && Date.parse(v.until) <= Date.parse(v.since)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["until"],
+      message: "must be later than since",
+      params: { type: "value_error" },
+    });
+  }
+}
+
 /** A bulk replay: what to select (at least one field; ids alone), and how to run it. */
 export const BulkReplayIn = z
   .object({
@@ -86,14 +101,7 @@ export const BulkReplayIn = z
         params: { type: "value_error" },
       });
     }
-    if (v.since && v.until && Date.parse(v.until) <= Date.parse(v.since)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["until"],
-        message: "must be later than since",
-        params: { type: "value_error" },
-      });
-    }
+    untilAfterSince(v, ctx);
     if (filtered && v.ids) {
       ctx.addIssue({
         code: "custom",
@@ -106,8 +114,10 @@ export const BulkReplayIn = z
 /** A validated bulk replay request. */
 export type BulkReplayInput = z.output<typeof BulkReplayIn>;
 
-/** Svix RecoverIn. */
-export const RecoverIn = z.object({ since: DateTimeIn, until: DateTimeIn.nullable().optional() });
+/** Svix RecoverIn; a window the wrong way round is refused, as a bulk replay's is. */
+export const RecoverIn = z
+  .object({ since: DateTimeIn, until: DateTimeIn.nullable().optional() })
+  .superRefine(untilAfterSince);
 
 // ---- output -----------------------------------------------------------------------------------
 
