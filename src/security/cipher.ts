@@ -70,6 +70,12 @@ export class FieldCipher {
     return id === (this.current?.id ?? null);
   }
 
+  /** Throws, as opening would, when a stored value is sealed with a key not configured. */
+  assertOpenable(stored: string | Buffer): void {
+    const id = sealedKeyId(stored);
+    if (id !== null) this.keyFor(id);
+  }
+
   private keyFor(id: string): Buffer {
     const key = this.keys.get(id);
     if (!key) {

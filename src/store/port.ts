@@ -116,8 +116,9 @@ export interface Store {
   readonly coordination: WorkerCoordination | null;
   close(): Promise<void>;
   /**
-   * Opens the newest sealed endpoint and message with the configured keys; throws ConfigError
-   * naming the missing key when they cannot be, so a wrong key stops start-up.
+   * Opens the newest sealed endpoint and message, and the oldest message still to be sent, with
+   * the configured keys, and checks every endpoint's key; throws ConfigError naming the missing
+   * key when one is not configured, so a wrong key, or an old one removed too early, stops start-up.
    */
   verifySealing(): Promise<void>;
   /** Re-seals one batch of rows that are not sealed with the current key (see ResealRequest). */

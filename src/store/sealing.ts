@@ -120,6 +120,14 @@ export class Sealing {
     for (const p of payloads) this.cipher.openBytes(p);
   }
 
+  /**
+   * Checks that each value's key is configured, without opening it: cheap enough for every
+   * endpoint at start-up. Plaintext values pass.
+   */
+  verifyKeys(json: unknown[]): void {
+    for (const v of json) if (typeof v === "string") this.cipher.assertOpenable(v);
+  }
+
   private openJson<T>(value: T): T {
     return typeof value === "string" ? (JSON.parse(this.cipher.openText(value)) as T) : value;
   }

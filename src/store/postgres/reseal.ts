@@ -81,12 +81,33 @@ function cursorOf(table: ResealRequest["table"], row: Row): string {
   return table === "idempotency_keys" ? JSON.stringify([row.scope, row.key]) : String(row.id);
 }
 
-/** Opens the most recently written endpoint and message: a wrong key fails here, not later. */
+/**
+ * Opens the most recently written endpoint and message, and the oldest message still to be sent,
+ * and checks every endpoint's key: a wrong key, or an old one removed before `hookline keys
+ * rotate` re-sealed the older rows, fails here, not delivery by delivery.
+ */
 export async function verifySealing(pool: pg.Pool, sealing: Sealing): Promise<void> {
   const ep = await one(
     pool,
     "SELECT secrets, headers FROM endpoints ORDER BY updated_at DESC LIMIT 1",
   );
   const msg = await one(pool, "SELECT payload FROM messages ORDER BY id DESC LIMIT 1");
-  sealing.verify(ep ? [ep.secrets, ep.headers] : [], msg ? [msg.payload as Buffer] : []);
+  // A message is sealed with the key current when it was accepted, so the oldest one still to
+  // be sent is the one a key removed too early leaves unreadable. The deliveries still to be sent
+  // are gathered first, from the partial indexes: a plain min(message_id) walks the message index
+  // from its start, through every delivery already made.
+  const oldest = await one(
+    pool,
+    `WITH due AS MATERIALIZED (
+      SELECT message_id FROM deliveries WHERE state = 'pending'
+      UNION ALL SELECT message_id FROM deliveries WHERE state = 'inflight')
+    SELECT payload FROM messages WHERE id = (SELECT min(message_id) FROM due)`,
+  );
+  sealing.verify(
+    ep ? [ep.secrets, ep.headers] : [],
+    [msg, oldest].flatMap((m) => (m ? [m.payload as Buffer] : [])),
+  );
+  for (const row of await all(pool, "SELECT secrets, headers FROM endpoints")) {
+    sealing.verifyKeys([row.secrets, row.headers]);
+  }
 }

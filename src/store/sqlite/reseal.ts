@@ -77,15 +77,32 @@ function cursorOf(table: ResealRequest["table"], row: Row): string {
   return table === "idempotency_keys" ? JSON.stringify([row.scope, row.key]) : String(row.id);
 }
 
-/** Opens the most recently written endpoint and message: a wrong key fails here, not later. */
+/**
+ * Opens the most recently written endpoint and message, and the oldest message still to be sent,
+ * and checks every endpoint's key: a wrong key, or an old one removed before `hookline keys
+ * rotate` re-sealed the older rows, fails here, not delivery by delivery.
+ */
 export function verifySealing(db: Db, sealing: Sealing): void {
   const ep = db
     .prepare("SELECT secrets, headers FROM endpoints ORDER BY updated_at DESC LIMIT 1")
     .get() as Row | undefined;
   const msg = db.prepare("SELECT payload FROM messages ORDER BY id DESC LIMIT 1").get() as
     Row | undefined;
+  // A message is sealed with the key current when it was accepted, so the oldest one still to
+  // be sent is the one a key removed too early leaves unreadable. `+message_id` keeps SQLite on
+  // the partial indexes (pending and in-flight rows only) rather than walking every delivery
+  // in message order.
+  const oldest = db
+    .prepare(
+      `SELECT payload FROM messages WHERE id = (SELECT min(m) FROM (
+        SELECT min(+message_id) AS m FROM deliveries WHERE state = 'pending'
+        UNION ALL SELECT min(+message_id) FROM deliveries WHERE state = 'inflight'))`,
+    )
+    .get() as Row | undefined;
   sealing.verify(
     ep ? [parse(ep.secrets), parse(ep.headers)] : [],
-    msg ? [msg.payload as Buffer] : [],
+    [msg, oldest].flatMap((m) => (m ? [m.payload as Buffer] : [])),
   );
+  const all = db.prepare("SELECT secrets, headers FROM endpoints").iterate() as Iterable<Row>;
+  for (const row of all) sealing.verifyKeys([parse(row.secrets), parse(row.headers)]);
 }
