@@ -43,7 +43,8 @@ export async function rotateSecret(
  * The secrets after `current` replaces the current one; the old one signs until `now + graceMs`,
  * and those already past their grace period are let go. A rotation that would leave more than
  * {@link MAX_SECRETS_IN_GRACE} signing is refused rather than dropping one a receiver may still
- * verify with; a grace period of 0 retires the current secret at once and is always taken.
+ * verify with; a grace period of 0 retires the current secret at once and is always taken. The
+ * current secret itself changes nothing.
  */
 export function rotated(
   secrets: EndpointSecrets,
@@ -51,6 +52,9 @@ export function rotated(
   now: number,
   graceMs: number,
 ): EndpointSecrets {
+  // The same key again (a deploy applying its settings once more) replaces nothing; kept beside
+  // itself it would sign twice and take up a place in grace.
+  if (current === secrets.current) return secrets;
   const previous = [{ secret: secrets.current, expiresAt: now + graceMs }, ...secrets.previous];
   const signing = previous.filter((p) => p.expiresAt > now);
   if (signing.length > MAX_SECRETS_IN_GRACE) {
