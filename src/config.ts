@@ -270,13 +270,21 @@ function token(env: Env): string | null {
 function url(env: Env, name: string): string | null {
   const raw = env[name]?.trim();
   if (!raw) return null;
+  let u: URL;
   try {
-    const u = new URL(raw);
+    u = new URL(raw);
     if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("scheme");
-    return raw.replace(/\/+$/, "");
   } catch (err) {
     throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`, { cause: err });
   }
+  // Links are this plus a path: a query or fragment would split them, and credentials would go
+  // out in every portal link. (`?` and `#` are tested in the text: an empty one parses as none.)
+  if (/[?#]/.test(raw) || u.username || u.password) {
+    throw new ConfigError(
+      `${name} must be a base URL without credentials, query or fragment (hookline appends paths to it), got "${raw}"`,
+    );
+  }
+  return `${u.origin}${u.pathname}`.replace(/\/+$/, "");
 }
 
 function encryptionKey(env: Env): Buffer | null {
