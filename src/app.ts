@@ -13,6 +13,7 @@ import { buildApi } from "./api/server.js";
 import { systemClock, type Clock, type Random } from "./clock.js";
 import { ADMIN_TOKEN_RULE, isUsableAdminToken, type Config } from "./config.js";
 import { ConfigError } from "./errors.js";
+import { lockDataDir, type DataDirLock } from "./data-dir-lock.js";
 import { RetentionPruner, type RetentionSettings } from "./dlq/retention.js";
 import { ReplayJobRunner } from "./dlq/runner.js";
 import { DeadLetterQueue } from "./dlq/service.js";
@@ -203,8 +204,18 @@ export function createHookline(
     events,
   });
 
+  // On SQLite, held from start to stop (see data-dir-lock.ts).
+  let dataDirLock: DataDirLock | null = null;
+
   /** Starts the parts in order; the API listens last, once deliveries are running. */
   async function startParts(): Promise<void> {
+    if (!config.databaseUrl) {
+      try {
+        dataDirLock = lockDataDir(config.dataDir);
+      } catch (err) {
+        throw dataDirFailure(err, config.dataDir);
+      }
+    }
     // A wrong key stops start-up here rather than failing deliveries one by one later.
     await store.verifySealing().catch((err: unknown) => {
       throw storeFailure(err, config);
@@ -266,8 +277,14 @@ export function createHookline(
           await engine.stop();
         }
       } finally {
-        await sender.close();
-        await store.close();
+        try {
+          await sender.close();
+          await store.close();
+        } finally {
+          // Last: another hookline may take the data dir once this one writes no more.
+          dataDirLock?.release();
+          dataDirLock = null;
+        }
       }
     },
   };

@@ -1,0 +1,89 @@
+/**
+ * On SQLite a hookline takes its data dir as its own: starting, it puts back in line every
+ * delivery left claimed, as a crash's. A second `hookline serve` on the same data dir (a second
+ * terminal, an overlapping restart) must stop at once, naming HOOKLINE_DATA_DIR, before it hands
+ * out the first one's requests in flight again: the first one's outcomes would then be refused
+ * and those deliveries sent twice. Once the first is gone, even by kill -9, the dir is free again.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { GatedReceiver } from "../support/gated-receiver.js";
+import {
+  call,
+  postOneMessage,
+  spawnHookline,
+  spawnServe,
+  type HooklineProcess,
+} from "../support/process.js";
+
+const procs: HooklineProcess[] = [];
+let rx: GatedReceiver | null = null;
+let dir = "";
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    p.child.kill("SIGKILL");
+    await p.exited;
+  }
+  await rx?.close();
+  rx = null;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs a second `hookline serve` on `dataDir` to its end (stopping it if it did start). */
+async function secondServe(dataDir: string): Promise<{ code: number | string; output: string }> {
+  const { child, exited, output } = spawnServe(dataDir, {
+    HOOKLINE_LOG_LEVEL: "silent",
+    HOOKLINE_SENDER_THREADS: "0",
+  });
+  child.stdout!.on("data", () => {
+    if (/listening on/.test(output())) child.kill("SIGTERM");
+  });
+  return { code: await exited, output: output() };
+}
+
+/** The attempts hookline recorded for endpoint `main` of `acme`, waited for up to 20 s. */
+async function recordedAttempts(url: string, n: number): Promise<{ status: number }[]> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { body } = await call<{ data: { status: number }[] }>(
+      url,
+      "GET",
+      "/api/v1/app/acme/attempt/endpoint/main?limit=100",
+    );
+    if (body.data.length >= n || Date.now() > deadline) return body.data;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("hookline serve on a data dir another hookline uses", () => {
+  it("stops naming HOOKLINE_DATA_DIR, and the first one's delivery in flight is recorded once", async () => {
+    dir = mkdtempSync(join(tmpdir(), "hookline-dir-in-use-"));
+    rx = await GatedReceiver.start();
+    const first = await spawnHookline(dir, { HOOKLINE_SENDER_THREADS: "0" });
+    procs.push(first);
+    await postOneMessage(first.url, rx.url());
+    await rx.arrived(1);
+
+    const second = await secondServe(dir);
+    expect(second.code, second.output).toBe(1);
+    expect(second.output.trim()).toMatch(/^hookline: HOOKLINE_DATA_DIR .* is in use by another/);
+    expect(second.output).toContain(dir);
+
+    rx.release();
+    const attempts = await recordedAttempts(first.url, 1);
+    expect(attempts.map((a) => a.status)).toEqual([0]);
+    expect(rx.ids).toHaveLength(1);
+  }, 60_000);
+
+  it("is taken by a new hookline once the first was killed", async () => {
+    dir = mkdtempSync(join(tmpdir(), "hookline-dir-in-use-"));
+    const first = await spawnHookline(dir, { HOOKLINE_SENDER_THREADS: "0" });
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const next = await spawnHookline(dir, { HOOKLINE_SENDER_THREADS: "0" });
+    procs.push(next);
+    expect((await call(next.url, "GET", "/api/v1/health")).status).toBe(204);
+  }, 60_000);
+});
