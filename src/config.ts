@@ -152,9 +152,7 @@ export function resolveConfig(env: Env): Readonly<Config> {
     drillStepTimeoutMs: int(env, "HOOKLINE_DRILL_STEP_TIMEOUT_SECONDS", 60, 5, 3600) * 1000,
     opWebhookFailingAfter: int(env, "HOOKLINE_OPWEBHOOK_FAILING_AFTER", 4, 1, 100),
   };
-  if (config.databaseUrl && !isPostgresUrl(config.databaseUrl)) {
-    throw new ConfigError("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)");
-  }
+  if (config.databaseUrl) checkPostgresUrl(config.databaseUrl);
   if (config.role !== "all" && !config.databaseUrl) {
     throw new ConfigError(
       `HOOKLINE_ROLE (--role) ${config.role} needs DATABASE_URL=postgres://…: separate API and worker processes share one PostgreSQL; embedded SQLite serves one process running both`,
@@ -169,13 +167,18 @@ export function resolveConfig(env: Env): Readonly<Config> {
   return Object.freeze(config);
 }
 
-function isPostgresUrl(raw: string): boolean {
-  if (!/^postgres(ql)?:\/\//.test(raw)) return false;
+function checkPostgresUrl(raw: string): void {
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new ConfigError("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)");
+  }
   try {
     new URL(raw);
-    return true;
   } catch {
-    return false;
+    // Mostly a password with a reserved character left as it is. Neither the URL nor the
+    // parser's error (which carries it as `input`) goes with this one: it holds the password.
+    throw new ConfigError(
+      "DATABASE_URL is not a valid URL: check its host and port, and percent-encode characters such as @ : / ? # in its user name or password (/ as %2F, ? as %3F, # as %23)",
+    );
   }
 }
 
