@@ -4,7 +4,7 @@
  *
  *   node --import tsx bench/profile-summary.ts bench/results/profiles/<run>   (or one file)
  */
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { originalPosition } from "./lib/sourcemap.js";
@@ -125,14 +125,18 @@ export function summarizeProfile(file: string, top = 20): string {
   ].join("\n");
 }
 
-/** Summaries of every .cpuprofile under `path` (a file or a directory). */
+/**
+ * Summaries of every .cpuprofile under `path` (a file or a directory). A run whose scenarios
+ * started no profiled hookline (`--only lag --profile`) never makes its directory: it says so.
+ */
 export function summarizeProfiles(path: string): string {
   const files: string[] = [];
   const walk = (p: string) => {
     if (statSync(p).isDirectory()) for (const e of readdirSync(p)) walk(join(p, e));
     else if (p.endsWith(".cpuprofile")) files.push(p);
   };
-  walk(path);
+  if (existsSync(path)) walk(path);
+  if (files.length === 0) return `no CPU profiles under ${path}\n`;
   return files.map((f) => summarizeProfile(f)).join("\n");
 }
 

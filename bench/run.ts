@@ -13,6 +13,7 @@
  *                                          (a full run waits up to a minute before each step)
  */
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { HooklineProcess, ROOT, currentHooklineDir, useHooklineDir } from "./lib/hookline.js";
 import { Receiver } from "./lib/receiver-client.js";
@@ -248,7 +249,7 @@ async function main(): Promise<void> {
   const files = writeResults(resultsDir, results);
   log(`results: ${files.join(", ")}`);
   if (profileDir) {
-    log(`CPU profiles: ${profileDir}`);
+    if (existsSync(profileDir)) log(`CPU profiles: ${profileDir}`);
     process.stdout.write(summarizeProfiles(profileDir));
   }
 }
