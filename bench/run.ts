@@ -19,7 +19,13 @@ import { HooklineProcess, ROOT, currentHooklineDir, useHooklineDir } from "./lib
 import { Receiver } from "./lib/receiver-client.js";
 import { NoiseMeter } from "./lib/noise.js";
 import { machine, textTable, writeResults } from "./lib/report.js";
-import { applyCeiling, type BenchContext, type Figure, type Scenario } from "./lib/scenario.js";
+import {
+  applyCeiling,
+  ceilingsBefore,
+  type BenchContext,
+  type Figure,
+  type Scenario,
+} from "./lib/scenario.js";
 import { summarizeProfiles } from "./profile-summary.js";
 import { median } from "./lib/stats.js";
 import { accept } from "./scenarios/accept.js";
@@ -112,9 +118,10 @@ async function main(): Promise<void> {
     const cores = (noise.foreignCpuSeconds() - cpu0) / ((performance.now() - t0) / 1000);
     return { out, cores };
   };
-  // The ceiling is measured at the start, after each scenario that is compared with it, and
-  // between the parts of a scenario that asks (ctx.ceiling); each ratio uses the mean of the two
-  // measured beside its work, and the spread shows the noise.
+  // The ceiling is measured at the start, after each scenario that is compared with it (and just
+  // before one when others ran since the last), and between the parts of a scenario that asks
+  // (ctx.ceiling); each ratio uses the mean of the two measured beside its work, and the spread
+  // shows the noise.
   const ceilings: (CeilingResult & { when: string; otherCores: number })[] = [];
   const ceilingRate = () => median(ceilings.map((c) => c.rate));
   const profileDir = options.profile
@@ -154,7 +161,9 @@ async function main(): Promise<void> {
 
   try {
     if (wantCeiling) await runCeiling("start");
-    for (const s of selected) {
+    const measureBefore = ceilingsBefore(selected, wantCeiling);
+    for (const [i, s] of selected.entries()) {
+      if (measureBefore[i]) await runCeiling(`before ${s.name}`);
       await settle();
       log(`[${SCENARIOS.indexOf(s) + 2}] ${s.title} (${s.name})…`);
       const t0 = performance.now();

@@ -66,6 +66,21 @@ export interface Scenario {
   }>;
 }
 
+/**
+ * Which scenarios of a run (in its order) get a ceiling measured just before them: those compared
+ * with it whose last ceiling is not beside them. The run measures one at its start (when
+ * `startMeasured`) and after each compared scenario; scenarios not compared with it (accept, lag,
+ * backlog) can take minutes in between, over which the host's speed moves.
+ */
+export function ceilingsBefore(
+  scenarios: readonly Pick<Scenario, "needsCeiling">[],
+  startMeasured: boolean,
+): boolean[] {
+  return scenarios.map(
+    (s, i) => s.needsCeiling && !(i === 0 ? startMeasured : scenarios[i - 1]!.needsCeiling),
+  );
+}
+
 /** A figure compared with the ceiling; `min` is the least passing ratio (null: no target). */
 export function vsCeiling(base: Omit<Figure, "ceilingMin" | "target">, min: number | null): Figure {
   return {
