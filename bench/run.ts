@@ -14,8 +14,15 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { constants } from "node:os";
 import { join, resolve } from "node:path";
-import { HooklineProcess, ROOT, currentHooklineDir, useHooklineDir } from "./lib/hookline.js";
+import {
+  HooklineProcess,
+  ROOT,
+  currentHooklineDir,
+  removeLeftovers,
+  useHooklineDir,
+} from "./lib/hookline.js";
 import { Receiver } from "./lib/receiver-client.js";
 import { NoiseMeter } from "./lib/noise.js";
 import { machine, textTable, writeResults } from "./lib/report.js";
@@ -108,6 +115,16 @@ async function main(): Promise<void> {
     options.only.includes("ceiling") ||
     selected.some((s) => s.needsCeiling);
 
+  // Interrupted (Ctrl-C, or a signal to the bench alone), the scenarios' clean-up never runs:
+  // their hookline processes and data dirs go now. The receiver and the relay end with their IPC
+  // channel, the ceiling client after its few seconds of measuring.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      log(`bench: ${signal}: stopping hookline and removing the run's data dirs`);
+      removeLeftovers();
+      process.exit(128 + constants.signals[signal]);
+    });
+  }
   const receiver = await Receiver.start();
   const noise = new NoiseMeter();
   // Cores other processes used over a stretch of the run, as "0.12"; shown beside the figures.

@@ -44,9 +44,15 @@ export interface StartOptions {
   role?: "all" | "api" | "worker";
 }
 
+// Data dirs made and not yet removed, for an interrupted run to remove (`removeLeftovers`): a
+// full run's backlogs are a gigabyte and more, and the scenarios' own clean-up never runs then.
+const madeDirs = new Set<string>();
+
 /** A fresh, empty data dir under the system temp dir; `removeDataDir` deletes it. */
 export function freshDataDir(label: string): string {
-  return mkdtempSync(join(tmpdir(), `hookline-bench-${label}-`));
+  const dir = mkdtempSync(join(tmpdir(), `hookline-bench-${label}-`));
+  madeDirs.add(dir);
+  return dir;
 }
 
 /**
@@ -69,7 +75,24 @@ export function syncDataDir(dir: string): void {
 
 export function removeDataDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+  madeDirs.delete(dir);
 }
+
+/**
+ * For a run interrupted mid-scenario: kills (-9) every hookline this bench spawned, started or
+ * still starting, and removes every data dir it made and has not removed. Synchronous, so that
+ * it completes in a signal handler before the bench exits.
+ */
+export function removeLeftovers(): void {
+  for (const child of spawned) child.kill("SIGKILL");
+  // Retried: a process just killed may still be finishing a write into its dir.
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  madeDirs.clear();
+}
+
+// Every hookline child still running, from its spawn on (`HooklineProcess.running` holds those
+// that came up).
+const spawned = new Set<ChildProcess>();
 
 /** One running hookline process. */
 export class HooklineProcess {
@@ -113,6 +136,8 @@ export class HooklineProcess {
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    spawned.add(child);
+    child.once("exit", () => spawned.delete(child));
     let out = "";
     const collect = (d: Buffer) => {
       if (out.length < 64_000) out += d.toString();
