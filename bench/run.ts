@@ -29,6 +29,7 @@ import { machine, textTable, writeResults } from "./lib/report.js";
 import {
   applyCeiling,
   ceilingsBefore,
+  failInvalid,
   type BenchContext,
   type Figure,
   type Scenario,
@@ -227,6 +228,7 @@ async function main(): Promise<void> {
         );
       }
       withRatios?.(scenarioFigures);
+      failInvalid(scenarioFigures);
       figures.push(...scenarioFigures);
     }
   } finally {

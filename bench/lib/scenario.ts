@@ -66,6 +66,11 @@ export interface Scenario {
   }>;
 }
 
+/** Fails every figure whose run went wrong (`valid: false`), compared with the ceiling or not. */
+export function failInvalid(figures: Figure[]): void {
+  for (const f of figures) if (f.valid === false) f.pass = false;
+}
+
 /**
  * Which scenarios of a run (in its order) get a ceiling measured just before them: those compared
  * with it whose last ceiling is not beside them. The run measures one at its start (when

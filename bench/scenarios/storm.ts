@@ -68,7 +68,7 @@ export const storm: Scenario = {
         value: none.peak,
         unit: "requests",
         valid: none.retries >= count,
-        note: `first attempts within ${Math.round(none.failedTogetherMs ?? 0)} ms; retries spread over ${Math.round(none.spreadMs ?? 0)} ms`,
+        note: `first attempts within ${Math.round(none.failedTogetherMs ?? 0)} ms; retries spread over ${Math.round(none.spreadMs ?? 0)} ms; ${none.retries}/${count} retried`,
       },
       {
         scenario: "9 storm",
