@@ -17,6 +17,16 @@ const TYPES = ["order.created", "order.paid", "invoice.sent"];
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "hookline-demo-"));
+  try {
+    await run(dataDir);
+  } catch (err) {
+    // A demo that could not start (its port taken, most often) leaves nothing behind.
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function run(dataDir: string): Promise<void> {
   // The demo receiver listens on loopback, which hookline refuses by default (SSRF protection);
   // the demo allows it explicitly, for this process only.
   const config = resolveConfig({
