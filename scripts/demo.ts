@@ -28,13 +28,15 @@ async function main(): Promise<void> {
 
 async function run(dataDir: string): Promise<void> {
   // The demo receiver listens on loopback, which hookline refuses by default (SSRF protection);
-  // the demo allows it explicitly, for this process only.
+  // the demo allows it explicitly, for this process only. Its data stays in the temporary data
+  // dir, never in a PostgreSQL that DATABASE_URL names in the shell it runs from.
   const config = resolveConfig({
     HOOKLINE_PORT: "8080",
     HOOKLINE_LOG_LEVEL: "warn",
     ...process.env,
     HOOKLINE_DATA_DIR: dataDir,
     HOOKLINE_ALLOW_PRIVATE_TARGETS: "1",
+    DATABASE_URL: "",
   });
   const startedAt = Date.now();
   const receiver = await startDemoReceiver(startedAt);
