@@ -92,6 +92,17 @@ async function run(dataDir: string): Promise<void> {
     }).catch((err: Error) => console.error(`demo: sending event failed: ${err.message}`));
   }, EVENT_EVERY_MS);
 
+  // Before it says "Press Ctrl-C": a Ctrl-C that came first would end it without its clean-up.
+  const stop = async () => {
+    clearInterval(stream);
+    await hookline.stop();
+    await receiver.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop());
+  process.once("SIGTERM", () => void stop());
+
   const s = (ms: number) => Math.round(ms / 1000);
   console.log(`
 hookline demo is running (data in ${dataDir}, removed on exit).
@@ -109,16 +120,6 @@ What to watch (one event every ${EVENT_EVERY_MS / 1000} s to four endpoints of "
 Replay /flaky's dead letters from "Dead letters" in the console: one, a group, or by time window.
 Press Ctrl-C to stop.${dashboardDir() ? "" : "\n\nThe dashboard is not built yet: run `npm run build` first."}
 `);
-
-  const stop = async () => {
-    clearInterval(stream);
-    await hookline.stop();
-    await receiver.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  };
-  process.once("SIGINT", () => void stop());
-  process.once("SIGTERM", () => void stop());
 }
 
 main().catch((err: unknown) => {
