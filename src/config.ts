@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { ConfigError } from "./errors.js";
 import { parseKey } from "./security/cipher.js";
+import { unknownSettings, type UnknownSetting } from "./unknown-settings.js";
 
 export interface Config {
   port: number;
@@ -84,12 +85,23 @@ export interface Config {
   drillStepTimeoutMs: number;
   /** Attempts of a delivery after which `message.attempt.failing` is sent. */
   opWebhookFailingAfter: number;
+  /** HOOKLINE_* variables set that no setting reads (reported at start, see unknown-settings.ts). */
+  unknownSettings: readonly UnknownSetting[];
 }
 
 type Env = Record<string, string | undefined>;
 
 /** Reads and validates every HOOKLINE_* setting; throws ConfigError naming the bad variable. */
-export function resolveConfig(env: Env): Readonly<Config> {
+export function resolveConfig(given: Env): Readonly<Config> {
+  // Every setting is read below whatever the others say, so the names read are hookline's settings.
+  const read = new Set<string>();
+  const env = new Proxy(given, {
+    get: (target, name) => {
+      if (typeof name !== "string") return undefined;
+      read.add(name);
+      return target[name];
+    },
+  });
   const config: Config = {
     port: int(env, "HOOKLINE_PORT", 8080, 0, 65535),
     host: str(env, "HOOKLINE_HOST", "127.0.0.1"),
@@ -151,7 +163,9 @@ export function resolveConfig(env: Env): Readonly<Config> {
     drillIntervalMs: int(env, "HOOKLINE_DRILL_INTERVAL_MINUTES", 0, 0, 10_080) * 60_000,
     drillStepTimeoutMs: int(env, "HOOKLINE_DRILL_STEP_TIMEOUT_SECONDS", 60, 5, 3600) * 1000,
     opWebhookFailingAfter: int(env, "HOOKLINE_OPWEBHOOK_FAILING_AFTER", 4, 1, 100),
+    unknownSettings: [],
   };
+  config.unknownSettings = Object.freeze(unknownSettings(Object.keys(given), read));
   if (config.databaseUrl) checkPostgresUrl(config.databaseUrl);
   if (config.role !== "all" && !config.databaseUrl) {
     throw new ConfigError(

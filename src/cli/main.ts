@@ -5,6 +5,7 @@ import { destination, type DestinationStream } from "pino";
 import { createHookline, type Hookline } from "../app.js";
 import { resolveConfig } from "../config.js";
 import { HooklineError } from "../errors.js";
+import { describeUnknown } from "../unknown-settings.js";
 import { dlqCommand, type CliIo } from "./dlq.js";
 import { keysCommand } from "./keys.js";
 import { drillCommand } from "./drill.js";
@@ -42,6 +43,9 @@ program
     const hookline = createHookline(config, { logDestination: stdoutLog() });
     await hookline.start();
     const { logger } = hookline;
+    for (const u of config.unknownSettings) {
+      logger.warn({ variable: u.name, suggestion: u.suggestion }, describeUnknown(u));
+    }
     if (config.role === "worker") {
       logger.info(
         { role: config.role, workerId: hookline.engine.fleet?.id, url: hookline.url },
@@ -68,11 +72,12 @@ program
         "endpoints on loopback or private addresses are refused (HOOKLINE_ALLOW_PRIVATE_TARGETS=1 allows them)",
       );
     }
-    const warning = config.encryptionKey
-      ? []
-      : [
-          "  WARNING:      secrets and payloads are stored unencrypted (set HOOKLINE_ENCRYPTION_KEY)",
-        ];
+    const warning = [
+      ...(config.encryptionKey
+        ? []
+        : ["secrets and payloads are stored unencrypted (set HOOKLINE_ENCRYPTION_KEY)"]),
+      ...config.unknownSettings.map(describeUnknown),
+    ].map((w) => `  WARNING:      ${w}`);
     process.stdout.write(
       [
         "",
