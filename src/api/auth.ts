@@ -23,6 +23,8 @@ export interface Identity {
   appId: string | null;
   /** When the token stops working; null: never. */
   expiresAt: number | null;
+  /** The feature flags of the event types it sees (see domain/feature-flags.ts). */
+  featureFlags: readonly string[];
   /** Whether it is the configured admin token (HOOKLINE_ADMIN_TOKEN or the data dir's). */
   bootstrap: boolean;
 }
@@ -213,6 +215,7 @@ async function identify(
     scope: found.scope,
     appId: found.appId,
     expiresAt: found.expiresAt ?? null,
+    featureFlags: found.featureFlags ?? [],
     bootstrap: hex === bootstrapDigest,
   };
   cache.put(token, identity, now);
@@ -225,6 +228,15 @@ function unexpired(identity: Identity, clock: Clock): Identity {
     throw new UnauthorizedError("the token has expired");
   }
   return identity;
+}
+
+/**
+ * The feature flags whose event types a request may see: null (all of them) for an admin token,
+ * the token's own for an application's.
+ */
+export function featureFlagsOf(request: FastifyRequest): readonly string[] | null {
+  const identity = request.identity;
+  return identity && identity.scope === "app" ? identity.featureFlags : null;
 }
 
 /** Who made an authenticated request, as the DLQ's audit trail records it: the token's name. */

@@ -278,6 +278,11 @@ export interface ApiToken {
   revokedAt: number | null;
   /** When the token stops working (a portal link's token); null or absent: never. */
   expiresAt?: number | null;
+  /**
+   * The feature flags an `app` token was given (a portal link's `featureFlags`): it sees the event
+   * types behind these flags. Null or absent: none.
+   */
+  featureFlags?: string[] | null;
 }
 
 /** One time bucket of an endpoint's attempts, for the dashboard's charts. */

@@ -29,6 +29,7 @@ import type {
   AttemptQuery,
   EndpointMessage,
   EndpointMessageQuery,
+  EventTypeQuery,
   MessageQuery,
   MessageStateQuery,
   Page,
@@ -154,7 +155,7 @@ export interface Store {
 
   createEventType(et: EventType): Promise<EventType>;
   findEventType(name: string): Promise<EventType | null>;
-  listEventTypes(q: PageQuery & { includeArchived?: boolean }): Promise<Page<EventType>>;
+  listEventTypes(q: EventTypeQuery): Promise<Page<EventType>>;
   /** Writes `et` over the stored one, as {@link updateEndpoint} does an endpoint. */
   updateEventType(et: EventType, seenAt?: number): Promise<boolean>;
   deleteEventType(name: string): Promise<void>;

@@ -26,6 +26,7 @@ const AppPortalAccessIn = z
     expiry: z.int().min(60).max(MAX_EXPIRY_SECONDS).nullable().optional(),
     /** Recorded in the token's name, so an operator can tell portal sessions apart. */
     sessionId: Uid.nullable().optional(),
+    /** The link's token sees the event types behind these flags, besides those without any. */
     featureFlags: z.array(z.string().max(256)).max(50).optional(),
     /** Created, with the path's app_id as its uid, when there is no such application yet. */
     application: ApplicationIn.nullable().optional(),
@@ -88,6 +89,7 @@ export function portalAccessRoutes(deps: ApiDeps): RouteDef[] {
           createdAt: now,
           revokedAt: null,
           expiresAt: now + (body?.expiry ?? DEFAULT_EXPIRY_SECONDS) * 1_000,
+          featureFlags: body?.featureFlags?.length ? body.featureFlags : null,
         });
         const base = config.publicUrl ?? `${request.protocol}://${request.host}`;
         const fragment = new URLSearchParams({ app: app.id, token: plain });

@@ -4,10 +4,12 @@
  * (Svix's own endpoint stats, counts by status, are with the endpoint routes.)
  */
 import { z } from "zod";
+import { seesEventType } from "../../domain/feature-flags.js";
 import { filteredOut } from "../../domain/fan-out.js";
 import type { Endpoint } from "../../domain/types.js";
 import { ValidationError } from "../../errors.js";
 import { newId } from "../../ids.js";
+import { featureFlagsOf } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
@@ -89,10 +91,13 @@ export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
         404: notFound,
         422: { description: "Invalid input", schema: HttpValidationError },
       },
-      handler: async ({ params, body }) => {
+      handler: async ({ params, body, request }) => {
         const app = await requireApp(store, params.app_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
-        const examples = examplesOf((await store.findEventType(body.eventType))?.schemas ?? null);
+        // An event type the token may not see is as one that does not exist: its examples stay hidden.
+        const et = await store.findEventType(body.eventType);
+        const visible = et && seesEventType(et, featureFlagsOf(request)) ? et : null;
+        const examples = examplesOf(visible?.schemas ?? null);
         const index = body.exampleIndex ?? 0;
         // As in Svix, the index is ignored when the type has no examples: `{ type, data }` goes.
         if (body.exampleIndex !== undefined && examples.length > 0 && index >= examples.length) {

@@ -1,7 +1,9 @@
 /** Svix event types: /api/v1/event-type. */
 import { z } from "zod";
+import { seesEventType } from "../../domain/feature-flags.js";
 import type { EventType } from "../../domain/types.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
+import { featureFlagsOf } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
@@ -43,10 +45,11 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
         with_content: QueryBool.optional(),
       }),
       responses: { 200: { description: "A page of event types", schema: listOf(EventTypeOut) } },
-      handler: async ({ query }) => {
+      handler: async ({ query, request }) => {
         const page = await store.listEventTypes({
           ...query,
           includeArchived: query.include_archived ?? false,
+          featureFlags: featureFlagsOf(request) ?? undefined,
         });
         const data = page.data.map((et) => eventTypeOut(et, query.with_content ?? false));
         return ok(listAnswer({ ...page, data }));
@@ -109,7 +112,14 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
       summary: "Get an event type",
       tag: TAG,
       responses: { 200: { description: "The event type", schema: EventTypeOut }, 404: errors[404] },
-      handler: async ({ params }) => ok(eventTypeOut(await load(params.event_type_name!))),
+      handler: async ({ params, request }) => {
+        const et = await load(params.event_type_name!);
+        // One behind a flag the token was not given answers as a missing one does.
+        if (!seesEventType(et, featureFlagsOf(request))) {
+          throw new NotFoundError(`event type ${et.name}`);
+        }
+        return ok(eventTypeOut(et));
+      },
     }),
     defineRoute({
       method: "PUT",

@@ -22,6 +22,16 @@ export interface ApplicationFilter {
   excludeWithOnlyDisabledEndpoints?: boolean;
 }
 
+/** Which event types a list takes. */
+export interface EventTypeQuery extends PageQuery {
+  includeArchived?: boolean;
+  /**
+   * Only those a token given these feature flags sees (see domain/feature-flags.ts): an
+   * application token's view. Absent: every event type, as admin tokens see them.
+   */
+  featureFlags?: readonly string[];
+}
+
 /** Which messages a list takes, by the message's own fields; every one given must match. */
 export interface MessageFilter {
   /** Any of these event types. */

@@ -11,7 +11,7 @@ export class ApiTokens {
   async create(token: ApiToken): Promise<ApiToken> {
     await exec(
       this.pool,
-      `INSERT INTO api_tokens (${API_TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      `INSERT INTO api_tokens (${API_TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       apiTokenValues(token),
     );
     return token;

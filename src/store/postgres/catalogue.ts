@@ -4,6 +4,7 @@ import type { Application, Endpoint, EventType } from "../../domain/types.js";
 import { applicationConditions } from "../application-filter.js";
 import type {
   ApplicationFilter,
+  EventTypeQuery,
   IdempotencyBegin,
   IdempotencyState,
   Page,
@@ -149,14 +150,18 @@ export class Catalogue {
     return row ? eventTypeFromRow(row) : null;
   }
 
-  listEventTypes(q: PageQuery & { includeArchived?: boolean }): Promise<Page<EventType>> {
+  listEventTypes(q: EventTypeQuery): Promise<Page<EventType>> {
+    const where = q.includeArchived ? [] : ["NOT archived"];
+    const params = new Params();
+    // The rule of domain/feature-flags.ts, in SQL so that pages stay full.
+    if (q.featureFlags) {
+      where.push(`(feature_flags IS NULL OR json_array_length(feature_flags) = 0
+        OR EXISTS (SELECT 1 FROM json_array_elements_text(feature_flags) f
+          WHERE f = ANY(${params.add([...q.featureFlags])}::text[])))`);
+    }
     return paginate(
       this.pool,
-      {
-        select: "SELECT * FROM event_types",
-        where: q.includeArchived ? [] : ["NOT archived"],
-        params: new Params(),
-      },
+      { select: "SELECT * FROM event_types", where, params },
       "name",
       q,
       eventTypeFromRow,

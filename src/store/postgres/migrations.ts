@@ -452,4 +452,13 @@ ALTER TABLE replay_jobs ADD COLUMN held_by TEXT COLLATE "C";
 ALTER TABLE messages ADD COLUMN deliver_at BIGINT;
 `,
   },
+  {
+    version: 12,
+    name: "API token feature flags",
+    sql: `
+-- The feature flags a portal link was made with, as a JSON array: its token sees the event types
+-- behind them. NULL: none.
+ALTER TABLE api_tokens ADD COLUMN feature_flags TEXT;
+`,
+  },
 ];

@@ -38,6 +38,7 @@ import {
   type DeliveryOutcome,
   type EndpointMessage,
   type EndpointMessageQuery,
+  type EventTypeQuery,
   type IdempotencyBegin,
   type IdempotencyState,
   type JobReplaysQueued,
@@ -239,7 +240,7 @@ export class PostgresStore implements Store {
     return this.run(() => this.catalogue.findEventType(name));
   }
 
-  async listEventTypes(q: PageQuery & { includeArchived?: boolean }): Promise<Page<EventType>> {
+  async listEventTypes(q: EventTypeQuery): Promise<Page<EventType>> {
     return this.run(() => this.catalogue.listEventTypes(q));
   }
 

@@ -10,7 +10,7 @@ export class ApiTokens {
 
   create(token: ApiToken): ApiToken {
     this.db
-      .prepare(`INSERT INTO api_tokens (${API_TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+      .prepare(`INSERT INTO api_tokens (${API_TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(...apiTokenValues(token));
     return token;
   }

@@ -5,6 +5,7 @@ import type { Application, Endpoint, EventType } from "../../domain/types.js";
 import { applicationConditions } from "../application-filter.js";
 import type {
   ApplicationFilter,
+  EventTypeQuery,
   IdempotencyBegin,
   IdempotencyState,
   Page,
@@ -207,14 +208,19 @@ export class Catalogue {
     return row ? eventTypeFromRow(row) : null;
   }
 
-  listEventTypes(q: PageQuery & { includeArchived?: boolean }): Page<EventType> {
+  listEventTypes(q: EventTypeQuery): Page<EventType> {
+    const where = q.includeArchived ? [] : ["archived = 0"];
+    const params: unknown[] = [];
+    // The rule of domain/feature-flags.ts, in SQL so that pages stay full.
+    if (q.featureFlags) {
+      where.push(`(feature_flags IS NULL OR json_array_length(feature_flags) = 0
+        OR EXISTS (SELECT 1 FROM json_each(feature_flags) f
+          WHERE f.value IN (SELECT value FROM json_each(?))))`);
+      params.push(JSON.stringify(q.featureFlags));
+    }
     return paginate(
       this.db,
-      {
-        select: "SELECT * FROM event_types",
-        where: q.includeArchived ? [] : ["archived = 0"],
-        params: [],
-      },
+      { select: "SELECT * FROM event_types", where, params },
       "name",
       q,
       eventTypeFromRow,

@@ -405,4 +405,13 @@ ALTER TABLE replay_jobs ADD COLUMN held_by TEXT;
 ALTER TABLE messages ADD COLUMN deliver_at INTEGER;
 `,
   },
+  {
+    version: 12,
+    name: "API token feature flags",
+    sql: `
+-- The feature flags a portal link was made with, as a JSON array: its token sees the event types
+-- behind them. NULL: none.
+ALTER TABLE api_tokens ADD COLUMN feature_flags TEXT;
+`,
+  },
 ];

@@ -18,6 +18,7 @@ function aToken(overrides: Partial<ApiToken> = {}): ApiToken {
     createdAt: T0,
     revokedAt: null,
     expiresAt: null,
+    featureFlags: null,
     ...overrides,
   };
 }
@@ -32,6 +33,15 @@ export function apiTokenBehaviour(t: StoreUnderTest): void {
       expect(await t.store.findApiTokenByHash(hashOf("secret-a"))).toEqual(admin);
       expect(await t.store.findApiTokenByHash(hashOf("secret-b"))).toEqual(app);
       expect(await t.store.findApiTokenByHash(hashOf("nobody"))).toBeNull();
+    });
+
+    it("keeps the feature flags a token was given", async () => {
+      const flagged = await t.store.createApiToken(
+        aToken({ scope: "app", appId: "app_x", featureFlags: ["beta", "vip"] }),
+      );
+      expect(await t.store.findApiTokenByHash(flagged.hash)).toEqual(flagged);
+      const none = await t.store.createApiToken(aToken({ featureFlags: [] }));
+      expect((await t.store.findApiTokenByHash(none.hash))?.featureFlags).toBeNull();
     });
 
     it("refuses a second token with the same hash", async () => {

@@ -401,6 +401,22 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
       expect(all.done).toBe(true);
     });
 
+    it("lists for feature flags only the event types without any or with one of them", async () => {
+      await t.store.createEventType(anEventType("a.open"));
+      await t.store.createEventType(anEventType("b.beta", { featureFlags: ["beta"] }));
+      await t.store.createEventType(anEventType("c.vip", { featureFlags: ["vip", "staff"] }));
+      await t.store.createEventType(anEventType("d.open"));
+      const names = async (featureFlags: string[]) =>
+        (
+          await allPages((q) => t.store.listEventTypes({ ...q, featureFlags }), { limit: 1 })
+        ).items.map((e) => e.name);
+      expect(await names([])).toEqual(["a.open", "d.open"]);
+      expect(await names(["beta"])).toEqual(["a.open", "b.beta", "d.open"]);
+      expect(await names(["staff", "other"])).toEqual(["a.open", "c.vip", "d.open"]);
+      // A flag is matched whole, never as a part of another.
+      expect(await names(["bet", "vip,staff"])).toEqual(["a.open", "d.open"]);
+    });
+
     it("updates an event type", async () => {
       const et = await t.store.createEventType(anEventType("invoice.paid"));
       const changed = { ...et, description: "Paid", archived: true, updatedAt: T0 + HOUR };
