@@ -59,14 +59,23 @@ function nav(ctx: Ctx): void {
       {
         type: "button",
         class: "link",
-        onclick: () => {
-          session.signOut();
-          void show();
-        },
+        onclick: () => void signOut(ctx),
       },
       "Sign out",
     ),
   );
+}
+
+/**
+ * Signing out of the portal ends the link itself (Svix's logout), not just this tab's copy: the
+ * link stays in the browser's history, and whoever opens it there must not find the application.
+ * An admin token is no session (logout refuses one): the console only forgets it.
+ */
+async function signOut(ctx: Ctx): Promise<void> {
+  // A link that has ended already (401) is signed out all the same.
+  if (ctx.portal) await api("POST", "/api/v1/auth/logout").catch(() => {});
+  session.signOut();
+  void show();
 }
 
 let generation = 0;
