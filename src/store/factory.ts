@@ -11,6 +11,11 @@ import { PostgresStore } from "./postgres/store.js";
 import { DEFAULT_CHECKPOINTS } from "./sqlite/checkpointer.js";
 import { SqliteStore } from "./sqlite/store.js";
 
+/** The SQLite file of a data dir. */
+export function sqliteFile(dataDir: string): string {
+  return join(dataDir, "hookline.db");
+}
+
 /** Where the store reports trouble it survives. */
 export interface StoreLogger {
   warn(obj: object, msg: string): void;
@@ -50,7 +55,7 @@ function openSqlite(
   log?: StoreLogger,
 ): Store {
   return new SqliteStore({
-    path: join(config.dataDir, "hookline.db"),
+    path: sqliteFile(config.dataDir),
     synchronous: config.sqliteSynchronous,
     limits,
     cipher,
