@@ -147,6 +147,19 @@ function onSignals(hookline: Hookline): void {
   }
 }
 
+/**
+ * A reader that stops early (`hookline dlq list | head`) closes the pipe, and the next write fails
+ * with EPIPE: the rest has nobody to read it, so the command ends there, quietly, keeping an exit
+ * code already set (a failed replay's 2). Not for serve, whose log has its own stream.
+ */
+program.hook("preAction", (_program, action) => {
+  if (action.name() === "serve") return;
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    process.exit();
+  });
+});
+
 program.addCommand(dlqCommand(connectionFromEnv(), io));
 
 program.addCommand(keysCommand(process.env, process.stdout));
