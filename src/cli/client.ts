@@ -53,11 +53,17 @@ export class ApiClient {
       );
     }
     const text = await res.text();
-    let parsed: unknown = null;
+    let parsed: unknown;
     try {
-      parsed = text ? JSON.parse(text) : null;
+      parsed = JSON.parse(text);
     } catch {
-      parsed = text;
+      // hookline answers JSON, its errors too: this came from another server on that address
+      // (the default port is a common one) or a proxy's error page, of no use as a message.
+      const type = res.headers.get("content-type")?.split(";")[0] || "an empty body";
+      throw new HooklineError(
+        "api",
+        `${res.status} ${res.statusText} from ${this.base}, with ${type} rather than hookline's JSON: is it another service, or a proxy in front of hookline? (--url, or HOOKLINE_URL)`,
+      );
     }
     if (!res.ok) throw new HooklineError("api", `${res.status}: ${reasonOf(parsed)}`);
     return { status: res.status, body: parsed };
