@@ -268,7 +268,13 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
         until: o.until,
         failureClass: o.class,
         eventType: o.eventType,
-        ids: o.ids ? o.ids.split(",").filter(Boolean) : undefined,
+        // Typed by hand as "dlq_a, dlq_b": the blanks are no part of an id.
+        ids: o.ids
+          ? o.ids
+              .split(",")
+              .map((id) => id.trim())
+              .filter(Boolean)
+          : undefined,
         ratePerSecond: o.rate,
         canarySize: o.canary,
         canaryThreshold: o.threshold === undefined ? undefined : o.threshold / 100,
