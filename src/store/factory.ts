@@ -2,8 +2,10 @@
  * Chooses and opens the store from the configuration: PostgreSQL when DATABASE_URL is set, else
  * the embedded SQLite file in the data dir. The rest of hookline sees only the port.
  */
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.js";
+import { ConfigError } from "../errors.js";
 import { FieldCipher } from "../security/cipher.js";
 import { dataDirFailure } from "../start-failure.js";
 import type { Store } from "./port.js";
@@ -12,7 +14,7 @@ import { DEFAULT_CHECKPOINTS } from "./sqlite/checkpointer.js";
 import { SqliteStore } from "./sqlite/store.js";
 
 /** The SQLite file of a data dir. */
-export function sqliteFile(dataDir: string): string {
+function sqliteFile(dataDir: string): string {
   return join(dataDir, "hookline.db");
 }
 
@@ -26,8 +28,14 @@ export interface StoreLogger {
  * Opens the configured store. SQLite is migrated here (a data dir it cannot use throws a
  * ConfigError naming HOOKLINE_DATA_DIR); PostgreSQL connects and migrates on first use
  * (hookline's start), so a database that is down fails start-up with StoreUnavailableError.
+ * `existingOnly` refuses, with a ConfigError, a store hookline has not made yet instead of
+ * making it: no SQLite file in the data dir, or no hookline tables in the PostgreSQL schema.
  */
-export function openStore(config: Readonly<Config>, log?: StoreLogger): Store {
+export function openStore(
+  config: Readonly<Config>,
+  log?: StoreLogger,
+  options: { existingOnly?: boolean } = {},
+): Store {
   const limits = { maxOpenDeadLettersPerEndpoint: config.dlqMaxPerEndpoint };
   const cipher = new FieldCipher(config.encryptionKey, config.encryptionOldKeys);
   if (config.databaseUrl) {
@@ -37,14 +45,29 @@ export function openStore(config: Readonly<Config>, log?: StoreLogger): Store {
       poolSize: config.pgPoolSize,
       preparedStatements: config.pgPreparedStatements,
       queryTimeoutMs: config.pgQueryTimeoutMs,
+      existingOnly: options.existingOnly,
       limits,
       cipher,
     });
+  }
+  if (options.existingOnly && missing(sqliteFile(config.dataDir))) {
+    throw new ConfigError(
+      `HOOKLINE_DATA_DIR ${config.dataDir} holds no hookline store (no hookline.db)`,
+    );
   }
   try {
     return openSqlite(config, limits, cipher, log);
   } catch (err) {
     throw dataDirFailure(err, config.dataDir);
+  }
+}
+
+/** No file at `path`; other failures (a file in the path, no access) are for opening to name. */
+function missing(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
   }
 }
 

@@ -32,6 +32,11 @@ export interface PostgresOptions {
    * connections still busy. Defaults to DEFAULT_QUERY_TIMEOUT_MS.
    */
   queryTimeoutMs?: number;
+  /**
+   * Refuse a schema hookline has not made, rather than create it: for tools that work on data
+   * already there (`hookline keys rotate`), where a new, empty schema means the wrong setting.
+   */
+  existingOnly?: boolean;
 }
 
 /** The default of `PostgresOptions.queryTimeoutMs` (HOOKLINE_PG_QUERY_TIMEOUT_MS). */

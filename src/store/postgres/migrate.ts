@@ -2,6 +2,7 @@
 import type pg from "pg";
 import { NO_SERVER_BOUND, SCHEMA_NAME, unbounded } from "./database.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
+import { ConfigError } from "../../errors.js";
 import { refuseNewerSchema } from "../newer-schema.js";
 
 /** The class half of the advisory lock key that serialises migrations (the other is the schema). */
@@ -17,6 +18,7 @@ export async function migrate(
   pool: pg.Pool,
   schema: string,
   migrations: readonly Migration[] = MIGRATIONS,
+  options: { existingOnly?: boolean } = {},
 ): Promise<number> {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
   const client = await pool.connect();
@@ -32,6 +34,16 @@ export async function migrate(
       try {
         await query(NO_SERVER_BOUND);
         await query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [MIGRATION_LOCK, schema]);
+        if (options.existingOnly) {
+          const ledger = await query<{ t: string | null }>("SELECT to_regclass($1)::text AS t", [
+            `${schema}.hookline_migrations`,
+          ]);
+          if (!ledger.rows[0]?.t) {
+            throw new ConfigError(
+              `the PostgreSQL schema "${schema}" (HOOKLINE_PG_SCHEMA) holds no hookline store`,
+            );
+          }
+        }
         await query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
         // Whatever the connection's own search_path, the migration's tables go into the schema.
         await query(`SET LOCAL search_path TO ${schema}`);

@@ -108,6 +108,7 @@ export class PostgresStore implements Store {
   private readonly retention: Retention;
   private readonly apiTokens: ApiTokens;
   private readonly sealing: Sealing;
+  private readonly existingOnly: boolean;
   private migrated: Promise<void> | null = null;
   private closed = false;
 
@@ -117,6 +118,7 @@ export class PostgresStore implements Store {
     this.connections = trackConnections(this.pool);
     this.queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     this.schema = options.schema;
+    this.existingOnly = options.existingOnly === true;
     this.sealing = new Sealing(options.cipher ?? new FieldCipher(null));
     const limits = { ...DEFAULT_STORE_LIMITS, ...options.limits };
     this.catalogue = new Catalogue(this.pool);
@@ -565,7 +567,9 @@ export class PostgresStore implements Store {
    * used; a failed migration (the server was down) is tried again by the next call.
    */
   private async ready(): Promise<void> {
-    this.migrated ??= migrate(this.pool, this.schema).then(
+    this.migrated ??= migrate(this.pool, this.schema, undefined, {
+      existingOnly: this.existingOnly,
+    }).then(
       () => undefined,
       (err: unknown) => {
         this.migrated = null;
