@@ -10,11 +10,17 @@ export interface Connection {
   token: string;
 }
 
+/** The option that set each API field (`query.limit` → `--limit`), to name it in a refusal. */
+export type OptionNames = Record<string, string>;
+
 /** Calls the API; throws HooklineError("api", …) with the server's reason on a non-2xx answer. */
 export class ApiClient {
   private readonly base: string;
 
-  constructor(private readonly connection: Connection) {
+  constructor(
+    private readonly connection: Connection,
+    private readonly names: OptionNames = {},
+  ) {
     this.base = connection.url.replace(/\/+$/, "");
   }
 
@@ -65,18 +71,24 @@ export class ApiClient {
         `${res.status} ${res.statusText} from ${this.base}, with ${type} rather than hookline's JSON: is it another service, or a proxy in front of hookline? (--url, or HOOKLINE_URL)`,
       );
     }
-    if (!res.ok) throw new HooklineError("api", `${res.status}: ${reasonOf(parsed)}`);
+    if (!res.ok) throw new HooklineError("api", `${res.status}: ${reasonOf(parsed, this.names)}`);
     return { status: res.status, body: parsed };
   }
 }
 
-/** The `detail` of an error answer, with every field of a 422 named. */
-function reasonOf(body: unknown): string {
+/**
+ * The `detail` of an error answer, with every field of a 422 named: by the option that set it
+ * when there is one (an item of a list, `body.ids.1`, by the list's option).
+ */
+function reasonOf(body: unknown, names: OptionNames): string {
   const detail = (body as { detail?: unknown } | null)?.detail;
   if (typeof detail === "string") return detail;
   if (Array.isArray(detail)) {
     return detail
-      .map((p: { loc?: unknown[]; msg?: string }) => `${(p.loc ?? []).join(".")}: ${p.msg}`)
+      .map((p: { loc?: unknown[]; msg?: string }) => {
+        const loc = (p.loc ?? []).map(String);
+        return `${names[loc.slice(0, 2).join(".")] ?? loc.join(".")}: ${p.msg}`;
+      })
       .join("; ");
   }
   return typeof body === "string" ? body : JSON.stringify(body);

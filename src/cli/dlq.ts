@@ -12,7 +12,7 @@ import type {
   ReplayOut,
 } from "../api/schemas/dead-letter.js";
 import { ConfigError } from "../errors.js";
-import { ApiClient } from "./client.js";
+import { ApiClient, type OptionNames } from "./client.js";
 import { ago, duration, parseTime, table } from "./format.js";
 import { ProgressBar, renderProgress } from "./progress.js";
 
@@ -72,6 +72,37 @@ interface BulkOptions extends Selecting {
 const DEFAULT_URL = "http://127.0.0.1:8080";
 const FINISHED = new Set(["completed", "stopped", "cancelled"]);
 
+/** The options of list and summary, by the query field each sets (for the API's refusals). */
+const QUERY_OPTIONS: OptionNames = {
+  "query.app_id": "--app",
+  "query.endpoint_id": "--endpoint",
+  "query.state": "--state",
+  "query.failure_class": "--class",
+  "query.event_type": "--event-type",
+  "query.since": "--since",
+  "query.until": "--until",
+  "query.limit": "--limit",
+  "query.iterator": "--iterator",
+};
+
+/** The options of replay-bulk, by the body field each sets. */
+const BULK_OPTIONS: OptionNames = {
+  "body.appId": "--app",
+  "body.endpointId": "--endpoint",
+  "body.since": "--since",
+  "body.until": "--until",
+  "body.failureClass": "--class",
+  "body.eventType": "--event-type",
+  "body.ids": "--ids",
+  "body.ratePerSecond": "--rate",
+  "body.canarySize": "--canary",
+  "body.canaryThreshold": "--threshold",
+  "body.startAt": "--start-at",
+  "body.note": "--note",
+};
+
+const NOTE_OPTION: OptionNames = { "body.note": "--note" };
+
 /** The `dlq` command and its subcommands. */
 export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
   const dlq = new Command("dlq")
@@ -82,11 +113,11 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
 
   const print = (s: string): void => void io.out.write(`${s}\n`);
   const json = (v: unknown): void => print(JSON.stringify(v, null, 2));
-  const setup = (cmd: Command) => {
+  const setup = (cmd: Command, names: OptionNames = {}) => {
     const o = cmd.optsWithGlobals<GlobalOptions>();
     const token = o.token ?? defaults.token;
     if (!token) throw new ConfigError("give the admin token with --token or HOOKLINE_TOKEN");
-    const api = new ApiClient({ url: o.url ?? defaults.url ?? DEFAULT_URL, token });
+    const api = new ApiClient({ url: o.url ?? defaults.url ?? DEFAULT_URL, token }, names);
     return { api, asJson: o.json === true };
   };
   const time =
@@ -134,7 +165,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     .option("--iterator <it>", "continue after this record (from the previous page)")
     .option("--oldest-first", "oldest first")
     .action(async (o: ListOptions, cmd: Command) => {
-      const { api, asJson } = setup(cmd);
+      const { api, asJson } = setup(cmd, QUERY_OPTIONS);
       const page = await api.get<Page<RecordOut>>("/api/v1/dlq", {
         app_id: o.app,
         endpoint_id: o.endpoint,
@@ -182,7 +213,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     .description("open records by endpoint and failure class, with each endpoint's health")
     .option("--app <id>", "application id or uid")
     .action(async (o: { app?: string }, cmd: Command) => {
-      const { api, asJson } = setup(cmd);
+      const { api, asJson } = setup(cmd, QUERY_OPTIONS);
       const s = await api.get<z.output<typeof DeadLetterSummaryOut>>("/api/v1/dlq/summary", {
         app_id: o.app,
       });
@@ -223,7 +254,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     .description("replay one record now and show the outcome (exit code 2 if it failed)")
     .option("--note <text>", "why, for the record's history")
     .action(async (id: string, o: { note?: string }, cmd: Command) => {
-      const { api, asJson } = setup(cmd);
+      const { api, asJson } = setup(cmd, NOTE_OPTION);
       const { body } = await api.post<z.output<typeof ReplayOut>>(
         `/api/v1/dlq/${encodeURIComponent(id)}/replay`,
         o.note ? { note: o.note } : {},
@@ -260,7 +291,13 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     .option("--detach", "start the job and return; follow it with `hookline dlq job <id>`")
     .option("--interval <ms>", "how often to look at the job", count, 500)
     .action(async (o: BulkOptions, cmd: Command) => {
-      const { api, asJson } = setup(cmd);
+      const { api, asJson } = setup(cmd, BULK_OPTIONS);
+      const selected = [o.app, o.endpoint, o.since, o.until, o.class, o.eventType, o.ids];
+      if (selected.every((v) => !v)) {
+        throw new ConfigError(
+          "choose what to replay: --endpoint, --app, --since/--until, --class, --event-type or --ids",
+        );
+      }
       const { body: job } = await api.post<Job>("/api/v1/dlq/replay", {
         appId: o.app,
         endpointId: o.endpoint,
@@ -323,7 +360,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
       )
       .requiredOption("--note <text>", "what was done and why, for the record's history")
       .action(async (id: string, o: { note: string }, cmd: Command) => {
-        const { api, asJson } = setup(cmd);
+        const { api, asJson } = setup(cmd, NOTE_OPTION);
         const { body } = await api.post<RecordOut>(
           `/api/v1/dlq/${encodeURIComponent(id)}/${verb}`,
           {

@@ -21,9 +21,12 @@ function replayBulk(threshold: string) {
   for (const c of [cmd, ...cmd.commands]) {
     c.exitOverride().configureOutput({ writeErr: (s) => (err += s) });
   }
-  const run = cmd.parseAsync(["replay-bulk", "--detach", "--threshold", threshold], {
-    from: "user",
-  });
+  const run = cmd.parseAsync(
+    ["replay-bulk", "--detach", "--endpoint", "ep_x", "--threshold", threshold],
+    {
+      from: "user",
+    },
+  );
   return { run, err: () => err };
 }
 
