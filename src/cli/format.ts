@@ -56,5 +56,16 @@ export function parseTime(
     return Number.isNaN(at.getTime()) ? null : at.toISOString();
   }
   const t = Date.parse(value);
-  return Number.isNaN(t) || !/\d{4}-\d{2}-\d{2}/.test(value) ? null : new Date(t).toISOString();
+  // Date.parse rolls a day its month lacks (2026-02-30) over into the next month: a typo that
+  // would select another window than the one meant.
+  const day = /(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  if (Number.isNaN(t) || !day || !dayExists(Number(day[1]), Number(day[2]), Number(day[3]))) {
+    return null;
+  }
+  return new Date(t).toISOString();
+}
+
+function dayExists(year: number, month: number, day: number): boolean {
+  const at = new Date(Date.UTC(year, month - 1, day));
+  return at.getUTCMonth() === month - 1 && at.getUTCDate() === day;
 }
