@@ -71,7 +71,11 @@ export class ApiClient {
         `${res.status} ${res.statusText} from ${this.base}, with ${type} rather than hookline's JSON: is it another service, or a proxy in front of hookline? (--url, or HOOKLINE_URL)`,
       );
     }
-    if (!res.ok) throw new HooklineError("api", `${res.status}: ${reasonOf(parsed, this.names)}`);
+    if (!res.ok) {
+      // Refused as a token: like the URL, it is an input the operator gave one of two ways.
+      const where = res.status === 401 ? " (--token, or HOOKLINE_TOKEN)" : "";
+      throw new HooklineError("api", `${res.status}: ${reasonOf(parsed, this.names)}${where}`);
+    }
     return { status: res.status, body: parsed };
   }
 }
