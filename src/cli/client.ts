@@ -22,6 +22,14 @@ export class ApiClient {
     private readonly names: OptionNames = {},
   ) {
     this.base = connection.url.replace(/\/+$/, "");
+    // `127.0.0.1:8080`, as curl takes it, would fail as "cannot reach": wrong where it is not.
+    const protocol = URL.canParse(this.base) ? new URL(this.base).protocol : "";
+    if (protocol !== "http:" && protocol !== "https:") {
+      throw new HooklineError(
+        "api",
+        `--url (or HOOKLINE_URL) ${connection.url} is not an http:// or https:// URL`,
+      );
+    }
   }
 
   async get<T>(path: string, query: Record<string, string | undefined> = {}): Promise<T> {
