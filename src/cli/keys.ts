@@ -6,11 +6,16 @@ import { rotateKeys } from "../security/rotate.js";
 import { openStore } from "../store/factory.js";
 import { storeFailure } from "../start-failure.js";
 
-/** --batch-size: a whole number of rows, at least 1 (a typo must not reach the query as NaN). */
+/**
+ * --batch-size: a whole number of rows, at least 1 (a typo must not reach the query as NaN), and
+ * one a number holds exactly (1e20 reached SQLite as a float it refuses).
+ */
 function rowsPerBatch(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1)
     throw new InvalidArgumentError("must be a whole number, at least 1");
+  if (!Number.isSafeInteger(n))
+    throw new InvalidArgumentError(`must be at most ${Number.MAX_SAFE_INTEGER}`);
   return n;
 }
 
