@@ -150,6 +150,12 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a whole number");
     return n;
   };
+  // A timer waits at most 2^31 - 1 ms; past it, Node warns and waits 1 ms instead.
+  const interval = (value: string) => {
+    const n = count(value);
+    if (n > 2_147_483_647) throw new InvalidArgumentError("must be at most 2147483647");
+    return n;
+  };
 
   dlq
     .command("list")
@@ -289,7 +295,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     )
     .option("--note <text>", "why, for the records' history")
     .option("--detach", "start the job and return; follow it with `hookline dlq job <id>`")
-    .option("--interval <ms>", "how often to look at the job", count, 500)
+    .option("--interval <ms>", "how often to look at the job", interval, 500)
     .action(async (o: BulkOptions, cmd: Command) => {
       const { api, asJson } = setup(cmd, BULK_OPTIONS);
       const selected = [o.app, o.endpoint, o.since, o.until, o.class, o.eventType, o.ids];
@@ -327,7 +333,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     .command("job <jobId>")
     .description("a bulk replay job's progress (--watch to follow it)")
     .option("--watch", "follow it until it ends")
-    .option("--interval <ms>", "how often to look at the job", count, 500)
+    .option("--interval <ms>", "how often to look at the job", interval, 500)
     .action(async (jobId: string, o: { watch?: boolean; interval: number }, cmd: Command) => {
       const { api, asJson } = setup(cmd);
       if (o.watch) return follow(api, jobId, asJson, o.interval);
