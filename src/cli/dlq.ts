@@ -13,7 +13,7 @@ import type {
 } from "../api/schemas/dead-letter.js";
 import { ConfigError } from "../errors.js";
 import { ApiClient, type OptionNames } from "./client.js";
-import { ago, duration, parseTime, table } from "./format.js";
+import { ago, duration, parseTime, printable, table } from "./format.js";
 import { ProgressBar, renderProgress } from "./progress.js";
 
 type RecordOut = z.output<typeof DeadLetterOut>;
@@ -474,7 +474,7 @@ function attemptsTable(attempts: WholeRecord["attempts"]): string {
     lines.push(row);
     const a = attempts[i]!;
     const said = (a.status !== null ? a.response : (a.errorDetail ?? a.response)).trim();
-    if (said) lines.push(...said.split(/\r?\n/).map((l) => `    ${l}`));
+    if (said) lines.push(...said.split(/\r?\n/).map((l) => `    ${printable(l)}`));
   });
   return lines.join("\n");
 }

@@ -69,3 +69,14 @@ function dayExists(year: number, month: number, day: number): boolean {
   const at = new Date(Date.UTC(year, month - 1, day));
   return at.getUTCMonth() === month - 1 && at.getUTCDate() === day;
 }
+
+/**
+ * Text from outside (a receiver's answer) made safe for a terminal: control characters but tab
+ * become visible escapes (`\x1b`), so an escape sequence in it cannot clear the screen, hide
+ * lines or write the clipboard. Lines are the caller's to split first.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/g, (c) => {
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
+  });
+}
