@@ -268,21 +268,22 @@ const NETWORK =
   /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/;
 
 /**
- * Whether an error means the database cannot be used right now: the connection failed, broke or
- * went silent past the query timeout, the server ended a statement before it was done (its own
- * timeout, or an operator), the server is shutting down or out of resources, or it only reads
- * (a standby).
+ * Whether an error means the database cannot be used right now: the connection failed, was
+ * refused, broke or went silent past the query timeout, the server ended a statement before it
+ * was done (its own timeout, or an operator), the server is shutting down or out of resources,
+ * or it only reads (a standby).
  */
 export function isUnavailable(err: unknown): boolean {
   const code = sqlState(err);
   if (NETWORK.test(code)) return true;
-  // 08: connection exception; 53: insufficient resources (too many connections, disk full);
-  // 57P01-57P03: admin or crash shutdown, cannot connect now; 58: system (I/O) error;
+  // 08: connection exception; 28: the server refuses hookline's login (a password rotated, a
+  // role's LOGIN taken away, pg_hba.conf); 53: insufficient resources (too many connections,
+  // disk full); 57P01-57P03: admin or crash shutdown, cannot connect now; 58: system (I/O) error;
   // 25006: read-only transaction; 3D000: the database does not exist (any more); XX001/XX002:
   // corrupted data or index. 57014 (canceled: a statement_timeout of DATABASE_URL's options, or
   // pg_cancel_backend) and 55P03 (its lock_timeout) are the server's side of the query timeout:
   // the database did not get to the statement in time, which says nothing against the request.
-  if (/^(08|53|58)/.test(code)) return true;
+  if (/^(08|28|53|58)/.test(code)) return true;
   const codes = ["57P01", "57P02", "57P03", "57014", "55P03", "25006", "3D000", "XX001", "XX002"];
   if (codes.includes(code)) return true;
   const message = err instanceof Error ? err.message : "";
