@@ -44,7 +44,10 @@ export async function migrate(
             );
           }
         }
-        await query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        // Only when missing: PostgreSQL checks CREATE on the database even for IF NOT EXISTS, and
+        // a role given a schema of its own (CREATE SCHEMA … AUTHORIZATION) often lacks it.
+        const exists = await query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+        if (exists.rows.length === 0) await query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
         // Whatever the connection's own search_path, the migration's tables go into the schema.
         await query(`SET LOCAL search_path TO ${schema}`);
         await query(`CREATE TABLE IF NOT EXISTS hookline_migrations (
