@@ -65,13 +65,15 @@ export function problemsOf(fn: () => unknown): FieldProblem[] {
 
 export const NAME_PATTERN = /^[a-zA-Z0-9\-_.]+$/;
 
+/** Whether a name is "." or "..": clients resolve them in a URL path as "here" and "up a level". */
+export const isDotSegment = (s: string): boolean => s === "." || s === "..";
+
 /** An application or endpoint uid: letters, digits, `-_.`, 1–256 characters. */
 export const Uid = z
   .string()
   .max(256)
   .regex(NAME_PATTERN, "may contain only letters, digits, '-', '_' and '.'")
-  // A URL path cannot name either: clients resolve them as "here" and "up a level".
-  .refine((s) => s !== "." && s !== "..", "must not be '.' or '..', which no URL path can name");
+  .refine((s) => !isDotSegment(s), "must not be '.' or '..', which no URL path can name");
 
 /** An event type name, e.g. `invoice.paid`. */
 export const EventTypeName = Uid;

@@ -7,7 +7,7 @@ import { quickMessageIn } from "../../src/api/schemas/message-quick.js";
 // answers are exercised often and every rule's edge is met.
 const nested = (depth: number): unknown => (depth === 0 ? {} : { a: nested(depth - 1) });
 const validName = fc.constantFrom("invoice.paid", "a", "x".repeat(256));
-const badName = fc.constantFrom("x".repeat(257), "", "has space", "é", 5, null);
+const badName = fc.constantFrom("x".repeat(257), "", "has space", "é", ".", "..", 5, null);
 const list = (items: string[], max: number) =>
   fc.oneof(fc.constant(null), fc.array(fc.constantFrom(...items), { maxLength: max }));
 const channels = ["eu", "a:b", "x".repeat(128)];
@@ -86,5 +86,12 @@ describe("the hand-written check of a common MessageIn", () => {
       { eventType: "a.b", eventId: null, payload: { nested: { list: [1, "two", null] } } },
     ];
     for (const input of common) expect(quickMessageIn(input)).toStrictEqual(MessageIn.parse(input));
+  });
+
+  it("leaves an event type of dots to the schema, which refuses it", () => {
+    for (const eventType of [".", ".."]) {
+      expect(quickMessageIn({ eventType, payload: {} })).toBeUndefined();
+      expect(MessageIn.safeParse({ eventType, payload: {} }).success).toBe(false);
+    }
   });
 });

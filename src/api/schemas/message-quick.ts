@@ -8,7 +8,7 @@
  */
 import { CHANNEL_PATTERN } from "./endpoint.js";
 import { TAG_PATTERN, type MessageInput } from "./message.js";
-import { jsonDepth, MAX_JSON_DEPTH, NAME_PATTERN } from "../validation.js";
+import { isDotSegment, jsonDepth, MAX_JSON_DEPTH, NAME_PATTERN } from "../validation.js";
 
 const QUICK_FIELDS = new Set(["eventType", "eventId", "payload", "channels", "tags"]);
 
@@ -17,7 +17,9 @@ export function quickMessageIn(input: unknown): MessageInput | undefined {
   if (!isObject(input)) return undefined;
   for (const key of Object.keys(input)) if (!QUICK_FIELDS.has(key)) return undefined;
   const { eventType, eventId, payload, channels, tags } = input;
-  if (!isString(eventType, 256) || !NAME_PATTERN.test(eventType)) return undefined;
+  if (!isString(eventType, 256) || !NAME_PATTERN.test(eventType) || isDotSegment(eventType)) {
+    return undefined;
+  }
   if (!isObject(payload) || jsonDepth(payload) > MAX_JSON_DEPTH) return undefined;
   const out: MessageInput = { eventType, payload };
   if ("eventId" in input) {
