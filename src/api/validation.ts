@@ -73,7 +73,12 @@ export const Uid = z
   .string()
   .max(256)
   .regex(NAME_PATTERN, "may contain only letters, digits, '-', '_' and '.'")
-  .refine((s) => !isDotSegment(s), "must not be '.' or '..', which no URL path can name");
+  // Typed, so it keeps its words where the raw input has no value at its path (a comma-joined
+  // query split into a list), instead of being taken for a missing field.
+  .refine((s) => !isDotSegment(s), {
+    message: "must not be '.' or '..', which no URL path can name",
+    params: { type: "value_error" },
+  });
 
 /** An event type name, e.g. `invoice.paid`. */
 export const EventTypeName = Uid;

@@ -113,6 +113,15 @@ describe("422 answers name each bad field", () => {
     ]);
   });
 
+  it("query: an event type filter of dots says what is wrong with it, not that it is missing", async () => {
+    for (const query of ["event_types=a,..", "event_types=a&event_types=."]) {
+      const [problem, ...rest] = await problems("GET", `/api/v1/app/${appId}/msg?${query}`);
+      expect(rest).toEqual([]);
+      expect(problem).toMatchObject({ loc: ["query", "event_types", 1] });
+      expect(problem!.msg).toMatch(/'\.' or '\.\.'/);
+    }
+  });
+
   it("application: name missing, wrong types", async () => {
     const ps = await problems("POST", "/api/v1/app", { uid: 5, metadata: "x", rateLimit: -1 });
     expect(locs(ps).sort()).toEqual(["body.metadata", "body.name", "body.rateLimit", "body.uid"]);
