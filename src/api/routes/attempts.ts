@@ -1,7 +1,7 @@
 /** Svix message attempts, a message's destinations, and manual resends. */
 import { z } from "zod";
 import type { Application, Attempt, Delivery, Message } from "../../domain/types.js";
-import { NotFoundError } from "../../errors.js";
+import { ConflictError, NotFoundError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import type { AttemptQuery, Page } from "../../store/port.js";
 import type { ApiDeps } from "../deps.js";
@@ -235,11 +235,19 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         202: { description: "Queued", schema: z.object({}) },
         ...notFound,
+        409: { description: "The endpoint is disabled", schema: HttpError },
       },
       handler: async ({ params }) => {
         const app = await requireApp(store, params.app_id!);
         const msg = await requireMessage(store, app, params.msg_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
+        // hookline sends a disabled endpoint nothing: the resend would only be dead-lettered.
+        if (ep.disabled) {
+          const why = ep.disabledReason ? ` (${ep.disabledReason})` : "";
+          throw new ConflictError(
+            `endpoint ${ep.id} is disabled${why}; enable it before resending`,
+          );
+        }
         const now = clock.now();
         const resend = await store.enqueueResend({
           id: newId("dlv", now),
