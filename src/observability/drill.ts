@@ -160,6 +160,8 @@ export class DrillRunner {
         now,
         dueAt: now,
         newDeliveryId: () => deliveryId,
+        // Its application is listed with the others and may have gained endpoints by hand.
+        onlyEndpointId: ep.id,
       });
       if (accepted.deliveries !== 1) throw new Error("the drill message found no drill endpoint");
       engine.wake(now);
@@ -205,6 +207,8 @@ export class DrillRunner {
       disabledReason: null,
       secrets: { current: secret, previous: [] },
       filterTypes: [DRILL_EVENT_TYPE],
+      // The drill message has no channel: an endpoint given channels by hand would not take it.
+      channels: null,
       // A short ladder: three attempts a second apart, so the drill ends in seconds.
       deliveryPolicy: {
         retry: { delays: [1, 1], jitter: { strategy: "none" as const } },
@@ -224,7 +228,6 @@ export class DrillRunner {
       uid: DRILL_ENDPOINT_UID,
       description: "hookline failure drills",
       version: 1,
-      channels: null,
       headers: {},
       metadata: {},
       rateLimit: null,
