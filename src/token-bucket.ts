@@ -2,7 +2,8 @@
  * A token bucket on an injected clock: `ratePerSecond` tokens a second, at most `burst` saved up.
  * A bulk replay takes one token per replay, so a receiver that just recovered sees the replays
  * spread out at the job's rate rather than all at once; the API's rate limit takes one per
- * request; a paced engine one per delivery it starts (loop-budget.ts).
+ * request; a paced engine one per delivery it starts (loop-budget.ts), and an endpoint with a
+ * rate limit one per request to it (engine/runtime.ts).
  */
 export class TokenBucket {
   private tokens: number;
@@ -28,6 +29,12 @@ export class TokenBucket {
       return 0;
     }
     return Math.ceil(((1 - this.tokens) * 1000) / this.ratePerSecond);
+  }
+
+  /** How many ms until a token is available (0: one is now), taking none. */
+  wait(): number {
+    this.refill();
+    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) * 1000) / this.ratePerSecond);
   }
 
   /** Whether the whole burst is saved up again: the bucket is then the same as a new one. */

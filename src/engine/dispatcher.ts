@@ -152,6 +152,8 @@ export class Dispatcher {
     }
     while (rt.queue.length && host.isRunning()) {
       if (rt.inFlight >= rt.limit.effective) return;
+      const throttled = rt.throttle?.wait() ?? 0;
+      if (throttled > 0) return this.waitForThrottle(rt, throttled);
       const wait = this.deps.budget.take();
       if (wait > 0) return this.waitForPace(rt, wait);
       const admission = rt.breaker.admit(rt.inFlight);
@@ -175,6 +177,8 @@ export class Dispatcher {
         host.pumpSoon();
         continue;
       }
+      // Taken only now, as the request goes: a delivery that went no further spent none.
+      rt.throttle?.take();
       rt.inFlight++;
       const p = this.attempt(rt, d, admission.probe).finally(() => this.inFlight.delete(p));
       this.inFlight.add(p);
@@ -194,6 +198,17 @@ export class Dispatcher {
       const waiting = [...this.paced];
       this.paced.clear();
       for (const r of waiting) void this.dispatchOrRecover(r);
+      this.deps.host.pumpSoon();
+    }, ms);
+  }
+
+  /** Dispatches the endpoint again once its rate limit lets another request start. */
+  private waitForThrottle(rt: EndpointRuntime, ms: number): void {
+    if (rt.throttleTimer) return;
+    rt.throttleTimer = this.deps.clock.setTimer(() => {
+      rt.throttleTimer = null;
+      void this.dispatchOrRecover(rt);
+      // What it sends frees room for the claim to bring this endpoint's next second.
       this.deps.host.pumpSoon();
     }, ms);
   }

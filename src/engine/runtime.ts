@@ -4,6 +4,7 @@
  */
 import type { Application, Endpoint } from "../domain/types.js";
 import type { ClaimedDelivery } from "../store/port.js";
+import { TokenBucket } from "../token-bucket.js";
 import { AdaptiveLimit, type AdaptiveSettings } from "./adaptive-limit.js";
 import {
   CircuitBreaker,
@@ -11,6 +12,7 @@ import {
   type BreakerSettings,
   type CircuitSnapshot,
 } from "./breaker.js";
+import type { TimerHandle } from "../clock.js";
 import type { EndpointLiveStatus } from "./control.js";
 import { resolvePolicy, type PolicyDefaults, type ResolvedPolicy } from "./policy.js";
 
@@ -35,16 +37,25 @@ export class EndpointRuntime {
   readonly queue: ClaimedDelivery[] = [];
   readonly limit: AdaptiveLimit;
   readonly breaker: CircuitBreaker;
+  /**
+   * The endpoint's rate limit (Svix's `rateLimit`/`throttleRate`, or its application's): the
+   * most requests a second started to it, attempts, retries, replays and probes alike. Null: none.
+   */
+  throttle: TokenBucket | null = null;
+  private throttleRate: number | null = null;
+  /** Set while the dispatcher waits for the throttle's next token. */
+  throttleTimer: TimerHandle | null = null;
 
   constructor(
     endpoint: Endpoint,
     app: Application | null,
     private readonly defaults: PolicyDefaults,
     settings: { breaker: BreakerSettings; adaptive: AdaptiveSettings },
-    clock: { now(): number },
+    private readonly clock: { now(): number },
     circuit: CircuitSnapshot | null,
   ) {
     this.endpoint = endpoint;
+    this.setThrottle(endpoint, app);
     this.lastActiveAt = clock.now();
     this.policy = resolvePolicy(defaults, app?.deliveryPolicy ?? null, endpoint.deliveryPolicy);
     this.limit = new AdaptiveLimit(this.policy.concurrencyLimit, settings.adaptive, clock);
@@ -66,7 +77,21 @@ export class EndpointRuntime {
       endpoint.deliveryPolicy,
     );
     this.limit.setLimit(this.policy.concurrencyLimit);
+    this.setThrottle(endpoint, app);
     this.stale = false;
+  }
+
+  /**
+   * Requests spread evenly, in bursts of a twentieth of a second's at most (so a second never sees
+   * more than 5 % over the rate); kept, with the tokens it holds, while the rate stays the same.
+   */
+  private setThrottle(endpoint: Endpoint, app: Application | null): void {
+    // 0 is "no limit", as null is: a rate of nothing would hold the endpoint's deliveries for ever.
+    const rate = endpoint.rateLimit || app?.rateLimit || null;
+    if (rate === this.throttleRate) return;
+    this.throttleRate = rate;
+    const burst = Math.max(1, Math.floor((rate ?? 0) / 20));
+    this.throttle = rate ? new TokenBucket(rate, () => this.clock.now(), burst) : null;
   }
 
   /**
@@ -78,7 +103,9 @@ export class EndpointRuntime {
   isFull(): boolean {
     const waiting = this.inFlight + this.queue.length;
     if (this.breaker.snapshot().state === "open") return waiting > 0;
-    return waiting >= this.limit.effective;
+    // A rate-limited endpoint holds one second of requests at most: more would wait in hand, under
+    // a lease, for seconds or minutes while other workers could not have them.
+    return waiting >= Math.min(this.limit.effective, this.throttleRate ?? Infinity);
   }
 
   /** True while the engine must keep this runtime (work in hand or a circuit to remember). */
