@@ -1,7 +1,7 @@
 /**
  * The retention job: once an hour (and soon after start), deletes what has outlived the retention
  * period — closed dead-letter records, tombstones, finished replay jobs, messages nothing needs
- * any more — in small batches, yielding to the event loop between them so deliveries and API
+ * any more, expired portal tokens — in small batches, yielding to the event loop between them so deliveries and API
  * calls never wait behind more than one small transaction.
  */
 import type { Clock, TimerHandle } from "../clock.js";
@@ -81,6 +81,7 @@ export class RetentionPruner {
       messages: 0,
       idempotencyKeys: 0,
       circuitTransitions: 0,
+      apiTokens: 0,
     };
     // Each run walks the old messages from the oldest: one freed since the last run is found.
     let messagesFrom: number | undefined;

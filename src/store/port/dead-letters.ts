@@ -135,6 +135,12 @@ export interface PruneResult {
   /** Endpoints' circuit history; each circuit's current state stays. */
   circuitTransitions: number;
   /**
+   * API tokens that expired (portal links) longer than the retention period ago. Tokens that
+   * never expire stay, revoked ones too: a revoked HOOKLINE_ADMIN_TOKEN must not be registered
+   * afresh at the next start.
+   */
+  apiTokens: number;
+  /**
    * How far this run's walk of old messages got (a creation time: messages made before it were
    * pruned or are still needed), for the next call's `messagesFrom`; null if not walked yet.
    */

@@ -51,6 +51,10 @@ const S = {
   circuitTransitions: `DELETE FROM circuit_transitions WHERE seq IN
     (SELECT seq FROM (SELECT seq, at FROM circuit_transitions ORDER BY seq LIMIT $2) AS oldest
       WHERE at < $1)`,
+  // Every portal link is a token of its own; a token that never expires (expires_at NULL) is
+  // kept, revoked or not. No index: the table holds only what the last retention period made.
+  apiTokens: `DELETE FROM api_tokens WHERE id IN
+    (SELECT id FROM api_tokens WHERE expires_at < $1 LIMIT $2)`,
 } as const;
 
 /** Prunes one batch of the first kind of row that has anything to prune. */
@@ -87,6 +91,7 @@ export class Retention {
       ],
       ["idempotencyKeys", (c) => exec(c, S.idempotencyKeys, [req.now, n])],
       ["circuitTransitions", (c) => exec(c, S.circuitTransitions, [cutoff, n])],
+      ["apiTokens", (c) => exec(c, S.apiTokens, [cutoff, n])],
     ];
     return tx(this.pool, async (c): Promise<PruneResult> => {
       // Set afresh on each try: a try rolled back after its walk must not move the position.
@@ -98,6 +103,7 @@ export class Retention {
         messages: 0,
         idempotencyKeys: 0,
         circuitTransitions: 0,
+        apiTokens: 0,
         messagesReached: null,
         done: true,
       };

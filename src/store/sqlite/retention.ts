@@ -45,6 +45,10 @@ function prepareRetention(db: Db) {
     circuitTransitions: p(`DELETE FROM circuit_transitions WHERE seq IN
         (SELECT seq FROM (SELECT seq, at FROM circuit_transitions ORDER BY seq LIMIT ?)
           WHERE at < ?)`),
+    // Every portal link is a token of its own; a token that never expires (expires_at NULL) is
+    // kept, revoked or not. No index: the table holds only what the last retention period made.
+    apiTokens: p(`DELETE FROM api_tokens WHERE rowid IN
+        (SELECT rowid FROM api_tokens WHERE expires_at < ? LIMIT ?)`),
   };
 }
 
@@ -85,6 +89,7 @@ export class Retention {
       ],
       ["idempotencyKeys", () => this.s.idempotencyKeys.run(req.now, n).changes],
       ["circuitTransitions", () => this.s.circuitTransitions.run(n, cutoff).changes],
+      ["apiTokens", () => this.s.apiTokens.run(cutoff, n).changes],
     ];
     return this.db.transaction((): PruneResult => {
       const result: PruneResult = {
@@ -94,6 +99,7 @@ export class Retention {
         messages: 0,
         idempotencyKeys: 0,
         circuitTransitions: 0,
+        apiTokens: 0,
         messagesReached: null,
         done: true,
       };

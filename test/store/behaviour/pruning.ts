@@ -1,6 +1,7 @@
 /** Retention: what outlives the retention period goes, in small batches; what is needed stays. */
 import { describe, expect, it } from "vitest";
 import { newId } from "../../../src/ids.js";
+import type { ApiToken } from "../../../src/domain/types.js";
 import type { PruneResult, Store } from "../../../src/store/port.js";
 import {
   accept,
@@ -27,6 +28,7 @@ async function pruneAll(store: Store, now: number, batchSize = 500) {
     messages: 0,
     idempotencyKeys: 0,
     circuitTransitions: 0,
+    apiTokens: 0,
   };
   let messagesFrom: number | undefined;
   for (let calls = 1; calls < 1000; calls++) {
@@ -197,6 +199,49 @@ export function pruningBehaviour(t: StoreUnderTest): void {
       expect(totals).toMatchObject({ overflow: 1, replayJobs: 2, idempotencyKeys: 1 });
       expect((await store.listDeadLetterOverflow({ limit: 10 })).data).toEqual([]);
       expect(await store.getReplayJob(job.id)).toBeNull();
+    });
+
+    it("prunes API tokens expired longer than the retention period; those that never expire stay, revoked too", async () => {
+      const token = (id: string, over: Partial<ApiToken>): ApiToken => ({
+        id,
+        name: "portal",
+        scope: "app",
+        appId: "app_x",
+        hash: id.padEnd(64, "0"),
+        createdAt: T0,
+        revokedAt: null,
+        expiresAt: null,
+        featureFlags: null,
+        ...over,
+      });
+      // Portal links: one ended an hour in, one ends after a day and was logged out of at once.
+      const early = await t.store.createApiToken(token("tok_a", { expiresAt: T0 + HOUR }));
+      const late = await t.store.createApiToken(
+        token("tok_b", { expiresAt: T0 + DAY, revokedAt: T0 }),
+      );
+      // Tokens that never expire, one of them revoked: deleting it would let a revoked
+      // HOOKLINE_ADMIN_TOKEN be registered again at the next start.
+      const kept = await t.store.createApiToken(
+        token("tok_c", { name: "ci", scope: "admin", appId: null }),
+      );
+      const revoked = await t.store.createApiToken(
+        token("tok_d", { name: "admin", scope: "admin", appId: null, revokedAt: T0 + HOUR }),
+      );
+
+      expect((await pruneAll(t.store, T0 + HOUR + RETENTION - 1)).totals.apiTokens).toBe(0);
+      expect((await t.store.listApiTokens()).map((x) => x.id)).toEqual([
+        "tok_a",
+        "tok_b",
+        "tok_c",
+        "tok_d",
+      ]);
+
+      const { totals, calls } = await pruneAll(t.store, T0 + DAY + RETENTION + 1, 1);
+      expect(totals.apiTokens).toBe(2);
+      expect(calls).toBeGreaterThanOrEqual(3);
+      expect(await t.store.findApiTokenByHash(early.hash)).toBeNull();
+      expect(await t.store.findApiTokenByHash(late.hash)).toBeNull();
+      expect(await t.store.listApiTokens()).toEqual([kept, revoked]);
     });
   });
 }
