@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Application } from "../../domain/types.js";
 import { ConflictError } from "../../errors.js";
 import { newId } from "../../ids.js";
+import { tokenCacheFor } from "../auth.js";
 import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { endpointPages, requireApp } from "../lookup.js";
@@ -177,7 +178,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       path: "/api/v1/app/{app_id}",
       operationId: "v1.application.delete",
       access: ADMIN_ONLY,
-      summary: "Delete an application with its endpoints, messages and attempts",
+      summary: "Delete an application with its endpoints, messages, attempts and API tokens",
       tag: TAG,
       responses: { 204: { description: "Deleted" }, 404: errors[404] },
       handler: async ({ params }) => {
@@ -187,6 +188,8 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
           endpointIds.push(...page.map((e) => e.id));
         }
         await store.deleteApplication(app.id);
+        // Its tokens went with it: refused from the next request, as a revoked one is.
+        tokenCacheFor(store).clear();
         endpointsDeleted(deps, endpointIds);
         engine.invalidateApplication(app.id);
         return noContent();

@@ -85,6 +85,9 @@ export class Catalogue {
         await exec(c, `DELETE FROM ${table} WHERE app_id = $1`, [id]);
       }
       if (eps.length) await deleteEndpointRows(c, eps);
+      // Its tokens (portal links too) could reach nothing of it, but would still read the event
+      // types, and be kept and listed for ever.
+      await exec(c, "DELETE FROM api_tokens WHERE app_id = $1", [id]);
       await exec(c, "DELETE FROM applications WHERE id = $1", [id]);
     });
   }

@@ -97,6 +97,9 @@ export class Catalogue {
         this.db.prepare(`DELETE FROM ${table} WHERE app_id = ?`).run(id);
       }
       for (const ep of eps) this.deleteEndpointRows(String(ep.id));
+      // Its tokens (portal links too) could reach nothing of it, but would still read the event
+      // types, and be kept and listed for ever.
+      this.db.prepare("DELETE FROM api_tokens WHERE app_id = ?").run(id);
       this.db.prepare("DELETE FROM applications WHERE id = ?").run(id);
     })();
   }

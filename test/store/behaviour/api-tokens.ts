@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { ApiToken } from "../../../src/domain/types.js";
 import { ConflictError } from "../../../src/errors.js";
 import { newId } from "../../../src/ids.js";
-import { HOUR, T0, type StoreUnderTest } from "./fixtures.js";
+import { anApplication, HOUR, T0, type StoreUnderTest } from "./fixtures.js";
 
 const hashOf = (plain: string): string => createHash("sha256").update(plain).digest("hex");
 
@@ -56,6 +56,21 @@ export function apiTokenBehaviour(t: StoreUnderTest): void {
       const b = await t.store.createApiToken(aToken({ id: newId("tok", T0 + HOUR) }));
       await t.store.revokeApiToken(a.id, T0 + 2 * HOUR);
       expect(await t.store.listApiTokens()).toEqual([{ ...a, revokedAt: T0 + 2 * HOUR }, b]);
+    });
+
+    it("deletes an application's tokens with it; others stay", async () => {
+      const a = await t.store.createApplication(anApplication());
+      const b = await t.store.createApplication(anApplication());
+      await t.store.createApiToken(aToken({ scope: "app", appId: a.id }));
+      await t.store.createApiToken(
+        aToken({ id: newId("tok", T0 + 1), scope: "app", appId: a.id, expiresAt: T0 + HOUR }),
+      );
+      const other = await t.store.createApiToken(
+        aToken({ id: newId("tok", T0 + 2), scope: "app", appId: b.id }),
+      );
+      const admin = await t.store.createApiToken(aToken({ id: newId("tok", T0 + 3) }));
+      await t.store.deleteApplication(a.id);
+      expect(await t.store.listApiTokens()).toEqual([other, admin]);
     });
 
     it("revokes a token once: a second revocation keeps the first time", async () => {
