@@ -460,6 +460,7 @@ export class DeliveryEngine implements EngineControl {
         continue;
       this.runtimes.delete(id);
     }
+    this.runtimes.forgetUnusedApplications();
   }
 
   /**

@@ -46,6 +46,16 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
     this.apps.delete(appId);
   }
 
+  /**
+   * Forgets the applications as read that no runtime is of: once their endpoints are forgotten
+   * (idle, or deleted), nothing else would ever let them go.
+   */
+  forgetUnusedApplications(): void {
+    const used = new Set<string>();
+    for (const rt of this.values()) used.add(rt.endpoint.appId);
+    for (const appId of this.apps.keys()) if (!used.has(appId)) this.apps.delete(appId);
+  }
+
   /** Any endpoint or application may have changed unheard of: each reloads before it is used. */
   invalidateAll(): void {
     this.apps.clear();
