@@ -456,7 +456,10 @@ export class DeliveryEngine implements EngineControl {
    */
   private evictIdle(now: number): void {
     for (const [id, rt] of this.runtimes) {
-      if (rt.busy || now - rt.lastActiveAt < IDLE_EVICT_MS || this.holdings.backlogged.has(rt))
+      // An open circuit keeps its endpoint for the probe to come, unless the endpoint changed
+      // (or was deleted: nothing would ever dispatch to it again); the circuit is in the store.
+      const held = rt.stale ? rt.inFlight > 0 || rt.queue.length > 0 : rt.busy;
+      if (held || now - rt.lastActiveAt < IDLE_EVICT_MS || this.holdings.backlogged.has(rt))
         continue;
       this.runtimes.delete(id);
     }
