@@ -28,13 +28,27 @@ export function endpointActions(
     field("Event types", types, "Comma-separated; empty for every type"),
     h("button", { type: "submit" }, "Save changes"),
   );
+  // The fields as last filled from the endpoint. One the customer has not changed since follows
+  // the endpoint's refreshed state, and only changed ones are saved: sending them all put back a
+  // URL or event types changed meanwhile (in another tab, or through the API).
+  const inputs = { url, description, filterTypes: types };
+  const formOf = (e: Endpoint): Record<keyof typeof inputs, string> => ({
+    url: e.url,
+    description: e.description,
+    filterTypes: e.filterTypes?.join(", ") ?? "",
+  });
+  let filled = formOf(ep);
+  const fields = Object.keys(inputs) as (keyof typeof inputs)[];
+  // A field's value as formOf writes it ("a,b" and "a, b" are the same event types).
+  const valueOf = (k: keyof typeof inputs): string =>
+    k === "filterTypes" ? (typesOf(types.value)?.join(", ") ?? "") : inputs[k].value;
   edit.addEventListener("submit", (e) => {
     e.preventDefault();
-    void api("PATCH", path, {
-      url: url.value,
-      description: description.value,
-      filterTypes: typesOf(types.value),
-    })
+    const changed = fields.filter((k) => valueOf(k) !== filled[k]);
+    const body = Object.fromEntries(
+      changed.map((k) => [k, k === "filterTypes" ? typesOf(types.value) : inputs[k].value]),
+    );
+    void api("PATCH", path, body)
       .then(async () => {
         toast("Endpoint saved");
         await refreshNow();
@@ -109,6 +123,9 @@ export function endpointActions(
     follow: (now) => {
       current = now;
       offer(now.disabled);
+      const next = formOf(now);
+      for (const k of fields) if (valueOf(k) === filled[k]) inputs[k].value = next[k];
+      filled = next;
     },
   };
 }
