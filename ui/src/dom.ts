@@ -81,6 +81,28 @@ export function action(
   return button;
 }
 
+/**
+ * Runs `run` when the form is sent, once at a time: its submit buttons are disabled until it has
+ * finished (a double click or another Enter sent the request again, each making what it asks
+ * for), and a failure is reported in the toast.
+ */
+export function onSubmit(form: HTMLFormElement, run: () => Promise<unknown>): void {
+  let running = false;
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    if (running) return;
+    running = true;
+    const buttons = [...form.querySelectorAll<HTMLButtonElement>('button[type="submit"]')];
+    for (const b of buttons) b.disabled = true;
+    void run()
+      .catch((err: unknown) => toast(err instanceof Error ? err.message : String(err), true))
+      .finally(() => {
+        running = false;
+        for (const b of buttons) b.disabled = false;
+      });
+  });
+}
+
 /** A short message read out by screen readers. */
 export function toast(message: string, error = false): void {
   const el = document.getElementById("toast")!;

@@ -1,6 +1,6 @@
 /** An application's endpoints with their health at a glance, and a form to add one. */
 import { api, seg } from "../api.js";
-import { field, h, link, table, toast } from "../dom.js";
+import { field, h, link, onSubmit, table, toast } from "../dom.js";
 import { ago, percent } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
@@ -28,20 +28,15 @@ export async function renderEndpoints(page: HTMLElement, p: Record<string, strin
     field("Event types", types, "Comma-separated; leave empty to receive every type"),
     h("button", { type: "submit" }, "Add endpoint"),
   );
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    const body = {
+  onSubmit(form, async () => {
+    const ep = await api<Endpoint>("POST", base, {
       url: url.value,
       description: description.value,
       filterTypes: typesOf(types.value),
-    };
-    void api<Endpoint>("POST", base, body)
-      .then(async (ep) => {
-        form.reset();
-        toast(`Endpoint ${ep.url} added`);
-        await refreshNow();
-      })
-      .catch((err: Error) => toast(err.message, true));
+    });
+    form.reset();
+    toast(`Endpoint ${ep.url} added`);
+    await refreshNow();
   });
   const list = h("section", { "aria-label": "Endpoints" });
   page.append(
