@@ -71,6 +71,21 @@ export function heldBy(c: Endpoint["circuit"]): Node[] {
   return [document.createTextNode(" · "), circuitBadge(c.state), h("span", {}, why)];
 }
 
+/**
+ * Why a message's delivery to a disabled endpoint goes nowhere, said where a resend would be
+ * offered: hookline sends such an endpoint nothing, so a resend would only be dead-lettered.
+ */
+export const disabledNote = (ep: Endpoint | undefined): Node[] => [
+  document.createTextNode(" · "),
+  h("span", { class: "badge muted" }, "Endpoint disabled"),
+  h(
+    "span",
+    {},
+    " nothing is sent to it, a resend neither, until it is enabled. " +
+      `Why: ${ep?.disabledReason ?? "it was disabled by hand"}.`,
+  ),
+];
+
 /** Success rate and mean latency over the last hour, from the stats route. */
 export async function lastHour(
   app: string,

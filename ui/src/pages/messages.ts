@@ -11,7 +11,7 @@ import { pagedList } from "../paging.js";
 import type { App, Attempt, DeliveryStatus, Endpoint, Message } from "../types.js";
 import { attemptDetails, attemptResult, viewOf } from "./attempt.js";
 import { typesOf } from "./endpoints.js";
-import { heldBy } from "./health.js";
+import { disabledNote, heldBy } from "./health.js";
 
 export async function renderMessages(page: HTMLElement, p: Record<string, string>): Promise<void> {
   const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
@@ -127,6 +127,7 @@ const namedTypes = (message: string, typed: string[]): string =>
 interface Destination {
   id: string;
   url: string;
+  disabled: boolean;
   statusText: string;
   nextAttempt: string | null;
 }
@@ -158,16 +159,17 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
       // Every page, not a "More" button: the attempts come newest first across all endpoints,
       // and a page's end would cut some endpoint's timeline short without saying so.
       const attempts = await everyPage<Attempt>(`${appPath}/attempt/msg/${seg(msg.id)}?limit=250`);
-      // A waiting delivery may be held by its endpoint's circuit rather than by its retry. The
-      // endpoints are read together: one round trip per refresh, however many are waiting.
-      const waiting = dests.data.filter((d) => d.statusText === "pending");
+      // A waiting delivery may be held by its endpoint's circuit rather than by its retry, and a
+      // disabled endpoint is sent nothing, for a reason the page says. Their endpoints are read
+      // together: one round trip per refresh, however many there are.
+      const read = dests.data.filter((d) => d.statusText === "pending" || d.disabled);
       const endpoints = await Promise.all(
-        waiting.map((d) => api<Endpoint>("GET", `${appPath}/endpoint/${seg(d.id)}`)),
+        read.map((d) => api<Endpoint>("GET", `${appPath}/endpoint/${seg(d.id)}`)),
       );
-      const circuits = Object.fromEntries(waiting.map((d, i) => [d.id, endpoints[i]!.circuit]));
-      return { dests, attempts, circuits };
+      const held = Object.fromEntries(read.map((d, i) => [d.id, endpoints[i]!]));
+      return { dests, attempts, held };
     },
-    ({ dests, attempts, circuits }) => [
+    ({ dests, attempts, held }) => [
       ...dests.data.map((d) =>
         h(
           "article",
@@ -182,17 +184,24 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
             {},
             h("span", { class: `badge status-${d.statusText}` }, d.statusText),
             d.nextAttempt ? [" · next attempt ", until(d.nextAttempt)] : "",
-            circuits[d.id] ? heldBy(circuits[d.id]!) : "",
-            " ",
-            action(
-              "Resend to this endpoint",
-              async () => {
-                await api("POST", `${appPath}/msg/${seg(msg.id)}/endpoint/${seg(d.id)}/resend`);
-                toast("Resend queued");
-                await refreshNow();
-              },
-              { "data-key": `resend-${d.id}` },
-            ),
+            d.disabled
+              ? disabledNote(held[d.id])
+              : [
+                  held[d.id] ? heldBy(held[d.id]!.circuit) : "",
+                  " ",
+                  action(
+                    "Resend to this endpoint",
+                    async () => {
+                      await api(
+                        "POST",
+                        `${appPath}/msg/${seg(msg.id)}/endpoint/${seg(d.id)}/resend`,
+                      );
+                      toast("Resend queued");
+                      await refreshNow();
+                    },
+                    { "data-key": `resend-${d.id}` },
+                  ),
+                ],
           ),
           h(
             "ol",
