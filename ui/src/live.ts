@@ -3,12 +3,19 @@
  * while the page is shown and the tab is visible, and drops them when the page changes. A region
  * is redrawn only when its data changed, so focus and scroll stay put on a quiet page.
  */
+import { ApiError } from "./api.js";
 import { replace, toast } from "./dom.js";
 import { refreshRelativeTimes } from "./format.js";
 
 export const POLL_MS = 2_000;
 let refreshers: { region: HTMLElement; refresh: () => Promise<void> }[] = [];
 let timer: number | undefined;
+let onGone: () => void = () => {};
+
+/** What to do when what the page shows is not there any more (see {@link startPolling}). */
+export const whenGone = (fn: () => void): void => {
+  onGone = fn;
+};
 
 /** Fills `region` from `load`, again on every poll when the answer changes. */
 export async function live<T>(
@@ -50,8 +57,9 @@ export async function refreshNow(): Promise<void> {
 }
 
 /**
- * Starts the poll loop; a failing poll shows why and tries again next time. Relative times ("in
- * 12 s") move on at every tick, whether or not the data changed.
+ * Starts the poll loop; a failing poll shows why and tries again next time, and one that finds
+ * the page's data gone (404) has the page loaded again. Relative times ("in 12 s") move on at
+ * every tick, whether or not the data changed.
  */
 export function startPolling(): void {
   if (timer !== undefined) return;
@@ -61,7 +69,10 @@ export function startPolling(): void {
       try {
         await refreshNow();
       } catch (err) {
-        toast(`Live update failed: ${err instanceof Error ? err.message : String(err)}`, true);
+        // Deleted meanwhile (in another tab, or through the API): the page is loaded again and
+        // says so once, instead of showing it as it was and failing every update.
+        if (err instanceof ApiError && err.status === 404) onGone();
+        else toast(`Live update failed: ${err instanceof Error ? err.message : String(err)}`, true);
       }
     }
     timer = window.setTimeout(tick, POLL_MS);

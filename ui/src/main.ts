@@ -6,7 +6,7 @@
 import "./style.css";
 import { api, ApiError, session, whenUnauthorized } from "./api.js";
 import { h, link, replace, toast } from "./dom.js";
-import { dropLive, POLL_MS, resetLive, startPolling } from "./live.js";
+import { dropLive, POLL_MS, resetLive, startPolling, whenGone } from "./live.js";
 import { renderLogin } from "./pages/login.js";
 import { routes, type Ctx } from "./routes.js";
 
@@ -169,6 +169,8 @@ whenUnauthorized(() => {
   toast("Your session has ended: the token is no longer valid.", true);
   void show();
 });
+// What the page showed was deleted: loaded again, it says "not found" and stops updating.
+whenGone(() => void show(false, true));
 window.addEventListener("hashchange", () => {
   if (portal) takePortalLink();
   void show(true);
