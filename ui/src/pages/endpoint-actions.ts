@@ -3,7 +3,7 @@ import { api } from "../api.js";
 import { action, field, h, toast } from "../dom.js";
 import { refreshNow } from "../live.js";
 import type { Endpoint } from "../types.js";
-import { typesOf } from "./endpoints.js";
+import { namedTypes, typesOf } from "./endpoints.js";
 
 /** The actions on an endpoint, and `follow` to keep them in step with its refreshed state. */
 export function endpointActions(
@@ -53,7 +53,7 @@ export function endpointActions(
         toast("Endpoint saved");
         await refreshNow();
       })
-      .catch((err: Error) => toast(err.message, true));
+      .catch((err: Error) => toast(namedTypes(err.message, typesOf(types.value)), true));
   });
   // The endpoint can change under the page (the engine disables it on 410 Gone, someone else
   // enables it): the button offers what the latest state allows.

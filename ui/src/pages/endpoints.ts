@@ -13,6 +13,15 @@ export const typesOf = (text: string): string[] | null => {
   return list.length ? list : null;
 };
 
+/**
+ * The API names a refused event type by its place ("event_types.1: …", "filterTypes.1: …"); say
+ * which one was typed.
+ */
+export const namedTypes = (message: string, typed: string[] | null): string =>
+  message.replace(/(?:event_types|filterTypes)\.(\d+)/g, (all, i: string) =>
+    typed?.[Number(i)] === undefined ? all : `event type "${typed[Number(i)]}"`,
+  );
+
 export async function renderEndpoints(page: HTMLElement, p: Record<string, string>): Promise<void> {
   const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
   const base = `/api/v1/app/${seg(app.id)}/endpoint`;
@@ -29,10 +38,13 @@ export async function renderEndpoints(page: HTMLElement, p: Record<string, strin
     h("button", { type: "submit" }, "Add endpoint"),
   );
   onSubmit(form, async () => {
+    const filterTypes = typesOf(types.value);
     const ep = await api<Endpoint>("POST", base, {
       url: url.value,
       description: description.value,
-      filterTypes: typesOf(types.value),
+      filterTypes,
+    }).catch((err: Error) => {
+      throw new Error(namedTypes(err.message, filterTypes), { cause: err });
     });
     form.reset();
     toast(`Endpoint ${ep.url} added`);

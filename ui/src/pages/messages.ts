@@ -10,7 +10,7 @@ import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
 import type { App, Attempt, DeliveryStatus, Endpoint, Message } from "../types.js";
 import { attemptDetails, attemptResult, viewOf } from "./attempt.js";
-import { typesOf } from "./endpoints.js";
+import { namedTypes, typesOf } from "./endpoints.js";
 import { disabledNote, heldBy } from "./health.js";
 
 export async function renderMessages(page: HTMLElement, p: Record<string, string>): Promise<void> {
@@ -117,12 +117,6 @@ function deliveries(s: DeliveryStatus): HTMLElement {
     counts.length > 1 ? ` (${counts.map((k) => `${s[k]} ${k}`).join(", ")})` : "",
   );
 }
-
-/** The API names a refused type by its place ("event_types.1: …"); say which one was typed. */
-const namedTypes = (message: string, typed: string[]): string =>
-  message.replace(/event_types\.(\d+)/g, (all, i: string) =>
-    typed[Number(i)] === undefined ? all : `event type "${typed[Number(i)]}"`,
-  );
 
 interface Destination {
   id: string;
