@@ -1,6 +1,6 @@
 /** Operator console: every application, a way to add one, and portal links for customers. */
 import { api, seg } from "../api.js";
-import { action, field, h, link, table, toast } from "../dom.js";
+import { action, field, h, link, onSubmit, table, toast } from "../dom.js";
 import { ago } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
@@ -16,15 +16,12 @@ export async function renderApps(page: HTMLElement): Promise<void> {
     field("Name", name),
     h("button", { type: "submit" }, "Create application"),
   );
-  create.addEventListener("submit", (e) => {
-    e.preventDefault();
-    void api<App>("POST", "/api/v1/app", { name: name.value })
-      .then(async (app) => {
-        name.value = "";
-        toast(`Application ${app.name} created`);
-        await refreshNow();
-      })
-      .catch((err: Error) => toast(err.message, true));
+  // Once at a time: a double click made two applications of one name.
+  onSubmit(create, async () => {
+    const app = await api<App>("POST", "/api/v1/app", { name: name.value });
+    name.value = "";
+    toast(`Application ${app.name} created`);
+    await refreshNow();
   });
   const portalOut = h("div", { class: "portal-link", "aria-live": "polite" });
   page.append(h("h1", { id: "apps-title" }, "Applications"), create, portalOut, list);

@@ -1,6 +1,6 @@
 /** Bulk replays: the form that starts one (time window, canary), the list, and live progress. */
 import { api, seg } from "../api.js";
-import { action, field, h, link, table, toast } from "../dom.js";
+import { action, field, h, link, onSubmit, table, toast } from "../dom.js";
 import { ago, isoOf, localInput, time } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
@@ -42,20 +42,17 @@ export function bulkReplayForm(): HTMLElement {
     ),
     h("button", { type: "submit" }, "Start bulk replay"),
   );
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    void api<ReplayJob>("POST", "/api/v1/dlq/replay", {
+  // Once at a time: a double click started two jobs over the same records.
+  onSubmit(form, async () => {
+    const job = await api<ReplayJob>("POST", "/api/v1/dlq/replay", {
       since: isoOf(since.value),
       until: isoOf(until.value),
       endpointId: endpoint.value.trim() || undefined,
       canarySize: numberOf(canary),
       ratePerSecond: numberOf(rate),
-    })
-      .then((job) => {
-        toast(`Bulk replay ${job.id} started`);
-        location.hash = `#/jobs/${job.id}`;
-      })
-      .catch((err: Error) => toast(err.message, true));
+    });
+    toast(`Bulk replay ${job.id} started`);
+    location.hash = `#/jobs/${job.id}`;
   });
   return form;
 }
