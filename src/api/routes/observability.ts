@@ -1,11 +1,11 @@
 /** Metrics, alerts, system stats, readiness and failure drills. */
 import { z } from "zod";
-import { NotFoundError } from "../../errors.js";
+import { ConflictError, NotFoundError } from "../../errors.js";
 import { checkReady, type Observability } from "../../observability/service.js";
 import type { DrillRun } from "../../store/port.js";
 import type { ApiDeps } from "../deps.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
-import { iso } from "../schemas/common.js";
+import { HttpError, iso } from "../schemas/common.js";
 import { AlertsOut, DrillRunOut, ReadyOut, StatsOut } from "../schemas/observability.js";
 
 const TAG = "Observability";
@@ -88,8 +88,22 @@ export function observabilityRoutes(deps: ApiDeps): RouteDef[] {
       summary: "Run a failure drill now and answer with its result (joins a running one)",
       tag: TAG,
       extension: true,
-      responses: { 200: { description: "The drill's result", schema: DrillRunOut } },
-      handler: async () => ok(drillView(await observabilityOf(deps).drills.run("manual"))),
+      responses: {
+        200: { description: "The drill's result", schema: DrillRunOut },
+        409: { description: "This process serves the API only (--role api)", schema: HttpError },
+      },
+      handler: async () => {
+        const drills = observabilityOf(deps).drills;
+        // The drill's receiver lives in this process, and an API-only one delivers nothing: the
+        // drill could only time out and record a failure that fires drill_failing.
+        if (deps.config.role === "api") {
+          throw new ConflictError(
+            "failure drills run in a process that delivers, and this one serves the API only " +
+              "(--role api): run the drill against a process started with --role all",
+          );
+        }
+        return ok(drillView(await drills.run("manual")));
+      },
     }),
     defineRoute({
       method: "GET",
