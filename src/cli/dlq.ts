@@ -294,7 +294,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
       time("--start-at", "ahead"),
     )
     .option("--note <text>", "why, for the records' history")
-    .option("--detach", "start the job and return; follow it with `hookline dlq job <id>`")
+    .option("--detach", "start the job and return; follow it with `hookline dlq job <id> --watch`")
     .option("--interval <ms>", "how often to look at the job", interval, 500)
     .action(async (o: BulkOptions, cmd: Command) => {
       const { api, asJson } = setup(cmd, BULK_OPTIONS);
