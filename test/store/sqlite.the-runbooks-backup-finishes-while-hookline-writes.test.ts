@@ -12,6 +12,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -84,6 +85,8 @@ it("the runbook's SQLite backup finishes while hookline writes, and restores", a
   const files = readdirSync(join(dir, "backups"));
   const backupFile = files.find((f) => f.endsWith(".db"))!;
   expect(files.sort()).toEqual(["admin-token", backupFile].sort());
+  // Readable by the operator alone, as the data dir is: the copy holds the endpoints' secrets.
+  for (const f of files) expect(statSync(join(dir, "backups", f)).mode & 0o077).toBe(0);
   const restored = join(dir, "restored");
   mkdirSync(restored);
   renameSync(join(dir, "backups", backupFile), join(restored, "hookline.db"));
