@@ -150,6 +150,7 @@ export class Dispatcher {
       host.recoverLater();
       return;
     }
+    await this.handBackBeyondRate(rt);
     while (rt.queue.length && host.isRunning()) {
       if (rt.inFlight >= rt.limit.effective) return;
       const throttled = rt.throttle?.wait() ?? 0;
@@ -214,6 +215,20 @@ export class Dispatcher {
   }
 
   /**
+   * A rate-limited endpoint holds one second of requests at most (runtime.ts, `room`), but a claim
+   * may bring it more (a scan's batch is not counted by endpoint, nor is an endpoint known to be
+   * limited before it is loaded), and its limit may be lowered while deliveries wait. Held, they
+   * would wait for the rate in this process's hands, filling them while every other endpoint
+   * waited too: those beyond go back to the store, to be claimed through its index as it sends.
+   */
+  private async handBackBeyondRate(rt: EndpointRuntime): Promise<void> {
+    const over = Math.min(rt.queue.length, -rt.room());
+    if (over <= 0) return;
+    await this.putBack(rt, (d) => d.dueAt, rt.queue.length - over);
+    this.deps.holdings.backlogged.add(rt);
+  }
+
+  /**
    * The endpoint was deleted, and its deliveries with it: those waiting here are dropped, not
    * sent to its old URL with its old secret. What is in flight finishes; its outcome finds no row.
    */
@@ -244,20 +259,22 @@ export class Dispatcher {
   }
 
   /**
-   * Returns an endpoint's waiting deliveries to pending, each due at `at(d)`. They leave the queue
-   * while the store writes, so that no other dispatch starts or returns them meanwhile; should
-   * the write fail, they are back at its head, still counted as held, and the error is thrown.
+   * Returns an endpoint's waiting deliveries to pending (those from `from` on), each due at
+   * `at(d)`. They leave the queue while the store writes, so that no other dispatch starts or
+   * returns them meanwhile; should the write fail, they are back where they were (or at its end,
+   * should it have been sent from meanwhile), still counted as held, and the error is thrown.
    */
   private async putBack(
     rt: EndpointRuntime,
     at: (d: ClaimedDelivery) => number,
+    from = 0,
   ): Promise<Release[]> {
-    const waiting = rt.queue.splice(0);
+    const waiting = rt.queue.splice(from);
     const releases = waiting.map((d) => releaseOf(d, at(d)));
     try {
       await this.deps.store.releaseDeliveries(releases);
     } catch (err) {
-      rt.queue.unshift(...waiting);
+      rt.queue.splice(Math.min(from, rt.queue.length), 0, ...waiting);
       throw err;
     }
     this.deps.holdings.claimed -= waiting.length;

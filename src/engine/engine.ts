@@ -498,17 +498,18 @@ export class DeliveryEngine implements EngineControl {
   /** Claims for endpoints the scan skipped while they were full, through their own index. */
   private async refillBacklogged(now: number, leaseUntil: number): Promise<void> {
     for (const rt of this.holdings.backlogged) {
-      const room = Math.min(this.free(), this.deps.settings.batchSize);
-      if (room <= 0) return;
+      const free = Math.min(this.free(), this.deps.settings.batchSize);
+      if (free <= 0) return;
       if (rt.leaving) this.holdings.backlogged.delete(rt);
       if (rt.isFull() || rt.leaving) continue;
+      const room = Math.min(free, rt.room());
       if ((await this.claimEndpoint(rt.endpoint.id, room, now, leaseUntil)) < room) {
         this.holdings.backlogged.delete(rt);
       }
     }
     for (const id of this.holdings.adoptable) {
-      const room = Math.min(this.free(), this.deps.settings.batchSize);
-      if (room <= 0) return;
+      const free = Math.min(this.free(), this.deps.settings.batchSize);
+      if (free <= 0) return;
       const rt = this.runtimes.get(id);
       // A full endpoint is refilled as backlogged (put there now: the cursor may already have
       // moved past its rows); one being let go, or handed over a moment ago, is not taken back
@@ -518,6 +519,7 @@ export class DeliveryEngine implements EngineControl {
         this.holdings.adoptable.delete(id);
         continue;
       }
+      const room = Math.min(free, rt?.room() ?? free);
       if ((await this.claimEndpoint(id, room, now, leaseUntil)) < room)
         this.holdings.adoptable.delete(id);
     }

@@ -41,9 +41,10 @@ export class EngineIntake implements Intake {
    * Room only when taking changes nothing about what is sent when: nothing is due that a scan
    * has not claimed (the last scan came back short and nothing was announced since), the endpoint
    * is known, settled and not backlogged, nothing waits in its queue, its circuit is closed, and
-   * it and the budget have a free slot for this one too, and no claim is under way (the store may
-   * write a new message in the claim's own commit, before the claim's rows are counted here).
-   * Otherwise the delivery is written due and claimed in its turn.
+   * it and the budget have a free slot for this one too (within its second's worth, should it
+   * have a rate limit: runtime.ts, `room`), and no claim is under way (the store may write a new
+   * message in the claim's own commit, before the claim's rows are counted here). Otherwise the
+   * delivery is written due and claimed in its turn.
    */
   room(endpointId: string, forEndpoint: number, all: number): number {
     const { host, holdings } = this.deps;
@@ -51,7 +52,7 @@ export class EngineIntake implements Intake {
     const rt = this.deps.runtimes.get(endpointId);
     if (!rt || rt.stale || rt.leaving || rt.endpoint.disabled || rt.queue.length > 0) return 0;
     if (holdings.backlogged.has(rt) || rt.breaker.snapshot().state !== "closed") return 0;
-    const slots = rt.limit.effective - rt.inFlight - forEndpoint;
+    const slots = Math.min(rt.limit.effective - rt.inFlight, rt.room()) - forEndpoint;
     return Math.max(0, Math.min(slots, host.free() - all));
   }
 

@@ -108,6 +108,15 @@ export class EndpointRuntime {
     return waiting >= Math.min(this.limit.effective, this.throttleRate ?? Infinity);
   }
 
+  /**
+   * How many more deliveries it may hold: a rate-limited endpoint one second of requests, in
+   * flight and waiting (negative when it holds more); any other as many as a claim brings.
+   */
+  room(): number {
+    if (this.throttleRate === null) return Number.POSITIVE_INFINITY;
+    return this.throttleRate - this.inFlight - this.queue.length;
+  }
+
   /** True while the engine must keep this runtime (work in hand or a circuit to remember). */
   get busy(): boolean {
     return this.inFlight > 0 || this.queue.length > 0 || this.breaker.snapshot().state !== "closed";
