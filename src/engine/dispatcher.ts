@@ -150,7 +150,8 @@ export class Dispatcher {
       host.recoverLater();
       return;
     }
-    await this.handBackBeyondRate(rt);
+    // Checked here, not awaited on every dispatch: most endpoints have no rate limit.
+    if (rt.queue.length > rt.room()) await this.handBackBeyondRate(rt);
     while (rt.queue.length && host.isRunning()) {
       if (rt.inFlight >= rt.limit.effective) return;
       const throttled = rt.throttle?.wait() ?? 0;

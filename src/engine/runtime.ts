@@ -87,7 +87,7 @@ export class EndpointRuntime {
    */
   private setThrottle(endpoint: Endpoint, app: Application | null): void {
     // 0 is "no limit", as null is: a rate of nothing would hold the endpoint's deliveries for ever.
-    const rate = endpoint.rateLimit || app?.rateLimit || null;
+    const rate = (endpoint.rateLimit ?? app?.rateLimit) || null;
     if (rate === this.throttleRate) return;
     this.throttleRate = rate;
     const burst = Math.max(1, Math.floor((rate ?? 0) / 20));

@@ -1,6 +1,6 @@
 /**
  * An endpoint's rate limit (Svix's `rateLimit`, newer clients' `throttleRate`), or its
- * application's when it sets none, is the most requests a second hookline starts to it. It used to
+ * application's when it sets none (an endpoint's 0 is no limit), is the most requests a second hookline starts to it. It used to
  * be stored and shown but never applied: a receiver that asked for 5 a second got everything at
  * once. On a fake clock: what arrives at each step of time is what the limit lets through.
  */
@@ -57,15 +57,18 @@ describe("an endpoint's rate limit", () => {
     await h.store.updateApplication({ ...h.app, rateLimit: 2, updatedAt: h.app.updatedAt + 1 });
     await h.addEndpoint(rx.url("/a"));
     await h.addEndpoint(rx.url("/b"), undefined, { rateLimit: 1000 });
+    await h.addEndpoint(rx.url("/c"), undefined, { rateLimit: 0 });
     for (let i = 0; i < 6; i++) await h.post({ i });
 
-    await rx.waitFor(7);
-    expect(await quiet()).toBe(7);
-    // Every request to /b at once (its own limit); one to /a (its application's, 2 a second).
+    await rx.waitFor(13);
+    expect(await quiet()).toBe(13);
+    // Every request to /b at once (its own limit) and to /c (its 0 lifts the application's); one
+    // to /a (its application's, 2 a second).
     expect(rx.on("/b")).toHaveLength(6);
+    expect(rx.on("/c")).toHaveLength(6);
     expect(rx.on("/a")).toHaveLength(1);
     clock.advance(500);
-    expect(await quiet()).toBe(8);
+    expect(await quiet()).toBe(14);
   });
 
   it("changed through the API applies from the next request", async () => {
