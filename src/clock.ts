@@ -11,8 +11,8 @@ export interface TimerHandle {
   readonly id: number;
 }
 
-/** The longest wait one Node timeout takes (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** The longest wait one Node timeout takes (2^31 - 1 ms, about 24.8 days); past it, Node waits 1 ms. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** The wall clock, with Node timers that do not keep the process alive on their own. */
 export const systemClock: Clock = (() => {

@@ -11,6 +11,7 @@ import type {
   ReplayJobOut,
   ReplayOut,
 } from "../api/schemas/dead-letter.js";
+import { MAX_TIMEOUT_MS } from "../clock.js";
 import { ConfigError } from "../errors.js";
 import { ApiClient, type OptionNames } from "./client.js";
 import { ago, duration, parseTime, printable, table } from "./format.js";
@@ -150,10 +151,10 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a whole number");
     return n;
   };
-  // A timer waits at most 2^31 - 1 ms; past it, Node warns and waits 1 ms instead.
+  // Polled with a plain timer, which waits at most MAX_TIMEOUT_MS.
   const interval = (value: string) => {
     const n = count(value);
-    if (n > 2_147_483_647) throw new InvalidArgumentError("must be at most 2147483647");
+    if (n > MAX_TIMEOUT_MS) throw new InvalidArgumentError(`must be at most ${MAX_TIMEOUT_MS}`);
     return n;
   };
 

@@ -151,7 +151,7 @@ export class Dispatcher {
       return;
     }
     // Checked here, not awaited on every dispatch: most endpoints have no rate limit.
-    if (rt.queue.length > rt.room()) await this.handBackBeyondRate(rt);
+    if (rt.room() < 0) await this.handBackBeyondRate(rt);
     while (rt.queue.length && host.isRunning()) {
       if (rt.inFlight >= rt.limit.effective) return;
       const throttled = rt.throttle?.wait() ?? 0;

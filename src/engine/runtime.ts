@@ -105,7 +105,7 @@ export class EndpointRuntime {
     if (this.breaker.snapshot().state === "open") return waiting > 0;
     // A rate-limited endpoint holds one second of requests at most: more would wait in hand, under
     // a lease, for seconds or minutes while other workers could not have them.
-    return waiting >= Math.min(this.limit.effective, this.throttleRate ?? Infinity);
+    return waiting >= this.limit.effective || this.room() <= 0;
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import type pg from "pg";
 import type { PoolClient, QueryConfig, QueryResultRow } from "pg";
+import { MAX_TIMEOUT_MS } from "../../clock.js";
 import { ConflictError, StoreUnavailableError } from "../../errors.js";
 import type { FieldCipher } from "../../security/cipher.js";
 import type { StoreLimits } from "../port.js";
@@ -43,7 +44,7 @@ export interface PostgresOptions {
 export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 
 /** The longest delay a Node timer takes: a statement bound that is, in practice, none. */
-const NO_CLIENT_BOUND_MS = 2 ** 31 - 1;
+const NO_CLIENT_BOUND_MS = MAX_TIMEOUT_MS;
 
 /** One row as pg returns it (BIGINT already a number: see `TYPES` in connections.ts). */
 export type Row = Record<string, unknown>;
