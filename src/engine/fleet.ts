@@ -171,14 +171,17 @@ export class Fleet {
   }
 
   /**
-   * Whether the others may have declared this worker dead: its last heartbeat to get through is
-   * the dead-after time old (the database away from this worker alone looks the same to it as
-   * one away from all). It then starts no request: a worker that cannot be heard would otherwise
-   * go on sending what it holds while the deliveries' new owner sends them too, two senders to
-   * one endpoint for as long as it stays cut off.
+   * Whether the others may soon declare this worker dead: its last heartbeat to get through is
+   * half the dead-after time old (the database away from this worker alone looks the same to it
+   * as one away from all). It then starts no request: a worker that cannot be heard would
+   * otherwise go on sending what it holds while the deliveries' new owner sends them too, two
+   * senders to one endpoint for as long as it stays cut off. Half, not all of it: the requests
+   * it started last are still in flight when it falls silent, and the other half is their time
+   * to end before anyone may take over. Silenced at the dead-after time itself, its last
+   * requests overlapped the new owner's first, past the endpoint's limit.
    */
   silenced(now: number): boolean {
-    return now - this.lastOkAt >= this.settings.deadAfterMs;
+    return now - this.lastOkAt >= this.settings.deadAfterMs / 2;
   }
 
   /** Workers whose heartbeat is older than this may be treated as dead (see `distrust`). */
@@ -273,8 +276,8 @@ export class Fleet {
         this.silenceLogged = true;
         this.host.log.warn(
           { workerId: this.idValue, deadAfterMs: this.settings.deadAfterMs },
-          "this worker has not been heard for the dead-after time; it starts no request until " +
-            "a heartbeat gets through",
+          "this worker has not been heard for half the dead-after time; it starts no request " +
+            "until a heartbeat gets through",
         );
       }
     }

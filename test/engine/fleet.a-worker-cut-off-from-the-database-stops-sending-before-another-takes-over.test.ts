@@ -3,8 +3,10 @@
  * deliveries when it loses the database (a loopback proxy in front of the shared server is cut),
  * while worker B still reaches it. B declares A dead once A's heartbeat is the dead-after time
  * old and sends A's deliveries. A, which cannot learn that, must have stopped starting requests
- * by then: it may have been declared dead, so what it holds may be another's. Otherwise both send
- * the same deliveries to the endpoint at once, past its concurrency limit.
+ * early enough for the last ones to have been answered by then: it may have been declared dead,
+ * so what it holds may be another's. Otherwise both send the same deliveries to the endpoint at
+ * once, past its concurrency limit. (A worker that stopped starting at the dead-after time itself
+ * still had a full set of requests in flight when B began.)
  */
 import { expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
@@ -44,8 +46,9 @@ it("a worker cut off from the database starts no request once the others may hav
     queryTimeoutMs: 1_000,
   });
   cleanup.push(() => proxied.close());
-  // Slow answers: A's queue lasts well past the dead-after time.
-  const rx = await Receiver.start(() => ({ status: 200, delayMs: 300 }));
+  // Slow answers: A's queue lasts well past the dead-after time, and each of its requests is in
+  // flight long enough to meet B's first were A to start requests until B takes over.
+  const rx = await Receiver.start(() => ({ status: 200, delayMs: 400 }));
   cleanup.push(() => rx.close());
 
   const worker = async (name: string, store: Store) => {

@@ -77,7 +77,10 @@ interface Envelope {
 /** The PostgreSQL implementation of {@link WorkerCoordination}. */
 export class PostgresCoordination implements WorkerCoordination {
   private readonly channel: string;
+  /** The store's pool: signals go out through it, as many as the API raises. */
   private readonly pool: pg.Pool;
+  /** Connections of the fleet's own, for its heartbeats and what each beat does (see store.ts). */
+  private readonly fleetPool: pg.Pool;
   private readonly connect: () => pg.Client;
   /** Ends a LISTEN connection, destroying it if its server does not answer the goodbye. */
   private readonly end: (client: pg.Client) => Promise<void>;
@@ -86,12 +89,14 @@ export class PostgresCoordination implements WorkerCoordination {
 
   constructor(deps: {
     pool: pg.Pool;
+    fleetPool: pg.Pool;
     connect: () => pg.Client;
     end: (client: pg.Client) => Promise<void>;
     schema: string;
     run: <T>(fn: () => Promise<T>) => Promise<T>;
   }) {
     this.pool = deps.pool;
+    this.fleetPool = deps.fleetPool;
     this.connect = deps.connect;
     this.end = deps.end;
     this.run = deps.run;
@@ -100,7 +105,7 @@ export class PostgresCoordination implements WorkerCoordination {
   }
 
   async register(w: { id: string; role: string; host: string; now: number }): Promise<void> {
-    await this.run(() => exec(this.pool, SQL.register, [w.id, w.role, w.host, w.now]));
+    await this.run(() => exec(this.fleetPool, SQL.register, [w.id, w.role, w.host, w.now]));
   }
 
   async heartbeat(req: {
@@ -111,7 +116,7 @@ export class PostgresCoordination implements WorkerCoordination {
     inTransit: readonly string[];
   }): Promise<Heartbeat> {
     const params = [req.id, req.now, req.deadBefore, [...req.release], [...req.inTransit]];
-    const row = (await this.run(() => one(this.pool, SQL.heartbeat, params)))!;
+    const row = (await this.run(() => one(this.fleetPool, SQL.heartbeat, params)))!;
     return {
       alive: Boolean(row.alive),
       liveWorkers: Number(row.live),
@@ -130,7 +135,7 @@ export class PostgresCoordination implements WorkerCoordination {
    */
   async reap(now: number, deadBefore: number): Promise<Reaped> {
     return this.run(() =>
-      tx(this.pool, async (c) => {
+      tx(this.fleetPool, async (c) => {
         const dead = await all(c, SQL.reapWorkers, [deadBefore]);
         const row = (await one(c, SQL.reapHoldings, [now]))!;
         return {
@@ -143,17 +148,17 @@ export class PostgresCoordination implements WorkerCoordination {
   }
 
   async orphans(now: number, deadBefore: number, limit: number): Promise<string[]> {
-    const rows = await this.run(() => all(this.pool, SQL.orphans, [now, deadBefore, limit]));
+    const rows = await this.run(() => all(this.fleetPool, SQL.orphans, [now, deadBefore, limit]));
     return rows.map((r) => String(r.id));
   }
 
   async dueOwned(workerId: string, now: number): Promise<string[]> {
-    const rows = await this.run(() => all(this.pool, SQL.dueOwned, [workerId, now]));
+    const rows = await this.run(() => all(this.fleetPool, SQL.dueOwned, [workerId, now]));
     return rows.map((r) => String(r.endpoint_id));
   }
 
   async unregister(id: string): Promise<string[]> {
-    const rows = await this.run(() => all(this.pool, SQL.unregister, [id]));
+    const rows = await this.run(() => all(this.fleetPool, SQL.unregister, [id]));
     return ((rows[0]?.endpoints as string[] | undefined) ?? []).map(String);
   }
 

@@ -95,6 +95,8 @@ export class PostgresStore implements Store {
   readonly coordination: PostgresCoordination;
   private readonly pool: pg.Pool;
   private readonly connections: Set<pg.ClientBase>;
+  private readonly fleetPool: pg.Pool;
+  private readonly fleetConnections: Set<pg.ClientBase>;
   /** How long a statement may wait for its answer, and `close` for connections still busy. */
   private readonly queryTimeoutMs: number;
   private readonly schema: string;
@@ -116,6 +118,12 @@ export class PostgresStore implements Store {
   constructor(options: PostgresOptions) {
     this.pool = openPool(options);
     this.connections = trackConnections(this.pool);
+    // A worker's heartbeats do not queue for the pool behind the API's statements (in role all),
+    // each of which may wait the query timeout on a lock another session holds: a heartbeat that
+    // timed out waiting there left the worker unheard, so the others declared it dead and sent
+    // its deliveries again, with the database there all along. Lazy: an API process opens none.
+    this.fleetPool = openPool({ ...options, poolSize: 1 });
+    this.fleetConnections = trackConnections(this.fleetPool);
     this.queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     this.schema = options.schema;
     this.existingOnly = options.existingOnly === true;
@@ -136,6 +144,7 @@ export class PostgresStore implements Store {
     this.apiTokens = new ApiTokens(this.pool);
     this.coordination = new PostgresCoordination({
       pool: this.pool,
+      fleetPool: this.fleetPool,
       connect: () => newClient(options),
       end: (client) => endWithin(client, this.queryTimeoutMs),
       schema: options.schema,
@@ -160,7 +169,10 @@ export class PostgresStore implements Store {
     this.closed = true;
     // Bounded: a connection to a server that vanished may never answer, not even the goodbye.
     const migrating = this.migrated ? [this.migrated.catch(() => undefined)] : [];
-    await endPool(this.pool, this.connections, this.queryTimeoutMs, migrating);
+    await Promise.all([
+      endPool(this.pool, this.connections, this.queryTimeoutMs, migrating),
+      endPool(this.fleetPool, this.fleetConnections, this.queryTimeoutMs),
+    ]);
   }
 
   async ping(): Promise<void> {
