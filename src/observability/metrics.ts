@@ -336,6 +336,9 @@ export class HooklineMetrics {
       registers: [this.registry],
       collect() {
         this.reset();
+        // prom-client resets a gauge without labels to 0; a gauge `fill` leaves unset is absent
+        // instead (nothing delivers here, or the store could not be read), never a made-up 0.
+        if (labelNames.length === 0) this.remove();
         fill(this);
       },
     });
