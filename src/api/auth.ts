@@ -10,7 +10,14 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.js";
 import { ExpiringMap } from "../expiring-map.js";
 import type { ApiTokenScope } from "../domain/types.js";
-import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from "../errors.js";
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  StoreUnavailableError,
+  UnauthorizedError,
+} from "../errors.js";
+import { finishedWithin } from "../finished-within.js";
 import { newId } from "../ids.js";
 import type { Store } from "../store/port.js";
 import type { RouteAccess, RouteDef } from "./route.js";
@@ -50,20 +57,59 @@ const sha256: (text: string) => Buffer =
 export const newPlainToken = (scope: ApiTokenScope): string =>
   `hl_${scope}_${crypto.randomBytes(24).toString("base64url")}`;
 
+/** Admin tokens remembered for routes served while the store is unavailable (at most). */
+const KNOWN_ADMIN_TOKENS = 100;
+
+/**
+ * How long a route served while the store is unavailable waits for a token's lookup before it
+ * takes the token as last found (the readiness check waits as long for the store).
+ */
+const OUTAGE_LOOKUP_WAIT_MS = 2_000;
+
 /**
  * Recently checked tokens (by the token), per store, so a burst of requests with one token costs
- * one lookup a second, not one each. Only valid tokens are kept, for at most a second; revoking through the API
- * clears this process's cache at once (another process sharing the database notices within the
- * second).
+ * one lookup a second, not one each. Only valid tokens are kept, for at most a second; revoking
+ * through the API clears this process's cache at once (another process sharing the database
+ * notices within the second). Beside them, by digest, the admin tokens last found valid, for the
+ * routes served while the store cannot be asked (`RouteDef.duringOutage`).
  */
-type TokenCache = ExpiringMap<Identity>;
+export class TokenCache {
+  private readonly recent = new ExpiringMap<Identity>(1_000);
+  private readonly admins = new Map<string, Identity>();
+
+  get(token: string, now: number): Identity | undefined {
+    return this.recent.get(token, now);
+  }
+
+  put(token: string, digestHex: string, identity: Identity, now: number): void {
+    this.recent.put(token, identity, now);
+    if (identity.scope !== "admin") return;
+    if (this.admins.size >= KNOWN_ADMIN_TOKENS) this.admins.clear();
+    this.admins.set(digestHex, identity);
+  }
+
+  /** The admin token with this digest as last found valid, if it was. */
+  lastFound(digestHex: string): Identity | undefined {
+    return this.admins.get(digestHex);
+  }
+
+  /** The store found no valid token with this digest. */
+  refused(digestHex: string): void {
+    this.admins.delete(digestHex);
+  }
+
+  clear(): void {
+    this.recent.clear();
+    this.admins.clear();
+  }
+}
 
 const caches = new WeakMap<Store, TokenCache>();
 
 /** The token cache of one store; the token routes clear it when a token is revoked. */
 export function tokenCacheFor(store: Store): TokenCache {
   let cache = caches.get(store);
-  if (!cache) caches.set(store, (cache = new ExpiringMap<Identity>(1_000)));
+  if (!cache) caches.set(store, (cache = new TokenCache()));
   return cache;
 }
 
@@ -119,15 +165,17 @@ export function installAuth(
 ): void {
   const { store } = deps;
   const bootstrap = tokenDigest(deps.adminToken).toString("hex");
-  const accessByRoute = new Map(
-    routes.map((r) => [`${r.method} ${r.path.replace(/\{(\w+)\}/g, ":$1")}`, accessOf(r)]),
-  );
+  const keyOf = (r: RouteDef) => `${r.method} ${r.path.replace(/\{(\w+)\}/g, ":$1")}`;
+  const accessByRoute = new Map(routes.map((r) => [keyOf(r), accessOf(r)]));
+  const duringOutage = new Set(routes.filter((r) => r.duringOutage).map(keyOf));
   app.decorateRequest("identity", null);
   app.addHook("onReady", async () => registerBootstrapToken(store, deps.adminToken, deps.clock));
   app.addHook("onRequest", async (request) => {
     const access = accessOfRequest(request, accessByRoute);
     if (access === "public") return;
-    request.identity = await identify(store, request, deps.clock, bootstrap);
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    const outage = duringOutage.has(`${method} ${request.routeOptions.url}`);
+    request.identity = await identify(store, request, deps.clock, bootstrap, outage);
   });
   between();
   app.addHook("onRequest", async (request) => {
@@ -186,6 +234,7 @@ async function identify(
   request: FastifyRequest,
   clock: Clock,
   bootstrapDigest: string,
+  duringOutage: boolean,
 ): Promise<Identity> {
   const header = request.headers.authorization;
   const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -201,12 +250,25 @@ async function identify(
   if (cached) return unexpired(cached, clock);
   const digest = tokenDigest(token);
   const hex = digest.toString("hex");
-  const found = await store.findApiTokenByHash(hex);
+  const lookup = store.findApiTokenByHash(hex);
+  // The store cannot be asked (down, or silent): a route served meanwhile takes an admin token as
+  // this process last found it. Operators need such a route most then; a revocation this process
+  // could not read yet is honoured once the store answers.
+  const last = duringOutage ? cache.lastFound(hex) : undefined;
+  if (last) {
+    const answered = await finishedWithin(OUTAGE_LOOKUP_WAIT_MS, lookup).catch((err: unknown) => {
+      if (err instanceof StoreUnavailableError) return false;
+      throw err;
+    });
+    if (!answered) return unexpired(last, clock);
+  }
+  const found = await lookup;
   // The lookup is by digest; comparing the digests again in constant time keeps the check itself
   // free of timing differences whatever the store's index does.
   const stored = found ? Buffer.from(found.hash, "hex") : Buffer.alloc(digest.length);
   const same = stored.length === digest.length && crypto.timingSafeEqual(stored, digest);
   if (!found || !same || found.revokedAt !== null) {
+    cache.refused(hex);
     throw new UnauthorizedError("the token is not valid");
   }
   const identity = {
@@ -218,7 +280,7 @@ async function identify(
     featureFlags: found.featureFlags ?? [],
     bootstrap: hex === bootstrapDigest,
   };
-  cache.put(token, identity, now);
+  cache.put(token, hex, identity, now);
   return unexpired(identity, clock);
 }
 

@@ -53,6 +53,11 @@ export interface RouteDef {
    * none (the default elsewhere).
    */
   access?: RouteAccess;
+  /**
+   * Answered while the store cannot be read (a database outage), where operators need it: an
+   * admin token this process last found valid is taken as it was then (auth.ts).
+   */
+  duringOutage?: boolean;
   body?: z.ZodType;
   /**
    * Top-level body fields holding the caller's own JSON, stored as written (a message's

@@ -6,6 +6,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Clock } from "../clock.js";
 import type { Attempt } from "../domain/types.js";
+import { finishedWithin } from "../finished-within.js";
 import type { DeliveryBudget, EngineControl } from "../engine/control.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import type { BacklogSnapshot, Store } from "../store/port.js";
@@ -37,6 +38,12 @@ export function attemptClass(a: Pick<Attempt, "status" | "error" | "outcome">): 
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/**
+ * How long a scrape waits for the store's gauges, as the readiness check waits for the store: a
+ * database that has gone silent would otherwise hold the page past Prometheus's scrape timeout.
+ */
+const STORE_READ_TIMEOUT_MS = 2_000;
+
 /** The metrics of one hookline process and the registry that renders them. */
 export class HooklineMetrics {
   readonly registry = new Registry();
@@ -49,7 +56,10 @@ export class HooklineMetrics {
    * builds no key of its own.
    */
   private readonly series = new Map<string, Map<object, Map<string, () => void>>>();
-  private lastSnapshot: BacklogSnapshot | null = null;
+  /** The store read in progress, shared by whoever asks meanwhile (scrapes, the evaluator). */
+  private reading: Promise<BacklogSnapshot> | null = null;
+  /** What the scrape being rendered read from the store; null: it could not read it. */
+  private shown: BacklogSnapshot | null = null;
   private lastDrillSuccessAt: number | null = null;
 
   private readonly attempts = this.counter(
@@ -173,24 +183,36 @@ export class HooklineMetrics {
     if (at !== null) this.lastDrillSuccessAt = Math.max(this.lastDrillSuccessAt ?? 0, at);
   }
 
-  /** The backlog read by the last refresh, if any. */
-  get backlog(): BacklogSnapshot | null {
-    return this.lastSnapshot;
+  /**
+   * Reads the store's backlog gauges; done before rendering and by the alert evaluator. One read
+   * at a time: while the store hangs, scrapes do not pile a query each onto its pool.
+   */
+  refresh(): Promise<BacklogSnapshot> {
+    this.reading ??= this.deps.store
+      .backlogSnapshot({
+        now: this.deps.clock.now(),
+        endpointLimit: this.deps.settings.maxEndpoints,
+      })
+      .finally(() => (this.reading = null));
+    return this.reading;
   }
 
-  /** Reads the store's backlog gauges; done before rendering and by the alert evaluator. */
-  async refresh(): Promise<BacklogSnapshot> {
-    const snapshot = await this.deps.store.backlogSnapshot({
-      now: this.deps.clock.now(),
-      endpointLimit: this.deps.settings.maxEndpoints,
-    });
-    this.lastSnapshot = snapshot;
-    return snapshot;
-  }
-
-  /** The Prometheus text exposition, with fresh gauges. */
+  /**
+   * The Prometheus text exposition, with fresh gauges. A store that fails or does not answer
+   * within STORE_READ_TIMEOUT_MS leaves out the gauges read from it (`hookline_store_up` 0), not
+   * the page: during a database outage the counters and the engine's gauges are what operators
+   * need.
+   */
   async render(): Promise<string> {
-    await this.refresh();
+    const read = this.refresh();
+    let shown: BacklogSnapshot | null = null;
+    try {
+      if (await finishedWithin(STORE_READ_TIMEOUT_MS, read)) shown = await read;
+    } catch {
+      // The store is unavailable: hookline_store_up says so, and the store's own errors are
+      // logged where they happen (the engine, the API).
+    }
+    this.shown = shown;
     return this.registry.metrics();
   }
 
@@ -205,48 +227,60 @@ export class HooklineMetrics {
     const self = this; // eslint-disable-line @typescript-eslint/no-this-alias
     const age = (at: number | null | undefined) =>
       at == null ? 0 : Math.max(0, (self.deps.clock.now() - at) / 1000);
-    this.gauge("hookline_queue_pending_deliveries", "Pending deliveries, due or not", [], (g) => {
-      g.set(self.lastSnapshot?.pending ?? 0);
-    });
+    // The store's gauges are left out of a scrape that could not read the store.
+    const stored = (fill: (g: Gauge<string>, s: BacklogSnapshot) => void) => (g: Gauge<string>) => {
+      if (self.shown) fill(g, self.shown);
+    };
+    this.gauge(
+      "hookline_store_up",
+      "1 when this scrape read the store's gauges (queue, dead-letter queue), 0 when it could not",
+      [],
+      (g) => g.set(self.shown ? 1 : 0),
+    );
+    this.gauge(
+      "hookline_queue_pending_deliveries",
+      "Pending deliveries, due or not",
+      [],
+      stored((g, s) => g.set(s.pending)),
+    );
     this.gauge(
       "hookline_queue_lag_seconds",
       "Age of the oldest delivery that is due but not yet sent",
       [],
-      (g) => g.set(age(self.lastSnapshot?.oldestDueAt)),
+      stored((g, s) => g.set(age(s.oldestDueAt))),
     );
-    this.gauge("hookline_dlq_depth", "Open and replaying dead-letter records", [], (g) =>
-      g.set(self.lastSnapshot?.deadLetters ?? 0),
+    this.gauge(
+      "hookline_dlq_depth",
+      "Open and replaying dead-letter records",
+      [],
+      stored((g, s) => g.set(s.deadLetters)),
     );
     this.gauge(
       "hookline_dlq_oldest_age_seconds",
       "Age of the oldest open dead-letter record",
       [],
-      (g) => g.set(age(self.lastSnapshot?.oldestDeadLetterAt)),
+      stored((g, s) => g.set(age(s.oldestDeadLetterAt))),
     );
     this.gauge(
       "hookline_dlq_endpoint_depth",
       "Open dead-letter records of the deepest endpoints; the rest under _other",
       ["endpoint"],
-      (g) => {
-        const s = self.lastSnapshot;
-        if (!s) return;
+      stored((g, s) => {
         let listed = 0;
         for (const r of s.byEndpoint) {
           g.set({ endpoint: r.endpointId }, r.deadLetters);
           listed += r.deadLetters;
         }
         if (s.deadLetters > listed) g.set({ endpoint: OTHER_ENDPOINTS }, s.deadLetters - listed);
-      },
+      }),
     );
     this.gauge(
       "hookline_dlq_endpoint_oldest_age_seconds",
       "Age of the oldest open dead-letter record of the deepest endpoints",
       ["endpoint"],
-      (g) => {
-        for (const r of self.lastSnapshot?.byEndpoint ?? []) {
-          g.set({ endpoint: r.endpointId }, age(r.oldestDeadLetterAt));
-        }
-      },
+      stored((g, s) => {
+        for (const r of s.byEndpoint) g.set({ endpoint: r.endpointId }, age(r.oldestDeadLetterAt));
+      }),
     );
     const live = (name: string, help: string, pick: (id: string) => number | null) =>
       this.gauge(name, help, ["endpoint"], (g) => {

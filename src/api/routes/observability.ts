@@ -37,6 +37,8 @@ export function observabilityRoutes(deps: ApiDeps): RouteDef[] {
       extension: true,
       // Scraped with the admin token unless HOOKLINE_METRICS_PUBLIC is set.
       public: deps.config?.metricsPublic === true,
+      // Its counters and the engine's gauges matter most while the database is down.
+      duringOutage: true,
       responses: { 200: { description: "Metrics in the Prometheus text format" } },
       handler: async () => {
         const o = observabilityOf(deps);
