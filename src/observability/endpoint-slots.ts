@@ -3,8 +3,9 @@
  * endpoints must not grow a series per endpoint per metric without bound: at most `max` endpoints
  * hold a slot; the others are counted under `endpoint="_other"`. A slot goes to an endpoint when
  * something happens to it and a slot is free, or when the endpoint idle longest has been idle for
- * `idleMs` (its series are then removed; totals and `_other` keep counting). Slots are sticky
- * otherwise, so a busy hookline does not churn series.
+ * `idleMs` (its series are then removed; totals and `_other` keep counting), and a deleted
+ * endpoint's slot is freed at once. Slots are sticky otherwise, so a busy hookline does not churn
+ * series.
  */
 
 /** The label of endpoints without a slot of their own. */
@@ -37,6 +38,12 @@ export class EndpointSlots {
     }
     this.lastSeen.set(endpointId, now);
     return endpointId;
+  }
+
+  /** Gives up the slot of an endpoint that is gone (deleted), removing its series at once. */
+  release(endpointId: string): void {
+    if (!this.lastSeen.delete(endpointId)) return;
+    this.onEvict(endpointId);
   }
 
   /** Whether the endpoint has series of its own. */

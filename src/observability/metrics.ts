@@ -6,6 +6,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Clock } from "../clock.js";
 import type { Attempt } from "../domain/types.js";
+import { ExpiringMap } from "../expiring-map.js";
 import { finishedWithin } from "../finished-within.js";
 import type { DeliveryBudget, EngineControl } from "../engine/control.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
@@ -56,6 +57,11 @@ export class HooklineMetrics {
    * builds no key of its own.
    */
   private readonly series = new Map<string, Map<object, Map<string, () => void>>>();
+  /**
+   * Endpoints deleted lately. A request in flight as its endpoint was deleted may still end in a
+   * circuit transition; counted under `_other`, it does not bring the endpoint's series back.
+   */
+  private readonly deleted: ExpiringMap<true>;
   /** The store read in progress, shared by whoever asks meanwhile (scrapes, the evaluator). */
   private reading: Promise<BacklogSnapshot> | null = null;
   /** What the scrape being rendered read from the store; null: it could not read it. */
@@ -125,6 +131,7 @@ export class HooklineMetrics {
     this.slots = new EndpointSlots(deps.settings.maxEndpoints, deps.settings.slotIdleMs, (id) =>
       this.forget(id),
     );
+    this.deleted = new ExpiringMap(deps.settings.slotIdleMs);
     this.defineGauges();
     deps.events.on((e) => this.observe(e));
   }
@@ -133,7 +140,7 @@ export class HooklineMetrics {
   observe(e: EngineEvent): void {
     const now = this.deps.clock.now();
     if (e.type === "delivery") {
-      const ep = this.slots.label(e.endpointId, now);
+      const ep = this.label(e.endpointId, now);
       // Also a replay that ends without a request: its ending is counted as the record's.
       const replay = e.replay === true;
       if (e.attempt) {
@@ -162,8 +169,12 @@ export class HooklineMetrics {
         this.tally.ended(result);
       }
     } else if (e.type === "circuit") {
-      const ep = this.slots.label(e.endpointId, now);
+      const ep = this.label(e.endpointId, now);
       this.inc(this.transitions, { endpoint: ep, to: e.transition.to });
+    } else if (e.type === "endpoint.deleted") {
+      // Its series go now rather than when another endpoint needs the slot (totals keep it all).
+      this.deleted.put(e.endpointId, true, now);
+      this.slots.release(e.endpointId);
     } else if (e.type === "dead-letter") {
       this.dlqEvents.inc({ kind: e.change.kind });
       if (e.change.kind === "replay_succeeded") this.replays.inc({ result: "succeeded" });
@@ -379,6 +390,12 @@ export class HooklineMetrics {
   }
 
   // ---- per-endpoint series -----------------------------------------------------------------
+
+  /** The endpoint label to count an event of `endpointId` under. */
+  private label(endpointId: string, now: number): string {
+    if (this.deleted.get(endpointId, now)) return OTHER_ENDPOINTS;
+    return this.slots.label(endpointId, now);
+  }
 
   private counter(name: string, help: string, labelNames: string[]): Counter<string> {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
