@@ -19,6 +19,7 @@ export type NextMove =
 export interface Decision {
   outcome: OutcomeClass;
   next: NextMove;
+  /** How a Retry-After set the retry's delay; null without one, or when no retry follows. */
   retryAfter: RetryAfterUse | null;
   /** A reason to disable the endpoint (410 Gone), or null. */
   disable: string | null;
@@ -90,7 +91,6 @@ export function decideNext(input: {
     retryAfter: ra,
     random: input.random,
   });
-  const retryAfter = ra?.kind ?? null;
   if (step.kind === "exhausted") {
     const why =
       step.reason === "attempts"
@@ -103,7 +103,8 @@ export function decideNext(input: {
         failureClass: "exhausted",
         reason: `${why}; last: ${describe(result)}`,
       },
-      retryAfter,
+      // No retry follows: the Retry-After delayed nothing, so it is counted nowhere (as a replay's).
+      retryAfter: null,
       disable,
       countsAsFailure,
     };
@@ -120,7 +121,7 @@ export function decideNext(input: {
         failureClass: "exhausted",
         reason: `the circuit's next probe falls outside the retry window; last: ${describe(result)}`,
       },
-      retryAfter,
+      retryAfter: null,
       disable,
       countsAsFailure,
     };
@@ -128,7 +129,7 @@ export function decideNext(input: {
   return {
     outcome,
     next: { kind: "retry", at, delayMs: step.delayMs },
-    retryAfter,
+    retryAfter: ra?.kind ?? null,
     disable,
     countsAsFailure,
   };
