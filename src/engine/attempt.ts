@@ -26,13 +26,23 @@ export interface AttemptDeps {
 
 type Decision = ReturnType<typeof decideNext>;
 
-/** Makes the attempt and returns its outcome (to record), the decision and any breaker change. */
+/** An attempt made: its outcome (to record), the decision and any breaker change. */
+export interface AttemptMade {
+  outcome: DeliveryOutcome;
+  decision: Decision;
+  transition: CircuitTransition | null;
+}
+
+/**
+ * Makes the attempt. A request hookline lost on its own side (see `lost` in sender.ts) is no
+ * attempt: nothing is judged, and what went wrong comes back for the delivery to be put back.
+ */
 export async function makeAttempt(
   deps: AttemptDeps,
   rt: EndpointRuntime,
   d: ClaimedDelivery,
   probe: boolean,
-): Promise<{ outcome: DeliveryOutcome; decision: Decision; transition: CircuitTransition | null }> {
+): Promise<AttemptMade | { lost: string }> {
   const { clock } = deps;
   const at = clock.now();
   const endpoint = rt.endpoint;
@@ -61,6 +71,7 @@ export async function makeAttempt(
       retryAfter: null,
     };
   }
+  if (result.lost) return { lost: result.errorDetail ?? "the request was lost" };
   const durationMs = result.durationMs ?? Math.round(performance.now() - started);
   rt.limit.record(durationMs);
   const attemptsMade = d.attemptCount + 1;

@@ -47,6 +47,9 @@ export interface DispatcherDeps extends AttemptDeps {
   host: DispatchHost;
 }
 
+/** How long a delivery whose request hookline lost waits before it is sent again. */
+const LOST_RETRY_MS = 1_000;
+
 export class Dispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   /** Set once stop() stopped waiting: answers still to come are not recorded. */
@@ -310,8 +313,13 @@ export class Dispatcher {
   }
 
   private async attempt(rt: EndpointRuntime, d: ClaimedDelivery, probe: boolean): Promise<void> {
-    const { outcome, decision, transition } = await makeAttempt(this.deps, rt, d, probe);
+    const made = await makeAttempt(this.deps, rt, d, probe);
     if (this.gaveUp) return;
+    if ("lost" in made) {
+      if (!this.deps.host.holds(d)) return this.release(rt, true);
+      return this.putBackLost(rt, d, probe);
+    }
+    const { outcome, decision, transition } = made;
     // Read after the request: settings reloaded while it was out replace the endpoint object,
     // and a 410 must disable the one the next dispatch looks at.
     const endpoint = rt.endpoint;
@@ -333,6 +341,39 @@ export class Dispatcher {
     }
     if (transition) await this.onTransition(rt, transition);
     this.release(rt, true);
+  }
+
+  /**
+   * A request hookline lost on its own side (a sender thread stopped): the receiver did nothing
+   * wrong, so no attempt is recorded and the breaker hears nothing; the delivery goes back to be
+   * sent again a little later (a request that kept losing its thread would otherwise go round
+   * at once, for ever). A probe lost lets another be admitted.
+   */
+  private async putBackLost(
+    rt: EndpointRuntime,
+    d: ClaimedDelivery,
+    probe: boolean,
+  ): Promise<void> {
+    if (probe) rt.breaker.cancelProbe();
+    rt.inFlight--;
+    const release = releaseOf(d, this.deps.clock.now() + LOST_RETRY_MS);
+    try {
+      await this.deps.store.releaseDeliveries([release]);
+    } catch (err) {
+      // Still held: it waits at the head of its endpoint's queue until the store is back.
+      rt.queue.unshift(d);
+      this.deps.log.error(
+        { err, deliveryId: d.id, endpointId: rt.endpoint.id },
+        "putting back a delivery whose request hookline lost failed; trying again in 1 s",
+      );
+      this.failed.add(rt);
+      this.deps.host.recoverLater();
+      return;
+    }
+    this.deps.holdings.claimed--;
+    this.deps.host.putBackUntil([release], release.at);
+    void this.dispatchOrRecover(rt);
+    this.deps.host.pumpSoon();
   }
 
   private release(rt: EndpointRuntime, wasInFlight: boolean): void {

@@ -9,7 +9,7 @@ import { getPriority } from "node:os";
 import { Worker } from "node:worker_threads";
 import { workerEntry } from "../threads.js";
 import type { ExemptTargets } from "./guarded-connect.js";
-import { failure, type Sender, type SendRequest, type SendResult } from "./sender.js";
+import { failure, lost, type Sender, type SendRequest, type SendResult } from "./sender.js";
 import { packRequest, unpackResults, type WireRequests, type WireResults } from "./thread-wire.js";
 
 /** What a sender thread is started with. */
@@ -229,10 +229,11 @@ class SenderThread {
     worker.on("error", (err) => (crash = err));
     this.exited = new Promise((resolve) => {
       worker.once("exit", (code) => {
-        // Whatever it held fails as a network error (the ladder retries it); nothing hangs.
+        // Whatever it held is lost on hookline's side, not failed by the receiver: the engine
+        // sends it again (spending no attempt, counting no failure); nothing hangs.
         const why = crash ? `: ${String(crash).slice(0, 300)}` : ` (exit code ${code})`;
         const detail = `sender thread stopped before the answer arrived${why}`;
-        for (const r of this.waiting.values()) r(failure("network", detail));
+        for (const r of this.waiting.values()) r(lost(detail));
         this.waiting.clear();
         this.outbox = [];
         // The new thread is given the current exemptions as it starts.

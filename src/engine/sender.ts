@@ -29,6 +29,11 @@ export interface SendResult {
   retryAfter: string | null;
   /** How long the request took where it was made (a sender thread measures its own). */
   durationMs?: number;
+  /**
+   * hookline lost the request itself (the sender thread making it stopped): there is no answer
+   * to judge, and the receiver did nothing wrong, so it is not an attempt (see {@link lost}).
+   */
+  lost?: true;
 }
 
 /** Sends requests; an interface so a test can count or shape traffic without a network. */
@@ -208,6 +213,14 @@ class Exchange implements Dispatcher.DispatchHandler {
 /** A send that got no answer: the class of what went wrong, and what exactly. */
 export function failure(error: TransportErrorClass, detail: string): SendResult {
   return { status: null, error, errorDetail: detail, snippet: "", retryAfter: null };
+}
+
+/**
+ * A request hookline lost on its own side: it may or may not have reached the receiver. The
+ * engine puts its delivery back to be sent again, spending no attempt and counting no failure.
+ */
+export function lost(detail: string): SendResult {
+  return { ...failure("network", detail), error: null, lost: true };
 }
 
 // Endpoint URLs repeat: each is split into undici's origin and path once.

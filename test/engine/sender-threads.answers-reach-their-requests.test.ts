@@ -48,7 +48,7 @@ describe("a threaded sender returns every answer to the request that caused it",
     });
   });
 
-  it("a thread that dies fails what it held as network errors, and a new one takes over", async () => {
+  it("a thread that dies answers what it held as lost by hookline, and a new one takes over", async () => {
     const rx = await echoServer(1_000);
     server = rx.server;
     sender = new ThreadedSender({ threads: 1 });
@@ -58,7 +58,8 @@ describe("a threaded sender returns every answer to the request that caused it",
     const pool = sender as unknown as { threads: { worker: { terminate(): Promise<number> } }[] };
     await pool.threads[0]!.worker.terminate();
     const lost = await held;
-    expect(lost).toMatchObject({ status: null, error: "network" });
+    // Not the receiver's failure: the engine puts the delivery back (no attempt, no breaker).
+    expect(lost).toMatchObject({ status: null, error: null, lost: true });
     expect(lost.errorDetail).toMatch(/sender thread stopped/);
     const after = await sender.send(post(`${rx.base}/after`));
     expect(after).toMatchObject({ status: 200, snippet: "/after" });
