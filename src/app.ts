@@ -98,6 +98,7 @@ export function createHookline(
       ? new ThreadedSender({
           threads: config.senderThreads,
           ...senderOptions,
+          log: logger,
           onPriorityRefused: (niceness) =>
             logger.info(
               { niceness },

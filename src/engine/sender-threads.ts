@@ -9,7 +9,14 @@ import { getPriority } from "node:os";
 import { Worker } from "node:worker_threads";
 import { workerEntry } from "../threads.js";
 import type { ExemptTargets } from "./guarded-connect.js";
-import { failure, lost, type Sender, type SendRequest, type SendResult } from "./sender.js";
+import {
+  failure,
+  HttpSender,
+  lost,
+  type Sender,
+  type SendRequest,
+  type SendResult,
+} from "./sender.js";
 import { packRequest, unpackResults, type WireRequests, type WireResults } from "./thread-wire.js";
 
 /** What a sender thread is started with. */
@@ -45,6 +52,24 @@ export interface ThreadedSenderOptions {
    * with CAP_SYS_NICE or a nice limit, RLIMIT_NICE, that allows it). Called once.
    */
   onPriorityRefused?: (niceness: number) => void;
+  /** Where a thread stopped and when it starts again, and sending on the main thread meanwhile. */
+  log?: { warn(obj: object, msg: string): void };
+  /** Where a thread's code is (default: sender-thread.ts beside this file); for tests. */
+  entry?: { file: URL | string; eval: boolean };
+}
+
+/** A thread that ran this long before it stopped had started well: the next starts at once. */
+const STARTED_WELL_MS = 10_000;
+
+/**
+ * How long to wait before starting a thread again, after `failedInARow` threads in a row stopped
+ * soon after they started: at once after a thread that had run well, then from 250 ms doubling up
+ * to 30 s, so that a thread that cannot start (a broken install, no memory) is not started again
+ * and again as fast as the machine can, nor its loss logged as fast.
+ */
+export function restartDelayMs(failedInARow: number): number {
+  if (failedInARow <= 0) return 0;
+  return Math.min(30_000, 250 * 2 ** (failedInARow - 1));
 }
 
 /**
@@ -68,6 +93,9 @@ export class ThreadedSender implements Sender {
   /** Whether a thread has ever taken the lower priority, and whether a refusal was told. */
   private steppedDown = false;
   private refusalTold = false;
+  /** Sends while no thread is up; made the first time that happens. */
+  private fallback: HttpSender | null = null;
+  private fallingBack = false;
 
   constructor(private readonly options: ThreadedSenderOptions) {
     this.settings = {
@@ -76,15 +104,18 @@ export class ThreadedSender implements Sender {
       niceness: this.equalNiceness,
     };
     const exempt = options.exemptTargets;
+    const entry = options.entry ?? workerEntry(import.meta.url, "sender-thread");
     this.threads = Array.from(
       { length: Math.max(1, options.threads) },
       () =>
         new SenderThread(
+          entry,
           // A thread started again starts at the priority the others have now.
           () => this.settings,
           exempt?.list() ?? [],
           () => this.closing,
           (niceness, applied) => this.priorityTaken(niceness, applied),
+          options.log,
         ),
     );
     exempt?.onChange((pairs) => {
@@ -96,14 +127,35 @@ export class ThreadedSender implements Sender {
     if (this.closing) return Promise.resolve(failure("network", "the sender is closed"));
     // The least busy thread; an endpoint's connections may then live in several threads, which
     // costs a few idle sockets and nothing else (its limit is counted on the main thread).
-    let best = this.threads[0]!;
-    for (const t of this.threads) if (t.inFlight < best.inFlight) best = t;
-    return best.send(this.nextId++, req);
+    let best: SenderThread | null = null;
+    for (const t of this.threads) if (t.up && (!best || t.inFlight < best.inFlight)) best = t;
+    if (best) {
+      this.fallingBack = false;
+      return best.send(this.nextId++, req);
+    }
+    return this.sendHere(req);
   }
 
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all(this.threads.map((t) => t.close()));
+    await Promise.all([...this.threads.map((t) => t.close()), this.fallback?.close()]);
+  }
+
+  /**
+   * Every thread is waiting to be started again: the main thread sends, as it does with no
+   * sender threads at all, rather than hold deliveries for as long as no thread can start.
+   */
+  private sendHere(req: SendRequest): Promise<SendResult> {
+    if (!this.fallingBack) {
+      this.fallingBack = true;
+      this.options.log?.warn({}, "no sender thread is up: sending on the main thread meanwhile");
+    }
+    this.fallback ??= new HttpSender({
+      maxResponseBytes: this.settings.maxResponseBytes,
+      refusePrivateTargets: this.settings.refusePrivateTargets,
+      exemptTargets: this.options.exemptTargets,
+    });
+    return this.fallback.send(req);
   }
 
   /**
@@ -147,30 +199,44 @@ function mainThreadNiceness(): number {
   }
 }
 
-/** One worker thread and the requests it holds; restarted if it ever dies. */
+/** One worker thread and the requests it holds; started again, after a pause, if it dies. */
 class SenderThread {
-  private worker!: Worker;
+  /** Null between a thread's end and the start of the next. */
+  private worker: Worker | null = null;
   private readonly waiting = new Map<number, (r: SendResult) => void>();
   private outbox: WireRequests = [];
   private flushQueued = false;
   private exited: Promise<void> = Promise.resolve();
+  private startedAt = 0;
+  /** Threads in a row that stopped before they had run STARTED_WELL_MS. */
+  private failedInARow = 0;
+  private restartTimer: NodeJS.Timeout | null = null;
 
   constructor(
+    private readonly entry: { file: URL | string; eval: boolean },
     private readonly settings: () => ThreadSettings,
     private exemptPairs: string[],
     private readonly closing: () => boolean,
     private readonly priorityTaken: (niceness: number, applied: boolean) => void,
+    private readonly log: ThreadedSenderOptions["log"],
   ) {
     this.start();
+  }
+
+  /** Whether a thread is there to take requests (it may still be starting: they wait for it). */
+  get up(): boolean {
+    return this.worker !== null;
   }
 
   get inFlight(): number {
     return this.waiting.size;
   }
 
+  /** Only while `up`. */
   send(id: number, req: SendRequest): Promise<SendResult> {
+    const worker = this.worker!;
     return new Promise((resolve) => {
-      if (this.waiting.size === 0) this.worker.ref();
+      if (this.waiting.size === 0) worker.ref();
       this.waiting.set(id, resolve);
       packRequest(this.outbox, id, req);
       if (this.flushQueued) return;
@@ -180,37 +246,43 @@ class SenderThread {
     });
   }
 
+  /** A thread not up is told nothing: the next one starts with the exemptions and priority of now. */
   post(msg: ThreadRequest): void {
     if (msg.type === "exempt") this.exemptPairs = msg.pairs;
+    if (!this.worker) return;
     this.flush();
     this.worker.postMessage(msg);
   }
 
   async close(): Promise<void> {
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    const worker = this.worker;
+    if (!worker) return;
     this.flush();
-    this.worker.postMessage({ type: "close" } satisfies ThreadRequest);
+    worker.postMessage({ type: "close" } satisfies ThreadRequest);
     // A thread that does not finish closing its sockets in time is stopped.
-    const timer = setTimeout(() => void this.worker.terminate(), 5_000);
+    const timer = setTimeout(() => void worker.terminate(), 5_000);
     await this.exited;
     clearTimeout(timer);
   }
 
   private flush(): void {
     this.flushQueued = false;
-    if (this.outbox.length === 0) return;
+    if (this.outbox.length === 0 || !this.worker) return;
     const requests = this.outbox;
     this.outbox = [];
     this.worker.postMessage({ type: "send", requests } satisfies ThreadRequest);
   }
 
   private start(): void {
-    const entry = workerEntry(import.meta.url, "sender-thread");
-    const worker = new Worker(entry.file, {
+    const worker = new Worker(this.entry.file, {
       workerData: this.settings(),
-      eval: entry.eval,
+      eval: this.entry.eval,
       name: "hookline-sender",
     });
     this.worker = worker;
+    this.startedAt = performance.now();
     worker.unref();
     worker.on("message", (msg: ThreadReply) => {
       if (msg.type === "priority") {
@@ -233,14 +305,44 @@ class SenderThread {
         // sends it again (spending no attempt, counting no failure); nothing hangs.
         const why = crash ? `: ${String(crash).slice(0, 300)}` : ` (exit code ${code})`;
         const detail = `sender thread stopped before the answer arrived${why}`;
+        const held = this.waiting.size;
         for (const r of this.waiting.values()) r(lost(detail));
         this.waiting.clear();
         this.outbox = [];
-        // The new thread is given the current exemptions as it starts.
-        if (!this.closing()) this.start();
+        this.worker = null;
+        if (!this.closing()) this.startLater(held, why);
         resolve();
       });
     });
     if (this.exemptPairs.length) worker.postMessage({ type: "exempt", pairs: this.exemptPairs });
+  }
+
+  private startLater(held: number, why: string): void {
+    const ran = performance.now() - this.startedAt;
+    this.failedInARow = ran >= STARTED_WELL_MS ? 0 : this.failedInARow + 1;
+    const restartInMs = restartDelayMs(this.failedInARow);
+    this.log?.warn(
+      {
+        detail: why.replace(/^: /, "").trim(),
+        lostRequests: held,
+        ranMs: Math.round(ran),
+        restartInMs,
+      },
+      "a sender thread stopped; the requests it held go back to be sent again, and it is started again",
+    );
+    // The new thread is given the current exemptions as it starts.
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      if (this.closing()) return;
+      try {
+        this.start();
+      } catch (err) {
+        // A thread refused outright (no memory, too many threads) is a start that failed too.
+        this.startedAt = performance.now();
+        this.startLater(0, `: ${String(err).slice(0, 300)}`);
+      }
+    }, restartInMs);
+    // Nothing is due to be sent while it waits; it must not keep the process up.
+    this.restartTimer.unref();
   }
 }
