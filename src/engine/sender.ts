@@ -2,10 +2,11 @@
  * The HTTP client side of a delivery: one POST, bounded in time and in how much of the answer is
  * read. Keep-alive pools per origin come from undici's Agent; redirects are never followed.
  */
-import { Agent, type Dispatcher } from "undici";
+import { Agent, buildConnector, type Dispatcher } from "undici";
 import { guardedConnector, type ExemptTargets } from "./guarded-connect.js";
 import type { TransportErrorClass } from "./outcome.js";
 import { TIMEOUT_RANGE } from "./policy.js";
+import { readingPastContinue } from "./unasked-continue.js";
 
 // undici gives up connecting (DNS, TCP, TLS) after 10 s by default, which cut short attempts
 // allowed longer; set to the longest deadline there is, each attempt's own deadline decides.
@@ -70,10 +71,11 @@ export class HttpSender implements Sender {
       keepAliveMaxTimeout: 120_000,
       connections: null,
       pipelining: 1,
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      ...(options.refusePrivateTargets
-        ? { connect: guardedConnector(CONNECT_TIMEOUT_MS, options.exemptTargets) }
-        : {}),
+      connect: readingPastContinue(
+        options.refusePrivateTargets
+          ? guardedConnector(CONNECT_TIMEOUT_MS, options.exemptTargets)
+          : buildConnector({ timeout: CONNECT_TIMEOUT_MS }),
+      ),
     });
   }
 
