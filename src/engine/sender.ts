@@ -240,15 +240,21 @@ function splitUrl(url: string): { origin: string; path: string } {
 
 /** Maps Node and undici error codes onto hookline's transport error classes. */
 export function classifyError(err: unknown): TransportErrorClass {
-  const e = err as { code?: string; cause?: { code?: string }; name?: string };
-  const code = e.code ?? e.cause?.code ?? "";
+  type Coded = { code?: string; syscall?: string };
+  const e = err as Coded & { cause?: Coded; name?: string };
+  const source = e.code ? e : (e.cause ?? {});
+  const code = source.code ?? "";
   if (code === "HOOKLINE_REFUSED_TARGET") return "refused_target";
+  // Whatever getaddrinfo answered (EAI_FAIL for a server failure, EINVAL for a name too long to
+  // look up, …), the name did not resolve: Node keeps only not-found as ENOTFOUND.
+  if (source.syscall === "getaddrinfo" || code === "ENOTFOUND" || code.startsWith("EAI_")) {
+    return "dns";
+  }
   if (/TIMEOUT|ETIMEDOUT/.test(code) || e.name === "AbortError") return "timeout";
   if (code === "ECONNREFUSED") return "connection_refused";
   if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") {
     return "connection_reset";
   }
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "dns";
   if (/^ERR_TLS|CERT|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return "tls";
   return "network";
 }
