@@ -186,8 +186,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.controller?.abort(new Error(this.noAnswer()));
   }
 
+  // undici starts a request (onRequestStart) only on a connection set up, TLS included: before,
+  // the deadline cut short the connecting (a firewall dropping packets, a handshake never
+  // answered), not the receiver's handling of the request.
   private noAnswer(): string {
-    return `no answer within ${this.timeoutMs} ms`;
+    return `no ${this.controller ? "answer" : "connection"} within ${this.timeoutMs} ms`;
   }
 
   private answer(): void {
