@@ -5,10 +5,10 @@
  * arrives while the first is still running is told so (409), and so is a different request
  * reusing the key. Server errors and conflicts (409) are not kept, so a retry after one runs again.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ValidationError } from "../errors.js";
-import type { Store } from "../store/port.js";
+import type { HeldIdempotencyKey, Store } from "../store/port.js";
 import type { Clock } from "../clock.js";
 
 const LOCK_MS = 60_000;
@@ -20,11 +20,6 @@ const MAX_KEY_LENGTH = 256;
  * a scope and key of about 2.7 kB at most, and a key of 256 Latin-1 characters is 512 bytes.
  */
 const MAX_SCOPE_BYTES = 2_048;
-
-interface HeldKey {
-  scope: string;
-  key: string;
-}
 
 /** Adds the hooks that begin a key before the handler and record the answer as it is sent. */
 export function installIdempotency(
@@ -53,9 +48,11 @@ export function installIdempotency(
     // A path holding a NUL, or too long to name anything, is refused by the route (422, or 404),
     // and PostgreSQL could not store its key: none is held.
     if (scope.includes("\0") || Buffer.byteLength(scope) > MAX_SCOPE_BYTES) return;
+    // The request's own token: past its lock a repeat may take the key, and this request's
+    // answer (or release) must then not land on the repeat's.
+    const held: HeldIdempotencyKey = { scope, key, owner: randomUUID() };
     const state = await deps.store.beginIdempotent({
-      scope,
-      key,
+      ...held,
       fingerprint: fingerprint(request),
       now: deps.clock.now(),
       lockMs: LOCK_MS,
@@ -63,7 +60,7 @@ export function installIdempotency(
     });
     switch (state.kind) {
       case "new":
-        request.idempotency = { scope, key };
+        request.idempotency = held;
         return;
       case "replay":
         return replay(reply, state.status, state.body);
@@ -89,9 +86,10 @@ export function installIdempotency(
       // A conflict (409) wrote nothing and may clear ("send it again"): like a server error, it
       // is not kept, so the same request with the same key runs again.
       if (reply.statusCode >= 500 || reply.statusCode === 409 || body === null) {
-        await deps.store.abandonIdempotent(held.scope, held.key);
+        await deps.store.abandonIdempotent(held);
       } else {
-        await deps.store.finishIdempotent(held.scope, held.key, reply.statusCode, body);
+        // Nothing is written once a repeat has taken the key (this request ran past its lock).
+        await deps.store.finishIdempotent(held, reply.statusCode, body);
       }
     } catch (err) {
       // The answer itself is fine; the key stays locked until LOCK_MS passes, then may run again.
@@ -133,6 +131,6 @@ function payloadText(payload: unknown): string | null {
 declare module "fastify" {
   interface FastifyRequest {
     /** The idempotency key this request holds until its answer is recorded. */
-    idempotency: HeldKey | null;
+    idempotency: HeldIdempotencyKey | null;
   }
 }

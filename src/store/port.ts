@@ -81,9 +81,17 @@ export interface ResealProgress {
   rewritten: number;
 }
 
-export interface IdempotencyBegin {
+/**
+ * A key as one request holds it. `owner` is that request's own token: a request that ran past its
+ * lock has lost the key to a repeat, and what it writes then must not land on the repeat's.
+ */
+export interface HeldIdempotencyKey {
   scope: string;
   key: string;
+  owner: string;
+}
+
+export interface IdempotencyBegin extends HeldIdempotencyKey {
   fingerprint: string;
   now: number;
   /** How long a started-but-unfinished request blocks others with the same key. */
@@ -161,8 +169,10 @@ export interface Store {
   deleteEventType(name: string): Promise<void>;
 
   beginIdempotent(req: IdempotencyBegin): Promise<IdempotencyState>;
-  finishIdempotent(scope: string, key: string, status: number, body: string): Promise<void>;
-  abandonIdempotent(scope: string, key: string): Promise<void>;
+  /** Keeps the answer for repeats; false, writing nothing, once another request holds the key. */
+  finishIdempotent(held: HeldIdempotencyKey, status: number, body: string): Promise<boolean>;
+  /** Frees the key for a repeat to run; false, freeing nothing, once another request holds it. */
+  abandonIdempotent(held: HeldIdempotencyKey): Promise<boolean>;
 
   /**
    * Stores the message and one pending delivery per matching enabled endpoint, in one transaction

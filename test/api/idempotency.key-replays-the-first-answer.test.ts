@@ -81,6 +81,7 @@ describe("idempotency keys", () => {
     await api.store.beginIdempotent({
       scope,
       key: "key-6",
+      owner: "another request",
       fingerprint,
       now,
       lockMs: 60_000,

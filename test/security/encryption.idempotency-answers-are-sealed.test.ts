@@ -20,6 +20,7 @@ const T0 = 1_700_000_000_000;
 const begin = (now: number): IdempotencyBegin => ({
   scope: "admin:POST /api/v1/app/app_1/msg",
   key: "auto_1",
+  owner: "req_1",
   fingerprint: "sha256:aaa",
   now,
   lockMs: 60_000,
@@ -42,7 +43,7 @@ describe.each([
     adapter = makeAdapter();
     const store = await adapter.open(new FieldCipher(randomBytes(32)));
     expect(await store.beginIdempotent(begin(T0))).toEqual({ kind: "new" });
-    await store.finishIdempotent(begin(T0).scope, begin(T0).key, 202, ANSWER);
+    await store.finishIdempotent(begin(T0), 202, ANSWER);
     expect(await store.beginIdempotent(begin(T0 + 1000))).toEqual({
       kind: "replay",
       status: 202,
@@ -57,7 +58,7 @@ describe.each([
     const [keyA, keyB] = [randomBytes(32), randomBytes(32)];
     let store = await adapter.open(new FieldCipher(null));
     await store.beginIdempotent(begin(T0));
-    await store.finishIdempotent(begin(T0).scope, begin(T0).key, 202, ANSWER);
+    await store.finishIdempotent(begin(T0), 202, ANSWER);
     await store.close();
     expect(inClear(await adapter.rawText(), MARKER)).toBe(true);
 

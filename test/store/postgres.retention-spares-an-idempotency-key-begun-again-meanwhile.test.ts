@@ -22,19 +22,24 @@ it("a key begun again while retention deletes the expired ones stays, with its n
   const schema = freshSchemaName();
   const store = await aSharedStore(cleanup, schema);
   const { admin, watch, adminPid } = await raceConnections(cleanup);
-  const key = { scope: "admin:POST /api/v1/app/acme/msg", key: "order-42", fingerprint: "f" };
+  const key = {
+    scope: "admin:POST /api/v1/app/acme/msg",
+    key: "order-42",
+    owner: "first",
+    fingerprint: "f",
+  };
   const begin = (now: number) =>
     store.beginIdempotent({ ...key, now, lockMs: 60 * SECOND, ttlMs: 24 * HOUR });
   expect(await begin(T0)).toEqual({ kind: "new" });
-  await store.finishIdempotent(key.scope, key.key, 202, '{"id":"msg_first"}');
+  await store.finishIdempotent(key, 202, '{"id":"msg_first"}');
 
   // A day and more later the key has expired; a request uses it again, its beginning not yet
   // committed (as beginIdempotent writes it).
   const now = T0 + 25 * HOUR;
   await admin.query("BEGIN");
   await admin.query(
-    `UPDATE ${schema}.idempotency_keys SET fingerprint = $3, state = 'started', status = NULL,
-      body = NULL, locked_until = $4, expires_at = $5 WHERE scope = $1 AND key = $2`,
+    `UPDATE ${schema}.idempotency_keys SET owner = 'again', fingerprint = $3, state = 'started',
+      status = NULL, body = NULL, locked_until = $4, expires_at = $5 WHERE scope = $1 AND key = $2`,
     [key.scope, key.key, key.fingerprint, now + 60 * SECOND, now + 24 * HOUR],
   );
   const pruning = store.pruneExpired({ now, retentionMs: 30 * 24 * HOUR, batchSize: 10 });

@@ -5,6 +5,7 @@ import { applicationConditions } from "../application-filter.js";
 import type {
   ApplicationFilter,
   EventTypeQuery,
+  HeldIdempotencyKey,
   IdempotencyBegin,
   IdempotencyState,
   Page,
@@ -189,7 +190,7 @@ export class Catalogue {
    */
   beginIdempotent(req: IdempotencyBegin): Promise<IdempotencyState> {
     const key = [req.scope, req.key];
-    const start = [...key, req.fingerprint, req.now + req.lockMs, req.now + req.ttlMs];
+    const start = [...key, req.owner, req.fingerprint, req.now + req.lockMs, req.now + req.ttlMs];
     return tx(this.pool, async (c): Promise<IdempotencyState> => {
       // The row may vanish (abandoned) between a failed insert and the lock: then insert again.
       for (;;) {
@@ -211,12 +212,13 @@ export class Catalogue {
     });
   }
 
-  async finishIdempotent(scope: string, key: string, status: number, body: string): Promise<void> {
-    await exec(this.pool, S.finishIdem, [scope, key, status, body]);
+  async finishIdempotent(held: HeldIdempotencyKey, status: number, body: string): Promise<boolean> {
+    const { scope, key, owner } = held;
+    return (await exec(this.pool, S.finishIdem, [scope, key, owner, status, body])) > 0;
   }
 
-  async abandonIdempotent(scope: string, key: string): Promise<void> {
-    await exec(this.pool, S.dropIdem, [scope, key]);
+  async abandonIdempotent(held: HeldIdempotencyKey): Promise<boolean> {
+    return (await exec(this.pool, S.dropIdem, [held.scope, held.key, held.owner])) > 0;
   }
 }
 

@@ -461,4 +461,14 @@ ALTER TABLE messages ADD COLUMN deliver_at BIGINT;
 ALTER TABLE api_tokens ADD COLUMN feature_flags TEXT;
 `,
   },
+  {
+    version: 13,
+    name: "the request holding an idempotency key",
+    sql: `
+-- The token of the request that began the key: only that request records its answer or frees
+-- it. One that ran past its lock has lost the key to a repeat, whose answer it must not replace.
+-- NULL: begun by a hookline from before this column.
+ALTER TABLE idempotency_keys ADD COLUMN owner TEXT COLLATE "C";
+`,
+  },
 ];

@@ -39,14 +39,14 @@ export const CATALOGUE = {
   findEventType: "SELECT * FROM event_types WHERE name = $1",
   deleteEventType: "DELETE FROM event_types WHERE name = $1",
   lockIdem: "SELECT * FROM idempotency_keys WHERE scope = $1 AND key = $2 FOR UPDATE",
-  insertIdem: `INSERT INTO idempotency_keys (scope, key, fingerprint, state, locked_until,
-    expires_at) VALUES ($1, $2, $3, 'started', $4, $5)
+  insertIdem: `INSERT INTO idempotency_keys (scope, key, owner, fingerprint, state, locked_until,
+    expires_at) VALUES ($1, $2, $3, $4, 'started', $5, $6)
     ON CONFLICT (scope, key) DO NOTHING`,
-  restartIdem: `UPDATE idempotency_keys SET fingerprint = $3, state = 'started', status = NULL,
-    body = NULL, locked_until = $4, expires_at = $5 WHERE scope = $1 AND key = $2`,
-  finishIdem: `UPDATE idempotency_keys SET state = 'done', status = $3, body = $4
-    WHERE scope = $1 AND key = $2`,
-  dropIdem: "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2",
+  restartIdem: `UPDATE idempotency_keys SET owner = $3, fingerprint = $4, state = 'started',
+    status = NULL, body = NULL, locked_until = $5, expires_at = $6 WHERE scope = $1 AND key = $2`,
+  finishIdem: `UPDATE idempotency_keys SET state = 'done', status = $4, body = $5
+    WHERE scope = $1 AND key = $2 AND owner = $3`,
+  dropIdem: "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND owner = $3",
 } as const;
 
 /** What a claim returns of each delivery it claimed (the `claimed` CTE's rows). */

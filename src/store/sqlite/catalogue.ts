@@ -6,6 +6,7 @@ import { applicationConditions } from "../application-filter.js";
 import type {
   ApplicationFilter,
   EventTypeQuery,
+  HeldIdempotencyKey,
   IdempotencyBegin,
   IdempotencyState,
   Page,
@@ -255,6 +256,7 @@ export class Catalogue {
         this.s.putIdem.run(
           req.scope,
           req.key,
+          req.owner,
           req.fingerprint,
           req.now + req.lockMs,
           req.now + req.ttlMs,
@@ -264,11 +266,11 @@ export class Catalogue {
       .immediate();
   }
 
-  finishIdempotent(scope: string, key: string, status: number, body: string): void {
-    this.s.finishIdem.run(status, body, scope, key);
+  finishIdempotent(held: HeldIdempotencyKey, status: number, body: string): boolean {
+    return this.s.finishIdem.run(status, body, held.scope, held.key, held.owner).changes > 0;
   }
 
-  abandonIdempotent(scope: string, key: string): void {
-    this.s.dropIdem.run(scope, key);
+  abandonIdempotent(held: HeldIdempotencyKey): boolean {
+    return this.s.dropIdem.run(held.scope, held.key, held.owner).changes > 0;
   }
 }

@@ -70,10 +70,11 @@ function prepareCatalogue(db: Db) {
     findEventType: p("SELECT * FROM event_types WHERE name = ?"),
     getIdem: p("SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?"),
     putIdem: p(`INSERT OR REPLACE INTO idempotency_keys
-      (scope, key, fingerprint, state, locked_until, expires_at) VALUES (?, ?, ?, 'started', ?, ?)`),
+      (scope, key, owner, fingerprint, state, locked_until, expires_at)
+      VALUES (?, ?, ?, ?, 'started', ?, ?)`),
     finishIdem: p(`UPDATE idempotency_keys SET state = 'done', status = ?, body = ?
-      WHERE scope = ? AND key = ?`),
-    dropIdem: p("DELETE FROM idempotency_keys WHERE scope = ? AND key = ?"),
+      WHERE scope = ? AND key = ? AND owner = ?`),
+    dropIdem: p("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND owner = ?"),
   };
 }
 

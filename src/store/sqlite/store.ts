@@ -39,6 +39,7 @@ import {
   type EndpointMessage,
   type EndpointMessageQuery,
   type EventTypeQuery,
+  type HeldIdempotencyKey,
   type IdempotencyBegin,
   type IdempotencyState,
   type JobReplaysQueued,
@@ -238,13 +239,13 @@ export class SqliteStore implements Store {
     return this.sealing.idempotencyOut(this.run(() => this.catalogue.beginIdempotent(req)));
   }
 
-  async finishIdempotent(scope: string, key: string, status: number, body: string): Promise<void> {
+  async finishIdempotent(held: HeldIdempotencyKey, status: number, body: string): Promise<boolean> {
     const sealed = this.sealing.answerIn(body);
-    this.run(() => this.catalogue.finishIdempotent(scope, key, status, sealed));
+    return this.run(() => this.catalogue.finishIdempotent(held, status, sealed));
   }
 
-  async abandonIdempotent(scope: string, key: string): Promise<void> {
-    this.run(() => this.catalogue.abandonIdempotent(scope, key));
+  async abandonIdempotent(held: HeldIdempotencyKey): Promise<boolean> {
+    return this.run(() => this.catalogue.abandonIdempotent(held));
   }
 
   // ---- messages -----------------------------------------------------------------------------

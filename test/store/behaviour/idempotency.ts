@@ -10,6 +10,7 @@ function begin(overrides: Partial<IdempotencyBegin> = {}): IdempotencyBegin {
   return {
     scope: "app_1:POST /msg",
     key: "key-1",
+    owner: "first",
     fingerprint: "sha256:aaa",
     now: T0,
     lockMs: LOCK,
@@ -34,7 +35,7 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
     it("a repeat after the first finished replays its status and body", async () => {
       await t.store.beginIdempotent(begin());
       const body = '{"id":"msg_1","note":"héllo ✓"}';
-      await t.store.finishIdempotent("app_1:POST /msg", "key-1", 202, body);
+      await t.store.finishIdempotent(begin(), 202, body);
       // Well past the lock: a finished request is replayed for as long as the key lives.
       expect(await t.store.beginIdempotent(begin({ now: T0 + LOCK * 10 }))).toEqual({
         kind: "replay",
@@ -47,7 +48,7 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
       await t.store.beginIdempotent(begin());
       const other = begin({ fingerprint: "sha256:bbb", now: T0 + SECOND });
       expect(await t.store.beginIdempotent(other)).toEqual({ kind: "mismatch" });
-      await t.store.finishIdempotent("app_1:POST /msg", "key-1", 202, "{}");
+      await t.store.finishIdempotent(begin(), 202, "{}");
       expect(await t.store.beginIdempotent(other)).toEqual({ kind: "mismatch" });
     });
 
@@ -60,16 +61,54 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
       });
     });
 
+    it("a request past its lock keeps no answer once a repeat holds the key", async () => {
+      await t.store.beginIdempotent(begin());
+      const repeat = begin({ owner: "repeat", now: T0 + LOCK });
+      expect(await t.store.beginIdempotent(repeat)).toEqual({ kind: "new" });
+      expect(await t.store.finishIdempotent(begin(), 202, '{"id":"msg_late"}')).toBe(false);
+      expect(await t.store.finishIdempotent(repeat, 202, '{"id":"msg_holder"}')).toBe(true);
+      expect(await t.store.finishIdempotent(begin(), 202, '{"id":"msg_late"}')).toBe(false);
+      expect(await t.store.beginIdempotent(begin({ now: T0 + LOCK + 1 }))).toEqual({
+        kind: "replay",
+        status: 202,
+        body: '{"id":"msg_holder"}',
+      });
+    });
+
+    it("a request past its lock frees nothing once a repeat holds the key", async () => {
+      await t.store.beginIdempotent(begin());
+      const repeat = begin({ owner: "repeat", now: T0 + LOCK });
+      await t.store.beginIdempotent(repeat);
+      expect(await t.store.abandonIdempotent(begin())).toBe(false);
+      expect(await t.store.beginIdempotent(begin({ now: T0 + LOCK + 1 }))).toEqual({
+        kind: "in-progress",
+      });
+      expect(await t.store.abandonIdempotent(repeat)).toBe(true);
+      expect(await t.store.beginIdempotent(begin({ now: T0 + LOCK + 2 }))).toEqual({
+        kind: "new",
+      });
+    });
+
+    it("a request past its lock that nobody took the key from still keeps its answer", async () => {
+      await t.store.beginIdempotent(begin());
+      expect(await t.store.finishIdempotent(begin(), 201, "{}")).toBe(true);
+      expect(await t.store.beginIdempotent(begin({ now: T0 + LOCK * 2 }))).toEqual({
+        kind: "replay",
+        status: 201,
+        body: "{}",
+      });
+    });
+
     it("a key is forgotten after its time to live", async () => {
       await t.store.beginIdempotent(begin());
-      await t.store.finishIdempotent("app_1:POST /msg", "key-1", 202, "{}");
+      await t.store.finishIdempotent(begin(), 202, "{}");
       const later = begin({ fingerprint: "sha256:bbb", now: T0 + TTL });
       expect(await t.store.beginIdempotent(later)).toEqual({ kind: "new" });
     });
 
     it("an abandoned request lets the next one start anew", async () => {
       await t.store.beginIdempotent(begin());
-      await t.store.abandonIdempotent("app_1:POST /msg", "key-1");
+      await t.store.abandonIdempotent(begin());
       expect(await t.store.beginIdempotent(begin({ now: T0 + 1 }))).toEqual({ kind: "new" });
     });
 
@@ -81,7 +120,7 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
 
     it("keys of different scopes do not meet", async () => {
       await t.store.beginIdempotent(begin());
-      await t.store.finishIdempotent("app_1:POST /msg", "key-1", 202, "{}");
+      await t.store.finishIdempotent(begin(), 202, "{}");
       expect(await t.store.beginIdempotent(begin({ scope: "app_2:POST /msg" }))).toEqual({
         kind: "new",
       });

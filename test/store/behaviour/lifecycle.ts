@@ -41,6 +41,7 @@ export function lifecycleBehaviour(t: StoreUnderTest): void {
             s.beginIdempotent({
               scope: "s",
               key: "k",
+              owner: "o",
               fingerprint: "f",
               now: T0,
               lockMs: 1,

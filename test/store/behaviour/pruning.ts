@@ -189,6 +189,7 @@ export function pruningBehaviour(t: StoreUnderTest): void {
       await store.beginIdempotent({
         scope: "s",
         key: "k",
+        owner: "o",
         fingerprint: "f",
         now: T0,
         lockMs: SECOND,
