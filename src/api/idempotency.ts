@@ -4,12 +4,15 @@
  * kept for 24 h; a repeat gets the same status and bytes without running again. A repeat that
  * arrives while the first is still running is told so (409), and so is a different request
  * reusing the key. Server errors and conflicts (409) are not kept, so a retry after one runs again.
+ * What the store cannot take as a request ends (it went away) is written once it is back: see
+ * unsettled-keys.ts.
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ValidationError } from "../errors.js";
 import type { HeldIdempotencyKey, Store } from "../store/port.js";
 import type { Clock } from "../clock.js";
+import { UnsettledKeys, type KeyInHand } from "./unsettled-keys.js";
 
 const LOCK_MS = 60_000;
 const TTL_MS = 24 * 60 * 60 * 1000;
@@ -27,6 +30,8 @@ export function installIdempotency(
   deps: { store: Store; clock: Clock },
 ): void {
   app.decorateRequest("idempotency", null);
+  const unsettled = new UnsettledKeys(deps);
+  app.addHook("onClose", async () => unsettled.close());
 
   app.addHook("preHandler", async (request, reply) => {
     const key = request.headers["idempotency-key"];
@@ -51,16 +56,20 @@ export function installIdempotency(
     // The request's own token: past its lock a repeat may take the key, and this request's
     // answer (or release) must then not land on the repeat's.
     const held: HeldIdempotencyKey = { scope, key, owner: randomUUID() };
+    // A request of this process that held the key before may have left it locked, or its answer
+    // unkept, while the store was away: that is written first (or this one fails alike, 503).
+    await unsettled.settleBefore(scope, key);
+    const now = deps.clock.now();
     const state = await deps.store.beginIdempotent({
       ...held,
       fingerprint: fingerprint(request),
-      now: deps.clock.now(),
+      now,
       lockMs: LOCK_MS,
       ttlMs: TTL_MS,
     });
     switch (state.kind) {
       case "new":
-        request.idempotency = held;
+        request.idempotency = { held, lockedUntil: now + LOCK_MS };
         return;
       case "replay":
         return replay(reply, state.status, state.body);
@@ -78,21 +87,18 @@ export function installIdempotency(
   });
 
   app.addHook("onSend", async (request, reply, payload) => {
-    const held = request.idempotency;
-    if (!held) return payload;
+    const inHand = request.idempotency;
+    if (!inHand) return payload;
     request.idempotency = null;
     const body = payloadText(payload);
+    // A conflict (409) wrote nothing and may clear ("send it again"): like a server error, it is
+    // not kept, so the same request with the same key runs again. Nothing is written once a
+    // repeat has taken the key (this request ran past its lock).
+    const free = reply.statusCode >= 500 || reply.statusCode === 409 || body === null;
     try {
-      // A conflict (409) wrote nothing and may clear ("send it again"): like a server error, it
-      // is not kept, so the same request with the same key runs again.
-      if (reply.statusCode >= 500 || reply.statusCode === 409 || body === null) {
-        await deps.store.abandonIdempotent(held);
-      } else {
-        // Nothing is written once a repeat has taken the key (this request ran past its lock).
-        await deps.store.finishIdempotent(held, reply.statusCode, body);
-      }
+      await unsettled.settle(inHand, free ? null : { status: reply.statusCode, body });
     } catch (err) {
-      // The answer itself is fine; the key stays locked until LOCK_MS passes, then may run again.
+      // The answer itself is fine; the key stays locked until its lock ends, then may run again.
       request.log.error({ err }, "could not record the idempotency key's answer");
     }
     return payload;
@@ -131,6 +137,6 @@ function payloadText(payload: unknown): string | null {
 declare module "fastify" {
   interface FastifyRequest {
     /** The idempotency key this request holds until its answer is recorded. */
-    idempotency: HeldIdempotencyKey | null;
+    idempotency: KeyInHand | null;
   }
 }

@@ -76,7 +76,8 @@ function recordingEngine(): RecordingEngine {
 
 /**
  * Starts the API over `kind` of store (SQLite unless asked); private targets are allowed unless
- * `allowPrivateTargets: false`.
+ * `allowPrivateTargets: false`. PostgreSQL is reached at `databaseUrl` (a proxy in front of the
+ * test database, say) when given.
  */
 export async function startApi<K extends ApiStoreKind = "sqlite">(
   overrides: Partial<
@@ -87,13 +88,14 @@ export async function startApi<K extends ApiStoreKind = "sqlite">(
   > = {},
   clock: Clock = systemClock,
   kind: K = "sqlite" as K,
+  databaseUrl?: string,
 ): Promise<ApiHarness<StoreOf<K>>> {
   const dir = await mkdtemp(join(tmpdir(), "hookline-api-"));
   const closeStore: Cleanup = [];
   const schema = freshSchemaName();
   const store =
     kind === "postgres"
-      ? await aSharedStore(closeStore, schema)
+      ? await aSharedStore(closeStore, schema, databaseUrl)
       : new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
   const config = Object.freeze({
     ...resolveConfig({ HOOKLINE_DATA_DIR: dir }),

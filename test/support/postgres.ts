@@ -60,9 +60,10 @@ export function useCleanup(options: { ignoreFailures?: boolean } = {}): Cleanup 
 export async function aSharedStore(
   cleanup: Cleanup,
   schema = freshSchemaName(),
+  connectionString = TEST_DATABASE_URL,
 ): Promise<PostgresStore> {
   const store = await PostgresStore.open({
-    connectionString: TEST_DATABASE_URL,
+    connectionString,
     schema,
     poolSize: 4,
   });
