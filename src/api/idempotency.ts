@@ -90,6 +90,12 @@ export function installIdempotency(
     const inHand = request.idempotency;
     if (!inHand) return payload;
     request.idempotency = null;
+    // The store is away: freeing the key would wait on it as long again (a silent host, up to the
+    // query timeout), holding the answer back. It is freed once the store takes it.
+    if (reply.statusCode === 503) {
+      unsettled.settleSoon(inHand, null);
+      return payload;
+    }
     const body = payloadText(payload);
     // A conflict (409) wrote nothing and may clear ("send it again"): like a server error, it is
     // not kept, so the same request with the same key runs again. Nothing is written once a

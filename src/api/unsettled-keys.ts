@@ -48,10 +48,19 @@ export class UnsettledKeys {
       await this.write({ key, outcome });
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) throw err;
-      if (this.closed || this.unsettled.size >= MAX_UNSETTLED) return;
-      this.unsettled.set(id(key.held), { key, outcome });
-      this.arm();
+      this.keep({ key, outcome });
     }
+  }
+
+  /**
+   * Writes it without being waited for: kept at once, as a write the store has not taken yet, and
+   * tried straight away. For a request that failed because the store is away, whose next call
+   * would likely wait as long again.
+   */
+  settleSoon(key: KeyInHand, outcome: KeyOutcome): void {
+    const entry = this.keep({ key, outcome });
+    const writing = entry ? this.writeKept(entry) : this.write({ key, outcome });
+    writing.catch(() => undefined);
   }
 
   /**
@@ -68,6 +77,13 @@ export class UnsettledKeys {
     this.closed = true;
     if (this.timer) this.deps.clock.clearTimer(this.timer);
     this.timer = null;
+  }
+
+  private keep(entry: Unsettled): Unsettled | null {
+    if (this.closed || this.unsettled.size >= MAX_UNSETTLED) return null;
+    this.unsettled.set(id(entry.key.held), entry);
+    this.arm();
+    return entry;
   }
 
   private arm(): void {
