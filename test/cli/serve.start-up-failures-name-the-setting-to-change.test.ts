@@ -4,18 +4,25 @@
  * leaves the operator to guess which of the variables was wrong.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { TEST_DATABASE_URL } from "../support/postgres.js";
 import { spawnServe, TEST_TOKEN } from "../support/process.js";
+import { SilentPostgres } from "../support/silent-postgres.js";
+import { within } from "../support/within.js";
 
 const dirs: string[] = [];
 const servers: Server[] = [];
+const silent: SilentPostgres[] = [];
+const children: ChildProcess[] = [];
 afterEach(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+  for (const s of silent.splice(0)) await s.close();
 });
 
 function dataDir(): string {
@@ -34,6 +41,7 @@ async function serveUntilExit(
     { HOOKLINE_LOG_LEVEL: "silent", HOOKLINE_SENDER_THREADS: "0", ...env },
     args,
   );
+  children.push(child);
   // A hookline that did start is stopped, so the assertions below report it.
   child.stdout!.on("data", () => {
     if (/listening on/.test(output())) child.kill("SIGTERM");
@@ -103,6 +111,24 @@ describe("hookline serve refuses to start", () => {
     });
     expectOneLineNaming(result, "DATABASE_URL");
     expect(result.output).toContain(`127.0.0.1:${port}`);
+    expect(result.output).not.toContain("s3cret-pw");
+  }, 30_000);
+
+  it("on a PostgreSQL that lets it log in and then answers nothing, naming DATABASE_URL", async () => {
+    const server = await SilentPostgres.start();
+    silent.push(server);
+    const result = await within(
+      20_000,
+      "hookline serve against a silent PostgreSQL",
+      serveUntilExit({
+        HOOKLINE_DATA_DIR: dataDir(),
+        DATABASE_URL: server.url("s3cret-pw"),
+        HOOKLINE_PG_QUERY_TIMEOUT_MS: "1000",
+      }),
+    );
+    expectOneLineNaming(result, "DATABASE_URL");
+    expect(result.output).toContain(`127.0.0.1:${server.port}`);
+    expect(result.output).toContain("Query read timeout");
     expect(result.output).not.toContain("s3cret-pw");
   }, 30_000);
 

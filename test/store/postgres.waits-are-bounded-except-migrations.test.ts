@@ -2,10 +2,11 @@
  * How long the PostgreSQL store waits on its server. A statement waits at most the query timeout;
  * closing the store waits at most that long too, even for connections whose server's host vanished
  * (a loopback proxy in front of the shared server passes nothing either way, and never closes) and
- * for a migration. A migration itself is not cut by the query timeout: it may rightly wait for
- * another process's migration, or rewrite a large table. Nor is deleting an application, whose
- * whole history goes in one transaction. The server ends a statement hookline gave up on soon
- * after, so that it holds no lock and does nothing later.
+ * for a migration. A migration's wait for another process's migration, and its own SQL, are not
+ * cut by the query timeout: the first may rightly be long, the second rewrite a large table (its
+ * other statements are: test/cli/serve.start-up-failures-name-the-setting-to-change.test.ts). Nor
+ * is deleting an application, whose whole history goes in one transaction. The server ends a
+ * statement hookline gave up on soon after, so that it holds no lock and does nothing later.
  */
 import { expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/errors.js";

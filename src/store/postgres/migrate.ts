@@ -1,6 +1,6 @@
 /** Brings a schema up to date with the numbered migrations, safely from many processes at once. */
 import type pg from "pg";
-import { NO_SERVER_BOUND, SCHEMA_NAME, unbounded } from "./database.js";
+import { isTimeout, NO_SERVER_BOUND, SCHEMA_NAME, unbounded } from "./database.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 import { ConfigError } from "../../errors.js";
 import { refuseNewerSchema } from "../newer-schema.js";
@@ -22,18 +22,22 @@ export async function migrate(
 ): Promise<number> {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
   const client = await pool.connect();
-  // Not cut by the query timeout: a migration may wait for another process's, or rewrite a large
-  // table. A store closed meanwhile gives up on it after its own bound (see PostgresStore.close).
+  // Each statement waits at most the query timeout, so a server that lets hookline log in and
+  // then answers nothing (its processes or its disk hung) fails start-up rather than holding it
+  // forever. Two are exempt, as they may rightly run for long: waiting for another process's
+  // migration, and the migration itself (it may rewrite a large table). A store closed meanwhile
+  // gives up on those after its own bound (see PostgresStore.close).
   const query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) =>
-    client.query<R>(unbounded({ text, values }));
+    client.query<R>({ text, values });
+  const long = (text: string, values?: unknown[]) => client.query(unbounded({ text, values }));
   let broken: Error | undefined;
   let applied = 0;
   try {
     for (const m of migrations) {
-      await query("BEGIN");
       try {
+        await query("BEGIN");
         await query(NO_SERVER_BOUND);
-        await query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [MIGRATION_LOCK, schema]);
+        await long("SELECT pg_advisory_xact_lock($1, hashtext($2))", [MIGRATION_LOCK, schema]);
         if (options.existingOnly) {
           const ledger = await query<{ t: string | null }>("SELECT to_regclass($1)::text AS t", [
             `${schema}.hookline_migrations`,
@@ -64,7 +68,7 @@ export async function migrate(
           m.version,
         ]);
         if (done.rows.length === 0) {
-          await query(m.sql);
+          await long(m.sql);
           await query(
             "INSERT INTO hookline_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
             [m.version, m.name, Date.now()],
@@ -73,7 +77,11 @@ export async function migrate(
         }
         await query("COMMIT");
       } catch (err) {
-        await query("ROLLBACK").catch((rollbackErr: Error) => (broken = rollbackErr));
+        // A statement left unanswered may be answered yet: the connection is closed rather than
+        // rolled back (a ROLLBACK would queue behind it), and the server rolls back when it sees
+        // it go.
+        if (isTimeout(err)) broken = err as Error;
+        else await query("ROLLBACK").catch((rollbackErr: Error) => (broken = rollbackErr));
         throw err;
       }
     }
