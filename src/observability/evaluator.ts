@@ -135,17 +135,17 @@ export class AlertEvaluator {
     this.unannounced.resolved.push(...changes.resolved);
   }
 
-  /** Stores what changed, then announces what fired or resolved. */
+  /** Stores what changed and forgets alerts resolved too long ago, then announces. */
   private async persist(at: number): Promise<void> {
-    if (this.unsaved.size) {
-      const refused = await this.deps.store.saveAlerts({
-        holder: this.deps.workerId(),
-        alerts: [...this.unsaved.values()],
-        forgetResolvedBefore: at - RESOLVED_LISTED_MS,
-      });
-      this.unsaved.clear();
-      if (refused.length) this.letGo(refused);
-    }
+    // Saved at every evaluation, with nothing changed too: the forgetting rides on the save, and
+    // a quiet day would otherwise keep a resolved alert until the next one fired or resolved.
+    const refused = await this.deps.store.saveAlerts({
+      holder: this.deps.workerId(),
+      alerts: [...this.unsaved.values()],
+      forgetResolvedBefore: at - RESOLVED_LISTED_MS,
+    });
+    this.unsaved.clear();
+    if (refused.length) this.letGo(refused);
     // Announced only once stored, so a listing never lags behind an announcement.
     const told = this.unannounced;
     this.unannounced = { fired: [], resolved: [], updated: [] };
