@@ -86,6 +86,33 @@ describe("SQLite checkpoints", () => {
     await db.store.close();
   });
 
+  it("shrink the WAL back once the writer is idle, after a spike grew it", async () => {
+    const db = await open({
+      everyMs: 20,
+      walLimitPages: 16_384,
+      shrinkAfterIdleMs: 200,
+      shrinkAboveBytes: 1024 * 1024,
+    });
+    // A reader holding its snapshot (a backup, say) keeps the WAL from starting over, so the
+    // writes pile up in it: about 3 MB.
+    const reader = new Database(db.path, { readonly: true });
+    reader.prepare("BEGIN").run();
+    reader.prepare("SELECT count(*) FROM messages").get();
+    await db.write(400);
+    const spike = db.walBytes();
+    expect(spike).toBeGreaterThan(2 * 1024 * 1024);
+    reader.prepare("COMMIT").run();
+    reader.close();
+
+    await eventually(() => db.walBytes() <= 1024 * 1024);
+    // Nothing was lost on the way, and the writer goes on as before.
+    await db.write(10);
+    const count = new Database(db.path, { readonly: true });
+    expect(count.prepare("SELECT count(*) AS n FROM messages").get()).toEqual({ n: 410 });
+    count.close();
+    await db.store.close();
+  });
+
   it("stop with the store, which leaves no WAL behind", async () => {
     const db = await open({ everyMs: 20, walLimitPages: 16_384 });
     await db.write(50);

@@ -19,6 +19,12 @@ export interface CheckpointSettings {
   everyMs: number;
   /** The writer checkpoints itself once the WAL holds this many pages (4 KiB each). */
   walLimitPages: number;
+  /**
+   * Once no commit has come for this long and every page is copied, a WAL file larger than
+   * `shrinkAboveBytes` is truncated (SQLite reuses it from the start, never making it smaller).
+   */
+  shrinkAfterIdleMs?: number;
+  shrinkAboveBytes?: number;
   /** Told if the thread fails; the writer has then gone back to SQLite's own checkpoints. */
   onFailure?: (err: Error) => void;
   /**
@@ -46,12 +52,19 @@ export const DEFAULT_CHECKPOINTS: CheckpointSettings = Object.freeze({
   walLimitPages: 16_384,
 });
 
+// Idle for a while, not between two bursts: a WAL truncated is grown again by the commits that
+// follow. Above SQLite's own mark of 1,000 pages, so the WAL of a quiet hookline is left alone.
+const SHRINK_AFTER_IDLE_MS = 10_000;
+const SHRINK_ABOVE_BYTES = 4 * 1024 * 1024;
+
 /** What the thread is started with. */
 export interface CheckpointThreadSettings {
   path: string;
   /** The writer's `synchronous` level as SQLite reports it (1 NORMAL, 2 FULL). */
   synchronous: number;
   everyMs: number;
+  shrinkAfterIdleMs: number;
+  shrinkAboveBytes: number;
   /** The thread's nice value (Linux). */
   niceness: number;
 }
@@ -68,6 +81,8 @@ export class Checkpointer {
       // Read from the writer, so the thread's fsyncs follow whatever it was opened with.
       synchronous: db.pragma("synchronous", { simple: true }) as number,
       everyMs: settings.everyMs,
+      shrinkAfterIdleMs: settings.shrinkAfterIdleMs ?? SHRINK_AFTER_IDLE_MS,
+      shrinkAboveBytes: settings.shrinkAboveBytes ?? SHRINK_ABOVE_BYTES,
       // Below the main thread, and below the sender threads however they stand: copying pages
       // can wait.
       niceness: 10,
