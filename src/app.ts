@@ -203,6 +203,7 @@ export function createHookline(
     policyDefaults,
     observability,
     events,
+    logger,
   });
 
   // On SQLite, held from start to stop (see data-dir-lock.ts).

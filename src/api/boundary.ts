@@ -12,6 +12,7 @@ import {
   UnauthorizedError,
   ValidationError,
 } from "../errors.js";
+import type { ApiLogger } from "./deps.js";
 
 /** The status and body an error is answered with. */
 export interface ErrorAnswer {
@@ -92,8 +93,11 @@ function fastifyClientError(err: FastifyError, bodyLimit: number | undefined): E
 /** The code of the parser's refusal of a coded (compressed) body, answered 415 like Fastify's. */
 const CONTENT_ENCODING = "HOOKLINE_CONTENT_ENCODING";
 
-/** Installs the JSON body parser, the error handler and the not-found handler. */
-export function installBoundary(app: FastifyInstance): void {
+/**
+ * Installs the JSON body parser, the error handler and the not-found handler. Answers of 5xx are
+ * logged to `logger`: Fastify's own logger is off, so its `request.log` writes nowhere.
+ */
+export function installBoundary(app: FastifyInstance, logger?: ApiLogger): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
   // Only JSON is accepted: anything else is a 415 rather than a string handed to a handler.
   app.removeAllContentTypeParsers();
@@ -113,7 +117,9 @@ export function installBoundary(app: FastifyInstance): void {
 
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const answer = errorAnswer(err, request.routeOptions.bodyLimit);
-    if (answer.status >= 500) request.log.error({ err }, "request failed");
+    if (answer.status >= 500) {
+      logger?.error({ err, ...requestFields(request) }, "request failed");
+    }
     if (answer.headers) reply.headers(answer.headers);
     // Fastify closes the connection on a body it stopped reading; a client still sending a large
     // one then meets a reset and never reads its 413. Kept open, Node reads the rest and drops
@@ -135,4 +141,9 @@ declare module "fastify" {
     /** The exact bytes of a JSON body: idempotency fingerprints, and a message's payload as sent. */
     rawBody: Buffer | null;
   }
+}
+
+/** What a log line says of a request: its method and route (the pattern: no ids, no query). */
+export function requestFields(request: FastifyRequest): { method: string; route: string } {
+  return { method: request.method, route: request.routeOptions.url ?? "(no route)" };
 }

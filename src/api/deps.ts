@@ -22,4 +22,11 @@ export interface ApiDeps {
   events?: EngineEvents;
   /** Metrics, alerts, operational webhooks, drills; absent in a process that runs none. */
   observability?: Observability;
+  /** Where requests that failed on hookline's side are logged (pino fits); unset, nowhere. */
+  logger?: ApiLogger;
+}
+
+/** What the API logs: requests answered 5xx, with their cause. */
+export interface ApiLogger {
+  error(obj: object, msg: string): void;
 }

@@ -13,6 +13,8 @@ import { ValidationError } from "../errors.js";
 import type { HeldIdempotencyKey, Store } from "../store/port.js";
 import type { Clock } from "../clock.js";
 import { UnsettledKeys, type KeyInHand } from "./unsettled-keys.js";
+import { requestFields } from "./boundary.js";
+import type { ApiLogger } from "./deps.js";
 
 const LOCK_MS = 60_000;
 const TTL_MS = 24 * 60 * 60 * 1000;
@@ -27,7 +29,7 @@ const MAX_SCOPE_BYTES = 2_048;
 /** Adds the hooks that begin a key before the handler and record the answer as it is sent. */
 export function installIdempotency(
   app: FastifyInstance,
-  deps: { store: Store; clock: Clock },
+  deps: { store: Store; clock: Clock; logger?: ApiLogger },
 ): void {
   app.decorateRequest("idempotency", null);
   const unsettled = new UnsettledKeys(deps);
@@ -105,7 +107,10 @@ export function installIdempotency(
       await unsettled.settle(inHand, free ? null : { status: reply.statusCode, body });
     } catch (err) {
       // The answer itself is fine; the key stays locked until its lock ends, then may run again.
-      request.log.error({ err }, "could not record the idempotency key's answer");
+      deps.logger?.error(
+        { err, ...requestFields(request) },
+        "could not record the idempotency key's answer",
+      );
     }
     return payload;
   });

@@ -77,7 +77,7 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     },
   });
   app.decorateRequest("rawBody", null);
-  installBoundary(app);
+  installBoundary(app, deps.logger);
   closeConnectionsWhenStopping(app);
 
   const worker = deps.config.role === "worker";

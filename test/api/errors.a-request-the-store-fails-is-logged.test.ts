@@ -1,0 +1,41 @@
+/**
+ * A request answered 5xx (the store unavailable: a full disk, a database away) is logged with
+ * its cause, so the operator reading the logs learns why callers are refused. The boundary wrote
+ * that line through Fastify's own logger, which hookline leaves off, so nothing came out.
+ */
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { afterAll, expect, it, vi } from "vitest";
+import { StoreUnavailableError } from "../../src/errors.js";
+import { startHookline, type TestHookline } from "../support/hookline.js";
+
+const lines: Record<string, unknown>[] = [];
+const sink = new Writable({
+  write(chunk: Buffer, _enc, done) {
+    for (const l of chunk.toString("utf8").split("\n").filter(Boolean)) {
+      lines.push(JSON.parse(l) as Record<string, unknown>);
+    }
+    done();
+  },
+});
+
+let h: TestHookline | null = null;
+afterAll(() => h?.stop());
+
+it("logs a request the store failed, with the store's reason and the route", async () => {
+  h = await startHookline({ overrides: { logger: pino({ level: "info" }, sink) } });
+  vi.spyOn(h.hookline.store, "createApplication").mockRejectedValueOnce(
+    new StoreUnavailableError("SQLite store unavailable (SQLITE_FULL)"),
+  );
+  const res = await h.api("POST", "/api/v1/app", { name: "acme" });
+  expect(res.status).toBe(503);
+  const failed = lines.filter((l) => l.msg === "request failed");
+  expect(failed).toEqual([
+    expect.objectContaining({
+      level: 50,
+      method: "POST",
+      route: "/api/v1/app",
+      err: expect.objectContaining({ message: "SQLite store unavailable (SQLITE_FULL)" }),
+    }),
+  ]);
+});
