@@ -219,9 +219,7 @@ export function createHookline(
       }
     }
     // A wrong key stops start-up here rather than failing deliveries one by one later.
-    await store.verifySealing().catch((err: unknown) => {
-      throw storeFailure(err, config);
-    });
+    await store.verifySealing();
     if (!config.encryptionKey) {
       logger.warn(
         "ENCRYPTION AT REST IS OFF: endpoint secrets and message payloads are stored in plaintext; set HOOKLINE_ENCRYPTION_KEY or HOOKLINE_ENCRYPTION_KEY_FILE (see docs/security.md)",
@@ -263,7 +261,8 @@ export function createHookline(
       } catch (err) {
         // Whatever did start is stopped again, so an embedding program is left with nothing running.
         await hookline.stop().catch(() => undefined);
-        throw err;
+        // A store that fails in any part's start is named by its setting.
+        throw storeFailure(err, config);
       }
     },
     async stop() {

@@ -3,6 +3,8 @@
  * HOOKLINE_PORT, a data dir that cannot be written about HOOKLINE_DATA_DIR, an unreachable
  * database about DATABASE_URL. Node's own messages name none of them.
  */
+import { accessSync, constants, existsSync, statfsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { Config } from "./config.js";
 import { ConfigError, StoreUnavailableError } from "./errors.js";
 
@@ -15,10 +17,70 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** The data dir (or the SQLite file in it) could not be created, opened or migrated. */
-export function dataDirFailure(err: unknown, dataDir: string): unknown {
+/** What the file system under a data dir says of itself, to name what SQLite or Node blur. */
+export interface FileSystemState {
+  readOnly: boolean;
+  /** Bytes this process may still write there, or null if it cannot be told. */
+  freeBytes: number | null;
+}
+
+/** Less free than this where a write failed is a full disk, whatever the error's name. */
+const FULL_BELOW_BYTES = 1024 * 1024;
+
+/** The file system holding `dir` (or its nearest ancestor that exists). */
+export function fileSystemState(dir: string): FileSystemState {
+  let at = resolve(dir);
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  let readOnly = false;
+  try {
+    accessSync(at, constants.W_OK);
+  } catch (err) {
+    readOnly = codeOf(err) === "EROFS";
+  }
+  let freeBytes: number | null = null;
+  try {
+    const fs = statfsSync(at);
+    freeBytes = fs.bavail * fs.bsize;
+  } catch {
+    // Unknown: the reason is left as the error gives it.
+  }
+  return { readOnly, freeBytes };
+}
+
+/**
+ * The data dir (or the SQLite file in it) could not be created, opened, migrated or written at
+ * start. `fileSystem` is asked only when the error leaves the cause open.
+ */
+export function dataDirFailure(
+  err: unknown,
+  dataDir: string,
+  fileSystem: (dir: string) => FileSystemState = fileSystemState,
+): unknown {
   if (err instanceof ConfigError) return err;
   const cause = err instanceof StoreUnavailableError && err.cause ? err.cause : err;
+  const reason = fileSystemReason(codeOf(cause), () => fileSystem(dataDir)) ?? knownReason(cause);
+  return new ConfigError(`HOOKLINE_DATA_DIR ${dataDir} cannot be used: ${reason}`, { cause: err });
+}
+
+/**
+ * Faults named after something else: SQLite opens a file on a read-only file system read only
+ * and refuses the first write as a read-only file; it reports a full disk as an I/O error when
+ * its shared-memory file cannot grow (SQLITE_IOERR_SHMSIZE) and at times when a write fails; and
+ * Node's recursive mkdir says ENOENT on a read-only file system.
+ */
+function fileSystemReason(code: string, fileSystem: () => FileSystemState): string | null {
+  if (code !== "SQLITE_READONLY" && code !== "ENOENT" && !code.startsWith("SQLITE_IOERR")) {
+    return null;
+  }
+  const fs = fileSystem();
+  if (fs.readOnly) return "the file system is read-only";
+  if (code.startsWith("SQLITE_IOERR") && fs.freeBytes !== null && fs.freeBytes < FULL_BELOW_BYTES) {
+    return "no space left on the device";
+  }
+  return null;
+}
+
+function knownReason(cause: unknown): string {
   const reasons: Record<string, string> = {
     EEXIST: "it is a file, not a directory",
     ENOTDIR: "a part of the path is a file, not a directory",
@@ -30,8 +92,7 @@ export function dataDirFailure(err: unknown, dataDir: string): unknown {
     SQLITE_READONLY: "the database file is read-only",
     SQLITE_FULL: "no space left on the device",
   };
-  const reason = reasons[codeOf(cause)] ?? messageOf(cause);
-  return new ConfigError(`HOOKLINE_DATA_DIR ${dataDir} cannot be used: ${reason}`, { cause: err });
+  return reasons[codeOf(cause)] ?? messageOf(cause);
 }
 
 /** The API could not listen where it was told to. */
@@ -61,9 +122,14 @@ export function listenFailure(err: unknown, config: Readonly<Config>): unknown {
   }
 }
 
-/** The store could not be reached at start: for PostgreSQL, says which server was asked. */
+/**
+ * The store could not be used at start: for PostgreSQL, says which server was asked; for SQLite,
+ * which data dir (SQLite opens a file it may not write without a word, so the first write, in
+ * whichever part starts first, is where that shows).
+ */
 export function storeFailure(err: unknown, config: Readonly<Config>): unknown {
-  if (!config.databaseUrl || !(err instanceof StoreUnavailableError)) return err;
+  if (!(err instanceof StoreUnavailableError)) return err;
+  if (!config.databaseUrl) return dataDirFailure(err, config.dataDir);
   // The store's message names only a code (3D000, 28P01…); the server's own words say what it is.
   const server = err.cause instanceof Error ? err.cause.message : "";
   const why = server && !err.message.includes(server) ? `${err.message}: ${server}` : err.message;
