@@ -284,8 +284,13 @@ export function isUnavailable(err: unknown): boolean {
   // corrupted data or index. 57014 (canceled: a statement_timeout of DATABASE_URL's options, or
   // pg_cancel_backend) and 55P03 (its lock_timeout) are the server's side of the query timeout:
   // the database did not get to the statement in time, which says nothing against the request.
+  // 42P01 (no such table) and 3F000 (no such schema): hookline's schema was dropped under it (a
+  // restore begun with hookline running); it works again once the schema is back.
   if (/^(08|28|53|58)/.test(code)) return true;
-  const codes = ["57P01", "57P02", "57P03", "57014", "55P03", "25006", "3D000", "XX001", "XX002"];
+  const codes = [
+    ...["57P01", "57P02", "57P03", "57014", "55P03", "25006", "3D000", "XX001", "XX002"],
+    ...["42P01", "3F000"],
+  ];
   if (codes.includes(code)) return true;
   const message = err instanceof Error ? err.message : "";
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|Query read timeout|Client was closed and is not queryable/i.test(

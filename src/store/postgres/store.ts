@@ -177,7 +177,8 @@ export class PostgresStore implements Store {
   }
 
   async ping(): Promise<void> {
-    await this.run(() => this.pool.query("SELECT 1"));
+    // A table of the schema, not just the server: a schema dropped under hookline fails it.
+    await this.run(() => this.pool.query("SELECT 1 FROM hookline_migrations LIMIT 1"));
   }
 
   // ---- applications -------------------------------------------------------------------------
