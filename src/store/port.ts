@@ -25,6 +25,7 @@ import type {
 } from "../domain/types.js";
 import type { CircuitTransition } from "../engine/breaker.js";
 import type {
+  ApiTokenQuery,
   ApplicationFilter,
   AttemptQuery,
   EndpointMessage,
@@ -376,8 +377,8 @@ export interface Store {
   createApiToken(token: ApiToken): Promise<ApiToken>;
   /** The token with this hex SHA-256, revoked or not, or null. */
   findApiTokenByHash(hash: string): Promise<ApiToken | null>;
-  /** Every token, revoked ones too, oldest first. */
-  listApiTokens(): Promise<ApiToken[]>;
+  /** A page of tokens, revoked ones too unless asked, oldest first unless asked. */
+  listApiTokens(q: ApiTokenQuery): Promise<Page<ApiToken>>;
   /** Marks a token revoked at `now` (a second revocation keeps the first time); null if unknown. */
   revokeApiToken(id: string, now: number): Promise<ApiToken | null>;
 

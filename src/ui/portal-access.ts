@@ -46,6 +46,12 @@ const ApplicationTokenExpireIn = z
   })
   .optional();
 
+/**
+ * Tokens expire-all reads at a time: one portal link per customer session adds up, and the
+ * request holds no more of them than this.
+ */
+const EXPIRE_PAGE = 200;
+
 /** The token name a portal link gets, which is how expire-all finds it again. */
 const portalTokenName = (sessionId: string | null | undefined): string =>
   sessionId ? `portal:${sessionId}` : "portal";
@@ -116,11 +122,26 @@ export function portalAccessRoutes(deps: ApiDeps): RouteDef[] {
         const isPortal = (name: string) =>
           names ? names.has(name) : name === "portal" || name.startsWith("portal:");
         const now = clock.now();
-        for (const t of await store.listApiTokens()) {
-          if (t.appId !== app.id || t.revokedAt !== null || !isPortal(t.name)) continue;
-          await store.revokeApiToken(t.id, now);
+        // The application's live tokens a page at a time; a revoked one leaves the filter, but
+        // the iterator (an id) already stands past it.
+        let iterator: string | null = null;
+        try {
+          for (let done = false; !done;) {
+            const page = await store.listApiTokens({
+              limit: EXPIRE_PAGE,
+              iterator,
+              appId: app.id,
+              unrevoked: true,
+            });
+            for (const t of page.data) {
+              if (isPortal(t.name)) await store.revokeApiToken(t.id, now);
+            }
+            ({ iterator, done } = page);
+          }
+        } finally {
+          // Those revoked before a failure are refused at once too.
+          tokenCacheFor(store).clear();
         }
-        tokenCacheFor(store).clear();
         return noContent();
       },
     }),

@@ -6,6 +6,7 @@ import { newId } from "../../ids.js";
 import { newPlainToken, tokenCacheFor, tokenDigest } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
+import { ListQuery } from "../validation.js";
 import {
   HttpError,
   HttpValidationError,
@@ -107,11 +108,12 @@ export function tokenRoutes(deps: ApiDeps): RouteDef[] {
       method: "GET",
       path: base,
       operationId: "hookline.token.list",
-      summary: "List API tokens, revoked ones too (never their secrets)",
-      responses: { 200: { description: "Every token", schema: listOf(ApiTokenOut) } },
-      handler: async () => {
-        const tokens = await store.listApiTokens();
-        return ok(listAnswer({ data: tokens.map(apiTokenOut), iterator: null, done: true }));
+      summary: "List API tokens, revoked ones too (never their secrets), oldest first",
+      query: ListQuery,
+      responses: { 200: { description: "A page of tokens", schema: listOf(ApiTokenOut) } },
+      handler: async ({ query }) => {
+        const page = await store.listApiTokens(query);
+        return ok(listAnswer({ ...page, data: page.data.map(apiTokenOut) }));
       },
     }),
     defineRoute({

@@ -22,6 +22,14 @@ export interface ApplicationFilter {
   excludeWithOnlyDisabledEndpoints?: boolean;
 }
 
+/** Which API tokens a list takes. */
+export interface ApiTokenQuery extends PageQuery {
+  /** Only those bound to this application. */
+  appId?: string;
+  /** Only those not revoked. */
+  unrevoked?: boolean;
+}
+
 /** Which event types a list takes. */
 export interface EventTypeQuery extends PageQuery {
   includeArchived?: boolean;

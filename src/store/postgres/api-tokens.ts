@@ -2,7 +2,9 @@
 import type pg from "pg";
 import type { ApiToken } from "../../domain/types.js";
 import { API_TOKEN_COLUMNS, apiTokenFromRow, apiTokenValues } from "../api-token-row.js";
-import { all, exec, one } from "./database.js";
+import type { ApiTokenQuery, Page } from "../port.js";
+import { exec, one, Params } from "./database.js";
+import { paginate } from "./pagination.js";
 
 /** Token operations; `PostgresStore` wraps each call in its error mapping. */
 export class ApiTokens {
@@ -22,8 +24,19 @@ export class ApiTokens {
     return row ? apiTokenFromRow(row) : null;
   }
 
-  async list(): Promise<ApiToken[]> {
-    return (await all(this.pool, "SELECT * FROM api_tokens ORDER BY id")).map(apiTokenFromRow);
+  list(q: ApiTokenQuery): Promise<Page<ApiToken>> {
+    const p = new Params();
+    const where: string[] = [];
+    if (q.appId !== undefined) where.push(`app_id = ${p.add(q.appId)}`);
+    if (q.unrevoked) where.push("revoked_at IS NULL");
+    return paginate(
+      this.pool,
+      { select: "SELECT * FROM api_tokens", where, params: p },
+      "id",
+      q,
+      apiTokenFromRow,
+      (t) => t.id,
+    );
   }
 
   async revoke(id: string, now: number): Promise<ApiToken | null> {

@@ -2,6 +2,8 @@
 import type { Database as Db } from "better-sqlite3";
 import type { ApiToken } from "../../domain/types.js";
 import { API_TOKEN_COLUMNS, apiTokenFromRow, apiTokenValues } from "../api-token-row.js";
+import type { ApiTokenQuery, Page } from "../port.js";
+import { paginate } from "./pagination.js";
 import type { Row } from "./rows.js";
 
 /** Synchronous token operations; `SqliteStore` wraps each call in its error mapping. */
@@ -21,9 +23,21 @@ export class ApiTokens {
     return row ? apiTokenFromRow(row) : null;
   }
 
-  list(): ApiToken[] {
-    return (this.db.prepare("SELECT * FROM api_tokens ORDER BY id").all() as Row[]).map(
+  list(q: ApiTokenQuery): Page<ApiToken> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.appId !== undefined) {
+      where.push("app_id = ?");
+      params.push(q.appId);
+    }
+    if (q.unrevoked) where.push("revoked_at IS NULL");
+    return paginate(
+      this.db,
+      { select: "SELECT * FROM api_tokens", where, params },
+      "id",
+      q,
       apiTokenFromRow,
+      (t) => t.id,
     );
   }
 

@@ -33,6 +33,7 @@ import {
   type DeadLetterDecided,
   type DeadLetterDecision,
   type DeadLetterQuery,
+  type ApiTokenQuery,
   type ApplicationFilter,
   type DeadLetterSummaryRow,
   type DeliveryOutcome,
@@ -472,8 +473,8 @@ export class SqliteStore implements Store {
     return this.run(() => this.apiTokens.findByHash(hash));
   }
 
-  async listApiTokens(): Promise<ApiToken[]> {
-    return this.run(() => this.apiTokens.list());
+  async listApiTokens(q: ApiTokenQuery): Promise<Page<ApiToken>> {
+    return this.run(() => this.apiTokens.list(q));
   }
 
   async revokeApiToken(id: string, now: number): Promise<ApiToken | null> {

@@ -1,4 +1,4 @@
-/** API tokens: stored by hash, found by hash, listed without secrets, revoked once. */
+/** API tokens: stored by hash, found by hash, listed a page at a time, revoked once. */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { ApiToken } from "../../../src/domain/types.js";
@@ -55,7 +55,39 @@ export function apiTokenBehaviour(t: StoreUnderTest): void {
       const a = await t.store.createApiToken(aToken({ id: newId("tok", T0) }));
       const b = await t.store.createApiToken(aToken({ id: newId("tok", T0 + HOUR) }));
       await t.store.revokeApiToken(a.id, T0 + 2 * HOUR);
-      expect(await t.store.listApiTokens()).toEqual([{ ...a, revokedAt: T0 + 2 * HOUR }, b]);
+      expect(await t.store.listApiTokens({ limit: 10 })).toEqual({
+        data: [{ ...a, revokedAt: T0 + 2 * HOUR }, b],
+        iterator: b.id,
+        done: true,
+      });
+    });
+
+    it("lists a page at a time, either way round, and by application unrevoked only", async () => {
+      const ids = [0, 1, 2, 3, 4].map((i) => newId("tok", T0 + i));
+      const [a, b, c, d, e] = await Promise.all(
+        ids.map((id, i) =>
+          t.store.createApiToken(
+            aToken({ id, ...(i % 2 ? {} : { scope: "app", appId: "app_x" }) }),
+          ),
+        ),
+      );
+      const first = await t.store.listApiTokens({ limit: 2 });
+      expect(first).toEqual({ data: [a, b], iterator: b!.id, done: false });
+      const rest = await t.store.listApiTokens({ limit: 3, iterator: first.iterator });
+      expect(rest).toEqual({ data: [c, d, e], iterator: e!.id, done: true });
+      const back = await t.store.listApiTokens({ limit: 2, order: "descending" });
+      expect(back.data).toEqual([e, d]);
+
+      await t.store.revokeApiToken(c!.id, T0 + HOUR);
+      const live = await t.store.listApiTokens({ limit: 1, appId: "app_x", unrevoked: true });
+      expect(live).toEqual({ data: [a], iterator: a!.id, done: false });
+      const more = await t.store.listApiTokens({
+        limit: 5,
+        iterator: live.iterator,
+        appId: "app_x",
+        unrevoked: true,
+      });
+      expect(more).toEqual({ data: [e], iterator: e!.id, done: true });
     });
 
     it("deletes an application's tokens with it; others stay", async () => {
@@ -70,7 +102,7 @@ export function apiTokenBehaviour(t: StoreUnderTest): void {
       );
       const admin = await t.store.createApiToken(aToken({ id: newId("tok", T0 + 3) }));
       await t.store.deleteApplication(a.id);
-      expect(await t.store.listApiTokens()).toEqual([other, admin]);
+      expect((await t.store.listApiTokens({ limit: 10 })).data).toEqual([other, admin]);
     });
 
     it("revokes a token once: a second revocation keeps the first time", async () => {
