@@ -57,7 +57,8 @@ export interface Hookline {
   /** Metrics, alerts, operational webhooks, failure drills. */
   readonly observability: Observability;
   readonly api: FastifyInstance;
-  readonly adminToken: string;
+  /** The bootstrap admin token; null in a worker started without HOOKLINE_ADMIN_TOKEN. */
+  readonly adminToken: string | null;
   readonly logger: Logger;
   /** Base URL the API listens on, once started. */
   url: string;
@@ -308,15 +309,19 @@ export const REDACTED_LOG_PATHS = [
 
 /**
  * The admin token and the store; a data dir that cannot be used for either stops start-up naming
- * HOOKLINE_DATA_DIR. (With DATABASE_URL it holds only the generated token.)
+ * HOOKLINE_DATA_DIR. (With DATABASE_URL it holds only the generated token.) A worker serves no
+ * API and prints no token, so it makes none: one it generated would be an admin credential in the
+ * shared database that nobody was shown. Its /metrics takes the tokens the database has.
  */
 function openDataDir(
   config: Readonly<Config>,
   logger: Logger,
-): { adminToken: string; store: Store } {
-  let adminToken: string;
+): { adminToken: string | null; store: Store } {
+  let adminToken: string | null;
   try {
-    adminToken = config.adminToken ?? loadOrCreateAdminToken(config.dataDir);
+    adminToken =
+      config.adminToken ??
+      (config.role === "worker" ? null : loadOrCreateAdminToken(config.dataDir));
   } catch (err) {
     throw dataDirFailure(err, config.dataDir);
   }

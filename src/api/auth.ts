@@ -159,17 +159,21 @@ export function accessOf(route: RouteDef): RouteAccess | "public" {
  */
 export function installAuth(
   app: FastifyInstance,
-  deps: { store: Store; adminToken: string; clock: Clock },
+  deps: { store: Store; adminToken: string | null; clock: Clock },
   routes: readonly RouteDef[],
   between: () => void = () => {},
 ): void {
   const { store } = deps;
-  const bootstrap = tokenDigest(deps.adminToken).toString("hex");
+  const { adminToken } = deps;
+  // No bootstrap token: no digest matches "".
+  const bootstrap = adminToken === null ? "" : tokenDigest(adminToken).toString("hex");
   const keyOf = (r: RouteDef) => `${r.method} ${r.path.replace(/\{(\w+)\}/g, ":$1")}`;
   const accessByRoute = new Map(routes.map((r) => [keyOf(r), accessOf(r)]));
   const duringOutage = new Set(routes.filter((r) => r.duringOutage).map(keyOf));
   app.decorateRequest("identity", null);
-  app.addHook("onReady", async () => registerBootstrapToken(store, deps.adminToken, deps.clock));
+  if (adminToken !== null) {
+    app.addHook("onReady", async () => registerBootstrapToken(store, adminToken, deps.clock));
+  }
   app.addHook("onRequest", async (request) => {
     const access = accessOfRequest(request, accessByRoute);
     if (access === "public") return;

@@ -15,8 +15,11 @@ export interface ApiDeps {
   dlq: DeadLetterQueue;
   config: Readonly<Config>;
   clock: Clock;
-  /** The configured admin token, registered (hashed) as the bootstrap admin token on start. */
-  adminToken: string;
+  /**
+   * The configured admin token, registered (hashed) as the bootstrap admin token on start; null
+   * when there is none (a worker started without HOOKLINE_ADMIN_TOKEN).
+   */
+  adminToken: string | null;
   policyDefaults: PolicyDefaults;
   /** The domain event bus: the API announces what people do that others listen for. */
   events?: EngineEvents;

@@ -50,7 +50,8 @@ export async function startHookline(
   hookline.engine.events.on((e) => events.push(e));
   await hookline.start();
   const url = hookline.url;
-  const token = hookline.adminToken;
+  // Null only in a worker started without HOOKLINE_ADMIN_TOKEN, which serves no API to call.
+  const token = hookline.adminToken ?? "";
   return {
     hookline,
     url,
