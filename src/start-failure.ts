@@ -139,7 +139,8 @@ export function storeFailure(err: unknown, config: Readonly<Config>): unknown {
   );
 }
 
-function withoutPassword(raw: string): string {
+/** DATABASE_URL fit to print: no password, and no query (which may carry one). */
+export function withoutPassword(raw: string): string {
   const url = new URL(raw);
   url.password = "";
   url.search = "";

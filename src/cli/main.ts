@@ -3,8 +3,9 @@
 import { Command, Option } from "commander";
 import { destination, type DestinationStream } from "pino";
 import { createHookline, type Hookline } from "../app.js";
-import { resolveConfig } from "../config.js";
+import { resolveConfig, type Config } from "../config.js";
 import { HooklineError } from "../errors.js";
+import { withoutPassword } from "../start-failure.js";
 import { describeUnknown } from "../unknown-settings.js";
 import { dlqCommand, type CliIo } from "./dlq.js";
 import { keysCommand } from "./keys.js";
@@ -63,8 +64,11 @@ program
       onSignals(hookline);
       return;
     }
+    const database = config.databaseUrl
+      ? { database: withoutPassword(config.databaseUrl), pgSchema: config.pgSchema }
+      : {};
     logger.info(
-      { url: hookline.url, dataDir: config.dataDir, role: config.role },
+      { url: hookline.url, dataDir: config.dataDir, ...database, role: config.role },
       "hookline is running",
     );
     if (!config.allowPrivateTargets) {
@@ -88,12 +92,21 @@ program
         // A token the operator set is theirs already, and stdout is often the log: only the one
         // hookline keeps in the data dir is shown, as the way to find it on a first start.
         `  Admin token:  ${config.adminToken ? "as set in HOOKLINE_ADMIN_TOKEN" : hookline.adminToken}`,
-        `  Data:         ${config.dataDir}`,
+        `  Data:         ${whereDataIs(config)}`,
         "",
       ].join("\n") + "\n",
     );
     onSignals(hookline);
   });
+
+/**
+ * Where messages and deliveries are kept: the data dir, or on PostgreSQL (where the data dir holds
+ * only a generated admin token) the database and schema, without the password.
+ */
+function whereDataIs(config: Readonly<Config>): string {
+  if (!config.databaseUrl) return config.dataDir;
+  return `PostgreSQL ${withoutPassword(config.databaseUrl)}, schema ${config.pgSchema}`;
+}
 
 /**
  * Log lines on stdout, as pino writes them by default, that stop once stdout fails for good. pino
