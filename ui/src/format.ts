@@ -57,11 +57,16 @@ export function span(ms: number): string {
   return `${Math.round(s / 86_400)} d`;
 }
 
-/** Seconds as "30 s", "5 min", "1 h 30 min". */
+/**
+ * Seconds as "30 s", "5 min", "1 h 30 min". Rounded to what is shown before splitting into
+ * units, so 59.97 s reads "1 min" and 3599 s "1 h", never "60 s" or "60 min".
+ */
 export function seconds(s: number): string {
-  if (s < 60) return `${Math.round(s * 10) / 10} s`;
-  const h = Math.floor(s / 3600);
-  const m = Math.round((s % 3600) / 60);
+  const tenths = Math.round(s * 10) / 10;
+  if (tenths < 60) return `${tenths} s`;
+  const minutes = Math.round(s / 60);
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
   if (h === 0) return `${m} min`;
   return m ? `${h} h ${m} min` : `${h} h`;
 }
