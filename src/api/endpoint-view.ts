@@ -70,5 +70,7 @@ export async function endpointView(deps: ApiDeps, app: Application, ep: Endpoint
     },
     retryAfter: stats.retryAfter,
     lastSuccessAt: iso(stats.lastSuccessAt),
+    // What a rotation without gracePeriodSeconds would give, so the dashboard can say so.
+    rotationGracePeriodSeconds: Math.round(deps.config.secretGraceMs / 1000),
   };
 }

@@ -27,6 +27,8 @@ export interface Endpoint {
   concurrency: { limit: number; effectiveLimit: number; inFlight: number };
   retryAfter: Record<string, number>;
   lastSuccessAt: string | null;
+  /** How long the current secret keeps signing after a rotation; 0: it stops at once. */
+  rotationGracePeriodSeconds: number;
   createdAt: string;
 }
 

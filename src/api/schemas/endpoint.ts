@@ -208,6 +208,11 @@ export const EndpointOut = z.object({
   concurrency: extension(z.object({ limit: z.int(), effectiveLimit: z.int(), inFlight: z.int() })),
   retryAfter: extension(z.object({ honoured: z.int(), capped: z.int(), ignored: z.int() })),
   lastSuccessAt: extension(Timestamp.nullable()),
+  /**
+   * How long the current secret keeps signing after a rotation that gives no gracePeriodSeconds
+   * (HOOKLINE_SECRET_GRACE_SECONDS); 0: it stops at once.
+   */
+  rotationGracePeriodSeconds: extension(z.int()),
 });
 
 export type EndpointInput = z.output<typeof EndpointIn>;

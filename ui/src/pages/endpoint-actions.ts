@@ -1,9 +1,19 @@
 /** What one can do to an endpoint: edit, disable, delete, reveal or rotate its secret, test it. */
 import { api } from "../api.js";
 import { action, field, h, toast } from "../dom.js";
+import { seconds } from "../format.js";
 import { refreshNow } from "../live.js";
 import type { Endpoint } from "../types.js";
 import { namedTypes, typesOf } from "./endpoints.js";
+
+/** What rotating the secret does to the old one, as this hookline is set up. */
+function rotateQuestion(graceSeconds: number): string {
+  const old =
+    graceSeconds > 0
+      ? `The old one keeps signing for ${seconds(graceSeconds)} beside the new one.`
+      : "The old one stops signing at once: receivers must verify with the new one from now on.";
+  return `Rotate the signing secret? ${old}`;
+}
 
 /** The actions on an endpoint, and `follow` to keep them in step with its refreshed state. */
 export function endpointActions(
@@ -92,8 +102,7 @@ export function endpointActions(
           secret.textContent = (await api<{ key: string }>("GET", `${path}/secret`)).key;
         }),
         action("Rotate secret", async () => {
-          if (!confirm("Rotate the signing secret? The old one keeps working for a grace period."))
-            return;
+          if (!confirm(rotateQuestion(current.rotationGracePeriodSeconds))) return;
           await api("POST", `${path}/secret/rotate`, {});
           secret.textContent = (await api<{ key: string }>("GET", `${path}/secret`)).key;
           toast("Secret rotated");
