@@ -72,6 +72,8 @@ interface BulkOptions extends Selecting {
 
 const DEFAULT_URL = "http://127.0.0.1:8080";
 const FINISHED = new Set(["completed", "stopped", "cancelled"]);
+/** The shortest --interval between looks at a job. */
+const MIN_INTERVAL_MS = 100;
 
 /** The options of list and summary, by the query field each sets (for the API's refusals). */
 const QUERY_OPTIONS: OptionNames = {
@@ -151,9 +153,11 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a whole number");
     return n;
   };
-  // Polled with a plain timer, which waits at most MAX_TIMEOUT_MS.
+  // Polled with a plain timer, which waits at most MAX_TIMEOUT_MS; below MIN_INTERVAL_MS (0
+  // above all) the command would ask hookline about the job as fast as it answers.
   const interval = (value: string) => {
     const n = count(value);
+    if (n < MIN_INTERVAL_MS) throw new InvalidArgumentError(`must be at least ${MIN_INTERVAL_MS}`);
     if (n > MAX_TIMEOUT_MS) throw new InvalidArgumentError(`must be at most ${MAX_TIMEOUT_MS}`);
     return n;
   };
@@ -296,7 +300,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     )
     .option("--note <text>", "why, for the records' history")
     .option("--detach", "start the job and return; follow it with `hookline dlq job <id> --watch`")
-    .option("--interval <ms>", "how often to look at the job", interval, 500)
+    .option("--interval <ms>", "how often to look at the job, ms (at least 100)", interval, 500)
     .action(async (o: BulkOptions, cmd: Command) => {
       const { api, asJson } = setup(cmd, BULK_OPTIONS);
       const selected = [o.app, o.endpoint, o.since, o.until, o.class, o.eventType, o.ids];
@@ -334,7 +338,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     .command("job <jobId>")
     .description("a bulk replay job's progress (--watch to follow it)")
     .option("--watch", "follow it until it ends")
-    .option("--interval <ms>", "how often to look at the job", interval, 500)
+    .option("--interval <ms>", "how often to look at the job, ms (at least 100)", interval, 500)
     .action(async (jobId: string, o: { watch?: boolean; interval: number }, cmd: Command) => {
       const { api, asJson } = setup(cmd);
       if (o.watch) return follow(api, jobId, asJson, o.interval);
