@@ -7,12 +7,14 @@
  */
 import pg from "pg";
 import { PostgresStore } from "../src/store/postgres/store.js";
+import { optionValue } from "./lib/args.js";
 import { samplePayload } from "./lib/backlog.js";
 import { benchApplication, benchEndpoint } from "./lib/catalogue-rows.js";
 
 const URL = process.env.HOOKLINE_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const argLarge = process.argv.indexOf("--large");
-const LARGE = argLarge > 0 ? Number(process.argv[argLarge + 1]) : 1_000_000;
+const LARGE = Number(optionValue(process.argv.slice(2), "--large") ?? 1_000_000);
+if (!Number.isSafeInteger(LARGE) || LARGE < 1)
+  throw new Error("--large takes a whole number from 1");
 const SMALL = 10_000;
 const ENDPOINTS = 20;
 const BATCH = 256;

@@ -15,7 +15,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { constants } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import {
   HooklineProcess,
   ROOT,
@@ -34,6 +34,7 @@ import {
   type Figure,
   type Scenario,
 } from "./lib/scenario.js";
+import { parseArgs, usage } from "./lib/args.js";
 import { summarizeProfiles } from "./profile-summary.js";
 import { median } from "./lib/stats.js";
 import { accept } from "./scenarios/accept.js";
@@ -48,57 +49,15 @@ import { together } from "./scenarios/together.js";
 
 const SCENARIOS: Scenario[] = [drain, together, accept, lag, backlog, endpoints, isolation, storm];
 
-interface Options {
-  quick: boolean;
-  only: string[] | null;
-  profile: boolean;
-  build: boolean;
-  hookline: string | null;
-  /** Wait for other processes to go quiet before each measurement (default: full runs only). */
-  wait: boolean | null;
-}
-
-function parseArgs(argv: string[]): Options {
-  const options: Options = {
-    quick: false,
-    only: null,
-    profile: false,
-    build: true,
-    hookline: null,
-    wait: null,
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === "--quick") options.quick = true;
-    else if (a === "--profile") options.profile = true;
-    else if (a === "--no-build") options.build = false;
-    else if (a === "--no-wait") options.wait = false;
-    else if (a === "--hookline") {
-      const dir = argv[++i];
-      if (!dir) throw new Error("--hookline needs a directory");
-      options.hookline = resolve(dir);
-    } else if (a === "--only" || a.startsWith("--only=")) {
-      const value = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i];
-      if (!value) throw new Error("--only needs a scenario name");
-      options.only = [...(options.only ?? []), ...value.split(",").filter(Boolean)];
-    } else if (a === "--help" || a === "-h") {
-      process.stdout.write(
-        `usage: npm run bench -- [--quick] [--only ${["ceiling", ...SCENARIOS.map((s) => s.name)].join("|")}] [--profile] [--no-build] [--no-wait] [--hookline <dir>]\n`,
-      );
-      process.exit(0);
-    } else throw new Error(`unknown option ${a} (try --help)`);
-  }
-  const known = new Set(["ceiling", ...SCENARIOS.map((s) => s.name)]);
-  for (const name of options.only ?? []) {
-    if (!known.has(name)) throw new Error(`no scenario "${name}"; known: ${[...known].join(", ")}`);
-  }
-  return options;
-}
-
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const names = ["ceiling", ...SCENARIOS.map((sc) => sc.name)];
+  const options = parseArgs(process.argv.slice(2), names);
+  if (options === "help") {
+    process.stdout.write(`${usage(names)}\n`);
+    process.exit(0);
+  }
   const startedAt = new Date().toISOString();
   const resultsDir = join(ROOT, "bench/results");
   if (options.hookline) useHooklineDir(options.hookline);

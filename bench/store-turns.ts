@@ -9,6 +9,8 @@
  *
  *   node --import tsx bench/store-turns.ts [--hookline <dir>] [--turns N] [--rounds N]
  *
+ * (each value after a space or "=").
+ *
  * `--hookline` measures another checkout's build (its `dist/`); the default is this one's.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -16,14 +18,14 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ClaimedDelivery, DeliveryOutcome, Store } from "../src/store/port.js";
+import { optionValue } from "./lib/args.js";
 import { benchApplication, benchEndpoint } from "./lib/catalogue-rows.js";
 
 const ACCEPTS_PER_TURN = 32;
 const CLAIMS_PER_TURN = 18;
 
 function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+  return optionValue(process.argv.slice(2), name) ?? fallback;
 }
 
 const dir = resolve(option("--hookline", "."));
