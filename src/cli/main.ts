@@ -47,6 +47,13 @@ program
     for (const u of config.unknownSettings) {
       logger.warn({ variable: u.name, suggestion: u.suggestion }, describeUnknown(u));
     }
+    // Every role's banner: a worker's settings are as easily misspelt, its store as unencrypted.
+    const warning = [
+      ...(config.encryptionKey
+        ? []
+        : ["secrets and payloads are stored unencrypted (set HOOKLINE_ENCRYPTION_KEY)"]),
+      ...config.unknownSettings.map(describeUnknown),
+    ].map((w) => `  WARNING:      ${w}`);
     if (config.role === "worker") {
       logger.info(
         { role: config.role, workerId: hookline.engine.fleet?.id, url: hookline.url },
@@ -55,6 +62,7 @@ program
       process.stdout.write(
         [
           "",
+          ...warning,
           `  hookline worker ${hookline.engine.fleet?.id ?? ""} is delivering`,
           `  Health:       ${hookline.url}/api/v1/health/ready`,
           `  Metrics:      ${hookline.url}/metrics`,
@@ -76,12 +84,6 @@ program
         "endpoints on loopback or private addresses are refused (HOOKLINE_ALLOW_PRIVATE_TARGETS=1 allows them)",
       );
     }
-    const warning = [
-      ...(config.encryptionKey
-        ? []
-        : ["secrets and payloads are stored unencrypted (set HOOKLINE_ENCRYPTION_KEY)"]),
-      ...config.unknownSettings.map(describeUnknown),
-    ].map((w) => `  WARNING:      ${w}`);
     process.stdout.write(
       [
         "",
