@@ -44,7 +44,13 @@ export function keysCommand(env: Record<string, string | undefined>, out: NodeJS
         for (const [table, t] of Object.entries(totals)) {
           out.write(`  ${table}: ${t.rewritten} rewritten of ${t.scanned}\n`);
         }
-        out.write("done: the old keys may now be removed from HOOKLINE_ENCRYPTION_OLD_KEYS\n");
+        // Old keys are there to be retired only if some were set (not when plaintext rows were
+        // just encrypted for the first time).
+        out.write(
+          config.encryptionOldKeys.length > 0
+            ? "done: the old keys may now be removed from HOOKLINE_ENCRYPTION_OLD_KEYS\n"
+            : `done: every stored value is ${config.encryptionKey ? `sealed with ${current}` : "plaintext"}\n`,
+        );
       } finally {
         await store.close();
       }
