@@ -5,6 +5,7 @@ import { keyId } from "../security/cipher.js";
 import { rotateKeys } from "../security/rotate.js";
 import { openStore } from "../store/factory.js";
 import { storeFailure } from "../start-failure.js";
+import { describeUnknown } from "../unknown-settings.js";
 
 /**
  * --batch-size: a whole number of rows, at least 1 (a typo must not reach the query as NaN), and
@@ -30,6 +31,8 @@ export function keysCommand(env: Record<string, string | undefined>, out: NodeJS
     .option("--batch-size <n>", "rows per transaction", rowsPerBatch, 500)
     .action(async (opts: { batchSize: number }) => {
       const config = resolveConfig(env);
+      // As serve warns: a misspelt setting here leaves a key out, or names another store.
+      for (const u of config.unknownSettings) out.write(`WARNING: ${describeUnknown(u)}\n`);
       // Only a store that exists: rotating a new, empty one (a typo, or ./data of another
       // directory) would end in "done" and tell the operator to remove keys the real store
       // still needs.
