@@ -418,8 +418,9 @@ function describeSelection(job: Job): string {
     s.since ? `since ${s.since}` : null,
     s.until ? `until ${s.until}` : null,
   ].filter(Boolean);
+  // To a hundredth of a percent, as --threshold takes it: 99.5 rounded whole read "100 %".
   const canary = job.canary.size
-    ? `canary ${job.canary.size} at ${Math.round(job.canary.threshold * 100)} %`
+    ? `canary ${job.canary.size} at ${Math.round(job.canary.threshold * 10_000) / 100} %`
     : "no canary";
   return `${parts.join(", ")}; ${job.ratePerSecond}/s, ${canary}`;
 }
