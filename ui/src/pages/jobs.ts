@@ -125,7 +125,8 @@ export async function renderJob(page: HTMLElement, p: Record<string, string>): P
         "p",
         {},
         h("span", { class: `badge job-${j.state}`, "data-testid": "job-state" }, j.state),
-        ` · stage ${j.stage} · canary ${j.canary.size} at ${Math.round(j.canary.threshold * 100)}% · ${j.ratePerSecond}/s`,
+        // To a hundredth of a percent, as it was given: 99.5 rounded whole read "100%".
+        ` · stage ${j.stage} · canary ${j.canary.size} at ${Math.round(j.canary.threshold * 10_000) / 100}% · ${j.ratePerSecond}/s`,
       ),
       progress(j),
       h(
