@@ -26,6 +26,9 @@ const io: CliIo = {
   setExitCode: (code) => (process.exitCode = code),
 };
 
+/** Lines to print after the error if the command fails (see serve). */
+const afterFailure: string[] = [];
+
 const program = new Command();
 program.name("hookline").description("Self-hostable webhook delivery service").version(VERSION);
 
@@ -41,8 +44,12 @@ program
   .action(async (options: { role?: string }) => {
     const env = options.role ? { ...process.env, HOOKLINE_ROLE: options.role } : process.env;
     const config = resolveConfig(env);
+    // A misspelt setting is often why start-up fails (HOOKLINE_PROT leaves the default port, in
+    // use): the warnings the banner would show come after the failure instead.
+    afterFailure.push(...config.unknownSettings.map((u) => `WARNING: ${describeUnknown(u)}`));
     const hookline = createHookline(config, { logDestination: stdoutLog() });
     await hookline.start();
+    afterFailure.length = 0;
     const { logger } = hookline;
     for (const u of config.unknownSettings) {
       logger.warn({ variable: u.name, suggestion: u.suggestion }, describeUnknown(u));
@@ -188,5 +195,6 @@ program.parseAsync(process.argv).catch((err: unknown) => {
       `hookline: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
     );
   }
+  for (const line of afterFailure) process.stderr.write(`hookline: ${line}\n`);
   process.exit(1);
 });
