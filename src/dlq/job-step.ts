@@ -1,8 +1,26 @@
 /**
- * What a bulk replay job does next, decided purely from its progress: queue another replay, wait
- * for results, move from the canary to the rest, or finish (and why).
+ * What a bulk replay job does next, decided purely from its progress (and the open circuits that
+ * hold its replays): queue another replay, wait for results, move from the canary to the rest, or
+ * finish (and why).
  */
 import type { ReplayJob } from "../domain/types.js";
+
+/** A job's replays out to an endpoint whose circuit is open: they wait for its probe. */
+export interface HeldByCircuit {
+  endpointId: string;
+  /** The job's replays out to the endpoint. */
+  replays: number;
+  /** When the circuit last opened. */
+  openedAt: number;
+  /** When its next probe is due; null if not known. */
+  nextProbeAt: number | null;
+}
+
+/** The open circuits holding a job's replays, as read at `now`. */
+export interface JobCircuits {
+  now: number;
+  held: HeldByCircuit[];
+}
 
 /** One step of a running job. */
 export type JobStep =
@@ -16,9 +34,34 @@ const percent = (x: number) => `${Math.round(x * 1000) / 10} %`;
 /**
  * The next step of a running job. `window` bounds the replays out at once (queued, result not
  * in): replays held back by a busy endpoint or an open circuit cannot pile up and then arrive
- * together, faster than the job's rate.
+ * together, faster than the job's rate. A wait names the open circuits in `circuits`: a replay
+ * behind one waits for its probe, up to an hour apart, and only the probe tells.
  */
-export function nextJobStep(job: ReplayJob, window: number): JobStep {
+export function nextJobStep(
+  job: ReplayJob,
+  window: number,
+  circuits: JobCircuits | null = null,
+): JobStep {
+  const step = stepOf(job, window);
+  if (step.kind !== "wait" || !circuits?.held.length) return step;
+  return {
+    kind: "wait",
+    reason: `${step.reason}; ${circuits.held.map(heldBy(circuits.now)).join("; ")}`,
+  };
+}
+
+const heldBy =
+  (now: number) =>
+  (h: HeldByCircuit): string => {
+    const probe =
+      h.nextProbeAt !== null && h.nextProbeAt > now
+        ? `next probe at ${new Date(h.nextProbeAt).toISOString()}`
+        : "its probe is due";
+    const verb = h.replays === 1 ? "waits" : "wait";
+    return `${h.replays} ${verb} for the open circuit of endpoint ${h.endpointId} (${probe})`;
+  };
+
+function stepOf(job: ReplayJob, window: number): JobStep {
   const p = job.progress;
   const waiting = (p.total ?? 0) - p.queued - p.skipped;
   const out = p.queued - p.succeeded - p.failed - p.withdrawn;

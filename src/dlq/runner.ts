@@ -15,7 +15,7 @@ import type { EngineControl } from "../engine/control.js";
 import type { EngineEvents } from "../engine/events.js";
 import { newId } from "../ids.js";
 import type { Store } from "../store/port.js";
-import { nextJobStep, replayWindow } from "./job-step.js";
+import { nextJobStep, replayWindow, type HeldByCircuit, type JobCircuits } from "./job-step.js";
 import { TokenBucket } from "../token-bucket.js";
 
 /** Where the runner reports jobs starting, ending and failing (pino fits). */
@@ -227,7 +227,9 @@ export class ReplayJobRunner {
         // runner's (cancelled, finished, or taken up elsewhere), and the runner lets go of it.
         const job = await store.updateReplayJob(update);
         if (!job) return await this.letGo(prepared.id);
-        const step = nextJobStep(job, window);
+        let step = nextJobStep(job, window);
+        if (step.kind === "wait")
+          step = nextJobStep(job, window, await this.circuitsOf(job.id, now));
         switch (step.kind) {
           case "enqueue": {
             const wait = bucket.take();
@@ -281,6 +283,22 @@ export class ReplayJobRunner {
       }
     }
     await this.handBack(prepared.id);
+  }
+
+  /**
+   * The open circuits holding the job's replays out. This process's engine knows an endpoint's
+   * circuit as it is; the store has it as last written (another process's engine, or none here).
+   */
+  private async circuitsOf(jobId: string, now: number): Promise<JobCircuits> {
+    const { store, engine } = this.deps;
+    const held: HeldByCircuit[] = [];
+    for (const { endpointId, replays } of await store.replayJobEndpointsOut(jobId)) {
+      const circuit =
+        engine.endpointStatus(endpointId)?.circuit ?? (await store.getCircuit(endpointId));
+      if (circuit?.state !== "open") continue;
+      held.push({ endpointId, replays, openedAt: circuit.since, nextProbeAt: circuit.nextProbeAt });
+    }
+    return { now, held };
   }
 
   /**

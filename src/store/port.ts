@@ -54,6 +54,7 @@ import type {
   DeadLetterDecision,
   DeadLetterQuery,
   DeadLetterSummaryRow,
+  JobReplaysOut,
   JobReplaysQueued,
   NewReplayJob,
   PruneResult,
@@ -361,6 +362,11 @@ export interface Store {
    * or no longer the runner's (another took it up once its lease had run out).
    */
   updateReplayJob(update: ReplayJobUpdate): Promise<ReplayJob | null>;
+  /**
+   * The endpoints a job has replays out to (queued, result not in), with how many, by endpoint
+   * id: where the job waits, and whose circuits may hold it.
+   */
+  replayJobEndpointsOut(jobId: string): Promise<JobReplaysOut[]>;
   /**
    * Cancels a scheduled or running job: no more replays are queued, and queued ones not yet sent
    * are withdrawn (their records go back to open). Replays already in flight finish.

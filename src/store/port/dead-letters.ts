@@ -108,6 +108,12 @@ export interface JobReplaysQueued {
   remaining: number;
 }
 
+/** A job's replays out to one endpoint (queued, result not in). */
+export interface JobReplaysOut {
+  endpointId: string;
+  replays: number;
+}
+
 /**
  * A running job's change of stage or end, with its lease renewed (or handed back, with
  * `leaseUntil` now). Applied only while `runner` still holds the job.

@@ -149,6 +149,10 @@ export const REPLAY_JOBS = {
     WHERE id = $1 AND state IN ('scheduled', 'running')`,
   queuedItems: `SELECT dead_letter_id, delivery_id, prior_state FROM replay_job_items
     WHERE job_id = $1 AND state = 'queued' ORDER BY seq`,
+  endpointsOut: `SELECT d.endpoint_id, count(*) AS n FROM replay_job_items i
+      JOIN dead_letters d ON d.id = i.dead_letter_id
+    WHERE i.job_id = $1 AND i.state = 'queued'
+    GROUP BY d.endpoint_id ORDER BY d.endpoint_id`,
   withdrawDelivery: "DELETE FROM deliveries WHERE id = $1 AND state = 'pending'",
   markWithdrawn: `UPDATE replay_job_items SET state = 'withdrawn', detail = $3, updated_at = $4
     WHERE job_id = $1 AND dead_letter_id = $2`,

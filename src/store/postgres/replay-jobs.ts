@@ -4,7 +4,13 @@
  */
 import type pg from "pg";
 import type { ReplayJob } from "../../domain/types.js";
-import type { JobReplaysQueued, NewReplayJob, ReplayJobUpdate, Store } from "../port.js";
+import type {
+  JobReplaysOut,
+  JobReplaysQueued,
+  NewReplayJob,
+  ReplayJobUpdate,
+  Store,
+} from "../port.js";
 import { all, exec, one, Params, tx, type Conn } from "./database.js";
 import { deadLetterFilter, type DeadLetters } from "./dead-letters.js";
 import { REPLAY_JOBS as S } from "./dlq-statements.js";
@@ -170,6 +176,13 @@ export class ReplayJobs {
       u.runner,
     ]);
     return row ? replayJobFromRow(row) : null;
+  }
+
+  async endpointsOut(jobId: string): Promise<JobReplaysOut[]> {
+    return (await all(this.pool, S.endpointsOut, [jobId])).map((r) => ({
+      endpointId: String(r.endpoint_id),
+      replays: Number(r.n),
+    }));
   }
 
   cancel(req: { id: string; actor: string; now: number }): Promise<CancelResult> {

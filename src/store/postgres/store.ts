@@ -43,6 +43,7 @@ import {
   type HeldIdempotencyKey,
   type IdempotencyBegin,
   type IdempotencyState,
+  type JobReplaysOut,
   type JobReplaysQueued,
   type MessageQuery,
   type MessageStateQuery,
@@ -487,6 +488,10 @@ export class PostgresStore implements Store {
 
   async updateReplayJob(update: ReplayJobUpdate): Promise<ReplayJob | null> {
     return this.run(() => this.replayJobs.update(update));
+  }
+
+  async replayJobEndpointsOut(jobId: string): Promise<JobReplaysOut[]> {
+    return this.run(() => this.replayJobs.endpointsOut(jobId));
   }
 
   async cancelReplayJob(

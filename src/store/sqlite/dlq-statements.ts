@@ -135,6 +135,10 @@ export function prepareReplayJobs(db: Db) {
       WHERE id = @id AND state IN ('scheduled', 'running')`),
     queuedItems: p(`SELECT dead_letter_id, delivery_id, prior_state FROM replay_job_items
       WHERE job_id = ? AND state = 'queued'`),
+    endpointsOut: p(`SELECT d.endpoint_id, count(*) AS n FROM replay_job_items i
+      JOIN dead_letters d ON d.id = i.dead_letter_id
+      WHERE i.job_id = ? AND i.state = 'queued'
+      GROUP BY d.endpoint_id ORDER BY d.endpoint_id`),
     withdrawDelivery: p("DELETE FROM deliveries WHERE id = ? AND state = 'pending'"),
     markWithdrawn: p(`UPDATE replay_job_items SET state = 'withdrawn', detail = @detail,
       updated_at = @now WHERE job_id = @job AND dead_letter_id = @record`),

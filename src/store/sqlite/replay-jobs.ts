@@ -4,7 +4,13 @@
  */
 import type { Database as Db } from "better-sqlite3";
 import type { ReplayJob } from "../../domain/types.js";
-import type { JobReplaysQueued, NewReplayJob, ReplayJobUpdate, Store } from "../port.js";
+import type {
+  JobReplaysOut,
+  JobReplaysQueued,
+  NewReplayJob,
+  ReplayJobUpdate,
+  Store,
+} from "../port.js";
 import { deadLetterFilter, type DeadLetters } from "./dead-letters.js";
 import type { ReplayJobStatements } from "./dlq-statements.js";
 import { jobReplayNote, runningFor } from "../row-mappers.js";
@@ -171,6 +177,13 @@ export class ReplayJobs {
       runner: u.runner,
     }) as Row | undefined;
     return row ? replayJobFromRow(row) : null;
+  }
+
+  endpointsOut(jobId: string): JobReplaysOut[] {
+    return (this.s.endpointsOut.all(jobId) as Row[]).map((r) => ({
+      endpointId: String(r.endpoint_id),
+      replays: Number(r.n),
+    }));
   }
 
   cancel(req: { id: string; actor: string; now: number }): CancelResult {

@@ -170,6 +170,30 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       expect(history[1]!.note).toBe(`bulk replay ${job.id}: after the outage`);
     });
 
+    it("names the endpoints it has replays out to, until their results are in", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [e1, e2] = endpoints.map((e) => e.id).sort() as [string, string];
+      for (const [i, endpointId] of [e1, e2, e1].entries()) {
+        await deadLetter(t.store, app.id, { endpointId, at: T0 + (i + 1) * SECOND });
+      }
+      const job = await t.store.createReplayJob(aJob({ appId: app.id }));
+      await takeUp(t.store);
+      await t.store.prepareReplayJob(job.id, T0 + HOUR);
+      expect(await t.store.replayJobEndpointsOut(job.id)).toEqual([]);
+      await queue(t.store, job.id, 3);
+      expect(await t.store.replayJobEndpointsOut(job.id)).toEqual([
+        { endpointId: e1, replays: 2 },
+        { endpointId: e2, replays: 1 },
+      ]);
+      const replays = await claimAll(t.store, T0 + HOUR);
+      await t.store.recordAttempts(
+        replays
+          .filter((d) => d.endpointId === e1)
+          .map((d) => replayOutcome(d, T0 + HOUR + SECOND, true)),
+      );
+      expect(await t.store.replayJobEndpointsOut(job.id)).toEqual([{ endpointId: e2, replays: 1 }]);
+    });
+
     it("the job's note is in the history of each record it replays, with the job's id", async () => {
       const { app } = await seedApp(t.store);
       const noted = await deadLetter(t.store, app.id, { at: T0 + SECOND });
