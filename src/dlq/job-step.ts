@@ -44,6 +44,8 @@ export function nextJobStep(
 ): JobStep {
   const step = stepOf(job, window);
   if (step.kind !== "wait" || !circuits?.held.length) return step;
+  const failedAgain = job.stage === "rest" && job.canarySize > 0 ? reopened(job, circuits) : null;
+  if (failedAgain) return failedAgain;
   return {
     kind: "wait",
     reason: `${step.reason}; ${circuits.held.map(heldBy(circuits.now)).join("; ")}`,
@@ -60,6 +62,28 @@ const heldBy =
     const verb = h.replays === 1 ? "waits" : "wait";
     return `${h.replays} ${verb} for the open circuit of endpoint ${h.endpointId} (${probe})`;
   };
+
+/**
+ * The canary vouched for the receiver as it was then. A circuit that opened since the job started,
+ * holding replays of the rest, says the receiver is failing again: each further replay would wait
+ * for a probe, up to an hour apart, one replay each, and the job would run for days. It stops, as
+ * a failed canary does. (Without a canary the person asked for no such check: its replays wait.)
+ */
+function reopened(job: ReplayJob, circuits: JobCircuits): JobStep | null {
+  const since = job.startedAt ?? job.startAt;
+  const c = circuits.held.find((h) => h.openedAt >= since);
+  if (!c) return null;
+  const p = job.progress;
+  const waiting = (p.total ?? 0) - p.queued - p.skipped;
+  return {
+    kind: "finish",
+    state: "stopped",
+    reason:
+      `the receiver failed again after the canary passed: the circuit of endpoint ` +
+      `${c.endpointId} opened at ${new Date(c.openedAt).toISOString()}; replays not yet sent ` +
+      `are withdrawn, and the other ${waiting} selected records were not replayed`,
+  };
+}
 
 function stepOf(job: ReplayJob, window: number): JobStep {
   const p = job.progress;

@@ -1,9 +1,10 @@
 /**
  * Runs bulk replay jobs in the background. Each job takes its selection once, then queues one
  * replay per token of its rate (a token bucket on the injected clock), waits for the canary
- * sample's results before going on, and stops when cancelled. Replays are ordinary deliveries, so
- * the engine's per-endpoint limit and circuit breaker apply to them. All of a job's state is in
- * the store: after a restart the job carries on, and no record is replayed twice by one job.
+ * sample's results before going on, and stops when cancelled (or when the receiver fails again
+ * after the canary passed, see job-step.ts). Replays are ordinary deliveries, so the engine's
+ * per-endpoint limit and circuit breaker apply to them. All of a job's state is in the store:
+ * after a restart the job carries on, and no record is replayed twice by one job.
  *
  * A job is leased to one runner at a time, by name. A runner that stalls for longer than the
  * lease (a frozen VM) may find on waking that another runner has taken its job up: the store then

@@ -359,7 +359,8 @@ export interface Store {
   }): Promise<JobReplaysQueued>;
   /**
    * Renews a running job's lease and applies the update; null when the job is no longer running
-   * or no longer the runner's (another took it up once its lease had run out).
+   * or no longer the runner's (another took it up once its lease had run out). Ending a job
+   * withdraws its replays queued but not yet sent, as cancelling does.
    */
   updateReplayJob(update: ReplayJobUpdate): Promise<ReplayJob | null>;
   /**

@@ -33,7 +33,8 @@ describe("a wait held by open circuits", () => {
   });
 
   it("once the probe's time has come, says the probe is due", () => {
-    const job = aRunningJob({ queued: 20, succeeded: 18 }, { stage: "rest" });
+    // Open since before the job started: the job waits for it (see the rest's stop).
+    const job = aRunningJob({ queued: 20, succeeded: 18 }, { stage: "rest", startedAt: at(0) });
     const probeAt = at(1);
     clock.advance(60_000);
     expect(nextJobStep(job, 2, { now: clock.now(), held: [held("ep_a", 2, probeAt)] })).toEqual({

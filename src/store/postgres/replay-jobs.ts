@@ -12,7 +12,7 @@ import type {
   Store,
 } from "../port.js";
 import { all, exec, one, Params, tx, type Conn } from "./database.js";
-import { deadLetterFilter, type DeadLetters } from "./dead-letters.js";
+import { deadLetterFilter, HOOKLINE_ACTOR, type DeadLetters } from "./dead-letters.js";
 import { REPLAY_JOBS as S } from "./dlq-statements.js";
 import { jobReplayNote, runningFor } from "../row-mappers.js";
 import { replayJobFromRow } from "./rows.js";
@@ -165,17 +165,54 @@ export class ReplayJobs {
   }
 
   async update(u: ReplayJobUpdate): Promise<ReplayJob | null> {
-    const row = await one(this.pool, S.update, [
-      u.id,
-      u.now,
-      u.finish ? null : u.leaseUntil,
-      u.stage ?? null,
-      u.finish?.state ?? null,
-      u.finish !== undefined || u.reason !== undefined,
-      u.finish ? u.finish.reason : (u.reason ?? null),
-      u.runner,
-    ]);
-    return row ? replayJobFromRow(row) : null;
+    const apply = async (c: Conn): Promise<ReplayJob | null> => {
+      const row = await one(c, S.update, [
+        u.id,
+        u.now,
+        u.finish ? null : u.leaseUntil,
+        u.stage ?? null,
+        u.finish?.state ?? null,
+        u.finish !== undefined || u.reason !== undefined,
+        u.finish ? u.finish.reason : (u.reason ?? null),
+        u.runner,
+      ]);
+      if (!row || !u.finish) return row ? replayJobFromRow(row) : null;
+      // A job that stops with replays still waiting to be sent (behind an open circuit) takes
+      // them back, as a cancelled one does; a job that completes has none out. The update holds
+      // the job's row first, as cancelling does.
+      const detail = "withdrawn before it was sent: the job stopped";
+      const withdrawn = await this.withdrawQueued(c, u.id, HOOKLINE_ACTOR, detail, u.now);
+      return withdrawn ? this.get(u.id, c) : replayJobFromRow(row);
+    };
+    return u.finish ? tx(this.pool, apply) : apply(this.pool);
+  }
+
+  /**
+   * Within a transaction holding the job: its replays queued but not yet claimed are deleted,
+   * their items withdrawn and their records back as they were; returns how many.
+   */
+  private async withdrawQueued(
+    c: Conn,
+    jobId: string,
+    actor: string,
+    detail: string,
+    now: number,
+  ): Promise<number> {
+    let withdrawn = 0;
+    for (const item of await all(c, S.queuedItems, [jobId])) {
+      const delivery = String(item.delivery_id);
+      if ((await exec(c, S.withdrawDelivery, [delivery])) === 0) continue;
+      const record = String(item.dead_letter_id);
+      await exec(c, S.markWithdrawn, [jobId, record, detail, now]);
+      await exec(c, S.restoreRecord, [record, item.prior_state ?? "open", now]);
+      await this.deadLetters.event(c, record, now, actor, "replay_withdrawn", detail, {
+        delivery,
+        job: jobId,
+      });
+      withdrawn++;
+    }
+    if (withdrawn > 0) await exec(c, S.countWithdrawn, [withdrawn, jobId]);
+    return withdrawn;
   }
 
   async endpointsOut(jobId: string): Promise<JobReplaysOut[]> {
@@ -191,21 +228,8 @@ export class ReplayJobs {
       const moved = await exec(c, S.cancel, [req.id, reason, req.now]);
       if (moved === 0) return { ok: false, job: await this.get(req.id, c) };
       // Replays queued but not yet claimed are taken back; claimed ones finish as they are.
-      let withdrawn = 0;
-      for (const item of await all(c, S.queuedItems, [req.id])) {
-        const delivery = String(item.delivery_id);
-        if ((await exec(c, S.withdrawDelivery, [delivery])) === 0) continue;
-        const record = String(item.dead_letter_id);
-        const detail = "withdrawn before it was sent: the job was cancelled";
-        await exec(c, S.markWithdrawn, [req.id, record, detail, req.now]);
-        await exec(c, S.restoreRecord, [record, item.prior_state ?? "open", req.now]);
-        await this.deadLetters.event(c, record, req.now, req.actor, "replay_withdrawn", detail, {
-          delivery,
-          job: req.id,
-        });
-        withdrawn++;
-      }
-      await exec(c, S.countWithdrawn, [withdrawn, req.id]);
+      const detail = "withdrawn before it was sent: the job was cancelled";
+      await this.withdrawQueued(c, req.id, req.actor, detail, req.now);
       return { ok: true, job: (await this.get(req.id, c))! };
     });
   }

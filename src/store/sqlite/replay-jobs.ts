@@ -11,7 +11,7 @@ import type {
   ReplayJobUpdate,
   Store,
 } from "../port.js";
-import { deadLetterFilter, type DeadLetters } from "./dead-letters.js";
+import { deadLetterFilter, HOOKLINE_ACTOR, type DeadLetters } from "./dead-letters.js";
 import type { ReplayJobStatements } from "./dlq-statements.js";
 import { jobReplayNote, runningFor } from "../row-mappers.js";
 import { replayJobFromRow, type Row } from "./rows.js";
@@ -166,17 +166,48 @@ export class ReplayJobs {
   }
 
   update(u: ReplayJobUpdate): ReplayJob | null {
-    const row = this.s.update.get({
-      id: u.id,
-      now: u.now,
-      lease: u.finish ? null : u.leaseUntil,
-      stage: u.stage ?? null,
-      state: u.finish?.state ?? null,
-      setReason: u.finish !== undefined || u.reason !== undefined ? 1 : 0,
-      reason: u.finish ? u.finish.reason : (u.reason ?? null),
-      runner: u.runner,
-    }) as Row | undefined;
-    return row ? replayJobFromRow(row) : null;
+    const apply = (): ReplayJob | null => {
+      const row = this.s.update.get({
+        id: u.id,
+        now: u.now,
+        lease: u.finish ? null : u.leaseUntil,
+        stage: u.stage ?? null,
+        state: u.finish?.state ?? null,
+        setReason: u.finish !== undefined || u.reason !== undefined ? 1 : 0,
+        reason: u.finish ? u.finish.reason : (u.reason ?? null),
+        runner: u.runner,
+      }) as Row | undefined;
+      if (!row || !u.finish) return row ? replayJobFromRow(row) : null;
+      // A job that stops with replays still waiting to be sent (behind an open circuit) takes
+      // them back, as a cancelled one does; a job that completes has none out.
+      const detail = "withdrawn before it was sent: the job stopped";
+      return this.withdrawQueued(u.id, HOOKLINE_ACTOR, detail, u.now)
+        ? this.get(u.id)
+        : replayJobFromRow(row);
+    };
+    return u.finish ? this.db.transaction(apply).immediate() : apply();
+  }
+
+  /**
+   * Within a transaction: the job's replays queued but not yet claimed are deleted, their items
+   * withdrawn and their records back as they were; returns how many.
+   */
+  private withdrawQueued(jobId: string, actor: string, detail: string, now: number): number {
+    let withdrawn = 0;
+    for (const item of this.s.queuedItems.all(jobId) as Row[]) {
+      const delivery = String(item.delivery_id);
+      if (this.s.withdrawDelivery.run(delivery).changes === 0) continue;
+      const record = String(item.dead_letter_id);
+      this.s.markWithdrawn.run({ job: jobId, record, detail, now });
+      this.s.restoreRecord.run({ id: record, state: item.prior_state ?? "open", now });
+      this.deadLetters.event(record, now, actor, "replay_withdrawn", detail, {
+        delivery,
+        job: jobId,
+      });
+      withdrawn++;
+    }
+    if (withdrawn > 0) this.s.countWithdrawn.run(withdrawn, jobId);
+    return withdrawn;
   }
 
   endpointsOut(jobId: string): JobReplaysOut[] {
@@ -193,21 +224,8 @@ export class ReplayJobs {
         const moved = this.s.cancel.run({ id: req.id, reason, now: req.now }).changes;
         if (moved === 0) return { ok: false, job: this.get(req.id) };
         // Replays queued but not yet claimed are taken back; claimed ones finish as they are.
-        let withdrawn = 0;
-        for (const item of this.s.queuedItems.all(req.id) as Row[]) {
-          const delivery = String(item.delivery_id);
-          if (this.s.withdrawDelivery.run(delivery).changes === 0) continue;
-          const record = String(item.dead_letter_id);
-          const detail = "withdrawn before it was sent: the job was cancelled";
-          this.s.markWithdrawn.run({ job: req.id, record, detail, now: req.now });
-          this.s.restoreRecord.run({ id: record, state: item.prior_state ?? "open", now: req.now });
-          this.deadLetters.event(record, req.now, req.actor, "replay_withdrawn", detail, {
-            delivery,
-            job: req.id,
-          });
-          withdrawn++;
-        }
-        this.s.countWithdrawn.run(withdrawn, req.id);
+        const detail = "withdrawn before it was sent: the job was cancelled";
+        this.withdrawQueued(req.id, req.actor, detail, req.now);
         return { ok: true, job: this.get(req.id)! };
       })
       .immediate();

@@ -318,6 +318,45 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       });
     }
 
+    it("stopping withdraws replays not yet claimed and reopens their records", async () => {
+      const { app } = await seedApp(t.store);
+      const a = await deadLetter(t.store, app.id, { at: T0 + SECOND });
+      const b = await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
+      const job = await t.store.createReplayJob(aJob({ appId: app.id }));
+      await takeUp(t.store);
+      await t.store.prepareReplayJob(job.id, T0 + HOUR);
+      await queue(t.store, job.id, 1);
+      const inFlight = (await claimAll(t.store, T0 + HOUR))[0]!;
+      await queue(t.store, job.id, 1);
+
+      const stopped = await t.store.updateReplayJob({
+        id: job.id,
+        runner: RUNNER,
+        now: T0 + HOUR,
+        leaseUntil: T0 + 2 * HOUR,
+        finish: { state: "stopped", reason: "the receiver failed again" },
+      });
+      expect(stopped).toMatchObject({
+        state: "stopped",
+        progress: { queued: 2, withdrawn: 1 },
+      });
+      expect((await t.store.getDeadLetter(a.id))!.state).toBe("replaying");
+      expect((await t.store.getDeadLetter(b.id))!.state).toBe("open");
+      expect((await t.store.getDeadLetterRecord(b.id))!.history.at(-1)).toMatchObject({
+        action: "replay_withdrawn",
+        actor: "hookline",
+        result: "withdrawn before it was sent: the job stopped",
+        jobId: job.id,
+      });
+      expect(await claimAll(t.store, T0 + HOUR)).toEqual([]);
+      // The replay already out finishes and counts.
+      await t.store.recordAttempts([replayOutcome(inFlight, T0 + HOUR + SECOND, true)]);
+      expect((await t.store.getReplayJob(job.id))!.progress).toMatchObject({
+        succeeded: 1,
+        withdrawn: 1,
+      });
+    });
+
     it("cancelling withdraws replays not yet claimed and reopens their records", async () => {
       const { app } = await seedApp(t.store);
       const a = await deadLetter(t.store, app.id, { at: T0 + SECOND });
