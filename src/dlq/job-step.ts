@@ -35,7 +35,8 @@ const percent = (x: number) => `${Math.round(x * 1000) / 10} %`;
  * The next step of a running job. `window` bounds the replays out at once (queued, result not
  * in): replays held back by a busy endpoint or an open circuit cannot pile up and then arrive
  * together, faster than the job's rate. A wait names the open circuits in `circuits`: a replay
- * behind one waits for its probe, up to an hour apart, and only the probe tells.
+ * behind one waits for its probe, up to an hour apart, and only the probe tells. Held so, a
+ * canary that can no longer pass, or the rest once the receiver failed again, stops instead.
  */
 export function nextJobStep(
   job: ReplayJob,
@@ -44,8 +45,9 @@ export function nextJobStep(
 ): JobStep {
   const step = stepOf(job, window);
   if (step.kind !== "wait" || !circuits?.held.length) return step;
-  const failedAgain = job.stage === "rest" && job.canarySize > 0 ? reopened(job, circuits) : null;
-  if (failedAgain) return failedAgain;
+  const stop =
+    job.stage === "canary" ? outOfReach(job) : job.canarySize > 0 ? reopened(job, circuits) : null;
+  if (stop) return stop;
   return {
     kind: "wait",
     reason: `${step.reason}; ${circuits.held.map(heldBy(circuits.now)).join("; ")}`,
@@ -62,6 +64,29 @@ const heldBy =
     const verb = h.replays === 1 ? "waits" : "wait";
     return `${h.replays} ${verb} for the open circuit of endpoint ${h.endpointId} (${probe})`;
   };
+
+/**
+ * A canary whose replays wait behind an open circuit gets one result per probe, up to an hour
+ * apart. Once its failures alone put the threshold out of reach, the rest of the sample can change
+ * nothing: it stops then rather than hours later.
+ */
+function outOfReach(job: ReplayJob): JobStep | null {
+  const p = job.progress;
+  const tried = p.succeeded + p.failed;
+  const waiting = (p.total ?? 0) - p.queued - p.skipped;
+  const out = p.queued - tried - p.withdrawn;
+  const left = out + Math.max(0, Math.min(job.canarySize - (p.queued - p.withdrawn), waiting));
+  const best = (p.succeeded + left) / (tried + left);
+  if (tried === 0 || best >= job.canaryThreshold) return null;
+  return {
+    kind: "finish",
+    state: "stopped",
+    reason:
+      `canary: ${p.succeeded} of ${tried} replays succeeded; with the ${left} still to come at ` +
+      `most ${percent(best)} can, below the ${percent(job.canaryThreshold)} threshold; replays ` +
+      `not yet sent are withdrawn, and the other ${waiting} selected records were not replayed`,
+  };
+}
 
 /**
  * The canary vouched for the receiver as it was then. A circuit that opened since the job started,
