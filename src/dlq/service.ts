@@ -170,11 +170,15 @@ export class DeadLetterQueue {
     return this.decided(id, done, "abandoned", ["open"], by.actor, now);
   }
 
-  /** Creates a bulk replay job; it runs in the background from `startAt` (default: now). */
+  /**
+   * Creates a bulk replay job; it runs in the background from `startAt` (default: now). Throws
+   * ConflictError while a scheduled or running job may replay to an endpoint this one may: each
+   * keeps to its own rate, and together they would send the endpoint more than either asked.
+   */
   async startBulkReplay(req: BulkReplayRequest): Promise<ReplayJob> {
     const { settings } = this.deps;
     const now = this.deps.clock.now();
-    const job = await this.deps.store.createReplayJob({
+    const created = await this.deps.store.createReplayJob({
       id: newId("job", now),
       task: req.task ?? "dlq.replay",
       selection: req.selection,
@@ -186,8 +190,15 @@ export class DeadLetterQueue {
       note: req.note ?? null,
       now,
     });
+    if (!created.ok) {
+      const { job, endpointId } = created.busy;
+      throw new ConflictError(
+        `replay job ${job.id} is ${job.state} on endpoint ${endpointId}: one bulk replay at a ` +
+          `time per endpoint, so that their rates do not add up; wait for it to end, or cancel it`,
+      );
+    }
     this.deps.jobs?.wake();
-    return job;
+    return created.job;
   }
 
   async job(id: string): Promise<ReplayJob> {

@@ -59,6 +59,7 @@ import type {
   NewReplayJob,
   PruneResult,
   ReplayEnqueued,
+  ReplayJobCreated,
   ReplayJobUpdate,
   ReplayRequest,
 } from "./port/dead-letters.js";
@@ -318,7 +319,14 @@ export interface Store {
 
   // ---- bulk replay jobs ---------------------------------------------------------------------
 
-  createReplayJob(job: NewReplayJob): Promise<ReplayJob>;
+  /**
+   * Creates a scheduled job, unless a scheduled or running job may replay to an endpoint this one
+   * may replay to: each keeps its own rate, and together they would exceed either. An endpoint is
+   * a job's when its selection names it, or when records of it that the job would take (or, once
+   * it started, has yet to finish with) are open or being replayed. Two calls at once are one
+   * after the other.
+   */
+  createReplayJob(job: NewReplayJob): Promise<ReplayJobCreated>;
   getReplayJob(id: string): Promise<ReplayJob | null>;
   /** Jobs a page at a time, oldest first unless `order` says otherwise (the API asks newest). */
   listReplayJobs(q: PageQuery): Promise<Page<ReplayJob>>;

@@ -31,6 +31,10 @@ describe("bulk replay jobs: scheduled, cancelled, and run more than once", () =>
     await deadLetters(h, ep, 2);
     rx.behave(() => ({ status: 200 }));
     const inAnHour = new Date(clock.now() + 3_600_000).toISOString();
+    const never = await startJob({ endpointId: ep.endpointId, startAt: inAnHour });
+    const cancelled = await h.api<JobOut>("POST", `/api/v1/dlq/replay/${never.body.id}/cancel`);
+    expect(cancelled.body).toMatchObject({ state: "cancelled", reason: "cancelled by admin" });
+    // One job at a time per endpoint: the cancelled one no longer holds it.
     const job = await startJob({
       endpointId: ep.endpointId,
       startAt: inAnHour,
@@ -38,9 +42,6 @@ describe("bulk replay jobs: scheduled, cancelled, and run more than once", () =>
       ratePerSecond: 1,
     });
     expect(job.body).toMatchObject({ state: "scheduled", startAt: inAnHour });
-    const never = await startJob({ endpointId: ep.endpointId, startAt: inAnHour });
-    const cancelled = await h.api<JobOut>("POST", `/api/v1/dlq/replay/${never.body.id}/cancel`);
-    expect(cancelled.body).toMatchObject({ state: "cancelled", reason: "cancelled by admin" });
 
     clock.advance(3_600_000 - 1);
     expect((await h.api<JobOut>("GET", `/api/v1/dlq/replay/${job.body.id}`)).body.state).toBe(

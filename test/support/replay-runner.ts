@@ -57,13 +57,13 @@ export async function aRunner(
 }
 
 /** A bulk replay of `ids`, due now, without a canary. */
-export function aJob(
+export async function aJob(
   store: Store,
   clock: FakeClock,
   ids: string[],
   ratePerSecond = 1,
 ): Promise<ReplayJob> {
-  return store.createReplayJob({
+  const created = await store.createReplayJob({
     id: newId("job", clock.now()),
     task: "dlq.replay",
     selection: { ids },
@@ -75,6 +75,8 @@ export function aJob(
     note: null,
     now: clock.now(),
   });
+  if (!created.ok) throw new Error(`job refused: ${created.busy.job.id} holds its endpoint`);
+  return created.job;
 }
 
 /** Waits (real time) until the job satisfies `predicate`; fails after a few seconds. */

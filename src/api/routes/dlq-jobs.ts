@@ -37,6 +37,10 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         202: { description: "The job, scheduled", schema: ReplayJobOut },
         404: dlqErrors[404],
+        409: {
+          description: "A scheduled or running job may replay to one of the same endpoints",
+          schema: HttpError,
+        },
         422: dlqErrors[422],
       },
       handler: async ({ body, request }) => {
@@ -102,6 +106,7 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         202: { description: "The recovery task", schema: RecoverOut },
         404: { description: "No such application or endpoint", schema: HttpError },
+        409: { description: "A bulk replay job of the endpoint is running", schema: HttpError },
         422: { description: "Invalid input", schema: HttpValidationError },
       },
       handler: async ({ params, body, request }) => {

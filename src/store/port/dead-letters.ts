@@ -100,6 +100,10 @@ export interface NewReplayJob {
   now: number;
 }
 
+/** A new job, or the scheduled or running job it would share an endpoint with (none made). */
+export type ReplayJobCreated =
+  { ok: true; job: ReplayJob } | { ok: false; busy: { job: ReplayJob; endpointId: string } };
+
 /** What one step of a job queued: the replays handed to the engine and the records skipped. */
 export interface JobReplaysQueued {
   queued: { deadLetterId: string; deliveryId: string; endpointId: string }[];

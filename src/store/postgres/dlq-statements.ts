@@ -101,6 +101,16 @@ export const REPLAY_JOBS = {
       canary_size, canary_threshold, start_at, created_by, note, created_at, updated_at)
     VALUES ($1, $2, 'scheduled', $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`,
   get: "SELECT * FROM replay_jobs WHERE id = $1",
+  // Jobs are made one at a time per schema: each looks at the others before it is made.
+  createLock: "SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))",
+  active: `SELECT * FROM replay_jobs WHERE state IN ('scheduled', 'running')
+    ORDER BY created_at, id`,
+  // The endpoints of a started job's records it has yet to finish with.
+  itemEndpoints: `SELECT DISTINCT d.endpoint_id FROM replay_job_items i
+      JOIN dead_letters d ON d.id = i.dead_letter_id
+    WHERE i.job_id = $1 AND i.state IN ('pending', 'queued') ORDER BY d.endpoint_id`,
+  listedEndpoints: `SELECT DISTINCT endpoint_id FROM dead_letters
+    WHERE id = ANY($1::text[]) AND state IN ('open', 'replaying') ORDER BY endpoint_id`,
   // A job being taken up elsewhere is skipped, not waited for (see the delivery claim).
   claim: `WITH due AS (
       SELECT id FROM replay_jobs

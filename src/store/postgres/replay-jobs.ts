@@ -3,11 +3,12 @@
  * record), so a record is replayed at most once per job however often the job is run or resumed.
  */
 import type pg from "pg";
-import type { ReplayJob } from "../../domain/types.js";
+import type { ReplayJob, ReplaySelection } from "../../domain/types.js";
 import type {
   JobReplaysOut,
   JobReplaysQueued,
   NewReplayJob,
+  ReplayJobCreated,
   ReplayJobUpdate,
   Store,
 } from "../port.js";
@@ -21,6 +22,9 @@ type ClaimRequest = Parameters<Store["claimReplayJobs"]>[0];
 type EnqueueRequest = Parameters<Store["enqueueJobReplays"]>[0];
 type CancelResult = Awaited<ReturnType<Store["cancelReplayJob"]>>;
 
+/** The class half of the advisory lock key that makes jobs one at a time (the other: the schema). */
+const CREATE_LOCK = 0x686c726a; // "hlrj"
+
 /** Replay job operations; `PostgresStore` wraps each call in its error mapping. */
 export class ReplayJobs {
   constructor(
@@ -28,21 +32,64 @@ export class ReplayJobs {
     private readonly deadLetters: DeadLetters,
   ) {}
 
-  async create(job: NewReplayJob): Promise<ReplayJob> {
-    const row = await one(this.pool, S.insert, [
-      job.id,
-      job.task,
-      job.canarySize > 0 ? "canary" : "rest",
-      JSON.stringify(job.selection),
-      job.ratePerSecond,
-      job.canarySize,
-      job.canaryThreshold,
-      job.startAt,
-      job.createdBy,
-      job.note,
-      job.now,
-    ]);
-    return replayJobFromRow(row!);
+  create(job: NewReplayJob): Promise<ReplayJobCreated> {
+    return tx(this.pool, async (c): Promise<ReplayJobCreated> => {
+      await exec(c, S.createLock, [CREATE_LOCK]);
+      const busy = await this.busyWith(c, job.selection);
+      if (busy) return { ok: false, busy };
+      const row = await one(c, S.insert, [
+        job.id,
+        job.task,
+        job.canarySize > 0 ? "canary" : "rest",
+        JSON.stringify(job.selection),
+        job.ratePerSecond,
+        job.canarySize,
+        job.canaryThreshold,
+        job.startAt,
+        job.createdBy,
+        job.note,
+        job.now,
+      ]);
+      return { ok: true, job: replayJobFromRow(row!) };
+    });
+  }
+
+  /** The first scheduled or running job that may replay to an endpoint `selection` may. */
+  private async busyWith(
+    c: Conn,
+    selection: ReplaySelection,
+  ): Promise<{ job: ReplayJob; endpointId: string } | null> {
+    const wanted = new Set(await this.endpointsOf(c, selection));
+    if (wanted.size === 0) return null;
+    for (const row of await all(c, S.active)) {
+      const job = replayJobFromRow(row);
+      const theirs =
+        job.progress.total === null
+          ? await this.endpointsOf(c, job.selection)
+          : (await all(c, S.itemEndpoints, [job.id])).map((r) => String(r.endpoint_id));
+      const endpointId = theirs.find((e) => wanted.has(e));
+      if (endpointId) return { job, endpointId };
+    }
+    return null;
+  }
+
+  /** The endpoints a job of `selection` would replay to, were it to start now. */
+  private async endpointsOf(c: Conn, selection: ReplaySelection): Promise<string[]> {
+    const { ids, ...filter } = selection;
+    if (filter.endpointId) return [filter.endpointId];
+    if (ids?.length) {
+      return (await all(c, S.listedEndpoints, [ids])).map((r) => String(r.endpoint_id));
+    }
+    const params = new Params();
+    const where = ["state IN ('open', 'replaying')", ...deadLetterFilter(filter, params)];
+    // Built per selection (it varies); jobs are made by people, so this is not hot.
+    const rows = await all(
+      c,
+      `SELECT DISTINCT endpoint_id FROM dead_letters WHERE ${where.join(" AND ")}
+      ORDER BY endpoint_id`,
+      params.values,
+    );
+    return rows.map((r) => String(r.endpoint_id));
   }
 
   async get(id: string, c: Conn = this.pool): Promise<ReplayJob | null> {

@@ -55,6 +55,7 @@ import {
   type RecordedOutcomes,
   type Release,
   type ReplayEnqueued,
+  type ReplayJobCreated,
   type ReplayJobUpdate,
   type ReplayRequest,
   type ResealProgress,
@@ -454,7 +455,7 @@ export class PostgresStore implements Store {
 
   // ---- bulk replay jobs ---------------------------------------------------------------------
 
-  async createReplayJob(job: NewReplayJob): Promise<ReplayJob> {
+  async createReplayJob(job: NewReplayJob): Promise<ReplayJobCreated> {
     return this.run(() => this.replayJobs.create(job), "a replay job with this id");
   }
 

@@ -97,6 +97,15 @@ export function prepareReplayJobs(db: Db) {
       VALUES (@id, @task, 'scheduled', @stage, @selection, @rate, @canarySize, @canaryThreshold,
         @startAt, @createdBy, @note, @now, @now)`),
     get: p("SELECT * FROM replay_jobs WHERE id = ?"),
+    active: p(`SELECT * FROM replay_jobs WHERE state IN ('scheduled', 'running')
+      ORDER BY created_at, id`),
+    // The endpoints of a started job's records it has yet to finish with.
+    itemEndpoints: p(`SELECT DISTINCT d.endpoint_id FROM replay_job_items i
+      JOIN dead_letters d ON d.id = i.dead_letter_id
+      WHERE i.job_id = ? AND i.state IN ('pending', 'queued') ORDER BY d.endpoint_id`),
+    listedEndpoints: p(`SELECT DISTINCT endpoint_id FROM dead_letters
+      WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('open', 'replaying')
+      ORDER BY endpoint_id`),
     claim: p(`UPDATE replay_jobs SET state = 'running', started_at = coalesce(started_at, @now),
         lease_until = @lease, held_by = @runner, updated_at = @now
       WHERE id IN (SELECT id FROM replay_jobs

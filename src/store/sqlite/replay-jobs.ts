@@ -3,11 +3,12 @@
  * so a record is replayed at most once per job however often the job is run or resumed.
  */
 import type { Database as Db } from "better-sqlite3";
-import type { ReplayJob } from "../../domain/types.js";
+import type { ReplayJob, ReplaySelection } from "../../domain/types.js";
 import type {
   JobReplaysOut,
   JobReplaysQueued,
   NewReplayJob,
+  ReplayJobCreated,
   ReplayJobUpdate,
   Store,
 } from "../port.js";
@@ -28,21 +29,63 @@ export class ReplayJobs {
     private readonly deadLetters: DeadLetters,
   ) {}
 
-  create(job: NewReplayJob): ReplayJob {
-    this.s.insert.run({
-      id: job.id,
-      task: job.task,
-      stage: job.canarySize > 0 ? "canary" : "rest",
-      selection: JSON.stringify(job.selection),
-      rate: job.ratePerSecond,
-      canarySize: job.canarySize,
-      canaryThreshold: job.canaryThreshold,
-      startAt: job.startAt,
-      createdBy: job.createdBy,
-      note: job.note,
-      now: job.now,
-    });
-    return this.get(job.id)!;
+  create(job: NewReplayJob): ReplayJobCreated {
+    return this.db
+      .transaction((): ReplayJobCreated => {
+        const busy = this.busyWith(job.selection);
+        if (busy) return { ok: false, busy };
+        this.s.insert.run({
+          id: job.id,
+          task: job.task,
+          stage: job.canarySize > 0 ? "canary" : "rest",
+          selection: JSON.stringify(job.selection),
+          rate: job.ratePerSecond,
+          canarySize: job.canarySize,
+          canaryThreshold: job.canaryThreshold,
+          startAt: job.startAt,
+          createdBy: job.createdBy,
+          note: job.note,
+          now: job.now,
+        });
+        return { ok: true, job: this.get(job.id)! };
+      })
+      .immediate();
+  }
+
+  /** The first scheduled or running job that may replay to an endpoint `selection` may. */
+  private busyWith(selection: ReplaySelection): { job: ReplayJob; endpointId: string } | null {
+    const wanted = new Set(this.endpointsOf(selection));
+    if (wanted.size === 0) return null;
+    for (const row of this.s.active.all() as Row[]) {
+      const job = replayJobFromRow(row);
+      const theirs =
+        job.progress.total === null
+          ? this.endpointsOf(job.selection)
+          : (this.s.itemEndpoints.all(job.id) as Row[]).map((r) => String(r.endpoint_id));
+      const endpointId = theirs.find((e) => wanted.has(e));
+      if (endpointId) return { job, endpointId };
+    }
+    return null;
+  }
+
+  /** The endpoints a job of `selection` would replay to, were it to start now. */
+  private endpointsOf(selection: ReplaySelection): string[] {
+    const { ids, ...filter } = selection;
+    if (filter.endpointId) return [filter.endpointId];
+    const rows = ids?.length
+      ? this.s.listedEndpoints.all(JSON.stringify(ids))
+      : (() => {
+          const { where, params } = deadLetterFilter(filter);
+          // Built per selection (it varies); jobs are made by people, so this is not hot.
+          return this.db
+            .prepare(
+              `SELECT DISTINCT endpoint_id FROM dead_letters
+              WHERE state IN ('open', 'replaying')${where.map((w) => ` AND ${w}`).join("")}
+              ORDER BY endpoint_id`,
+            )
+            .all(...params);
+        })();
+    return (rows as Row[]).map((r) => String(r.endpoint_id));
   }
 
   get(id: string): ReplayJob | null {

@@ -19,6 +19,7 @@ import {
   T0,
   type StoreUnderTest,
 } from "./fixtures.js";
+import { aNewJob } from "./dlq-fixtures.js";
 
 const hashOf = (plain: string): string => createHash("sha256").update(plain).digest("hex");
 
@@ -56,10 +57,11 @@ export function dashboardBehaviour(t: StoreUnderTest): void {
     it("lists replay jobs a page at a time, newest first when asked", async () => {
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const job = await t.store.createReplayJob({
+        const job = await aNewJob(t.store, {
           id: newId("job", T0 + i * SECOND),
           task: "dlq.replay",
-          selection: { endpointId: "ep_x" },
+          // One job at a time per endpoint: each of its own.
+          selection: { endpointId: `ep_${i}` },
           ratePerSecond: 5,
           canarySize: 0,
           canaryThreshold: 0.9,

@@ -6,6 +6,7 @@ import type {
   ClaimedDelivery,
   DeadLetterChange,
   DeliveryOutcome,
+  NewReplayJob,
   Store,
 } from "../../../src/store/port.js";
 import {
@@ -103,6 +104,14 @@ export function replayOutcome(d: ClaimedDelivery, at: number, ok: boolean): Deli
   });
 }
 
+/** Creates a job, failing the test if it was refused for sharing an endpoint with another. */
+export async function aNewJob(store: Store, job: NewReplayJob): Promise<ReplayJob> {
+  const created = await store.createReplayJob(job);
+  if (!created.ok)
+    throw new Error(`job refused: ${created.busy.job.id} holds ${created.busy.endpointId}`);
+  return created.job;
+}
+
 /**
  * A bulk replay job of the given records, taken up by `runner` at `now` and prepared (its items
  * listed), ready to queue its replays: no canary, 5 a second.
@@ -113,7 +122,7 @@ export async function aPreparedReplayJob(
   now: number,
   runner: string,
 ): Promise<ReplayJob> {
-  const job = await store.createReplayJob({
+  const job = await aNewJob(store, {
     id: newId("job", now),
     task: "dlq.replay",
     selection: { ids },

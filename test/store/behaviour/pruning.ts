@@ -14,7 +14,7 @@ import {
   T0,
   type StoreUnderTest,
 } from "./fixtures.js";
-import { deadLetter, giveUp } from "./dlq-fixtures.js";
+import { aNewJob, deadLetter, giveUp } from "./dlq-fixtures.js";
 
 const DAY = 24 * HOUR;
 const RETENTION = 30 * DAY;
@@ -171,7 +171,7 @@ export function pruningBehaviour(t: StoreUnderTest): void {
         T0 + 2 * SECOND,
       );
       expect(changes[0]!.kind).toBe("overflowed");
-      const job = await store.createReplayJob({
+      const job = await aNewJob(store, {
         id: newId("job"),
         task: "dlq.replay",
         selection: { appId: app.id },

@@ -5,7 +5,7 @@ import { nextJobStep } from "../../../src/dlq/job-step.js";
 import { newId } from "../../../src/ids.js";
 import type { NewReplayJob, ReplayJobUpdate, Store } from "../../../src/store/port.js";
 import { claimAll, HOUR, MINUTE, SECOND, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
-import { deadLetter, replayOutcome } from "./dlq-fixtures.js";
+import { aNewJob, deadLetter, replayOutcome } from "./dlq-fixtures.js";
 
 function aJob(selection: ReplaySelection, overrides: Partial<NewReplayJob> = {}): NewReplayJob {
   return {
@@ -46,9 +46,7 @@ function queue(store: Store, jobId: string, limit: number, runner = RUNNER, now 
 export function replayJobBehaviour(t: StoreUnderTest): void {
   describe("replay jobs", () => {
     it("a scheduled job is claimed once due, and by one claimer until its lease ends", async () => {
-      const job = await t.store.createReplayJob(
-        aJob({ endpointId: "ep_x" }, { startAt: T0 + 2 * HOUR }),
-      );
+      const job = await aNewJob(t.store, aJob({ endpointId: "ep_x" }, { startAt: T0 + 2 * HOUR }));
       expect(job).toMatchObject({
         state: "scheduled",
         stage: "canary",
@@ -71,6 +69,40 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       expect((await claim(T0 + 2 * HOUR + 2 * MINUTE)).map((j) => j.id)).toEqual([job.id]);
     });
 
+    it("refuses a job that may replay to an endpoint a scheduled or running job may", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [e1, e2] = endpoints.map((e) => e.id) as [string, string];
+      const a = await deadLetter(t.store, app.id, { endpointId: e1, at: T0 + SECOND });
+      const b = await deadLetter(t.store, app.id, { endpointId: e2, at: T0 + 2 * SECOND });
+      const create = (selection: ReplaySelection) => t.store.createReplayJob(aJob(selection));
+      const first = await aNewJob(t.store, aJob({ endpointId: e1 }));
+      const busy = { ok: false, busy: { job: { id: first.id }, endpointId: e1 } };
+      // Named, through its application, listed, or matched by a filter: all reach e1.
+      expect(await create({ endpointId: e1 })).toMatchObject(busy);
+      expect(await create({ appId: app.id })).toMatchObject(busy);
+      expect(await create({ ids: [b.id, a.id] })).toMatchObject(busy);
+      expect(await create({ failureClass: "exhausted" })).toMatchObject(busy);
+      const other = await create({ ids: [b.id] });
+      expect(other.ok).toBe(true);
+
+      // Started, a job holds the endpoints of the records it has yet to finish with.
+      await takeUp(t.store);
+      await t.store.prepareReplayJob(first.id, T0 + HOUR);
+      expect(await create({ ids: [a.id] })).toMatchObject(busy);
+      await queue(t.store, first.id, 1);
+      const [replay] = (await claimAll(t.store, T0 + HOUR)).filter((d) => d.endpointId === e1);
+      await t.store.recordAttempts([replayOutcome(replay!, T0 + HOUR + SECOND, true)]);
+      expect((await create({ endpointId: e1 })).ok).toBe(true);
+    });
+
+    it("of jobs made at once on one endpoint, one is made", async () => {
+      for (const endpointId of ["ep_a", "ep_b", "ep_c"]) {
+        const make = () => t.store.createReplayJob(aJob({ endpointId }));
+        const made = await Promise.all([make(), make(), make(), make()]);
+        expect(made.filter((m) => m.ok)).toHaveLength(1);
+      }
+    });
+
     it("takes its selection once: the open records matching it, oldest first", async () => {
       const { app, endpoints } = await seedApp(t.store, [{}, {}]);
       const [e1, e2] = endpoints.map((e) => e.id) as [string, string];
@@ -81,7 +113,8 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       await t.store.resolveDeadLetter({ id: resolved.id, actor: "ops", note: "n", now: T0 });
       await deadLetter(t.store, app.id, { endpointId: e1, at: T0 + 5 * SECOND, cls: "permanent" });
 
-      const job = await t.store.createReplayJob(
+      const job = await aNewJob(
+        t.store,
         aJob({ endpointId: e1, failureClass: "exhausted", until: T0 + 4 * SECOND }),
       );
       await takeUp(t.store);
@@ -103,7 +136,8 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       await t.store.abandonDeadLetter({ id: gone.id, actor: "ops", note: "n", now: T0 });
       const off = await deadLetter(t.store, app.id, { endpointId: e2.id, at: T0 + 4 * SECOND });
       await t.store.updateEndpoint({ ...e2, disabled: true });
-      const job = await t.store.createReplayJob(
+      const job = await aNewJob(
+        t.store,
         aJob({ ids: [b.id, a.id, b.id, gone.id, off.id, "dlq_00000000000000000000000000"] }),
       );
       await takeUp(t.store);
@@ -124,7 +158,7 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
     it("queues each record at most once, however often or concurrently it is asked", async () => {
       const { app } = await seedApp(t.store);
       for (let i = 1; i <= 7; i++) await deadLetter(t.store, app.id, { at: T0 + i * SECOND });
-      const job = await t.store.createReplayJob(aJob({ appId: app.id }));
+      const job = await aNewJob(t.store, aJob({ appId: app.id }));
       await takeUp(t.store);
       // Two runners taking the same job up at once: each prepares and queues.
       await Promise.all([
@@ -145,7 +179,7 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       const { app } = await seedApp(t.store);
       await deadLetter(t.store, app.id, { at: T0 + SECOND });
       await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
-      const job = await t.store.createReplayJob(aJob({ appId: app.id }));
+      const job = await aNewJob(t.store, aJob({ appId: app.id }));
       await takeUp(t.store);
       await t.store.prepareReplayJob(job.id, T0 + HOUR);
       await queue(t.store, job.id, 2);
@@ -176,7 +210,7 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       for (const [i, endpointId] of [e1, e2, e1].entries()) {
         await deadLetter(t.store, app.id, { endpointId, at: T0 + (i + 1) * SECOND });
       }
-      const job = await t.store.createReplayJob(aJob({ appId: app.id }));
+      const job = await aNewJob(t.store, aJob({ appId: app.id }));
       await takeUp(t.store);
       await t.store.prepareReplayJob(job.id, T0 + HOUR);
       expect(await t.store.replayJobEndpointsOut(job.id)).toEqual([]);
@@ -195,13 +229,16 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
     });
 
     it("the job's note is in the history of each record it replays, with the job's id", async () => {
-      const { app } = await seedApp(t.store);
-      const noted = await deadLetter(t.store, app.id, { at: T0 + SECOND });
-      const bare = await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
-      const withNote = await t.store.createReplayJob(
+      // Two jobs at once, so on two endpoints: one job at a time per endpoint.
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [e1, e2] = endpoints.map((e) => e.id) as [string, string];
+      const noted = await deadLetter(t.store, app.id, { endpointId: e1, at: T0 + SECOND });
+      const bare = await deadLetter(t.store, app.id, { endpointId: e2, at: T0 + 2 * SECOND });
+      const withNote = await aNewJob(
+        t.store,
         aJob({ ids: [noted.id] }, { note: "receiver redeployed, INC-1234" }),
       );
-      const withoutNote = await t.store.createReplayJob(aJob({ ids: [bare.id] }, { note: null }));
+      const withoutNote = await aNewJob(t.store, aJob({ ids: [bare.id] }, { note: null }));
       const now = T0 + HOUR;
       await t.store.claimReplayJobs({ now, leaseUntil: now + HOUR, limit: 2, runner: RUNNER });
       for (const job of [withNote, withoutNote]) {
@@ -223,7 +260,7 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
     });
 
     it("moves on to the rest, finishes with a reason, and is no longer updated once ended", async () => {
-      const job = await t.store.createReplayJob(aJob({ appId: "app_x" }));
+      const job = await aNewJob(t.store, aJob({ appId: "app_x" }));
       await takeUp(t.store);
       const lease = { id: job.id, now: T0 + HOUR, leaseUntil: T0 + 2 * HOUR, runner: RUNNER };
       expect(
@@ -246,7 +283,7 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       const { app } = await seedApp(t.store);
       await deadLetter(t.store, app.id, { at: T0 + SECOND });
       await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
-      const job = await t.store.createReplayJob(aJob({ appId: app.id }));
+      const job = await aNewJob(t.store, aJob({ appId: app.id }));
       const at = T0 + HOUR;
       const claimAs = (runner: string, now: number) =>
         t.store.claimReplayJobs({ now, leaseUntil: now + MINUTE, limit: 1, runner });
@@ -288,9 +325,7 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
         const a = await deadLetter(t.store, app.id, { endpointId: gone, at: T0 + SECOND });
         const b = await deadLetter(t.store, app.id, { endpointId: kept, at: T0 + 2 * SECOND });
         const c = await deadLetter(t.store, other.app.id, { at: T0 + 3 * SECOND });
-        const job = await t.store.createReplayJob(
-          aJob({ ids: [a.id, b.id, c.id] }, { canarySize: 0 }),
-        );
+        const job = await aNewJob(t.store, aJob({ ids: [a.id, b.id, c.id] }, { canarySize: 0 }));
         await takeUp(t.store);
         await t.store.prepareReplayJob(job.id, T0 + HOUR);
         await queue(t.store, job.id, 3);
@@ -322,7 +357,7 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       const { app } = await seedApp(t.store);
       const a = await deadLetter(t.store, app.id, { at: T0 + SECOND });
       const b = await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
-      const job = await t.store.createReplayJob(aJob({ appId: app.id }));
+      const job = await aNewJob(t.store, aJob({ appId: app.id }));
       await takeUp(t.store);
       await t.store.prepareReplayJob(job.id, T0 + HOUR);
       await queue(t.store, job.id, 1);
@@ -362,7 +397,7 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       const a = await deadLetter(t.store, app.id, { at: T0 + SECOND });
       const b = await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
       const c = await deadLetter(t.store, app.id, { at: T0 + 3 * SECOND });
-      const job = await t.store.createReplayJob(aJob({ appId: app.id }));
+      const job = await aNewJob(t.store, aJob({ appId: app.id }));
       await takeUp(t.store);
       await t.store.prepareReplayJob(job.id, T0 + HOUR);
       const enqueue = (limit: number) => queue(t.store, job.id, limit);
