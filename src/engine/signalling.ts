@@ -2,16 +2,24 @@
  * The engine control the API and the dead-letter queue use: it tells this process's engine (if it
  * runs one) and, when the store is shared, every other process, through the store's signals.
  * Signals raised in one turn of the event loop go out together, so a burst of accepted messages
- * costs one notification, not one each.
+ * costs one notification, not one each. A settings change whose notification fails is sent again
+ * (see `retryLater`).
  */
 import type { Signal, WorkerCoordination } from "../store/coordination.js";
 import type { Intake } from "../store/port.js";
 import type { DeliveryBudget, EndpointLiveStatus, EngineControl } from "./control.js";
 
+/** How long a failed notification of settings changes waits before it is sent again. */
+const RETRY_MS = 1_000;
+
 export class SignallingControl implements EngineControl {
   private wakeAt: number | null = null;
-  private readonly pending: Signal[] = [];
+  /** Settings changes to announce (wake-ups are kept in `wakeAt`). */
+  private readonly pending: (Signal & { kind: "endpoint" | "app" })[] = [];
   private scheduled = false;
+  private retry: NodeJS.Timeout | null = null;
+  /** Whether the failure of the notifications now being retried was logged (no log flood). */
+  private failureLogged = false;
 
   constructor(
     private readonly local: EngineControl | null,
@@ -30,13 +38,13 @@ export class SignallingControl implements EngineControl {
 
   invalidateEndpoint(endpointId: string): void {
     this.local?.invalidateEndpoint(endpointId);
-    this.pending.push({ kind: "endpoint", id: endpointId });
+    this.queue({ kind: "endpoint", id: endpointId });
     this.flushSoon();
   }
 
   invalidateApplication(appId: string): void {
     this.local?.invalidateApplication(appId);
-    this.pending.push({ kind: "app", id: appId });
+    this.queue({ kind: "app", id: appId });
     this.flushSoon();
   }
 
@@ -57,19 +65,55 @@ export class SignallingControl implements EngineControl {
     return this.local?.deliveryBudget() ?? null;
   }
 
+  /** One signal per endpoint or application waiting, however often it changed meanwhile. */
+  private queue(signal: Signal & { kind: "endpoint" | "app" }): void {
+    const known = this.pending.some(
+      (s) => s.kind === signal.kind && "id" in s && s.id === signal.id,
+    );
+    if (!known) this.pending.push(signal);
+  }
+
   private flushSoon(): void {
     if (!this.coordination || this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      const signals = this.pending.splice(0);
+      const signals: Signal[] = this.pending.splice(0);
       if (this.wakeAt !== null) signals.unshift({ kind: "wake", dueAt: this.wakeAt });
       this.wakeAt = null;
       if (!signals.length) return;
-      this.coordination!.publish(this.from(), signals).catch((err: unknown) => {
-        // The workers' fallback poll finds the work a little later.
-        this.log.warn({ err }, "signalling the workers failed");
-      });
+      this.coordination!.publish(this.from(), signals).then(
+        () => {
+          this.failureLogged = false;
+        },
+        (err: unknown) => {
+          if (!this.failureLogged) this.log.warn({ err }, "signalling the workers failed");
+          this.retryLater(signals);
+          // Logged once while settings changes wait to be sent again, each time otherwise.
+          this.failureLogged = this.pending.length > 0;
+        },
+      );
     });
+  }
+
+  /**
+   * The change is committed before its signal goes out, and nothing else tells the worker that
+   * owns the endpoint: a lost settings signal would leave it on the old URL, secret, disabled
+   * flag or policy until it let the endpoint go. So those are sent again until one gets through
+   * (a worker whose own LISTEN connection broke meanwhile reloads everything when it is back).
+   * A lost wake-up is not: the workers' heartbeats find due work by endpoint within seconds.
+   */
+  private retryLater(failed: readonly Signal[]): void {
+    const later = this.pending.splice(0);
+    // Put back ahead of what came meanwhile, once each.
+    for (const s of failed) if (s.kind === "endpoint" || s.kind === "app") this.queue(s);
+    for (const s of later) this.queue(s);
+    if (!this.pending.length || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.flushSoon();
+    }, RETRY_MS);
+    // A process stopping does not wait for it.
+    this.retry.unref();
   }
 }
