@@ -47,7 +47,7 @@ describe("a HOOKLINE_PG_SCHEMA that is accepted", () => {
       await a.verifySealing();
       const heard: Signal[] = [];
       const unsubscribe = await b.coordination!.subscribe(
-        "wkr_b",
+        () => "wkr_b",
         (s) => heard.push(...s),
         () => {},
       );

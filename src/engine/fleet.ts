@@ -115,7 +115,7 @@ export class Fleet {
     await this.coordination.register({ ...this.identity(), now });
     await this.reap(now);
     this.unsubscribe = await this.coordination.subscribe(
-      this.idValue,
+      () => this.idValue,
       (signals) => this.host.onSignals(signals),
       () => this.host.rescan(),
     );

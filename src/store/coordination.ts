@@ -93,10 +93,11 @@ export interface WorkerCoordination {
   /**
    * Listens for other processes' signals. `onGap` runs when signals may have been missed (the
    * listening connection was lost and is back), so the listener can look again at whatever they
-   * would have told it (due work, changed settings). Returns a stopper.
+   * would have told it (due work, changed settings). `self` is asked at each signal: a worker
+   * declared dead joins again under a new id, and its signals carry that one. Returns a stopper.
    */
   subscribe(
-    self: string,
+    self: () => string,
     onSignals: (signals: Signal[]) => void,
     onGap: () => void,
   ): Promise<() => Promise<void>>;

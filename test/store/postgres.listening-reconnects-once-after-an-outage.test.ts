@@ -36,7 +36,7 @@ it("listens on one connection again after an outage of several retries", async (
   cleanup.push(() => store.close());
   let gaps = 0;
   const unsubscribe = await store.coordination!.subscribe(
-    "wkr_listener",
+    () => "wkr_listener",
     () => {},
     () => gaps++,
   );

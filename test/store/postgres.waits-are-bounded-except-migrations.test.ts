@@ -57,7 +57,7 @@ it("a statement, the LISTEN connection and close all give up on a silent server"
   const { store } = aStore(url.toString());
   await store.ping();
   const unsubscribe = await store.coordination.subscribe(
-    "wkr_listener",
+    () => "wkr_listener",
     () => {},
     () => {},
   );

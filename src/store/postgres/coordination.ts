@@ -169,7 +169,7 @@ export class PostgresCoordination implements WorkerCoordination {
   }
 
   async subscribe(
-    self: string,
+    self: () => string,
     onSignals: (signals: Signal[]) => void,
     onGap: () => void,
   ): Promise<() => Promise<void>> {
@@ -203,7 +203,7 @@ export class PostgresCoordination implements WorkerCoordination {
       c.on("notification", (n) => {
         if (n.channel !== this.channel || !n.payload) return;
         const envelope = parse(n.payload);
-        if (envelope && envelope.from !== self) onSignals(envelope.signals);
+        if (envelope && envelope.from !== self()) onSignals(envelope.signals);
       });
       try {
         await c.connect();

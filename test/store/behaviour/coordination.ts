@@ -331,12 +331,12 @@ export function coordinationBehaviour(t: StoreUnderTest): void {
       const heardByB: Signal[] = [];
       const heardByA: Signal[] = [];
       const stopA = await c.subscribe(
-        "wkr_a",
+        () => "wkr_a",
         (s) => heardByA.push(...s),
         () => {},
       );
       const stopB = await c.subscribe(
-        "wkr_b",
+        () => "wkr_b",
         (s) => heardByB.push(...s),
         () => {},
       );
