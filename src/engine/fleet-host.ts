@@ -51,6 +51,11 @@ export function engineFleetHost(e: FleetHostEngine): FleetHost {
         if (e.runtimes.get(id) !== rt) h.marked.delete(rt);
         else if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0 || arriving.has(id)) {
           continue;
+        } else if (rt.throttle && !rt.throttle.isFull()) {
+          // The taker's rate-limit bucket starts full: let go of it sooner and the receiver
+          // could see this worker's last burst and the taker's first within one bucket's time,
+          // past its rate. Once ours is full again, a new one is the same as ours continued.
+          continue;
         } else if (oldest > rt.leavingAfterClaim) ready[rt.leaving].push(id);
       }
       return ready;
