@@ -68,6 +68,10 @@ const RESERVED_HEADERS = new Set([
   "te",
   "trailer",
 ]);
+// webhook-* are hookline's signature headers. The svix library reads svix-id, svix-timestamp and
+// svix-signature before them, so a custom svix-* header would fail its receivers' verification
+// (Svix refuses the prefix too).
+const RESERVED_PREFIXES = ["webhook-", "svix-"];
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // What an HTTP/1.1 header value can carry (and undici sends): tab, visible ASCII and the rest of
 // Latin-1. Anything else would be stored and then fail every delivery before it left hookline.
@@ -102,7 +106,7 @@ export function headerProblems(
         msg: `"${name}" is the same header as "${twin}" (header names ignore case)`,
         type: "header_duplicate",
       });
-    } else if (lower.startsWith("webhook-") || RESERVED_HEADERS.has(lower)) {
+    } else if (RESERVED_PREFIXES.some((p) => lower.startsWith(p)) || RESERVED_HEADERS.has(lower)) {
       problems.push({
         loc,
         msg: `"${name}" is set by hookline and cannot be overridden`,
