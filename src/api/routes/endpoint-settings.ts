@@ -11,6 +11,7 @@ import {
   EndpointHeadersPatchIn,
   EndpointSecretOut,
   EndpointSecretRotateIn,
+  headersOut,
   MAX_CUSTOM_HEADERS,
 } from "../schemas/endpoint.js";
 import { GRACE_FULL, rotateSecret } from "../secret-rotation.js";
@@ -72,7 +73,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
         200: { description: "The headers", schema: EndpointHeadersOut },
         404: errors[404],
       },
-      handler: async ({ params }) => ok({ headers: (await load(params)).headers, sensitive: [] }),
+      handler: async ({ params }) => ok(headersOut((await load(params)).headers)),
     }),
     defineRoute({
       method: "PUT",

@@ -19,6 +19,7 @@ import {
   EndpointSecretOut,
   EndpointSecretRotateIn,
   EndpointUpdate,
+  headersOut,
 } from "../schemas/endpoint.js";
 import { OperationalEndpointOut } from "../schemas/observability.js";
 import { GRACE_FULL, rotateSecret } from "../secret-rotation.js";
@@ -187,8 +188,7 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
         200: { description: "The headers", schema: EndpointHeadersOut },
         404: errors[404],
       },
-      handler: async ({ params }) =>
-        ok({ headers: (await find(params.endpoint_id!)).headers, sensitive: [] }),
+      handler: async ({ params }) => ok(headersOut((await find(params.endpoint_id!)).headers)),
     }),
     defineRoute({
       method: "PUT",

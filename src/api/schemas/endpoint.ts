@@ -183,6 +183,26 @@ export const EndpointHeadersOut = z.object({
   sensitive: z.array(z.string()),
 });
 
+// Svix's list: these carry the receiver's credentials, so reading them back names them only.
+const SENSITIVE_HEADERS = new Set([
+  "authorization",
+  "proxy-authorization",
+  "www-authenticate",
+  "proxy-authenticate",
+  "x-auth-token",
+]);
+
+/** EndpointHeadersOut of stored custom headers: credential headers are named, their values left out. */
+export function headersOut(stored: Record<string, string>): z.infer<typeof EndpointHeadersOut> {
+  const headers: Record<string, string> = {};
+  const sensitive: string[] = [];
+  for (const [name, value] of Object.entries(stored)) {
+    if (SENSITIVE_HEADERS.has(name.toLowerCase())) sensitive.push(name);
+    else headers[name] = value;
+  }
+  return { headers, sensitive };
+}
+
 export const CircuitState = z.enum(["closed", "open", "half-open"]);
 
 export const EndpointOut = z.object({
