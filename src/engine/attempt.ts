@@ -141,6 +141,8 @@ function retryAfterAt(result: SendResult, now: number): number | null {
   return ra && ra.kind !== "ignored" ? now + ra.delayMs : null;
 }
 
+const SIGNATURE_PREFIX = /^(?:svix|webhook)-/i;
+
 /**
  * The endpoint's own headers, then hookline's. Built by assignment, not `{ ...own, "content-type":
  * …, ...signed }`: in Node 20's V8 a spread of a non-empty object followed by new keys takes the
@@ -151,7 +153,11 @@ function requestHeaders(
   signed: SignatureHeaders,
 ): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const k of Object.keys(own)) headers[k] = own[k]!;
+  for (const k of Object.keys(own)) {
+    // The API refuses these names, but an endpoint may keep some saved before it did: a receiver
+    // verifying with the svix library reads svix-signature before webhook-signature.
+    if (!SIGNATURE_PREFIX.test(k)) headers[k] = own[k]!;
+  }
   headers["content-type"] = "application/json";
   headers["user-agent"] = USER_AGENT;
   headers["webhook-id"] = signed["webhook-id"];
