@@ -64,3 +64,15 @@ describe("custom headers named svix-… are refused", () => {
     });
   });
 });
+
+it("one kept from before such names were refused can still be removed by a patch", async () => {
+  const ep = await api.svix.endpoint.create(appId, { url: "https://example.com/c" });
+  const stored = (await api.store.getEndpoint(ep.id))!;
+  const headers = { "svix-signature": "v1,stale", "svix-id": "msg_x", "x-keep": "1" };
+  await api.store.updateEndpoint({ ...stored, headers });
+  const path = `/api/v1/app/${appId}/endpoint/${ep.id}/headers`;
+  const res = await api.call("PATCH", path, { headers: { "svix-signature": null } });
+  expect(res.status).toBe(204);
+  await api.svix.endpoint.patchHeaders(appId, ep.id, { headers: {}, deleteHeaders: ["svix-id"] });
+  expect((await api.store.getEndpoint(ep.id))?.headers).toEqual({ "x-keep": "1" });
+});

@@ -106,7 +106,11 @@ export function headerProblems(
         msg: `"${name}" is the same header as "${twin}" (header names ignore case)`,
         type: "header_duplicate",
       });
-    } else if (RESERVED_PREFIXES.some((p) => lower.startsWith(p)) || RESERVED_HEADERS.has(lower)) {
+    } else if (
+      // A patch's null removes the header: one saved before its name was refused can still go.
+      value !== null &&
+      (RESERVED_PREFIXES.some((p) => lower.startsWith(p)) || RESERVED_HEADERS.has(lower))
+    ) {
       problems.push({
         loc,
         msg: `"${name}" is set by hookline and cannot be overridden`,
