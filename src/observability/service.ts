@@ -10,6 +10,8 @@ import type { DeadLetterQueue } from "../dlq/service.js";
 import type { EngineControl } from "../engine/control.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { ExemptTargets } from "../engine/guarded-connect.js";
+import { StoreUnavailableError } from "../errors.js";
+import { finishedWithin } from "../finished-within.js";
 import type { Store } from "../store/port.js";
 import { DEFAULT_THRESHOLDS, type AlertThresholds } from "./alert-rules.js";
 import { alertViews, type AlertView } from "./alert-view.js";
@@ -43,7 +45,7 @@ export interface ObservabilityDeps {
   workerId: () => string;
 }
 
-/** How long the readiness check waits for the store. */
+/** How long the health and readiness checks wait for the store. */
 const READY_TIMEOUT_MS = 2_000;
 
 /** The thresholds configured, over the defaults. */
@@ -164,18 +166,21 @@ export class Observability {
 
 /** Whether a process can serve: its store answers within two seconds. */
 export async function checkReady(store: Store): Promise<{ ready: boolean; store: string }> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      store.ping(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error("no answer")), READY_TIMEOUT_MS);
-      }),
-    ]);
+    await pingWithin(store);
     return { ready: true, store: "ok" };
   } catch (err) {
     return { ready: false, store: err instanceof Error ? err.message : String(err) };
-  } finally {
-    clearTimeout(timer);
+  }
+}
+
+/**
+ * Resolves once the store answers a ping, or rejects with StoreUnavailableError when it fails or
+ * has not answered within two seconds: a silent database holds a query for the whole query
+ * timeout, and a probe that hangs that long tells an orchestrator nothing.
+ */
+export async function pingWithin(store: Store): Promise<void> {
+  if (!(await finishedWithin(READY_TIMEOUT_MS, store.ping()))) {
+    throw new StoreUnavailableError(`no answer within ${READY_TIMEOUT_MS / 1000} seconds`);
   }
 }
