@@ -5,7 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Clock } from "../clock.js";
-import type { Attempt } from "../domain/types.js";
+import type { Attempt, CircuitRecord } from "../domain/types.js";
 import { ExpiringMap } from "../expiring-map.js";
 import { finishedWithin } from "../finished-within.js";
 import type { DeliveryBudget, EngineControl } from "../engine/control.js";
@@ -67,6 +67,11 @@ export class HooklineMetrics {
   /** What the scrape being rendered read from the store; null: it could not read it. */
   private shown: BacklogSnapshot | null = null;
   private lastDrillSuccessAt: number | null = null;
+  /**
+   * Circuits found not closed in the store at start, by endpoint, shown until the engine takes the
+   * endpoint up or something happens to it (see {@link showStoredCircuits}).
+   */
+  private readonly storedCircuits = new Map<string, CircuitRecord>();
 
   private readonly attempts = this.counter(
     "hookline_delivery_attempts_total",
@@ -169,17 +174,39 @@ export class HooklineMetrics {
         this.tally.ended(result);
       }
     } else if (e.type === "circuit") {
+      this.storedCircuits.delete(e.endpointId);
       const ep = this.label(e.endpointId, now);
       this.inc(this.transitions, { endpoint: ep, to: e.transition.to });
     } else if (e.type === "endpoint.deleted") {
       // Its series go now rather than when another endpoint needs the slot (totals keep it all).
       this.deleted.put(e.endpointId, true, now);
+      this.storedCircuits.delete(e.endpointId);
       this.slots.release(e.endpointId);
     } else if (e.type === "dead-letter") {
       this.dlqEvents.inc({ kind: e.change.kind });
       if (e.change.kind === "replay_succeeded") this.replays.inc({ result: "succeeded" });
       if (e.change.kind === "replay_failed") this.replays.inc({ result: "failed" });
       this.tally.deadLetter(e.change.kind);
+    }
+  }
+
+  /**
+   * Shows the stored state of circuits not closed, read once at start: the engine knows an
+   * endpoint only once something happens to it, and an open circuit's probe may be an hour away,
+   * so after a restart its state would be missing just when alerts on open circuits need it. Each
+   * takes a slot while one is free, the most recently changed first; the engine's live state takes
+   * over once it has the endpoint.
+   */
+  async showStoredCircuits(): Promise<void> {
+    const max = this.deps.settings.maxEndpoints;
+    if (max <= 0) return;
+    const found = await this.deps.store.listUnclosedCircuits(max);
+    const now = this.deps.clock.now();
+    // Oldest first, so the slots keep the most recently changed longest.
+    for (const { endpointId, circuit } of found.reverse()) {
+      if (this.deleted.get(endpointId, now) || this.slots.has(endpointId)) continue;
+      if (this.slots.label(endpointId, now) !== endpointId) continue;
+      this.storedCircuits.set(endpointId, circuit);
     }
   }
 
@@ -209,6 +236,28 @@ export class HooklineMetrics {
   }
 
   /**
+   * Reads again the stored circuits still shown (see {@link showStoredCircuits}), dropping those
+   * the engine has taken up and those no longer open or half-open: another worker of a fleet may
+   * have closed one, and this process would not hear of it.
+   */
+  private async recheckStoredCircuits(): Promise<void> {
+    for (const id of [...this.storedCircuits.keys()]) {
+      if (this.deps.engine.endpointStatus(id)) this.storedCircuits.delete(id);
+    }
+    if (this.storedCircuits.size === 0) return;
+    const limit = this.deps.settings.maxEndpoints;
+    const found = await this.deps.store.listUnclosedCircuits(limit);
+    const stored = new Map(found.map((r) => [r.endpointId, r.circuit]));
+    for (const id of [...this.storedCircuits.keys()]) {
+      // A full list may have left it out for newer ones: it is then read on its own.
+      const c =
+        stored.get(id) ?? (found.length < limit ? null : await this.deps.store.getCircuit(id));
+      if (c && c.state !== "closed") this.storedCircuits.set(id, c);
+      else this.storedCircuits.delete(id);
+    }
+  }
+
+  /**
    * The Prometheus text exposition, with fresh gauges. A store that fails or does not answer
    * within STORE_READ_TIMEOUT_MS leaves out the gauges read from it (`hookline_store_up` 0), not
    * the page: during a database outage the counters and the engine's gauges are what operators
@@ -216,9 +265,13 @@ export class HooklineMetrics {
    */
   async render(): Promise<string> {
     const read = this.refresh();
+    // Within the same wait; stored circuits it cannot read again are shown as they were.
+    const recheck = this.recheckStoredCircuits().catch(() => {});
     let shown: BacklogSnapshot | null = null;
     try {
-      if (await finishedWithin(STORE_READ_TIMEOUT_MS, read)) shown = await read;
+      if (await finishedWithin(STORE_READ_TIMEOUT_MS, Promise.all([read, recheck]))) {
+        shown = await read;
+      }
     } catch {
       // The store is unavailable: hookline_store_up says so, and the store's own errors are
       // logged where they happen (the engine, the API).
@@ -321,7 +374,7 @@ export class HooklineMetrics {
       ["endpoint", "state"],
       (g) => {
         for (const id of self.slots.tracked()) {
-          const c = status(id)?.circuit;
+          const c = status(id)?.circuit ?? self.storedCircuits.get(id);
           if (!c) continue;
           for (const state of ["closed", "open", "half-open"]) {
             g.set({ endpoint: id, state }, c.state === state ? 1 : 0);
@@ -424,6 +477,7 @@ export class HooklineMetrics {
 
   /** Removes the series of an endpoint that lost its slot. */
   private forget(endpoint: string): void {
+    this.storedCircuits.delete(endpoint);
     for (const ofMetric of this.series.get(endpoint)?.values() ?? []) {
       for (const remove of ofMetric.values()) remove();
     }

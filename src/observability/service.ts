@@ -117,6 +117,7 @@ export class Observability {
    */
   async start(options: { evaluate: boolean } = { evaluate: true }): Promise<void> {
     if (!options.evaluate) return;
+    await this.metrics.showStoredCircuits();
     await this.evaluator.start();
     this.drills.start();
   }

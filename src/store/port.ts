@@ -253,6 +253,8 @@ export interface Store {
     transition: CircuitTransition | null,
   ): Promise<void>;
   getCircuit(endpointId: string): Promise<CircuitRecord | null>;
+  /** Circuits not closed (open or half-open), most recently changed first, at most `limit`. */
+  listUnclosedCircuits(limit: number): Promise<{ endpointId: string; circuit: CircuitRecord }[]>;
   listCircuitTransitions(
     endpointId: string,
     limit: number,

@@ -41,6 +41,13 @@ export class History {
     return row ? circuitFromRow(row) : null;
   }
 
+  async listUnclosedCircuits(
+    limit: number,
+  ): Promise<{ endpointId: string; circuit: CircuitRecord }[]> {
+    const rows = await all(this.pool, S.unclosedCircuits, [limit]);
+    return rows.map((r) => ({ endpointId: String(r.endpoint_id), circuit: circuitFromRow(r) }));
+  }
+
   async listCircuitTransitions(
     endpointId: string,
     limit: number,

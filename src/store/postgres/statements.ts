@@ -377,6 +377,8 @@ export const HISTORY = {
   insertTransition: `INSERT INTO circuit_transitions (endpoint_id, from_state, to_state, at, reason)
     VALUES ($1, $2, $3, $4, $5)`,
   getCircuit: "SELECT * FROM circuits WHERE endpoint_id = $1",
+  unclosedCircuits: `SELECT * FROM circuits WHERE state <> 'closed'
+    ORDER BY since DESC, endpoint_id LIMIT $1`,
   transitions: `SELECT * FROM circuit_transitions WHERE endpoint_id = $1
     ORDER BY seq DESC LIMIT $2`,
   getStats: "SELECT * FROM endpoint_stats WHERE endpoint_id = $1",

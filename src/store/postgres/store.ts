@@ -373,6 +373,12 @@ export class PostgresStore implements Store {
     return this.run(() => this.history.getCircuit(endpointId));
   }
 
+  async listUnclosedCircuits(
+    limit: number,
+  ): Promise<{ endpointId: string; circuit: CircuitRecord }[]> {
+    return this.run(() => this.history.listUnclosedCircuits(limit));
+  }
+
   async listCircuitTransitions(
     endpointId: string,
     limit: number,

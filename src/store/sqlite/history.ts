@@ -43,6 +43,11 @@ export class History {
     return row ? circuitFromRow(row) : null;
   }
 
+  listUnclosedCircuits(limit: number): { endpointId: string; circuit: CircuitRecord }[] {
+    const rows = this.s.unclosedCircuits.all(limit) as Row[];
+    return rows.map((r) => ({ endpointId: String(r.endpoint_id), circuit: circuitFromRow(r) }));
+  }
+
   listCircuitTransitions(
     endpointId: string,
     limit: number,

@@ -245,6 +245,8 @@ function prepareHistory(db: Db) {
     insertTransition: p(`INSERT INTO circuit_transitions (endpoint_id, from_state, to_state, at,
       reason) VALUES (?, ?, ?, ?, ?)`),
     getCircuit: p("SELECT * FROM circuits WHERE endpoint_id = ?"),
+    unclosedCircuits: p(`SELECT * FROM circuits WHERE state <> 'closed'
+      ORDER BY since DESC, endpoint_id LIMIT ?`),
     transitions: p(`SELECT * FROM circuit_transitions WHERE endpoint_id = ?
       ORDER BY seq DESC LIMIT ?`),
     getStats: p("SELECT * FROM endpoint_stats WHERE endpoint_id = ?"),

@@ -341,6 +341,12 @@ export class SqliteStore implements Store {
     return this.run(() => this.history.getCircuit(endpointId));
   }
 
+  async listUnclosedCircuits(
+    limit: number,
+  ): Promise<{ endpointId: string; circuit: CircuitRecord }[]> {
+    return this.run(() => this.history.listUnclosedCircuits(limit));
+  }
+
   async listCircuitTransitions(
     endpointId: string,
     limit: number,

@@ -68,5 +68,23 @@ export function circuitBehaviour(t: StoreUnderTest): void {
       expect(all).toEqual([...steps].reverse().map((s) => ({ endpointId: a, ...s })));
       expect(await t.store.listCircuitTransitions(b, 10)).toHaveLength(1);
     });
+
+    it("lists the circuits not closed, most recently changed first, at most `limit`", async () => {
+      const { endpoints } = await seedApp(t.store, [{}, {}, {}, {}]);
+      const [a, b, c, d] = endpoints.map((e) => e.id) as [string, string, string, string];
+      await t.store.saveCircuit(a, OPEN, null);
+      await t.store.saveCircuit(b, HALF_OPEN, null);
+      await t.store.saveCircuit(c, { ...HALF_OPEN, state: "closed", since: T0 + HOUR }, null);
+      await t.store.saveCircuit(d, { ...OPEN, since: T0 + 2 * MINUTE }, null);
+
+      const mine = (rows: { endpointId: string }[]) =>
+        rows.filter((r) => endpoints.some((e) => e.id === r.endpointId));
+      expect(mine(await t.store.listUnclosedCircuits(100))).toEqual([
+        { endpointId: b, circuit: HALF_OPEN },
+        { endpointId: d, circuit: { ...OPEN, since: T0 + 2 * MINUTE } },
+        { endpointId: a, circuit: OPEN },
+      ]);
+      expect(await t.store.listUnclosedCircuits(1)).toHaveLength(1);
+    });
   });
 }
