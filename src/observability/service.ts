@@ -181,7 +181,24 @@ export async function checkReady(store: Store): Promise<{ ready: boolean; store:
  * timeout, and a probe that hangs that long tells an orchestrator nothing.
  */
 export async function pingWithin(store: Store): Promise<void> {
-  if (!(await finishedWithin(READY_TIMEOUT_MS, store.ping()))) {
+  if (!(await finishedWithin(READY_TIMEOUT_MS, sharedPing(store)))) {
     throw new StoreUnavailableError(`no answer within ${READY_TIMEOUT_MS / 1000} seconds`);
   }
+}
+
+/** Pings under way, per store. */
+const pinging = new WeakMap<Store, Promise<void>>();
+
+/**
+ * The store's ping under way, or a new one. A silent database holds each ping for the query
+ * timeout, long after its probe gave up: probes starting pings of their own every few seconds
+ * would queue them for the pool's connections, which the API's requests wait for too.
+ */
+function sharedPing(store: Store): Promise<void> {
+  let ping = pinging.get(store);
+  if (!ping) {
+    ping = store.ping().finally(() => pinging.delete(store));
+    pinging.set(store, ping);
+  }
+  return ping;
 }
