@@ -147,8 +147,12 @@ export class DeliveryEngine implements EngineControl {
       onCommitted: (kept, changes) => {
         // A retry is due in the store only now. The pump that followed its attempt may have run
         // before this commit and armed the timer without it, so it is announced as new work.
+        // So are an endpoint's replays held for its probe, brought due as it was disabled.
         let retryAt = Number.POSITIVE_INFINITY;
-        for (const o of kept) if (o.next.kind === "retry") retryAt = Math.min(retryAt, o.next.at);
+        for (const o of kept) {
+          if (o.next.kind === "retry") retryAt = Math.min(retryAt, o.next.at);
+          if (o.disableEndpoint) retryAt = Math.min(retryAt, o.at);
+        }
         if (retryAt !== Number.POSITIVE_INFINITY) this.wake(retryAt);
         this.events.announce(kept, changes);
       },

@@ -111,6 +111,8 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
     const { before, after: next } = await changeEndpoint(deps, read, change);
     engine.invalidateEndpoint(next.id);
     if (next.disabled && !before.disabled) {
+      // Its replays held for its circuit's probe came due with it (the store), to end unsent.
+      engine.wake(next.updatedAt);
       deps.events?.emit({
         type: "endpoint.disabled",
         endpointId: next.id,

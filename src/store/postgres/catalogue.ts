@@ -122,8 +122,12 @@ export class Catalogue {
     );
   }
 
-  async updateEndpoint(ep: Endpoint, seenAt: number | null): Promise<boolean> {
-    return (await exec(this.pool, S.updateEndpoint, [...endpointUpdateValues(ep), seenAt])) > 0;
+  updateEndpoint(ep: Endpoint, seenAt: number | null): Promise<boolean> {
+    return tx(this.pool, async (c) => {
+      const done = (await exec(c, S.updateEndpoint, [...endpointUpdateValues(ep), seenAt])) > 0;
+      if (done && ep.disabled) await exec(c, S.replaysDueNow, [ep.updatedAt, ep.id]);
+      return done;
+    });
   }
 
   deleteEndpoint(appId: string, id: string): Promise<void> {

@@ -156,13 +156,13 @@ export class DeadLetters {
     await exec(c, S.finishReplay, [deadLetterId, state, failed, o.attempt?.at ?? null, o.at]);
     const refs = { delivery: o.deliveryId, job: jobId };
     await this.event(c, deadLetterId, o.at, actor, "replayed", result, refs);
-    const done = await one(c, S.jobItemDone, [
-      ok ? "succeeded" : "failed",
-      result,
-      o.at,
-      o.deliveryId,
-    ]);
-    if (done) await exec(c, S.countJobResult, [ok ? 1 : 0, ok ? 0 : 1, o.at, done.job_id]);
+    // Unsent, it is no result of the job's either (no part of a canary): it counts as withdrawn.
+    const item = ok ? "succeeded" : counted ? "failed" : "withdrawn";
+    const done = await one(c, S.jobItemDone, [item, result, o.at, o.deliveryId]);
+    if (done) {
+      const [failedN, withdrawnN] = [item === "failed" ? 1 : 0, item === "withdrawn" ? 1 : 0];
+      await exec(c, S.countJobResult, [ok ? 1 : 0, failedN, withdrawnN, o.at, done.job_id]);
+    }
     const base = {
       deadLetterId,
       appId: record.appId,

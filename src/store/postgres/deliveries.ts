@@ -305,6 +305,7 @@ export class Deliveries {
         }
         if (o.disableEndpoint) {
           await exec(c, this.sql.disableEndpoint, [o.disableEndpoint, o.at, o.endpointId]);
+          await exec(c, this.sql.replaysDueNow, [o.at, o.endpointId]);
         }
         addToStats(stats, o);
       }

@@ -58,7 +58,7 @@ export const DEAD_LETTERS = {
   jobItemDone: `UPDATE replay_job_items SET state = $1, detail = $2, updated_at = $3
     WHERE delivery_id = $4 AND state = 'queued' RETURNING job_id`,
   countJobResult: `UPDATE replay_jobs SET succeeded = succeeded + $1, failed = failed + $2,
-    updated_at = $3 WHERE id = $4`,
+    withdrawn = withdrawn + $3, updated_at = $4 WHERE id = $5`,
   // The jobs of the replays among these deliveries, in id order. NO KEY UPDATE is what counting a
   // result takes anyway; taken first, it waits behind whoever holds the job, as they all do.
   lockJobsOf: `SELECT j.id FROM replay_jobs j

@@ -6,7 +6,15 @@
 import { prepared } from "./database.js";
 
 /** Applications, endpoints, event types and idempotency keys. */
+/**
+ * A disabled endpoint is sent nothing: its replays held for its circuit's probe (up to an hour
+ * off) come due now, to end unsent at once rather than at the probe. ($1: now, $2: endpoint.)
+ */
+const REPLAYS_DUE_NOW = `UPDATE deliveries SET next_attempt_at = $1
+  WHERE endpoint_id = $2 AND state = 'pending' AND origin = 'replay' AND next_attempt_at > $1`;
+
 export const CATALOGUE = {
+  replaysDueNow: REPLAYS_DUE_NOW,
   insertApp: `INSERT INTO applications
     (id, uid, name, rate_limit, metadata, delivery_policy, created_at, updated_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -346,6 +354,7 @@ export const DELIVERIES = {
   lockEndpoints: `SELECT 1 FROM endpoints WHERE id = ANY($1::text[]) ORDER BY id
     FOR NO KEY UPDATE`,
   // updated_at only moves forward, so a read-modify-write of the endpoint sees this change.
+  replaysDueNow: REPLAYS_DUE_NOW,
   disableEndpoint: `UPDATE endpoints SET disabled = true, disabled_reason = $1,
     updated_at = GREATEST(updated_at + 1, $2) WHERE id = $3`,
   bumpStats: prepared(

@@ -134,7 +134,11 @@ export class Catalogue {
   }
 
   updateEndpoint(ep: Endpoint, seenAt: number | null): boolean {
-    return this.s.updateEndpoint.run({ ...endpointParams(ep), seen_at: seenAt }).changes > 0;
+    return this.db.transaction(() => {
+      const done = this.s.updateEndpoint.run({ ...endpointParams(ep), seen_at: seenAt }).changes;
+      if (done > 0 && ep.disabled) this.s.replaysDueNow.run({ now: ep.updatedAt, endpoint: ep.id });
+      return done > 0;
+    })();
   }
 
   deleteEndpoint(appId: string, id: string): void {

@@ -161,8 +161,10 @@ export class DeadLetters {
     });
     const refs = { delivery: o.deliveryId, job: jobId };
     this.event(deadLetterId, o.at, actor, "replayed", result, refs);
+    // Unsent, it is no result of the job's either (no part of a canary): it counts as withdrawn.
+    const item = ok ? "succeeded" : counted ? "failed" : "withdrawn";
     const done = this.s.jobItemDone.get({
-      state: ok ? "succeeded" : "failed",
+      state: item,
       detail: result,
       now: o.at,
       delivery: o.deliveryId,
@@ -170,7 +172,8 @@ export class DeadLetters {
     if (done) {
       this.s.countJobResult.run({
         ok: ok ? 1 : 0,
-        failed: ok ? 0 : 1,
+        failed: item === "failed" ? 1 : 0,
+        withdrawn: item === "withdrawn" ? 1 : 0,
         now: o.at,
         job: done.job_id,
       });

@@ -361,7 +361,10 @@ export class Deliveries {
       } else if (next.kind === "dead") {
         changes.push(this.deadLetters.recordDead(o, next.failureClass, next.reason));
       }
-      if (o.disableEndpoint) this.s.disableEndpoint.run(o.disableEndpoint, o.at, o.endpointId);
+      if (o.disableEndpoint) {
+        this.s.disableEndpoint.run(o.disableEndpoint, o.at, o.endpointId);
+        this.s.replaysDueNow.run({ now: o.at, endpoint: o.endpointId });
+      }
       addToStats(stats, o);
     }
     for (const [endpointId, s] of stats) {

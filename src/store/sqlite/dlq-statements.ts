@@ -61,7 +61,8 @@ export function prepareDeadLetters(db: Db) {
     jobItemDone: p(`UPDATE replay_job_items SET state = @state, detail = @detail,
       updated_at = @now WHERE delivery_id = @delivery AND state = 'queued' RETURNING job_id`),
     countJobResult: p(`UPDATE replay_jobs SET succeeded = succeeded + @ok,
-      failed = failed + @failed, updated_at = @now WHERE id = @job`),
+      failed = failed + @failed, withdrawn = withdrawn + @withdrawn, updated_at = @now
+      WHERE id = @job`),
     // Groups of open records, then one row (no class, nothing open) for each endpoint with
     // nothing open whose tombstones are still kept: resolving its last record must not hide that
     // some dead letters were never kept. Retention removing the tombstones ends that row.

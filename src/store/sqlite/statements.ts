@@ -19,6 +19,14 @@ export interface Statements {
   replayJobs: ReplayJobStatements;
 }
 
+/**
+ * A disabled endpoint is sent nothing: its replays held for its circuit's probe (up to an hour
+ * off) come due now, to end unsent at once rather than at the probe.
+ */
+const REPLAYS_DUE_NOW = `UPDATE deliveries SET next_attempt_at = @now
+  WHERE endpoint_id = @endpoint AND state = 'pending' AND origin = 'replay'
+  AND next_attempt_at > @now`;
+
 /** Every hot statement, prepared once. */
 export function prepareStatements(db: Db): Statements {
   return {
@@ -50,6 +58,7 @@ function prepareCatalogue(db: Db) {
       VALUES (@id, @app_id, @uid, @url, @description, @version, @disabled, @disabled_reason,
       @filter_types, @channels, @headers, @metadata, @rate_limit, @secrets, @delivery_policy,
       @created_at, @updated_at)`),
+    replaysDueNow: p(REPLAYS_DUE_NOW),
     updateEndpoint: p(`UPDATE endpoints SET uid = @uid, url = @url, description = @description,
       version = @version, disabled = @disabled, disabled_reason = @disabled_reason,
       filter_types = @filter_types, channels = @channels, headers = @headers,
@@ -206,6 +215,7 @@ function prepareDeliveries(db: Db) {
     insertAttempt: p(`INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
       trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    replaysDueNow: p(REPLAYS_DUE_NOW),
     disableEndpoint: p(
       // updated_at only moves forward, so a read-modify-write of the endpoint sees this change.
       `UPDATE endpoints SET disabled = 1, disabled_reason = ?, updated_at = MAX(updated_at + 1, ?)

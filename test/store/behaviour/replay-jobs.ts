@@ -4,7 +4,16 @@ import type { ReplaySelection } from "../../../src/domain/types.js";
 import { nextJobStep } from "../../../src/dlq/job-step.js";
 import { newId } from "../../../src/ids.js";
 import type { NewReplayJob, ReplayJobUpdate, Store } from "../../../src/store/port.js";
-import { claimAll, HOUR, MINUTE, SECOND, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
+import {
+  claimAll,
+  HOUR,
+  MINUTE,
+  outcomeFor,
+  SECOND,
+  seedApp,
+  T0,
+  type StoreUnderTest,
+} from "./fixtures.js";
 import { aNewJob, deadLetter, replayOutcome } from "./dlq-fixtures.js";
 
 function aJob(selection: ReplaySelection, overrides: Partial<NewReplayJob> = {}): NewReplayJob {
@@ -202,6 +211,40 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
         ["replayed", "ops", job.id],
       ]);
       expect(history[1]!.note).toBe(`bulk replay ${job.id}: after the outage`);
+    });
+
+    it("disabling the endpoint brings its held replays due; ended unsent, they are withdrawn", async () => {
+      const { app, endpoints } = await seedApp(t.store);
+      const ep = endpoints[0]!;
+      await deadLetter(t.store, app.id, { at: T0 + SECOND });
+      await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
+      const job = await aNewJob(t.store, aJob({ appId: app.id }));
+      await takeUp(t.store);
+      await t.store.prepareReplayJob(job.id, T0 + HOUR);
+      await queue(t.store, job.id, 2);
+      // Held for the circuit's probe, an hour off.
+      await t.store.pauseEndpoint(ep.id, T0 + 2 * HOUR);
+      expect(await claimAll(t.store, T0 + HOUR + SECOND)).toEqual([]);
+
+      const at = T0 + HOUR + 2 * SECOND;
+      expect(await t.store.updateEndpoint({ ...ep, disabled: true, updatedAt: at })).toBe(true);
+      const held = await claimAll(t.store, at);
+      expect(held).toHaveLength(2);
+      await t.store.recordAttempts(
+        held.map((d) =>
+          outcomeFor(d, {
+            at,
+            attempt: null,
+            next: { kind: "dead", failureClass: "permanent", reason: "endpoint disabled" },
+          }),
+        ),
+      );
+      expect((await t.store.getReplayJob(job.id))!.progress).toMatchObject({
+        queued: 2,
+        succeeded: 0,
+        failed: 0,
+        withdrawn: 2,
+      });
     });
 
     it("names the endpoints it has replays out to, until their results are in", async () => {
