@@ -300,3 +300,18 @@ export function runningFor(row: Row, runner: string): boolean {
 export function jobReplayNote(job: { id: string; note: string | null }): string {
   return job.note ? `bulk replay ${job.id}: ${job.note}` : `bulk replay ${job.id}`;
 }
+
+/**
+ * The reason of a job that, at its start, skipped the records of endpoints other jobs hold: one
+ * bulk replay at a time per endpoint, or their rates would add up.
+ */
+export function heldElsewhereReason(
+  skipped: number,
+  held: { jobId: string; endpointId: string }[],
+): string {
+  const which = held.map((h) => `replay job ${h.jobId} holds endpoint ${h.endpointId}`);
+  return (
+    `${skipped} selected record${skipped === 1 ? "" : "s"} skipped: ${which.join("; ")} ` +
+    "(one bulk replay at a time per endpoint)"
+  );
+}

@@ -129,6 +129,10 @@ export const REPLAY_JOBS = {
   // Preparing and queueing hold the job's row, so two runners taking one job up at once do each
   // step one after the other, as they would in SQLite.
   lock: "SELECT * FROM replay_jobs WHERE id = $1 FOR UPDATE",
+  skipEndpointItems: `UPDATE replay_job_items SET state = 'skipped', detail = $3, updated_at = $4
+    WHERE job_id = $1 AND state = 'pending'
+    AND dead_letter_id IN (SELECT id FROM dead_letters WHERE endpoint_id = $2)`,
+  countSkippedAtStart: "UPDATE replay_jobs SET skipped = skipped + $1, reason = $2 WHERE id = $3",
   setTotal: `UPDATE replay_jobs SET total = $1, updated_at = $2 WHERE id = $3 AND total IS NULL`,
   // Listed ids keep the order given; a repeated id is one item (its first place).
   insertListed: `INSERT INTO replay_job_items (job_id, dead_letter_id, seq, state, updated_at)

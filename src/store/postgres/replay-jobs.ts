@@ -15,7 +15,7 @@ import type {
 import { all, exec, one, Params, tx, type Conn } from "./database.js";
 import { deadLetterFilter, HOOKLINE_ACTOR, type DeadLetters } from "./dead-letters.js";
 import { REPLAY_JOBS as S } from "./dlq-statements.js";
-import { jobReplayNote, runningFor } from "../row-mappers.js";
+import { heldElsewhereReason, jobReplayNote, runningFor } from "../row-mappers.js";
 import { replayJobFromRow } from "./rows.js";
 
 type ClaimRequest = Parameters<Store["claimReplayJobs"]>[0];
@@ -63,14 +63,43 @@ export class ReplayJobs {
     if (wanted.size === 0) return null;
     for (const row of await all(c, S.active)) {
       const job = replayJobFromRow(row);
-      const theirs =
-        job.progress.total === null
-          ? await this.endpointsOf(c, job.selection)
-          : (await all(c, S.itemEndpoints, [job.id])).map((r) => String(r.endpoint_id));
-      const endpointId = theirs.find((e) => wanted.has(e));
+      const endpointId = (await this.endpointsHeldBy(c, job)).find((e) => wanted.has(e));
       if (endpointId) return { job, endpointId };
     }
     return null;
+  }
+
+  /** The endpoints a scheduled or running job may replay to (see `busyWith`). */
+  private async endpointsHeldBy(c: Conn, job: ReplayJob): Promise<string[]> {
+    return job.progress.total === null
+      ? this.endpointsOf(c, job.selection)
+      : (await all(c, S.itemEndpoints, [job.id])).map((r) => String(r.endpoint_id));
+  }
+
+  /**
+   * Within prepare's transaction, under the lock creating a job takes. A job chosen by filter
+   * takes its records only now: one dead-lettered since the job was made may be on an endpoint
+   * another job has taken since. Its records are skipped, saying which job holds it: two jobs at
+   * once would send it both rates.
+   */
+  private async skipHeldElsewhere(c: Conn, job: ReplayJob, now: number): Promise<void> {
+    const mine = await this.endpointsHeldBy(c, job);
+    if (mine.length === 0) return;
+    const held: { jobId: string; endpointId: string }[] = [];
+    let skipped = 0;
+    for (const row of await all(c, S.active)) {
+      const other = replayJobFromRow(row);
+      if (other.id === job.id) continue;
+      for (const endpointId of await this.endpointsHeldBy(c, other)) {
+        if (!mine.includes(endpointId) || held.some((h) => h.endpointId === endpointId)) continue;
+        const detail = `replay job ${other.id} holds endpoint ${endpointId}`;
+        skipped += await exec(c, S.skipEndpointItems, [job.id, endpointId, detail, now]);
+        held.push({ jobId: other.id, endpointId });
+      }
+    }
+    if (skipped > 0) {
+      await exec(c, S.countSkippedAtStart, [skipped, heldElsewhereReason(skipped, held), job.id]);
+    }
   }
 
   /** The endpoints a job of `selection` would replay to, were it to start now. */
@@ -114,6 +143,7 @@ export class ReplayJobs {
 
   prepare(id: string, now: number): Promise<ReplayJob | null> {
     return tx(this.pool, async (c) => {
+      await exec(c, S.createLock, [CREATE_LOCK]);
       const locked = await one(c, S.lock, [id]);
       const job = locked ? replayJobFromRow(locked) : null;
       if (!job || job.progress.total !== null) return job;
@@ -137,6 +167,7 @@ export class ReplayJobs {
       }
       const total = Number((await one(c, S.countItems, [id]))!.n);
       await exec(c, S.setTotal, [total, now, id]);
+      await this.skipHeldElsewhere(c, (await this.get(id, c))!, now);
       return this.get(id, c);
     });
   }

@@ -117,6 +117,11 @@ export function prepareReplayJobs(db: Db) {
       RETURNING *`),
     release: p("UPDATE replay_jobs SET lease_until = NULL, held_by = NULL WHERE state = 'running'"),
     nextStart: p("SELECT min(start_at) AS at FROM replay_jobs WHERE state = 'scheduled'"),
+    skipEndpointItems: p(`UPDATE replay_job_items SET state = 'skipped', detail = @detail,
+      updated_at = @now WHERE job_id = @job AND state = 'pending'
+      AND dead_letter_id IN (SELECT id FROM dead_letters WHERE endpoint_id = @endpointId)`),
+    countSkippedAtStart: p(`UPDATE replay_jobs SET skipped = skipped + @skipped, reason = @reason
+      WHERE id = @jobId`),
     setTotal: p("UPDATE replay_jobs SET total = ?, updated_at = ? WHERE id = ? AND total IS NULL"),
     // Listed ids keep the order given; a repeated id is one item.
     insertListed: p(`INSERT OR IGNORE INTO replay_job_items

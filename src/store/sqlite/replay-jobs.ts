@@ -14,7 +14,7 @@ import type {
 } from "../port.js";
 import { deadLetterFilter, HOOKLINE_ACTOR, type DeadLetters } from "./dead-letters.js";
 import type { ReplayJobStatements } from "./dlq-statements.js";
-import { jobReplayNote, runningFor } from "../row-mappers.js";
+import { heldElsewhereReason, jobReplayNote, runningFor } from "../row-mappers.js";
 import { replayJobFromRow, type Row } from "./rows.js";
 
 type ClaimRequest = Parameters<Store["claimReplayJobs"]>[0];
@@ -58,14 +58,46 @@ export class ReplayJobs {
     if (wanted.size === 0) return null;
     for (const row of this.s.active.all() as Row[]) {
       const job = replayJobFromRow(row);
-      const theirs =
-        job.progress.total === null
-          ? this.endpointsOf(job.selection)
-          : (this.s.itemEndpoints.all(job.id) as Row[]).map((r) => String(r.endpoint_id));
-      const endpointId = theirs.find((e) => wanted.has(e));
+      const endpointId = this.endpointsHeldBy(job).find((e) => wanted.has(e));
       if (endpointId) return { job, endpointId };
     }
     return null;
+  }
+
+  /** The endpoints a scheduled or running job may replay to (see `busyWith`). */
+  private endpointsHeldBy(job: ReplayJob): string[] {
+    return job.progress.total === null
+      ? this.endpointsOf(job.selection)
+      : (this.s.itemEndpoints.all(job.id) as Row[]).map((r) => String(r.endpoint_id));
+  }
+
+  /**
+   * Within prepare's transaction. A job chosen by filter takes its records only now: one
+   * dead-lettered since the job was made may be on an endpoint another job has taken since. Its
+   * records are skipped, saying which job holds it: two jobs at once would send it both rates.
+   */
+  private skipHeldElsewhere(jobId: string, now: number): void {
+    const mine = this.endpointsHeldBy(this.get(jobId)!);
+    if (mine.length === 0) return;
+    const held: { jobId: string; endpointId: string }[] = [];
+    let skipped = 0;
+    for (const row of this.s.active.all() as Row[]) {
+      const other = replayJobFromRow(row);
+      if (other.id === jobId) continue;
+      for (const endpointId of this.endpointsHeldBy(other)) {
+        if (!mine.includes(endpointId) || held.some((h) => h.endpointId === endpointId)) continue;
+        const detail = `replay job ${other.id} holds endpoint ${endpointId}`;
+        skipped += this.s.skipEndpointItems.run({ job: jobId, endpointId, detail, now }).changes;
+        held.push({ jobId: other.id, endpointId });
+      }
+    }
+    if (skipped > 0) {
+      this.s.countSkippedAtStart.run({
+        skipped,
+        reason: heldElsewhereReason(skipped, held),
+        jobId,
+      });
+    }
   }
 
   /** The endpoints a job of `selection` would replay to, were it to start now. */
@@ -134,6 +166,7 @@ export class ReplayJobs {
         }
         const total = Number((this.s.countItems.get(id) as Row).n);
         this.s.setTotal.run(total, now, id);
+        this.skipHeldElsewhere(id, now);
         return this.get(id);
       })
       .immediate();

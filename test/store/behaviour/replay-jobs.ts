@@ -104,6 +104,28 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       expect((await create({ endpointId: e1 })).ok).toBe(true);
     });
 
+    it("at its start, a job chosen by filter skips the endpoints another job holds", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [e1, e2] = endpoints.map((e) => e.id) as [string, string];
+      const a = await deadLetter(t.store, app.id, { endpointId: e1, at: T0 + SECOND });
+      // Made while its application's only open record is on e1, so it does not stand in the way
+      // of a job on e2; by its start, a record on e2 has joined its selection.
+      const byApp = await aNewJob(t.store, aJob({ appId: app.id }));
+      const onE2 = await aNewJob(t.store, aJob({ endpointId: e2 }, { startAt: T0 + 2 * HOUR }));
+      await deadLetter(t.store, app.id, { endpointId: e2, at: T0 + 2 * SECOND });
+
+      expect((await takeUp(t.store)).map((j) => j.id)).toEqual([byApp.id]);
+      const started = await t.store.prepareReplayJob(byApp.id, T0 + HOUR);
+      expect(started!.progress).toMatchObject({ total: 2, skipped: 1, queued: 0 });
+      expect(started!.reason).toBe(
+        `1 selected record skipped: replay job ${onE2.id} holds endpoint ${e2} ` +
+          "(one bulk replay at a time per endpoint)",
+      );
+      const queued = await queue(t.store, byApp.id, 2);
+      expect(queued.queued.map((q) => q.deadLetterId)).toEqual([a.id]);
+      expect((await t.store.getReplayJob(byApp.id))!.progress).toMatchObject({ skipped: 1 });
+    });
+
     it("of jobs made at once on one endpoint, one is made", async () => {
       for (const endpointId of ["ep_a", "ep_b", "ep_c"]) {
         const make = () => t.store.createReplayJob(aJob({ endpointId }));
