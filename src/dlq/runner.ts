@@ -287,15 +287,17 @@ export class ReplayJobRunner {
   }
 
   /**
-   * The open circuits holding the job's replays out. This process's engine knows an endpoint's
-   * circuit as it is; the store has it as last written (another process's engine, or none here).
+   * The open circuits holding the job's replays out. Alone, this process's engine knows an
+   * endpoint's circuit as it is. In a fleet the circuit is its owner's, which writes every change
+   * to the store, and this engine may hold an old reading of one it no longer owns (declared dead,
+   * before it notices): the store's is the one to trust.
    */
   private async circuitsOf(jobId: string, now: number): Promise<JobCircuits> {
     const { store, engine } = this.deps;
     const held: HeldByCircuit[] = [];
     for (const { endpointId, replays } of await store.replayJobEndpointsOut(jobId)) {
-      const circuit =
-        engine.endpointStatus(endpointId)?.circuit ?? (await store.getCircuit(endpointId));
+      const live = store.coordination ? null : engine.endpointStatus(endpointId)?.circuit;
+      const circuit = live ?? (await store.getCircuit(endpointId));
       if (circuit?.state !== "open") continue;
       held.push({ endpointId, replays, openedAt: circuit.since, nextProbeAt: circuit.nextProbeAt });
     }

@@ -249,10 +249,12 @@ export class DeadLetterQueue {
     return record;
   }
 
+  /** Live when alone; in a fleet, the owner's as stored (see runner.ts, `circuitsOf`). */
   private async circuitOf(endpointId: string) {
-    const live = this.deps.engine.endpointStatus(endpointId)?.circuit;
+    const { store, engine } = this.deps;
+    const live = store.coordination ? null : engine.endpointStatus(endpointId)?.circuit;
     if (live) return live;
-    return (await this.deps.store.getCircuit(endpointId)) ?? { state: "closed", nextProbeAt: null };
+    return (await store.getCircuit(endpointId)) ?? { state: "closed", nextProbeAt: null };
   }
 
   private decided(

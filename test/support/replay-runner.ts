@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { expect, vi } from "vitest";
 import { ReplayJobRunner, type RunnerLogger } from "../../src/dlq/runner.js";
 import type { ReplayJob } from "../../src/domain/types.js";
+import type { EngineControl } from "../../src/engine/control.js";
 import { EngineEvents } from "../../src/engine/events.js";
 import { SignallingControl } from "../../src/engine/signalling.js";
 import { newId } from "../../src/ids.js";
@@ -30,13 +31,16 @@ export async function aRunner(
     pollMs?: number;
     sharedPollMs?: number;
     logger?: RunnerLogger;
+    /** This process's engine; by default none, as in an API-only process. */
+    engine?: EngineControl;
   } = {},
 ): Promise<ReplayJobRunner> {
   const looks = vi.spyOn(store, "nextReplayJobAt");
   const runner = new ReplayJobRunner({
     store,
     // What an API-only process has: no engine here, no one to signal.
-    engine: new SignallingControl(null, null, () => "wkr_test", { warn: () => {} }),
+    engine:
+      options.engine ?? new SignallingControl(null, null, () => "wkr_test", { warn: () => {} }),
     events: options.events ?? new EngineEvents(),
     clock,
     settings: {
