@@ -12,6 +12,14 @@ import { readingPastContinue } from "./unasked-continue.js";
 // allowed longer; set to the longest deadline there is, each attempt's own deadline decides.
 const CONNECT_TIMEOUT_MS = TIMEOUT_RANGE.max;
 
+/**
+ * How much of a body past the snippet is read and thrown away so its connection can carry the
+ * next request. Many receivers answer with an HTML page of 5–50 KiB (a framework's default page);
+ * cutting those off at the snippet dropped the connection, and every delivery to them paid a new
+ * TCP (and TLS) handshake. Past this, finishing the body costs more than a new connection.
+ */
+const MAX_DRAINED_BYTES = 64 * 1024;
+
 /** One request to an endpoint. */
 export interface SendRequest {
   url: string;
@@ -115,17 +123,21 @@ export class HttpSender implements Sender {
 
 /**
  * One request's life as undici reports it. One deadline covers connecting, waiting for headers
- * and reading the snippet. At most `max` bytes of the body are read; a longer body is cut off and
- * its connection dropped rather than drained, so an endless response costs nothing more. Once the
- * status is known, a body that stalls past the deadline or breaks keeps what arrived instead of
- * turning the answer into an error.
+ * and reading the body. At most `max` bytes of the body are kept; the rest is read and thrown
+ * away, so the connection is kept, up to MAX_DRAINED_BYTES in all: a longer body, or one not
+ * ended by the deadline, has its connection dropped, so an endless response costs nothing more.
+ * Once the status is known, a body that stalls past the deadline or breaks keeps what arrived
+ * instead of turning the answer into an error.
  */
 class Exchange implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | null = null;
   private status: number | null = null;
   private retryAfter: string | null = null;
   private chunks: Buffer[] = [];
+  /** Bytes of the body kept in `chunks`. */
   private size = 0;
+  /** Bytes of the body read in all. */
+  private read = 0;
   private settled = false;
   private timedOut = false;
   private readonly timer: NodeJS.Timeout;
@@ -156,11 +168,14 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.settled) return;
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    if (this.size >= this.max) {
+    if (this.size < this.max) {
+      this.chunks.push(chunk);
+      this.size += chunk.length;
+    }
+    this.read += chunk.length;
+    if (this.read > MAX_DRAINED_BYTES) {
       this.answer();
-      controller.abort(new Error("response snippet complete"));
+      controller.abort(new Error(`response body over ${MAX_DRAINED_BYTES / 1024} KiB`));
     }
   }
 
