@@ -20,6 +20,13 @@ const CONNECT_TIMEOUT_MS = TIMEOUT_RANGE.max;
  */
 const MAX_DRAINED_BYTES = 64 * 1024;
 
+/**
+ * How long an answer's headers may be in all. undici's default (Node's, 16 KiB) made a 200 with
+ * many cookies, tracing or a proxy's additions a failed attempt, retried and counted toward the
+ * circuit breaker though the receiver had answered. Past this the status cannot be read.
+ */
+const MAX_HEADER_BYTES = 64 * 1024;
+
 /** One request to an endpoint. */
 export interface SendRequest {
   url: string;
@@ -79,6 +86,7 @@ export class HttpSender implements Sender {
       keepAliveMaxTimeout: 120_000,
       connections: null,
       pipelining: 1,
+      maxHeaderSize: MAX_HEADER_BYTES,
       connect: readingPastContinue(
         options.refusePrivateTargets
           ? guardedConnector(CONNECT_TIMEOUT_MS, options.exemptTargets)
@@ -279,6 +287,10 @@ export function classifyError(err: unknown): TransportErrorClass {
 
 function describeError(err: unknown): string {
   const e = err as { code?: string; message?: string; cause?: { message?: string } };
+  // undici's own words ("Headers Overflow Error") do not say the receiver did answer, nor the limit.
+  if (e.code === "UND_ERR_HEADERS_OVERFLOW") {
+    return `response headers over ${MAX_HEADER_BYTES / 1024} KiB`;
+  }
   const text = e.cause?.message ?? e.message ?? String(err);
   return readable((e.code ? `${e.code}: ${text}` : text).slice(0, 500));
 }
