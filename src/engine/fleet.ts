@@ -77,7 +77,7 @@ export class Fleet {
   private running = false;
   /** When the next regular heartbeat is due (early ones for hand-overs do not move it). */
   private nextBeatAt = 0;
-  /** The last heartbeat failed: no early ones until a regular one gets through (no log flood). */
+  /** The last beat failed, at its heartbeat or a later step: no early ones until a regular one. */
   private lastBeatFailed = false;
   /** When this worker's last heartbeat got through. */
   private lastOkAt = 0;
@@ -220,24 +220,36 @@ export class Fleet {
     const now = this.clock.now();
     // The live count and the share it gives follow the same rule as claims.
     const deadBefore = this.deadBefore(now);
+    let ready: { idle: string[]; handover: string[] };
+    let release: string[];
+    let hb: Heartbeat;
     try {
-      const ready = this.host.readyToRelease();
-      const release = [...ready.idle, ...ready.handover];
+      ready = this.host.readyToRelease();
+      release = [...ready.idle, ...ready.handover];
       const inTransit = [...this.host.handedOver(), ...ready.handover];
-      const hb = await this.coordination.heartbeat({
+      hb = await this.coordination.heartbeat({
         id: this.idValue,
         now,
         deadBefore,
         release,
         inTransit,
       });
-      this.lastBeatFailed = false;
-      this.lastOkAt = now;
-      this.silenceLogged = false;
-      if (this.distrust) {
-        this.distrust.recoveredAt ??= now;
-        if (now - this.distrust.recoveredAt >= this.settings.deadAfterMs) this.distrust = null;
-      }
+    } catch (err) {
+      this.heartbeatFailed(err);
+      return;
+    }
+    this.lastBeatFailed = false;
+    this.lastOkAt = now;
+    this.silenceLogged = false;
+    if (this.distrust) {
+      this.distrust.recoveredAt ??= now;
+      if (now - this.distrust.recoveredAt >= this.settings.deadAfterMs) this.distrust = null;
+    }
+    // This worker was heard: what fails from here on is that step alone, no sign the others
+    // went unheard, so it neither starts distrust nor counts as a failed heartbeat. Each step
+    // runs again at the next beat.
+    let step = "joining the fleet again";
+    try {
       if (!hb.alive) return await this.rejoin(now);
       // Ours no longer: the heartbeat freed every endpoint we asked to hand back.
       for (const id of release) this.owned.delete(id);
@@ -251,9 +263,11 @@ export class Fleet {
       this.liveWorkers = hb.liveWorkers;
       this.ownedTotal = hb.ownedTotal;
       this.host.planReleases(now, hb);
+      step = "taking over the work of workers that stopped answering";
       if (!this.distrust) await this.reap(now);
       // Every few beats, endpoints with due work and no owner: should an adoption ever be missed
       // (a signal lost, a hand-over that went nowhere), they are taken within seconds.
+      step = "looking for due work no worker owns";
       if (++this.beats % ORPHAN_SWEEP_BEATS === 0) {
         this.host.adopt(await this.coordination.orphans(now, this.deadBefore(now), 1_000));
       }
@@ -262,24 +276,31 @@ export class Fleet {
       // through the endpoint's own index. (This once lowered the scan's cursor to 5 s before the
       // previous beat instead, and while a backlog was due in that range each beat's scan walked
       // all of it, the rows of endpoints other workers own included.)
+      step = "looking for due work of this worker's endpoints";
       this.host.adopt(await this.coordination.dueOwned(this.idValue, now));
     } catch (err) {
+      // No early beats until the next regular one, which tries again (no log flood).
       this.lastBeatFailed = true;
-      // A failure after recovery began starts the window again, from the same last good beat.
-      const deadBefore = this.lastOkAt - this.settings.deadAfterMs;
-      this.distrust = {
-        deadBefore: Math.min(deadBefore, this.distrust?.deadBefore ?? deadBefore),
-        recoveredAt: null,
-      };
-      this.host.log.error({ err }, "worker heartbeat failed; trying again");
-      if (!this.silenceLogged && this.silenced(this.clock.now())) {
-        this.silenceLogged = true;
-        this.host.log.warn(
-          { workerId: this.idValue, deadAfterMs: this.settings.deadAfterMs },
-          "this worker has not been heard for half the dead-after time; it starts no request " +
-            "until a heartbeat gets through",
-        );
-      }
+      this.host.log.error({ err }, `${step} failed after the heartbeat got through; trying again`);
+    }
+  }
+
+  private heartbeatFailed(err: unknown): void {
+    this.lastBeatFailed = true;
+    // A failure after recovery began starts the window again, from the same last good beat.
+    const deadBefore = this.lastOkAt - this.settings.deadAfterMs;
+    this.distrust = {
+      deadBefore: Math.min(deadBefore, this.distrust?.deadBefore ?? deadBefore),
+      recoveredAt: null,
+    };
+    this.host.log.error({ err }, "worker heartbeat failed; trying again");
+    if (!this.silenceLogged && this.silenced(this.clock.now())) {
+      this.silenceLogged = true;
+      this.host.log.warn(
+        { workerId: this.idValue, deadAfterMs: this.settings.deadAfterMs },
+        "this worker has not been heard for half the dead-after time; it starts no request " +
+          "until a heartbeat gets through",
+      );
     }
   }
 

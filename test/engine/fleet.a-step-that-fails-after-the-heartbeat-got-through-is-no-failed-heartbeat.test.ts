@@ -1,0 +1,102 @@
+/**
+ * A beat says this worker is alive, then reaps the dead and looks for due work. When the
+ * heartbeat got through and only a later step failed, the worker was heard: it must not start
+ * distrusting the others' heartbeats (which stops reaping and makes claims shy of the dead for
+ * the dead-after time) nor log a failed heartbeat. The step is tried again at the next beat. A
+ * fake clock and a scripted coordination stand in for the database.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { Fleet, type FleetHost } from "../../src/engine/fleet.js";
+import type { Heartbeat, WorkerCoordination } from "../../src/store/coordination.js";
+import { FakeClock } from "../support/fake-clock.js";
+
+const HEARTBEAT_MS = 1_000;
+const DEAD_AFTER_MS = 3 * HEARTBEAT_MS;
+
+/** A coordination whose heartbeats get through and whose reaps fail while `failing` says so. */
+function coordination(failing: () => boolean) {
+  const reaps: number[] = [];
+  const fleet: WorkerCoordination = {
+    register: async () => {},
+    heartbeat: async (): Promise<Heartbeat> => ({
+      alive: true,
+      liveWorkers: 2,
+      ownedTotal: 2,
+      ownedByMe: 1,
+      releasedWithWork: [],
+    }),
+    reap: async (now) => {
+      reaps.push(now);
+      if (failing()) throw new Error("the reap was cancelled");
+      return { workers: [], endpointIds: [], deliveries: 0 };
+    },
+    orphans: async () => [],
+    dueOwned: async () => [],
+    unregister: async () => [],
+    publish: async () => {},
+    subscribe: async () => async () => {},
+  };
+  return { fleet, reaps };
+}
+
+/** Moves the clock in 5 ms steps, letting each beat's promises settle. */
+async function run(clock: FakeClock, ms: number): Promise<void> {
+  for (let t = 0; t < ms; t += 5) {
+    clock.advance(5);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  }
+}
+
+describe("a beat whose heartbeat got through but whose reap failed", () => {
+  let fleet: Fleet | null = null;
+  afterEach(async () => {
+    await fleet?.stop(false);
+    fleet = null;
+  });
+
+  it("keeps trusting the others, says which step failed, and reaps again at the next beat", async () => {
+    const clock = new FakeClock();
+    let failing = false;
+    const c = coordination(() => failing);
+    const errors: string[] = [];
+    const host: FleetHost = {
+      readyToRelease: () => ({ idle: [], handover: [] }),
+      planReleases: () => {},
+      handingOver: () => false,
+      handedOver: () => [],
+      released: () => {},
+      adopt: () => {},
+      forgetAll: () => {},
+      onSignals: () => {},
+      rescan: () => {},
+      log: { warn: () => {}, error: (_obj, msg) => errors.push(msg) },
+    };
+    fleet = new Fleet(
+      c.fleet,
+      clock,
+      {
+        heartbeatMs: HEARTBEAT_MS,
+        deadAfterMs: DEAD_AFTER_MS,
+        idleReleaseMs: 10_000,
+        role: "worker",
+        host: "test",
+      },
+      host,
+      () => "wkr_test",
+    );
+    await fleet.start();
+    failing = true;
+    await run(clock, 1_500);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).not.toMatch(/heartbeat failed/);
+    expect(errors[0]).toMatch(/workers that stopped answering/);
+    // Claims still treat as dead exactly the workers silent for the dead-after time.
+    expect(fleet.claimingWorker(clock.now()).deadBefore).toBe(clock.now() - DEAD_AFTER_MS);
+    // The next beat reaps again, the database answering by then.
+    failing = false;
+    const before = c.reaps.length;
+    await run(clock, HEARTBEAT_MS);
+    expect(c.reaps.length).toBe(before + 1);
+    expect(errors).toHaveLength(1);
+  });
+});
