@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -60,8 +61,10 @@ export interface Hookline {
   /** The bootstrap admin token; null in a worker started without HOOKLINE_ADMIN_TOKEN. */
   readonly adminToken: string | null;
   readonly logger: Logger;
-  /** Base URL the API listens on, once started. */
+  /** Base URL to reach the API at (the public URL if set), once started. */
   url: string;
+  /** The address and port the API is bound to, once started. */
+  listening: BoundAddress | null;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -240,8 +243,10 @@ export function createHookline(
       .catch((err: unknown) => {
         throw listenFailure(err, config);
       });
+    hookline.listening = boundTo(api);
+    const local = hookline.listening.everyInterface ? hookline.listening.localUrl : address;
     // The public URL is the API's (a load balancer's); a worker is probed and scraped where it is.
-    hookline.url = config.role === "worker" ? address : (config.publicUrl ?? address);
+    hookline.url = config.role === "worker" ? local : (config.publicUrl ?? local);
   }
 
   const hookline: Hookline = {
@@ -256,6 +261,7 @@ export function createHookline(
     adminToken,
     logger,
     url: "",
+    listening: null,
     async start() {
       try {
         await startParts();
@@ -291,6 +297,28 @@ export function createHookline(
     },
   };
   return hookline;
+}
+
+/** Where the API is bound. */
+export interface BoundAddress {
+  address: string;
+  port: number;
+  /** Bound to 0.0.0.0 or ::, so open on every interface of the machine. */
+  everyInterface: boolean;
+  /** A URL that reaches it from this machine (loopback, on every interface). */
+  localUrl: string;
+}
+
+/**
+ * On every interface the server reports the loopback URL for 0.0.0.0, and [::] for :: (not a URL
+ * every client can open): the local URL is then loopback's, of the family bound.
+ */
+function boundTo(api: FastifyInstance): BoundAddress {
+  const { address, family, port } = api.server.address() as AddressInfo;
+  const v6 = family === "IPv6";
+  const everyInterface = address === "0.0.0.0" || address === "::";
+  const host = everyInterface ? (v6 ? "[::1]" : "127.0.0.1") : v6 ? `[${address}]` : address;
+  return { address, port, everyInterface, localUrl: `http://${host}:${port}` };
 }
 
 /** Log fields that may carry credentials; pino writes "[Redacted]" instead. */

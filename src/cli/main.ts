@@ -2,7 +2,7 @@
 /** The `hookline` command. Only this entry point reads the environment. */
 import { Command, Option } from "commander";
 import { destination, type DestinationStream } from "pino";
-import { createHookline, type Hookline } from "../app.js";
+import { createHookline, type BoundAddress, type Hookline } from "../app.js";
 import { resolveConfig, type Config } from "../config.js";
 import { HooklineError } from "../errors.js";
 import { withoutPassword } from "../start-failure.js";
@@ -71,6 +71,9 @@ program
           "",
           ...warning,
           `  hookline worker ${hookline.engine.fleet?.id ?? ""} is delivering`,
+          ...(hookline.listening?.everyInterface
+            ? [`  Listening:    ${describeBound(hookline.listening)}`]
+            : []),
           `  Health:       ${hookline.url}/api/v1/health/ready`,
           `  Metrics:      ${hookline.url}/metrics`,
           "",
@@ -95,7 +98,7 @@ program
       [
         "",
         ...warning,
-        `  hookline is listening on ${hookline.url}`,
+        ...listeningLines(hookline),
         `  API:          ${hookline.url}/api/v1`,
         `  OpenAPI:      ${hookline.url}/api/v1/openapi.json`,
         // A token the operator set is theirs already, and stdout is often the log: only the one
@@ -107,6 +110,25 @@ program
     );
     onSignals(hookline);
   });
+
+/**
+ * Where the API listens, then the URL to reach it when that is another: on every interface the
+ * server's own URL is loopback's, which hid that the API was open to the network; with a public
+ * URL, that URL is not where this process listens.
+ */
+function listeningLines(hookline: Hookline): string[] {
+  const bound = hookline.listening;
+  if (!bound || (!bound.everyInterface && !hookline.config.publicUrl)) {
+    return [`  hookline is listening on ${hookline.url}`];
+  }
+  return [`  hookline is listening on ${describeBound(bound)}`, `  URL:          ${hookline.url}`];
+}
+
+/** The address and port bound, as `0.0.0.0:8080 (every interface)` or `[::1]:8080`. */
+function describeBound(bound: BoundAddress): string {
+  const host = bound.address.includes(":") ? `[${bound.address}]` : bound.address;
+  return `${host}:${bound.port}${bound.everyInterface ? " (every interface)" : ""}`;
+}
 
 /**
  * Where messages and deliveries are kept: the data dir, or on PostgreSQL (where the data dir holds

@@ -61,10 +61,12 @@ export async function spawnHookline(
       20_000,
     );
     const check = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(output());
+      // Listening on one address with no public URL, the banner's first line is the URL;
+      // otherwise a line of its own gives it.
+      const m = /listening on (http:\/\/\S+)|^ {2}URL: +(\S+)$/m.exec(output());
       if (m || (role === "worker" && /is delivering/.test(output()))) {
         clearTimeout(timer);
-        resolve(m?.[1] ?? "");
+        resolve(m?.[1] ?? m?.[2] ?? "");
       }
     };
     child.stdout!.on("data", check);
