@@ -177,7 +177,9 @@ function onSignals(hookline: Hookline): void {
     }
     stopping = true;
     firstAt = performance.now();
-    logger.info({ signal }, "stopping: finishing deliveries in flight");
+    // An API-only process has no deliveries: its stop waits for the API's requests alone.
+    const inFlight = hookline.config.role === "api" ? "API requests" : "deliveries";
+    logger.info({ signal }, `stopping: finishing ${inFlight} in flight`);
     hookline.stop().then(
       () => process.exit(0),
       (err: unknown) => {
