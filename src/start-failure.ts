@@ -98,10 +98,12 @@ function knownReason(cause: unknown): string {
 /** The API could not listen where it was told to. */
 export function listenFailure(err: unknown, config: Readonly<Config>): unknown {
   const { host, port } = config;
+  // An IPv6 address in brackets, as in a URL: ":::8080" hides where the port starts.
+  const where = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
   switch (codeOf(err)) {
     case "EADDRINUSE":
       return new ConfigError(
-        `HOOKLINE_PORT ${port} is in use on ${host}:${port}: another process listens there; stop it or choose another port`,
+        `HOOKLINE_PORT ${port} is in use on ${where}: another process listens there; stop it or choose another port`,
         { cause: err },
       );
     case "EACCES":
