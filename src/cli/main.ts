@@ -63,7 +63,12 @@ program
     ].map((w) => `  WARNING:      ${w}`);
     if (config.role === "worker") {
       logger.info(
-        { role: config.role, workerId: hookline.engine.fleet?.id, url: hookline.url },
+        {
+          role: config.role,
+          workerId: hookline.engine.fleet?.id,
+          url: hookline.url,
+          listening: listeningOn(hookline),
+        },
         "hookline worker is running",
       );
       process.stdout.write(
@@ -86,7 +91,13 @@ program
       ? { database: withoutPassword(config.databaseUrl), pgSchema: config.pgSchema }
       : {};
     logger.info(
-      { url: hookline.url, dataDir: config.dataDir, ...database, role: config.role },
+      {
+        url: hookline.url,
+        listening: listeningOn(hookline),
+        dataDir: config.dataDir,
+        ...database,
+        role: config.role,
+      },
       "hookline is running",
     );
     if (!config.allowPrivateTargets) {
@@ -122,6 +133,11 @@ function listeningLines(hookline: Hookline): string[] {
     return [`  hookline is listening on ${hookline.url}`];
   }
   return [`  hookline is listening on ${describeBound(bound)}`, `  URL:          ${hookline.url}`];
+}
+
+/** Where the API listens, for the start log line (the URL alone hid every interface). */
+function listeningOn(hookline: Hookline): string | undefined {
+  return hookline.listening ? describeBound(hookline.listening) : undefined;
 }
 
 /** The address and port bound, as `0.0.0.0:8080 (every interface)` or `[::1]:8080`. */
