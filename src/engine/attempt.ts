@@ -6,7 +6,12 @@
 import { performance } from "node:perf_hooks";
 import type { Clock, Random } from "../clock.js";
 import { newId } from "../ids.js";
-import { activeKeys, signatureHeaders, type SignatureHeaders } from "../signing/sign.js";
+import {
+  activeKeys,
+  isSignatureHeaderName,
+  signatureHeaders,
+  type SignatureHeaders,
+} from "../signing/sign.js";
 import type { ClaimedDelivery, DeliveryOutcome } from "../store/port.js";
 import type { CircuitTransition } from "./breaker.js";
 import { decideNext, describe } from "./decide.js";
@@ -141,8 +146,6 @@ function retryAfterAt(result: SendResult, now: number): number | null {
   return ra && ra.kind !== "ignored" ? now + ra.delayMs : null;
 }
 
-const SIGNATURE_PREFIX = /^(?:svix|webhook)-/i;
-
 /**
  * The endpoint's own headers, then hookline's. Built by assignment, not `{ ...own, "content-type":
  * …, ...signed }`: in Node 20's V8 a spread of a non-empty object followed by new keys takes the
@@ -154,9 +157,8 @@ function requestHeaders(
 ): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const k of Object.keys(own)) {
-    // The API refuses these names, but an endpoint may keep some saved before it did: a receiver
-    // verifying with the svix library reads svix-signature before webhook-signature.
-    if (!SIGNATURE_PREFIX.test(k)) headers[k] = own[k]!;
+    // The API refuses these names, but an endpoint may keep some saved before it did.
+    if (!isSignatureHeaderName(k)) headers[k] = own[k]!;
   }
   headers["content-type"] = "application/json";
   headers["user-agent"] = USER_AGENT;

@@ -8,6 +8,15 @@ export interface SignatureHeaders {
   "webhook-signature": string;
 }
 
+/**
+ * Whether a header name is a signature header's: hookline's own `webhook-*`, or the `svix-*` the
+ * svix library reads before them. A custom header of either would fail receivers' verification,
+ * so the API refuses such names and a request never carries one an endpoint kept from before.
+ */
+export function isSignatureHeaderName(name: string): boolean {
+  return /^(?:svix|webhook)-/i.test(name);
+}
+
 /** What {@link signPayload} signs: one message attempt and the keys to sign it with. */
 export interface SignInput {
   /** The message id; the same on every retry and replay. */

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import type { FieldProblem } from "../../errors.js";
 import { isValidSecret, parseSecret, SECRET_PREFIX } from "../../signing/secret.js";
+import { isSignatureHeaderName } from "../../signing/sign.js";
 import { EventTypeName, Metadata, RateLimit, Uid, addProblems, problemsOf } from "../validation.js";
 import { Timestamp, extension } from "./common.js";
 import { DeliveryPolicyDoc, PolicyField } from "./policy.js";
@@ -68,10 +69,6 @@ const RESERVED_HEADERS = new Set([
   "te",
   "trailer",
 ]);
-// webhook-* are hookline's signature headers. The svix library reads svix-id, svix-timestamp and
-// svix-signature before them, so a custom svix-* header would fail its receivers' verification
-// (Svix refuses the prefix too).
-const RESERVED_PREFIXES = ["webhook-", "svix-"];
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // What an HTTP/1.1 header value can carry (and undici sends): tab, visible ASCII and the rest of
 // Latin-1. Anything else would be stored and then fail every delivery before it left hookline.
@@ -109,7 +106,7 @@ export function headerProblems(
     } else if (
       // A patch's null removes the header: one saved before its name was refused can still go.
       value !== null &&
-      (RESERVED_PREFIXES.some((p) => lower.startsWith(p)) || RESERVED_HEADERS.has(lower))
+      (isSignatureHeaderName(lower) || RESERVED_HEADERS.has(lower))
     ) {
       problems.push({
         loc,
