@@ -16,3 +16,10 @@ export async function finishedWithin(ms: number, work: Promise<unknown>): Promis
     clearTimeout(timer);
   }
 }
+
+/**
+ * How long a probe of hookline (health, readiness, a /metrics scrape and its token) waits for the
+ * store before answering without it: a silent database holds a query for the whole query timeout,
+ * past orchestrators' and Prometheus's own timeouts.
+ */
+export const PROBE_WAIT_MS = 2_000;

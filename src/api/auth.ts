@@ -17,7 +17,7 @@ import {
   StoreUnavailableError,
   UnauthorizedError,
 } from "../errors.js";
-import { finishedWithin } from "../finished-within.js";
+import { finishedWithin, PROBE_WAIT_MS } from "../finished-within.js";
 import { newId } from "../ids.js";
 import type { Store } from "../store/port.js";
 import type { RouteAccess, RouteDef } from "./route.js";
@@ -59,12 +59,6 @@ export const newPlainToken = (scope: ApiTokenScope): string =>
 
 /** Admin tokens remembered for routes served while the store is unavailable (at most). */
 const KNOWN_ADMIN_TOKENS = 100;
-
-/**
- * How long a route served while the store is unavailable waits for a token's lookup before it
- * takes the token as last found (the readiness check waits as long for the store).
- */
-const OUTAGE_LOOKUP_WAIT_MS = 2_000;
 
 /**
  * Recently checked tokens (by the token), per store, so a burst of requests with one token costs
@@ -260,7 +254,7 @@ async function identify(
   // could not read yet is honoured once the store answers.
   const last = duringOutage ? cache.lastFound(hex) : undefined;
   if (last) {
-    const answered = await finishedWithin(OUTAGE_LOOKUP_WAIT_MS, lookup).catch((err: unknown) => {
+    const answered = await finishedWithin(PROBE_WAIT_MS, lookup).catch((err: unknown) => {
       if (err instanceof StoreUnavailableError) return false;
       throw err;
     });

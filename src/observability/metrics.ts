@@ -7,7 +7,7 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Clock } from "../clock.js";
 import type { Attempt, CircuitRecord } from "../domain/types.js";
 import { ExpiringMap } from "../expiring-map.js";
-import { finishedWithin } from "../finished-within.js";
+import { finishedWithin, PROBE_WAIT_MS } from "../finished-within.js";
 import type { DeliveryBudget, EngineControl } from "../engine/control.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import type { BacklogSnapshot, Store } from "../store/port.js";
@@ -38,12 +38,6 @@ export function attemptClass(a: Pick<Attempt, "status" | "error" | "outcome">): 
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
-/**
- * How long a scrape waits for the store's gauges, as the readiness check waits for the store: a
- * database that has gone silent would otherwise hold the page past Prometheus's scrape timeout.
- */
-const STORE_READ_TIMEOUT_MS = 2_000;
 
 /** The metrics of one hookline process and the registry that renders them. */
 export class HooklineMetrics {
@@ -259,7 +253,7 @@ export class HooklineMetrics {
 
   /**
    * The Prometheus text exposition, with fresh gauges. A store that fails or does not answer
-   * within STORE_READ_TIMEOUT_MS leaves out the gauges read from it (`hookline_store_up` 0), not
+   * within PROBE_WAIT_MS leaves out the gauges read from it (`hookline_store_up` 0), not
    * the page: during a database outage the counters and the engine's gauges are what operators
    * need.
    */
@@ -269,7 +263,7 @@ export class HooklineMetrics {
     const recheck = this.recheckStoredCircuits().catch(() => {});
     let shown: BacklogSnapshot | null = null;
     try {
-      if (await finishedWithin(STORE_READ_TIMEOUT_MS, Promise.all([read, recheck]))) {
+      if (await finishedWithin(PROBE_WAIT_MS, Promise.all([read, recheck]))) {
         shown = await read;
       }
     } catch {

@@ -11,7 +11,7 @@ import type { EngineControl } from "../engine/control.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { ExemptTargets } from "../engine/guarded-connect.js";
 import { StoreUnavailableError } from "../errors.js";
-import { finishedWithin } from "../finished-within.js";
+import { finishedWithin, PROBE_WAIT_MS } from "../finished-within.js";
 import type { Store } from "../store/port.js";
 import { DEFAULT_THRESHOLDS, type AlertThresholds } from "./alert-rules.js";
 import { alertViews, type AlertView } from "./alert-view.js";
@@ -44,9 +44,6 @@ export interface ObservabilityDeps {
   /** This process's worker id (the fleet's, which changes when a worker rejoins). */
   workerId: () => string;
 }
-
-/** How long the health and readiness checks wait for the store. */
-const READY_TIMEOUT_MS = 2_000;
 
 /** The thresholds configured, over the defaults. */
 export function thresholdsOf(config: Readonly<Config>): AlertThresholds {
@@ -181,8 +178,8 @@ export async function checkReady(store: Store): Promise<{ ready: boolean; store:
  * timeout, and a probe that hangs that long tells an orchestrator nothing.
  */
 export async function pingWithin(store: Store): Promise<void> {
-  if (!(await finishedWithin(READY_TIMEOUT_MS, sharedPing(store)))) {
-    throw new StoreUnavailableError(`no answer within ${READY_TIMEOUT_MS / 1000} seconds`);
+  if (!(await finishedWithin(PROBE_WAIT_MS, sharedPing(store)))) {
+    throw new StoreUnavailableError(`no answer within ${PROBE_WAIT_MS / 1000} seconds`);
   }
 }
 
