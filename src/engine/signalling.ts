@@ -14,8 +14,11 @@ const RETRY_MS = 1_000;
 
 export class SignallingControl implements EngineControl {
   private wakeAt: number | null = null;
-  /** Settings changes to announce (wake-ups are kept in `wakeAt`). */
-  private readonly pending: (Signal & { kind: "endpoint" | "app" })[] = [];
+  /**
+   * Settings changes to announce, one per endpoint or application however often it changed
+   * meanwhile, by kind and id, in the order first raised (wake-ups are kept in `wakeAt`).
+   */
+  private readonly pending = new Map<string, Signal & { kind: "endpoint" | "app" }>();
   private scheduled = false;
   private retry: NodeJS.Timeout | null = null;
   /** Whether the failure of the notifications now being retried was logged (no log flood). */
@@ -65,12 +68,16 @@ export class SignallingControl implements EngineControl {
     return this.local?.deliveryBudget() ?? null;
   }
 
-  /** One signal per endpoint or application waiting, however often it changed meanwhile. */
   private queue(signal: Signal & { kind: "endpoint" | "app" }): void {
-    const known = this.pending.some(
-      (s) => s.kind === signal.kind && "id" in s && s.id === signal.id,
-    );
-    if (!known) this.pending.push(signal);
+    const key = `${signal.kind} ${signal.id}`;
+    if (!this.pending.has(key)) this.pending.set(key, signal);
+  }
+
+  /** The settings changes waiting, taken out. */
+  private takePending(): (Signal & { kind: "endpoint" | "app" })[] {
+    const taken = [...this.pending.values()];
+    this.pending.clear();
+    return taken;
   }
 
   private flushSoon(): void {
@@ -78,7 +85,7 @@ export class SignallingControl implements EngineControl {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      const signals: Signal[] = this.pending.splice(0);
+      const signals: Signal[] = this.takePending();
       if (this.wakeAt !== null) signals.unshift({ kind: "wake", dueAt: this.wakeAt });
       this.wakeAt = null;
       if (!signals.length) return;
@@ -90,7 +97,7 @@ export class SignallingControl implements EngineControl {
           if (!this.failureLogged) this.log.warn({ err }, "signalling the workers failed");
           this.retryLater(signals);
           // Logged once while settings changes wait to be sent again, each time otherwise.
-          this.failureLogged = this.pending.length > 0;
+          this.failureLogged = this.pending.size > 0;
         },
       );
     });
@@ -104,11 +111,11 @@ export class SignallingControl implements EngineControl {
    * A lost wake-up is not: the workers' heartbeats find due work by endpoint within seconds.
    */
   private retryLater(failed: readonly Signal[]): void {
-    const later = this.pending.splice(0);
+    const later = this.takePending();
     // Put back ahead of what came meanwhile, once each.
     for (const s of failed) if (s.kind === "endpoint" || s.kind === "app") this.queue(s);
     for (const s of later) this.queue(s);
-    if (!this.pending.length || this.retry) return;
+    if (!this.pending.size || this.retry) return;
     this.retry = setTimeout(() => {
       this.retry = null;
       this.flushSoon();
