@@ -12,12 +12,17 @@ const turn = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Posts one message at a time, each delivered before the next: the engine holds nothing between.
- * Resolves with the largest budget seen after a delivery.
+ * Resolves with the largest budget seen after a delivery, once `enough` is reached or `forMs` ends.
  */
-async function oneAtATime(h: EngineHarness, forMs: number, before?: () => void): Promise<number> {
+async function oneAtATime(
+  h: EngineHarness,
+  forMs: number,
+  before?: () => void,
+  enough = Infinity,
+): Promise<number> {
   const until = Date.now() + forMs;
   let most = 0;
-  for (let i = 0; Date.now() < until; i++) {
+  for (let i = 0; Date.now() < until && most < enough; i++) {
     before?.();
     const id = await h.post({ i });
     await h.waitFor(reached(id, "succeeded"), 10_000);
@@ -51,10 +56,12 @@ describe("the loop budget, while deliveries come and go", () => {
     await h.addEndpoint(rx.url("/hook"));
     await oneAtATime(h, 1_500, () => h.engine.callerWaited(50));
     const shrunk = h.engine.deliveryBudget()!.limit;
-    expect(shrunk).toBeLessThan(4096);
-    // No callers at all: doubling per judgement, where adding 64 would take 16 s from the floor.
-    // The most it reached, not where it ended: on a loaded machine a late timer in the last
-    // judgement is lag, which rightly takes 30 % off again.
-    expect(await oneAtATime(h, 3_000)).toBe(4096);
+    // No callers at all: doubling per judgement reaches the top within two seconds from the
+    // floor, where adding 64 would take 16 s. The most it reached, not where it ended, and given
+    // 8 s, not two: on a loaded machine (the suite runs two files at once) late timers are lag,
+    // which rightly takes 30 % off again, and a run of them holds the budget down for a while.
+    // Adding 64 a judgement would still not get from 2,000 to the top in 8 s.
+    expect(shrunk).toBeLessThan(2000);
+    expect(await oneAtATime(h, 8_000, undefined, 4096)).toBe(4096);
   });
 });
