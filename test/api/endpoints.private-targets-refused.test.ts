@@ -55,6 +55,15 @@ describe("endpoint URLs pointing at private addresses", () => {
     ).rejects.toMatchObject({ code: 422 });
   });
 
+  it("refuses a private URL on a PUT that would create the endpoint, and creates nothing", async () => {
+    await expect(
+      strict.svix.endpoint.update(strictApp, "put-made", { url: "http://10.0.0.1/" }),
+    ).rejects.toMatchObject({ code: 422, body: { detail: [{ loc: ["body", "url"] }] } });
+    await expect(strict.svix.endpoint.get(strictApp, "put-made")).rejects.toMatchObject({
+      code: 404,
+    });
+  });
+
   it("accepts a public address literal when private targets are off", async () => {
     const ep = await strict.svix.endpoint.create(strictApp, { url: "https://8.8.8.8/hook" });
     expect(ep.url).toBe("https://8.8.8.8/hook");

@@ -7,13 +7,15 @@ import { tokenCacheFor } from "../auth.js";
 import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { endpointPages, requireApp } from "../lookup.js";
-import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
+import { uidOfPut, updateOrCreate } from "../put-or-create.js";
+import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
 import {
   ApplicationIn,
   ApplicationOut,
   ApplicationPatch,
   applicationOut,
   newApplication,
+  type ApplicationInput,
   rateLimitOf,
 } from "../schemas/application.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
@@ -34,6 +36,12 @@ const errors = {
 
 export function applicationRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
+  /** A new application, with a new id: what a POST makes, and a PUT naming none. */
+  const create = async (input: ApplicationInput): Promise<Answer> => {
+    const now = clock.now();
+    const app = await store.createApplication(newApplication(newId("app", now), input, now));
+    return created(applicationOut(app));
+  };
   return [
     defineRoute({
       method: "GET",
@@ -83,10 +91,8 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         };
         const found = await existing();
         if (found) return ok(applicationOut(found));
-        const now = clock.now();
         try {
-          const app = await store.createApplication(newApplication(newId("app", now), body, now));
-          return created(applicationOut(app));
+          return await create(body);
         } catch (err) {
           // Two get-or-create calls raced: the loser answers with the winner's application.
           const winner = err instanceof ConflictError ? await existing() : null;
@@ -112,32 +118,45 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       path: "/api/v1/app/{app_id}",
       operationId: "v1.application.update",
       access: ADMIN_ONLY,
-      summary: "Replace an application's settings",
+      summary:
+        "Replace an application's settings, or create it as a POST would (201) when none has " +
+        "this id or uid; a body without a uid keeps the path's, unless the path is an app_ id",
       tag: TAG,
       body: ApplicationIn,
       responses: {
         200: { description: "The updated application", schema: ApplicationOut },
-        ...errors,
+        201: { description: "Created: no application had this id or uid", schema: ApplicationOut },
+        404: { description: "Deleted by another request while this one ran", schema: HttpError },
         409: { description: `The uid is taken, or: ${RACED}`, schema: HttpError },
+        422: errors[422],
       },
       handler: async ({ params, body }) => {
-        const { after } = await changeApplication(
-          deps,
-          () => requireApp(store, params.app_id!),
-          (app, at) => ({
-            ...app,
-            uid: body.uid ?? null,
-            name: body.name,
-            rateLimit: rateLimitOf(body) ?? null,
-            metadata: body.metadata ?? {},
-            // Svix clients do not know this field; a PUT without it keeps the policy.
-            deliveryPolicy:
-              body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
-            updatedAt: at,
-          }),
+        const path = params.app_id!;
+        const input = { ...body, uid: uidOfPut(path, "app", body.uid) };
+        const update = async () => {
+          const { after } = await changeApplication(
+            deps,
+            () => requireApp(store, path),
+            (app, at) => ({
+              ...app,
+              uid: input.uid,
+              name: body.name,
+              rateLimit: rateLimitOf(body) ?? null,
+              metadata: body.metadata ?? {},
+              // Svix clients do not know this field; a PUT without it keeps the policy.
+              deliveryPolicy:
+                body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
+              updatedAt: at,
+            }),
+          );
+          engine.invalidateApplication(after.id);
+          return ok(applicationOut(after));
+        };
+        return updateOrCreate(
+          async () => (await store.findApplication(path)) !== null,
+          update,
+          () => create(input),
         );
-        engine.invalidateApplication(after.id);
-        return ok(applicationOut(after));
       },
     }),
     defineRoute({

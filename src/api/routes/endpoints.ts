@@ -1,6 +1,6 @@
 /** Svix endpoints: /api/v1/app/{app_id}/endpoint. */
 import { z } from "zod";
-import type { Endpoint } from "../../domain/types.js";
+import type { Application, Endpoint } from "../../domain/types.js";
 import { checkTarget } from "../../engine/targets.js";
 import { ValidationError } from "../../errors.js";
 import { newId } from "../../ids.js";
@@ -10,12 +10,14 @@ import type { ApiDeps } from "../deps.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointView } from "../endpoint-view.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
-import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
+import { uidOfPut, updateOrCreate } from "../put-or-create.js";
+import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
 import { rateLimitOf } from "../schemas/application.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
 import {
   EndpointIn,
   EndpointOut,
+  type EndpointInput,
   EndpointPatch,
   EndpointStats,
   EndpointUpdate,
@@ -122,6 +124,18 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
     }
     return next;
   };
+  /** A new endpoint of `app`, its URL checked first: what a POST makes, and a PUT naming none. */
+  const create = async (app: Application, body: EndpointInput): Promise<Answer> => {
+    await assertTargetAllowed(deps, body.url);
+    const ep: Endpoint = {
+      ...newEndpoint(app.id, body, clock.now()),
+      version: body.version ?? 1,
+      channels: body.channels?.length ? body.channels : null,
+      deliveryPolicy: body.deliveryPolicy ?? null,
+    };
+    await store.createEndpoint(ep);
+    return created(await endpointView(deps, app, ep));
+  };
   const base = "/api/v1/app/{app_id}/endpoint";
   return [
     defineRoute({
@@ -147,18 +161,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       tag: TAG,
       body: EndpointIn,
       responses: { 201: { description: "Created", schema: EndpointOut }, ...errors },
-      handler: async ({ params, body }) => {
-        const app = await requireApp(store, params.app_id!);
-        await assertTargetAllowed(deps, body.url);
-        const ep: Endpoint = {
-          ...newEndpoint(app.id, body, clock.now()),
-          version: body.version ?? 1,
-          channels: body.channels?.length ? body.channels : null,
-          deliveryPolicy: body.deliveryPolicy ?? null,
-        };
-        await store.createEndpoint(ep);
-        return created(await endpointView(deps, app, ep));
-      },
+      handler: async ({ params, body }) => create(await requireApp(store, params.app_id!), body),
     }),
     defineRoute({
       method: "GET",
@@ -177,24 +180,41 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       method: "PUT",
       path: `${base}/{endpoint_id}`,
       operationId: "v1.endpoint.update",
-      summary: "Replace an endpoint's settings (its secret and headers are kept)",
+      summary:
+        "Replace an endpoint's settings (its secret and headers are kept), or create it as a " +
+        "POST would, with a new secret (201), when none has this id or uid; a body without a uid " +
+        "keeps the path's, unless the path is an ep_ id",
       tag: TAG,
       body: EndpointUpdate,
-      responses: { 200: { description: "The updated endpoint", schema: EndpointOut }, ...errors },
+      responses: {
+        200: { description: "The updated endpoint", schema: EndpointOut },
+        201: { description: "Created: no endpoint had this id or uid", schema: EndpointOut },
+        ...errors,
+      },
       handler: async ({ params, body }) => {
         const app = await requireApp(store, params.app_id!);
-        const next = await save(
-          () => requireEndpoint(store, app, params.endpoint_id!),
-          async (ep, at) => ({
-            ...(await replacedSettings(deps, ep, body, at)),
-            version: body.version ?? 1,
-            channels: body.channels?.length ? body.channels : null,
-            // Svix clients do not know this field; a PUT without it keeps the policy.
-            deliveryPolicy:
-              body.deliveryPolicy === undefined ? ep.deliveryPolicy : body.deliveryPolicy,
-          }),
+        const path = params.endpoint_id!;
+        const input = { ...body, uid: uidOfPut(path, "ep", body.uid) };
+        const update = async () => {
+          const next = await save(
+            () => requireEndpoint(store, app, path),
+            async (ep, at) => ({
+              ...(await replacedSettings(deps, ep, input, at)),
+              version: input.version ?? 1,
+              channels: input.channels?.length ? input.channels : null,
+              // Svix clients do not know this field; a PUT without it keeps the policy.
+              deliveryPolicy:
+                input.deliveryPolicy === undefined ? ep.deliveryPolicy : input.deliveryPolicy,
+            }),
+          );
+          return ok(await endpointView(deps, app, next));
+        };
+        return updateOrCreate(
+          async () => (await store.findEndpoint(app.id, path)) !== null,
+          update,
+          // EndpointUpdate has no secret nor headers: the new endpoint gets a secret of its own.
+          () => create(app, input),
         );
-        return ok(await endpointView(deps, app, next));
       },
     }),
     defineRoute({
