@@ -18,5 +18,9 @@ export default defineConfig({
     // 10 with two at once. Tests must hold under that load (no timed assertions), which is the
     // point of running them beside each other.
     maxWorkers: 2,
+    // expect.poll waits for a state, and the suite runs two files at once on a 2-core machine: its
+    // default of one second fails a right answer that came late. Waiting longer costs nothing when
+    // the answer is quick; a wrong one still fails, later.
+    expect: { poll: { timeout: 10_000 } },
   },
 });
