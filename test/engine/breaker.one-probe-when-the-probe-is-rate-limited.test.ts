@@ -33,7 +33,7 @@ describe("an open circuit whose probe is answered 429", () => {
     expect(rx.requests).toHaveLength(1);
 
     clock.advance(5 * MIN);
-    await h.waitFor(probeAnswered, 5_000);
+    await h.waitFor(probeAnswered);
     for (let i = 0; i < 5; i++) await settle();
     expect(rx.requests).toHaveLength(2);
     expect(await h.store.getCircuit(ep.id)).toMatchObject({
@@ -48,7 +48,7 @@ describe("an open circuit whose probe is answered 429", () => {
     for (let i = 0; i < 3; i++) await settle();
     expect(rx.requests).toHaveLength(2);
     clock.advance(1);
-    await rx.waitFor(3, undefined, 5_000);
+    await rx.waitFor(3);
     for (let i = 0; i < 5; i++) await settle();
     expect(rx.requests).toHaveLength(3);
   });

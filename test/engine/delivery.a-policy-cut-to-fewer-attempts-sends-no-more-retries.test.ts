@@ -50,14 +50,14 @@ describe("a retry waiting when the policy changes", () => {
       retry: { delays: [10, 10, 10], window: 600 },
     });
     const id = await h.post({ n: 1 });
-    await h.waitFor(reached(id, "pending"), 5_000);
+    await h.waitFor(reached(id, "pending"));
     expect(rx.requests).toHaveLength(1);
 
     await h.store.updateEndpoint({ ...ep, deliveryPolicy: { retry: { delays: [], window: 600 } } });
     h.engine.invalidateEndpoint(ep.id);
     await settle();
     clock.advance(11_000);
-    const end = await h.waitFor(reached(id, "dead"), 5_000);
+    const end = await h.waitFor(reached(id, "dead"));
     await settle();
 
     expect(end).toMatchObject({ failureClass: "exhausted", attempt: null });

@@ -35,7 +35,7 @@ it("removes a claimed delivery whose endpoint is gone, and sends the others", as
       raw.prepare("SELECT count(*) AS n FROM deliveries WHERE endpoint_id = ?").get(gone.id) as {
         n: number;
       };
-    await vi.waitFor(() => expect(left().n).toBe(0), { timeout: 5_000 });
+    await vi.waitFor(() => expect(left().n).toBe(0), { timeout: 20_000 });
     expect(rx.ids).toHaveLength(1);
   } finally {
     raw.close();

@@ -29,7 +29,7 @@ describe("a store error while loading a claimed delivery's endpoint", () => {
     h.engine.wake();
 
     // The delivery whose endpoint loaded goes now; the other waits for the store.
-    await rx.waitFor(1, undefined, 5_000);
+    await rx.waitFor(1);
     await settle();
     expect(rx.requests).toHaveLength(1);
     expect(h.engine.deliveryBudget().held).toBe(1);

@@ -52,8 +52,8 @@ describe("a store failure while dispatching", () => {
     expect((await h.store.listDeliveries(second))[0]).toMatchObject({ state: "pending" });
 
     clock.advance(5 * MIN);
-    await h.waitFor(reached(first, "succeeded"), 5_000);
-    await h.waitFor(reached(second, "succeeded"), 5_000);
+    await h.waitFor(reached(first, "succeeded"));
+    await h.waitFor(reached(second, "succeeded"));
     expect(rx.requests).toHaveLength(3);
     expect(h.engine.deliveryBudget().held).toBe(0);
     expect(unhandled).toEqual([]);

@@ -49,7 +49,7 @@ describe("a wake-up that arrives while a claim is out", () => {
     h.engine.wake(dueAt);
     letGo();
 
-    await h.waitFor(reached(id, "succeeded"), 5_000);
+    await h.waitFor(reached(id, "succeeded"));
     expect(rx.requests).toHaveLength(1);
   });
 });

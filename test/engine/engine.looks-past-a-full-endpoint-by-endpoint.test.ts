@@ -84,7 +84,7 @@ describe("a full endpoint's long backlog", () => {
     h.engine.wake();
     await rx.waitFor(600, "/found", 15_000);
     expect(counter.looks).toBeGreaterThanOrEqual(1);
-    for (const id of found) await h.waitFor(reached(id, "succeeded"), 5_000);
+    for (const id of found) await h.waitFor(reached(id, "succeeded"));
   });
 
   it("does not move its cursor past work announced while it looked", async () => {

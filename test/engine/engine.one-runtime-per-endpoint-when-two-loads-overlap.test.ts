@@ -39,7 +39,7 @@ it("keeps one runtime per endpoint, so its limit holds", async () => {
 
   // The first delivery's endpoint fails to load; the recovery timer loads it again, slowly.
   const first = await h.post({ n: 1 });
-  await vi.waitFor(() => expect(loads).toHaveBeenCalledTimes(1));
+  await vi.waitFor(() => expect(loads).toHaveBeenCalledTimes(1), { timeout: 20_000 });
   await settle();
   clock.advance(1000);
   await secondLoad;
@@ -54,6 +54,6 @@ it("keeps one runtime per endpoint, so its limit holds", async () => {
   expect(h.engine.endpointStatus(ep.id)).toMatchObject({ inFlight: 1, queued: 1 });
 
   rx.release();
-  for (const msg of [first, second]) await h.waitFor(reached(msg, "succeeded"), 5_000);
+  for (const msg of [first, second]) await h.waitFor(reached(msg, "succeeded"));
   expect(rx.ids).toHaveLength(2);
 });

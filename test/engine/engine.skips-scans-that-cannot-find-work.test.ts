@@ -47,10 +47,10 @@ describe("scans that cannot find work", () => {
     await settle();
 
     clock.advance(2_000);
-    await h.waitFor(reached(sooner, "succeeded"), 5_000);
+    await h.waitFor(reached(sooner, "succeeded"));
     expect(rx.requests).toHaveLength(1);
     clock.advance(8_000);
-    await h.waitFor(reached(later, "succeeded"), 5_000);
+    await h.waitFor(reached(later, "succeeded"));
     expect(rx.requests).toHaveLength(2);
   });
 
@@ -75,16 +75,16 @@ describe("scans that cannot find work", () => {
     expect(scans).not.toHaveBeenCalled();
 
     clock.advance(3_000);
-    await h.waitFor(reached(later[1]!, "succeeded"), 5_000);
-    await h.waitFor(reached(later[3]!, "succeeded"), 5_000);
+    await h.waitFor(reached(later[1]!, "succeeded"));
+    await h.waitFor(reached(later[3]!, "succeeded"));
     expect(rx.requests).toHaveLength(2);
     clock.advance(2_000);
-    await h.waitFor(reached(later[0]!, "succeeded"), 5_000);
+    await h.waitFor(reached(later[0]!, "succeeded"));
     clock.advance(2_000);
-    await h.waitFor(reached(later[2]!, "succeeded"), 5_000);
+    await h.waitFor(reached(later[2]!, "succeeded"));
     expect(rx.requests).toHaveLength(4);
     clock.advance(2_000);
-    await h.waitFor(reached(last, "succeeded"), 5_000);
+    await h.waitFor(reached(last, "succeeded"));
     expect(rx.requests).toHaveLength(5);
   });
 
@@ -99,12 +99,12 @@ describe("scans that cannot find work", () => {
     const now = [];
     for (let i = 0; i < 5; i++) now.push(await h.post({ i }, { wake: false }));
     h.engine.wake();
-    for (const id of now) await h.waitFor(reached(id, "succeeded"), 5_000);
+    for (const id of now) await h.waitFor(reached(id, "succeeded"));
     await settle();
     expect(rx.requests).toHaveLength(5);
 
     clock.advance(3_000);
-    await h.waitFor(reached(scheduled, "succeeded"), 5_000);
+    await h.waitFor(reached(scheduled, "succeeded"));
     expect(rx.requests).toHaveLength(6);
   });
 });

@@ -48,7 +48,7 @@ it("reloads every endpoint it holds once its signals may have been missed", asyn
   // Moved while the worker was not listening: the signal that said so never reached it.
   await shared.updateEndpoint({ ...ep, url: rx.url("/new"), updatedAt: Date.now() });
   gap!();
-  await rx.waitFor(1, "/new", 5_000);
+  await rx.waitFor(1, "/new");
   const moved = rx.on("/new")[0]!.at;
   // Requests already out may still arrive; none starts for the old URL after the first new one.
   await new Promise((r) => setTimeout(r, 500));

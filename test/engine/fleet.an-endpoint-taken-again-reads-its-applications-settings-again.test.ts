@@ -50,7 +50,7 @@ it("an endpoint handed back and taken again follows its application's changed po
     updatedAt: Date.now(),
   });
   // Idle, so handed back: the worker forgets the endpoint.
-  await expect.poll(() => engine.endpointStatus(ep.id), { timeout: 5_000 }).toBeNull();
+  await expect.poll(() => engine.endpointStatus(ep.id), { timeout: 20_000 }).toBeNull();
 
   // Taken again with the next message (found by the heartbeat's look for unowned work).
   await accept(shared, app.id, { now: Date.now() });

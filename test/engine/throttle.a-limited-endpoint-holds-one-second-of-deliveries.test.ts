@@ -112,7 +112,7 @@ describe("a rate-limited endpoint", () => {
     for (let i = 0; i < 20; i++) ids.push(await h.post({ i }, { wake: false }));
     h.engine.wake();
     await rx.arrived(1);
-    await vi.waitFor(() => expect(h.engine.deliveryBudget().held).toBe(20));
+    await vi.waitFor(() => expect(h.engine.deliveryBudget().held).toBe(20), { timeout: 20_000 });
 
     await h.store.updateEndpoint({ ...ep, rateLimit: 2, updatedAt: ep.updatedAt + 1 });
     h.engine.invalidateEndpoint(ep.id);
