@@ -7,11 +7,14 @@ import { HttpSender } from "../../src/engine/sender.js";
 import { ThreadedSender } from "../../src/engine/sender-threads.js";
 import { cameTrue, niceOf, threadIds } from "../support/threads.js";
 
-/** A receiver that answers each request with its own path, after `delayMs`. */
-async function echoServer(delayMs = 0): Promise<{ server: Server; base: string; port: number }> {
+/** A receiver that answers each request with its own path, after `delayMs` (for that path). */
+async function echoServer(
+  delayMs: number | ((path: string) => number) = 0,
+): Promise<{ server: Server; base: string; port: number }> {
+  const delayOf = typeof delayMs === "number" ? () => delayMs : delayMs;
   const server = createServer((req, res) => {
     req.resume();
-    req.on("end", () => setTimeout(() => res.end(req.url), delayMs));
+    req.on("end", () => setTimeout(() => res.end(req.url), delayOf(req.url ?? "")));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
@@ -49,7 +52,10 @@ describe("a threaded sender returns every answer to the request that caused it",
   });
 
   it("a thread that dies answers what it held as lost by hookline, and a new one takes over", async () => {
-    const rx = await echoServer(1_000);
+    // The held request is answered after 4 s, not 1: the thread must die while it is still out,
+    // and on a busy machine (the suite runs two files at once) the 300 ms wait and the ending of
+    // the thread can take well over a second. A lost request is answered when the thread dies.
+    const rx = await echoServer((path) => (path === "/held" ? 4_000 : 0));
     server = rx.server;
     sender = new ThreadedSender({ threads: 1 });
     const held = sender.send(post(`${rx.base}/held`));

@@ -35,6 +35,9 @@ describe("closing a threaded sender", () => {
     expect(result).toMatchObject({ status: null, error: "timeout" });
     const started = Date.now();
     await sender.close();
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // A thread that stays up for the connection is ended 5 s into the close; one that exits
+    // ends well before. 4 s, not 1: on a busy machine (the suite runs two files at once) a
+    // thread's exit alone can take a second.
+    expect(Date.now() - started).toBeLessThan(4_000);
   });
 });

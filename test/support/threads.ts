@@ -13,11 +13,13 @@ export function niceOf(tid: string): number {
 }
 
 /**
- * Whether `done` came true within 5 s, looked at every 10 ms: a nice value asked of a thread
- * reaches it in a message, so it shows in /proc a moment later.
+ * Whether `done` came true within 20 s, looked at every 10 ms: a nice value asked of a thread
+ * reaches it in a message, so it shows in /proc a moment later, and a thread started or restarted
+ * takes a while to come up. Generous because the suite runs two files at once on a small machine;
+ * every caller waits for something that should happen, so a quick answer ends the wait at once.
  */
 export async function cameTrue(done: () => boolean): Promise<boolean> {
-  const end = Date.now() + 5_000;
+  const end = Date.now() + 20_000;
   while (!done()) {
     if (Date.now() > end) return false;
     await new Promise((r) => setTimeout(r, 10));
