@@ -10,7 +10,7 @@ import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
 import { seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { aSharedStore, freshSchemaName, useCleanup } from "../support/postgres.js";
-import { aJob, aRunner, LEASE_MS, untilJob } from "../support/replay-runner.js";
+import { aJob, aRunner, LEASE_MS, untilJob, WAIT } from "../support/replay-runner.js";
 
 const cleanup = useCleanup();
 
@@ -19,7 +19,7 @@ const cleanup = useCleanup();
  * its next token on its clock, and holds no lock on the job's row.
  */
 async function waitingForToken(updates: MockInstance): Promise<void> {
-  await vi.waitFor(() => expect(updates.mock.calls.length).toBeGreaterThanOrEqual(2));
+  await vi.waitFor(() => expect(updates.mock.calls.length).toBeGreaterThanOrEqual(2), WAIT);
   await updates.mock.results.at(-1)!.value;
 }
 
@@ -57,8 +57,9 @@ it("drops a job another runner took up while it stalled past its lease", async (
   const queues = vi.spyOn(storeA, "enqueueJobReplays");
   const looks = vi.spyOn(storeA, "claimReplayJobs");
   clockA.advance(250);
-  await vi.waitFor(() =>
-    expect(queues.mock.calls.length + looks.mock.calls.length).toBeGreaterThan(0),
+  await vi.waitFor(
+    () => expect(queues.mock.calls.length + looks.mock.calls.length).toBeGreaterThan(0),
+    WAIT,
   );
   expect(queues).not.toHaveBeenCalled();
   expect(logs).toContain(

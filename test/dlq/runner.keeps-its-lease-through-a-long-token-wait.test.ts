@@ -9,7 +9,7 @@ import { EngineEvents } from "../../src/engine/events.js";
 import { deadLetter, replayOutcome } from "../store/behaviour/dlq-fixtures.js";
 import { claimAll, seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
-import { aJob, aRunner, LEASE_MS, untilJob } from "../support/replay-runner.js";
+import { aJob, aRunner, LEASE_MS, untilJob, WAIT } from "../support/replay-runner.js";
 import { aSharedStore, useCleanup } from "../support/postgres.js";
 
 const cleanup = useCleanup();
@@ -41,14 +41,14 @@ it("renews its lease while it waits for a token, so no other runner takes the jo
   const [replay] = await claimAll(store, clock.now());
   const { changes } = await store.recordAttempts([replayOutcome(replay!, clock.now(), true)]);
   for (const change of changes) events.emit({ type: "dead-letter", change });
-  await vi.waitFor(() => expect(updates).toHaveBeenCalled());
+  await vi.waitFor(() => expect(updates).toHaveBeenCalled(), WAIT);
   await updates.mock.results.at(-1)!.value;
 
   // Through the wait, the runner says it still holds the job at least every third of the lease.
   let renewals = updates.mock.calls.length;
   for (let waited = 0; waited < 60_000; waited += LEASE_MS / 3) {
     clock.advance(LEASE_MS / 3);
-    await vi.waitFor(() => expect(updates.mock.calls.length).toBeGreaterThan(renewals));
+    await vi.waitFor(() => expect(updates.mock.calls.length).toBeGreaterThan(renewals), WAIT);
     renewals = updates.mock.calls.length;
     await updates.mock.results.at(-1)!.value;
   }

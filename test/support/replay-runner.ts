@@ -20,6 +20,12 @@ import type { Cleanup } from "./postgres.js";
 
 export const POLL_MS = 5_000;
 export const LEASE_MS = 60_000;
+/**
+ * How long a test waits (real time) for a runner to get somewhere: runners talk to a real store,
+ * which on a machine busy with other test files can take seconds; waiting longer costs nothing
+ * when it is quick.
+ */
+export const WAIT = { timeout: 20_000 };
 
 /** A worker's runner for a shared store, started; resolves once its first look is done. */
 export async function aRunner(
@@ -54,7 +60,7 @@ export async function aRunner(
   });
   await runner.start();
   cleanup.push(() => runner.stop());
-  await vi.waitFor(() => expect(looks).toHaveBeenCalled());
+  await vi.waitFor(() => expect(looks).toHaveBeenCalled(), WAIT);
   await looks.mock.results[0]!.value;
   looks.mockRestore();
   return runner;
@@ -83,7 +89,7 @@ export async function aJob(
   return created.job;
 }
 
-/** Waits (real time) until the job satisfies `predicate`; fails after a few seconds. */
+/** Waits (real time) until the job satisfies `predicate`; fails after twenty seconds. */
 export async function untilJob(
   store: Store,
   id: string,
@@ -95,7 +101,7 @@ export async function untilJob(
       job = await store.getReplayJob(id);
       expect(job && predicate(job), JSON.stringify(job)).toBe(true);
     },
-    { timeout: 4_000, interval: 20 },
+    { ...WAIT, interval: 20 },
   );
   return job!;
 }
