@@ -60,9 +60,10 @@ describe("a worker process", () => {
 
     const auth = { authorization: `Bearer ${TEST_TOKEN}` };
     expect((await fetch(`${url}/metrics`)).status).toBe(401);
-    // The worker made the attempt: its counter is only in this process.
+    // The worker made the attempt: its counter is only in this process. It counts once the answer
+    // is recorded, a moment after the receiver saw the request; up to 20 s for a busy machine.
     let metrics = "";
-    for (let i = 0; i < 50 && !/hookline_delivery_attempts_total\{[^}]*\} 1/.test(metrics); i++) {
+    for (let i = 0; i < 200 && !/hookline_delivery_attempts_total\{[^}]*\} 1/.test(metrics); i++) {
       if (i) await new Promise((r) => setTimeout(r, 100));
       metrics = await (await fetch(`${url}/metrics`, { headers: auth })).text();
     }
