@@ -28,7 +28,7 @@ describe("operator console: creating an application", () => {
     await form.getByLabel("Name").press("Enter");
     release();
 
-    await page.getByText("Application Globex created").waitFor({ timeout: 5_000 });
+    await page.getByText("Application Globex created").waitFor({ timeout: 15_000 });
     expect(posts).toBe(1);
     const apps = await h.svix.application.list();
     expect(apps.data.filter((a) => a.name === "Globex")).toHaveLength(1);

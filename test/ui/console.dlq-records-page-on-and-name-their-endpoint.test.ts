@@ -30,8 +30,8 @@ describe("operator console: the open dead-letter records", () => {
     const endpoint = records.getByRole("link", { name: rx.url("/orders") });
     expect(await endpoint.count()).toBe(50);
 
-    await page.getByRole("button", { name: "More records" }).click({ timeout: 5_000 });
-    await rows.nth(52).waitFor({ timeout: 5_000 });
+    await page.getByRole("button", { name: "More records" }).click({ timeout: 15_000 });
+    await rows.nth(52).waitFor({ timeout: 15_000 });
     expect(await rows.count()).toBe(53);
     expect(await page.getByRole("button", { name: "More records" }).count()).toBe(0);
   });

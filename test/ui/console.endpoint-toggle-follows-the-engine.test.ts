@@ -29,7 +29,7 @@ describe("operator console: enabling and disabling an endpoint", () => {
     // The next live update shows the new status, and the button with it.
     await facts.getByText(/^Disabled/).waitFor();
     const enable = page.getByRole("button", { name: "Enable", exact: true });
-    await enable.waitFor({ timeout: 5_000 });
+    await enable.waitFor({ timeout: 15_000 });
     expect(await page.getByRole("button", { name: "Disable", exact: true }).count()).toBe(0);
 
     await enable.click();

@@ -34,6 +34,6 @@ describe("operator console: cancelling a replay job", () => {
     await page.getByTestId("job-state").getByText("cancelled").waitFor();
     await page
       .getByRole("button", { name: "Cancel job" })
-      .waitFor({ state: "detached", timeout: 5_000 });
+      .waitFor({ state: "detached", timeout: 15_000 });
   });
 });

@@ -24,7 +24,7 @@ describe("operator console: long lists", () => {
     await list.getByRole("link", { name: "App 250", exact: true }).waitFor();
     expect(await list.getByRole("link", { name: `App ${MANY}`, exact: true }).count()).toBe(0);
 
-    await page.getByRole("button", { name: "More applications" }).click({ timeout: 5_000 });
+    await page.getByRole("button", { name: "More applications" }).click({ timeout: 15_000 });
     await list.getByRole("link", { name: `App ${MANY}`, exact: true }).waitFor();
     expect(await list.locator("tbody tr").count()).toBe(MANY);
     expect(await page.getByRole("button", { name: "More applications" }).count()).toBe(0);
@@ -49,7 +49,7 @@ describe("operator console: long lists", () => {
     const last = list.getByRole("link", { name: rx.url(`/ep/${MANY}`), exact: true });
     expect(await last.count()).toBe(0);
 
-    await page.getByRole("button", { name: "More endpoints" }).click({ timeout: 5_000 });
+    await page.getByRole("button", { name: "More endpoints" }).click({ timeout: 15_000 });
     await last.waitFor();
     expect(await list.locator("tbody tr").count()).toBe(MANY);
 
@@ -79,8 +79,8 @@ describe("operator console: long lists", () => {
     const oldest = list.getByRole("link", { name: ids[0]!, exact: true });
     expect(await oldest.count()).toBe(0);
 
-    await page.getByRole("button", { name: "More jobs" }).click({ timeout: 5_000 });
-    await oldest.waitFor({ timeout: 5_000 });
+    await page.getByRole("button", { name: "More jobs" }).click({ timeout: 15_000 });
+    await oldest.waitFor({ timeout: 15_000 });
     expect(await rows.count()).toBe(51);
     expect(await page.getByRole("button", { name: "More jobs" }).count()).toBe(0);
   });
@@ -106,8 +106,8 @@ describe("operator console: long lists", () => {
     await cards.nth(249).waitFor();
     expect(await cards.count()).toBe(250);
 
-    await page.getByRole("button", { name: "More endpoints" }).click({ timeout: 5_000 });
-    await cards.nth(MANY - 1).waitFor({ timeout: 5_000 });
+    await page.getByRole("button", { name: "More endpoints" }).click({ timeout: 15_000 });
+    await cards.nth(MANY - 1).waitFor({ timeout: 15_000 });
     expect(await cards.count()).toBe(MANY);
     expect(await page.getByRole("button", { name: "More endpoints" }).count()).toBe(0);
     // Every endpoint's timeline has its attempt, the one past the first page of attempts too.

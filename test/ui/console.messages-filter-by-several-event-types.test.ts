@@ -39,7 +39,7 @@ describe("operator console: filtering messages by event type", () => {
       await log.getByText("user.deleted").waitFor();
       await page.getByLabel("Event types").fill(typed);
       await page.getByRole("button", { name: "Search" }).click();
-      await log.getByText("user.deleted").waitFor({ state: "detached", timeout: 5_000 });
+      await log.getByText("user.deleted").waitFor({ state: "detached", timeout: 15_000 });
       expect(await shownTypes()).toEqual(["invoice.paid", "order.created"]);
     });
   }

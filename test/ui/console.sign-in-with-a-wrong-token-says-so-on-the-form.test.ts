@@ -15,13 +15,13 @@ describe("operator console: signing in with a wrong token", () => {
     await page.getByLabel("Admin token").fill("hl_admin_not-a-token");
     await page.getByRole("button", { name: "Sign in" }).click();
     const form = page.locator("form");
-    await form.getByRole("alert").getByText("the token is not valid").waitFor({ timeout: 5_000 });
+    await form.getByRole("alert").getByText("the token is not valid").waitFor({ timeout: 15_000 });
     expect(await page.getByLabel("Admin token").inputValue()).toBe("hl_admin_not-a-token");
     expect(await page.locator("#toast").innerText()).not.toContain("session has ended");
     expect(await page.evaluate("sessionStorage.length")).toBe(0);
 
     await page.getByLabel("Admin token").fill(h.token);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Applications" }).waitFor({ timeout: 5_000 });
+    await page.getByRole("heading", { name: "Applications" }).waitFor({ timeout: 15_000 });
   });
 });

@@ -41,6 +41,6 @@ describe("customer portal: a page left while it loads", () => {
     });
     await page.waitForTimeout(4_500);
     expect(endpointReads).toEqual([]);
-    await page.getByRole("heading", { name: "Messages of Acme" }).waitFor({ timeout: 1_000 });
+    await page.getByRole("heading", { name: "Messages of Acme" }).waitFor({ timeout: 5_000 });
   });
 });

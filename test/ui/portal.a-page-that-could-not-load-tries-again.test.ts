@@ -25,7 +25,7 @@ describe("customer portal: a page that could not load", () => {
     expect(await page.locator("main").innerText()).toContain("HTTP 502");
 
     await page.unroute(api);
-    await page.getByRole("heading", { name: "Messages of Acme" }).waitFor({ timeout: 6_000 });
+    await page.getByRole("heading", { name: "Messages of Acme" }).waitFor({ timeout: 15_000 });
     await page
       .getByRole("table", { name: "Newest messages first" })
       .getByText("order.paid")

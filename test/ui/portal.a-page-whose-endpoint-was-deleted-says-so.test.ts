@@ -21,7 +21,7 @@ describe("customer portal: an endpoint deleted while its page is open", () => {
     await h.svix.endpoint.delete(app.id, ep.id);
     await page
       .getByRole("heading", { name: "Could not load this page" })
-      .waitFor({ timeout: 6_000 });
+      .waitFor({ timeout: 15_000 });
     expect(await page.locator("main").innerText()).toContain(`endpoint ${ep.id} not found`);
     expect(await page.getByRole("button", { name: "Send test event" }).count()).toBe(0);
 

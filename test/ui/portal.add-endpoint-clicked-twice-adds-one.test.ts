@@ -32,8 +32,8 @@ describe("customer portal: adding an endpoint", () => {
     await form.getByLabel("URL").press("Enter");
     release();
 
-    await page.getByText(`Endpoint ${rx.url("/hook")} added`).waitFor({ timeout: 5_000 });
-    await page.getByRole("link", { name: rx.url("/hook") }).waitFor({ timeout: 5_000 });
+    await page.getByText(`Endpoint ${rx.url("/hook")} added`).waitFor({ timeout: 15_000 });
+    await page.getByRole("link", { name: rx.url("/hook") }).waitFor({ timeout: 15_000 });
     expect(posts).toBe(1);
     const list = await h.svix.endpoint.list(app.id);
     expect(list.data.map((e) => e.url)).toEqual([rx.url("/hook")]);

@@ -62,7 +62,7 @@ describe("customer portal: what an attempt sent and got back", () => {
 
     const good = timeline.getByRole("article").filter({ hasText: rx.url("/hook") });
     await good.getByText("Request and response").first().click();
-    await good.getByText(/TAIL-MARKER customer\.tier is not accepted/).waitFor({ timeout: 5_000 });
+    await good.getByText(/TAIL-MARKER customer\.tier is not accepted/).waitFor({ timeout: 15_000 });
     const sent = rx.on("/hook")[0]!;
     const details = good.locator("details[open]");
     expect(await details.innerText()).toContain(`webhook-id: ${sent.headers["webhook-id"]}`);
@@ -77,7 +77,7 @@ describe("customer portal: what an attempt sent and got back", () => {
     await good
       .getByText(/TAIL-MARKER/)
       .first()
-      .waitFor({ state: "visible", timeout: 1_000 });
+      .waitFor({ state: "visible", timeout: 5_000 });
   });
 
   it("shows the same on the endpoint's recent attempts", async () => {
@@ -88,6 +88,6 @@ describe("customer portal: what an attempt sent and got back", () => {
     await attempts
       .getByText(/TAIL-MARKER/)
       .first()
-      .waitFor({ timeout: 5_000 });
+      .waitFor({ timeout: 15_000 });
   });
 });

@@ -36,14 +36,14 @@ describe("customer portal: an endpoint's attempts", () => {
     expect(await rows.count()).toBe(20);
     expect(await table.getByRole("link", { name: failedMsg }).count()).toBe(0);
 
-    await page.getByLabel("Show").selectOption({ label: "Failed attempts" }, { timeout: 5_000 });
-    await table.getByRole("link", { name: failedMsg }).waitFor({ timeout: 5_000 });
+    await page.getByLabel("Show").selectOption({ label: "Failed attempts" }, { timeout: 15_000 });
+    await table.getByRole("link", { name: failedMsg }).waitFor({ timeout: 15_000 });
     expect(await rows.count()).toBe(1);
 
     await page.getByLabel("Show").selectOption({ label: "All attempts" });
     await rows.nth(19).waitFor();
     await page.getByRole("button", { name: "More attempts" }).click();
-    await rows.nth(24).waitFor({ timeout: 5_000 });
+    await rows.nth(24).waitFor({ timeout: 15_000 });
     expect(await rows.count()).toBe(25);
     await table.getByRole("link", { name: failedMsg }).waitFor();
   });

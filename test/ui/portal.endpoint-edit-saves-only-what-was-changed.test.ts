@@ -27,7 +27,9 @@ describe("customer portal: editing an endpoint changed elsewhere", () => {
       url: rx.url("/new"),
       filterTypes: ["order.paid", "order.refunded"],
     });
-    await page.getByRole("heading", { level: 1, name: rx.url("/new") }).waitFor({ timeout: 5_000 });
+    await page
+      .getByRole("heading", { level: 1, name: rx.url("/new") })
+      .waitFor({ timeout: 15_000 });
     await expect.poll(() => edit.getByLabel("URL").inputValue()).toBe(rx.url("/new"));
     await expect
       .poll(() => edit.getByLabel("Event types").inputValue())
@@ -38,13 +40,13 @@ describe("customer portal: editing an endpoint changed elsewhere", () => {
     await h.svix.endpoint.patch(app.id, ep.id, { url: rx.url("/newer") });
     await page
       .getByRole("heading", { level: 1, name: rx.url("/newer") })
-      .waitFor({ timeout: 5_000 });
+      .waitFor({ timeout: 15_000 });
     expect(await edit.getByLabel("Description").inputValue()).toBe("orders to the warehouse");
 
     // Only the description is saved; what changed elsewhere stays.
     await h.svix.endpoint.patch(app.id, ep.id, { filterTypes: ["order.shipped"] });
     await edit.getByRole("button", { name: "Save changes" }).click();
-    await page.getByText("Endpoint saved").waitFor({ timeout: 5_000 });
+    await page.getByText("Endpoint saved").waitFor({ timeout: 15_000 });
     const saved = await h.svix.endpoint.get(app.id, ep.id);
     expect(saved.description).toBe("orders to the warehouse");
     expect(saved.url).toBe(rx.url("/newer"));

@@ -19,7 +19,7 @@ describe("customer portal: an event type the endpoint forms cannot take", () => 
     await add.getByLabel("URL").fill(rx.url("/hook"));
     await add.getByLabel("Event types").fill("order.paid, order/refunded");
     await add.getByRole("button", { name: "Add endpoint" }).click();
-    await toast.getByText(/"order\/refunded"/).waitFor({ timeout: 5_000 });
+    await toast.getByText(/"order\/refunded"/).waitFor({ timeout: 15_000 });
     expect(await toast.innerText()).not.toContain("filterTypes");
 
     const ep = await h.svix.endpoint.create(app.id, { url: rx.url("/hook") });
@@ -27,7 +27,7 @@ describe("customer portal: an event type the endpoint forms cannot take", () => 
     const edit = page.locator("form").filter({ hasText: "Save changes" });
     await edit.getByLabel("Event types").fill("order:shipped order.paid");
     await edit.getByRole("button", { name: "Save changes" }).click();
-    await toast.getByText(/"order:shipped"/).waitFor({ timeout: 5_000 });
+    await toast.getByText(/"order:shipped"/).waitFor({ timeout: 15_000 });
     expect(await toast.innerText()).not.toContain("filterTypes");
   });
 });

@@ -20,13 +20,15 @@ describe("customer portal: an endpoint's page after its URL changed", () => {
     const edit = page.locator("form").filter({ hasText: "Save changes" });
     await edit.getByLabel("URL").fill(rx.url("/new"));
     await edit.getByRole("button", { name: "Save changes" }).click();
-    await page.getByRole("heading", { level: 1, name: rx.url("/new") }).waitFor({ timeout: 5_000 });
+    await page
+      .getByRole("heading", { level: 1, name: rx.url("/new") })
+      .waitFor({ timeout: 15_000 });
 
     // Changed elsewhere, it follows at the next update.
     await h.svix.endpoint.patch(app.id, ep.id, { url: rx.url("/newer") });
     await page
       .getByRole("heading", { level: 1, name: rx.url("/newer") })
-      .waitFor({ timeout: 5_000 });
+      .waitFor({ timeout: 15_000 });
 
     let asked = "";
     page.once("dialog", (d) => {

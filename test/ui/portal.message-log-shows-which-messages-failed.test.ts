@@ -50,7 +50,7 @@ describe("customer portal: the message log's delivery status", () => {
     const { h, page } = ui;
     await openPortal(page, h, appId);
     await page.getByRole("navigation").getByRole("link", { name: "Messages" }).click();
-    await deliveriesOf(failed).getByText("fail", { exact: true }).waitFor({ timeout: 5_000 });
+    await deliveriesOf(failed).getByText("fail", { exact: true }).waitFor({ timeout: 15_000 });
     expect(await deliveriesOf(failed).innerText()).toBe("fail (1 success, 1 fail)");
     expect(await deliveriesOf(failed).locator(".badge").getAttribute("class")).toContain(
       "status-fail",
@@ -63,7 +63,7 @@ describe("customer portal: the message log's delivery status", () => {
     const { page } = ui;
     await page.setViewportSize({ width: 390, height: 844 });
     const cell = deliveriesOf(failed);
-    await cell.getByText("fail", { exact: true }).waitFor({ timeout: 5_000 });
+    await cell.getByText("fail", { exact: true }).waitFor({ timeout: 15_000 });
     const box = (await cell.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(390);

@@ -22,14 +22,14 @@ describe("customer portal: a message sent to an endpoint that was disabled", () 
     await page.goto(`${h.url}/portal/#/app/${app.id}/message/${msg.id}`);
     const card = page.getByRole("article").filter({ hasText: rx.url("/gone") });
     await card.getByRole("listitem").filter({ hasText: "HTTP 410" }).waitFor({ timeout: 10_000 });
-    await card.getByText(/endpoint disabled/i).waitFor({ timeout: 5_000 });
+    await card.getByText(/endpoint disabled/i).waitFor({ timeout: 15_000 });
     expect(await card.innerText()).toContain("the receiver answered 410 Gone");
     const resend = card.getByRole("button", { name: "Resend to this endpoint" });
     expect(await resend.count()).toBe(0);
 
     // Enabled again (on its page, or through the API), the message can be resent to it.
     await h.svix.endpoint.patch(app.id, ep.id, { disabled: false });
-    await resend.waitFor({ timeout: 5_000 });
+    await resend.waitFor({ timeout: 15_000 });
     expect(await card.getByText(/endpoint disabled/i).count()).toBe(0);
   });
 });

@@ -27,11 +27,11 @@ describe("customer portal: jumping to a message by id", () => {
     await page
       .locator("#toast")
       .getByText("must be 1 to 256 characters")
-      .waitFor({ timeout: 5_000 });
+      .waitFor({ timeout: 15_000 });
     expect(errors).toEqual([]);
 
     await page.getByLabel("Message or event id").fill("evt-42");
     await page.getByRole("button", { name: "Search" }).click();
-    await page.getByRole("heading", { name: `order.paid ${msg.id}` }).waitFor({ timeout: 5_000 });
+    await page.getByRole("heading", { name: `order.paid ${msg.id}` }).waitFor({ timeout: 15_000 });
   });
 });

@@ -47,24 +47,26 @@ describe("customer portal: searching the message log", () => {
     const { page } = ui;
     await rows().nth(49).waitFor();
     expect(await rows().count()).toBe(50);
-    await page.getByRole("button", { name: "More messages" }).click({ timeout: 5_000 });
-    await rows().nth(54).waitFor({ timeout: 5_000 });
+    await page.getByRole("button", { name: "More messages" }).click({ timeout: 15_000 });
+    await rows().nth(54).waitFor({ timeout: 15_000 });
     expect(await rows().count()).toBe(55);
     await expect(page.getByRole("button", { name: "More messages" }).count()).resolves.toBe(0);
   });
 
   it("narrows the log to a time window", async () => {
     const { page } = ui;
-    await page.getByLabel("Sent before").fill(await local(late.at), { timeout: 5_000 });
+    await page.getByLabel("Sent before").fill(await local(late.at), { timeout: 15_000 });
     await page.getByRole("button", { name: "Search" }).click();
-    await page.getByRole("link", { name: late.id }).waitFor({ state: "detached", timeout: 5_000 });
+    await page.getByRole("link", { name: late.id }).waitFor({ state: "detached", timeout: 15_000 });
     expect(await rows().allInnerTexts()).toEqual([expect.stringContaining(early.id)]);
 
     await page.getByLabel("Sent before").fill("");
     await page.getByLabel("Sent after").fill(await local(late.at));
     await page.getByLabel("Event types").fill("order.created order.paid");
     await page.getByRole("button", { name: "Search" }).click();
-    await page.getByRole("link", { name: early.id }).waitFor({ state: "detached", timeout: 5_000 });
+    await page
+      .getByRole("link", { name: early.id })
+      .waitFor({ state: "detached", timeout: 15_000 });
     expect(await rows().allInnerTexts()).toEqual([expect.stringContaining(late.id)]);
   });
 
@@ -74,13 +76,13 @@ describe("customer portal: searching the message log", () => {
     await page.getByLabel("Event types").fill("order.paid bad/type");
     await page.getByRole("button", { name: "Search" }).click();
     const alert = page.getByRole("alert");
-    await alert.getByText(/"bad\/type"/).waitFor({ timeout: 5_000 });
+    await alert.getByText(/"bad\/type"/).waitFor({ timeout: 15_000 });
     expect(await alert.innerText()).not.toContain("event_types");
 
     await page.getByLabel("Event types").fill("order.created");
     await page.getByRole("button", { name: "Search" }).click();
-    await alert.waitFor({ state: "detached", timeout: 5_000 });
-    await page.getByRole("link", { name: late.id }).waitFor({ state: "detached", timeout: 5_000 });
+    await alert.waitFor({ state: "detached", timeout: 15_000 });
+    await page.getByRole("link", { name: late.id }).waitFor({ state: "detached", timeout: 15_000 });
     expect(await rows().allInnerTexts()).toEqual([expect.stringContaining(early.id)]);
     expect(errors).toEqual([]);
   });

@@ -36,7 +36,7 @@ describe("customer portal: what holds deliveries back", () => {
     await page.goto(`${h.url}/portal/#/app/${appId}/message/${msgId}`);
     const delivery = page.getByRole("region", { name: "Deliveries" }).getByRole("article");
     await delivery.getByText("pending").waitFor();
-    await delivery.getByText(/waits for the circuit's probe/).waitFor({ timeout: 5_000 });
+    await delivery.getByText(/waits for the circuit's probe/).waitFor({ timeout: 15_000 });
     expect(await delivery.innerText()).toMatch(/Circuit Open/);
   });
 
@@ -49,7 +49,7 @@ describe("customer portal: what holds deliveries back", () => {
       .getByText(/disabled/i)
       .first()
       .waitFor();
-    await state.getByText(/sends it nothing/).waitFor({ timeout: 5_000 });
+    await state.getByText(/sends it nothing/).waitFor({ timeout: 15_000 });
     expect(await state.innerText()).not.toMatch(/Next probe/);
   });
 });

@@ -23,8 +23,8 @@ describe("customer portal: the skip link", () => {
     // A live update later, the page is still the endpoints page, at the same address.
     await page.waitForTimeout(2_500);
     expect(page.url()).toBe(address);
-    await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor({ timeout: 1_000 });
-    await page.getByRole("link", { name: rx.url("/hook") }).waitFor({ timeout: 1_000 });
+    await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor({ timeout: 5_000 });
+    await page.getByRole("link", { name: rx.url("/hook") }).waitFor({ timeout: 5_000 });
     // The next Tab goes on from the content, not from the top of the page.
     await page.keyboard.press("Tab");
     expect(
