@@ -16,7 +16,11 @@ afterEach(async () => {
   await rx.close();
 });
 
-/** Lets the engine run its turns until the receiver count stops moving. */
+/**
+ * Lets the engine run its turns until the receiver count stops moving. Quiet for 100 ms is not
+ * proof that a request due is not on its way on a busy machine: wait for what is due first
+ * (`rx.waitFor`), then use this to see that nothing more comes.
+ */
 async function quiet(): Promise<number> {
   let seen = -1;
   while (seen !== rx.requests.length) {
@@ -40,10 +44,12 @@ describe("an endpoint's rate limit", () => {
     // One every 200 ms.
     for (let step = 1; step <= 5; step++) {
       clock.advance(200);
+      await rx.waitFor(1 + step);
       expect(await quiet()).toBe(1 + step);
     }
     for (let step = 6; step <= 11; step++) {
       clock.advance(200);
+      await rx.waitFor(1 + step);
       expect(await quiet()).toBe(1 + step);
     }
     await h.waitFor(reached(ids[11]!, "succeeded"));
@@ -68,6 +74,7 @@ describe("an endpoint's rate limit", () => {
     expect(rx.on("/c")).toHaveLength(6);
     expect(rx.on("/a")).toHaveLength(1);
     clock.advance(500);
+    await rx.waitFor(14);
     expect(await quiet()).toBe(14);
   });
 
