@@ -75,15 +75,17 @@ export async function aSharedStore(
 }
 
 /**
- * Polls `query` until it returns a row; resolves with the first row's `pid`. On a connection of
- * its own outside any transaction: pg_stat_activity is read once per transaction.
+ * Polls `query` until it returns a row, for up to 20 s (a session's statement can take that long
+ * to show on a machine running two test files at once); resolves with the first row's `pid`. On a
+ * connection of its own outside any transaction: pg_stat_activity is read once per transaction.
  */
 export async function waitForPid(
   watch: pg.Client,
   query: string,
   values: unknown[],
 ): Promise<number> {
-  for (let i = 0; i < 500; i++) {
+  const until = Date.now() + 20_000;
+  while (Date.now() < until) {
     const { rows } = await watch.query<{ pid: number }>(query, values);
     if (rows[0]) return rows[0].pid;
     await new Promise((r) => setTimeout(r, 10));
