@@ -7,6 +7,12 @@ import { Receiver } from "../support/receiver.js";
 const MIN = 60_000;
 const isCircuit = (to: string) => (e: EngineEvent) =>
   e.type === "circuit" && e.transition.to === to;
+/**
+ * The n-th attempt recorded: its retry is then due a second after its answer on the fake clock.
+ * Waited for before the clock moves on, rather than a few real milliseconds: on a busy machine the
+ * answer can be read after the clock has moved, and its retry is then a second past that.
+ */
+const attempted = (n: number) => (e: EngineEvent) => e.type === "delivery" && e.attemptNumber === n;
 
 describe("the circuit breaker of an endpoint", () => {
   let h: EngineHarness;
@@ -26,8 +32,7 @@ describe("the circuit breaker of an endpoint", () => {
     });
     const msgId = await h.post({ n: 1 });
     for (let i = 1; i < 5; i++) {
-      await rx.waitFor(i);
-      await settle();
+      await h.waitFor(attempted(i));
       clock.advance(1000);
     }
     const opened = await h.waitFor(isCircuit("open"));
@@ -74,8 +79,7 @@ describe("the circuit breaker of an endpoint", () => {
     });
     await h.post({});
     for (let i = 1; i < 5; i++) {
-      await rx.waitFor(i);
-      await settle();
+      await h.waitFor(attempted(i));
       clock.advance(1000);
     }
     await h.waitFor(isCircuit("open"));
