@@ -14,7 +14,7 @@ export default defineConfig({
     isolate: false,
     // Two files at a time. vitest's default is one fewer than the cores, which on the 2-core
     // machines we run on meant one file after another, while most files spend their time waiting
-    // on sockets, timers, child processes and the browser: the whole suite took 15 minutes so and
+    // on sockets, timers, child processes and the browser: the whole suite took 15 minutes that way and
     // 10 with two at once. Tests must hold under that load (no timed assertions), which is the
     // point of running them beside each other.
     maxWorkers: 2,
