@@ -1,8 +1,8 @@
 /**
- * The applications and endpoints lists show a page of 250 and a button for the next one, so every
- * application and endpoint can be reached, however many there are, including one just added. So
- * do the replay jobs (50 a page) and a message's endpoints, each with every one of its attempts:
- * both stopped at their first page.
+ * The applications (oldest first) and endpoints (newest first) lists show a page of 250 and a
+ * button for the next one, so every application and endpoint can be reached, however many there
+ * are, including one just added. So do the replay jobs (50 a page) and a message's endpoints, each
+ * with every one of its attempts: both stopped at their first page.
  */
 import { describe, expect, it } from "vitest";
 import { useDashboard } from "../support/browser.js";
@@ -34,7 +34,7 @@ describe("operator console: long lists", () => {
     await list.getByRole("link", { name: "Just made", exact: true }).waitFor();
   });
 
-  it("reaches every endpoint of an application, the newest one too", async () => {
+  it("reaches every endpoint of an application, newest first, the oldest one too", async () => {
     const { h, rx, page } = ui;
     const app = await h.api<{ id: string }>("POST", "/api/v1/app", { name: "Busy" });
     for (let i = 1; i <= MANY; i++) {
@@ -45,17 +45,24 @@ describe("operator console: long lists", () => {
     }
     await page.goto(`${h.url}/ui/#/app/${app.body.id}/endpoints`);
     const list = page.getByRole("table", { name: /Endpoints and their health/ });
-    await list.getByRole("link", { name: rx.url("/ep/250"), exact: true }).waitFor();
-    const last = list.getByRole("link", { name: rx.url(`/ep/${MANY}`), exact: true });
-    expect(await last.count()).toBe(0);
+    const rows = list.locator("tbody tr");
+    await list.getByRole("link", { name: rx.url("/ep/2"), exact: true }).waitFor();
+    await expect
+      .poll(() => rows.first().getByRole("link").textContent())
+      .toBe(rx.url(`/ep/${MANY}`));
+    const oldest = list.getByRole("link", { name: rx.url("/ep/1"), exact: true });
+    expect(await oldest.count()).toBe(0);
 
     await page.getByRole("button", { name: "More endpoints" }).click({ timeout: 15_000 });
-    await last.waitFor();
-    expect(await list.locator("tbody tr").count()).toBe(MANY);
+    await oldest.waitFor();
+    expect(await rows.count()).toBe(MANY);
+    expect(await rows.last().getByRole("link").textContent()).toBe(rx.url("/ep/1"));
 
+    // One just added comes first.
     await page.getByLabel("URL").fill(rx.url("/just-added"));
     await page.getByRole("button", { name: "Add endpoint" }).click();
     await list.getByRole("link", { name: rx.url("/just-added"), exact: true }).waitFor();
+    expect(await rows.first().getByRole("link").textContent()).toBe(rx.url("/just-added"));
   });
 
   it("reaches every replay job, the oldest one too", async () => {

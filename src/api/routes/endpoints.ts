@@ -142,13 +142,15 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       method: "GET",
       path: base,
       operationId: "v1.endpoint.list",
-      summary: "List an application's endpoints",
+      summary: "List an application's endpoints, newest first unless `order=ascending`",
       tag: TAG,
       query: ListQuery,
       responses: { 200: { description: "A page of endpoints", schema: listOf(EndpointOut) } },
       handler: async ({ params, query }) => {
         const app = await requireApp(store, params.app_id!);
-        const page = await store.listEndpoints(app.id, query);
+        // Newest first by default, as Svix lists endpoints (its applications stay oldest first).
+        const order = query.order ?? "descending";
+        const page = await store.listEndpoints(app.id, { ...query, order });
         const data = await Promise.all(page.data.map((ep) => endpointView(deps, app, ep)));
         return ok(listAnswer({ ...page, data }));
       },
