@@ -275,8 +275,13 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
       const walk = await allPages((q) => t.store.listEndpoints(app.id, q), { limit: 2 });
       expect(walk.items.map((e) => e.id)).toEqual(endpoints.map((e) => e.id));
       expect(walk.pages).toBe(2);
-      const newest = await t.store.listEndpoints(app.id, { limit: 1, order: "descending" });
-      expect(newest.data.map((e) => e.id)).toEqual([endpoints[2]!.id]);
+      // Newest first, as the API lists them by default: each one once, across pages too.
+      const back = await allPages((q) => t.store.listEndpoints(app.id, q), {
+        limit: 2,
+        order: "descending",
+      });
+      expect(back.items.map((e) => e.id)).toEqual(endpoints.map((e) => e.id).reverse());
+      expect(back.pages).toBe(2);
     });
 
     it("deletes an endpoint, but not through another application", async () => {
