@@ -50,6 +50,10 @@ program
     const hookline = createHookline(config, { logDestination: stdoutLog() });
     await hookline.start();
     afterFailure.length = 0;
+    // Before anything is printed: whoever waits for the banner (a supervisor, a test, an operator
+    // at the terminal) may signal at once, and a signal with no handler yet ends the process
+    // without finishing what is in flight.
+    onSignals(hookline);
     const { logger } = hookline;
     for (const u of config.unknownSettings) {
       logger.warn({ variable: u.name, suggestion: u.suggestion }, describeUnknown(u));
@@ -84,7 +88,6 @@ program
           "",
         ].join("\n") + "\n",
       );
-      onSignals(hookline);
       return;
     }
     const database = config.databaseUrl
@@ -119,7 +122,6 @@ program
         "",
       ].join("\n") + "\n",
     );
-    onSignals(hookline);
   });
 
 /**
