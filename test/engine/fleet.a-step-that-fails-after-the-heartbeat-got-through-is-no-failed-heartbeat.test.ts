@@ -6,7 +6,8 @@
  * fake clock and a scripted coordination stand in for the database.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { Fleet, type FleetHost } from "../../src/engine/fleet.js";
+import { Fleet } from "../../src/engine/fleet.js";
+import { idleFleetHost } from "../support/fleet-host.js";
 import type { Heartbeat, WorkerCoordination } from "../../src/store/coordination.js";
 import { FakeClock } from "../support/fake-clock.js";
 
@@ -59,18 +60,9 @@ describe("a beat whose heartbeat got through but whose reap failed", () => {
     let failing = false;
     const c = coordination(() => failing);
     const errors: string[] = [];
-    const host: FleetHost = {
-      readyToRelease: () => ({ idle: [], handover: [] }),
-      planReleases: () => {},
-      handingOver: () => false,
-      handedOver: () => [],
-      released: () => {},
-      adopt: () => {},
-      forgetAll: () => {},
-      onSignals: () => {},
-      rescan: () => {},
+    const host = idleFleetHost({
       log: { warn: () => {}, error: (_obj, msg) => errors.push(msg) },
-    };
+    });
     fleet = new Fleet(
       c.fleet,
       clock,

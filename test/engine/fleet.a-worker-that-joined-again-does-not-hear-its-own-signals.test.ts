@@ -6,7 +6,8 @@
  */
 import { expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
-import { Fleet, type FleetHost } from "../../src/engine/fleet.js";
+import { Fleet } from "../../src/engine/fleet.js";
+import { idleFleetHost } from "../support/fleet-host.js";
 import type { Signal } from "../../src/store/coordination.js";
 import { aSharedStore, useCleanup } from "../support/postgres.js";
 
@@ -17,20 +18,12 @@ it("does not hear its own signals after joining again under a new id", async () 
   const coordination = shared.coordination!;
   const heard: Signal[] = [];
   let rejoined = false;
-  const host: FleetHost = {
-    readyToRelease: () => ({ idle: [], handover: [] }),
-    planReleases: () => {},
-    handingOver: () => false,
-    handedOver: () => [],
-    released: () => {},
-    adopt: () => {},
-    forgetAll: () => {},
+  const host = idleFleetHost({
     onSignals: (signals) => heard.push(...signals),
     rescan: () => {
       rejoined = true;
     },
-    log: { warn: () => {}, error: () => {} },
-  };
+  });
   let n = 0;
   const fleet = new Fleet(
     coordination,

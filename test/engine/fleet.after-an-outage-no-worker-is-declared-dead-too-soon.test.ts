@@ -5,7 +5,8 @@
  * and a scripted coordination stand in for the database.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { Fleet, type FleetHost } from "../../src/engine/fleet.js";
+import { Fleet } from "../../src/engine/fleet.js";
+import { idleFleetHost } from "../support/fleet-host.js";
 import type { Heartbeat, WorkerCoordination } from "../../src/store/coordination.js";
 import { FakeClock } from "../support/fake-clock.js";
 
@@ -36,18 +37,7 @@ function coordination(failing: () => boolean) {
   return { fleet, beats, reaps };
 }
 
-const host: FleetHost = {
-  readyToRelease: () => ({ idle: [], handover: [] }),
-  planReleases: () => {},
-  handingOver: () => false,
-  handedOver: () => [],
-  released: () => {},
-  adopt: () => {},
-  forgetAll: () => {},
-  onSignals: () => {},
-  rescan: () => {},
-  log: { warn: () => {}, error: () => {} },
-};
+const host = idleFleetHost();
 
 /** Moves the clock in 5 ms steps, letting each beat's promises settle. */
 async function run(clock: FakeClock, ms: number): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { Fleet, type FleetHost } from "../../src/engine/fleet.js";
+import { idleFleetHost } from "../support/fleet-host.js";
 import type { Heartbeat, WorkerCoordination } from "../../src/store/coordination.js";
 import { FakeClock } from "../support/fake-clock.js";
 
@@ -34,20 +35,14 @@ function coordination(failing: () => boolean) {
 function host(ready: () => boolean) {
   const errors: string[] = [];
   let marked = true;
-  const h: FleetHost = {
+  const h = idleFleetHost({
     readyToRelease: () => ({ idle: [], handover: marked && ready() ? ["ep_1"] : [] }),
-    planReleases: () => {},
     handingOver: () => marked,
-    handedOver: () => [],
     released: (ids) => {
       if (ids.includes("ep_1")) marked = false;
     },
-    adopt: () => {},
-    forgetAll: () => {},
-    onSignals: () => {},
-    rescan: () => {},
     log: { warn: () => {}, error: (_obj, msg) => errors.push(msg) },
-  };
+  });
   return { host: h, errors };
 }
 
