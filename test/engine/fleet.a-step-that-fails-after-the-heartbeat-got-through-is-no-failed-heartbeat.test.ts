@@ -7,8 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { Fleet } from "../../src/engine/fleet.js";
-import { idleFleetHost } from "../support/fleet-host.js";
-import type { Heartbeat, WorkerCoordination } from "../../src/store/coordination.js";
+import { idleFleetHost, quietCoordination, runFleetClock } from "../support/fleet-host.js";
 import { FakeClock } from "../support/fake-clock.js";
 
 const HEARTBEAT_MS = 1_000;
@@ -17,35 +16,14 @@ const DEAD_AFTER_MS = 3 * HEARTBEAT_MS;
 /** A coordination whose heartbeats get through and whose reaps fail while `failing` says so. */
 function coordination(failing: () => boolean) {
   const reaps: number[] = [];
-  const fleet: WorkerCoordination = {
-    register: async () => {},
-    heartbeat: async (): Promise<Heartbeat> => ({
-      alive: true,
-      liveWorkers: 2,
-      ownedTotal: 2,
-      ownedByMe: 1,
-      releasedWithWork: [],
-    }),
+  const fleet = quietCoordination({
     reap: async (now) => {
       reaps.push(now);
       if (failing()) throw new Error("the reap was cancelled");
       return { workers: [], endpointIds: [], deliveries: 0 };
     },
-    orphans: async () => [],
-    dueOwned: async () => [],
-    unregister: async () => [],
-    publish: async () => {},
-    subscribe: async () => async () => {},
-  };
+  });
   return { fleet, reaps };
-}
-
-/** Moves the clock in 5 ms steps, letting each beat's promises settle. */
-async function run(clock: FakeClock, ms: number): Promise<void> {
-  for (let t = 0; t < ms; t += 5) {
-    clock.advance(5);
-    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-  }
 }
 
 describe("a beat whose heartbeat got through but whose reap failed", () => {
@@ -78,7 +56,7 @@ describe("a beat whose heartbeat got through but whose reap failed", () => {
     );
     await fleet.start();
     failing = true;
-    await run(clock, 1_500);
+    await runFleetClock(clock, 1_500);
     expect(errors).toHaveLength(1);
     expect(errors[0]).not.toMatch(/heartbeat failed/);
     expect(errors[0]).toMatch(/workers that stopped answering/);
@@ -87,7 +65,7 @@ describe("a beat whose heartbeat got through but whose reap failed", () => {
     // The next beat reaps again, the database answering by then.
     failing = false;
     const before = c.reaps.length;
-    await run(clock, HEARTBEAT_MS);
+    await runFleetClock(clock, HEARTBEAT_MS);
     expect(c.reaps.length).toBe(before + 1);
     expect(errors).toHaveLength(1);
   });

@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { Fleet } from "../../src/engine/fleet.js";
-import { idleFleetHost } from "../support/fleet-host.js";
-import type { Heartbeat, WorkerCoordination } from "../../src/store/coordination.js";
+import { idleFleetHost, quietCoordination, runFleetClock } from "../support/fleet-host.js";
+import type { Heartbeat } from "../../src/store/coordination.js";
 import { FakeClock } from "../support/fake-clock.js";
 
 const HEARTBEAT_MS = 1_000;
@@ -17,8 +17,7 @@ const DEAD_AFTER_MS = 3 * HEARTBEAT_MS;
 function coordination(failing: () => boolean) {
   const beats: number[] = [];
   const reaps: { at: number; deadBefore: number }[] = [];
-  const fleet: WorkerCoordination = {
-    register: async () => {},
+  const fleet = quietCoordination({
     heartbeat: async (req): Promise<Heartbeat> => {
       beats.push(req.now);
       if (failing()) throw new Error("the database is away");
@@ -28,24 +27,11 @@ function coordination(failing: () => boolean) {
       reaps.push({ at: now, deadBefore });
       return { workers: [], endpointIds: [], deliveries: 0 };
     },
-    orphans: async () => [],
-    dueOwned: async () => [],
-    unregister: async () => [],
-    publish: async () => {},
-    subscribe: async () => async () => {},
-  };
+  });
   return { fleet, beats, reaps };
 }
 
 const host = idleFleetHost();
-
-/** Moves the clock in 5 ms steps, letting each beat's promises settle. */
-async function run(clock: FakeClock, ms: number): Promise<void> {
-  for (let t = 0; t < ms; t += 5) {
-    clock.advance(5);
-    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-  }
-}
 
 describe("a worker whose heartbeats failed for longer than the dead-after time", () => {
   let fleet: Fleet | null = null;
@@ -73,11 +59,11 @@ describe("a worker whose heartbeats failed for longer than the dead-after time",
       () => "wkr_test",
     );
     await fleet.start();
-    await run(clock, 1_500);
+    await runFleetClock(clock, 1_500);
     // One good beat at t0 + 1 s; then the database goes away for five beats.
     const lastGood = c.beats.at(-1)!;
     failing = true;
-    await run(clock, 5 * HEARTBEAT_MS);
+    await runFleetClock(clock, 5 * HEARTBEAT_MS);
     failing = false;
     c.reaps.length = 0;
     // Claims until dead-after has passed since the first good beat: another worker that beat
@@ -85,7 +71,7 @@ describe("a worker whose heartbeats failed for longer than the dead-after time",
     const claims: { at: number; deadBefore: number }[] = [];
     let firstGood: number | null = null;
     while (clock.now() - t0 < 15 * HEARTBEAT_MS) {
-      await run(clock, 100);
+      await runFleetClock(clock, 100);
       firstGood ??= c.beats.find((at) => at > lastGood + 5 * HEARTBEAT_MS - 1) ?? null;
       claims.push({ at: clock.now(), deadBefore: fleet.claimingWorker(clock.now()).deadBefore });
     }

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { Fleet, type FleetHost } from "../../src/engine/fleet.js";
-import { idleFleetHost } from "../support/fleet-host.js";
+import { idleFleetHost, quietCoordination, runFleetClock } from "../support/fleet-host.js";
 import type { Heartbeat, WorkerCoordination } from "../../src/store/coordination.js";
 import { FakeClock } from "../support/fake-clock.js";
 
@@ -14,20 +14,13 @@ const HEARTBEAT_MS = 1_000;
 /** A coordination whose heartbeats are counted, and fail while `failing` says so. */
 function coordination(failing: () => boolean) {
   const beats: { at: number; release: readonly string[] }[] = [];
-  const fleet: WorkerCoordination = {
-    register: async () => {},
+  const fleet = quietCoordination({
     heartbeat: async (req): Promise<Heartbeat> => {
       beats.push({ at: req.now, release: req.release });
       if (failing()) throw new Error("the database is away");
       return { alive: true, liveWorkers: 2, ownedTotal: 2, ownedByMe: 1, releasedWithWork: [] };
     },
-    reap: async () => ({ workers: [], endpointIds: [], deliveries: 0 }),
-    orphans: async () => [],
-    dueOwned: async () => [],
-    unregister: async () => [],
-    publish: async () => {},
-    subscribe: async () => async () => {},
-  };
+  });
   return { fleet, beats };
 }
 
@@ -44,14 +37,6 @@ function host(ready: () => boolean) {
     log: { warn: () => {}, error: (_obj, msg) => errors.push(msg) },
   });
   return { host: h, errors };
-}
-
-/** Moves the clock in 5 ms steps, letting each beat's promises settle. */
-async function run(clock: FakeClock, ms: number): Promise<void> {
-  for (let t = 0; t < ms; t += 5) {
-    clock.advance(5);
-    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-  }
 }
 
 describe("a worker handing an endpoint over", () => {
@@ -85,15 +70,15 @@ describe("a worker handing an endpoint over", () => {
     const c = coordination(() => false);
     const h = host(() => clock.now() >= readyAt);
     await start(c.fleet, h.host, clock);
-    await run(clock, 300);
+    await runFleetClock(clock, 300);
     expect(c.beats).toEqual([]);
     readyAt = clock.now();
-    await run(clock, 50);
+    await runFleetClock(clock, 50);
     expect(c.beats).toHaveLength(1);
     expect(c.beats[0]!.release).toEqual(["ep_1"]);
     expect(c.beats[0]!.at - readyAt).toBeLessThanOrEqual(25);
     // The regular heartbeat still comes on time.
-    await run(clock, HEARTBEAT_MS);
+    await runFleetClock(clock, HEARTBEAT_MS);
     expect(c.beats.map((b) => b.at - t0)).toEqual([c.beats[0]!.at - t0, HEARTBEAT_MS]);
   });
 
@@ -103,12 +88,12 @@ describe("a worker handing an endpoint over", () => {
     const c = coordination(() => failing);
     const h = host(() => true);
     await start(c.fleet, h.host, clock);
-    await run(clock, 3 * HEARTBEAT_MS);
+    await runFleetClock(clock, 3 * HEARTBEAT_MS);
     // The first look frees nothing (its heartbeat fails); then only the regular heartbeats.
     expect(c.beats.length).toBeLessThanOrEqual(4);
     expect(h.errors.length).toBe(c.beats.length);
     failing = false;
-    await run(clock, HEARTBEAT_MS);
+    await runFleetClock(clock, HEARTBEAT_MS);
     expect(c.beats.at(-1)!.release).toEqual(["ep_1"]);
   });
 });

@@ -1,5 +1,10 @@
-/** A fleet's engine side for tests of the fleet alone (fleet.ts, without an engine). */
+/**
+ * What surrounds a Fleet in tests of the fleet alone (fleet.ts, without an engine or a database):
+ * its engine side, a coordination that stands in for the database, and a fake clock's time.
+ */
 import type { FleetHost } from "../../src/engine/fleet.js";
+import type { WorkerCoordination } from "../../src/store/coordination.js";
+import type { FakeClock } from "./fake-clock.js";
 
 /**
  * An engine side that holds no endpoint and answers every call with nothing: a test overrides
@@ -19,4 +24,36 @@ export function idleFleetHost(overrides: Partial<FleetHost> = {}): FleetHost {
     log: { warn: () => {}, error: () => {} },
     ...overrides,
   };
+}
+
+/**
+ * A coordination in which this worker is one of two, owning one endpoint of two, and nobody
+ * else is dead, signals or leaves work behind: a test overrides the calls it scripts.
+ */
+export function quietCoordination(overrides: Partial<WorkerCoordination> = {}): WorkerCoordination {
+  return {
+    register: async () => {},
+    heartbeat: async () => ({
+      alive: true,
+      liveWorkers: 2,
+      ownedTotal: 2,
+      ownedByMe: 1,
+      releasedWithWork: [],
+    }),
+    reap: async () => ({ workers: [], endpointIds: [], deliveries: 0 }),
+    orphans: async () => [],
+    dueOwned: async () => [],
+    unregister: async () => [],
+    publish: async () => {},
+    subscribe: async () => async () => {},
+    ...overrides,
+  };
+}
+
+/** Moves the clock in 5 ms steps, letting each beat's promises settle. */
+export async function runFleetClock(clock: FakeClock, ms: number): Promise<void> {
+  for (let t = 0; t < ms; t += 5) {
+    clock.advance(5);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  }
 }
