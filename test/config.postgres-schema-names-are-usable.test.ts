@@ -11,7 +11,8 @@ import { resolveConfig, type Config } from "../src/config.js";
 import { ConfigError } from "../src/errors.js";
 import { openStore } from "../src/store/factory.js";
 import type { Signal } from "../src/store/coordination.js";
-import { dropSchema, TEST_DATABASE_URL, useCleanup } from "./support/postgres.js";
+import { useCleanup } from "./support/cleanup.js";
+import { dropSchema, TEST_DATABASE_URL } from "./support/postgres.js";
 
 const cleanup = useCleanup({ ignoreFailures: true });
 

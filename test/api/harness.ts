@@ -19,7 +19,8 @@ import { newId } from "../../src/ids.js";
 import type { ClaimedDelivery, DeliveryOutcome } from "../../src/store/port.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
-import { aSharedStore, freshSchemaName, type Cleanup } from "../support/postgres.js";
+import type { Cleanup } from "../support/cleanup.js";
+import { aSharedStore, freshSchemaName } from "../support/postgres.js";
 
 /** Which store the API runs over. */
 export type ApiStoreKind = "sqlite" | "postgres";

@@ -7,13 +7,13 @@
 import { PassThrough } from "node:stream";
 import { expect, it } from "vitest";
 import { keysCommand } from "../../src/cli/keys.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   adminQuery,
   aSharedStore,
   dropSchema,
   freshSchemaName,
   TEST_DATABASE_URL,
-  useCleanup,
 } from "../support/postgres.js";
 
 const cleanup = useCleanup();

@@ -14,7 +14,8 @@ import { NotFoundError } from "../../src/errors.js";
 import { seedApp } from "../store/behaviour/fixtures.js";
 import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
 import { aReplayBehindAHeldRequest, untilRecordIs } from "../support/held-replay.js";
-import { aSharedStore, useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { aSharedStore } from "../support/postgres.js";
 
 /** An engine in another process: this one sends nothing, so the replay stays pending here. */
 const elsewhere: EngineControl = {

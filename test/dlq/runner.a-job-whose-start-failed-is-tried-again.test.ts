@@ -8,7 +8,7 @@ import { ReplayJobRunner } from "../../src/dlq/runner.js";
 import { EngineEvents } from "../../src/engine/events.js";
 import { SignallingControl } from "../../src/engine/signalling.js";
 import { FakeClock } from "../support/fake-clock.js";
-import { useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
 import { holdFirstCall } from "../support/held-store-call.js";
 import { aJob, aSqliteStore, untilJob } from "../support/replay-runner.js";
 

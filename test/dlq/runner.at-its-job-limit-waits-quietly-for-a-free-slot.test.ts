@@ -11,7 +11,7 @@ import { SignallingControl } from "../../src/engine/signalling.js";
 import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
 import { seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
-import { useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
 import { aJob, aSqliteStore, untilJob } from "../support/replay-runner.js";
 
 const cleanup = useCleanup();

@@ -9,7 +9,8 @@ import { expect, it, vi, type MockInstance } from "vitest";
 import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
 import { seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
-import { aSharedStore, freshSchemaName, useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { aSharedStore, freshSchemaName } from "../support/postgres.js";
 import { aJob, aRunner, LEASE_MS, untilJob, WAIT } from "../support/replay-runner.js";
 
 const cleanup = useCleanup();

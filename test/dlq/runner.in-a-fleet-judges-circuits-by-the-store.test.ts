@@ -9,7 +9,8 @@ import type { EngineControl } from "../../src/engine/control.js";
 import { deadLetter, replayOutcome } from "../store/behaviour/dlq-fixtures.js";
 import { claimAll, seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
-import { aSharedStore, useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { aSharedStore } from "../support/postgres.js";
 import { aRunner, untilJob } from "../support/replay-runner.js";
 
 const cleanup = useCleanup();

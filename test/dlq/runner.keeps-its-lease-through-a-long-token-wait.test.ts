@@ -10,7 +10,8 @@ import { deadLetter, replayOutcome } from "../store/behaviour/dlq-fixtures.js";
 import { claimAll, seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { aJob, aRunner, LEASE_MS, untilJob, WAIT } from "../support/replay-runner.js";
-import { aSharedStore, useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { aSharedStore } from "../support/postgres.js";
 
 const cleanup = useCleanup();
 

@@ -9,7 +9,8 @@ import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
 import { seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { aJob, aRunner, LEASE_MS, POLL_MS, untilJob } from "../support/replay-runner.js";
-import { aSharedStore, useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { aSharedStore } from "../support/postgres.js";
 
 const MISSING = ["dlq_00000000000000000000000001", "dlq_00000000000000000000000002"];
 

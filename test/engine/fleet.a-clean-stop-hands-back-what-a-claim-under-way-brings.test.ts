@@ -9,7 +9,8 @@ import type { Store } from "../../src/store/port.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { fleetWorkerSettings, startFleetWorker } from "../support/fleet-worker.js";
 import { withOverrides } from "../support/overrides.js";
-import { adminQuery, aSharedStore, freshSchemaName, useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { adminQuery, aSharedStore, freshSchemaName } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
 
 const cleanup = useCleanup();

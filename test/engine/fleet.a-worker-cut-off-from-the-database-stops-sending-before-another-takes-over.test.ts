@@ -16,7 +16,8 @@ import type { Store } from "../../src/store/port.js";
 import { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { fleetWorkerSettings } from "../support/fleet-worker.js";
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL, useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 

@@ -13,7 +13,7 @@ import type { EngineEvent } from "../../src/engine/events.js";
 import { HooklineMetrics } from "../../src/observability/metrics.js";
 import { MINUTE } from "../store/behaviour/fixtures.js";
 import { aRequestOutWhenTakenOver, fleetWorkerSettings } from "../support/fleet-worker.js";
-import { useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -10,7 +10,7 @@
 import { expect, it } from "vitest";
 import { MINUTE } from "../store/behaviour/fixtures.js";
 import { aRequestOutWhenTakenOver, fleetWorkerSettings } from "../support/fleet-worker.js";
-import { useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -16,7 +16,8 @@ import {
   untilDeliveredAndIdle,
 } from "../support/fleet-worker.js";
 import { holdFirstCall } from "../support/held-store-call.js";
-import { aSharedStore, useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { aSharedStore } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
 
 /**

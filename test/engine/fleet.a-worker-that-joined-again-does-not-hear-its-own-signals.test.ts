@@ -9,7 +9,8 @@ import { systemClock } from "../../src/clock.js";
 import { Fleet } from "../../src/engine/fleet.js";
 import { idleFleetHost } from "../support/fleet-host.js";
 import type { Signal } from "../../src/store/coordination.js";
-import { aSharedStore, useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { aSharedStore } from "../support/postgres.js";
 
 const cleanup = useCleanup();
 

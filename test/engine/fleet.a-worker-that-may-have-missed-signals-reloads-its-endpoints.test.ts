@@ -11,7 +11,8 @@ import type { Store } from "../../src/store/port.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { fleetWorkerSettings, startFleetWorker } from "../support/fleet-worker.js";
 import { withOverrides } from "../support/overrides.js";
-import { aSharedStore, useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { aSharedStore } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
 
 const BACKLOG = 100;

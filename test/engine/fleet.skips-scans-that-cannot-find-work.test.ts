@@ -8,7 +8,8 @@
 import { expect, it, vi } from "vitest";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { fleetWorkerSettings, startFleetWorker } from "../support/fleet-worker.js";
-import { aSharedStore, useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { aSharedStore } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
 
 const BACKLOG = 60;

@@ -12,7 +12,8 @@ import {
   OPERATIONAL_APP_UID,
   SystemEndpoints,
 } from "../../src/observability/system-apps.js";
-import { aSharedStore, freshSchemaName, useCleanup } from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { aSharedStore, freshSchemaName } from "../support/postgres.js";
 import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 
 const cleanup = useCleanup();

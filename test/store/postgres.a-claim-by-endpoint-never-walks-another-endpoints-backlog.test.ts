@@ -10,12 +10,12 @@ import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DELIVERIES } from "../../src/store/postgres/statements.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   aSharedStore,
   adminQuery,
   freshSchemaName,
   TEST_DATABASE_URL,
-  useCleanup,
 } from "../support/postgres.js";
 import { seedApp, T0 } from "./behaviour/fixtures.js";
 

@@ -9,13 +9,13 @@ import { expect, it } from "vitest";
 import type { ClaimedDelivery } from "../../src/store/port.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, HOUR, MINUTE, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   aSharedStore,
   raceConnections,
   BLOCKED_BY,
   freshSchemaName,
   waitForPid,
-  useCleanup,
 } from "../support/postgres.js";
 
 const NOW = T0 + HOUR;

@@ -8,13 +8,8 @@ import { randomBytes } from "node:crypto";
 import { expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/errors.js";
 import { PostgresStore } from "../../src/store/postgres/store.js";
-import {
-  adminQuery,
-  dropSchema,
-  freshSchemaName,
-  TEST_DATABASE_URL,
-  useCleanup,
-} from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { anApplication } from "./behaviour/fixtures.js";
 
 const cleanup = useCleanup();

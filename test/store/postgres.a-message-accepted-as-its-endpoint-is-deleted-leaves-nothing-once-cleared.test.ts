@@ -8,12 +8,12 @@
  */
 import { expect, it } from "vitest";
 import { accept, seedApp } from "./behaviour/fixtures.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   aSharedStore,
   BLOCKED_BY,
   freshSchemaName,
   raceConnections,
-  useCleanup,
   waitForPid,
 } from "../support/postgres.js";
 

@@ -10,13 +10,13 @@
 import { expect, it } from "vitest";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, HOUR, MINUTE, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   aSharedStore,
   BLOCKED_BY,
   freshSchemaName,
   raceConnections,
   waitForPid,
-  useCleanup,
 } from "../support/postgres.js";
 
 const NOW = T0 + HOUR;

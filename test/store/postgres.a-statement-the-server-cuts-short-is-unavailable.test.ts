@@ -8,13 +8,13 @@
 import { expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/errors.js";
 import { PostgresStore } from "../../src/store/postgres/store.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   BLOCKED_BY,
   dropSchema,
   freshSchemaName,
   raceConnections,
   TEST_DATABASE_URL,
-  useCleanup,
   waitForPid,
 } from "../support/postgres.js";
 import { anApplication } from "./behaviour/fixtures.js";

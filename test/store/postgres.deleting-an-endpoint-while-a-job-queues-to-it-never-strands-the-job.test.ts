@@ -11,13 +11,13 @@ import { nextJobStep } from "../../src/dlq/job-step.js";
 import { newId } from "../../src/ids.js";
 import { aPreparedReplayJob, deadLetter, replayOutcome } from "./behaviour/dlq-fixtures.js";
 import { claimAll, HOUR, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   aSharedStore,
   raceConnections,
   BLOCKED_BY,
   freshSchemaName,
   waitForPid,
-  useCleanup,
 } from "../support/postgres.js";
 
 const cleanup = useCleanup();

@@ -10,12 +10,12 @@ import { expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
 import { deadLetter } from "./behaviour/dlq-fixtures.js";
 import { HOUR, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   aSharedStore,
   BLOCKED_BY,
   freshSchemaName,
   raceConnections,
-  useCleanup,
   waitForPid,
 } from "../support/postgres.js";
 

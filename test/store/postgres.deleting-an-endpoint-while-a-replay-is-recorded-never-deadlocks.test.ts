@@ -34,13 +34,13 @@ import {
   seedApp,
   T0,
 } from "./behaviour/fixtures.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   BLOCKED_BY,
   dropSchema,
   freshSchemaName,
   raceConnections,
   TEST_DATABASE_URL,
-  useCleanup,
   waitForPid,
 } from "../support/postgres.js";
 

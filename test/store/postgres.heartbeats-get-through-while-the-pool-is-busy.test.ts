@@ -9,12 +9,12 @@
  */
 import { expect, it } from "vitest";
 import { PostgresStore } from "../../src/store/postgres/store.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   dropSchema,
   freshSchemaName,
   raceConnections,
   TEST_DATABASE_URL,
-  useCleanup,
 } from "../support/postgres.js";
 
 const cleanup = useCleanup({ ignoreFailures: true });

@@ -6,13 +6,8 @@
  */
 import { expect, it } from "vitest";
 import { PostgresStore } from "../../src/store/postgres/store.js";
-import {
-  adminQuery,
-  dropSchema,
-  freshSchemaName,
-  TEST_DATABASE_URL,
-  useCleanup,
-} from "../support/postgres.js";
+import { useCleanup } from "../support/cleanup.js";
+import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -11,13 +11,13 @@ import { newId } from "../../src/ids.js";
 import type { Delivery } from "../../src/domain/types.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, claimAll, HOUR, seedApp, succeeded, T0 } from "./behaviour/fixtures.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   aSharedStore,
   raceConnections,
   BLOCKED_BY,
   freshSchemaName,
   waitForPid,
-  useCleanup,
 } from "../support/postgres.js";
 
 const RETENTION = 30 * 24 * HOUR;

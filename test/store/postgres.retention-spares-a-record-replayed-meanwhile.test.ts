@@ -10,13 +10,13 @@ import { newId } from "../../src/ids.js";
 import type { ReplayEnqueued } from "../../src/store/port.js";
 import { deadLetter } from "./behaviour/dlq-fixtures.js";
 import { HOUR, seedApp, T0 } from "./behaviour/fixtures.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   aSharedStore,
   raceConnections,
   BLOCKED_BY,
   freshSchemaName,
   waitForPid,
-  useCleanup,
 } from "../support/postgres.js";
 
 const RETENTION = 30 * 24 * HOUR;

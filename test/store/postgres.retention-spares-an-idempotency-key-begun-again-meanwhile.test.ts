@@ -7,13 +7,13 @@
  */
 import { expect, it } from "vitest";
 import { HOUR, SECOND, T0 } from "./behaviour/fixtures.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   aSharedStore,
   raceConnections,
   BLOCKED_BY,
   freshSchemaName,
   waitForPid,
-  useCleanup,
 } from "../support/postgres.js";
 
 const cleanup = useCleanup();

@@ -7,13 +7,13 @@
  */
 import { expect, it } from "vitest";
 import { anAlert, HOUR, saveAlerts, T0 } from "./behaviour/fixtures.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   aSharedStore,
   BLOCKED_BY,
   freshSchemaName,
   raceConnections,
   waitForPid,
-  useCleanup,
 } from "../support/postgres.js";
 
 const NOW = T0 + HOUR;

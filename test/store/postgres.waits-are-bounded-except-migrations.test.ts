@@ -12,6 +12,7 @@ import { expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/errors.js";
 import { MIGRATION_LOCK } from "../../src/store/postgres/migrate.js";
 import { PostgresStore } from "../../src/store/postgres/store.js";
+import { useCleanup } from "../support/cleanup.js";
 import {
   BLOCKED_BY,
   dropSchema,
@@ -19,7 +20,6 @@ import {
   raceConnections,
   TEST_DATABASE_URL,
   waitForPid,
-  useCleanup,
 } from "../support/postgres.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import { anApplication, anEndpoint } from "./behaviour/fixtures.js";

@@ -13,7 +13,8 @@ import type { Store } from "../../src/store/port.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { GatedReceiver } from "./gated-receiver.js";
-import { adminQuery, aSharedStore, freshSchemaName, type Cleanup } from "./postgres.js";
+import type { Cleanup } from "./cleanup.js";
+import { adminQuery, aSharedStore, freshSchemaName } from "./postgres.js";
 
 export function fleetWorkerSettings(options: {
   concurrencyLimit: number;

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterEach } from "vitest";
 import { PostgresStore } from "../../src/store/postgres/store.js";
+import type { Cleanup } from "./cleanup.js";
 
 /** The test database: HOOKLINE_TEST_DATABASE_URL, or the local server's `test` database. */
 export const TEST_DATABASE_URL =
@@ -33,27 +33,6 @@ export async function adminQuery(
 /** Drops a schema made by a test, with everything in it. */
 export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-}
-
-/** Steps to run after the test, last registered first. */
-export type Cleanup = (() => Promise<void>)[];
-
-/**
- * A {@link Cleanup} run after each test of the file, or of the `describe` it is called in: last
- * registered first, so that what was opened on something closes before that thing goes.
- * `ignoreFailures` is for tests that cut the server away on purpose, where closing may fail.
- */
-export function useCleanup(options: { ignoreFailures?: boolean } = {}): Cleanup {
-  const cleanup: Cleanup = [];
-  afterEach(async () => {
-    // Each step leaves the list before it runs, so one that fails is not run again.
-    while (cleanup.length) {
-      const step = cleanup.pop()!;
-      if (options.ignoreFailures) await step().catch(() => undefined);
-      else await step();
-    }
-  });
-  return cleanup;
 }
 
 /** A store on a fresh schema, closed and dropped by `cleanup`. */

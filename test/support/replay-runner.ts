@@ -16,7 +16,7 @@ import type { PostgresStore } from "../../src/store/postgres/store.js";
 import type { Store } from "../../src/store/port.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import type { FakeClock } from "./fake-clock.js";
-import type { Cleanup } from "./postgres.js";
+import type { Cleanup } from "./cleanup.js";
 
 export const POLL_MS = 5_000;
 export const LEASE_MS = 60_000;

@@ -1,0 +1,23 @@
+/** What a test opened or made, undone after it, last first. */
+import { afterEach } from "vitest";
+
+/** Steps to run after the test, last registered first. */
+export type Cleanup = (() => Promise<void>)[];
+
+/**
+ * A {@link Cleanup} run after each test of the file, or of the `describe` it is called in: last
+ * registered first, so that what was opened on something closes before that thing goes.
+ * `ignoreFailures` is for tests that cut the server away on purpose, where closing may fail.
+ */
+export function useCleanup(options: { ignoreFailures?: boolean } = {}): Cleanup {
+  const cleanup: Cleanup = [];
+  afterEach(async () => {
+    // Each step leaves the list before it runs, so one that fails is not run again.
+    while (cleanup.length) {
+      const step = cleanup.pop()!;
+      if (options.ignoreFailures) await step().catch(() => undefined);
+      else await step();
+    }
+  });
+  return cleanup;
+}
