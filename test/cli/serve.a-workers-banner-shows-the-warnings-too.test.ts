@@ -3,29 +3,20 @@
  * that is no setting, and encryption at rest being off. It showed neither, so a typo in a
  * worker-only setting (its heartbeat, say) went unseen by whoever read the banner.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { spawnHookline, type HooklineProcess } from "../support/process.js";
+import { runHookline } from "../support/process.js";
 
-let running: HooklineProcess | null = null;
-let dir = "";
-let schema = "";
-afterEach(async () => {
-  running?.child.kill("SIGTERM");
-  await running?.exited;
-  running = null;
-  await dropSchema(schema);
-  rmSync(dir, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
 
 describe("a worker's start banner", () => {
   it("warns of an unknown setting and of encryption being off", async () => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-worker-banner-"));
-    schema = freshSchemaName();
-    running = await spawnHookline(
+    const dir = tempDir(cleanup, "hookline-worker-banner-");
+    const schema = freshSchemaName();
+    cleanup.push(() => dropSchema(schema));
+    const running = await runHookline(
+      cleanup,
       dir,
       {
         DATABASE_URL: TEST_DATABASE_URL,

@@ -4,25 +4,15 @@
  * hiding that the API was open on every interface; with HOOKLINE_PUBLIC_URL it printed that URL
  * as where it listens, saying nothing of the address actually bound.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { spawnHookline, type HooklineProcess } from "../support/process.js";
+import { describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
+import { runHookline } from "../support/process.js";
 
-let running: HooklineProcess | null = null;
-let dir = "";
-afterEach(async () => {
-  running?.child.kill("SIGTERM");
-  await running?.exited;
-  running = null;
-  rmSync(dir, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
 
 /** Starts hookline with these settings and reads its banner's listening and URL lines. */
 async function banner(env: Record<string, string>) {
-  dir = mkdtempSync(join(tmpdir(), "hookline-banner-"));
-  running = await spawnHookline(dir, env);
+  const running = await runHookline(cleanup, tempDir(cleanup, "hookline-banner-"), env);
   const out = running.output();
   return {
     listening: /listening on (.*)$/m.exec(out)?.[1],

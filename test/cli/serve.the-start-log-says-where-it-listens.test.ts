@@ -3,28 +3,21 @@
  * reach hookline at, loopback's on every interface; with only that, a log read instead of the
  * banner (under a service manager) hid that the API was open on every interface.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { spawnHookline, type HooklineProcess } from "../support/process.js";
+import { describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
+import { runHookline } from "../support/process.js";
 
-let running: HooklineProcess | null = null;
-let dir = "";
-afterEach(async () => {
-  running?.child.kill("SIGTERM");
-  await running?.exited;
-  running = null;
-  rmSync(dir, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
 
 describe("the start log line on every interface", () => {
   it("names the address bound as every interface", async () => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-start-log-"));
-    running = await spawnHookline(dir, { HOOKLINE_HOST: "0.0.0.0", HOOKLINE_LOG_LEVEL: "info" });
+    const running = await runHookline(cleanup, tempDir(cleanup, "hookline-start-log-"), {
+      HOOKLINE_HOST: "0.0.0.0",
+      HOOKLINE_LOG_LEVEL: "info",
+    });
     // The log is written asynchronously, and may come after the banner.
     const find = () =>
-      running!
+      running
         .output()
         .split("\n")
         .find((l) => l.includes('"msg":"hookline is running"'));

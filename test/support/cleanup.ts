@@ -1,4 +1,7 @@
 /** What a test opened or made, undone after it, last first. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach } from "vitest";
 
 /** Steps to run after the test, last registered first. */
@@ -20,4 +23,11 @@ export function useCleanup(options: { ignoreFailures?: boolean } = {}): Cleanup 
     }
   });
   return cleanup;
+}
+
+/** A fresh directory in the system's temp dir, its name starting `prefix`, removed by `cleanup`. */
+export function tempDir(cleanup: Cleanup, prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }

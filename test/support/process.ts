@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import type { Cleanup } from "./cleanup.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -76,6 +77,35 @@ export async function spawnHookline(
     });
   });
   return { url, child, exited, output };
+}
+
+/**
+ * Has `cleanup` send `proc` `signal` and wait for it to end. Harmless if it has ended already (a
+ * test that stopped it itself): Node sends no signal to a child that exited.
+ */
+export function stopAfter<P extends Pick<HooklineProcess, "child" | "exited">>(
+  cleanup: Cleanup,
+  proc: P,
+  signal: NodeJS.Signals = "SIGTERM",
+): P {
+  cleanup.push(async () => {
+    proc.child.kill(signal);
+    await proc.exited;
+  });
+  return proc;
+}
+
+/**
+ * {@link spawnHookline}, stopped by `cleanup` with SIGTERM. Register `dataDir`'s removal on
+ * `cleanup` first, so that hookline stops before its data dir goes.
+ */
+export async function runHookline(
+  cleanup: Cleanup,
+  dataDir: string,
+  env: Record<string, string> = {},
+  role: "all" | "api" | "worker" = "all",
+): Promise<HooklineProcess> {
+  return stopAfter(cleanup, await spawnHookline(dataDir, env, role));
 }
 
 /** A JSON call to a hookline process with the test token. */
