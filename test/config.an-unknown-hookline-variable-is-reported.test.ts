@@ -6,10 +6,11 @@
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../src/config.js";
 import { describeUnknown } from "../src/unknown-settings.js";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { spawnHookline } from "./support/process.js";
+import { readFileSync } from "node:fs";
+import { tempDir, useCleanup } from "./support/cleanup.js";
+import { runHookline } from "./support/process.js";
+
+const cleanup = useCleanup();
 
 const DOCUMENTED = [
   ...readFileSync(new URL("../docs/configuration.md", import.meta.url), "utf8").matchAll(
@@ -57,11 +58,8 @@ describe("an unknown HOOKLINE_* variable", () => {
   });
 
   it("is shown by serve in its start-up banner", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hookline-unknown-setting-"));
-    const h = await spawnHookline(dir, { HOOKLINE_RETENTION_DAY: "7" });
-    h.child.kill("SIGTERM");
-    await h.exited;
-    rmSync(dir, { recursive: true, force: true });
+    const dir = tempDir(cleanup, "hookline-unknown-setting-");
+    const h = await runHookline(cleanup, dir, { HOOKLINE_RETENTION_DAY: "7" });
     expect(h.output()).toContain(
       "WARNING:      HOOKLINE_RETENTION_DAY is not a hookline setting (did you mean HOOKLINE_RETENTION_DAYS?)",
     );

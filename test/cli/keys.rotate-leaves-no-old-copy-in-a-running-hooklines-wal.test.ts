@@ -4,29 +4,22 @@
  * rotation must not leave the old plaintext (or old-key ciphertext) there.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { keysCommand } from "../../src/cli/keys.js";
 import { resolveConfig } from "../../src/config.js";
-import type { Store } from "../../src/store/port.js";
 import { openStore } from "../../src/store/factory.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { rawFiles } from "../support/raw-stores.js";
 
-let dir = "";
-let running: Store | null = null;
-afterEach(async () => {
-  await running?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
 
 it("leaves no plaintext in the files while the hookline that wrote it keeps running", async () => {
-  dir = mkdtempSync(join(tmpdir(), "hookline-keys-"));
+  const dir = tempDir(cleanup, "hookline-keys-");
   // The running hookline's store, as `hookline serve` opens it (checkpoint thread included).
-  running = openStore(resolveConfig({ HOOKLINE_DATA_DIR: dir }));
+  const running = openStore(resolveConfig({ HOOKLINE_DATA_DIR: dir }));
+  cleanup.push(() => running.close());
   const app = await running.createApplication(anApplication());
   await running.createEndpoint(
     anEndpoint(app.id, { secrets: { current: "whsec_plain-secret-ef56", previous: [] } }),

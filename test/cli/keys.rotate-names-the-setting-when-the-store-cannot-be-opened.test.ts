@@ -3,27 +3,22 @@
  * PostgreSQL that does not answer, is reported naming the setting to change (and never the
  * database password), as `hookline serve` does.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { keysCommand } from "../../src/cli/keys.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
 
 function rotate(env: Record<string, string>): Promise<unknown> {
   return keysCommand(env, new PassThrough()).parseAsync(["rotate"], { from: "user" });
 }
 
 it("names HOOKLINE_DATA_DIR when the data dir is a file", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "hookline-keys-"));
-  dirs.push(dir);
-  const file = join(dir, "not-a-dir");
+  const file = join(tempDir(cleanup, "hookline-keys-"), "not-a-dir");
   writeFileSync(file, "");
   await expect(rotate({ HOOKLINE_DATA_DIR: join(file, "data") })).rejects.toThrow(
     `HOOKLINE_DATA_DIR ${join(file, "data")} cannot be used: a part of the path is a file, not a directory`,

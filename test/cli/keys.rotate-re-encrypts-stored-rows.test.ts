@@ -1,20 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { keysCommand } from "../../src/cli/keys.js";
 import { FieldCipher } from "../../src/security/cipher.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { rawFiles } from "../support/raw-stores.js";
 
-let dir = "";
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+const cleanup = useCleanup();
 
 it("`hookline keys rotate` re-encrypts rows written in plaintext and says what it did", async () => {
-  dir = mkdtempSync(join(tmpdir(), "hookline-keys-"));
+  const dir = tempDir(cleanup, "hookline-keys-");
   const store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
   const app = await store.createApplication(anApplication());
   await store.createEndpoint(

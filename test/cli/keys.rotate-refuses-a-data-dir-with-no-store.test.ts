@@ -4,26 +4,21 @@
  * empty store there and report "done: the old keys may now be removed": the real store still
  * needs those keys, and removing them leaves its secrets and payloads unreadable.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { keysCommand } from "../../src/cli/keys.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
 
 function rotate(env: Record<string, string>, out = new PassThrough()): Promise<unknown> {
   return keysCommand(env, out).parseAsync(["rotate"], { from: "user" });
 }
 
 it("refuses a data dir that does not exist, creating nothing", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "hookline-keys-"));
-  dirs.push(dir);
-  const missing = join(dir, "dat");
+  const missing = join(tempDir(cleanup, "hookline-keys-"), "dat");
   const out = new PassThrough().setEncoding("utf8");
   await expect(rotate({ HOOKLINE_DATA_DIR: missing }, out)).rejects.toThrow(
     `HOOKLINE_DATA_DIR ${missing} holds no hookline store`,
@@ -33,8 +28,7 @@ it("refuses a data dir that does not exist, creating nothing", async () => {
 });
 
 it("refuses an empty data dir, leaving it empty", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "hookline-keys-"));
-  dirs.push(dir);
+  const dir = tempDir(cleanup, "hookline-keys-");
   await expect(rotate({ HOOKLINE_DATA_DIR: dir })).rejects.toThrow(
     `HOOKLINE_DATA_DIR ${dir} holds no hookline store`,
   );

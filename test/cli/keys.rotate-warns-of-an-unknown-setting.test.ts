@@ -4,21 +4,19 @@
  * operator was told the old key "is not configured" while looking at the line that set it.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { keysCommand } from "../../src/cli/keys.js";
 import { FieldCipher } from "../../src/security/cipher.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 
-let dir = "";
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+const cleanup = useCleanup();
 
 it("names the misspelt setting before the failure it leads to", async () => {
-  dir = mkdtempSync(join(tmpdir(), "hookline-keys-"));
+  const dir = tempDir(cleanup, "hookline-keys-");
   const old = randomBytes(32);
   const store = new SqliteStore({
     path: join(dir, "hookline.db"),

@@ -4,19 +4,18 @@
  * "the old keys may now be removed from HOOKLINE_ENCRYPTION_OLD_KEYS", a setting they never set.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { keysCommand } from "../../src/cli/keys.js";
 import { keyId } from "../../src/security/cipher.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 
-let dir = "";
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+const cleanup = useCleanup();
 
-async function rotate(env: Record<string, string>): Promise<string> {
+/** Runs `hookline keys rotate` on the store in `dir`; resolves with what it printed. */
+async function rotate(dir: string, env: Record<string, string>): Promise<string> {
   const out = new PassThrough();
   let printed = "";
   out.on("data", (c: Buffer) => (printed += c.toString()));
@@ -27,16 +26,16 @@ async function rotate(env: Record<string, string>): Promise<string> {
 }
 
 it("says every value is sealed with the key, naming no old keys, when none are set", async () => {
-  dir = mkdtempSync(join(tmpdir(), "hookline-keys-"));
+  const dir = tempDir(cleanup, "hookline-keys-");
   await new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" }).close();
   const key = randomBytes(32);
-  const first = await rotate({ HOOKLINE_ENCRYPTION_KEY: key.toString("base64") });
+  const first = await rotate(dir, { HOOKLINE_ENCRYPTION_KEY: key.toString("base64") });
   expect(first).toContain(`done: every stored value is sealed with key ${keyId(key)}\n`);
   expect(first).not.toContain("HOOKLINE_ENCRYPTION_OLD_KEYS");
 
   // With the old key listed, that it may go is what there is to say.
   const next = randomBytes(32);
-  const second = await rotate({
+  const second = await rotate(dir, {
     HOOKLINE_ENCRYPTION_KEY: next.toString("base64"),
     HOOKLINE_ENCRYPTION_OLD_KEYS: key.toString("base64"),
   });

@@ -13,23 +13,19 @@ import { resolveConfig } from "../../src/config.js";
 import { ConfigError, StoreUnavailableError } from "../../src/errors.js";
 import { dataDirFailure } from "../../src/start-failure.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { pino } from "pino";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 
-const dirs: string[] = [];
+const cleanup = useCleanup();
 afterEach(() => {
   vi.restoreAllMocks();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 const sqliteError = (code: string, message: string) => Object.assign(new Error(message), { code });
 
 describe("a data dir hookline cannot write", () => {
   it("stops start-up naming HOOKLINE_DATA_DIR when the first write is refused", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "hookline-ro-"));
-    dirs.push(dataDir);
+    const dataDir = tempDir(cleanup, "hookline-ro-");
     vi.spyOn(SqliteStore.prototype, "recoverInflight").mockRejectedValue(
       new StoreUnavailableError("SQLite store unavailable (SQLITE_READONLY)", {
         cause: sqliteError("SQLITE_READONLY", "attempt to write a readonly database"),

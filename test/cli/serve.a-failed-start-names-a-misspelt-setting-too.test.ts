@@ -4,24 +4,18 @@
  * the failure came alone, naming HOOKLINE_PORT the operator believed set. The warning now comes
  * with the failure.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
+import { createServer } from "node:net";
+import { expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { spawnServe } from "../support/process.js";
 
-let dir = "";
-let server: Server | null = null;
-afterEach(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await new Promise((r) => server?.close(r));
-});
+const cleanup = useCleanup();
 
 it("warns of the misspelt setting beside the failure it led to", async () => {
-  dir = mkdtempSync(join(tmpdir(), "hookline-start-"));
-  server = createServer();
-  await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
+  const dir = tempDir(cleanup, "hookline-start-");
+  const server = createServer();
+  cleanup.push(() => new Promise((r) => server.close(() => r())));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const taken = (server.address() as { port: number }).port;
   const { exited, output } = spawnServe(dir, {
     HOOKLINE_PORT: String(taken),

@@ -4,39 +4,30 @@
  * register it in the shared database, an admin credential nobody was shown. Its /metrics takes
  * the admin tokens the database already has.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { spawnHookline, TEST_TOKEN, type HooklineProcess } from "../support/process.js";
+import { runHookline, TEST_TOKEN } from "../support/process.js";
 
 describe("a worker started without HOOKLINE_ADMIN_TOKEN", () => {
-  let dir: string;
-  let schema: string;
-  const procs: HooklineProcess[] = [];
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-worker-token-"));
-    schema = freshSchemaName();
-  });
-
-  afterEach(async () => {
-    for (const p of procs.splice(0)) {
-      p.child.kill("SIGTERM");
-      await p.exited;
-    }
-    await dropSchema(schema);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const cleanup = useCleanup();
 
   it("writes no token to its data dir, registers none, and takes the database's", async () => {
+    const dir = tempDir(cleanup, "hookline-worker-token-");
+    const schema = freshSchemaName();
+    cleanup.push(() => dropSchema(schema));
     const env = { DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema };
     // An API process with the operator's token, as the fleet is meant to run.
-    procs.push(await spawnHookline(join(dir, "api"), env, "api"));
+    await runHookline(cleanup, join(dir, "api"), env, "api");
     const workerDir = join(dir, "worker");
-    const worker = await spawnHookline(workerDir, { ...env, HOOKLINE_ADMIN_TOKEN: "" }, "worker");
-    procs.push(worker);
+    const worker = await runHookline(
+      cleanup,
+      workerDir,
+      { ...env, HOOKLINE_ADMIN_TOKEN: "" },
+      "worker",
+    );
 
     expect(existsSync(join(workerDir, "admin-token"))).toBe(false);
     const tokens = await adminQuery(`SELECT name FROM ${schema}.api_tokens`);

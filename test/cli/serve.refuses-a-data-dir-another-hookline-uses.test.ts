@@ -5,31 +5,21 @@
  * out the first one's requests in flight again: the first one's outcomes would then be refused
  * and those deliveries sent twice. Once the first is gone, even by kill -9, the dir is free again.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { GatedReceiver } from "../support/gated-receiver.js";
-import {
-  call,
-  postOneMessage,
-  spawnHookline,
-  spawnServe,
-  type HooklineProcess,
-} from "../support/process.js";
+import { call, postOneMessage, spawnHookline, spawnServe, stopAfter } from "../support/process.js";
 
-const procs: HooklineProcess[] = [];
-let rx: GatedReceiver | null = null;
-let dir = "";
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    p.child.kill("SIGKILL");
-    await p.exited;
-  }
-  await rx?.close();
-  rx = null;
-  rmSync(dir, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
+
+/** A hookline on `dataDir` with no sender threads, killed with SIGKILL after the test. */
+async function hooklineOn(dataDir: string) {
+  return stopAfter(
+    cleanup,
+    await spawnHookline(dataDir, { HOOKLINE_SENDER_THREADS: "0" }),
+    "SIGKILL",
+  );
+}
 
 /** Runs a second `hookline serve` on `dataDir` to its end (stopping it if it did start). */
 async function secondServe(dataDir: string): Promise<{ code: number | string; output: string }> {
@@ -59,10 +49,10 @@ async function recordedAttempts(url: string, n: number): Promise<{ status: numbe
 
 describe("hookline serve on a data dir another hookline uses", () => {
   it("stops naming HOOKLINE_DATA_DIR, and the first one's delivery in flight is recorded once", async () => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-dir-in-use-"));
-    rx = await GatedReceiver.start();
-    const first = await spawnHookline(dir, { HOOKLINE_SENDER_THREADS: "0" });
-    procs.push(first);
+    const dir = tempDir(cleanup, "hookline-dir-in-use-");
+    const rx = await GatedReceiver.start();
+    cleanup.push(() => rx.close());
+    const first = await hooklineOn(dir);
     await postOneMessage(first.url, rx.url());
     await rx.arrived(1);
 
@@ -78,12 +68,11 @@ describe("hookline serve on a data dir another hookline uses", () => {
   }, 60_000);
 
   it("is taken by a new hookline once the first was killed", async () => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-dir-in-use-"));
-    const first = await spawnHookline(dir, { HOOKLINE_SENDER_THREADS: "0" });
+    const dir = tempDir(cleanup, "hookline-dir-in-use-");
+    const first = await hooklineOn(dir);
     first.child.kill("SIGKILL");
     await first.exited;
-    const next = await spawnHookline(dir, { HOOKLINE_SENDER_THREADS: "0" });
-    procs.push(next);
+    const next = await hooklineOn(dir);
     expect((await call(next.url, "GET", "/api/v1/health")).status).toBe(204);
   }, 60_000);
 });

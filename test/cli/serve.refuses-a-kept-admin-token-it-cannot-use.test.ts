@@ -3,23 +3,15 @@
  * emptied or cut short (a full disk, a careless edit) stops start-up saying what to do, instead of
  * starting with a token nobody can send and printing a blank "Admin token:".
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { loadOrCreateAdminToken } from "../../src/app.js";
 import { ConfigError } from "../../src/errors.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "hookline-token-"));
-  dirs.push(dir);
-  return dir;
-}
+const cleanup = useCleanup();
+const dataDir = () => tempDir(cleanup, "hookline-token-");
 
 it.each(["", "\n", "hl_admin_abc\n", "two words but long enough\n"])(
   "refuses a kept token of %j, naming the file",

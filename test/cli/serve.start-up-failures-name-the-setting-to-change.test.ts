@@ -3,45 +3,32 @@
  * it says which setting to change, in one line, and exits 1 — not with a Node stack trace that
  * leaves the operator to guess which of the variables was wrong.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import type { ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { TEST_DATABASE_URL } from "../support/postgres.js";
-import { spawnServe, TEST_TOKEN } from "../support/process.js";
+import { spawnServe, stopAfter, TEST_TOKEN } from "../support/process.js";
 import { SilentPostgres } from "../support/silent-postgres.js";
 import { within } from "../support/within.js";
 
-const dirs: string[] = [];
-const servers: Server[] = [];
-const silent: SilentPostgres[] = [];
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
-  for (const s of silent.splice(0)) await s.close();
-});
-
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "hookline-start-"));
-  dirs.push(dir);
-  return dir;
-}
+const cleanup = useCleanup();
+const dataDir = () => tempDir(cleanup, "hookline-start-");
 
 /** Runs `hookline serve` to its end; it must not start, so it ends by itself. */
 async function serveUntilExit(
   env: Record<string, string> & { HOOKLINE_DATA_DIR: string },
   args: string[] = [],
 ): Promise<{ code: number | string; output: string }> {
-  const { child, exited, output } = spawnServe(
-    env.HOOKLINE_DATA_DIR,
-    { HOOKLINE_LOG_LEVEL: "silent", HOOKLINE_SENDER_THREADS: "0", ...env },
-    args,
+  const { child, exited, output } = stopAfter(
+    cleanup,
+    spawnServe(
+      env.HOOKLINE_DATA_DIR,
+      { HOOKLINE_LOG_LEVEL: "silent", HOOKLINE_SENDER_THREADS: "0", ...env },
+      args,
+    ),
   );
-  children.push(child);
   // A hookline that did start is stopped, so the assertions below report it.
   child.stdout!.on("data", () => {
     if (/listening on/.test(output())) child.kill("SIGTERM");
@@ -60,16 +47,19 @@ function expectOneLineNaming(
   expect(line).not.toMatch(/\n\s+at /);
 }
 
-async function listening(): Promise<number> {
+/** A server listening on a loopback port, closed after the test (if not before). */
+async function listening(): Promise<Server> {
   const server = createServer();
-  servers.push(server);
+  cleanup.push(() => new Promise((r) => server.close(() => r())));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return (server.address() as { port: number }).port;
+  return server;
 }
+
+const portOf = (server: Server) => (server.address() as { port: number }).port;
 
 describe("hookline serve refuses to start", () => {
   it("on a port another process listens on, naming HOOKLINE_PORT", async () => {
-    const port = await listening();
+    const port = portOf(await listening());
     const result = await serveUntilExit({
       HOOKLINE_DATA_DIR: dataDir(),
       HOOKLINE_HOST: "127.0.0.1",
@@ -102,9 +92,10 @@ describe("hookline serve refuses to start", () => {
   }, 30_000);
 
   it("on a PostgreSQL that does not answer, naming DATABASE_URL without its password", async () => {
-    const port = await listening();
+    const server = await listening();
+    const port = portOf(server);
     // Nothing speaks PostgreSQL there: a closed port would do too, but this one is surely free.
-    servers.pop()!.close();
+    server.close();
     const result = await serveUntilExit({
       HOOKLINE_DATA_DIR: dataDir(),
       DATABASE_URL: `postgres://hookline:s3cret-pw@127.0.0.1:${port}/hookline`,
@@ -116,7 +107,7 @@ describe("hookline serve refuses to start", () => {
 
   it("on a PostgreSQL that lets it log in and then answers nothing, naming DATABASE_URL", async () => {
     const server = await SilentPostgres.start();
-    silent.push(server);
+    cleanup.push(() => server.close());
     const result = await within(
       20_000,
       "hookline serve against a silent PostgreSQL",

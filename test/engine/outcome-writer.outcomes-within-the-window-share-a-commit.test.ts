@@ -5,14 +5,13 @@
  * store; the outcomes name deliveries it does not hold, which it records as nothing to do (so
  * a commit's size is read from what the writer handed the store, not from what it kept).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { OutcomeWriter } from "../../src/engine/outcome-writer.js";
 import { newId } from "../../src/ids.js";
 import type { DeliveryOutcome } from "../../src/store/port.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 
@@ -32,15 +31,12 @@ function outcome(): DeliveryOutcome {
 }
 
 describe("the outcome writer", () => {
-  let dir: string;
+  const cleanup = useCleanup();
   let store: SqliteStore;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-writer-"));
+    const dir = tempDir(cleanup, "hookline-writer-");
     store = new SqliteStore({ path: join(dir, "hookline.db"), synchronous: "normal" });
-  });
-  afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    cleanup.push(() => store.close());
   });
 
   /** A writer whose commits are listed by size, and a promise for its `n`-th commit. */

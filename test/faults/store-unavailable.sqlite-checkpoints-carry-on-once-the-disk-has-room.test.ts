@@ -9,20 +9,14 @@
  * inside itself until hookline was restarted.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, expect, it } from "vitest";
-import { call, spawnHookline, type HooklineProcess } from "../support/process.js";
+import { expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
+import { call, spawnHookline, stopAfter } from "../support/process.js";
 
-let dir = "";
-let proc: HooklineProcess | undefined;
-afterEach(async () => {
-  proc?.child.kill("SIGKILL");
-  await proc?.exited;
-  rmSync(dir, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
 
 /** Sets the process's file size limit as `soft:hard`; only the soft one moves, so it can go back up. */
 const fileSizeLimit = (pid: number, limit: string) =>
@@ -34,12 +28,16 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 it("checkpoints that failed for want of room carry on once there is room", async () => {
-  dir = mkdtempSync(join(tmpdir(), "hookline-full-"));
-  proc = await spawnHookline(dir, { HOOKLINE_LOG_LEVEL: "info" });
+  const dir = tempDir(cleanup, "hookline-full-");
+  const proc = stopAfter(
+    cleanup,
+    await spawnHookline(dir, { HOOKLINE_LOG_LEVEL: "info" }),
+    "SIGKILL",
+  );
   const pid = proc.child.pid!;
   const dbBytes = () => statSync(join(dir, "hookline.db")).size;
   const post = () =>
-    call(proc!.url, "POST", "/api/v1/app/acme/msg", {
+    call(proc.url, "POST", "/api/v1/app/acme/msg", {
       eventType: "order.paid",
       payload: { pad: "x".repeat(20_000) },
     });
@@ -63,11 +61,11 @@ it("checkpoints that failed for want of room carry on once there is room", async
 
   fileSizeLimit(pid, `${full}:unlimited`);
   for (let i = 0; i < 3; i++) expect((await post()).status).toBe(202);
-  await until(() => proc!.output().includes("checkpoints fail"));
+  await until(() => proc.output().includes("checkpoints fail"));
   expect(dbBytes()).toBe(full);
 
   fileSizeLimit(pid, "unlimited:unlimited");
-  await until(() => proc!.output().includes("checkpoints work again"));
+  await until(() => proc.output().includes("checkpoints work again"));
   await until(() => dbBytes() > full);
   expect(proc.output()).not.toContain("checkpoint thread stopped");
 });

@@ -5,22 +5,12 @@
  * The API answers 503 and accepts nothing; deliveries resume by themselves once writes work again.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { GatedReceiver } from "../support/gated-receiver.js";
-import { call, spawnHookline, TEST_TOKEN, type HooklineProcess } from "../support/process.js";
+import { call, spawnHookline, stopAfter, TEST_TOKEN } from "../support/process.js";
 
-let dir = "";
-let proc: HooklineProcess | undefined;
-let rx: GatedReceiver | undefined;
-afterEach(async () => {
-  proc?.child.kill("SIGKILL");
-  await proc?.exited;
-  await rx?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
 
 /** Sets the process's file size limit as `soft:hard`; only the soft one moves, so it can go back up. */
 const fileSizeLimit = (pid: number, limit: string) =>
@@ -32,9 +22,10 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 }
 
 it("answers 503 while SQLite cannot write, then records and delivers again on its own", async () => {
-  dir = mkdtempSync(join(tmpdir(), "hookline-full-"));
-  rx = await GatedReceiver.start();
-  proc = await spawnHookline(dir);
+  const dir = tempDir(cleanup, "hookline-full-");
+  const rx = await GatedReceiver.start();
+  cleanup.push(() => rx.close());
+  const proc = stopAfter(cleanup, await spawnHookline(dir), "SIGKILL");
   const pid = proc.child.pid!;
   await call(proc.url, "POST", "/api/v1/app", { name: "acme", uid: "acme" });
   await call(proc.url, "POST", "/api/v1/app/acme/endpoint", { url: rx.url(), uid: "main" });
@@ -57,10 +48,10 @@ it("answers 503 while SQLite cannot write, then records and delivers again on it
   expect(await refused.json()).toMatchObject({ code: "store_unavailable" });
 
   // The engine met the fault too: the outcome of the delivery in flight could not be recorded.
-  await until(async () => proc!.output().includes("recording attempt outcomes failed"));
+  await until(async () => proc.output().includes("recording attempt outcomes failed"));
   fileSizeLimit(pid, "unlimited:unlimited");
   const attemptsOf = (id: string) =>
-    call<{ data: { status: number }[] }>(proc!.url, "GET", `/api/v1/app/acme/attempt/msg/${id}`);
+    call<{ data: { status: number }[] }>(proc.url, "GET", `/api/v1/app/acme/attempt/msg/${id}`);
   await until(async () => (await attemptsOf(first.body.id)).body.data.length > 0);
   const later = await call<{ id: string }>(proc.url, "POST", "/api/v1/app/acme/msg", {
     eventType: "order.paid",

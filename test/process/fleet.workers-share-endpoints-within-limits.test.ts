@@ -3,27 +3,27 @@
  * processes, one real receiver. The endpoints' concurrency limits hold across the workers, the
  * work is shared, and a worker killed with SIGKILL loses nothing.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { call, spawnHookline, type HooklineProcess } from "../support/process.js";
+import { call, spawnHookline, stopAfter, type HooklineProcess } from "../support/process.js";
 import { Receiver } from "../support/receiver.js";
 
 const LIMIT = 5;
 const ENDPOINTS = ["a", "b", "c", "d"];
 
 describe("an API process and three workers sharing PostgreSQL", () => {
+  const cleanup = useCleanup();
   let dir: string;
   let schema: string;
   let rx: Receiver;
-  const procs: HooklineProcess[] = [];
   let env: Record<string, string>;
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-fleet-"));
+    dir = tempDir(cleanup, "hookline-fleet-");
     schema = freshSchemaName();
+    cleanup.push(() => dropSchema(schema));
     env = {
       DATABASE_URL: TEST_DATABASE_URL,
       HOOKLINE_PG_SCHEMA: schema,
@@ -32,25 +32,20 @@ describe("an API process and three workers sharing PostgreSQL", () => {
       HOOKLINE_WORKER_DEAD_AFTER_MS: "1500",
     };
     rx = await Receiver.start(() => ({ status: 200, delayMs: 40 }));
+    cleanup.push(() => rx.close());
   });
 
-  afterEach(async () => {
-    for (const p of procs.splice(0)) {
-      p.child.kill("SIGKILL");
-      await p.exited;
-    }
-    await rx.close();
-    await dropSchema(schema);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  /** A hookline process of this fleet, killed with SIGKILL after the test. */
+  const member = async (name: string, role: "api" | "worker") =>
+    stopAfter(cleanup, await spawnHookline(join(dir, name), env, role), "SIGKILL");
 
   /** The API first (it migrates), then the workers. */
-  async function startFleet(workers: number): Promise<HooklineProcess> {
-    const api = await spawnHookline(join(dir, "api"), env, "api");
-    procs.push(api);
-    for (let i = 0; i < workers; i++) {
-      procs.push(await spawnHookline(join(dir, `worker-${i}`), env, "worker"));
-    }
+  async function startFleet(
+    n: number,
+  ): Promise<{ api: HooklineProcess; workers: HooklineProcess[] }> {
+    const api = await member("api", "api");
+    const workers: HooklineProcess[] = [];
+    for (let i = 0; i < n; i++) workers.push(await member(`worker-${i}`, "worker"));
     await call(api.url, "POST", "/api/v1/app", { name: "acme", uid: "acme" });
     for (const name of ENDPOINTS) {
       const res = await call(api.url, "POST", "/api/v1/app/acme/endpoint", {
@@ -60,7 +55,7 @@ describe("an API process and three workers sharing PostgreSQL", () => {
       });
       expect(res.status).toBe(201);
     }
-    return api;
+    return { api, workers };
   }
 
   async function post(api: HooklineProcess, n: number, from = 0): Promise<string[]> {
@@ -89,7 +84,7 @@ describe("an API process and three workers sharing PostgreSQL", () => {
   }
 
   it("never exceeds an endpoint's limit across workers, and more than one worker delivers", async () => {
-    const api = await startFleet(3);
+    const { api } = await startFleet(3);
     const owners = new Set<string>();
     let watching = true;
     // Which workers own endpoints, sampled while the work runs.
@@ -109,13 +104,12 @@ describe("an API process and three workers sharing PostgreSQL", () => {
   }, 90_000);
 
   it("loses nothing when a worker is killed with SIGKILL; only what it had in flight repeats", async () => {
-    const api = await startFleet(3);
+    const { api, workers } = await startFleet(3);
     const ids = await post(api, 100);
     await rx.waitFor(80);
-    const victim = procs[1]!;
+    const victim = workers[0]!;
     victim.child.kill("SIGKILL");
     await victim.exited;
-    procs.splice(1, 1);
     ids.push(...(await post(api, 50, 100)));
     await everyMessageDelivered(ids);
     const duplicates = rx.requests.length - ENDPOINTS.length * ids.length;
@@ -127,7 +121,7 @@ describe("an API process and three workers sharing PostgreSQL", () => {
   }, 90_000);
 
   it("answers a replay asked of the API process with the outcome a worker recorded", async () => {
-    const api = await startFleet(2);
+    const { api } = await startFleet(2);
     // No retries: a failed delivery is dead-lettered at once.
     const ep = await call<{ id: string }>(api.url, "POST", "/api/v1/app/acme/endpoint", {
       url: rx.url("/replayed"),

@@ -1,25 +1,17 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { call, spawnHookline, type HooklineProcess } from "../support/process.js";
+import { describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
+import { call, spawnHookline, stopAfter } from "../support/process.js";
 import { Receiver } from "../support/receiver.js";
 
 describe("a hookline killed with SIGKILL", () => {
-  let dir: string;
-  let proc: HooklineProcess | null = null;
-  let rx: Receiver;
-  afterEach(async () => {
-    proc?.child.kill("SIGKILL");
-    await proc?.exited;
-    await rx.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const cleanup = useCleanup();
 
   it("delivers every message it answered 202 for after restart; only deliveries in flight repeat", async () => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-kill9-"));
-    rx = await Receiver.start(() => ({ status: 200, delayMs: 50 }));
-    proc = await spawnHookline(dir);
+    const dir = tempDir(cleanup, "hookline-kill9-");
+    const rx = await Receiver.start(() => ({ status: 200, delayMs: 50 }));
+    cleanup.push(() => rx.close());
+    const start = async () => stopAfter(cleanup, await spawnHookline(dir), "SIGKILL");
+    let proc = await start();
     await call(proc.url, "POST", "/api/v1/app", { name: "acme", uid: "acme" });
     const limit = 8;
     await call(proc.url, "POST", "/api/v1/app/acme/endpoint", {
@@ -42,7 +34,7 @@ describe("a hookline killed with SIGKILL", () => {
     const beforeRestart = rx.requests.length;
 
     // Accepted a moment before the kill: answered 202, so it must survive too.
-    proc = await spawnHookline(dir);
+    proc = await start();
     const last = await call<{ id: string }>(proc.url, "POST", "/api/v1/app/acme/msg", {
       eventType: "order.paid",
       payload: { last: true },
@@ -52,7 +44,7 @@ describe("a hookline killed with SIGKILL", () => {
     proc.child.kill("SIGKILL");
     await proc.exited;
 
-    proc = await spawnHookline(dir);
+    proc = await start();
     const ids = () => new Set(rx.requests.map((r) => r.headers["webhook-id"]));
     const deadline = Date.now() + 30_000;
     while (ids().size < accepted.length && Date.now() < deadline) {

@@ -4,12 +4,10 @@
  * must reach the receiver at least once (or be a dead letter); only deliveries in flight at a kill
  * may arrive twice. Runs on SQLite and on PostgreSQL. HOOKLINE_KILL_SEED replays a run.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { call, spawnHookline, TEST_TOKEN, type HooklineProcess } from "../support/process.js";
+import { call, spawnHookline, stopAfter, TEST_TOKEN } from "../support/process.js";
 import { Receiver } from "../support/receiver.js";
 
 const KILLS = 10;
@@ -47,27 +45,19 @@ describe.each([
     },
   ],
 ])("hookline on %s killed with SIGKILL again and again under load", (name, storeFor) => {
-  let dir = "";
-  let proc: HooklineProcess | null = null;
-  let rx: Receiver | undefined;
-  let cleanup = async () => {};
-  afterEach(async () => {
-    proc?.child.kill("SIGKILL");
-    await proc?.exited;
-    await rx?.close();
-    await cleanup();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const cleanup = useCleanup();
 
   it("delivers every accepted message at least once; duplicates only from deliveries in flight", async () => {
     const seed = Number(process.env.HOOKLINE_KILL_SEED ?? Date.now() % 1_000_000);
     const random = seeded(seed);
+    const dir = tempDir(cleanup, `hookline-kills-${name}-`);
     const store = storeFor();
-    cleanup = store.cleanup;
-    dir = mkdtempSync(join(tmpdir(), `hookline-kills-${name}-`));
+    cleanup.push(store.cleanup);
     // A little work per request, so deliveries are in flight when the kills come.
-    rx = await Receiver.start(() => ({ status: 200, delayMs: Math.floor(random() * 10) }));
-    proc = await spawnHookline(dir, store.env);
+    const rx = await Receiver.start(() => ({ status: 200, delayMs: Math.floor(random() * 10) }));
+    cleanup.push(() => rx.close());
+    const start = async () => stopAfter(cleanup, await spawnHookline(dir, store.env), "SIGKILL");
+    let proc = await start();
     await call(proc.url, "POST", "/api/v1/app", { name: "acme", uid: "acme" });
     await call(proc.url, "POST", "/api/v1/app/acme/endpoint", {
       url: rx.url("/hook"),
@@ -113,7 +103,7 @@ describe.each([
       await proc.exited;
       // Every request that reached the receiver so far was sent by a process now dead.
       killedAt.push(rx.requests.length);
-      proc = await spawnHookline(dir, store.env);
+      proc = await start();
       url = proc.url;
       done();
     }
@@ -124,7 +114,7 @@ describe.each([
     const counts = new Map<string, number>();
     const count = () => {
       counts.clear();
-      for (const r of rx!.requests) {
+      for (const r of rx.requests) {
         const id = r.headers["webhook-id"]!;
         counts.set(id, (counts.get(id) ?? 0) + 1);
       }

@@ -5,48 +5,27 @@
  * listened nowhere: in a fleet of API and worker processes the attempt and outcome counters were
  * never exported, and the shipped rate alerts could not fire.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import {
-  call,
-  postOneMessage,
-  spawnHookline,
-  TEST_TOKEN,
-  type HooklineProcess,
-} from "../support/process.js";
+import { call, postOneMessage, spawnHookline, stopAfter, TEST_TOKEN } from "../support/process.js";
 import { Receiver } from "../support/receiver.js";
 
 describe("a worker process", () => {
-  let dir: string;
-  let schema: string;
-  let rx: Receiver;
-  const procs: HooklineProcess[] = [];
-
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-worker-http-"));
-    schema = freshSchemaName();
-    rx = await Receiver.start();
-  });
-
-  afterEach(async () => {
-    for (const p of procs.splice(0)) {
-      p.child.kill("SIGKILL");
-      await p.exited;
-    }
-    await rx.close();
-    await dropSchema(schema);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const cleanup = useCleanup();
 
   it("serves its health, readiness and metrics, and no other route", async () => {
+    const dir = tempDir(cleanup, "hookline-worker-http-");
+    const schema = freshSchemaName();
+    cleanup.push(() => dropSchema(schema));
+    const rx = await Receiver.start();
+    cleanup.push(() => rx.close());
     const env = { DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema };
-    const api = await spawnHookline(join(dir, "api"), env, "api");
-    procs.push(api);
-    const worker = await spawnHookline(join(dir, "worker"), env, "worker");
-    procs.push(worker);
+    const start = async (role: "api" | "worker") =>
+      stopAfter(cleanup, await spawnHookline(join(dir, role), env, role), "SIGKILL");
+    const api = await start("api");
+    const worker = await start("worker");
     const url = /Health:\s+(http:\/\/\S+)\/api\/v1\/health/.exec(worker.output())?.[1];
     expect(url, worker.output()).toBeDefined();
 

@@ -5,30 +5,24 @@
  * in was closed) stops it cleanly, as SIGTERM does. Before, the second signal was ignored and
  * SIGHUP killed the process without a clean stop.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { GatedReceiver } from "../support/gated-receiver.js";
-import { call, postOneMessage, spawnHookline, type HooklineProcess } from "../support/process.js";
+import { call, postOneMessage, spawnHookline, stopAfter } from "../support/process.js";
 
 describe("signals", () => {
-  let dir: string;
-  let proc: HooklineProcess | null = null;
-  let rx: GatedReceiver | null = null;
-  afterEach(async () => {
-    proc?.child.kill("SIGKILL");
-    await proc?.exited;
-    await rx?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const cleanup = useCleanup();
+  /** hookline on `dir`, killed with SIGKILL after the test if it still runs. */
+  const start = async (dir: string, env: Record<string, string>) =>
+    stopAfter(cleanup, await spawnHookline(dir, env), "SIGKILL");
 
   it("a second SIGINT while stopping exits at once; the held delivery is sent after restart", async () => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-signals-"));
-    rx = await GatedReceiver.start();
+    const dir = tempDir(cleanup, "hookline-signals-");
+    const rx = await GatedReceiver.start();
+    cleanup.push(() => rx.close());
     // Far longer than this test: only the second signal can end the first one's wait.
     const env = { HOOKLINE_SHUTDOWN_TIMEOUT_MS: "120000", HOOKLINE_REQUEST_TIMEOUT_MS: "30000" };
-    proc = await spawnHookline(dir, { ...env, HOOKLINE_LOG_LEVEL: "info" });
+    let proc = await start(dir, { ...env, HOOKLINE_LOG_LEVEL: "info" });
     const msgId = await postOneMessage(proc.url, rx.url());
     await rx.arrived(1);
 
@@ -45,14 +39,14 @@ describe("signals", () => {
     expect(proc.output()).toContain("stopping at once");
 
     rx.release();
-    proc = await spawnHookline(dir, env);
+    proc = await start(dir, env);
     await rx.arrived(2);
     expect(rx.ids).toEqual([msgId, msgId]);
   }, 45_000);
 
   it("SIGHUP stops cleanly", async () => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-signals-"));
-    proc = await spawnHookline(dir, { HOOKLINE_LOG_LEVEL: "info" });
+    const dir = tempDir(cleanup, "hookline-signals-");
+    const proc = await start(dir, { HOOKLINE_LOG_LEVEL: "info" });
     // Once it has answered a request, as a terminal's user would have seen it at work. (Run from
     // source, a hang-up in the first instants after the banner can still end it the default way.)
     await call(proc.url, "POST", "/api/v1/app", { name: "acme", uid: "acme" });

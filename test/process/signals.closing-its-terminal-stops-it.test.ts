@@ -6,20 +6,14 @@
  * port, until someone killed it.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { TEST_TOKEN } from "../support/process.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-let dir = "";
-let pid = 0;
-afterEach(() => {
-  if (pid && isRunning(pid)) process.kill(pid, "SIGKILL");
-  rmSync(dir, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
 
 /** Whether a process (not necessarily our child) is still running: gone or a zombie is not. */
 function isRunning(p: number): boolean {
@@ -34,7 +28,7 @@ function isRunning(p: number): boolean {
 
 it("stops and exits when the terminal it runs in is closed", async () => {
   expect(spawnSync("script", ["--version"]).error, "util-linux's script is needed").toBeUndefined();
-  dir = mkdtempSync(join(tmpdir(), "hookline-hangup-"));
+  const dir = tempDir(cleanup, "hookline-hangup-");
   // `script` gives hookline a terminal of its own; `exec` makes hookline the shell's process.
   const command = `exec ${process.execPath} --import tsx src/cli/main.ts serve`;
   const terminal = spawn("script", ["-qfec", command, "/dev/null"], {
@@ -59,7 +53,12 @@ it("stops and exits when the terminal it runs in is closed", async () => {
       resolve(m[1]!);
     });
   });
-  pid = Number(readFileSync(`/proc/${terminal.pid}/task/${terminal.pid}/children`, "utf8").trim());
+  const pid = Number(
+    readFileSync(`/proc/${terminal.pid}/task/${terminal.pid}/children`, "utf8").trim(),
+  );
+  cleanup.push(async () => {
+    if (pid && isRunning(pid)) process.kill(pid, "SIGKILL");
+  });
   expect(readFileSync(`/proc/${pid}/cmdline`, "utf8")).toContain("serve");
   const health = await fetch(`${url}/api/v1/health`);
   expect(health.status).toBe(204);

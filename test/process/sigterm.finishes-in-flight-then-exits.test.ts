@@ -1,25 +1,17 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { call, spawnHookline, type HooklineProcess } from "../support/process.js";
+import { describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
+import { call, spawnHookline, stopAfter } from "../support/process.js";
 import { Receiver } from "../support/receiver.js";
 
 describe("SIGTERM", () => {
-  let dir: string;
-  let proc: HooklineProcess | null = null;
-  let rx: Receiver;
-  afterEach(async () => {
-    proc?.child.kill("SIGKILL");
-    await proc?.exited;
-    await rx.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const cleanup = useCleanup();
 
   it("stops claiming, lets requests in flight finish and records them, and leaves the rest for after restart", async () => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-sigterm-"));
-    rx = await Receiver.start(() => ({ status: 200, delayMs: 1_000 }));
-    proc = await spawnHookline(dir);
+    const dir = tempDir(cleanup, "hookline-sigterm-");
+    const rx = await Receiver.start(() => ({ status: 200, delayMs: 1_000 }));
+    cleanup.push(() => rx.close());
+    const start = async () => stopAfter(cleanup, await spawnHookline(dir), "SIGKILL");
+    let proc = await start();
     await call(proc.url, "POST", "/api/v1/app", { name: "acme", uid: "acme" });
     await call(proc.url, "POST", "/api/v1/app/acme/endpoint", {
       url: rx.url("/hook"),
@@ -35,7 +27,7 @@ describe("SIGTERM", () => {
     // The three in flight finished; nothing new was started during shutdown.
     expect(rx.requests).toHaveLength(3);
 
-    proc = await spawnHookline(dir);
+    proc = await start();
     // Wait until hookline has recorded nine successful attempts, then count what arrived.
     let succeeded = 0;
     while (succeeded < 9) {

@@ -4,34 +4,26 @@
  * attempt's own deadline (up to 30 s, longer than orchestrators wait before SIGKILL). The request
  * given up on is not recorded as a failed attempt; its delivery is sent again after restart.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { GatedReceiver } from "../support/gated-receiver.js";
-import { call, postOneMessage, spawnHookline, type HooklineProcess } from "../support/process.js";
+import { call, postOneMessage, spawnHookline, stopAfter } from "../support/process.js";
 
 describe.each(["0", "1"])("SIGTERM with %s sender threads", (threads) => {
-  let dir: string;
-  let proc: HooklineProcess | null = null;
-  let rx: GatedReceiver;
-  afterEach(async () => {
-    proc?.child.kill("SIGKILL");
-    await proc?.exited;
-    await rx.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const cleanup = useCleanup();
 
   it("exits once the shutdown timeout has passed, and the held delivery is sent after restart", async () => {
-    dir = mkdtempSync(join(tmpdir(), "hookline-held-"));
-    rx = await GatedReceiver.start();
+    const dir = tempDir(cleanup, "hookline-held-");
+    const rx = await GatedReceiver.start();
+    cleanup.push(() => rx.close());
     const env = {
       HOOKLINE_SENDER_THREADS: threads,
       // The attempt's deadline is far beyond the shutdown timeout, and beyond this test's own.
       HOOKLINE_REQUEST_TIMEOUT_MS: "30000",
       HOOKLINE_SHUTDOWN_TIMEOUT_MS: "500",
     };
-    proc = await spawnHookline(dir, env);
+    const start = async () => stopAfter(cleanup, await spawnHookline(dir, env), "SIGKILL");
+    let proc = await start();
     const msgId = await postOneMessage(proc.url, rx.url());
     await rx.arrived(1);
 
@@ -40,7 +32,7 @@ describe.each(["0", "1"])("SIGTERM with %s sender threads", (threads) => {
     expect(await proc.exited).toBe(0);
 
     rx.release();
-    proc = await spawnHookline(dir, env);
+    proc = await start();
     await rx.arrived(2);
     expect(rx.ids).toEqual([msgId, msgId]);
     let attempts: { status: string; responseStatusCode: number }[] = [];

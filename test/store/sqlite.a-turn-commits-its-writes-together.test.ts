@@ -5,28 +5,18 @@
  * committed; a deferred foreign key makes a COMMIT itself fail.
  */
 import Database from "better-sqlite3";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TurnCommit } from "../../src/store/sqlite/turn-commit.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { anApplication, anEndpoint } from "./behaviour/fixtures.js";
 import { newId } from "../../src/ids.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "hookline-turn-"));
-  dirs.push(dir);
-  return dir;
-}
+const cleanup = useCleanup();
 
 function setup() {
-  const path = join(tempDir(), "turn.db");
+  const path = join(tempDir(cleanup, "hookline-turn-"), "turn.db");
   const db = new Database(path);
   db.pragma("journal_mode = WAL");
   db.pragma("foreign_keys = ON");
@@ -155,7 +145,7 @@ describe("the SQLite turn commit", () => {
   });
 
   it("closing the store writes the messages that waited for the turn's commit", async () => {
-    const path = join(tempDir(), "hookline.db");
+    const path = join(tempDir(cleanup, "hookline-turn-"), "hookline.db");
     const store = new SqliteStore({ path, synchronous: "normal" });
     const app = await store.createApplication(anApplication());
     await store.createEndpoint(anEndpoint(app.id));

@@ -2,25 +2,20 @@
  * The SQLite WAL is checkpointed by a thread of its own (checkpointer.ts), so no commit waits for
  * the copy and its fsyncs; the writer keeps its own checkpoint at a high mark, which bounds the WAL.
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import { Checkpointer, type CheckpointSettings } from "../../src/store/sqlite/checkpointer.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { niceOf, threadIds } from "../support/threads.js";
 import { accept, anApplication } from "./behaviour/fixtures.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
 
 async function open(checkpoints?: CheckpointSettings) {
-  const dir = mkdtempSync(join(tmpdir(), "hookline-ckpt-"));
-  dirs.push(dir);
-  const path = join(dir, "hookline.db");
+  const path = join(tempDir(cleanup, "hookline-ckpt-"), "hookline.db");
   const store = new SqliteStore({ path, synchronous: "normal", checkpoints });
   const app = await store.createApplication(anApplication());
   const size = (file: string) => (existsSync(file) ? statSync(file).size : 0);
@@ -121,8 +116,7 @@ describe("SQLite checkpoints", () => {
   });
 
   it("that fail are reported, and the writer goes back to SQLite's own mark", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hookline-ckpt-"));
-    dirs.push(dir);
+    const dir = tempDir(cleanup, "hookline-ckpt-");
     const db = new Database(join(dir, "hookline.db"));
     db.pragma("journal_mode = WAL");
     // The thread opens its own connection, here to a file in a directory that does not exist.

@@ -5,28 +5,16 @@
  * so against a hookline taking traffic it did not finish at all.
  */
 import { execFileSync, spawn } from "node:child_process";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { DEFAULT_CHECKPOINTS } from "../../src/store/sqlite/checkpointer.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { accept, anApplication } from "./behaviour/fixtures.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
 
 /** The runbook's SQLite backup lines, with its /backups/ directory moved to `backups`. */
 function runbookBackup(backups: string): string {
@@ -37,8 +25,7 @@ function runbookBackup(backups: string): string {
 }
 
 it("the runbook's SQLite backup finishes while hookline writes, and restores", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "hookline-backup-"));
-  dirs.push(dir);
+  const dir = tempDir(cleanup, "hookline-backup-");
   mkdirSync(join(dir, "data"));
   mkdirSync(join(dir, "backups"));
   writeFileSync(join(dir, "data", "admin-token"), "hl_admin_kept\n", { mode: 0o600 });

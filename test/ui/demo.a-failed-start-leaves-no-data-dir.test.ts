@@ -4,20 +4,17 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 
-const tmp = mkdtempSync(join(tmpdir(), "hookline-demo-test-"));
-const taken = createServer();
-afterAll(async () => {
-  taken.close();
-  rmSync(tmp, { recursive: true, force: true });
-});
+const cleanup = useCleanup();
 
 it("exits on a port in use without leaving its data dir behind", async () => {
+  const tmp = tempDir(cleanup, "hookline-demo-test-");
+  const taken = createServer();
+  cleanup.push(() => new Promise((r) => taken.close(() => r())));
   await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
   const port = (taken.address() as { port: number }).port;
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/demo.ts"], {
