@@ -23,7 +23,6 @@
  * and that they have gone once QUIET_JUDGEMENTS judgements in a row saw none. Meanwhile the
  * sender threads run below the main thread (sender-threads.ts).
  */
-import { performance } from "node:perf_hooks";
 import { TokenBucket } from "../token-bucket.js";
 
 export interface LoopBudgetSettings {
@@ -173,6 +172,8 @@ export class LoopBudget {
   }
 
   // A timer that fires late by N ms means the loop was busy for about N ms: that is the lag.
+  // Timed with the global `performance` (not perf_hooks' export, the same object), which tests on
+  // fake timers replace: their judgements then run exactly on time, however slow the machine.
   private arm(): void {
     this.expectedAt = performance.now() + this.settings.everyMs;
     this.timer = setTimeout(() => {

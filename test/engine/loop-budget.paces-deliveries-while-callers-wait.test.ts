@@ -54,7 +54,7 @@ describe("the loop budget's pace", () => {
   /** A budget whose pace runs on `clock`, on fake timers; the engine holds 10 throughout. */
   function withBudget(test: (budget: LoopBudget, judge: (waitedMs?: number) => void) => void) {
     return () => {
-      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
       const clock = { now: 0 };
       const budget = new LoopBudget(
         SETTINGS,

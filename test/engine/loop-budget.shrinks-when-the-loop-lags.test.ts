@@ -26,7 +26,7 @@ async function grewAbove(
 /** Judged on fake timers: one judgement per advance, whatever else the machine is doing. */
 function onFakeTimers(test: () => void): () => void {
   return () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
     try {
       test();
     } finally {

@@ -16,7 +16,7 @@ describe("the loop budget and the API's callers", () => {
   const judge = () => vi.advanceTimersByTime(SETTINGS.everyMs);
 
   beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
     told = [];
     held = 10;
     budget = new LoopBudget(
