@@ -424,4 +424,16 @@ ALTER TABLE api_tokens ADD COLUMN feature_flags TEXT;
 ALTER TABLE idempotency_keys ADD COLUMN owner TEXT;
 `,
   },
+  {
+    version: 14,
+    name: "API tokens by application and by expiry",
+    sql: `
+-- Every portal link adds an application's token, kept until it expires (a week by default), so
+-- the table grows with the links made. These keep the calls on one application's tokens (its
+-- list, expire-all's pages, deleting the application) and retention's pruning of expired ones
+-- from reading every token there is.
+CREATE INDEX api_tokens_by_app ON api_tokens (app_id, id);
+CREATE INDEX api_tokens_by_expiry ON api_tokens (expires_at);
+`,
+  },
 ];

@@ -1,27 +1,8 @@
 /** API tokens: stored by hash, found by hash, listed a page at a time, revoked once. */
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { ApiToken } from "../../../src/domain/types.js";
 import { ConflictError } from "../../../src/errors.js";
 import { newId } from "../../../src/ids.js";
-import { anApplication, HOUR, T0, type StoreUnderTest } from "./fixtures.js";
-
-const hashOf = (plain: string): string => createHash("sha256").update(plain).digest("hex");
-
-function aToken(overrides: Partial<ApiToken> = {}): ApiToken {
-  return {
-    id: newId("tok", T0),
-    name: "ci",
-    scope: "admin",
-    appId: null,
-    hash: hashOf(newId("tok")),
-    createdAt: T0,
-    revokedAt: null,
-    expiresAt: null,
-    featureFlags: null,
-    ...overrides,
-  };
-}
+import { anApplication, aToken, hashOf, HOUR, T0, type StoreUnderTest } from "./fixtures.js";
 
 export function apiTokenBehaviour(t: StoreUnderTest): void {
   describe("API tokens", () => {

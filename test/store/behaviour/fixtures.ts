@@ -2,9 +2,9 @@
  * Builders shared by the store behaviour suite. They talk only to the port, so the same helpers
  * serve every adapter.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { expect } from "vitest";
-import type { Application, Endpoint, EventType } from "../../../src/domain/types.js";
+import type { ApiToken, Application, Endpoint, EventType } from "../../../src/domain/types.js";
 import { newId } from "../../../src/ids.js";
 import type { FieldCipher } from "../../../src/security/cipher.js";
 import type {
@@ -55,6 +55,24 @@ export function anApplication(overrides: Partial<Application> = {}): Application
     deliveryPolicy: null,
     createdAt: T0,
     updatedAt: T0,
+    ...overrides,
+  };
+}
+
+/** The hex SHA-256 a token is stored as. */
+export const hashOf = (plain: string): string => createHash("sha256").update(plain).digest("hex");
+
+export function aToken(overrides: Partial<ApiToken> = {}): ApiToken {
+  return {
+    id: newId("tok", T0),
+    name: "ci",
+    scope: "admin",
+    appId: null,
+    hash: hashOf(newId("tok")),
+    createdAt: T0,
+    revokedAt: null,
+    expiresAt: null,
+    featureFlags: null,
     ...overrides,
   };
 }
