@@ -2,6 +2,7 @@
 import type pg from "pg";
 import type { Application, Endpoint, EventType } from "../../domain/types.js";
 import { applicationConditions } from "../application-filter.js";
+import { APPLICATION_HISTORY } from "../application-history.js";
 import type {
   ApplicationFilter,
   EventTypeQuery,
@@ -76,14 +77,8 @@ export class Catalogue {
         [id],
       );
       // In deleteEndpointRows' order.
-      for (const table of [
-        "attempts",
-        "dead_letters",
-        "dead_letter_overflow",
-        "deliveries",
-        "messages",
-      ]) {
-        await exec(c, `DELETE FROM ${table} WHERE app_id = $1`, [id]);
+      for (const { table, where } of APPLICATION_HISTORY) {
+        await exec(c, `DELETE FROM ${table} WHERE ${where("$1")}`, [id]);
       }
       if (eps.length) await deleteEndpointRows(c, eps);
       // Its tokens (portal links too) could reach nothing of it, but would still read the event

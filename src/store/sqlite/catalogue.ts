@@ -3,6 +3,7 @@ import { performance } from "node:perf_hooks";
 import type { Database as Db } from "better-sqlite3";
 import type { Application, Endpoint, EventType } from "../../domain/types.js";
 import { applicationConditions } from "../application-filter.js";
+import { APPLICATION_HISTORY } from "../application-history.js";
 import type {
   ApplicationFilter,
   EventTypeQuery,
@@ -88,14 +89,8 @@ export class Catalogue {
           WHERE dead_letter_id IN (SELECT id FROM dead_letters WHERE app_id = ?)`,
         )
         .run(id);
-      for (const table of [
-        "attempts",
-        "dead_letters",
-        "dead_letter_overflow",
-        "deliveries",
-        "messages",
-      ]) {
-        this.db.prepare(`DELETE FROM ${table} WHERE app_id = ?`).run(id);
+      for (const { table, where } of APPLICATION_HISTORY) {
+        this.db.prepare(`DELETE FROM ${table} WHERE ${where("?")}`).run(id);
       }
       for (const ep of eps) this.deleteEndpointRows(String(ep.id));
       // Its tokens (portal links too) could reach nothing of it, but would still read the event
