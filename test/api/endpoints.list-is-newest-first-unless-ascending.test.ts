@@ -6,29 +6,21 @@
  */
 import type { ListResponseEndpointOut, Ordering } from "svix";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHookline, type TestHookline } from "../support/hookline.js";
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { startHooklineOn, type TestHookline } from "../support/hookline.js";
 
 describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   let t: TestHookline;
-  let schema = "";
   let appId = "";
   /** The endpoints' ids, in the order they were created. */
   const created: string[] = [];
   beforeAll(async () => {
-    schema = freshSchemaName();
-    const env: Record<string, string> =
-      kind === "postgres" ? { DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema } : {};
-    t = await startHookline({ env });
+    t = await startHooklineOn(kind);
     appId = (await t.svix.application.create({ name: "listed" })).id;
     for (let i = 1; i <= 5; i++) {
       created.push((await t.svix.endpoint.create(appId, { url: `https://example.com/${i}` })).id);
     }
   });
-  afterAll(async () => {
-    await t.stop();
-    if (kind === "postgres") await dropSchema(schema);
-  });
+  afterAll(() => t.stop());
 
   /** Every page of the list, two endpoints at a time, through the Svix client. */
   const walk = async (order?: Ordering) => {

@@ -4,26 +4,18 @@
  * SQLite (which took it), never a 500, and writes nothing. The largest one is kept.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHookline, type TestHookline } from "../support/hookline.js";
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { startHooklineOn, type TestHookline } from "../support/hookline.js";
 
 const INT32_MAX = 2 ** 31 - 1;
 
 describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   let t: TestHookline;
-  let schema = "";
   let appId = "";
   beforeAll(async () => {
-    schema = freshSchemaName();
-    const env: Record<string, string> =
-      kind === "postgres" ? { DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema } : {};
-    t = await startHookline({ env });
+    t = await startHooklineOn(kind);
     appId = (await t.svix.application.create({ name: "versions" })).id;
   });
-  afterAll(async () => {
-    await t.stop();
-    if (kind === "postgres") await dropSchema(schema);
-  });
+  afterAll(() => t.stop());
 
   const send = async (method: string, path: string, body: unknown) => {
     const res = await fetch(`${t.url}${path}`, {

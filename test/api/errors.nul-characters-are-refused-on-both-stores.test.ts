@@ -7,21 +7,16 @@
  */
 import { Svix } from "svix";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHookline, type TestHookline } from "../support/hookline.js";
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { startHooklineOn, type TestHookline } from "../support/hookline.js";
 
 const NUL = "\u0000";
 
 describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   let t: TestHookline;
-  let schema = "";
   let appId = "";
   let appToken = "";
   beforeAll(async () => {
-    schema = freshSchemaName();
-    const env: Record<string, string> =
-      kind === "postgres" ? { DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema } : {};
-    t = await startHookline({ env });
+    t = await startHooklineOn(kind);
     appId = (await t.svix.application.create({ name: "nul", uid: "nul-app" })).id;
     const made = await t.api<{ token: string }>("POST", "/api/v1/tokens", {
       name: "app",
@@ -30,10 +25,7 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
     });
     appToken = made.body.token;
   });
-  afterAll(async () => {
-    await t.stop();
-    if (kind === "postgres") await dropSchema(schema);
-  });
+  afterAll(() => t.stop());
 
   const refused = async (
     method: string,

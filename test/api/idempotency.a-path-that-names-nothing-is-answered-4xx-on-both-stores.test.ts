@@ -6,8 +6,7 @@
  */
 import { randomBytes, randomInt } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHookline, type TestHookline } from "../support/hookline.js";
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { startHooklineOn, type TestHookline } from "../support/hookline.js";
 
 /** `n` characters that barely compress: random letters and digits, or random CJK ideographs. */
 const ascii = (n: number) => randomBytes(n).toString("base64url").slice(0, n);
@@ -16,17 +15,10 @@ const cjk = (n: number) =>
 
 describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   let t: TestHookline;
-  let schema = "";
   beforeAll(async () => {
-    schema = freshSchemaName();
-    const env: Record<string, string> =
-      kind === "postgres" ? { DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema } : {};
-    t = await startHookline({ env });
+    t = await startHooklineOn(kind);
   });
-  afterAll(async () => {
-    await t.stop();
-    if (kind === "postgres") await dropSchema(schema);
-  });
+  afterAll(() => t.stop());
 
   const resend = async (param: () => string, key = ascii(256)) => {
     const [app, msg, ep] = [param(), param(), param()].map(encodeURIComponent);

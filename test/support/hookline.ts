@@ -10,6 +10,7 @@ import { Svix } from "svix";
 import { createHookline, type Hookline, type HooklineOverrides } from "../../src/app.js";
 import { resolveConfig } from "../../src/config.js";
 import type { EngineEvent } from "../../src/engine/events.js";
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "./postgres.js";
 
 export interface TestHookline {
   hookline: Hookline;
@@ -79,6 +80,25 @@ export async function startHookline(
       });
       const text = await res.text();
       return { status: res.status, body: (text ? JSON.parse(text) : null) as never };
+    },
+  };
+}
+
+/**
+ * {@link startHookline} on the embedded store, or on PostgreSQL in a fresh schema, which `stop`
+ * drops with the data dir: for tests that run the same checks on both stores.
+ */
+export async function startHooklineOn(kind: "sqlite" | "postgres"): Promise<TestHookline> {
+  if (kind === "sqlite") return startHookline();
+  const schema = freshSchemaName();
+  const t = await startHookline({
+    env: { DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema },
+  });
+  return {
+    ...t,
+    async stop(keepData = false) {
+      await t.stop(keepData);
+      if (!keepData) await dropSchema(schema);
     },
   };
 }
