@@ -11,7 +11,10 @@ import type { Store } from "../../src/store/port.js";
 import { deadLetter } from "./behaviour/dlq-fixtures.js";
 import { accept, aToken, HOUR, seedApp, SECOND, T0 } from "./behaviour/fixtures.js";
 
-/** Whether a statement reads or changes rows (not a migration, not an insert) and may pick them by application or expiry. */
+/**
+ * Whether a statement reads or changes rows (not a migration, not an insert) and may pick them by
+ * application or expiry.
+ */
 export function picksRows(sql: string): boolean {
   return /^\s*(SELECT|UPDATE|DELETE|WITH)\b/i.test(sql) && /\b(app_id|expires_at)\b/.test(sql);
 }
