@@ -200,11 +200,22 @@ export class Dispatcher {
     if (this.paceTimer) return;
     this.paceTimer = this.deps.clock.setTimer(() => {
       this.paceTimer = null;
-      const waiting = [...this.paced];
-      this.paced.clear();
-      for (const r of waiting) void this.dispatchOrRecover(r);
-      this.deps.host.pumpSoon();
+      this.dispatchPaced();
     }, ms);
+  }
+
+  /**
+   * Dispatches the endpoints waiting for the pace now: at the pace's timer, or as soon as the
+   * pace is lifted, when waiting for the timer would hold them for nothing.
+   */
+  dispatchPaced(): void {
+    if (this.paceTimer) this.deps.clock.clearTimer(this.paceTimer);
+    this.paceTimer = null;
+    if (this.paced.size === 0) return;
+    const waiting = [...this.paced];
+    this.paced.clear();
+    for (const r of waiting) void this.dispatchOrRecover(r);
+    this.deps.host.pumpSoon();
   }
 
   /** Dispatches the endpoint again once its rate limit lets another request start. */

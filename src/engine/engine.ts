@@ -137,6 +137,7 @@ export class DeliveryEngine implements EngineControl {
       () => this.deps.clock.now(),
       // Sender threads run below this thread while callers are answered, and level with it after.
       (calling) => deps.sender.yieldToCallers?.(calling),
+      () => this.dispatcher.dispatchPaced(),
     );
     this.writer = new OutcomeWriter(deps.store, {
       maxBatch: 512,

@@ -70,6 +70,19 @@ describe("delivery while API callers wait", () => {
     expect(rx.on("/hook")).toHaveLength(10);
   });
 
+  it("sends what waited for the pace as soon as it is lifted, not at the pace's timer", async () => {
+    await pacedEngine();
+    // One goes; the other two wait for the pace's timer, on a clock that stands still.
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await h.post({ i }, { eventType: "paced" }));
+    await rx.waitFor(1, "/hook");
+    await settle();
+    expect(rx.on("/hook")).toHaveLength(1);
+    await callersAnswered();
+    for (const id of ids) await h.waitFor(reached(id, "succeeded"));
+    expect(rx.on("/hook")).toHaveLength(3);
+  });
+
   it("claims what was left in the store while others waited for the pace, once none waits", async () => {
     // The first request to /hook (the second of all) is answered late; the engine goes on.
     await pacedEngine((i) => ({ status: 200, delayMs: i === 1 ? 300 : 0 }));
