@@ -190,10 +190,13 @@ export interface Store {
    */
   listEndpointMessages(q: EndpointMessageQuery): Promise<Page<EndpointMessage>>;
   /**
-   * A new delivery of an existing message to one endpoint, due now (a manual resend); null, and
-   * nothing written, if the message or the endpoint is gone (retention or a deletion may take it
-   * between the caller's read and this write). Retention never takes a message whose resend is
-   * being written, and a deletion of its endpoint takes the resend along.
+   * A manual resend of an existing message to one endpoint, due now: the message's delivery to
+   * that endpoint still waiting (for a retry or its later time; not a replay, not one in flight)
+   * brought forward, or else a new delivery. Bringing it forward keeps a resend from sending the
+   * message twice, once now and once more when the waiting retry's time came. Null, and nothing
+   * written, if the message or the endpoint is gone (retention or a deletion may take it between
+   * the caller's read and this write). Retention never takes a message whose resend is being
+   * written, and a deletion of its endpoint takes the resend along.
    */
   enqueueResend(input: {
     id: string;

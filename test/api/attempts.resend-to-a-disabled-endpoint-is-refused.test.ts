@@ -41,8 +41,13 @@ describe("resending to a disabled endpoint", () => {
     expect((await resend(msg.id, ep.id)).status).toBe(409);
     await api.svix.endpoint.patch(appId, ep.id, { disabled: false });
 
+    const [waiting] = await api.store.listDeliveries(msg.id);
+    const at = Date.now();
     expect((await resend(msg.id, ep.id)).status).toBe(202);
-    const origins = (await api.store.listDeliveries(msg.id)).map((d) => d.origin).sort();
-    expect(origins).toEqual(["message", "resend"]);
+    // Nothing sends here, so the message's own delivery still waits: the resend sends that one
+    // now rather than adding another (store behaviour: enqueueResend).
+    const after = await api.store.listDeliveries(msg.id);
+    expect(after.map((d) => [d.id, d.origin])).toEqual([[waiting!.id, "message"]]);
+    expect(after[0]!.nextAttemptAt).toBeLessThanOrEqual(Math.max(at, waiting!.nextAttemptAt!));
   });
 });

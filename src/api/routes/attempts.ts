@@ -230,7 +230,8 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
       method: "POST",
       path: `${appPath}/msg/{msg_id}/endpoint/{endpoint_id}/resend`,
       operationId: "v1.message-attempt.resend",
-      summary: "Send a message to an endpoint again, now (a new delivery with manual attempts)",
+      summary:
+        "Send a message to an endpoint again, now: its delivery there that waits for a retry goes now, or else a new one with manual attempts",
       tag: TAG,
       responses: {
         202: { description: "Queued", schema: z.object({}) },

@@ -147,11 +147,22 @@ export const DELIVERIES = {
   // message already (and this writes nothing). So is the endpoint, first, as deleting an
   // application takes them: a deletion under way (it holds the endpoint from its start) is waited
   // for, and leaves no endpoint to write to; one that comes after waits, and takes this row too.
+  // A resend of a message whose delivery to the endpoint is still waiting (for a retry, or for
+  // its deliverAt) brings that delivery forward instead of adding another, which would send the
+  // message twice. A replay is left to its dead-letter record. A waiting row locked by a claim,
+  // an outcome or a deletion is skipped rather than waited for (waiting could deadlock with a
+  // deletion that holds it and wants the endpoint): the resend is then added, as before.
   insertResend: `WITH e AS (SELECT id FROM endpoints WHERE id = $4 FOR KEY SHARE),
-    m AS (SELECT id FROM messages WHERE id = $3 AND EXISTS (SELECT 1 FROM e) FOR KEY SHARE)
-    INSERT INTO deliveries
-    (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
-    SELECT $1, $2, m.id, $4, 'pending', 'resend', $5, $5 FROM m RETURNING *`,
+    m AS (SELECT id FROM messages WHERE id = $3 AND EXISTS (SELECT 1 FROM e) FOR KEY SHARE),
+    w AS (SELECT id FROM deliveries WHERE message_id = (SELECT id FROM m) AND endpoint_id = $4
+      AND state = 'pending' AND origin <> 'replay' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED),
+    brought AS (UPDATE deliveries d SET next_attempt_at = LEAST(d.next_attempt_at, $5)
+      FROM w WHERE d.id = w.id RETURNING d.*),
+    added AS (INSERT INTO deliveries
+      (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
+      SELECT $1, $2, m.id, $4, 'pending', 'resend', $5, $5 FROM m
+      WHERE NOT EXISTS (SELECT 1 FROM w) RETURNING *)
+    SELECT * FROM brought UNION ALL SELECT * FROM added`,
   recoverInflight: `UPDATE deliveries SET state = 'pending', lease_until = NULL,
     next_attempt_at = LEAST(coalesce(next_attempt_at, $1), $1) WHERE state = 'inflight'`,
   // Why SKIP LOCKED: claimers running at once (this process's pool, or other workers) never wait

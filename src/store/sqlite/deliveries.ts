@@ -220,6 +220,12 @@ export class Deliveries {
   }
 
   enqueueResend(input: ResendRequest): Delivery | null {
+    const waiting = this.s.bringForwardWaiting.get({
+      message: input.messageId,
+      endpoint: input.endpointId,
+      now: input.now,
+    }) as Row | undefined;
+    if (waiting) return deliveryFromRow(waiting);
     const written = this.s.insertResend.run(
       input.id,
       input.appId,

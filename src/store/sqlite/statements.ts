@@ -149,6 +149,14 @@ function prepareDeliveries(db: Db) {
       (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, created_at)
       SELECT ?, ?, m.id, e.id, 'pending', 'resend', ?, ? FROM messages m, endpoints e
       WHERE m.id = ? AND e.id = ?`),
+    // A resend of a message whose delivery to the endpoint is still waiting (for a retry, or for
+    // its deliverAt) brings that delivery forward instead of adding another, which would send the
+    // message twice. A replay is left to its dead-letter record; one being claimed is inflight.
+    bringForwardWaiting: p(`UPDATE deliveries SET next_attempt_at = min(next_attempt_at, @now)
+      WHERE rowid = (SELECT rowid FROM deliveries INDEXED BY deliveries_by_message
+        WHERE message_id = @message AND endpoint_id = @endpoint AND state = 'pending'
+          AND origin <> 'replay' ORDER BY rowid LIMIT 1)
+      RETURNING *`),
     // A delivery the engine's intake took as it was accepted: written as a claim would leave it.
     insertClaimedDelivery: p(`INSERT INTO deliveries
       (id, app_id, message_id, endpoint_id, state, origin, next_attempt_at, lease_until, created_at)

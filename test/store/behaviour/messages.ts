@@ -12,6 +12,7 @@ import {
   MINUTE,
   only,
   outcomeFor,
+  retried,
   SECOND,
   seedApp,
   succeeded,
@@ -413,6 +414,66 @@ export function messageBehaviour(t: StoreUnderTest): void {
       expect(all.map((d) => d.state).sort()).toEqual(["pending", "succeeded"]);
       const claimed = only(await claimAll(t.store, now));
       expect(claimed).toMatchObject({ id, origin: "resend", messageId: message.id });
+    });
+
+    it("brings forward the delivery waiting for a retry instead of adding one (no second send)", async () => {
+      const { app, endpoints } = await seedApp(t.store);
+      const ep = endpoints[0]!.id;
+      const { message } = await accept(t.store, app.id);
+      const first = only(await claimAll(t.store, T0));
+      await t.store.recordAttempts([retried(first, T0 + SECOND, T0 + HOUR)]);
+
+      const now = T0 + MINUTE;
+      const resend = await t.store.enqueueResend({
+        id: newId("dlv"),
+        appId: app.id,
+        messageId: message.id,
+        endpointId: ep,
+        now,
+      });
+      expect(resend).toMatchObject({
+        id: first.id,
+        state: "pending",
+        origin: "message",
+        attemptCount: 1,
+        nextAttemptAt: now,
+      });
+      expect(await t.store.listDeliveries(message.id)).toEqual([resend]);
+      expect(only(await claimAll(t.store, now)).id).toBe(first.id);
+      // Claimed (in flight), it is not waiting: another resend is a delivery of its own.
+      const again = await t.store.enqueueResend({
+        id: newId("dlv"),
+        appId: app.id,
+        messageId: message.id,
+        endpointId: ep,
+        now: now + SECOND,
+      });
+      expect(again).toMatchObject({ origin: "resend", nextAttemptAt: now + SECOND });
+      expect((await t.store.listDeliveries(message.id)).length).toBe(2);
+    });
+
+    it("brings forward a delivery waiting for its later time, to that endpoint only", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [ep1, ep2] = endpoints.map((e) => e.id) as [string, string];
+      const { message } = await accept(t.store, app.id, { dueAt: T0 + HOUR });
+      const resend = await t.store.enqueueResend({
+        id: newId("dlv"),
+        appId: app.id,
+        messageId: message.id,
+        endpointId: ep1,
+        now: T0 + SECOND,
+      });
+      expect(resend).toMatchObject({ endpointId: ep1, origin: "message", attemptCount: 0 });
+      const due = (await t.store.listDeliveries(message.id)).map((d) => [
+        d.endpointId,
+        d.nextAttemptAt,
+      ]);
+      expect(due.sort()).toEqual(
+        [
+          [ep1, T0 + SECOND],
+          [ep2, T0 + HOUR],
+        ].sort(),
+      );
     });
 
     it("writes nothing for a message that is gone (retention took it after it was read)", async () => {
