@@ -146,7 +146,10 @@ export function resolveConfig(given: Env): Readonly<Config> {
     encryptionOldKeys: (env.HOOKLINE_ENCRYPTION_OLD_KEYS ?? "")
       .split(",")
       .filter((k) => k.trim())
-      .map((k) => parseKey(k, "HOOKLINE_ENCRYPTION_OLD_KEYS")),
+      // Which of the list, counted from 1: the keys themselves are not for the log.
+      .map((k, i, all) =>
+        parseKey(k, `HOOKLINE_ENCRYPTION_OLD_KEYS${all.length > 1 ? ` (key ${i + 1})` : ""}`),
+      ),
     metricsMaxEndpoints: int(env, "HOOKLINE_METRICS_MAX_ENDPOINTS", 500, 0, 100_000),
     metricsPublic: bool(env, "HOOKLINE_METRICS_PUBLIC", false),
     alertIntervalMs: int(env, "HOOKLINE_ALERT_INTERVAL_SECONDS", 30, 1, 3600) * 1000,
@@ -255,7 +258,9 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (!raw) return fallback;
   if (["1", "true", "yes", "on"].includes(raw)) return true;
   if (["0", "false", "no", "off"].includes(raw)) return false;
-  throw new ConfigError(`${name} must be 1 or 0 (true/false), got "${env[name]}"`);
+  throw new ConfigError(
+    `${name} must be 1, true, yes or on, or 0, false, no or off, got "${env[name]}"`,
+  );
 }
 
 function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
@@ -298,10 +303,20 @@ function url(env: Env, name: string): string | null {
   // out in every portal link. (`?` and `#` are tested in the text: an empty one parses as none.)
   if (/[?#]/.test(raw) || u.username || u.password) {
     throw new ConfigError(
-      `${name} must be a base URL without credentials, query or fragment (hookline appends paths to it), got "${raw}"`,
+      `${name} must be a base URL without credentials, query or fragment (hookline appends paths to it), got "${shownWithoutCredentials(raw, u)}"`,
     );
   }
   return `${u.origin}${u.pathname}`.replace(/\/+$/, "");
+}
+
+/**
+ * The URL as given, its credentials replaced: start-up errors go to the log, which is no place
+ * for the password the setting was refused for.
+ */
+function shownWithoutCredentials(raw: string, u: URL): string {
+  if (!u.username && !u.password) return raw;
+  const at = raw.indexOf("@", raw.indexOf("//") + 2);
+  return `${raw.slice(0, raw.indexOf("//") + 2)}(credentials hidden)${raw.slice(at)}`;
 }
 
 function encryptionKey(env: Env): Buffer | null {

@@ -49,7 +49,7 @@ describe("the PostgreSQL settings", () => {
     }
     expect(() => resolveConfig({ HOOKLINE_PG_PREPARED_STATEMENTS: "sometimes" })).toThrow(
       new ConfigError(
-        'HOOKLINE_PG_PREPARED_STATEMENTS must be 1 or 0 (true/false), got "sometimes"',
+        'HOOKLINE_PG_PREPARED_STATEMENTS must be 1, true, yes or on, or 0, false, no or off, got "sometimes"',
       ),
     );
   });

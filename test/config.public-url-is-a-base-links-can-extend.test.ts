@@ -29,12 +29,20 @@ describe("HOOKLINE_PUBLIC_URL", () => {
       "https://hooks.example.com/?tenant=eu",
       "https://hooks.example.com/?",
       "https://hooks.example.com/#top",
-      "https://ops:s3cret@hooks.example.com",
-      "https://ops@hooks.example.com",
     ]) {
       expect(() => publicUrl(bad), bad).toThrow(
         new ConfigError(
           `HOOKLINE_PUBLIC_URL must be a base URL without credentials, query or fragment (hookline appends paths to it), got "${bad}"`,
+        ),
+      );
+    }
+  });
+
+  it("with credentials stops start-up without printing them (the error goes to the log)", () => {
+    for (const bad of ["https://ops:s3cret@hooks.example.com", "https://ops@hooks.example.com/x"]) {
+      expect(() => publicUrl(bad), bad).toThrow(
+        new ConfigError(
+          `HOOKLINE_PUBLIC_URL must be a base URL without credentials, query or fragment (hookline appends paths to it), got "https://(credentials hidden)@hooks.example.com${bad.endsWith("/x") ? "/x" : ""}"`,
         ),
       );
     }
