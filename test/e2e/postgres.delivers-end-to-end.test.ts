@@ -48,13 +48,21 @@ describe("hookline on PostgreSQL (DATABASE_URL) delivers end to end", () => {
     const byMessage = await t.svix.messageAttempt.listByMsg(app.id, msg.id);
     expect(byMessage.data.map((a) => a.id)).toEqual(attempts.data.map((a) => a.id));
 
-    // The same eventId again is the same message, in PostgreSQL as in SQLite.
+    // The same eventId again is the same message, in PostgreSQL as in SQLite; with another
+    // payload it is refused.
     const again = await t.svix.message.create("acme", {
       eventType: "invoice.paid",
       eventId: "inv-1",
-      payload: { invoice: 1, status: "paid" },
+      payload: { invoice: 1, status: "paid", note: "héllo ✓" },
     });
     expect(again.id).toBe(msg.id);
+    await expect(
+      t.svix.message.create("acme", {
+        eventType: "invoice.paid",
+        eventId: "inv-1",
+        payload: { invoice: 1, status: "paid" },
+      }),
+    ).rejects.toMatchObject({ code: 409 });
     expect((await t.svix.message.list(app.id)).data.map((m) => m.id)).toEqual([msg.id]);
   });
 });

@@ -1,12 +1,14 @@
 /** Svix messages: /api/v1/app/{app_id}/msg. */
 import { z } from "zod";
 import { filteredOut } from "../../domain/fan-out.js";
-import type { Endpoint } from "../../domain/types.js";
+import type { Endpoint, Message } from "../../domain/types.js";
+import { ConflictError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import type { ApiDeps } from "../deps.js";
 import { endpointPages, requireApp, requireMessage, requireOrCreateApp } from "../lookup.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { memberBytes } from "../payload-bytes.js";
+import { contentDifferences, type PostedContent } from "../repeated-event.js";
 import { deliveryStatusOf, MessageWithStatusOut } from "../schemas/attempt.js";
 import { HttpError, HttpValidationError, extension, listOf } from "../schemas/common.js";
 import { Channel } from "../schemas/endpoint.js";
@@ -39,6 +41,15 @@ function payloadBytes(raw: Buffer | null, parsed: unknown): Buffer {
   return bytes?.[0] === 0x7b ? bytes : Buffer.from(JSON.stringify(parsed), "utf8");
 }
 
+/** A repeated eventId that says something else is refused, not dropped behind a 200. */
+function refuseOtherContent(existing: Message, posted: PostedContent): void {
+  const differ = contentDifferences(existing, posted);
+  if (differ.length === 0) return;
+  throw new ConflictError(
+    `eventId ${existing.eventId} is message ${existing.id}, whose ${differ.join(", ")} ${differ.length === 1 ? "differs" : "differ"} from this post's; a message cannot change: post it with another eventId`,
+  );
+}
+
 export function messageRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
   const base = "/api/v1/app/{app_id}/msg";
@@ -49,7 +60,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
       path: base,
       operationId: "v1.message.create",
       summary:
-        "Accept a message for delivery (202); a repeated eventId answers 200 with the first message",
+        "Accept a message for delivery (202); a repeated eventId answers 200 with the first message, or 409 if the post says something else",
       tag: TAG,
       query: z.object(WithContent),
       body: MessageIn,
@@ -59,6 +70,10 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         200: { description: "A message with this eventId already exists", schema: MessageOut },
         202: { description: "Accepted: stored and queued for delivery", schema: MessageOut },
         ...errors,
+        409: {
+          description: "A message with this eventId already exists and says something else",
+          schema: HttpError,
+        },
       },
       handler: async ({ request, params, query, body }) => {
         const started = performance.now();
@@ -66,14 +81,17 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         const now = clock.now();
         const deliverAt = body.deliverAt ? Date.parse(body.deliverAt) : now;
         const dueAt = Math.max(now, deliverAt);
-        const result = await store.acceptMessage({
-          id: newId("msg", now),
-          appId: app.id,
+        const posted = {
           eventType: body.eventType,
-          eventId: body.eventId ?? null,
           channels: body.channels?.length ? body.channels : null,
           tags: body.tags?.length ? body.tags : null,
           payload: payloadBytes(request.rawBody, body.payload),
+        };
+        const result = await store.acceptMessage({
+          ...posted,
+          id: newId("msg", now),
+          appId: app.id,
+          eventId: body.eventId ?? null,
           now,
           dueAt,
           deliverAt: body.deliverAt ? deliverAt : null,
@@ -83,6 +101,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         // The message is committed by now; only then is the engine told and the caller answered.
         // What its intake took is in its hands already; only deliveries left due need a wake-up.
         engine.callerWaited(performance.now() - started);
+        if (!result.created) refuseOtherContent(result.message, posted);
         if (result.deliveries > result.taken) engine.wake(dueAt);
         const json = messageJson(result.message, query.with_content ?? true);
         return { status: result.created ? 202 : 200, json };
