@@ -5,12 +5,20 @@ import { newId } from "../ids.js";
 import type { Store } from "../store/port.js";
 import type { ApiDeps } from "./deps.js";
 import { newApplication, type ApplicationInput } from "./schemas/application.js";
+import { refuseReservedUid, refuseSystemApp } from "./system-guard.js";
 import { parseWith, problemsOf, throwIfProblems, Uid } from "./validation.js";
 
 /** The application with this id or uid. */
 export async function requireApp(store: Store, idOrUid: string): Promise<Application> {
   const app = await store.findApplication(idOrUid);
   if (!app) throw new NotFoundError(`application ${idOrUid}`);
+  return app;
+}
+
+/** The application with this id or uid, for a change: 404 when none, 409 when it is hookline's. */
+export async function requireChangeableApp(store: Store, idOrUid: string): Promise<Application> {
+  const app = await requireApp(store, idOrUid);
+  refuseSystemApp(app);
   return app;
 }
 
@@ -37,6 +45,7 @@ export async function requireOrCreateApp(
     });
   }
   throwIfProblems(problems);
+  refuseReservedUid(idOrUid, ["path", "app_id"]);
   const now = clock.now();
   try {
     return await store.createApplication(

@@ -14,7 +14,12 @@ import { lastAttemptOf } from "../store/last-attempt.js";
 import type { AlertRecord, Store } from "../store/port.js";
 import type { AlertChanges } from "./alert-rules.js";
 import { alertViews } from "./alert-view.js";
-import { ensureSystemApp, OPERATIONAL_APP_UID, type SystemEndpoints } from "./system-apps.js";
+import {
+  ensureSystemApp,
+  isSystemApp,
+  OPERATIONAL_APP_UID,
+  type SystemEndpoints,
+} from "./system-apps.js";
 
 /** Every operational event type hookline sends. */
 export const OPERATIONAL_EVENT_TYPES = [
@@ -59,8 +64,9 @@ export class OperationalWebhooks {
   }
 
   /**
-   * The operational application, created on first use. Read each time, not kept: it is listed
-   * with the others and may be deleted through the applications API, and is then made anew.
+   * The operational application, created on first use. Read each time, not kept: the API refuses
+   * to delete it, but a store restored from a backup, or cleaned by hand, may lack it; it is then
+   * made anew. Throws ConflictError while a customer's application holds its uid.
    */
   async application(): Promise<Application> {
     const app = await ensureSystemApp(this.deps.store, this.deps.clock, OPERATIONAL_APP_UID);
@@ -207,9 +213,11 @@ export class OperationalWebhooks {
     if (this.hasEndpoints === null || now - this.checkedAt > RECHECK_MS) {
       this.checkedAt = now;
       const app = await this.deps.store.findApplication(OPERATIONAL_APP_UID);
-      this.hasEndpoints = app
-        ? (await this.deps.store.listEndpoints(app.id, { limit: 1 })).data.length > 0
-        : false;
+      // A customer's application holding the uid is no one listening for hookline's events.
+      this.hasEndpoints =
+        app && isSystemApp(app)
+          ? (await this.deps.store.listEndpoints(app.id, { limit: 1 })).data.length > 0
+          : false;
     }
     return this.hasEndpoints;
   }

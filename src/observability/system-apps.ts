@@ -1,8 +1,10 @@
 /**
  * Applications hookline owns itself: the operational webhooks' application (its endpoints are the
  * operators' registered endpoints, its messages hookline's own events) and the failure drill's.
- * They are ordinary applications, so signing, the retry ladder and the dead-letter queue are the
- * same code; events about their endpoints never become operational events (no loops).
+ * They are ordinary applications to the engine, so signing, the retry ladder and the dead-letter
+ * queue are the same code; events about their endpoints never become operational events (no
+ * loops). The API lets anyone read them but change them only through their own routes (see
+ * api/system-guard.ts).
  */
 import type { Clock } from "../clock.js";
 import type { Application } from "../domain/types.js";
@@ -20,14 +22,47 @@ const NAMES: Record<string, string> = {
   [DRILL_APP_UID]: "hookline failure drills",
 };
 
-/** The system application with this uid, created on first use. */
+/** The metadata key (value "true") hookline sets on the applications it makes for itself. */
+export const SYSTEM_MARKER = "hookline.system";
+
+/** Whether this uid is one of hookline's own applications', which no one else may take. */
+export function isReservedUid(uid: string | null | undefined): boolean {
+  return uid === OPERATIONAL_APP_UID || uid === DRILL_APP_UID;
+}
+
+/**
+ * Whether hookline made this application for itself: a reserved uid and the marker. The uid alone
+ * is not enough: a store from before the uids were reserved may hold a customer's application
+ * with one, which stays the customer's (ensureSystemApp refuses to adopt it).
+ */
+export function isSystemApp(app: Pick<Application, "uid" | "metadata">): boolean {
+  return isReservedUid(app.uid) && app.metadata[SYSTEM_MARKER] === "true";
+}
+
+/** A customer's application holding a reserved uid; hookline will not take it over. */
+function notOurs(app: Application): ConflictError {
+  return new ConflictError(
+    `application ${app.uid} (${app.id}) was not made by hookline (its metadata lacks ` +
+      `"${SYSTEM_MARKER}": "true"), so hookline will not use it for its own events: give it ` +
+      `another uid (PATCH /api/v1/app/${app.id} with {"uid": "…"}) and try again`,
+  );
+}
+
+/**
+ * The system application with this uid, created on first use. Throws ConflictError when an
+ * application that is not hookline's holds the uid: adopting it would send hookline's events to
+ * its endpoints.
+ */
 export async function ensureSystemApp(
   store: Store,
   clock: Clock,
   uid: string,
 ): Promise<Application> {
   const found = await store.findApplication(uid);
-  if (found) return found;
+  if (found) {
+    if (!isSystemApp(found)) throw notOurs(found);
+    return found;
+  }
   const now = clock.now();
   try {
     return await store.createApplication({
@@ -35,7 +70,7 @@ export async function ensureSystemApp(
       uid,
       name: NAMES[uid] ?? uid,
       rateLimit: null,
-      metadata: { "hookline.system": "true" },
+      metadata: { [SYSTEM_MARKER]: "true" },
       deliveryPolicy: null,
       createdAt: now,
       updatedAt: now,
@@ -45,6 +80,7 @@ export async function ensureSystemApp(
     if (!(err instanceof ConflictError)) throw err;
     const again = await store.findApplication(uid);
     if (!again) throw err;
+    if (!isSystemApp(again)) throw notOurs(again);
     return again;
   }
 }
@@ -72,8 +108,8 @@ export class SystemEndpoints {
     if (appId === null) return false;
     let system = this.systemApp.get(appId);
     if (system === undefined) {
-      const uid = (await this.store.findApplication(appId))?.uid;
-      system = uid === OPERATIONAL_APP_UID || uid === DRILL_APP_UID;
+      const app = await this.store.findApplication(appId);
+      system = app !== null && isSystemApp(app);
       if (this.systemApp.size >= 10_000) this.systemApp.clear();
       this.systemApp.set(appId, system);
     }

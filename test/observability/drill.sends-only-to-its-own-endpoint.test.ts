@@ -1,9 +1,12 @@
 /**
- * The drill's application is an ordinary one, listed with the others, so an operator can add an
- * endpoint to it or change the drill's own endpoint. The drill message still goes to the drill's
- * endpoint alone, and the drill still passes: it tests the failure path, not what was added.
+ * The drill's application is listed with the others; the API refuses to change it (409), but an
+ * older hookline let an operator add an endpoint to it or change the drill's own endpoint, and a
+ * store may still hold such changes (made here through the store). The drill message still goes
+ * to the drill's endpoint alone, and the drill still passes: it tests the failure path, not what
+ * was added.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { anEndpoint } from "../store/behaviour/fixtures.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
 
@@ -34,7 +37,7 @@ describe("a failure drill whose application was changed by hand", () => {
   it("passes with another endpoint in the drill's application, which gets nothing", async () => {
     expect(failed(await drill())).toEqual([]);
     const app = await h.svix.application.get("hookline-drill");
-    await h.svix.endpoint.create(app.id, { url: rx.url("/added") });
+    await h.hookline.store.createEndpoint(anEndpoint(app.id, { url: rx.url("/added") }));
 
     const run = await drill();
     expect(failed(run)).toEqual([]);
@@ -44,8 +47,12 @@ describe("a failure drill whose application was changed by hand", () => {
 
   it("passes after the drill's endpoint was given channels", async () => {
     const app = await h.svix.application.get("hookline-drill");
-    const own = (await h.svix.endpoint.list(app.id)).data.find((ep) => ep.uid === "drill")!;
-    await h.svix.endpoint.patch(app.id, own.id, { channels: ["somewhere"] });
+    const own = await h.hookline.store.findEndpoint(app.id, "drill");
+    await h.hookline.store.updateEndpoint({
+      ...own!,
+      channels: ["somewhere"],
+      updatedAt: Date.now(),
+    });
 
     const run = await drill();
     expect(failed(run)).toEqual([]);

@@ -1,8 +1,9 @@
 /**
- * hookline's operational application is listed with the others (uid `hookline-operational`), so
- * it can be deleted through the applications API, its endpoints with it. Operational endpoints
- * registered after that are kept in a new one, listed, and receive hookline's events, on both
- * stores; none is left under the deleted application, to vanish at the next restart.
+ * hookline's operational application (uid `hookline-operational`) is listed with the others, but
+ * the applications API refuses to delete it (409). A store cleaned by hand, or restored from a
+ * backup, may still lack it: operational endpoints registered after that are kept in a new one,
+ * listed, and receive hookline's events, on both stores; none is left under the deleted
+ * application, to vanish at the next restart.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { OPERATIONAL_APP_UID } from "../../src/observability/system-apps.js";
@@ -33,8 +34,14 @@ describe.each(stores)(
       cleanups.push(() => ops.close());
       const h = await startHookline({ env });
       cleanups.push(() => h.stop());
-      await h.svix.operationalWebhookEndpoint.create({ url: ops.url("/before") });
-      expect((await h.api("DELETE", `/api/v1/app/${OPERATIONAL_APP_UID}`)).status).toBe(204);
+      const before = await h.svix.operationalWebhookEndpoint.create({ url: ops.url("/before") });
+      expect((await h.api("DELETE", `/api/v1/app/${OPERATIONAL_APP_UID}`)).status).toBe(409);
+      expect((await h.svix.operationalWebhookEndpoint.list()).data.map((e) => e.id)).toEqual([
+        before.id,
+      ]);
+      // Deleted behind the API's back, as by hand in the database.
+      const old = await h.hookline.store.findApplication(OPERATIONAL_APP_UID);
+      await h.hookline.store.deleteApplication(old!.id);
 
       const again = await h.svix.operationalWebhookEndpoint.create({ url: ops.url("/after") });
       const listed = await h.svix.operationalWebhookEndpoint.list();

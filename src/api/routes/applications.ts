@@ -6,7 +6,7 @@ import { newId } from "../../ids.js";
 import { tokenCacheFor } from "../auth.js";
 import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
-import { endpointPages, requireApp } from "../lookup.js";
+import { endpointPages, requireApp, requireChangeableApp } from "../lookup.js";
 import { uidOfPut, updateOrCreate } from "../put-or-create.js";
 import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
 import {
@@ -20,6 +20,7 @@ import {
 } from "../schemas/application.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
 import { changeApplication, RACED } from "../stored-change.js";
+import { refuseReservedUid } from "../system-guard.js";
 import { ListQuery, QueryBool } from "../validation.js";
 
 const TAG = "Application";
@@ -31,8 +32,13 @@ const TAG = "Application";
 const ADMIN_ONLY = "admin";
 const errors = {
   404: { description: "No such application", schema: HttpError },
-  422: { description: "Invalid input", schema: HttpValidationError },
+  422: {
+    description: "Invalid input, or a uid reserved for hookline",
+    schema: HttpValidationError,
+  },
 };
+/** hookline's own applications are read-only here (see system-guard.ts). */
+const HOOKLINES = "the application is hookline's own (operational webhooks, failure drill)";
 
 export function applicationRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
@@ -84,6 +90,8 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         422: errors[422],
       },
       handler: async ({ query, body }) => {
+        // Before get_if_exists, which would hand out hookline's application as the caller's.
+        refuseReservedUid(body.uid, ["body", "uid"]);
         const existing = async (): Promise<Application | null> => {
           if (!query.get_if_exists || !body.uid) return null;
           const app = await store.findApplication(body.uid);
@@ -127,16 +135,21 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         200: { description: "The updated application", schema: ApplicationOut },
         201: { description: "Created: no application had this id or uid", schema: ApplicationOut },
         404: { description: "Deleted by another request while this one ran", schema: HttpError },
-        409: { description: `The uid is taken, or: ${RACED}`, schema: HttpError },
+        409: { description: `The uid is taken, ${HOOKLINES}, or: ${RACED}`, schema: HttpError },
         422: errors[422],
       },
       handler: async ({ params, body }) => {
         const path = params.app_id!;
         const input = { ...body, uid: uidOfPut(path, "app", body.uid) };
+        const uidLoc = body.uid ? ["body", "uid"] : ["path", "app_id"];
         const update = async () => {
           const { after } = await changeApplication(
             deps,
-            () => requireApp(store, path),
+            async () => {
+              const app = await requireChangeableApp(store, path);
+              refuseReservedUid(input.uid, uidLoc, app.uid);
+              return app;
+            },
             (app, at) => ({
               ...app,
               uid: input.uid,
@@ -155,7 +168,10 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         return updateOrCreate(
           async () => (await store.findApplication(path)) !== null,
           update,
-          () => create(input),
+          () => {
+            refuseReservedUid(input.uid, uidLoc);
+            return create(input);
+          },
         );
       },
     }),
@@ -170,13 +186,17 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         200: { description: "The updated application", schema: ApplicationOut },
         ...errors,
-        409: { description: `The uid is taken, or: ${RACED}`, schema: HttpError },
+        409: { description: `The uid is taken, ${HOOKLINES}, or: ${RACED}`, schema: HttpError },
       },
       handler: async ({ params, body }) => {
         const rateLimit = rateLimitOf(body);
         const { after } = await changeApplication(
           deps,
-          () => requireApp(store, params.app_id!),
+          async () => {
+            const app = await requireChangeableApp(store, params.app_id!);
+            refuseReservedUid(body.uid, ["body", "uid"], app.uid);
+            return app;
+          },
           (app, at) => ({
             ...app,
             uid: body.uid === undefined ? app.uid : body.uid,
@@ -199,9 +219,13 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       access: ADMIN_ONLY,
       summary: "Delete an application with its endpoints, messages, attempts and API tokens",
       tag: TAG,
-      responses: { 204: { description: "Deleted" }, 404: errors[404] },
+      responses: {
+        204: { description: "Deleted" },
+        404: errors[404],
+        409: { description: HOOKLINES, schema: HttpError },
+      },
       handler: async ({ params }) => {
-        const app = await requireApp(store, params.app_id!);
+        const app = await requireChangeableApp(store, params.app_id!);
         const endpointIds: string[] = [];
         for await (const page of endpointPages(store, app.id)) {
           endpointIds.push(...page.map((e) => e.id));

@@ -11,7 +11,7 @@ import { ValidationError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import { featureFlagsOf } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
-import { requireApp, requireEndpoint } from "../lookup.js";
+import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, iso, listAnswer, listOf } from "../schemas/common.js";
 import { ReplayJobOut, replayJobOut } from "../schemas/dead-letter.js";
@@ -89,10 +89,12 @@ export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         202: { description: "The test message, queued", schema: MessageOut },
         404: notFound,
+        409: { description: "The application is hookline's own", schema: HttpError },
         422: { description: "Invalid input", schema: HttpValidationError },
       },
       handler: async ({ params, body, request }) => {
-        const app = await requireApp(store, params.app_id!);
+        // A message in one of hookline's own applications would pass for hookline's event.
+        const app = await requireChangeableApp(store, params.app_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
         // An event type the token may not see is as one that does not exist: its examples stay hidden.
         const et = await store.findEventType(body.eventType);

@@ -13,7 +13,7 @@ import {
 import type { ApiDeps } from "../deps.js";
 import { changeApplication, changeEndpoint, RACED } from "../stored-change.js";
 import { circuitOf } from "../endpoint-view.js";
-import { requireApp, requireEndpoint } from "../lookup.js";
+import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, Timestamp, iso } from "../schemas/common.js";
 import { CircuitState } from "../schemas/endpoint.js";
@@ -147,12 +147,16 @@ export function deliveryRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         200: { description: "The policy", schema: DeliveryPolicyDoc },
         ...errors,
-        409: { description: RACED, schema: HttpError },
+        409: { description: `The application is hookline's own, or: ${RACED}`, schema: HttpError },
       },
       handler: async ({ params, body }) => {
         const { after } = await changeEndpoint(
           deps,
-          async () => (await load(params)).ep,
+          async () => {
+            // Not one of hookline's own applications' endpoints (see system-guard.ts).
+            const app = await requireChangeableApp(store, params.app_id!);
+            return requireEndpoint(store, app, params.endpoint_id!);
+          },
           (ep, at) => ({ ...ep, deliveryPolicy: body, updatedAt: at }),
         );
         engine.invalidateEndpoint(after.id);
@@ -182,12 +186,12 @@ export function deliveryRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         200: { description: "The policy", schema: DeliveryPolicyDoc },
         ...errors,
-        409: { description: RACED, schema: HttpError },
+        409: { description: `The application is hookline's own, or: ${RACED}`, schema: HttpError },
       },
       handler: async ({ params, body }) => {
         const { after } = await changeApplication(
           deps,
-          () => requireApp(store, params.app_id!),
+          () => requireChangeableApp(store, params.app_id!),
           (app, at) => ({ ...app, deliveryPolicy: body, updatedAt: at }),
         );
         engine.invalidateApplication(after.id);

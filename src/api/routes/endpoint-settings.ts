@@ -2,7 +2,7 @@
 import { ValidationError } from "../../errors.js";
 import type { ApiDeps } from "../deps.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
-import { requireApp, requireEndpoint } from "../lookup.js";
+import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
 import { defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError } from "../schemas/common.js";
 import {
@@ -19,7 +19,7 @@ import { GRACE_FULL, rotateSecret } from "../secret-rotation.js";
 const TAG = "Endpoint";
 const errors = {
   404: { description: "No such application or endpoint", schema: HttpError },
-  409: { description: RACED, schema: HttpError },
+  409: { description: `The application is hookline's own, or: ${RACED}`, schema: HttpError },
   422: { description: "Invalid input", schema: HttpValidationError },
 };
 
@@ -28,6 +28,11 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
   const base = "/api/v1/app/{app_id}/endpoint/{endpoint_id}";
   const load = async (params: Record<string, string>) => {
     const app = await requireApp(store, params.app_id!);
+    return requireEndpoint(store, app, params.endpoint_id!);
+  };
+  /** The endpoint, for a change: none of hookline's own applications' (see system-guard.ts). */
+  const loadToChange = async (params: Record<string, string>) => {
+    const app = await requireChangeableApp(store, params.app_id!);
     return requireEndpoint(store, app, params.endpoint_id!);
   };
   return [
@@ -55,10 +60,13 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         204: { description: "Rotated" },
         ...errors,
-        409: { description: `${GRACE_FULL}, or: ${RACED}`, schema: HttpError },
+        409: {
+          description: `The application is hookline's own, ${GRACE_FULL}, or: ${RACED}`,
+          schema: HttpError,
+        },
       },
       handler: async ({ params, body }) => {
-        const after = await rotateSecret(deps, () => load(params), body);
+        const after = await rotateSecret(deps, () => loadToChange(params), body);
         engine.invalidateEndpoint(after.id);
         return noContent();
       },
@@ -86,7 +94,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params, body }) => {
         const { after } = await changeEndpoint(
           deps,
-          () => load(params),
+          () => loadToChange(params),
           (ep, at) => ({
             ...ep,
             headers: body.headers,
@@ -108,7 +116,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params, body }) => {
         const { after } = await changeEndpoint(
           deps,
-          () => load(params),
+          () => loadToChange(params),
           (ep, at) => {
             const headers = { ...ep.headers };
             // Header names are case-insensitive: a change replaces any spelling of the same name.

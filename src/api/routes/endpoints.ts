@@ -9,7 +9,7 @@ import { endpointsDeleted } from "../deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointView } from "../endpoint-view.js";
-import { requireApp, requireEndpoint } from "../lookup.js";
+import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
 import { uidOfPut, updateOrCreate } from "../put-or-create.js";
 import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
 import { rateLimitOf } from "../schemas/application.js";
@@ -28,7 +28,10 @@ import { ListQuery, QueryTime } from "../validation.js";
 const TAG = "Endpoint";
 const errors = {
   404: { description: "No such application or endpoint", schema: HttpError },
-  409: { description: `The uid is taken; for a change, or: ${RACED}`, schema: HttpError },
+  409: {
+    description: `The uid is taken; the application is hookline's own; for a change, or: ${RACED}`,
+    schema: HttpError,
+  },
   422: { description: "Invalid input", schema: HttpValidationError },
 };
 
@@ -163,7 +166,8 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       tag: TAG,
       body: EndpointIn,
       responses: { 201: { description: "Created", schema: EndpointOut }, ...errors },
-      handler: async ({ params, body }) => create(await requireApp(store, params.app_id!), body),
+      handler: async ({ params, body }) =>
+        create(await requireChangeableApp(store, params.app_id!), body),
     }),
     defineRoute({
       method: "GET",
@@ -194,7 +198,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         ...errors,
       },
       handler: async ({ params, body }) => {
-        const app = await requireApp(store, params.app_id!);
+        const app = await requireChangeableApp(store, params.app_id!);
         const path = params.endpoint_id!;
         const input = { ...body, uid: uidOfPut(path, "ep", body.uid) };
         const update = async () => {
@@ -230,12 +234,14 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         200: { description: "The updated endpoint", schema: EndpointOut },
         ...errors,
         409: {
-          description: `The uid is taken, or a new secret finds ${GRACE_FULL}, or: ${RACED}`,
+          description:
+            `The uid is taken, the application is hookline's own, or a new secret finds ` +
+            `${GRACE_FULL}, or: ${RACED}`,
           schema: HttpError,
         },
       },
       handler: async ({ params, body }) => {
-        const app = await requireApp(store, params.app_id!);
+        const app = await requireChangeableApp(store, params.app_id!);
         const keep = <T>(sent: T | undefined, current: T): T =>
           sent === undefined ? current : sent;
         const list = (sent: string[] | null | undefined, current: string[] | null) =>
@@ -302,9 +308,9 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.endpoint.delete",
       summary: "Delete an endpoint with its pending deliveries and attempts",
       tag: TAG,
-      responses: { 204: { description: "Deleted" }, 404: errors[404] },
+      responses: { 204: { description: "Deleted" }, 404: errors[404], 409: errors[409] },
       handler: async ({ params }) => {
-        const app = await requireApp(store, params.app_id!);
+        const app = await requireChangeableApp(store, params.app_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
         await store.deleteEndpoint(app.id, ep.id);
         endpointsDeleted(deps, [ep.id]);

@@ -7,6 +7,7 @@ import { newId } from "../../ids.js";
 import type { ApiDeps } from "../deps.js";
 import { endpointPages, requireApp, requireMessage, requireOrCreateApp } from "../lookup.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
+import { refuseSystemApp } from "../system-guard.js";
 import { memberBytes } from "../payload-bytes.js";
 import { contentDifferences, type PostedContent } from "../repeated-event.js";
 import { deliveryStatusOf, MessageWithStatusOut } from "../schemas/attempt.js";
@@ -71,13 +72,16 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         202: { description: "Accepted: stored and queued for delivery", schema: MessageOut },
         ...errors,
         409: {
-          description: "A message with this eventId already exists and says something else",
+          description:
+            "A message with this eventId already exists and says something else, or the application is hookline's own",
           schema: HttpError,
         },
       },
       handler: async ({ request, params, query, body }) => {
         const started = performance.now();
         const app = await requireOrCreateApp(deps, params.app_id!, body.application);
+        // Only hookline writes its own applications' messages: one posted here would be forged.
+        refuseSystemApp(app);
         const now = clock.now();
         const deliverAt = body.deliverAt ? Date.parse(body.deliverAt) : now;
         const dueAt = Math.max(now, deliverAt);
