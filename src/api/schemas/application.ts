@@ -4,7 +4,12 @@ import { Metadata, RateLimit, Uid } from "../validation.js";
 import { Timestamp, extension, iso } from "./common.js";
 import { DeliveryPolicyDoc, PolicyField } from "./policy.js";
 
-const Name = z.string().min(1).max(256);
+// A name of spaces alone shows as nothing: an application nobody can pick out, or click, in a list.
+const Name = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((name) => name.trim() !== "", "must not be blank");
 
 const shared = {
   uid: Uid.nullable().optional(),
