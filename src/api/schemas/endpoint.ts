@@ -11,6 +11,12 @@ const MAX_URL_LENGTH = 2048;
 
 /** Why `value` is not an acceptable endpoint URL, or null. */
 export function urlProblem(value: string): string | null {
+  // The URL parser forgives what a person would call a typo: spaces around it, tabs and line
+  // breaks in it, `http:/host` for `http://host`. The endpoint would keep the text as sent and
+  // deliver to what the parser made of it; refused, the typo is seen where it was made.
+  if (/[\s\u0000-\u001f\u007f]/u.test(value)) {
+    return "must not contain spaces, tabs, line breaks or other control characters";
+  }
   let url: URL;
   try {
     url = new URL(value);
@@ -18,6 +24,7 @@ export function urlProblem(value: string): string | null {
     return "must be an absolute http:// or https:// URL";
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return "must use http or https";
+  if (!/^https?:\/\/[^/\\]/i.test(value)) return "must start with http:// or https:// and a host";
   if (url.username || url.password) return "must not contain a user name or password";
   if (!url.hostname) return "must name a host";
   // Port 0 reaches nothing: every delivery would fail before it left.
