@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Application } from "../../domain/types.js";
+import { ValidationError } from "../../errors.js";
 import { Metadata, RateLimit, Uid } from "../validation.js";
 import { Timestamp, extension, iso } from "./common.js";
 import { DeliveryPolicyDoc, PolicyField } from "./policy.js";
@@ -39,12 +40,25 @@ export const ApplicationOut = z.object({
 
 export type ApplicationInput = z.output<typeof ApplicationIn>;
 
-/** The rate limit from either field name; undefined when neither was sent. */
+/**
+ * The rate limit from either field name; undefined when neither was sent. Both sent with other
+ * values is refused: keeping one would drop the other without a word.
+ */
 export function rateLimitOf(input: {
   rateLimit?: number | null;
   throttleRate?: number | null;
 }): number | null | undefined {
-  return input.throttleRate !== undefined ? input.throttleRate : input.rateLimit;
+  const { rateLimit, throttleRate } = input;
+  if (rateLimit !== undefined && throttleRate !== undefined && rateLimit !== throttleRate) {
+    throw new ValidationError([
+      {
+        loc: ["body", "throttleRate"],
+        msg: `is another name for rateLimit, sent as ${rateLimit}: send one of them, or both the same`,
+        type: "value_error",
+      },
+    ]);
+  }
+  return throttleRate !== undefined ? throttleRate : rateLimit;
 }
 
 /** A new application from validated input. */
