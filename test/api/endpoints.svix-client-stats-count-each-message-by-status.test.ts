@@ -56,5 +56,16 @@ describe("endpoint stats through the official Svix client", () => {
 
     const before = await h.svix.endpoint.getStats(app.id, ep.id, { until: started });
     expect(before).toMatchObject({ success: 0, fail: 0, pending: 0 });
+
+    // A window that selects nothing is refused, naming until, as recover refuses it.
+    const empty = `since=${started.toISOString()}&until=${started.toISOString()}`;
+    const emptyWindow = await h.api<{ detail: { loc: string[]; msg: string }[] }>(
+      "GET",
+      `/api/v1/app/${app.id}/endpoint/${ep.id}/stats?${empty}`,
+    );
+    expect(emptyWindow.status).toBe(422);
+    expect(emptyWindow.body.detail.map((p) => [p.loc.join("."), p.msg])).toEqual([
+      ["query.until", "must be later than since"],
+    ]);
   });
 });

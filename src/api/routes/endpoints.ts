@@ -286,7 +286,13 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         "How many of the messages sent to the endpoint stand in each status (each counted once, " +
         "by its latest delivery), of those created from `since` to before `until`",
       tag: TAG,
-      query: z.object({ since: QueryTime.optional(), until: QueryTime.optional() }),
+      // A window that selects nothing is a mistake, answered as recover answers it.
+      query: z
+        .object({ since: QueryTime.optional(), until: QueryTime.optional() })
+        .refine((q) => q.since === undefined || q.until === undefined || q.until > q.since, {
+          path: ["until"],
+          message: "must be later than since",
+        }),
       responses: { 200: { description: "The counts", schema: EndpointStats }, ...errors },
       handler: async ({ params, query }) => {
         const app = await requireApp(store, params.app_id!);
