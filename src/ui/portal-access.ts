@@ -10,6 +10,7 @@ import { requireApp, requireOrCreateApp } from "../api/lookup.js";
 import { defineRoute, noContent, ok, type RouteDef } from "../api/route.js";
 import { ApplicationIn } from "../api/schemas/application.js";
 import { HttpError, HttpValidationError } from "../api/schemas/common.js";
+import { FeatureFlag } from "../api/schemas/event-type.js";
 import { Uid } from "../api/validation.js";
 import { ValidationError } from "../errors.js";
 import { newId } from "../ids.js";
@@ -27,7 +28,7 @@ const AppPortalAccessIn = z
     /** Recorded in the token's name, so an operator can tell portal sessions apart. */
     sessionId: Uid.nullable().optional(),
     /** The link's token sees the event types behind these flags, besides those without any. */
-    featureFlags: z.array(z.string().max(256)).max(50).optional(),
+    featureFlags: z.array(FeatureFlag).max(50).optional(),
     /** Created, with the path's app_id as its uid, when there is no such application yet. */
     application: ApplicationIn.nullable().optional(),
     readOnly: z.literal(false, { error: NOT_SUPPORTED }).nullable().optional(),

@@ -114,6 +114,16 @@ describe("event types behind feature flags", () => {
     expect(JSON.stringify(again.body.payload)).not.toContain("only BigCorp");
   });
 
+  it("a portal link with a flag no event type could have is refused (422 naming it)", async () => {
+    const made = await h.api<{ detail: { loc: unknown[] }[] }>(
+      "POST",
+      `/api/v1/auth/app-portal-access/${appId}`,
+      { featureFlags: ["beta", "bad flag!"] },
+    );
+    expect(made.status).toBe(422);
+    expect(made.body.detail.map((p) => p.loc)).toEqual([["body", "featureFlags", 1]]);
+  });
+
   it("admin tokens see every event type", async () => {
     expect(await listed(h.token)).toEqual(["beta.report", "bigcorp.audit", "invoice.paid"]);
     expect((await h.api("GET", "/api/v1/event-type/bigcorp.audit")).status).toBe(200);

@@ -4,7 +4,8 @@ import type { EventType } from "../../domain/types.js";
 import { EventTypeName, JsonObject } from "../validation.js";
 import { Timestamp, iso } from "./common.js";
 
-const FeatureFlag = z
+/** An event type's feature flag, and a portal link's: one a link gives must be one a type can have. */
+export const FeatureFlag = z
   .string()
   .max(256)
   .regex(/^[a-zA-Z0-9\-_.]+$/, "may contain only letters, digits, '-', '_' and '.'");
