@@ -98,7 +98,10 @@ const CONTENT_ENCODING = "HOOKLINE_CONTENT_ENCODING";
  * logged to `logger`: Fastify's own logger is off, so its `request.log` writes nowhere.
  */
 export function installBoundary(app: FastifyInstance, logger?: ApiLogger): void {
-  const parseJson = app.getDefaultJsonParser("error", "error");
+  // JSON.parse makes a `__proto__` key an own property like any other, never an object's
+  // prototype, so such keys are parsed, not refused as "not valid JSON": a payload carrying one is
+  // the caller's to send. Outside a payload, route.ts refuses them by name (validation.ts).
+  const parseJson = app.getDefaultJsonParser("ignore", "ignore");
   // Only JSON is accepted: anything else is a 415 rather than a string handed to a handler.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {

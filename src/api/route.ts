@@ -61,7 +61,8 @@ export interface RouteDef {
   body?: z.ZodType;
   /**
    * Top-level body fields holding the caller's own JSON, stored as written (a message's
-   * `payload`): a `\u0000` escape in them is theirs to send, where anywhere else a NUL is refused.
+   * `payload`): a `\u0000` escape or a `__proto__` key in them is theirs to send, where anywhere
+   * else either is refused.
    */
   freeJson?: readonly string[];
   /**
@@ -95,9 +96,9 @@ export const ok = (body: unknown): Answer => ({ status: 200, body });
 export const created = (body: unknown): Answer => ({ status: 201, body });
 export const noContent = (): Answer => ({ status: 204 });
 
-const NUL_ESCAPE = Buffer.from("\\u0000");
-// Every surrogate's escape starts so (and a few others': the walk then finds nothing).
-const SURROGATE_ESCAPES = [Buffer.from("\\ud"), Buffer.from("\\uD")];
+// A NUL, a lone surrogate or an escaped key (`"\u005f_proto__"`) is spelled with an escape.
+const ESCAPE = Buffer.from("\\u");
+const PROTO_KEY = Buffer.from("__proto__");
 
 /** Registers every route: path parameters, query and body are validated before the handler runs. */
 export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]): void {
@@ -124,10 +125,11 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
         // Most requests (every message posted) have no query: nothing to walk.
         if (!isEmpty(rawQuery)) problems.push(...textProblems(rawQuery, ["query"]));
         // JSON text can only spell a NUL or a lone surrogate as an escape (UTF-8 has no bytes for
-        // either): a body without one is not walked.
+        // either), and a `__proto__` key as itself or with escapes: a body with neither is not
+        // walked.
         const raw = request.rawBody;
-        if (raw && (raw.includes(NUL_ESCAPE) || SURROGATE_ESCAPES.some((e) => raw.includes(e)))) {
-          problems.push(...textProblems(request.body, ["body"], route.freeJson));
+        if (raw && (raw.includes(ESCAPE) || raw.includes(PROTO_KEY))) {
+          problems.push(...textProblems(request.body, ["body"], route.freeJson, true));
         }
         const query = !querySchema
           ? undefined

@@ -160,6 +160,9 @@ function unstorable(s: string): string | null {
   return LONE_SURROGATE.test(s) ? SURROGATE_MESSAGE : null;
 }
 
+const PROTO_KEY_MESSAGE =
+  "a key named __proto__ is taken only inside a message's payload or an event type's schemas";
+
 /** At most this many such problems are named; one is enough to refuse a request. */
 const MAX_TEXT_PROBLEMS = 20;
 
@@ -173,14 +176,17 @@ interface Visit {
  * Where `root` holds a NUL character or a lone UTF-16 surrogate, in a string or an object key:
  * none of hookline's fields means one, no PostgreSQL text column can store a NUL, and neither
  * store keeps a lone surrogate as sent (each reads back U+FFFD, so two event ids could become
- * one). Top-level fields named in `freeJson`
- * are the caller's own JSON, stored as written, and are not looked into. Linear in the size of
- * `root` however deep it nests: a field's path is only spelled out for a problem.
+ * one). With `protoKeys`, also where an object has a `__proto__` key: none of hookline's fields
+ * is so named, and a record (metadata, headers) would drop it unseen, as zod builds its output.
+ * Top-level fields named in `freeJson` are the caller's own JSON, stored as written, and are not
+ * looked into. Linear in the size of `root` however deep it nests: a field's path is only spelled
+ * out for a problem.
  */
 export function textProblems(
   root: unknown,
   base: Loc,
   freeJson: readonly string[] = [],
+  protoKeys = false,
 ): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const found = (at: Visit, msg: string): void => {
@@ -209,7 +215,7 @@ export function textProblems(
     }
     for (const key of Object.keys(v)) {
       if (at.parent === null && freeJson.includes(key)) continue;
-      const msg = unstorable(key);
+      const msg = protoKeys && key === "__proto__" ? PROTO_KEY_MESSAGE : unstorable(key);
       if (msg) found({ value: v[key], parent: at, key }, msg);
       else look(v[key], at, key);
     }

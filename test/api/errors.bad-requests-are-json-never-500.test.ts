@@ -35,9 +35,10 @@ describe("bad requests get a clear JSON answer, never a 500", () => {
     expect(await res.json()).toMatchObject({ code: "payload_too_large" });
   });
 
-  it("a JSON body with a __proto__ key is refused as bad JSON", async () => {
+  it("a JSON body with a __proto__ key outside a payload is a 422 naming the key", async () => {
     const res = await api.call("POST", "/api/v1/app", '{"name":"x","__proto__":{"admin":true}}');
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ detail: [{ loc: ["body", "__proto__"] }] });
   });
 
   it("an empty JSON body where one is required is a 422 naming the body", async () => {
