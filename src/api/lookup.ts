@@ -6,7 +6,7 @@ import type { Store } from "../store/port.js";
 import type { ApiDeps } from "./deps.js";
 import { newApplication, type ApplicationInput } from "./schemas/application.js";
 import { refuseReservedUid, refuseSystemApp } from "./system-guard.js";
-import { parseWith, problemsOf, throwIfProblems, Uid } from "./validation.js";
+import { parseWith, problemsOf, throwIfProblems, uidOf } from "./validation.js";
 
 /** The application with this id or uid. */
 export async function requireApp(store: Store, idOrUid: string): Promise<Application> {
@@ -36,7 +36,7 @@ export async function requireOrCreateApp(
   if (found) return found;
   if (!input) throw new NotFoundError(`application ${idOrUid}`);
   // The path's app_id becomes the new application's uid: it must be one POST /api/v1/app takes.
-  const problems = problemsOf(() => parseWith(Uid, idOrUid, ["path", "app_id"]));
+  const problems = problemsOf(() => parseWith(uidOf("app"), idOrUid, ["path", "app_id"]));
   if (input.uid && input.uid !== idOrUid) {
     problems.push({
       loc: ["body", "application", "uid"],

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ValidationError, type FieldProblem } from "../errors.js";
+import { hasPrefix, type IdPrefix } from "../ids.js";
 
 type Loc = (string | number)[];
 
@@ -77,6 +78,17 @@ export const Uid = z
   // query split into a list), instead of being taken for a missing field.
   .refine((s) => !isDotSegment(s), {
     message: "must not be '.' or '..', which no URL path can name",
+    params: { type: "value_error" },
+  });
+
+/**
+ * The uid of an application (`app`) or endpoint (`ep`): a Uid not shaped as an id of that kind.
+ * A record is found by id or uid, the id first: one whose uid is another's id could never be
+ * reached by it, and a DELETE by that uid would remove the other.
+ */
+export const uidOf = (prefix: IdPrefix) =>
+  Uid.refine((s) => !hasPrefix(s, prefix), {
+    message: `must not be shaped as an id ('${prefix}_' and 26 characters), which it would be taken for`,
     params: { type: "value_error" },
   });
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Application } from "../../domain/types.js";
 import { ValidationError } from "../../errors.js";
-import { Metadata, RateLimit, Uid } from "../validation.js";
+import { Metadata, RateLimit, uidOf } from "../validation.js";
 import { Timestamp, extension, iso } from "./common.js";
 import { DeliveryPolicyDoc, PolicyField } from "./policy.js";
 
@@ -13,7 +13,7 @@ const Name = z
   .refine((name) => name.trim() !== "", "must not be blank");
 
 const shared = {
-  uid: Uid.nullable().optional(),
+  uid: uidOf("app").nullable().optional(),
   metadata: Metadata.optional(),
   rateLimit: RateLimit,
   // Newer Svix clients call the rate limit `throttleRate`; both are accepted.

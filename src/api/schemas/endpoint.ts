@@ -3,7 +3,14 @@ import { z } from "zod";
 import type { FieldProblem } from "../../errors.js";
 import { isValidSecret, parseSecret, SECRET_PREFIX } from "../../signing/secret.js";
 import { isSignatureHeaderName } from "../../signing/sign.js";
-import { EventTypeName, Metadata, RateLimit, Uid, addProblems, problemsOf } from "../validation.js";
+import {
+  EventTypeName,
+  Metadata,
+  RateLimit,
+  uidOf,
+  addProblems,
+  problemsOf,
+} from "../validation.js";
 import { Timestamp, extension } from "./common.js";
 import { DeliveryPolicyDoc, PolicyField } from "./policy.js";
 
@@ -140,7 +147,7 @@ export const Headers = z
   .superRefine((headers, ctx) => addProblems(ctx, headerProblems(headers, [])));
 
 const shared = {
-  uid: Uid.nullable().optional(),
+  uid: uidOf("ep").nullable().optional(),
   description: z.string().max(4096).optional(),
   // A 32-bit integer, as in Svix's EndpointIn (and PostgreSQL's column).
   version: z.int32().min(1).nullable().optional(),
