@@ -177,15 +177,18 @@ export const EndpointPatch = z.object({
 });
 
 export const EndpointSecretOut = z.object({ key: z.string() });
-export const EndpointSecretRotateIn = z.object({
-  key: Secret.nullable().optional(),
-  gracePeriodSeconds: z
-    .int()
-    .min(0)
-    .max(30 * 86_400)
-    .nullable()
-    .optional(),
-});
+/** Svix EndpointSecretRotateIn: every field optional, so no body at all is `{}`, as in Svix. */
+export const EndpointSecretRotateIn = z
+  .object({
+    key: Secret.nullable().optional(),
+    gracePeriodSeconds: z
+      .int()
+      .min(0)
+      .max(30 * 86_400)
+      .nullable()
+      .optional(),
+  })
+  .default({});
 export const EndpointHeadersIn = z.object({ headers: Headers });
 export const EndpointHeadersPatchIn = z.object({
   headers: z
