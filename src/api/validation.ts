@@ -133,6 +133,24 @@ export const ListQuery = z.object({
   order: z.enum(["ascending", "descending"]).optional(),
 });
 
+/**
+ * The iterator of a list of records with ids of one kind: the last id of the page before (each
+ * store pages by id). Any other text is no page's iterator, and was answered with an empty last
+ * page as if the list had ended there; it is refused, so a mangled or foreign cursor is seen.
+ */
+export const idIterator = (prefix: IdPrefix) =>
+  z
+    .string()
+    .max(512)
+    .refine((s) => hasPrefix(s, prefix), {
+      message: `must be the iterator a page of this list answered: an id, '${prefix}_' and 26 characters`,
+      params: { type: "value_error" },
+    });
+
+/** ListQuery of a list of records with ids of one kind, whose iterator is such an id. */
+export const listQueryOf = (prefix: IdPrefix) =>
+  ListQuery.extend({ iterator: idIterator(prefix).optional() });
+
 /** How deeply JSON hookline stores may nest; deeper documents are refused, not half-handled. */
 export const MAX_JSON_DEPTH = 64;
 

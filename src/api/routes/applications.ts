@@ -21,7 +21,7 @@ import {
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
 import { changeApplication, RACED } from "../stored-change.js";
 import { refuseReservedUid } from "../system-guard.js";
-import { ListQuery, QueryBool } from "../validation.js";
+import { listQueryOf, QueryBool } from "../validation.js";
 
 const TAG = "Application";
 /**
@@ -55,7 +55,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.application.list",
       summary: "List applications",
       tag: TAG,
-      query: ListQuery.extend({
+      query: listQueryOf("app").extend({
         exclude_apps_with_no_endpoints: QueryBool.optional(),
         /** Those whose endpoints are all disabled (an application without any is kept). */
         exclude_apps_with_disabled_endpoints: QueryBool.optional(),

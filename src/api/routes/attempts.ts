@@ -19,15 +19,15 @@ import {
 import { HttpError, listAnswer, listOf } from "../schemas/common.js";
 import { Channel } from "../schemas/endpoint.js";
 import { Tag, listJson } from "../schemas/message.js";
-import { EventTypesQuery, ListQuery, QueryBool, QueryTime } from "../validation.js";
+import { EventTypesQuery, idIterator, listQueryOf, QueryBool, QueryTime } from "../validation.js";
 
 const TAG = "Message Attempt";
 const notFound = {
   404: { description: "No such application, message or endpoint", schema: HttpError },
 };
 
-/** The filters of every list of attempts or attempted messages. */
-const AttemptedQuery = ListQuery.extend({
+/** The filters of every list of attempts or attempted messages (paged by message id). */
+const AttemptedQuery = listQueryOf("msg").extend({
   status: z
     .enum(["0", "1", "2", "3", "4"], { error: "must be a message status from 0 to 4" })
     .transform(Number)
@@ -43,6 +43,7 @@ const AttemptedQuery = ListQuery.extend({
 });
 
 const AttemptListQuery = AttemptedQuery.extend({
+  iterator: idIterator("atmpt").optional(),
   with_msg: QueryBool.optional(),
   status_code_class: z
     .enum(["0", "100", "200", "300", "400", "500"], {
@@ -196,7 +197,7 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.message-attempt.list-attempted-destinations",
       summary: "The endpoints a message is going to, with the state of its delivery to each",
       tag: TAG,
-      query: ListQuery.pick({ limit: true, iterator: true }),
+      query: listQueryOf("ep").pick({ limit: true, iterator: true }),
       responses: {
         200: { description: "A page of endpoints", schema: listOf(MessageEndpointOut) },
         ...notFound,

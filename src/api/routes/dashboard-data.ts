@@ -16,7 +16,7 @@ import { defineRoute, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, iso, listAnswer, listOf } from "../schemas/common.js";
 import { ReplayJobOut, replayJobOut } from "../schemas/dead-letter.js";
 import { MessageOut, messageJson } from "../schemas/message.js";
-import { EventTypeName, ListQuery } from "../validation.js";
+import { EventTypeName, listQueryOf } from "../validation.js";
 import { DLQ_TAG } from "./dlq.js";
 
 const EventExampleIn = z.object({
@@ -205,7 +205,7 @@ export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
       summary: "Bulk replay jobs, newest first unless `order=ascending`",
       tag: DLQ_TAG,
       extension: true,
-      query: ListQuery,
+      query: listQueryOf("job"),
       responses: { 200: { description: "A page of jobs", schema: listOf(ReplayJobOut) } },
       handler: async ({ query }) => {
         const page = await store.listReplayJobs({

@@ -23,7 +23,7 @@ import {
   EndpointUpdate,
 } from "../schemas/endpoint.js";
 import { GRACE_FULL, rotated } from "../secret-rotation.js";
-import { ListQuery, QueryTime } from "../validation.js";
+import { listQueryOf, QueryTime } from "../validation.js";
 
 const TAG = "Endpoint";
 const errors = {
@@ -147,7 +147,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.endpoint.list",
       summary: "List an application's endpoints, newest first unless `order=ascending`",
       tag: TAG,
-      query: ListQuery,
+      query: listQueryOf("ep"),
       responses: { 200: { description: "A page of endpoints", schema: listOf(EndpointOut) } },
       handler: async ({ params, query }) => {
         const app = await requireApp(store, params.app_id!);

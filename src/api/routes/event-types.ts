@@ -41,6 +41,8 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
       summary: "List event types (archived ones only with include_archived=true)",
       tag: TAG,
       query: ListQuery.extend({
+        // Event types are paged by name: the last name of the page before.
+        iterator: EventTypeName.optional(),
         include_archived: QueryBool.optional(),
         with_content: QueryBool.optional(),
       }),

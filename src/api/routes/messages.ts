@@ -23,7 +23,7 @@ import {
   messageJson,
 } from "../schemas/message.js";
 import { quickMessageIn } from "../schemas/message-quick.js";
-import { EventTypesQuery, ListQuery, QueryBool, QueryTime } from "../validation.js";
+import { EventTypesQuery, listQueryOf, QueryBool, QueryTime } from "../validation.js";
 
 const TAG = "Message";
 const errors = {
@@ -117,7 +117,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.message.list",
       summary: "List an application's messages, newest first",
       tag: TAG,
-      query: ListQuery.extend({
+      query: listQueryOf("msg").extend({
         ...WithContent,
         channel: Channel.optional(),
         before: QueryTime.optional(),

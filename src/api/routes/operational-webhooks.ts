@@ -23,7 +23,7 @@ import {
 } from "../schemas/endpoint.js";
 import { OperationalEndpointOut } from "../schemas/observability.js";
 import { GRACE_FULL, rotateSecret } from "../secret-rotation.js";
-import { ListQuery } from "../validation.js";
+import { listQueryOf } from "../validation.js";
 import { assertTargetAllowed, newEndpoint, replacedSettings } from "./endpoints.js";
 import { observabilityOf } from "./observability.js";
 
@@ -81,7 +81,7 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.operational-webhook.endpoint.list",
       summary: "List operational webhook endpoints",
       tag: TAG,
-      query: ListQuery,
+      query: listQueryOf("ep"),
       responses: { 200: { description: "A page", schema: listOf(OperationalEndpointOut) } },
       handler: async ({ query }) => {
         const page = await deps.store.listEndpoints((await app()).id, query);

@@ -6,7 +6,7 @@ import { newId } from "../../ids.js";
 import { newPlainToken, tokenCacheFor, tokenDigest } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
-import { ListQuery } from "../validation.js";
+import { listQueryOf } from "../validation.js";
 import {
   HttpError,
   HttpValidationError,
@@ -109,7 +109,7 @@ export function tokenRoutes(deps: ApiDeps): RouteDef[] {
       path: base,
       operationId: "hookline.token.list",
       summary: "List API tokens, revoked ones too (never their secrets), oldest first",
-      query: ListQuery,
+      query: listQueryOf("tok"),
       responses: { 200: { description: "A page of tokens", schema: listOf(ApiTokenOut) } },
       handler: async ({ query }) => {
         const page = await store.listApiTokens(query);

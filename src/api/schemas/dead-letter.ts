@@ -11,7 +11,7 @@ import type {
   DeadLetterRecord,
   ReplayJob,
 } from "../../domain/types.js";
-import { EventTypeName, ListQuery, QueryTime } from "../validation.js";
+import { EventTypeName, listQueryOf, QueryTime } from "../validation.js";
 import { Timestamp, iso } from "./common.js";
 
 const DLQ_STATES = ["open", "replaying", "resolved", "abandoned"] as const;
@@ -28,7 +28,7 @@ const StatesQuery = z
 const IdOrUid = z.string().min(1).max(256);
 
 /** GET /api/v1/dlq: the list's filters and pagination. */
-export const DeadLetterListQuery = ListQuery.extend({
+export const DeadLetterListQuery = listQueryOf("dlq").extend({
   app_id: IdOrUid.optional(),
   endpoint_id: IdOrUid.optional(),
   state: StatesQuery.optional(),
@@ -39,7 +39,7 @@ export const DeadLetterListQuery = ListQuery.extend({
 });
 
 /** GET /api/v1/dlq/overflow. */
-export const OverflowListQuery = ListQuery.extend({
+export const OverflowListQuery = listQueryOf("dlq").extend({
   app_id: IdOrUid.optional(),
   endpoint_id: IdOrUid.optional(),
 });
