@@ -71,6 +71,16 @@ export function seconds(s: number): string {
   return m ? `${h} h ${m} min` : `${h} h`;
 }
 
+/**
+ * A latency: "850 ms" below a second, then seconds to a tenth ("3.0 s", "15.0 s"), so that a chart's
+ * axis label stays short enough to be drawn whole whatever the latency.
+ */
+export function latency(ms: number): string {
+  const whole = Math.round(ms);
+  if (whole < 1000) return `${whole} ms`;
+  return `${(whole / 1000).toFixed(1)} s`;
+}
+
 export const percent = (r: number | null): string =>
   r === null ? "—" : `${Math.round(r * 1000) / 10}%`;
 

@@ -4,7 +4,7 @@
  */
 import { api, seg } from "../api.js";
 import { field, h, link, table } from "../dom.js";
-import { ago, percent, seconds, time } from "../format.js";
+import { ago, latency, percent, seconds, time } from "../format.js";
 import { lineChart } from "../chart.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
@@ -137,10 +137,10 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
               {
                 xMin: Date.parse(s.since),
                 xMax: Date.now(),
-                format: (y) => `${Math.round(y)} ms`,
+                format: latency,
               },
             ),
-            h("figcaption", {}, "Mean latency per minute (ms)"),
+            h("figcaption", {}, "Mean latency per minute"),
           ),
         );
       },
