@@ -37,7 +37,23 @@ function append(el: Node, children: Child[]): void {
  * open the folded details someone opened (both found again by their `data-key`).
  */
 export function replace(el: Element, ...children: Child[]): void {
-  const focused = document.activeElement?.getAttribute("data-key");
+  replaceKeeping(el, focusedKey(), children);
+}
+
+/** The `data-key` of the control that has keyboard focus, if it has one. */
+export const focusedKey = (): string | null | undefined =>
+  document.activeElement?.getAttribute("data-key");
+
+/**
+ * {@link replace}, focus going back to the control keyed `focused`: the key is taken before the new
+ * content is built, since building it may move a control that had focus (a "More" button kept
+ * from one drawing to the next), which takes the focus off it.
+ */
+export function replaceKeeping(
+  el: Element,
+  focused: string | null | undefined,
+  children: Child[],
+): void {
   const open = [...el.querySelectorAll("details[open][data-key]")].map((d) =>
     d.getAttribute("data-key"),
   );
@@ -61,30 +77,41 @@ export function field(
 }
 let fieldCount = 0;
 
-/** A button that runs an async action, disabled while it runs, reporting failure in the toast. */
+/**
+ * A button that runs an async action, once at a time, reporting failure in the toast. While it
+ * runs it is marked busy (`aria-disabled`) and further clicks are ignored, but it is not disabled:
+ * the browser takes focus off a disabled button, and a keyboard user was left at the top of the
+ * page after every action. A button the action's refresh redraws is found again by its
+ * `data-key` (see {@link replace}).
+ */
 export function action(
   label: string,
   run: () => Promise<unknown>,
   attrs: Attrs = {},
 ): HTMLButtonElement {
   const button = h("button", { type: "button", ...attrs }, label);
+  let running = false;
   button.addEventListener("click", async () => {
-    button.disabled = true;
+    if (running) return;
+    running = true;
+    button.setAttribute("aria-disabled", "true");
     try {
       await run();
     } catch (err) {
       toast(err instanceof Error ? err.message : String(err), true);
     } finally {
-      button.disabled = false;
+      running = false;
+      button.removeAttribute("aria-disabled");
     }
   });
   return button;
 }
 
 /**
- * Runs `run` when the form is sent, once at a time: its submit buttons are disabled until it has
- * finished (a double click or another Enter sent the request again, each making what it asks
- * for), and a failure is reported in the toast.
+ * Runs `run` when the form is sent, once at a time: its submit buttons are marked busy until it
+ * has finished and a submit meanwhile is ignored (a double click or another Enter sent the request
+ * again, each making what it asks for), and a failure is reported in the toast. Busy, not
+ * disabled, for the reason {@link action} gives: focus stays on the button.
  */
 export function onSubmit(form: HTMLFormElement, run: () => Promise<unknown>): void {
   let running = false;
@@ -93,12 +120,12 @@ export function onSubmit(form: HTMLFormElement, run: () => Promise<unknown>): vo
     if (running) return;
     running = true;
     const buttons = [...form.querySelectorAll<HTMLButtonElement>('button[type="submit"]')];
-    for (const b of buttons) b.disabled = true;
+    for (const b of buttons) b.setAttribute("aria-disabled", "true");
     void run()
       .catch((err: unknown) => toast(err instanceof Error ? err.message : String(err), true))
       .finally(() => {
         running = false;
-        for (const b of buttons) b.disabled = false;
+        for (const b of buttons) b.removeAttribute("aria-disabled");
       });
   });
 }

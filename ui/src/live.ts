@@ -4,7 +4,7 @@
  * is redrawn only when its data changed, so focus and scroll stay put on a quiet page.
  */
 import { ApiError } from "./api.js";
-import { replace, toast } from "./dom.js";
+import { focusedKey, replaceKeeping, toast } from "./dom.js";
 import { refreshRelativeTimes } from "./format.js";
 
 export const POLL_MS = 2_000;
@@ -29,8 +29,9 @@ export async function live<T>(
     const key = JSON.stringify(data);
     if (key === last) return;
     last = key;
+    const focused = focusedKey();
     const out = render(data);
-    replace(region, ...(Array.isArray(out) ? out : [out]));
+    replaceKeeping(region, focused, Array.isArray(out) ? out : [out]);
     region.setAttribute("data-loaded", "true");
   };
   refreshers.push({ region, refresh });

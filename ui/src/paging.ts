@@ -12,8 +12,15 @@ export function pagedList<T>(path: () => string, label: string, key: string) {
   const more = action(
     label,
     async () => {
+      // The list the button extends: when the last page is in, the button goes, and focus goes to
+      // the list (not to the top of the page).
+      const list = more.parentElement?.parentElement;
       pages += 1;
       await refreshNow();
+      if (!more.isConnected && list?.isConnected && document.activeElement === document.body) {
+        list.tabIndex = -1;
+        list.focus({ preventScroll: true });
+      }
     },
     { "data-key": key },
   );
