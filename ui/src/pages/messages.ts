@@ -8,7 +8,8 @@ import { action, field, h, link, replace, table, toast } from "../dom.js";
 import { ago, isoOf, pretty, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
-import type { App, Attempt, DeliveryStatus, Endpoint, Message } from "../types.js";
+import type { Ctx } from "../routes.js";
+import type { App, Attempt, DeadLetter, DeliveryStatus, Endpoint, Message } from "../types.js";
 import { attemptDetails, attemptResult, viewOf } from "./attempt.js";
 import { namedTypes, typesOf } from "./endpoints.js";
 import { disabledNote, heldBy } from "./health.js";
@@ -124,9 +125,79 @@ interface Destination {
   disabled: boolean;
   statusText: string;
   nextAttempt: string | null;
+  /** hookline's delivery to this endpoint (its latest, after a resend). */
+  delivery?: { id: string; state: string; origin: string; attemptCount: number };
 }
 
-export async function renderMessage(page: HTMLElement, p: Record<string, string>): Promise<void> {
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * Why hookline gave up on a delivery, as its attempts tell (the dead-letter record, which says it
+ * in the engine's words, is the operators'): "a permanent failure: the receiver answered HTTP 400".
+ */
+function givenUpBecause(d: Destination, last: Attempt | undefined): string {
+  if (!last || !d.delivery?.attemptCount) return "it was never sent";
+  const result = attemptResult(viewOf(last));
+  if (d.delivery.origin === "replay") {
+    return `its replay from the dead-letter queue failed (${result})`;
+  }
+  if (last.outcome === "permanent") {
+    return `a permanent failure: the receiver answered ${result}, which is not retried`;
+  }
+  return `no retry was left after ${plural(d.delivery.attemptCount, "attempt")} (the last: ${result})`;
+}
+
+/**
+ * The dead-letter record of a delivery hookline gave up on, for the console (a portal link cannot
+ * read the queue): its records of this endpoint and event type since the message, first pages.
+ */
+async function deadLetterOf(msg: Message, d: Destination): Promise<DeadLetter | null> {
+  const q =
+    `endpoint_id=${seg(d.id)}&event_type=${seg(msg.eventType)}` +
+    `&since=${seg(msg.timestamp)}&order=ascending&limit=250`;
+  const records = await api<{ data: DeadLetter[] }>("GET", `/api/v1/dlq?${q}`).catch(() => null);
+  return records?.data.find((r) => r.messageId === msg.id) ?? null;
+}
+
+/** Where a delivery stands: given up (and why), retrying (and when), or its status. */
+function standing(
+  d: Destination,
+  last: Attempt | undefined,
+  record: DeadLetter | null | undefined,
+): (Node | string)[] {
+  const badge = h("span", { class: `badge status-${d.statusText}` }, d.statusText);
+  if (d.delivery?.state === "dead") {
+    const why = record ? record.reason : givenUpBecause(d, last);
+    return [
+      badge,
+      h(
+        "span",
+        { class: "given-up" },
+        h("strong", {}, " · hookline stopped trying"),
+        `: ${why}. `,
+        record
+          ? [
+              "It is in the dead-letter queue as ",
+              link(`/dlq/${record.id}`, h("code", {}, record.id)),
+              ` (${record.state}). `,
+            ]
+          : "",
+        "Nothing more is sent unless it is resent.",
+      ),
+    ];
+  }
+  if (!d.nextAttempt) return [badge];
+  const retrying = d.delivery?.attemptCount
+    ? ` · ${plural(d.delivery.attemptCount, "attempt")} failed, retrying: next attempt `
+    : " · next attempt ";
+  return [badge, retrying, until(d.nextAttempt)];
+}
+
+export async function renderMessage(
+  page: HTMLElement,
+  p: Record<string, string>,
+  ctx: Ctx,
+): Promise<void> {
   const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
   const appPath = `/api/v1/app/${seg(app.id)}`;
   const msg = await api<Message>("GET", `${appPath}/msg/${seg(p.msg!)}`);
@@ -161,9 +232,13 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
         read.map((d) => api<Endpoint>("GET", `${appPath}/endpoint/${seg(d.id)}`)),
       );
       const held = Object.fromEntries(read.map((d, i) => [d.id, endpoints[i]!]));
-      return { dests, attempts, held };
+      // In the console, a delivery given up on is found in the dead-letter queue, which says why.
+      const dead = ctx.portal ? [] : dests.data.filter((d) => d.delivery?.state === "dead");
+      const found = await Promise.all(dead.map((d) => deadLetterOf(msg, d)));
+      const records = Object.fromEntries(dead.map((d, i) => [d.id, found[i]]));
+      return { dests, attempts, held, records };
     },
-    ({ dests, attempts, held }) => [
+    ({ dests, attempts, held, records }) => [
       ...dests.data.map((d) =>
         h(
           "article",
@@ -176,8 +251,11 @@ export async function renderMessage(page: HTMLElement, p: Record<string, string>
           h(
             "p",
             {},
-            h("span", { class: `badge status-${d.statusText}` }, d.statusText),
-            d.nextAttempt ? [" · next attempt ", until(d.nextAttempt)] : "",
+            standing(
+              d,
+              attempts.data.find((a) => a.endpointId === d.id),
+              records[d.id],
+            ),
             d.disabled
               ? disabledNote(held[d.id])
               : [
