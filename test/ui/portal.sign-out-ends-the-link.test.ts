@@ -20,9 +20,9 @@ describe("signing out", () => {
     await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor();
 
     await page.getByRole("button", { name: "Sign out" }).click();
-    await page
-      .getByRole("heading", { name: "This portal link has expired or is incomplete" })
-      .waitFor();
+    // It says what happened, not that the link was bad.
+    await page.getByRole("heading", { name: "You have signed out" }).waitFor();
+    expect(await page.title()).toBe("You have signed out · hookline");
     expect(await status(link.token, `/api/v1/app/${app.id}/endpoint`)).toBe(401);
 
     // The link from the history shows the page that says so, not the application.

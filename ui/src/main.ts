@@ -22,6 +22,7 @@ function takePortalLink(): void {
   const token = params.get("token");
   const app = params.get("app");
   if (!token || !app) return;
+  signedOut = false;
   session.signIn(token, app);
   history.replaceState(null, "", `${location.pathname}#/app/${encodeURIComponent(app)}/endpoints`);
 }
@@ -75,11 +76,23 @@ async function signOut(ctx: Ctx): Promise<void> {
   // A link that has ended already (401) is signed out all the same.
   if (ctx.portal) await api("POST", "/api/v1/auth/logout").catch(() => {});
   session.signOut();
+  signedOut = ctx.portal;
   void show();
 }
 
 let generation = 0;
 let signingIn = false;
+/** The portal was signed out here (its page says so, not that the link was bad). */
+let signedOut = false;
+
+/**
+ * The window's title: `text`, or the heading of what the page shows, then " · hookline", so that
+ * tabs and the history tell pages apart.
+ */
+function setTitle(text?: string): void {
+  const heading = text ?? document.querySelector("#main h1")?.textContent ?? "";
+  document.title = heading ? `${heading} · hookline` : "hookline";
+}
 
 async function show(navigated = false, retrying = false): Promise<void> {
   const mine = ++generation;
@@ -93,9 +106,22 @@ async function show(navigated = false, retrying = false): Promise<void> {
     if (portal) {
       replace(
         main,
-        h("h1", {}, "This portal link has expired or is incomplete"),
-        h("p", {}, "Ask the service that sent you here for a new link."),
+        ...(signedOut
+          ? [
+              h("h1", {}, "You have signed out"),
+              h(
+                "p",
+                {},
+                "This portal link no longer works. To come back, ask the service that sent you " +
+                  "here for a new link.",
+              ),
+            ]
+          : [
+              h("h1", {}, "This portal link has expired or is incomplete"),
+              h("p", {}, "Ask the service that sent you here for a new link."),
+            ]),
       );
+      setTitle();
       return;
     }
     renderLogin(main, async (token) => {
@@ -110,6 +136,7 @@ async function show(navigated = false, retrying = false): Promise<void> {
       location.hash = "#/apps";
       await show();
     });
+    setTitle("Sign in");
     return;
   }
   const ctx: Ctx = { portal, portalApp: session.portalApp() };
@@ -129,6 +156,7 @@ async function show(navigated = false, retrying = false): Promise<void> {
       await route.render(page, params, ctx);
       if (mine === generation) {
         replace(main, page);
+        setTitle(route.title?.(params));
         // After following a link, start reading (and tabbing) from the new page's content.
         if (navigated) main.focus({ preventScroll: true });
       } else {
@@ -142,6 +170,7 @@ async function show(navigated = false, retrying = false): Promise<void> {
           h("h1", {}, "Could not load this page"),
           h("p", { class: "error" }, err instanceof Error ? err.message : String(err)),
         );
+        setTitle();
         // hookline out of reach (no answer, or a proxy's 5xx): load again at the next update, as
         // a page already shown would; a refusal (404, 403) stays said.
         if (err instanceof ApiError && (err.status === 0 || err.status >= 500)) {
@@ -154,6 +183,7 @@ async function show(navigated = false, retrying = false): Promise<void> {
     return;
   }
   replace(main, h("h1", {}, "Not found"), h("p", {}, "There is nothing to show at this address."));
+  setTitle();
 }
 
 // The skip link's `#main` would be read as a route (routes live in the fragment): it moves focus
@@ -165,6 +195,8 @@ document.querySelector("a.skip")?.addEventListener("click", (e) => {
 if (portal) takePortalLink();
 whenUnauthorized(() => {
   if (signingIn) return;
+  // Ended by hookline (expired, revoked), not signed out here: the page says the link has ended.
+  signedOut = false;
   session.signOut();
   toast("Your session has ended: the token is no longer valid.", true);
   void show();

@@ -17,6 +17,8 @@ export interface Route {
   pattern: RegExp;
   consoleOnly?: boolean;
   render(page: HTMLElement, params: Record<string, string>, ctx: Ctx): Promise<void>;
+  /** The window's title, before " · hookline"; without it, the page's heading. */
+  title?(params: Record<string, string>): string;
 }
 
 const ID = "[^/]+";
@@ -24,9 +26,17 @@ const ID = "[^/]+";
 export const routes: Route[] = [
   { pattern: /^\/apps$/, consoleOnly: true, render: renderApps },
   { pattern: new RegExp(`^/app/(?<app>${ID})/endpoints$`), render: renderEndpoints },
-  { pattern: new RegExp(`^/app/(?<app>${ID})/endpoint/(?<ep>${ID})$`), render: renderEndpoint },
+  {
+    pattern: new RegExp(`^/app/(?<app>${ID})/endpoint/(?<ep>${ID})$`),
+    render: renderEndpoint,
+    title: (p) => `Endpoint ${p.ep}`,
+  },
   { pattern: new RegExp(`^/app/(?<app>${ID})/messages$`), render: renderMessages },
-  { pattern: new RegExp(`^/app/(?<app>${ID})/message/(?<msg>${ID})$`), render: renderMessage },
+  {
+    pattern: new RegExp(`^/app/(?<app>${ID})/message/(?<msg>${ID})$`),
+    render: renderMessage,
+    title: (p) => `Message ${p.msg}`,
+  },
   { pattern: /^\/dlq$/, consoleOnly: true, render: renderDlq },
   { pattern: new RegExp(`^/dlq/(?<id>${ID})$`), consoleOnly: true, render: renderDeadLetter },
   { pattern: /^\/jobs$/, consoleOnly: true, render: renderJobs },

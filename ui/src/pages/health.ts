@@ -32,7 +32,9 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
       ago(c.since),
       ").",
       c.nextProbeAt ? [" Next probe ", until(c.nextProbeAt), ` (${time(c.nextProbeAt)}).`] : "",
-      c.reopenCount ? ` Reopened ${c.reopenCount} time(s) in a row.` : "",
+      c.reopenCount
+        ? ` Reopened ${c.reopenCount} ${c.reopenCount === 1 ? "time" : "times"} in a row.`
+        : "",
     ),
   );
 }
