@@ -11,8 +11,8 @@ import type { Message } from "../domain/types.js";
 export interface PostedContent {
   eventType: string;
   payload: Buffer;
-  channels: readonly string[] | null;
-  tags: readonly string[] | null;
+  channels: string[] | null;
+  tags: string[] | null;
 }
 
 /**

@@ -85,17 +85,21 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         const now = clock.now();
         const deliverAt = body.deliverAt ? Date.parse(body.deliverAt) : now;
         const dueAt = Math.max(now, deliverAt);
-        const posted = {
+        const posted: PostedContent = {
           eventType: body.eventType,
           channels: body.channels?.length ? body.channels : null,
           tags: body.tags?.length ? body.tags : null,
           payload: payloadBytes(request.rawBody, body.payload),
         };
+        // Fields named, not spread: every message passes here (see attempt.ts on spreads in V8).
         const result = await store.acceptMessage({
-          ...posted,
           id: newId("msg", now),
           appId: app.id,
+          eventType: posted.eventType,
           eventId: body.eventId ?? null,
+          channels: posted.channels,
+          tags: posted.tags,
+          payload: posted.payload,
           now,
           dueAt,
           deliverAt: body.deliverAt ? deliverAt : null,
