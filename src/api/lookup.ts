@@ -68,6 +68,18 @@ export async function* endpointPages(store: Store, appId: string): AsyncGenerato
   }
 }
 
+/**
+ * The endpoint a path names (`app_id`, `endpoint_id`), for a change: 404 when either is missing,
+ * 409 when its application is one of hookline's own (see system-guard.ts).
+ */
+export async function requireChangeableEndpoint(
+  store: Store,
+  params: Record<string, string>,
+): Promise<Endpoint> {
+  const app = await requireChangeableApp(store, params.app_id!);
+  return requireEndpoint(store, app, params.endpoint_id!);
+}
+
 /** The endpoint of `app` with this id or uid. */
 export async function requireEndpoint(
   store: Store,

@@ -1,7 +1,7 @@
 /** Svix applications: /api/v1/app. */
 import { z } from "zod";
 import type { Application } from "../../domain/types.js";
-import { ConflictError } from "../../errors.js";
+import { ConflictError, type FieldProblem } from "../../errors.js";
 import { newId } from "../../ids.js";
 import { tokenCacheFor } from "../auth.js";
 import { endpointsDeleted } from "../deleted.js";
@@ -42,6 +42,19 @@ const HOOKLINES = "the application is hookline's own (operational webhooks, fail
 
 export function applicationRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
+  /**
+   * The application a PUT or PATCH changes: not one of hookline's own, and not taking a uid
+   * reserved for them (one it holds already, from before they were reserved, it keeps).
+   */
+  const changeableTakingUid = async (
+    idOrUid: string,
+    uid: string | null | undefined,
+    uidLoc: FieldProblem["loc"],
+  ): Promise<Application> => {
+    const app = await requireChangeableApp(store, idOrUid);
+    refuseReservedUid(uid, uidLoc, app.uid);
+    return app;
+  };
   /** A new application, with a new id: what a POST makes, and a PUT naming none. */
   const create = async (input: ApplicationInput): Promise<Answer> => {
     const now = clock.now();
@@ -145,11 +158,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         const update = async () => {
           const { after } = await changeApplication(
             deps,
-            async () => {
-              const app = await requireChangeableApp(store, path);
-              refuseReservedUid(input.uid, uidLoc, app.uid);
-              return app;
-            },
+            () => changeableTakingUid(path, input.uid, uidLoc),
             (app, at) => ({
               ...app,
               uid: input.uid,
@@ -192,11 +201,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         const rateLimit = rateLimitOf(body);
         const { after } = await changeApplication(
           deps,
-          async () => {
-            const app = await requireChangeableApp(store, params.app_id!);
-            refuseReservedUid(body.uid, ["body", "uid"], app.uid);
-            return app;
-          },
+          () => changeableTakingUid(params.app_id!, body.uid, ["body", "uid"]),
           (app, at) => ({
             ...app,
             uid: body.uid === undefined ? app.uid : body.uid,

@@ -13,7 +13,12 @@ import {
 import type { ApiDeps } from "../deps.js";
 import { changeApplication, changeEndpoint, RACED } from "../stored-change.js";
 import { circuitOf } from "../endpoint-view.js";
-import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
+import {
+  requireApp,
+  requireChangeableApp,
+  requireChangeableEndpoint,
+  requireEndpoint,
+} from "../lookup.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, Timestamp, iso } from "../schemas/common.js";
 import { CircuitState } from "../schemas/endpoint.js";
@@ -152,11 +157,7 @@ export function deliveryRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params, body }) => {
         const { after } = await changeEndpoint(
           deps,
-          async () => {
-            // Not one of hookline's own applications' endpoints (see system-guard.ts).
-            const app = await requireChangeableApp(store, params.app_id!);
-            return requireEndpoint(store, app, params.endpoint_id!);
-          },
+          () => requireChangeableEndpoint(store, params),
           (ep, at) => ({ ...ep, deliveryPolicy: body, updatedAt: at }),
         );
         engine.invalidateEndpoint(after.id);

@@ -2,7 +2,7 @@
 import { ValidationError } from "../../errors.js";
 import type { ApiDeps } from "../deps.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
-import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
+import { requireApp, requireChangeableEndpoint, requireEndpoint } from "../lookup.js";
 import { defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError } from "../schemas/common.js";
 import {
@@ -28,11 +28,6 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
   const base = "/api/v1/app/{app_id}/endpoint/{endpoint_id}";
   const load = async (params: Record<string, string>) => {
     const app = await requireApp(store, params.app_id!);
-    return requireEndpoint(store, app, params.endpoint_id!);
-  };
-  /** The endpoint, for a change: none of hookline's own applications' (see system-guard.ts). */
-  const loadToChange = async (params: Record<string, string>) => {
-    const app = await requireChangeableApp(store, params.app_id!);
     return requireEndpoint(store, app, params.endpoint_id!);
   };
   return [
@@ -66,7 +61,11 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
         },
       },
       handler: async ({ params, body }) => {
-        const after = await rotateSecret(deps, () => loadToChange(params), body);
+        const after = await rotateSecret(
+          deps,
+          () => requireChangeableEndpoint(store, params),
+          body,
+        );
         engine.invalidateEndpoint(after.id);
         return noContent();
       },
@@ -94,7 +93,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params, body }) => {
         const { after } = await changeEndpoint(
           deps,
-          () => loadToChange(params),
+          () => requireChangeableEndpoint(store, params),
           (ep, at) => ({
             ...ep,
             headers: body.headers,
@@ -116,7 +115,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params, body }) => {
         const { after } = await changeEndpoint(
           deps,
-          () => loadToChange(params),
+          () => requireChangeableEndpoint(store, params),
           (ep, at) => {
             const headers = { ...ep.headers };
             // Header names are case-insensitive: a change replaces any spelling of the same name.
