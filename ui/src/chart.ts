@@ -1,4 +1,5 @@
 /** Small inline SVG charts (no chart library): a line over time with labelled axes. */
+import { plural } from "./format.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const W = 600;
@@ -76,6 +77,5 @@ function describe(
     if (p.y > high.y) high = p;
   }
   const latest = points[points.length - 1]!;
-  const minutes = points.length === 1 ? "1 point" : `${points.length} points`;
-  return `${title}: latest ${at(latest)}; lowest ${at(low)}; highest ${at(high)} (${minutes})`;
+  return `${title}: latest ${at(latest)}; lowest ${at(low)}; highest ${at(high)} (${plural(points.length, "point")})`;
 }

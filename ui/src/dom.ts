@@ -78,11 +78,34 @@ export function field(
 let fieldCount = 0;
 
 /**
- * A button that runs an async action, once at a time, reporting failure in the toast. While it
- * runs it is marked busy (`aria-disabled`) and further clicks are ignored, but it is not disabled:
- * the browser takes focus off a disabled button, and a keyboard user was left at the top of the
- * page after every action. A button the action's refresh redraws is found again by its
- * `data-key` (see {@link replace}).
+ * A handler that runs `run` once at a time, reporting failure in the toast: while it runs, the
+ * `buttons` that start it are marked busy (`aria-disabled`) and a call meanwhile is ignored (a
+ * double click or another Enter made what it asks for twice). Busy, not disabled: the browser
+ * takes focus off a disabled button, and a keyboard user was left at the top of the page after
+ * every action.
+ */
+function onceAtATime(
+  buttons: () => readonly HTMLButtonElement[],
+  run: () => Promise<unknown>,
+): () => void {
+  let running = false;
+  return () => {
+    if (running) return;
+    running = true;
+    const busy = buttons();
+    for (const b of busy) b.setAttribute("aria-disabled", "true");
+    void run()
+      .catch((err: unknown) => toast(err instanceof Error ? err.message : String(err), true))
+      .finally(() => {
+        running = false;
+        for (const b of busy) b.removeAttribute("aria-disabled");
+      });
+  };
+}
+
+/**
+ * A button that runs an async action, once at a time (see {@link onceAtATime}). A button the
+ * action's refresh redraws is found again by its `data-key` (see {@link replace}).
  */
 export function action(
   label: string,
@@ -90,43 +113,22 @@ export function action(
   attrs: Attrs = {},
 ): HTMLButtonElement {
   const button = h("button", { type: "button", ...attrs }, label);
-  let running = false;
-  button.addEventListener("click", async () => {
-    if (running) return;
-    running = true;
-    button.setAttribute("aria-disabled", "true");
-    try {
-      await run();
-    } catch (err) {
-      toast(err instanceof Error ? err.message : String(err), true);
-    } finally {
-      running = false;
-      button.removeAttribute("aria-disabled");
-    }
-  });
+  button.addEventListener(
+    "click",
+    onceAtATime(() => [button], run),
+  );
   return button;
 }
 
-/**
- * Runs `run` when the form is sent, once at a time: its submit buttons are marked busy until it
- * has finished and a submit meanwhile is ignored (a double click or another Enter sent the request
- * again, each making what it asks for), and a failure is reported in the toast. Busy, not
- * disabled, for the reason {@link action} gives: focus stays on the button.
- */
+/** Runs `run` when the form is sent, once at a time, its submit buttons busy meanwhile. */
 export function onSubmit(form: HTMLFormElement, run: () => Promise<unknown>): void {
-  let running = false;
+  const submit = onceAtATime(
+    () => [...form.querySelectorAll<HTMLButtonElement>('button[type="submit"]')],
+    run,
+  );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    if (running) return;
-    running = true;
-    const buttons = [...form.querySelectorAll<HTMLButtonElement>('button[type="submit"]')];
-    for (const b of buttons) b.setAttribute("aria-disabled", "true");
-    void run()
-      .catch((err: unknown) => toast(err instanceof Error ? err.message : String(err), true))
-      .finally(() => {
-        running = false;
-        for (const b of buttons) b.removeAttribute("aria-disabled");
-      });
+    submit();
   });
 }
 

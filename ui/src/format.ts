@@ -81,6 +81,10 @@ export function latency(ms: number): string {
   return `${(whole / 1000).toFixed(1)} s`;
 }
 
+/** A count and its noun: "1 attempt", "2 attempts" (or `many` where the plural is not `one` + s). */
+export const plural = (n: number, one: string, many = `${one}s`): string =>
+  `${n} ${n === 1 ? one : many}`;
+
 export const percent = (r: number | null): string =>
   r === null ? "—" : `${Math.round(r * 1000) / 10}%`;
 

@@ -1,7 +1,7 @@
 /** Pieces shared by the endpoint pages: the circuit badge and banner, and last-hour health. */
 import { api, seg } from "../api.js";
 import { h } from "../dom.js";
-import { ago, time, until } from "../format.js";
+import { ago, plural, time, until } from "../format.js";
 import type { Circuit, CircuitState, Endpoint, Stats } from "../types.js";
 
 const WORDS: Record<CircuitState, string> = {
@@ -32,9 +32,7 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
       ago(c.since),
       ").",
       c.nextProbeAt ? [" Next probe ", until(c.nextProbeAt), ` (${time(c.nextProbeAt)}).`] : "",
-      c.reopenCount
-        ? ` Reopened ${c.reopenCount} ${c.reopenCount === 1 ? "time" : "times"} in a row.`
-        : "",
+      c.reopenCount ? ` Reopened ${plural(c.reopenCount, "time")} in a row.` : "",
     ),
   );
 }

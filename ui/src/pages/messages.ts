@@ -5,7 +5,7 @@
  */
 import { api, everyPage, maybe, seg } from "../api.js";
 import { action, field, h, link, replace, table, toast } from "../dom.js";
-import { ago, isoOf, pretty, time, until } from "../format.js";
+import { ago, isoOf, plural, pretty, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
 import type { Ctx } from "../routes.js";
@@ -128,8 +128,6 @@ interface Destination {
   /** hookline's delivery to this endpoint (its latest, after a resend). */
   delivery?: { id: string; state: string; origin: string; attemptCount: number };
 }
-
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /**
  * Why hookline gave up on a delivery, as its attempts tell (the dead-letter record, which says it
