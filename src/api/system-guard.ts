@@ -35,6 +35,20 @@ export function refuseSystemApp(app: Application): void {
 }
 
 /**
+ * Throws 409 when `app` is one of hookline's own and someone asks for a portal link or an
+ * application token to it. Such a token could only read, but reading includes the operational
+ * endpoints' signing secrets, and a portal link is made to be handed to a customer; operators read
+ * these applications with their own token or in the console.
+ */
+export function refuseAccessToSystemApp(app: Application): void {
+  if (!isSystemApp(app)) return;
+  throw new ConflictError(
+    `application ${app.uid} is hookline's own: portal links and application tokens are for ` +
+      "customers' applications; read it with an admin token or in the operator console",
+  );
+}
+
+/**
  * 422 when `uid` is reserved for one of hookline's applications and is not already `current`'s (a
  * customer's application holding one from before they were reserved keeps it until renamed).
  */

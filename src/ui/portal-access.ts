@@ -11,6 +11,7 @@ import { defineRoute, noContent, ok, type RouteDef } from "../api/route.js";
 import { ApplicationIn } from "../api/schemas/application.js";
 import { HttpError, HttpValidationError } from "../api/schemas/common.js";
 import { FeatureFlag } from "../api/schemas/event-type.js";
+import { refuseAccessToSystemApp } from "../api/system-guard.js";
 import { Uid } from "../api/validation.js";
 import { ValidationError } from "../errors.js";
 import { newId } from "../ids.js";
@@ -81,10 +82,12 @@ export function portalAccessRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         200: { description: "The link and its token", schema: AppPortalAccessOut },
         404: { description: "No such application", schema: HttpError },
+        409: { description: "The application is hookline's own", schema: HttpError },
         422: { description: "Invalid input", schema: HttpValidationError },
       },
       handler: async ({ params, body, request }) => {
         const app = await requireOrCreateApp(deps, params.app_id!, body?.application);
+        refuseAccessToSystemApp(app);
         const now = clock.now();
         const plain = newPlainToken("app");
         await store.createApiToken({

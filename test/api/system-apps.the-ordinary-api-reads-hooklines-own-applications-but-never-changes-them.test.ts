@@ -3,7 +3,9 @@
  * readable through /api/v1/app, so operators can debug their deliveries, but every change there
  * is refused with 409, naming what to use instead, and writes nothing: deleting the operational
  * one used to drop every operator's subscription, and a message posted to it forged an event.
- * Their own routes (operational webhook endpoints, the drill) keep working.
+ * Their own routes (operational webhook endpoints, the drill) keep working. Nor is a portal link or
+ * an application token given to them: either could read the operational endpoints' secrets, and a
+ * portal link is made to be handed to a customer.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DRILL_APP_UID, OPERATIONAL_APP_UID } from "../../src/observability/system-apps.js";
@@ -105,6 +107,34 @@ describe("the operational webhooks' application through /api/v1/app", () => {
     expect((await ops.getHeaders(made.id)).headers).toEqual({ "x-team": "ops" });
     await ops.delete(made.id);
     expect((await ops.list()).data.map((e) => e.id)).toEqual([opEndpointId]);
+  });
+});
+
+describe("access to hookline's own applications", () => {
+  it("refuses a portal link and an application token with 409, making no token", async () => {
+    const tokensBefore = (await h.api<{ data: unknown[] }>("GET", "/api/v1/tokens")).body.data;
+    const app = await h.svix.application.get(OPERATIONAL_APP_UID);
+    for (const idOrUid of [OPERATIONAL_APP_UID, app.id]) {
+      const link = await h.api<Refusal>("POST", `/api/v1/auth/app-portal-access/${idOrUid}`, {});
+      expect(link.status).toBe(409);
+      expect(link.body.detail).toContain("portal links and application tokens");
+      const token = await h.api<Refusal>("POST", "/api/v1/tokens", {
+        name: "sneaky",
+        scope: "app",
+        appId: idOrUid,
+      });
+      expect(token.status).toBe(409);
+      expect(token.body.detail).toContain("operator console");
+    }
+    expect((await h.api<{ data: unknown[] }>("GET", "/api/v1/tokens")).body.data).toEqual(
+      tokensBefore,
+    );
+  });
+
+  it("still gives a customer's application a portal link", async () => {
+    const app = await h.svix.application.create({ name: "Acme" });
+    const link = await h.svix.authentication.appPortalAccess(app.id, {});
+    expect(link.url).toContain("/portal/#");
   });
 });
 

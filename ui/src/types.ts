@@ -7,6 +7,7 @@ export interface App {
   uid: string | null;
   name: string;
   createdAt: string;
+  metadata?: Record<string, string>;
 }
 
 export interface Endpoint {

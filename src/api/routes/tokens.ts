@@ -6,6 +6,7 @@ import { newId } from "../../ids.js";
 import { newPlainToken, tokenCacheFor, tokenDigest } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
+import { refuseAccessToSystemApp } from "../system-guard.js";
 import { listQueryOf } from "../validation.js";
 import {
   HttpError,
@@ -76,6 +77,7 @@ export function tokenRoutes(deps: ApiDeps): RouteDef[] {
       body: ApiTokenIn,
       responses: {
         201: { description: "The token, with its secret", schema: ApiTokenCreatedOut },
+        409: { description: "The application is hookline's own", schema: HttpError },
         422: { description: "Invalid input", schema: HttpValidationError },
       },
       handler: async ({ body }) => {
@@ -87,6 +89,7 @@ export function tokenRoutes(deps: ApiDeps): RouteDef[] {
               { loc: ["body", "appId"], msg: "no such application", type: "value_error" },
             ]);
           }
+          refuseAccessToSystemApp(app);
           appId = app.id;
         }
         const now = clock.now();

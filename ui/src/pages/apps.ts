@@ -6,6 +6,11 @@ import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
 import type { App } from "../types.js";
 
+/** As the server judges it: a reserved uid and hookline's marker (see system-apps.ts). */
+const isHooklines = (a: App): boolean =>
+  (a.uid === "hookline-operational" || a.uid === "hookline-drill") &&
+  a.metadata?.["hookline.system"] === "true";
+
 export async function renderApps(page: HTMLElement): Promise<void> {
   const list = h("section", { "aria-labelledby": "apps-title" });
   const name = h("input", { name: "name", required: true, maxlength: 256 });
@@ -34,30 +39,34 @@ export async function renderApps(page: HTMLElement): Promise<void> {
         link(`/app/${a.id}/endpoints`, a.name, { "data-key": `app-${a.id}` }),
         h("code", {}, a.id),
         ago(a.createdAt),
-        action(
-          "Portal link",
-          async () => {
-            const out = await api<{ url: string }>(
-              "POST",
-              `/api/v1/auth/app-portal-access/${seg(a.id)}`,
-              { expiry: 3600 },
-            );
-            portalOut.replaceChildren(
-              h(
-                "p",
-                {},
-                `Portal link for ${a.name} (valid one hour; anyone with it sees this application):`,
-              ),
-              h("input", {
-                readonly: true,
-                value: out.url,
-                "aria-label": "Portal link",
-                class: "wide",
-              }),
-            );
-          },
-          { "data-key": `portal-${a.id}` },
-        ),
+        // hookline refuses portal links to its own applications (they hold the operational
+        // endpoints' secrets); say so in the row instead of offering a button that fails.
+        isHooklines(a)
+          ? h("span", { class: "badge muted" }, "hookline's own")
+          : action(
+              "Portal link",
+              async () => {
+                const out = await api<{ url: string }>(
+                  "POST",
+                  `/api/v1/auth/app-portal-access/${seg(a.id)}`,
+                  { expiry: 3600 },
+                );
+                portalOut.replaceChildren(
+                  h(
+                    "p",
+                    {},
+                    `Portal link for ${a.name} (valid one hour; anyone with it sees this application):`,
+                  ),
+                  h("input", {
+                    readonly: true,
+                    value: out.url,
+                    "aria-label": "Portal link",
+                    class: "wide",
+                  }),
+                );
+              },
+              { "data-key": `portal-${a.id}` },
+            ),
       ]),
     ),
     ...apps.more(shown.done),
