@@ -34,7 +34,13 @@ const valid = fc.record(
 );
 const edges: Record<string, fc.Arbitrary<unknown>> = {
   eventType: badName,
-  eventId: fc.constantFrom("", "x".repeat(257), 12),
+  eventId: fc.constantFrom(
+    "",
+    "x".repeat(257),
+    12,
+    `msg_${"0".repeat(26)}`,
+    `msg_${"0".repeat(27)}`,
+  ),
   payload: fc.constantFrom(null, [], "text", 1, nested(64)),
   channels: badList(channels, 10),
   tags: badList(tags, 5),

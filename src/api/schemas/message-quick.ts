@@ -7,7 +7,7 @@
  * or exactly what MessageIn would (a property test holds it to that).
  */
 import { CHANNEL_PATTERN } from "./endpoint.js";
-import { TAG_PATTERN, type MessageInput } from "./message.js";
+import { isMessageIdShaped, TAG_PATTERN, type MessageInput } from "./message.js";
 import { isDotSegment, jsonDepth, MAX_JSON_DEPTH, NAME_PATTERN } from "../validation.js";
 
 const QUICK_FIELDS = new Set(["eventType", "eventId", "payload", "channels", "tags"]);
@@ -23,7 +23,12 @@ export function quickMessageIn(input: unknown): MessageInput | undefined {
   if (!isObject(payload) || jsonDepth(payload) > MAX_JSON_DEPTH) return undefined;
   const out: MessageInput = { eventType, payload };
   if ("eventId" in input) {
-    if (eventId !== null && (!isString(eventId, 256) || eventId.length === 0)) return undefined;
+    if (
+      eventId !== null &&
+      (!isString(eventId, 256) || eventId.length === 0 || isMessageIdShaped(eventId))
+    ) {
+      return undefined;
+    }
     out.eventId = eventId;
   }
   if ("channels" in input) {

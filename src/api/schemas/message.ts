@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { Message } from "../../domain/types.js";
+import { hasPrefix } from "../../ids.js";
 import { EventTypeName, JsonObject } from "../validation.js";
 import { ApplicationIn } from "./application.js";
 import { Timestamp, iso } from "./common.js";
@@ -20,10 +21,26 @@ export const Tag = z
 
 const Payload = JsonObject.meta({ type: "object", description: "The event, any JSON object" });
 
+/**
+ * A message is found by id or eventId, the id first: an eventId shaped as a message id could be
+ * another message's, and the message holding it could never be reached by it.
+ */
+export const isMessageIdShaped = (eventId: string): boolean => hasPrefix(eventId, "msg");
+
+const EventId = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((s) => !isMessageIdShaped(s), {
+    message:
+      "must not be shaped as a message id ('msg_' and 26 characters), which it would be taken for",
+    params: { type: "value_error" },
+  });
+
 /** Svix MessageIn. */
 export const MessageIn = z.object({
   eventType: EventTypeName,
-  eventId: z.string().min(1).max(256).nullable().optional(),
+  eventId: EventId.nullable().optional(),
   payload: Payload,
   channels: z.array(Channel).max(10).nullable().optional(),
   tags: z.array(Tag).max(5).nullable().optional(),
