@@ -25,6 +25,7 @@ import { operationalWebhookRoutes } from "./routes/operational-webhooks.js";
 import { systemRoutes } from "./routes/system.js";
 import { tokenRoutes } from "./routes/tokens.js";
 import { dashboardDataRoutes } from "./routes/dashboard-data.js";
+import { endpointHealthRoutes } from "./routes/endpoint-health.js";
 import { portalAccessRoutes } from "../ui/portal-access.js";
 import { installDashboard } from "../ui/assets.js";
 
@@ -46,6 +47,7 @@ export function apiRoutes(deps: ApiDeps): RouteDef[] {
     ...dlqJobRoutes(deps),
     ...tokenRoutes(deps),
     ...dashboardDataRoutes(deps),
+    ...endpointHealthRoutes(deps),
     ...portalAccessRoutes(deps),
     ...observabilityRoutes(deps),
     ...operationalWebhookRoutes(deps),

@@ -27,6 +27,8 @@ export function pagedList<T>(path: () => string, label: string, key: string) {
   return {
     /** Every page shown so far, as one list (`done` once nothing is left). */
     load: (): Promise<ListOut<T>> => firstPages<T>(path(), pages),
+    /** As many pages of another list that pages alongside this one (the same order and size). */
+    loadAlongside: <U>(other: string): Promise<ListOut<U>> => firstPages<U>(other, pages),
     /** Back to the first page (a new search). */
     reset: (): void => {
       pages = 1;

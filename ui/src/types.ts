@@ -10,6 +10,15 @@ export interface App {
   metadata?: Record<string, string>;
 }
 
+/** An endpoint's attempts over a recent window (the endpoint-health list). */
+export interface EndpointHealth {
+  endpointId: string;
+  attempts: number;
+  successes: number;
+  successRate: number | null;
+  meanDurationMs: number | null;
+}
+
 export interface Endpoint {
   id: string;
   uid: string | null;

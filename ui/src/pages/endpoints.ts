@@ -4,8 +4,8 @@ import { field, h, link, onSubmit, table, toast } from "../dom.js";
 import { ago, percent } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
-import type { App, Endpoint } from "../types.js";
-import { circuitBadge, lastHour } from "./health.js";
+import type { App, Endpoint, EndpointHealth } from "../types.js";
+import { circuitBadge } from "./health.js";
 
 /** Comma- or space-separated event types, or null for "all". */
 export const typesOf = (text: string): string[] | null => {
@@ -25,6 +25,7 @@ export const namedTypes = (message: string, typed: string[] | null): string =>
 export async function renderEndpoints(page: HTMLElement, p: Record<string, string>): Promise<void> {
   const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
   const base = `/api/v1/app/${seg(app.id)}/endpoint`;
+  const healthPath = `/api/v1/app/${seg(app.id)}/endpoint-health`;
   const url = h("input", { name: "url", type: "url", required: true, placeholder: "https://" });
   const description = h("input", { name: "description", maxlength: 500 });
   const types = h("input", { name: "filterTypes", placeholder: "all event types" });
@@ -65,11 +66,15 @@ export async function renderEndpoints(page: HTMLElement, p: Record<string, strin
   await live(
     list,
     async () => {
-      const eps = await endpoints.load();
-      const rows = await Promise.all(
-        eps.data.map(async (ep) => ({ ep, hour: await lastHour(app.id, ep.id) })),
-      );
-      return { rows, done: eps.done };
+      // Health for the same pages in one request per 250 endpoints. An endpoint added between
+      // the two reads shifts the pages; a row whose health is not in them shows none until the
+      // next refresh.
+      const [eps, health] = await Promise.all([
+        endpoints.load(),
+        endpoints.loadAlongside<EndpointHealth>(`${healthPath}?limit=250&minutes=60`),
+      ]);
+      const byId = new Map(health.data.map((x) => [x.endpointId, x]));
+      return { rows: eps.data.map((ep) => ({ ep, hour: byId.get(ep.id) })), done: eps.done };
     },
     ({ rows, done }) => [
       table(
@@ -79,8 +84,8 @@ export async function renderEndpoints(page: HTMLElement, p: Record<string, strin
           link(`/app/${app.id}/endpoint/${ep.id}`, ep.url, { "data-key": `ep-${ep.id}` }),
           ep.disabled ? h("span", { class: "badge muted" }, "Disabled") : "Enabled",
           circuitBadge(ep.circuit.state),
-          hour.attempts ? `${percent(hour.rate)} of ${hour.attempts}` : "—",
-          hour.meanMs === null ? "—" : `${hour.meanMs} ms`,
+          hour?.successRate == null ? "—" : `${percent(hour.successRate)} of ${hour.attempts}`,
+          hour?.meanDurationMs == null ? "—" : `${hour.meanDurationMs} ms`,
           `${ep.concurrency.inFlight} / ${ep.concurrency.effectiveLimit}`,
           ago(ep.lastSuccessAt),
         ]),

@@ -1,8 +1,7 @@
-/** Pieces shared by the endpoint pages: the circuit badge and banner, and last-hour health. */
-import { api, seg } from "../api.js";
+/** Pieces shared by the endpoint pages: the circuit badge and banners, and why deliveries wait. */
 import { h } from "../dom.js";
 import { ago, plural, time, until } from "../format.js";
-import type { Circuit, CircuitState, Endpoint, Stats } from "../types.js";
+import type { Circuit, CircuitState, Endpoint } from "../types.js";
 
 const WORDS: Record<CircuitState, string> = {
   closed: "Closed",
@@ -85,22 +84,3 @@ export const disabledNote = (ep: Endpoint | undefined): Node[] => [
       `Why: ${ep?.disabledReason ?? "it was disabled by hand"}.`,
   ),
 ];
-
-/** Success rate and mean latency over the last hour, from the stats route. */
-export async function lastHour(
-  app: string,
-  ep: string,
-): Promise<{ attempts: number; rate: number | null; meanMs: number | null }> {
-  // Minute buckets, summed: the server starts the window at a whole bucket, so one hour-wide
-  // bucket would reach back to the start of the previous hour (up to two hours); with minutes
-  // it starts at most a minute early, as the endpoint page's charts do.
-  const s = await api<Stats>(
-    "GET",
-    `/api/v1/app/${seg(app)}/endpoint/${seg(ep)}/attempt-stats?minutes=60&bucket_seconds=60`,
-  );
-  const attempts = s.buckets.reduce((n, b) => n + b.attempts, 0);
-  if (!attempts) return { attempts, rate: null, meanMs: null };
-  const ok = s.buckets.reduce((n, b) => n + b.successRate * b.attempts, 0);
-  const ms = s.buckets.reduce((n, b) => n + b.meanDurationMs * b.attempts, 0);
-  return { attempts, rate: ok / attempts, meanMs: Math.round(ms / attempts) };
-}
