@@ -214,6 +214,7 @@ export class DeliveryEngine implements EngineControl {
         clock: deps.clock,
         log: this.log,
         idleReleaseMs: deps.settings.fleet.idleReleaseMs ?? 10_000,
+        holdsUnwritten: (id) => this.writer.holdsUnwritten(id),
         wake: (dueAt) => this.wake(dueAt),
         invalidateEndpoint: (id) => this.invalidateEndpoint(id),
         invalidateApplication: (id) => this.invalidateApplication(id),

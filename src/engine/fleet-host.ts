@@ -21,6 +21,8 @@ export interface FleetHostEngine {
   log: FleetHost["log"];
   /** An endpoint without work in hand for this long is handed back. */
   idleReleaseMs: number;
+  /** Whether an outcome of the endpoint's is yet to be committed (see OutcomeWriter). */
+  holdsUnwritten(endpointId: string): boolean;
   wake(dueAt?: number): void;
   invalidateEndpoint(endpointId: string): void;
   invalidateApplication(appId: string): void;
@@ -50,6 +52,10 @@ export function engineFleetHost(e: FleetHostEngine): FleetHost {
         // Forgotten meanwhile (its endpoint deleted, or all dropped on rejoining).
         if (e.runtimes.get(id) !== rt) h.marked.delete(rt);
         else if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0 || arriving.has(id)) {
+          continue;
+        } else if (e.holdsUnwritten(id)) {
+          // Its last answers are not in the store yet: a taker would load the endpoint as it was
+          // before them (still enabled after a 410 disabled it here).
           continue;
         } else if (rt.throttle && !rt.throttle.isFull()) {
           // The taker's rate-limit bucket starts full: let go of it sooner and the receiver

@@ -44,6 +44,8 @@ export class OutcomeWriter {
   private givenUp = false;
   /** Outcomes taken out of `buffer` for the writes under way and not yet settled. */
   private writing = 0;
+  /** Outcomes not yet committed (nor refused), by endpoint. */
+  private readonly unwritten = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -54,7 +56,17 @@ export class OutcomeWriter {
     return this.buffer.length;
   }
 
+  /**
+   * Whether an outcome of the endpoint's is still to be committed: until it is, the store does
+   * not yet say what it did (a 410 disabling the endpoint), so the endpoint is not handed to
+   * another worker, which would load it from the store.
+   */
+  holdsUnwritten(endpointId: string): boolean {
+    return this.unwritten.has(endpointId);
+  }
+
   push(outcome: DeliveryOutcome): void {
+    this.unwritten.set(outcome.endpointId, (this.unwritten.get(outcome.endpointId) ?? 0) + 1);
     this.buffer.push(outcome);
     if (this.buffer.length >= this.options.maxBatch) {
       void this.flush();
@@ -119,7 +131,15 @@ export class OutcomeWriter {
   /** The batch is no longer being written: committed (or refused), or put back unwritten. */
   private settle(batch: DeliveryOutcome[], putBack: boolean): void {
     this.writing -= batch.length;
-    if (putBack) this.buffer.unshift(...batch);
+    if (putBack) {
+      this.buffer.unshift(...batch);
+      return;
+    }
+    for (const o of batch) {
+      const left = this.unwritten.get(o.endpointId)! - 1;
+      if (left > 0) this.unwritten.set(o.endpointId, left);
+      else this.unwritten.delete(o.endpointId);
+    }
   }
 
   /** A batch the store refused for what it holds: its halves on their own, down to the culprit. */

@@ -39,6 +39,7 @@ async function markedForHandover(rateLimit: number | null) {
     clock,
     log: { warn: () => {}, error: () => {} },
     idleReleaseMs: 10_000,
+    holdsUnwritten: () => false,
     wake: () => {},
     invalidateEndpoint: () => {},
     invalidateApplication: () => {},
