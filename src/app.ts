@@ -189,6 +189,7 @@ export function createHookline(
   const observability = new Observability({
     store,
     engine: control,
+    pinning: delivers ? engine : null,
     events,
     dlq,
     clock,

@@ -41,6 +41,19 @@ export interface EngineControl {
   intake(): Intake | null;
 }
 
+/**
+ * Keeping an endpoint with this process's engine for a while: a failure drill's, whose receiver
+ * listens on this process's loopback, which no other worker can reach.
+ */
+export interface EndpointPinning {
+  /**
+   * Takes the endpoint now (false: another live worker owns it; try again later) and keeps it
+   * here, never handed to another worker, until `unpin`.
+   */
+  pin(endpointId: string): Promise<boolean>;
+  unpin(endpointId: string): void;
+}
+
 /** How far delivery makes way for the API in one process (loop-budget.ts). */
 export interface DeliveryBudget {
   /** Deliveries this process holds: in flight or waiting for a slot. */

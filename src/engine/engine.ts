@@ -13,7 +13,12 @@ import { newId } from "../ids.js";
 import type { ClaimedDelivery, Intake, Store } from "../store/port.js";
 import type { AdaptiveSettings } from "./adaptive-limit.js";
 import type { BreakerSettings } from "./breaker.js";
-import type { DeliveryBudget, EndpointLiveStatus, EngineControl } from "./control.js";
+import type {
+  DeliveryBudget,
+  EndpointLiveStatus,
+  EndpointPinning,
+  EngineControl,
+} from "./control.js";
 import { Dispatcher, releaseOf } from "./dispatcher.js";
 import { EngineEvents } from "./events.js";
 import { ScanCursor } from "./scan-cursor.js";
@@ -85,7 +90,7 @@ const OUTCOME_WINDOW_MS = 5;
 const RECOVERY_MS = 1000;
 
 /** Runs deliveries; see the module comment. */
-export class DeliveryEngine implements EngineControl {
+export class DeliveryEngine implements EngineControl, EndpointPinning {
   readonly events: EngineEvents;
   private readonly runtimes: EndpointRuntimes;
   private readonly writer: OutcomeWriter;
@@ -315,6 +320,25 @@ export class DeliveryEngine implements EngineControl {
       this.pumpScheduled = false;
       void this.pump();
     });
+  }
+
+  async pin(endpointId: string): Promise<boolean> {
+    // Alone on its store, the engine is the only one that ever sends.
+    if (this.fleet && !(await this.fleet.take(endpointId))) return false;
+    this.holdings.pinned.add(endpointId);
+    const rt = this.runtimes.get(endpointId);
+    if (rt?.leaving) {
+      // Marked to let go of before the pin: kept after all (its claims resume).
+      rt.leaving = null;
+      this.holdings.marked.delete(rt);
+    }
+    return true;
+  }
+
+  unpin(endpointId: string): void {
+    this.holdings.pinned.delete(endpointId);
+    // Taken with nothing claimed since: no runtime of it will fall idle to hand it back.
+    if (this.fleet && !this.runtimes.get(endpointId)) this.holdings.strays.add(endpointId);
   }
 
   invalidateEndpoint(endpointId: string): void {

@@ -47,11 +47,17 @@ export function engineFleetHost(e: FleetHostEngine): FleetHost {
       const oldest = h.oldestClaimRunning();
       // Claimed deliveries on their way to a queue hold their endpoint as queued ones do.
       const arriving = h.arriving();
+      for (const id of h.strays) if (!e.runtimes.get(id)) ready.idle.push(id);
+      h.strays.clear();
       for (const rt of h.marked) {
         const id = rt.endpoint.id;
         // Forgotten meanwhile (its endpoint deleted, or all dropped on rejoining).
         if (e.runtimes.get(id) !== rt) h.marked.delete(rt);
-        else if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0 || arriving.has(id)) {
+        else if (h.pinned.has(id)) {
+          // Pinned after it was marked: kept after all.
+          rt.leaving = null;
+          h.marked.delete(rt);
+        } else if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0 || arriving.has(id)) {
           continue;
         } else if (e.holdsUnwritten(id)) {
           // Its last answers are not in the store yet: a taker would load the endpoint as it was
@@ -126,14 +132,21 @@ export function engineFleetHost(e: FleetHostEngine): FleetHost {
  */
 function planReleases(e: FleetHostEngine, now: number, fleet: Heartbeat): void {
   const kept: EndpointRuntime[] = [];
+  // Pinned ones are kept, and count towards this worker's share.
+  let pinned = 0;
   for (const rt of e.runtimes.values()) {
     if (rt.leaving) continue;
-    if (rt.inFlight === 0 && rt.queue.length === 0 && now - rt.lastActiveAt >= e.idleReleaseMs) {
+    if (e.holdings.pinned.has(rt.endpoint.id)) pinned++;
+    else if (
+      rt.inFlight === 0 &&
+      rt.queue.length === 0 &&
+      now - rt.lastActiveAt >= e.idleReleaseMs
+    ) {
       e.holdings.markLeaving(rt, "idle");
     } else kept.push(rt);
   }
   if (fleet.liveWorkers <= 1) return;
-  const excess = kept.length - Math.ceil(fleet.ownedTotal / fleet.liveWorkers);
+  const excess = pinned + kept.length - Math.ceil(fleet.ownedTotal / fleet.liveWorkers);
   if (excess <= 0) return;
   kept.sort((a, b) => a.inFlight + a.queue.length - (b.inFlight + b.queue.length));
   for (const rt of kept.slice(0, excess)) e.holdings.markLeaving(rt, "handover");

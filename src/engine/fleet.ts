@@ -151,6 +151,15 @@ export class Fleet {
     };
   }
 
+  /** Makes the endpoint ours now, unless another live worker owns it; whether it is ours. */
+  async take(endpointId: string): Promise<boolean> {
+    const now = this.clock.now();
+    const deadBefore = this.deadBefore(now);
+    const taken = await this.coordination.take({ id: this.idValue, endpointId, now, deadBefore });
+    if (taken) this.owned.add(endpointId);
+    return taken;
+  }
+
   /** Records the endpoints of claimed deliveries as ours. */
   noteClaimed(endpointIds: Iterable<string>): void {
     for (const id of endpointIds) this.owned.add(id);

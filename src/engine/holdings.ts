@@ -24,6 +24,10 @@ export class Holdings {
    * hand-over is pending; walking every runtime that often would cost a worker with thousands.
    */
   readonly marked = new Set<EndpointRuntime>();
+  /** Endpoints kept here for a while (a failure drill's): never marked to let go of meanwhile. */
+  readonly pinned = new Set<string>();
+  /** Endpoints taken for a pin that never had work here: handed back at the next heartbeat. */
+  readonly strays = new Set<string>();
   /**
    * Claimed deliveries whose endpoint could not be loaded (a store error): held and counted,
    * and admitted again by the recovery timer.

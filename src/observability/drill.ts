@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks";
 import type { Clock, TimerHandle } from "../clock.js";
 import type { DeadLetterQueue } from "../dlq/service.js";
 import type { Endpoint } from "../domain/types.js";
-import type { EngineControl } from "../engine/control.js";
+import type { EndpointPinning, EngineControl } from "../engine/control.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import type { ExemptTargets } from "../engine/guarded-connect.js";
 import { newId } from "../ids.js";
@@ -28,6 +28,11 @@ const RUNS_KEPT = 100;
 export interface DrillDeps {
   store: Store;
   engine: EngineControl;
+  /**
+   * This process's engine, to keep the drill endpoint here while a drill runs; null where this
+   * process does not deliver (it runs no drill).
+   */
+  pinning: EndpointPinning | null;
   events: EngineEvents;
   dlq: DeadLetterQueue;
   clock: Clock;
@@ -96,13 +101,15 @@ export class DrillRunner {
         throw new StepFailed(detail, { cause: err });
       }
     };
+    const pinned: string[] = [];
     try {
-      await this.steps(step, receiver, secret);
+      await this.steps(step, receiver, secret, pinned);
     } catch (err) {
       if (!(err instanceof StepFailed)) {
         steps.push({ name: "drill", passed: false, ms: 0, detail: String(err) });
       }
     } finally {
+      for (const id of pinned) this.deps.pinning?.unpin(id);
       await receiver.stop();
     }
     const run: DrillRun = {
@@ -125,12 +132,13 @@ export class DrillRunner {
     step: (name: string, fn: () => Promise<string>) => Promise<void>,
     receiver: DrillReceiver,
     secret: string,
+    pinned: string[],
   ): Promise<void> {
     const { store, engine, clock, dlq } = this.deps;
     let endpoint: Endpoint | null = null;
     await step("prepare", async () => {
       await receiver.start();
-      endpoint = await this.prepareEndpoint(receiver.url, secret);
+      endpoint = await this.prepareEndpoint(receiver.url, secret, pinned);
       engine.invalidateEndpoint(endpoint.id);
       return `drill receiver at ${receiver.url}, endpoint ${endpoint.id}`;
     });
@@ -194,13 +202,23 @@ export class DrillRunner {
     });
   }
 
-  /** The drill endpoint, created on first use, pointed at this run's receiver and secret. */
-  private async prepareEndpoint(url: string, secret: string): Promise<Endpoint> {
+  /**
+   * The drill endpoint, created on first use, kept with this process's engine (`pinned`) and
+   * pointed at this run's receiver and secret.
+   */
+  private async prepareEndpoint(url: string, secret: string, pinned: string[]): Promise<Endpoint> {
     const { store, clock } = this.deps;
     const app = await ensureSystemApp(store, clock, DRILL_APP_UID);
     this.deps.onPrepared?.();
+    let existing = await store.findEndpoint(app.id, DRILL_ENDPOINT_UID);
+    if (existing) {
+      // Pointed at this receiver only once it is ours: a drill running in another process
+      // would otherwise lose its endpoint to this one's receiver halfway.
+      await this.pin(existing.id);
+      pinned.push(existing.id);
+      existing = await store.findEndpoint(app.id, DRILL_ENDPOINT_UID);
+    }
     const now = clock.now();
-    const existing = await store.findEndpoint(app.id, DRILL_ENDPOINT_UID);
     const settings = {
       url,
       disabled: false,
@@ -222,7 +240,7 @@ export class DrillRunner {
       await store.updateEndpoint(next);
       return next;
     }
-    return store.createEndpoint({
+    const made = await store.createEndpoint({
       id: newId("ep", now),
       appId: app.id,
       uid: DRILL_ENDPOINT_UID,
@@ -234,6 +252,29 @@ export class DrillRunner {
       createdAt: now,
       ...settings,
     });
+    await this.pin(made.id);
+    pinned.push(made.id);
+    return made;
+  }
+
+  /**
+   * Takes the endpoint for this process's engine, so that every attempt of the drill is made
+   * here, where its receiver listens. Another worker holding it (a drill of its own, or one it
+   * ran lately, let go of once idle) is waited for, up to the step's time.
+   */
+  private async pin(endpointId: string): Promise<void> {
+    const { pinning, clock, settings } = this.deps;
+    if (!pinning) return;
+    const until = clock.now() + settings.stepTimeoutMs;
+    while (!(await pinning.pin(endpointId))) {
+      if (clock.now() >= until) {
+        throw new Error(
+          "another hookline worker kept the drill endpoint for the whole step; a drill running " +
+            "there holds it until it ends, and an idle one lets go within seconds",
+        );
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
   }
 
   /** An event awaited later; a rejection nobody awaits (an earlier step failed) is not an error. */

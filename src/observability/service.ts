@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { DeadLetterQueue } from "../dlq/service.js";
-import type { EngineControl } from "../engine/control.js";
+import type { EndpointPinning, EngineControl } from "../engine/control.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { ExemptTargets } from "../engine/guarded-connect.js";
 import { StoreUnavailableError } from "../errors.js";
@@ -35,6 +35,8 @@ export interface SystemStats {
 export interface ObservabilityDeps {
   store: Store;
   engine: EngineControl;
+  /** This process's engine, where it delivers (drills keep their endpoint with it). */
+  pinning: EndpointPinning | null;
   events: EngineEvents;
   dlq: DeadLetterQueue;
   clock: Clock;
@@ -95,6 +97,7 @@ export class Observability {
     this.drills = new DrillRunner({
       store,
       engine,
+      pinning: deps.pinning,
       events,
       dlq: deps.dlq,
       clock,

@@ -86,6 +86,12 @@ export interface WorkerCoordination {
    * worker's endpoints, never a backlog (its own, or the rows of endpoints others own).
    */
   dueOwned(workerId: string, now: number): Promise<string[]>;
+  /**
+   * Makes the endpoint the worker's own now, whether or not anything of it is due, unless another
+   * live worker owns it; whether it is the worker's. A failure drill takes its endpoint so: its
+   * receiver listens on its own process's loopback, which no other worker can reach.
+   */
+  take(req: { id: string; endpointId: string; now: number; deadBefore: number }): Promise<boolean>;
   /** A clean stop: frees the worker's endpoints and removes it; returns the endpoints freed. */
   unregister(id: string): Promise<string[]>;
   /** Sends signals to every other process sharing the database. */

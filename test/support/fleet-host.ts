@@ -43,6 +43,7 @@ export function quietCoordination(overrides: Partial<WorkerCoordination> = {}): 
     reap: async () => ({ workers: [], endpointIds: [], deliveries: 0 }),
     orphans: async () => [],
     dueOwned: async () => [],
+    take: async () => true,
     unregister: async () => [],
     publish: async () => {},
     subscribe: async () => async () => {},

@@ -5,6 +5,7 @@
 import type pg from "pg";
 import type { Heartbeat, Reaped, Signal, WorkerCoordination } from "../coordination.js";
 import { all, exec, one, tx } from "./database.js";
+import { OWNER_DEAD, REGISTERED } from "./statements.js";
 
 /** NOTIFY payloads must stay under 8,000 bytes; signals are split to fit. */
 const MAX_PAYLOAD = 7_000;
@@ -63,6 +64,14 @@ const SQL = {
     WHERE o.worker_id = $1
       AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = o.endpoint_id
         AND d.state = 'pending' AND d.next_attempt_at <= $2)`,
+  // As a claim takes an endpoint (statements.ts), without a due row to take it with.
+  take: `INSERT INTO endpoint_owners (endpoint_id, worker_id, since)
+    SELECT $2, $1, $3 WHERE ${REGISTERED("$1")}
+    ON CONFLICT (endpoint_id) DO UPDATE SET worker_id = excluded.worker_id,
+      since = CASE WHEN endpoint_owners.worker_id = excluded.worker_id
+        THEN endpoint_owners.since ELSE excluded.since END
+    WHERE endpoint_owners.worker_id = excluded.worker_id OR ${OWNER_DEAD("$4")}
+    RETURNING endpoint_id`,
   unregister: `WITH freed AS (
       DELETE FROM endpoint_owners WHERE worker_id = $1 RETURNING endpoint_id
     ), gone AS (DELETE FROM workers WHERE id = $1)
@@ -155,6 +164,16 @@ export class PostgresCoordination implements WorkerCoordination {
   async dueOwned(workerId: string, now: number): Promise<string[]> {
     const rows = await this.run(() => all(this.fleetPool, SQL.dueOwned, [workerId, now]));
     return rows.map((r) => String(r.endpoint_id));
+  }
+
+  async take(req: {
+    id: string;
+    endpointId: string;
+    now: number;
+    deadBefore: number;
+  }): Promise<boolean> {
+    const params = [req.id, req.endpointId, req.now, req.deadBefore];
+    return (await this.run(() => all(this.fleetPool, SQL.take, params))).length > 0;
   }
 
   async unregister(id: string): Promise<string[]> {

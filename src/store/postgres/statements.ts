@@ -90,7 +90,7 @@ const STILL_HELD = "(v.claimed_by IS NULL OR d.claimed_by = v.claimed_by)";
  * own snapshot, which may predate a worker that joined and took the endpoint while the claim
  * ran; the row is read as it is now, so its fresh `since` keeps that worker's ownership.
  */
-const OWNER_DEAD = (deadBefore: string) => `endpoint_owners.since < ${deadBefore}
+export const OWNER_DEAD = (deadBefore: string) => `endpoint_owners.since < ${deadBefore}
         AND NOT EXISTS (SELECT 1 FROM workers w
           WHERE w.id = endpoint_owners.worker_id AND w.heartbeat_at >= ${deadBefore})`;
 
@@ -101,7 +101,7 @@ const OWNER_DEAD = (deadBefore: string) => `endpoint_owners.since < ${deadBefore
  * SHARE: heartbeats still write it) until the claim commits, so a reap deleting it meanwhile
  * either waits for the claim and then puts its rows back, or makes the claim wait and find no row.
  */
-const REGISTERED = (worker: string) =>
+export const REGISTERED = (worker: string) =>
   `EXISTS (SELECT 1 FROM workers WHERE id = ${worker} FOR KEY SHARE)`;
 
 /**

@@ -1,0 +1,90 @@
+/**
+ * An endpoint pinned to this worker (a failure drill's, whose receiver only this process can
+ * reach) is never let go of while pinned: not when idle, not as the excess over this worker's
+ * share, and not when it was marked before the pin. One taken for a pin that never had work here
+ * is handed back at the next heartbeat, so it is not kept from other workers for good.
+ */
+import { expect, it } from "vitest";
+import { DEFAULT_ADAPTIVE } from "../../src/engine/adaptive-limit.js";
+import { DEFAULT_BREAKER } from "../../src/engine/breaker.js";
+import { engineFleetHost } from "../../src/engine/fleet-host.js";
+import { Holdings } from "../../src/engine/holdings.js";
+import { EndpointRuntimes } from "../../src/engine/runtimes.js";
+import type { Endpoint } from "../../src/domain/types.js";
+import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
+import { FakeClock } from "../support/fake-clock.js";
+
+const FLEET = { alive: true, liveWorkers: 2, ownedTotal: 2, ownedByMe: 2, releasedWithWork: [] };
+
+async function twoEndpointsHeld() {
+  const clock = new FakeClock();
+  const app = anApplication();
+  const eps = new Map<string, Endpoint>();
+  for (let i = 0; i < 2; i++) {
+    const ep = anEndpoint(app.id);
+    eps.set(ep.id, ep);
+  }
+  const runtimes = new EndpointRuntimes({
+    store: {
+      getEndpoint: async (id) => eps.get(id) ?? null,
+      findApplication: async () => app,
+      getCircuit: async () => null,
+    },
+    settings: {
+      policyDefaults: { retry: { preset: "default" }, concurrencyLimit: 5, timeoutMs: 1_000 },
+      breaker: DEFAULT_BREAKER,
+      adaptive: DEFAULT_ADAPTIVE,
+    },
+    clock,
+  });
+  const holdings = new Holdings();
+  const host = engineFleetHost({
+    holdings,
+    runtimes,
+    clock,
+    log: { warn: () => {}, error: () => {} },
+    idleReleaseMs: 10_000,
+    holdsUnwritten: () => false,
+    wake: () => {},
+    invalidateEndpoint: () => {},
+    invalidateApplication: () => {},
+    pumpSoon: () => {},
+  });
+  const [pinned, other] = [...eps.keys()] as [string, string];
+  for (const id of eps.keys()) await runtimes.load(id);
+  return { clock, host, holdings, runtimes, pinned, other };
+}
+
+const released = (host: ReturnType<typeof engineFleetHost>) => {
+  const ready = host.readyToRelease();
+  return [...ready.idle, ...ready.handover];
+};
+
+it("keeps a pinned endpoint past the idle time and over the worker's share", async () => {
+  const { clock, host, holdings, pinned, other } = await twoEndpointsHeld();
+  holdings.pinned.add(pinned);
+  // Over its share (two of two with two workers): one is handed over, the unpinned one.
+  host.planReleases(clock.now(), FLEET);
+  expect(released(host)).toEqual([other]);
+  // Idle for long: still kept.
+  clock.advance(60_000);
+  host.planReleases(clock.now(), FLEET);
+  expect(released(host)).not.toContain(pinned);
+});
+
+it("keeps an endpoint pinned after it was marked to let go of", async () => {
+  const { clock, host, holdings, runtimes, pinned } = await twoEndpointsHeld();
+  clock.advance(60_000);
+  host.planReleases(clock.now(), FLEET);
+  expect(runtimes.get(pinned)!.leaving).toBe("idle");
+  holdings.pinned.add(pinned);
+  expect(released(host)).not.toContain(pinned);
+  expect(runtimes.get(pinned)!.leaving).toBeNull();
+});
+
+it("hands back, once, an endpoint taken for a pin that never had work here", async () => {
+  const { host, holdings } = await twoEndpointsHeld();
+  holdings.strays.add("ep_never_loaded");
+  expect(host.readyToRelease().idle).toEqual(["ep_never_loaded"]);
+  expect(host.readyToRelease().idle).toEqual([]);
+});

@@ -1,0 +1,57 @@
+/**
+ * Failure drills with several workers on one PostgreSQL. A drill's receiver listens on its own
+ * process's loopback, but any worker could own the drill endpoint: a drill run by a process that
+ * did not own it failed at "retries fire", because the owner sent the attempts to its own loopback
+ * (refused there, as the loopback exception is the drill process's alone), and two drills at once
+ * pointed the one endpoint at each other's receivers. With scheduled drills every worker but one
+ * failed its drills, and `drill_failing` fired for nothing. A drill now takes its endpoint for its
+ * own worker while it runs (waiting for another that holds it), so drills pass on every worker,
+ * one after another when they overlap.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHookline, type TestHookline } from "../support/hookline.js";
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+
+interface DrillOut {
+  passed: boolean;
+  steps: { name: string; passed: boolean; detail: string }[];
+}
+
+const schema = freshSchemaName();
+const workers: TestHookline[] = [];
+beforeAll(async () => {
+  const env = {
+    DATABASE_URL: TEST_DATABASE_URL,
+    HOOKLINE_PG_SCHEMA: schema,
+    // The protection on: only the drill's own process lets its receiver through.
+    HOOKLINE_ALLOW_PRIVATE_TARGETS: "0",
+    HOOKLINE_WORKER_HEARTBEAT_MS: "200",
+    HOOKLINE_WORKER_DEAD_AFTER_MS: "2000",
+  };
+  for (let i = 0; i < 2; i++) workers.push(await startHookline({ env }));
+});
+afterAll(async () => {
+  for (const w of workers) await w.stop();
+  await dropSchema(schema);
+});
+
+const drill = async (w: TestHookline): Promise<DrillOut> => {
+  const res = await w.api<DrillOut>("POST", "/api/v1/drill");
+  expect(res.status).toBe(200);
+  return res.body;
+};
+const failed = (run: DrillOut) => run.steps.filter((s) => !s.passed).map((s) => s.detail);
+
+describe("failure drills in a fleet", () => {
+  it("pass on each worker, also when two run at once", { timeout: 90_000 }, async () => {
+    const [a, b] = workers as [TestHookline, TestHookline];
+    // The first drill makes the endpoint, and its worker owns it afterwards until it is idle.
+    const first = await drill(a);
+    expect(failed(first)).toEqual([]);
+    // Both at once: one waits for the other's to end and for its worker to let the endpoint go.
+    const [onA, onB] = await Promise.all([drill(a), drill(b)]);
+    expect(failed(onA)).toEqual([]);
+    expect(failed(onB)).toEqual([]);
+    expect(onA.passed && onB.passed).toBe(true);
+  });
+});
