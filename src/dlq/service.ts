@@ -4,7 +4,7 @@
  * every change starts with a person's request (or a job a person started).
  */
 import type { Clock } from "../clock.js";
-import type { Attempt, DeadLetter, ReplayJob, ReplaySelection } from "../domain/types.js";
+import type { Attempt, DeadLetter, Endpoint, ReplayJob, ReplaySelection } from "../domain/types.js";
 import type { EngineControl } from "../engine/control.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import { resolvePolicy, type PolicyDefaults } from "../engine/policy.js";
@@ -81,12 +81,7 @@ export class DeadLetterQueue {
     const record = await this.require(id);
     const endpoint = await store.getEndpoint(record.endpointId);
     if (!endpoint) throw new NotFoundError(`endpoint ${record.endpointId}`);
-    if (endpoint.disabled) {
-      const why = endpoint.disabledReason ? ` (${endpoint.disabledReason})` : "";
-      throw new ConflictError(
-        `endpoint ${endpoint.id} is disabled${why}; enable it before replaying`,
-      );
-    }
+    if (endpoint.disabled) throw disabledRefusal(endpoint);
     const now = clock.now();
     const deliveryId = newId("dlv", now);
     const app = await store.findApplication(record.appId);
@@ -177,6 +172,12 @@ export class DeadLetterQueue {
    */
   async startBulkReplay(req: BulkReplayRequest): Promise<ReplayJob> {
     const { settings } = this.deps;
+    // A job for one endpoint that is disabled would skip every record and end "completed" having
+    // sent nothing: refused, as a single replay is. (A job across endpoints skips the records of
+    // those disabled when their turn comes, and counts them.)
+    const { endpointId } = req.selection;
+    const endpoint = endpointId ? await this.deps.store.getEndpoint(endpointId) : null;
+    if (endpoint?.disabled) throw disabledRefusal(endpoint);
     const now = this.deps.clock.now();
     const created = await this.deps.store.createReplayJob({
       id: newId("job", now),
@@ -368,6 +369,12 @@ const GONE = Symbol("gone");
 
 /** How often a replay waiting on a shared store asks it for the outcome. */
 const STORE_POLL_MS = 250;
+
+/** 409 for a replay to a disabled endpoint, saying why it was disabled when hookline knows. */
+function disabledRefusal(endpoint: Endpoint): ConflictError {
+  const why = endpoint.disabledReason ? ` (${endpoint.disabledReason})` : "";
+  return new ConflictError(`endpoint ${endpoint.id} is disabled${why}; enable it before replaying`);
+}
 
 /** 404 for no record, else 409 naming the state and what would be allowed. */
 function refusal(

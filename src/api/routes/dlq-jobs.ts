@@ -38,7 +38,9 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
         202: { description: "The job, scheduled", schema: ReplayJobOut },
         404: dlqErrors[404],
         409: {
-          description: "A scheduled or running job may replay to one of the same endpoints",
+          description:
+            "A scheduled or running job may replay to one of the same endpoints, or the endpoint " +
+            "it names is disabled",
           schema: HttpError,
         },
         422: dlqErrors[422],
@@ -106,7 +108,10 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
       responses: {
         202: { description: "The recovery task", schema: RecoverOut },
         404: { description: "No such application or endpoint", schema: HttpError },
-        409: { description: "A bulk replay job of the endpoint is running", schema: HttpError },
+        409: {
+          description: "A bulk replay job of the endpoint is running, or the endpoint is disabled",
+          schema: HttpError,
+        },
         422: { description: "Invalid input", schema: HttpValidationError },
       },
       handler: async ({ params, body, request }) => {
