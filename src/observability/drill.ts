@@ -203,23 +203,45 @@ export class DrillRunner {
   }
 
   /**
-   * The drill endpoint, created on first use, kept with this process's engine (`pinned`) and
-   * pointed at this run's receiver and secret.
+   * A new drill endpoint for this run, kept with this process's engine (`pinned`) and pointed at
+   * its receiver and secret. The last run's goes first: each drill fails its endpoint on purpose,
+   * and on one endpoint those failures would add up in its circuit breaker (20 within 5 minutes
+   * open it). An open circuit would fail every drill after it, for good: each one's first
+   * request, sent as the probe, meets the receiver's deliberate 503 and keeps the circuit open.
    */
   private async prepareEndpoint(url: string, secret: string, pinned: string[]): Promise<Endpoint> {
-    const { store, clock } = this.deps;
+    const { store, clock, engine, events } = this.deps;
     const app = await ensureSystemApp(store, clock, DRILL_APP_UID);
     this.deps.onPrepared?.();
-    let existing = await store.findEndpoint(app.id, DRILL_ENDPOINT_UID);
-    if (existing) {
-      // Pointed at this receiver only once it is ours: a drill running in another process
-      // would otherwise lose its endpoint to this one's receiver halfway.
-      await this.pin(existing.id);
-      pinned.push(existing.id);
-      existing = await store.findEndpoint(app.id, DRILL_ENDPOINT_UID);
+    // The last run's endpoint is deleted once it is ours: a drill running in another process
+    // keeps it until that drill ends (and its worker lets go of it).
+    for (;;) {
+      const last = await store.findEndpoint(app.id, DRILL_ENDPOINT_UID);
+      if (!last) break;
+      await this.pin(last.id);
+      pinned.push(last.id);
+      // Replaced meanwhile by a drill elsewhere: that one's is the one to wait for.
+      if ((await store.findEndpoint(app.id, DRILL_ENDPOINT_UID))?.id !== last.id) continue;
+      await store.deleteEndpoint(app.id, last.id);
+      engine.invalidateEndpoint(last.id);
+      events.emit({ type: "endpoint.deleted", endpointId: last.id });
+      break;
     }
     const now = clock.now();
-    const settings = {
+    const id = newId("ep", now);
+    // Ours before it exists, so a drill starting elsewhere meanwhile waits for this one.
+    await this.pin(id);
+    pinned.push(id);
+    return store.createEndpoint({
+      id,
+      appId: app.id,
+      uid: DRILL_ENDPOINT_UID,
+      description: "hookline failure drills",
+      version: 1,
+      headers: {},
+      metadata: {},
+      rateLimit: null,
+      createdAt: now,
       url,
       disabled: false,
       disabledReason: null,
@@ -233,28 +255,7 @@ export class DrillRunner {
         timeoutMs: 5_000,
       },
       updatedAt: now,
-    };
-    if (existing) {
-      // Only the drill changes its own endpoint, so the write need not check what it read.
-      const next = { ...existing, ...settings };
-      await store.updateEndpoint(next);
-      return next;
-    }
-    const made = await store.createEndpoint({
-      id: newId("ep", now),
-      appId: app.id,
-      uid: DRILL_ENDPOINT_UID,
-      description: "hookline failure drills",
-      version: 1,
-      headers: {},
-      metadata: {},
-      rateLimit: null,
-      createdAt: now,
-      ...settings,
     });
-    await this.pin(made.id);
-    pinned.push(made.id);
-    return made;
   }
 
   /**
