@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHookline, type TestHookline } from "../support/hookline.js";
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 
 interface DrillOut {
   passed: boolean;
@@ -53,5 +53,16 @@ describe("failure drills in a fleet", () => {
     expect(failed(onA)).toEqual([]);
     expect(failed(onB)).toEqual([]);
     expect(onA.passed && onB.passed).toBe(true);
+  });
+
+  it("leaves no worker owning a drill endpoint that is gone", { timeout: 30_000 }, async () => {
+    // Each drill deletes the last one's endpoint; whoever held it lets go of it, within the idle
+    // time and a heartbeat, so the fleet's count of owned endpoints does not grow drill by drill.
+    const stale = () =>
+      adminQuery(
+        `SELECT o.endpoint_id FROM ${schema}.endpoint_owners o
+         WHERE NOT EXISTS (SELECT 1 FROM ${schema}.endpoints e WHERE e.id = o.endpoint_id)`,
+      );
+    await expect.poll(stale, { timeout: 20_000, interval: 250 }).toEqual([]);
   });
 });
