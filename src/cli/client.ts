@@ -62,7 +62,7 @@ export class ApiClient {
     } catch (err) {
       throw new HooklineError(
         "api",
-        `cannot reach hookline at ${this.base} (--url, or HOOKLINE_URL)`,
+        `cannot reach hookline at ${this.base} (--url, or HOOKLINE_URL): ${whyNot(err)}`,
         { cause: err },
       );
     }
@@ -86,6 +86,24 @@ export class ApiClient {
     }
     return { status: res.status, body: parsed };
   }
+}
+
+/**
+ * Why fetch got no answer: its own error says only "fetch failed", the reason is its cause. A
+ * certificate the system does not trust, a name that does not resolve and a refused connection
+ * send the operator to different places; "cannot reach" alone sent them all to the network.
+ */
+function whyNot(err: unknown): string {
+  let e: unknown = err;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  if (!(e instanceof Error)) return String(e);
+  // OpenSSL's message is a line of its internals (https:// to a plain-HTTP port reads
+  // "…:ssl3_get_record:wrong version number:…"); its reason is the part that says something.
+  const { code, reason } = e as Error & { code?: unknown; reason?: unknown };
+  if (typeof code === "string" && code.startsWith("ERR_SSL_") && typeof reason === "string") {
+    return `TLS failed: ${reason}`;
+  }
+  return e.message.trim();
 }
 
 /**
