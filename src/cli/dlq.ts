@@ -34,6 +34,11 @@ export interface CliIo {
   now(): number;
   sleep(ms: number): Promise<void>;
   setExitCode(code: number): void;
+  /**
+   * Until the returned function is called, Ctrl-C (or SIGTERM, SIGHUP) prints `say()` on stderr
+   * and ends the command; absent, a signal ends it as it would any process.
+   */
+  onInterrupt?(say: () => string): () => void;
 }
 
 interface GlobalOptions {
@@ -391,16 +396,27 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     interval: number,
   ): Promise<void> {
     const bar = asJson ? null : new ProgressBar(io.out);
-    for (;;) {
-      const job = await api.get<Job>(`/api/v1/dlq/replay/${encodeURIComponent(jobId)}`);
-      bar?.update(job);
-      if (FINISHED.has(job.state)) {
-        bar?.done();
-        if (job.state !== "completed") io.setExitCode(2);
-        if (asJson) return json(job);
-        return print(`${job.state}${job.reason ? `: ${job.reason}` : ""}`);
+    // Ctrl-C is how one stops a command, but the job runs in hookline: it replays on, and with
+    // --json its id was never printed. Say so, and how to follow or cancel it.
+    const forget = io.onInterrupt?.(
+      () =>
+        `${io.out.isTTY && !asJson ? "\n" : ""}stopped following; job ${jobId} carries on in hookline: ` +
+        `\`hookline dlq job ${jobId} --watch\` follows it again, \`hookline dlq cancel ${jobId}\` stops it`,
+    );
+    try {
+      for (;;) {
+        const job = await api.get<Job>(`/api/v1/dlq/replay/${encodeURIComponent(jobId)}`);
+        bar?.update(job);
+        if (FINISHED.has(job.state)) {
+          bar?.done();
+          if (job.state !== "completed") io.setExitCode(2);
+          if (asJson) return json(job);
+          return print(`${job.state}${job.reason ? `: ${job.reason}` : ""}`);
+        }
+        await io.sleep(interval);
       }
-      await io.sleep(interval);
+    } finally {
+      forget?.();
     }
   }
 

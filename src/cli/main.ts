@@ -24,6 +24,20 @@ const io: CliIo = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
   setExitCode: (code) => (process.exitCode = code),
+  onInterrupt: (say) => {
+    const signals = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+    const handlers = Object.entries(signals).map(([signal, code]) => {
+      const handler = () => {
+        process.stderr.write(`hookline: ${say()}\n`);
+        process.exit(code);
+      };
+      process.on(signal, handler);
+      return [signal, handler] as const;
+    });
+    return () => {
+      for (const [signal, handler] of handlers) process.off(signal, handler);
+    };
+  },
 };
 
 /** Lines to print after the error if the command fails (see serve). */

@@ -1,0 +1,117 @@
+/**
+ * `hookline dlq replay-bulk` follows its job until it ends, and Ctrl-C is how an operator stops a
+ * command: one watching a replay go wrong would press it and think the replays stopped. They do
+ * not — the job runs in hookline — and with --json its id had not even been printed. On a signal
+ * the command says the job carries on, and how to follow or cancel it.
+ */
+import { spawn } from "node:child_process";
+import { createServer, type ServerResponse } from "node:http";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { anEndpoint, deadLetters, PATIENT_BREAKER, type JobOut } from "../support/dlq.js";
+import { startHookline, type TestHookline } from "../support/hookline.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+let h: TestHookline;
+let appId: string;
+/** Fails every request until `hang`; then keeps the requests unanswered (the replays stay out). */
+let hang = false;
+const held: ServerResponse[] = [];
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => (hang ? held.push(res) : res.writeHead(503).end("down")));
+});
+
+beforeAll(async () => {
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
+  const { port } = receiver.address() as { port: number };
+  h = await startHookline({ overrides: { breaker: PATIENT_BREAKER } });
+  const ep = await anEndpoint(h, `http://127.0.0.1:${port}/hooks`);
+  appId = ep.appId;
+  await deadLetters(h, ep, 2);
+  hang = true;
+});
+afterAll(async () => {
+  for (const res of held.splice(0)) res.writeHead(503).end("down");
+  await h.stop();
+  await new Promise<void>((r) => receiver.close(() => r()));
+});
+
+/** Runs `hookline <args>` from source; sends `signal` once it printed something to stdout. */
+function interrupted(
+  args: string[],
+  signal: NodeJS.Signals,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, HOOKLINE_URL: h.url, HOOKLINE_TOKEN: h.token },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (s: string) => {
+      stdout += s;
+      // The progress bar's first line: the job is made and being followed.
+      if (stdout.includes("[")) child.kill(signal);
+    });
+    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+it("Ctrl-C says the job carries on, names it, and leaves it running", async () => {
+  const run = await interrupted(
+    ["dlq", "replay-bulk", "--app", appId, "--canary", "0", "--interval", "100"],
+    "SIGINT",
+  );
+  const jobId = /job (job_\w+):/.exec(run.stdout)?.[1];
+  expect(jobId).toBeDefined();
+  expect(run.stderr).toBe(
+    `hookline: stopped following; job ${jobId} carries on in hookline: ` +
+      `\`hookline dlq job ${jobId} --watch\` follows it again, \`hookline dlq cancel ${jobId}\` stops it\n`,
+  );
+  expect(run.code).toBe(130);
+  const job = await h.api<JobOut>("GET", `/api/v1/dlq/replay/${jobId}`);
+  expect(job.body.state).toBe("running");
+
+  // Following it again with --json, which prints nothing until the end: the signal is sent once
+  // the command has looked at the job (through a relay that sees its requests).
+  let looked: () => void = () => {};
+  const lookedAtJob = new Promise<void>((r) => (looked = r));
+  const relay = createServer((req, res) => {
+    void fetch(`${h.url}${req.url}`, { headers: { authorization: req.headers.authorization! } })
+      .then(async (answer) => {
+        res.writeHead(answer.status, { "content-type": "application/json" });
+        res.end(await answer.text());
+        looked();
+      })
+      .catch(() => res.writeHead(502).end());
+  });
+  await new Promise<void>((r) => relay.listen(0, "127.0.0.1", () => r()));
+  const { port } = relay.address() as { port: number };
+  const again = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "src/cli/main.ts", "dlq", "job", jobId!, "--watch", "--json"],
+      {
+        cwd: ROOT,
+        env: { ...process.env, HOOKLINE_URL: `http://127.0.0.1:${port}`, HOOKLINE_TOKEN: h.token },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+    void lookedAtJob.then(() => child.kill("SIGTERM"));
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ code, stderr }));
+  });
+  relay.closeAllConnections();
+  await new Promise<void>((r) => relay.close(() => r()));
+  expect(again.stderr).toContain(`job ${jobId} carries on in hookline`);
+  expect(again.code).toBe(143);
+
+  await h.api("POST", `/api/v1/dlq/replay/${jobId}/cancel`);
+}, 60_000);
