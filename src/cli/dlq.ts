@@ -30,7 +30,7 @@ export interface DlqDefaults {
 
 /** The CLI's outside world, passed in so commands can be run and tested without a process. */
 export interface CliIo {
-  out: { write(s: string): unknown; isTTY?: boolean };
+  out: { write(s: string): unknown; isTTY?: boolean; columns?: number };
   now(): number;
   sleep(ms: number): Promise<void>;
   setExitCode(code: number): void;

@@ -37,14 +37,29 @@ export function renderProgress(job: JobProgress, width = 30): string {
 export class ProgressBar {
   private last = "";
 
-  constructor(private readonly out: { write(s: string): unknown; isTTY?: boolean }) {}
+  constructor(
+    private readonly out: { write(s: string): unknown; isTTY?: boolean; columns?: number },
+  ) {}
 
   update(job: JobProgress): void {
-    const line = renderProgress(job);
+    const line = this.fitted(job);
     if (line === this.last) return;
     this.last = line;
     if (this.out.isTTY) this.out.write(`\r\x1b[2K${line}`);
     else this.out.write(`${line}\n`);
+  }
+
+  /**
+   * On a terminal, the line in fewer columns than the terminal has: a longer one wraps, and the
+   * next redraw (`\r`, clear the line) reaches only its last row, leaving the rest of each update
+   * behind on the screen. The bar narrows first, then the line is cut.
+   */
+  private fitted(job: JobProgress): string {
+    const line = renderProgress(job);
+    const columns = this.out.isTTY ? this.out.columns : undefined;
+    if (!columns || line.length < columns) return line;
+    const narrower = renderProgress(job, Math.max(10, 30 - (line.length - columns + 1)));
+    return narrower.length < columns ? narrower : narrower.slice(0, Math.max(1, columns - 1));
   }
 
   /** Ends the line the bar was drawn on. */
