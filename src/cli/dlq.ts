@@ -12,7 +12,7 @@ import type {
   ReplayOut,
 } from "../api/schemas/dead-letter.js";
 import { MAX_TIMEOUT_MS } from "../clock.js";
-import { ConfigError } from "../errors.js";
+import { ConfigError, HooklineError } from "../errors.js";
 import { ApiClient, type OptionNames } from "./client.js";
 import { ago, duration, parseTime, printable, table } from "./format.js";
 import { ProgressBar, renderProgress } from "./progress.js";
@@ -336,7 +336,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
       });
       if (o.detach) return asJson ? json(job) : print(`started ${job.id} (${job.state})`);
       if (!asJson) print(`job ${job.id}: ${describeSelection(job)}`);
-      await follow(api, job.id, asJson, o.interval);
+      await follow(api, job.id, asJson, o.interval, true);
     });
 
   dlq
@@ -346,7 +346,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     .option("--interval <ms>", "how often to look at the job, ms (at least 100)", interval, 500)
     .action(async (jobId: string, o: { watch?: boolean; interval: number }, cmd: Command) => {
       const { api, asJson } = setup(cmd);
-      if (o.watch) return follow(api, jobId, asJson, o.interval);
+      if (o.watch) return follow(api, jobId, asJson, o.interval, false);
       const job = await api.get<Job>(`/api/v1/dlq/replay/${encodeURIComponent(jobId)}`);
       if (asJson) return json(job);
       print(`${job.id}: ${describeSelection(job)}`);
@@ -394,18 +394,30 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     jobId: string,
     asJson: boolean,
     interval: number,
+    started: boolean,
   ): Promise<void> {
     const bar = asJson ? null : new ProgressBar(io.out);
     // Ctrl-C is how one stops a command, but the job runs in hookline: it replays on, and with
     // --json its id was never printed. Say so, and how to follow or cancel it.
+    const carriesOn =
+      `job ${jobId} carries on in hookline: ` +
+      `\`hookline dlq job ${jobId} --watch\` follows it again, \`hookline dlq cancel ${jobId}\` stops it`;
     const forget = io.onInterrupt?.(
-      () =>
-        `${io.out.isTTY && !asJson ? "\n" : ""}stopped following; job ${jobId} carries on in hookline: ` +
-        `\`hookline dlq job ${jobId} --watch\` follows it again, \`hookline dlq cancel ${jobId}\` stops it`,
+      () => `${io.out.isTTY && !asJson ? "\n" : ""}stopped following; ${carriesOn}`,
     );
+    // So does losing hookline while following (a restart, a deploy): once the job was seen.
+    let seen = started;
     try {
       for (;;) {
-        const job = await api.get<Job>(`/api/v1/dlq/replay/${encodeURIComponent(jobId)}`);
+        let job: Job;
+        try {
+          job = await api.get<Job>(`/api/v1/dlq/replay/${encodeURIComponent(jobId)}`);
+        } catch (err) {
+          if (!seen || !(err instanceof HooklineError)) throw err;
+          bar?.done();
+          throw new HooklineError(err.code, `${err.message}; ${carriesOn}`, { cause: err });
+        }
+        seen = true;
         bar?.update(job);
         if (FINISHED.has(job.state)) {
           bar?.done();
