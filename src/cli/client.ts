@@ -2,6 +2,7 @@
  * The CLI's HTTP client for a running hookline: JSON in and out, the admin token as a bearer
  * token, and the API's error answers turned into one readable message.
  */
+import { Agent, fetch as undiciFetch } from "undici";
 import { HooklineError } from "../errors.js";
 
 /** Where hookline runs and how to reach it; resolved by the entry point. */
@@ -13,14 +14,24 @@ export interface Connection {
 /** The option that set each API field (`query.limit` → `--limit`), to name it in a refusal. */
 export type OptionNames = Record<string, string>;
 
+/** fetch's own wait for an answer. */
+const DEFAULT_ANSWER_WITHIN_MS = 300_000;
+
 /** Calls the API; throws HooklineError("api", …) with the server's reason on a non-2xx answer. */
 export class ApiClient {
   private readonly base: string;
+  private readonly dispatcher: Agent;
 
   constructor(
     private readonly connection: Connection,
     private readonly names: OptionNames = {},
+    /**
+     * How long to wait for an answer's headers; null: however long it takes (a failure drill,
+     * whose steps may each take up to `HOOKLINE_DRILL_STEP_TIMEOUT_SECONDS`).
+     */
+    answerWithinMs: number | null = DEFAULT_ANSWER_WITHIN_MS,
   ) {
+    this.dispatcher = new Agent({ headersTimeout: answerWithinMs ?? 0, bodyTimeout: 0 });
     this.base = connection.url.replace(/\/+$/, "");
     // `127.0.0.1:8080`, as curl takes it, would fail as "cannot reach": wrong where it is not.
     const protocol = URL.canParse(this.base) ? new URL(this.base).protocol : "";
@@ -51,14 +62,15 @@ export class ApiClient {
   ): Promise<{ status: number; body: unknown }> {
     let res: Response;
     try {
-      res = await fetch(`${this.base}${path}`, {
+      res = (await undiciFetch(`${this.base}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${this.connection.token}`,
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-      });
+        dispatcher: this.dispatcher,
+      })) as unknown as Response;
     } catch (err) {
       throw new HooklineError(
         "api",

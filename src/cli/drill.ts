@@ -25,7 +25,8 @@ export function drillCommand(defaults: DlqDefaults, io: CliIo): Command {
     .action(async (o: { url?: string; token?: string; json?: boolean }) => {
       const token = o.token ?? defaults.token;
       if (!token) throw new ConfigError("give the admin token with --token or HOOKLINE_TOKEN");
-      const api = new ApiClient({ url: o.url ?? defaults.url ?? DEFAULT_URL, token });
+      // A drill takes as long as its steps do (each up to the server's step timeout).
+      const api = new ApiClient({ url: o.url ?? defaults.url ?? DEFAULT_URL, token }, {}, null);
       const { body: run } = await api.post<DrillRun>("/api/v1/drill");
       if (o.json) io.out.write(`${JSON.stringify(run, null, 2)}\n`);
       else {
