@@ -97,7 +97,12 @@ const CONTENT_ENCODING = "HOOKLINE_CONTENT_ENCODING";
  * Installs the JSON body parser, the error handler and the not-found handler. Answers of 5xx are
  * logged to `logger`: Fastify's own logger is off, so its `request.log` writes nowhere.
  */
-export function installBoundary(app: FastifyInstance, logger?: ApiLogger): void {
+export function installBoundary(
+  app: FastifyInstance,
+  logger?: ApiLogger,
+  /** Said after "no route for …": why this process has none (a worker serves no API). */
+  notFoundWhy = "",
+): void {
   // JSON.parse makes a `__proto__` key an own property like any other, never an object's
   // prototype, so such keys are parsed, not refused as "not valid JSON": a payload carrying one is
   // the caller's to send. Outside a payload, route.ts refuses them by name (validation.ts).
@@ -135,7 +140,7 @@ export function installBoundary(app: FastifyInstance, logger?: ApiLogger): void 
     const path = request.url.split("?")[0] ?? request.url;
     return reply
       .code(404)
-      .send({ code: "not_found", detail: `no route for ${request.method} ${path}` });
+      .send({ code: "not_found", detail: `no route for ${request.method} ${path}${notFoundWhy}` });
   });
 }
 

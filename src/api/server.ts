@@ -79,7 +79,15 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     },
   });
   app.decorateRequest("rawBody", null);
-  installBoundary(app, deps.logger);
+  // A CLI or client pointed at a worker's port meets only 404s: say why.
+  installBoundary(
+    app,
+    deps.logger,
+    deps.config.role === "worker"
+      ? ": this is a --role worker process, which serves only its health, readiness and " +
+          "/metrics; the API is served by --role api and --role all processes"
+      : "",
+  );
   closeConnectionsWhenStopping(app);
 
   const worker = deps.config.role === "worker";

@@ -3,7 +3,8 @@
  * manager must be able to probe it: it answers its health, readiness and `/metrics` on
  * HOOKLINE_PORT, and nothing else of the API (that is the API processes' work). Before, a worker
  * listened nowhere: in a fleet of API and worker processes the attempt and outcome counters were
- * never exported, and the shipped rate alerts could not fire.
+ * never exported, and the shipped rate alerts could not fire. Its 404 for any other route says it
+ * is a worker, so an operator who pointed a client at its port knows where to point it instead.
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -48,7 +49,10 @@ describe("a worker process", () => {
     }
     expect(metrics).toMatch(/hookline_delivery_attempts_total\{[^}]*class="2xx"[^}]*\} 1/);
 
-    expect((await call(url!, "GET", "/api/v1/app")).status).toBe(404);
+    const listed = await call(url!, "GET", "/api/v1/app");
+    expect(listed.status).toBe(404);
+    // A CLI pointed at the worker's port says why it finds nothing there.
+    expect(JSON.stringify(listed.body)).toContain("this is a --role worker process");
     expect((await call(url!, "POST", "/api/v1/app", { name: "x" })).status).toBe(404);
     expect((await fetch(`${url}/ui/`)).status).toBe(404);
   }, 60_000);
