@@ -136,6 +136,7 @@ export async function makeAttempt(
     disableEndpoint: decision.disable,
     attemptNumber: attemptsMade,
     claimedBy: d.claimedBy,
+    resend: d.origin === "resend",
   };
   return { outcome, decision, transition };
 }

@@ -39,3 +39,7 @@ export function describeResult(o: DeliveryOutcome): string {
       : `${a.error ?? "error"}${a.errorDetail ? ` (${a.errorDetail})` : ""}`;
   return `${verdict}: ${what} in ${a.durationMs} ms`;
 }
+
+/** Why a record was resolved without a replay: a resend delivered its message. */
+export const resentDetail = (deliveryId: string): string =>
+  `resolved: a resend delivered the message (delivery ${deliveryId})`;

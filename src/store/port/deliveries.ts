@@ -160,6 +160,11 @@ export interface DeliveryOutcome {
   replay?: boolean;
   /** The worker that claimed it (see {@link ClaimedDelivery}): only its claim is moved on. */
   claimedBy?: string;
+  /**
+   * Set on a resend's delivery: once it succeeds, the message is delivered to the endpoint, and
+   * the open dead-letter records of the two are resolved (a bulk replay would send it again).
+   */
+  resend?: boolean;
 }
 
 /** One attempt-less state change: a delivery put back (shutdown, paused circuit). */

@@ -25,7 +25,7 @@ import type {
   StoreLimits,
 } from "../port.js";
 import { all, exec, one, Params, tx, type Conn } from "./database.js";
-import { describeResult, finalAnswer } from "../dead-letter-text.js";
+import { describeResult, finalAnswer, resentDetail } from "../dead-letter-text.js";
 import { DEAD_LETTERS as S } from "./dlq-statements.js";
 import { paginate } from "./pagination.js";
 import {
@@ -122,6 +122,33 @@ export class DeadLetters {
     if (deliveryIds.length === 0) return;
     await exec(c, S.lockJobsOf, [deliveryIds]);
     await exec(c, S.lockRecordsOf, [deliveryIds]);
+  }
+
+  /** Locks the open records of these messages (resends about to be recorded). */
+  async lockOpenOf(c: Conn, messageIds: readonly string[]): Promise<void> {
+    if (messageIds.length > 0) await exec(c, S.lockOpenOf, [messageIds]);
+  }
+
+  /** A resend delivered the message: its open records for the endpoint are resolved. */
+  async resolveDelivered(c: Conn, o: DeliveryOutcome): Promise<DeadLetterChange[]> {
+    const rows = await all(c, S.resolveDelivered, [o.messageId, o.endpointId, o.at]);
+    const changes: DeadLetterChange[] = [];
+    for (const row of rows) {
+      const id = String(row.id);
+      const detail = resentDetail(o.deliveryId);
+      await this.event(c, id, o.at, HOOKLINE_ACTOR, "resolved", detail, { delivery: o.deliveryId });
+      changes.push({
+        kind: "resolved",
+        deadLetterId: id,
+        appId: o.appId,
+        endpointId: o.endpointId,
+        deliveryId: o.deliveryId,
+        actor: HOOKLINE_ACTOR,
+        at: o.at,
+        detail,
+      });
+    }
+    return changes;
   }
 
   /** A replay delivery's one attempt is in: update the record it replays, and its job. */

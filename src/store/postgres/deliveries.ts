@@ -289,6 +289,8 @@ export class Deliveries {
         c,
         replays.map((o) => o.deliveryId),
       );
+      const resent = batch.filter((o) => o.resend && o.next.kind === "succeeded");
+      await this.deadLetters.lockOpenOf(c, [...new Set(resent.map((o) => o.messageId))]);
       const moved = await this.advance(c, batch);
       const recorded = batch.filter((o) => moved.has(o.deliveryId));
       await this.insertAttempts(c, recorded);
@@ -302,6 +304,8 @@ export class Deliveries {
           changes.push(...(await this.deadLetters.recordReplay(c, deadLetterId, o)));
         } else if (next.kind === "dead") {
           changes.push(await this.deadLetters.recordDead(c, o, next.failureClass, next.reason));
+        } else if (next.kind === "succeeded" && o.resend) {
+          changes.push(...(await this.deadLetters.resolveDelivered(c, o)));
         }
         if (o.disableEndpoint) {
           await exec(c, this.sql.disableEndpoint, [o.disableEndpoint, o.at, o.endpointId]);
@@ -446,6 +450,8 @@ function plain(o: DeliveryOutcome): boolean {
     o.attempt !== null &&
     o.attempt.trigger !== "replay" &&
     (o.next.kind === "succeeded" || o.next.kind === "retry") &&
-    !o.disableEndpoint
+    !o.disableEndpoint &&
+    // A resend that succeeded resolves its message's open records (recordInTransaction).
+    !(o.resend && o.next.kind === "succeeded")
   );
 }

@@ -47,6 +47,13 @@ export const DEAD_LETTERS = {
   finishReplay: `UPDATE dead_letters SET state = $2, replay_count = replay_count + 1,
       failed_replays = $3, last_attempt_at = coalesce($4, last_attempt_at), updated_at = $5
     WHERE id = $1`,
+  // The open records of resends' messages, locked before their deliveries move (the order an
+  // endpoint's deletion takes them in).
+  lockOpenOf: `SELECT id FROM dead_letters WHERE message_id = ANY($1::text[]) AND state = 'open'
+    ORDER BY id FOR UPDATE`,
+  // A resend delivered the message: its open records for that endpoint have nothing left to do.
+  resolveDelivered: `UPDATE dead_letters SET state = 'resolved', updated_at = $3
+    WHERE message_id = $1 AND endpoint_id = $2 AND state = 'open' RETURNING id`,
   decide: `UPDATE dead_letters SET state = $2, updated_at = $3
     WHERE id = $1 AND state = ANY($4::text[]) RETURNING *`,
   // Through the message's attempts: the record's delivery and its replays share one message.

@@ -24,7 +24,12 @@ import type {
   ReplayRequest,
   StoreLimits,
 } from "../port.js";
-import { describeResult, finalAnswer, type FinalAnswerSource } from "../dead-letter-text.js";
+import {
+  describeResult,
+  finalAnswer,
+  resentDetail,
+  type FinalAnswerSource,
+} from "../dead-letter-text.js";
 import type { DeadLetterStatements } from "./dlq-statements.js";
 import { paginate } from "./pagination.js";
 import {
@@ -125,6 +130,30 @@ export class DeadLetters {
   private lastAttempt(o: DeliveryOutcome): FinalAnswerSource | null {
     const row = this.s.lastAttempt.get(o.messageId, o.deliveryId) as Row | undefined;
     return row ? attemptFromRow(row) : null;
+  }
+
+  /** A resend delivered the message: its open records for the endpoint are resolved. */
+  resolveDelivered(o: DeliveryOutcome): DeadLetterChange[] {
+    const rows = this.s.resolveDelivered.all({
+      message: o.messageId,
+      endpoint: o.endpointId,
+      now: o.at,
+    }) as Row[];
+    return rows.map((row) => {
+      const id = String(row.id);
+      const detail = resentDetail(o.deliveryId);
+      this.event(id, o.at, HOOKLINE_ACTOR, "resolved", detail, { delivery: o.deliveryId });
+      return {
+        kind: "resolved",
+        deadLetterId: id,
+        appId: o.appId,
+        endpointId: o.endpointId,
+        deliveryId: o.deliveryId,
+        actor: HOOKLINE_ACTOR,
+        at: o.at,
+        detail,
+      };
+    });
   }
 
   /** A replay delivery's one attempt is in: update the record it replays, and its job. */

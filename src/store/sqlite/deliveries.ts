@@ -366,6 +366,8 @@ export class Deliveries {
         changes.push(...this.deadLetters.recordReplay(String(moved.dead_letter_id), o));
       } else if (next.kind === "dead") {
         changes.push(this.deadLetters.recordDead(o, next.failureClass, next.reason));
+      } else if (next.kind === "succeeded" && o.resend) {
+        changes.push(...this.deadLetters.resolveDelivered(o));
       }
       if (o.disableEndpoint) {
         this.s.disableEndpoint.run(o.disableEndpoint, o.at, o.endpointId);

@@ -50,6 +50,10 @@ export function prepareDeadLetters(db: Db) {
     finishReplay: p(`UPDATE dead_letters SET state = @state, replay_count = replay_count + 1,
       failed_replays = @failed, last_attempt_at = coalesce(@at, last_attempt_at),
       updated_at = @now WHERE id = @id`),
+    // A resend delivered the message: its open records for that endpoint have nothing left to do.
+    resolveDelivered: p(`UPDATE dead_letters SET state = 'resolved', updated_at = @now
+      WHERE message_id = @message AND endpoint_id = @endpoint AND state = 'open'
+      RETURNING id`),
     decide: p(`UPDATE dead_letters SET state = @to, updated_at = @now
       WHERE id = @id AND state IN (SELECT value FROM json_each(@from))`),
     // Through the message's attempts: the record's delivery and its replays share one message.

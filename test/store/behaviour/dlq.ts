@@ -361,6 +361,66 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
     });
   });
 
+  describe("a resend that delivers", () => {
+    it("resolves the message's open records for that endpoint, and only those", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [a, b] = endpoints.map((e) => e.id) as [string, string];
+      // One message given up on at both endpoints, and another message given up on at a.
+      await accept(t.store, app.id, { now: T0 });
+      const first = await claimAll(t.store, T0 + SECOND);
+      for (const d of first) await giveUp(t.store, d, T0 + SECOND);
+      const recordOf = async (endpointId: string) =>
+        (await t.store.findDeadLetterByDelivery(
+          first.find((d) => d.endpointId === endpointId)!.id,
+        ))!;
+      const onA = await recordOf(a);
+      const onB = await recordOf(b);
+      const otherMessage = await deadLetter(t.store, app.id, { endpointId: a, at: T0 + MINUTE });
+
+      const resend = async (at: number) => {
+        await t.store.enqueueResend({
+          id: newId("dlv", at),
+          appId: app.id,
+          messageId: onA.messageId,
+          endpointId: a,
+          now: at,
+        });
+        return (await claimAll(t.store, at)).find((d) => d.origin === "resend")!;
+      };
+      // A resend that fails resolves nothing.
+      const failing = await resend(T0 + HOUR);
+      await t.store.recordAttempts([
+        outcomeFor(failing, {
+          at: T0 + HOUR,
+          attempt: aFailedAttempt(T0 + HOUR),
+          next: { kind: "dead", failureClass: "exhausted", reason: "gave up again" },
+        }),
+      ]);
+      const open = (await t.store.listDeadLetters({ limit: 10, states: ["open"] })).data;
+      expect(open.map((r) => r.id)).toContain(onA.id);
+
+      const ok = await resend(T0 + 2 * HOUR);
+      const { changes } = await t.store.recordAttempts([
+        outcomeFor(ok, { at: T0 + 2 * HOUR + SECOND, next: { kind: "succeeded" } }),
+      ]);
+      const resolved = changes.filter((c) => c.kind === "resolved");
+      // The first record, and the one the failed resend made: both of this message and endpoint.
+      expect(resolved.map((c) => c.deliveryId)).toEqual([ok.id, ok.id]);
+      expect(resolved.every((c) => c.endpointId === a && c.actor === "hookline")).toBe(true);
+      expect(await t.store.getDeadLetter(onA.id)).toMatchObject({
+        state: "resolved",
+        updatedAt: T0 + 2 * HOUR + SECOND,
+      });
+      const history = (await t.store.getDeadLetterRecord(onA.id))!.history;
+      expect(history.at(-1)).toMatchObject({ action: "resolved", actor: "hookline" });
+      expect(history.at(-1)!.result).toContain(
+        `a resend delivered the message (delivery ${ok.id})`,
+      );
+      expect((await t.store.getDeadLetter(otherMessage.id))!.state).toBe("open");
+      expect((await t.store.getDeadLetter(onB.id))!.state).toBe("open");
+    });
+  });
+
   describe("deadLetterSummary", () => {
     it("groups open and replaying records by endpoint and class, oldest group first", async () => {
       const { app, endpoints } = await seedApp(t.store, [{}, {}]);

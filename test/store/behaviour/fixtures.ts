@@ -237,6 +237,8 @@ export function outcomeFor(d: ClaimedDelivery, input: OutcomeInput): DeliveryOut
     retryAfter: input.retryAfter ?? null,
     disableEndpoint: input.disableEndpoint ?? null,
     claimedBy: d.claimedBy,
+    // As the engine sets it (attempt.ts).
+    resend: d.origin === "resend",
   };
 }
 
