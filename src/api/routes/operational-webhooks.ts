@@ -10,6 +10,7 @@ import type { ApiDeps } from "../deps.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointBase } from "../endpoint-view.js";
 import { requireEndpoint } from "../lookup.js";
+import { uidOfPut } from "../put-or-create.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
 import {
@@ -122,16 +123,22 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       method: "PUT",
       path: `${base}/{endpoint_id}`,
       operationId: "v1.operational-webhook.endpoint.update",
-      summary: "Replace an operational webhook endpoint's settings",
+      summary:
+        "Replace an operational webhook endpoint's settings; a body without a uid keeps the " +
+        "path's, unless the path is an ep_ id",
       tag: TAG,
       body: EndpointUpdate,
       responses: { 200: { description: "Updated", schema: OperationalEndpointOut }, ...errors },
       handler: async ({ params, body }) => {
         checkFilterTypes(body.filterTypes);
+        const path = params.endpoint_id!;
+        // As an application's endpoint: one updated by its uid keeps it, so the next call by the
+        // same uid finds it (and a create with that uid is still refused as taken).
+        const input = { ...body, uid: uidOfPut(path, "ep", body.uid) };
         const { after: next } = await changeEndpoint(
           deps,
-          () => find(params.endpoint_id!),
-          (ep, at) => replacedSettings(deps, ep, body, at),
+          () => find(path),
+          (ep, at) => replacedSettings(deps, ep, input, at),
         );
         deps.engine.invalidateEndpoint(next.id);
         return ok(view(next));
