@@ -431,7 +431,8 @@ export function publishSchedule(ladder: RetryLadder): PublishedSchedule {
       `${ladder.attempts} attempts: at once, then after ${delays} (${jitter}), ` +
       `never later than ${formatDuration(ladder.windowMs)} after the first attempt`;
     if (fitting < ladder.attempts) {
-      description += `; the window leaves room for only ${fitting} attempts on the nominal schedule`;
+      const what = fitting === 1 ? "1 attempt" : `${fitting} attempts`;
+      description += `; the window leaves room for only ${what} on the nominal schedule`;
     }
   }
   return {

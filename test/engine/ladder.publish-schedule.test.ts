@@ -49,6 +49,11 @@ describe("the published schedule", () => {
     );
   });
 
+  it("counts one attempt in the singular", () => {
+    const s = publishSchedule(resolveLadder({ delays: [60], window: 30 }));
+    expect(s.description).toContain("the window leaves room for only 1 attempt on the nominal");
+  });
+
   it("describes the other jitter strategies", () => {
     const describe = (strategy: "full" | "equal" | "decorrelated"): string =>
       publishSchedule(resolveLadder({ delays: [1, 2, 4], jitter: { strategy }, maxDelay: 60 }))
