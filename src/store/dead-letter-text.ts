@@ -1,5 +1,5 @@
 /** What both adapters write into a dead-letter record's text fields, worded once. */
-import type { DeliveryOutcome } from "./port.js";
+import type { DeadLetterChange, DeliveryOutcome } from "./port.js";
 
 /** The part of an attempt (as recorded, or as read back) a record's final answer is made of. */
 export interface FinalAnswerSource {
@@ -40,6 +40,19 @@ export function describeResult(o: DeliveryOutcome): string {
   return `${verdict}: ${what} in ${a.durationMs} ms`;
 }
 
-/** Why a record was resolved without a replay: a resend delivered its message. */
-export const resentDetail = (deliveryId: string): string =>
-  `resolved: a resend delivered the message (delivery ${deliveryId})`;
+/**
+ * A record resolved without a replay, because the resend of `o` delivered its message: the change
+ * announced, by `actor` (hookline), whose detail is also the record's history entry.
+ */
+export function resolvedByResend(id: string, o: DeliveryOutcome, actor: string): DeadLetterChange {
+  return {
+    kind: "resolved",
+    deadLetterId: id,
+    appId: o.appId,
+    endpointId: o.endpointId,
+    deliveryId: o.deliveryId,
+    actor,
+    at: o.at,
+    detail: `resolved: a resend delivered the message (delivery ${o.deliveryId})`,
+  };
+}

@@ -5,57 +5,20 @@
  * is handed back at the next heartbeat, so it is not kept from other workers for good.
  */
 import { expect, it } from "vitest";
-import { DEFAULT_ADAPTIVE } from "../../src/engine/adaptive-limit.js";
-import { DEFAULT_BREAKER } from "../../src/engine/breaker.js";
-import { engineFleetHost } from "../../src/engine/fleet-host.js";
-import { Holdings } from "../../src/engine/holdings.js";
-import { EndpointRuntimes } from "../../src/engine/runtimes.js";
-import type { Endpoint } from "../../src/domain/types.js";
+import type { FleetHost } from "../../src/engine/fleet.js";
 import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
-import { FakeClock } from "../support/fake-clock.js";
+import { engineSideOver } from "../support/fleet-host.js";
 
 const FLEET = { alive: true, liveWorkers: 2, ownedTotal: 2, ownedByMe: 2, releasedWithWork: [] };
 
 async function twoEndpointsHeld() {
-  const clock = new FakeClock();
   const app = anApplication();
-  const eps = new Map<string, Endpoint>();
-  for (let i = 0; i < 2; i++) {
-    const ep = anEndpoint(app.id);
-    eps.set(ep.id, ep);
-  }
-  const runtimes = new EndpointRuntimes({
-    store: {
-      getEndpoint: async (id) => eps.get(id) ?? null,
-      findApplication: async () => app,
-      getCircuit: async () => null,
-    },
-    settings: {
-      policyDefaults: { retry: { preset: "default" }, concurrencyLimit: 5, timeoutMs: 1_000 },
-      breaker: DEFAULT_BREAKER,
-      adaptive: DEFAULT_ADAPTIVE,
-    },
-    clock,
-  });
-  const holdings = new Holdings();
-  const host = engineFleetHost({
-    holdings,
-    runtimes,
-    clock,
-    log: { warn: () => {}, error: () => {} },
-    idleReleaseMs: 10_000,
-    holdsUnwritten: () => false,
-    wake: () => {},
-    invalidateEndpoint: () => {},
-    invalidateApplication: () => {},
-    pumpSoon: () => {},
-  });
-  const [pinned, other] = [...eps.keys()] as [string, string];
-  for (const id of eps.keys()) await runtimes.load(id);
-  return { clock, host, holdings, runtimes, pinned, other };
+  const [pinned, other] = [anEndpoint(app.id), anEndpoint(app.id)];
+  const side = await engineSideOver([pinned, other], app);
+  return { ...side, pinned: pinned.id, other: other.id };
 }
 
-const released = (host: ReturnType<typeof engineFleetHost>) => {
+const released = (host: FleetHost) => {
   const ready = host.readyToRelease();
   return [...ready.idle, ...ready.handover];
 };

@@ -6,46 +6,15 @@
  * then the same as the old one continued.
  */
 import { expect, it } from "vitest";
-import { DEFAULT_ADAPTIVE } from "../../src/engine/adaptive-limit.js";
-import { DEFAULT_BREAKER } from "../../src/engine/breaker.js";
-import { engineFleetHost } from "../../src/engine/fleet-host.js";
-import { Holdings } from "../../src/engine/holdings.js";
-import { EndpointRuntimes } from "../../src/engine/runtimes.js";
 import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
-import { FakeClock } from "../support/fake-clock.js";
+import { engineSideOver } from "../support/fleet-host.js";
 
 /** The fleet side of an engine holding one endpoint, loaded and marked for hand-over. */
 async function markedForHandover(rateLimit: number | null) {
-  const clock = new FakeClock();
   const app = anApplication();
   const endpoint = anEndpoint(app.id, { rateLimit });
-  const runtimes = new EndpointRuntimes({
-    store: {
-      getEndpoint: async () => endpoint,
-      findApplication: async () => app,
-      getCircuit: async () => null,
-    },
-    settings: {
-      policyDefaults: { retry: { preset: "default" }, concurrencyLimit: 5, timeoutMs: 1_000 },
-      breaker: DEFAULT_BREAKER,
-      adaptive: DEFAULT_ADAPTIVE,
-    },
-    clock,
-  });
-  const holdings = new Holdings();
-  const host = engineFleetHost({
-    holdings,
-    runtimes,
-    clock,
-    log: { warn: () => {}, error: () => {} },
-    idleReleaseMs: 10_000,
-    holdsUnwritten: () => false,
-    wake: () => {},
-    invalidateEndpoint: () => {},
-    invalidateApplication: () => {},
-    pumpSoon: () => {},
-  });
-  const rt = (await runtimes.load(endpoint.id))!;
+  const { clock, runtimes, holdings, host } = await engineSideOver([endpoint], app);
+  const rt = runtimes.get(endpoint.id)!;
   // A request just started and was answered at once.
   rt.throttle?.take();
   holdings.markLeaving(rt, "handover");

@@ -1,10 +1,17 @@
 /**
  * What surrounds a Fleet in tests of the fleet alone (fleet.ts, without an engine or a database):
- * its engine side, a coordination that stands in for the database, and a fake clock's time.
+ * its engine side, a coordination that stands in for the database, and a fake clock's time; and
+ * an engine's real fleet side over loaded endpoints.
  */
+import type { Application, Endpoint } from "../../src/domain/types.js";
+import { DEFAULT_ADAPTIVE } from "../../src/engine/adaptive-limit.js";
+import { DEFAULT_BREAKER } from "../../src/engine/breaker.js";
+import { engineFleetHost } from "../../src/engine/fleet-host.js";
 import type { FleetHost } from "../../src/engine/fleet.js";
+import { Holdings } from "../../src/engine/holdings.js";
+import { EndpointRuntimes } from "../../src/engine/runtimes.js";
 import type { WorkerCoordination } from "../../src/store/coordination.js";
-import type { FakeClock } from "./fake-clock.js";
+import { FakeClock } from "./fake-clock.js";
 
 /**
  * An engine side that holds no endpoint and answers every call with nothing: a test overrides
@@ -57,4 +64,41 @@ export async function runFleetClock(clock: FakeClock, ms: number): Promise<void>
     clock.advance(5);
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
   }
+}
+
+/**
+ * An engine's real fleet side (fleet-host.ts) over these endpoints, each loaded as a runtime from
+ * a store that holds only them: for tests of what the engine hands back and when.
+ */
+export async function engineSideOver(endpoints: Endpoint[], app: Application) {
+  const clock = new FakeClock();
+  const byId = new Map(endpoints.map((e) => [e.id, e]));
+  const runtimes = new EndpointRuntimes({
+    store: {
+      getEndpoint: async (id) => byId.get(id) ?? null,
+      findApplication: async () => app,
+      getCircuit: async () => null,
+    },
+    settings: {
+      policyDefaults: { retry: { preset: "default" }, concurrencyLimit: 5, timeoutMs: 1_000 },
+      breaker: DEFAULT_BREAKER,
+      adaptive: DEFAULT_ADAPTIVE,
+    },
+    clock,
+  });
+  const holdings = new Holdings();
+  const host = engineFleetHost({
+    holdings,
+    runtimes,
+    clock,
+    log: { warn: () => {}, error: () => {} },
+    idleReleaseMs: 10_000,
+    holdsUnwritten: () => false,
+    wake: () => {},
+    invalidateEndpoint: () => {},
+    invalidateApplication: () => {},
+    pumpSoon: () => {},
+  });
+  for (const e of endpoints) await runtimes.load(e.id);
+  return { clock, runtimes, holdings, host };
 }

@@ -26,14 +26,16 @@ const EventExampleIn = z.object({
 
 const MINUTE = 60_000;
 
+/** How far back a read of recent attempts looks, in minutes (default one hour, at most a week). */
+export const WindowMinutes = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(7 * 24 * 60)
+  .default(60);
+
 const StatsQuery = z.object({
-  /** How far back, in minutes (default one hour, at most a week). */
-  minutes: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(7 * 24 * 60)
-    .default(60),
+  minutes: WindowMinutes,
   /** Bucket width in seconds (default one minute); at most 500 buckets in the window. */
   bucket_seconds: z.coerce.number().int().min(10).max(86_400).default(60),
 });

@@ -10,18 +10,11 @@ import { requireApp } from "../lookup.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, iso, listAnswer, listOf } from "../schemas/common.js";
 import { listQueryOf } from "../validation.js";
+import { WindowMinutes } from "./dashboard-data.js";
 
 const MINUTE = 60_000;
 
-const HealthQuery = listQueryOf("ep").extend({
-  /** How far back, in minutes (default one hour, at most a week). */
-  minutes: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(7 * 24 * 60)
-    .default(60),
-});
+const HealthQuery = listQueryOf("ep").extend({ minutes: WindowMinutes });
 
 const EndpointHealthOut = z.object({
   endpointId: z.string(),

@@ -25,7 +25,7 @@ import type {
   StoreLimits,
 } from "../port.js";
 import { all, exec, one, Params, tx, type Conn } from "./database.js";
-import { describeResult, finalAnswer, resentDetail } from "../dead-letter-text.js";
+import { describeResult, finalAnswer, resolvedByResend } from "../dead-letter-text.js";
 import { DEAD_LETTERS as S } from "./dlq-statements.js";
 import { paginate } from "./pagination.js";
 import {
@@ -134,19 +134,11 @@ export class DeadLetters {
     const rows = await all(c, S.resolveDelivered, [o.messageId, o.endpointId, o.at]);
     const changes: DeadLetterChange[] = [];
     for (const row of rows) {
-      const id = String(row.id);
-      const detail = resentDetail(o.deliveryId);
-      await this.event(c, id, o.at, HOOKLINE_ACTOR, "resolved", detail, { delivery: o.deliveryId });
-      changes.push({
-        kind: "resolved",
-        deadLetterId: id,
-        appId: o.appId,
-        endpointId: o.endpointId,
-        deliveryId: o.deliveryId,
-        actor: HOOKLINE_ACTOR,
-        at: o.at,
-        detail,
+      const change = resolvedByResend(String(row.id), o, HOOKLINE_ACTOR);
+      await this.event(c, change.deadLetterId, o.at, change.actor, "resolved", change.detail, {
+        delivery: o.deliveryId,
       });
+      changes.push(change);
     }
     return changes;
   }

@@ -27,7 +27,7 @@ import type {
 import {
   describeResult,
   finalAnswer,
-  resentDetail,
+  resolvedByResend,
   type FinalAnswerSource,
 } from "../dead-letter-text.js";
 import type { DeadLetterStatements } from "./dlq-statements.js";
@@ -140,19 +140,11 @@ export class DeadLetters {
       now: o.at,
     }) as Row[];
     return rows.map((row) => {
-      const id = String(row.id);
-      const detail = resentDetail(o.deliveryId);
-      this.event(id, o.at, HOOKLINE_ACTOR, "resolved", detail, { delivery: o.deliveryId });
-      return {
-        kind: "resolved",
-        deadLetterId: id,
-        appId: o.appId,
-        endpointId: o.endpointId,
-        deliveryId: o.deliveryId,
-        actor: HOOKLINE_ACTOR,
-        at: o.at,
-        detail,
-      };
+      const change = resolvedByResend(String(row.id), o, HOOKLINE_ACTOR);
+      this.event(change.deadLetterId, o.at, change.actor, "resolved", change.detail, {
+        delivery: o.deliveryId,
+      });
+      return change;
     });
   }
 
