@@ -2,7 +2,7 @@
  * Read-only queries behind the dashboard's pages: replay job lists, attempt charts and where
  * messages stand.
  */
-import type { Database as Db } from "better-sqlite3";
+import type { Database as Db, Statement } from "better-sqlite3";
 import type { AttemptBucket, DeliveryState, ReplayJob } from "../../domain/types.js";
 import {
   BY_MESSAGE,
@@ -18,7 +18,21 @@ import { replayJobFromRow, type Row } from "./rows.js";
 
 /** Synchronous dashboard queries; `SqliteStore` wraps each call in its error mapping. */
 export class DashboardQueries {
-  constructor(private readonly db: Db) {}
+  /**
+   * Prepared once: the endpoints page reads every listed endpoint's buckets at each refresh, and
+   * preparing the statement cost more than running it.
+   */
+  private readonly buckets: Statement;
+
+  constructor(private readonly db: Db) {
+    this.buckets = db.prepare(
+      `SELECT (at / CAST(@bucket AS INTEGER)) * CAST(@bucket AS INTEGER) AS start, count(*) AS attempts,
+         sum(CASE WHEN outcome = 'success' THEN 1 ELSE 0 END) AS successes,
+         avg(duration_ms) AS mean_ms, max(duration_ms) AS max_ms
+       FROM attempts WHERE endpoint_id = @endpoint AND at >= @since
+       GROUP BY start ORDER BY start`,
+    );
+  }
 
   listReplayJobs(q: PageQuery): Page<ReplayJob> {
     return paginate(
@@ -32,15 +46,11 @@ export class DashboardQueries {
   }
 
   attemptBuckets(q: { endpointId: string; since: number; bucketMs: number }): AttemptBucket[] {
-    const rows = this.db
-      .prepare(
-        `SELECT (at / CAST(@bucket AS INTEGER)) * CAST(@bucket AS INTEGER) AS start, count(*) AS attempts,
-           sum(CASE WHEN outcome = 'success' THEN 1 ELSE 0 END) AS successes,
-           avg(duration_ms) AS mean_ms, max(duration_ms) AS max_ms
-         FROM attempts WHERE endpoint_id = @endpoint AND at >= @since
-         GROUP BY start ORDER BY start`,
-      )
-      .all({ bucket: Math.trunc(q.bucketMs), endpoint: q.endpointId, since: q.since }) as Row[];
+    const rows = this.buckets.all({
+      bucket: Math.trunc(q.bucketMs),
+      endpoint: q.endpointId,
+      since: q.since,
+    }) as Row[];
     return rows.map(bucketFromRow);
   }
 
