@@ -14,6 +14,14 @@ import { attemptDetails, attemptResult, viewOf } from "./attempt.js";
 import { namedTypes, typesOf } from "./endpoints.js";
 import { disabledNote, heldBy } from "./health.js";
 
+/** A search of the message log, as its fields were filled. */
+interface MessageSearch {
+  app: string;
+  types: string;
+  after: string;
+  before: string;
+}
+
 export async function renderMessages(page: HTMLElement, p: Record<string, string>): Promise<void> {
   const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
   const base = `/api/v1/app/${seg(app.id)}/msg`;
@@ -22,7 +30,22 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
   const before = h("input", { type: "datetime-local", name: "before", step: 1 });
   const id = h("input", { name: "id", placeholder: "msg_… or your event id" });
   const problem = h("div");
-  let filter = "";
+  // The search in force, kept in this history entry: back from a message, the log shows what was
+  // searched, not every message with the fields emptied.
+  const kept = (history.state as { messageSearch?: MessageSearch } | null)?.messageSearch;
+  if (kept?.app === app.id) {
+    types.value = kept.types;
+    after.value = kept.after;
+    before.value = kept.before;
+  }
+  const filterOf = (): string =>
+    [
+      // Separated by spaces or commas, as in the endpoint forms; one event_types each, as Svix.
+      ...(typesOf(types.value) ?? []).map((t) => `&event_types=${seg(t)}`),
+      after.value ? `&after=${seg(isoOf(after.value)!)}` : "",
+      before.value ? `&before=${seg(isoOf(before.value)!)}` : "",
+    ].join("");
+  let filter = kept?.app === app.id ? filterOf() : "";
   const messages = pagedList<Message>(
     () => `${base}?limit=50&with_content=false&with_status=true${filter}`,
     "More messages",
@@ -50,19 +73,23 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
         .catch((err: Error) => toast(err.message, true));
       return;
     }
-    // Separated by spaces or commas, as in the endpoint forms; one event_types each, as Svix.
     const wanted = typesOf(types.value) ?? [];
-    const next = [
-      ...wanted.map((t) => `&event_types=${seg(t)}`),
-      after.value ? `&after=${seg(isoOf(after.value)!)}` : "",
-      before.value ? `&before=${seg(isoOf(before.value)!)}` : "",
-    ].join("");
+    const next = filterOf();
+    const search: MessageSearch = {
+      app: app.id,
+      types: types.value,
+      after: after.value,
+      before: before.value,
+    };
     // Asked once before it becomes the list's filter: a filter the API refuses is said here,
     // once, instead of failing every live update while the previous results stay on show.
     void api("GET", `${base}?limit=1&with_content=false${next}`)
       .then(async () => {
         replace(problem);
         filter = next;
+        if (list.isConnected) {
+          history.replaceState({ ...(history.state as object | null), messageSearch: search }, "");
+        }
         messages.reset();
         await refreshNow();
       })
