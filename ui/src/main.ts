@@ -23,8 +23,50 @@ function takePortalLink(): void {
   const app = params.get("app");
   if (!token || !app) return;
   signedOut = false;
+  noSessionHere = false;
   session.signIn(token, app);
   history.replaceState(null, "", `${location.pathname}#/app/${encodeURIComponent(app)}/endpoints`);
+}
+
+/**
+ * Portal tabs of this browser share their session with a portal page opened in a new tab (a link
+ * opened with a middle click, or "Open in new tab"), which starts with empty sessionStorage: the
+ * new tab asks, and a tab holding a session of the same application answers with it. The channel
+ * reaches only pages of this origin, and only tabs that hold the session answer.
+ */
+const shared =
+  portal && "BroadcastChannel" in window ? new BroadcastChannel("hookline-portal") : null;
+type Shared = { ask: string } | { app: string; token: string };
+shared?.addEventListener("message", (e: MessageEvent<Shared>) => {
+  const token = session.token();
+  if ("ask" in e.data && token && e.data.ask === session.portalApp()) {
+    shared.postMessage({ app: e.data.ask, token } satisfies Shared);
+  }
+});
+/**
+ * Asked at most once per tab, and never by one that had a session: a session that ended here is
+ * not taken again from another tab.
+ */
+let askedOtherTabs = false;
+
+/** The session of application `app` from another portal tab, if one answers in time. */
+function sessionFromOtherTab(app: string): Promise<boolean> {
+  if (!shared) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (found: boolean) => {
+      shared.removeEventListener("message", answer);
+      window.clearTimeout(timer);
+      resolve(found);
+    };
+    const answer = (e: MessageEvent<Shared>) => {
+      if (!("token" in e.data) || e.data.app !== app) return;
+      session.signIn(e.data.token, app);
+      done(true);
+    };
+    const timer = window.setTimeout(() => done(false), 500);
+    shared.addEventListener("message", answer);
+    shared.postMessage({ ask: app } satisfies Shared);
+  });
 }
 
 function nav(ctx: Ctx): void {
@@ -84,6 +126,8 @@ let generation = 0;
 let signingIn = false;
 /** The portal was signed out here (its page says so, not that the link was bad). */
 let signedOut = false;
+/** A page opened in a new tab found no other portal tab to take the session from. */
+let noSessionHere = false;
 
 /**
  * The window's title: `text`, or the heading of what the page shows, then " · hookline", so that
@@ -100,6 +144,17 @@ async function show(navigated = false, retrying = false): Promise<void> {
   const main = document.getElementById("main")!;
   // A portal session never carries over to the console (same origin, same tab storage).
   if (!portal && session.portalApp()) session.signOut();
+  // A portal page opened in a new tab: its session is another tab's. A tab that has had a session
+  // of its own asks no other: one that ended (expired, revoked) says so.
+  if (session.token()) askedOtherTabs = true;
+  const wantedApp = /^\/app\/([^/]+)\//.exec(location.hash.slice(1))?.[1];
+  if (portal && !session.token() && !askedOtherTabs && wantedApp) {
+    askedOtherTabs = true;
+    replace(main, h("p", { class: "loading" }, "Loading…"));
+    const found = await sessionFromOtherTab(decodeURIComponent(wantedApp));
+    if (mine !== generation) return;
+    if (!found) noSessionHere = true;
+  }
   if (!session.token()) {
     replace(document.getElementById("nav")!);
     replace(document.getElementById("who")!);
@@ -116,10 +171,21 @@ async function show(navigated = false, retrying = false): Promise<void> {
                   "here for a new link.",
               ),
             ]
-          : [
-              h("h1", {}, "This portal link has expired or is incomplete"),
-              h("p", {}, "Ask the service that sent you here for a new link."),
-            ]),
+          : noSessionHere
+            ? [
+                h("h1", {}, "This tab has no portal session"),
+                h(
+                  "p",
+                  {},
+                  "A portal page opened in a new tab uses the session of a portal tab still " +
+                    "open, and none is. Open the portal link you were given again, or ask the " +
+                    "service that sent you here for a new one.",
+                ),
+              ]
+            : [
+                h("h1", {}, "This portal link has expired or is incomplete"),
+                h("p", {}, "Ask the service that sent you here for a new link."),
+              ]),
       );
       setTitle();
       return;
@@ -197,6 +263,7 @@ whenUnauthorized(() => {
   if (signingIn) return;
   // Ended by hookline (expired, revoked), not signed out here: the page says the link has ended.
   signedOut = false;
+  noSessionHere = false;
   session.signOut();
   toast("Your session has ended: the token is no longer valid.", true);
   void show();
