@@ -119,6 +119,9 @@ export function endpointActions(
           async () => {
             if (!confirm(`Delete ${current.url}? Its pending deliveries stop.`)) return;
             await api("DELETE", path);
+            // Said, so the toast of an earlier action (an error, "Endpoint enabled") is not what
+            // the endpoint list opens under.
+            toast(`Endpoint ${current.url} deleted`);
             location.hash = `#/app/${appId}/endpoints`;
           },
           { class: "danger" },
