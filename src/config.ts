@@ -93,8 +93,23 @@ type Env = Record<string, string | undefined>;
 
 /** Reads and validates every HOOKLINE_* setting; throws ConfigError naming the bad variable. */
 export function resolveConfig(given: Env): Readonly<Config> {
+  return resolveRecording(given, new Set());
+}
+
+/**
+ * The HOOKLINE_* variables in `given` that are no setting, for when resolveConfig refused one
+ * that is: it stops at the first bad value, before it has read every name, and a misspelt
+ * variable (HOOKLINE_DATABASE_URL for DATABASE_URL) is often why another setting is refused.
+ */
+export function unknownIn(given: Env): readonly UnknownSetting[] {
+  // Every name is read whatever the values, so resolving nothing set reads them all.
+  const names = new Set<string>();
+  resolveRecording({}, names);
+  return unknownSettings(Object.keys(given), names);
+}
+
+function resolveRecording(given: Env, read: Set<string>): Readonly<Config> {
   // Every setting is read below whatever the others say, so the names read are hookline's settings.
-  const read = new Set<string>();
   const env = new Proxy(given, {
     get: (target, name) => {
       if (typeof name !== "string") return undefined;

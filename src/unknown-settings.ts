@@ -23,7 +23,11 @@ export function unknownSettings(
   return [...names]
     .filter((n) => n.startsWith("HOOKLINE_") && !settings.has(n) && !CLIENT_SETTINGS.has(n))
     .sort()
-    .map((name) => ({ name, suggestion: nearest(name, known) }));
+    .map((name) => {
+      // DATABASE_URL, the one setting without the prefix, is the likeliest to be given one.
+      const bare = name.slice("HOOKLINE_".length);
+      return { name, suggestion: settings.has(bare) ? bare : nearest(name, known) };
+    });
 }
 
 /** One line for the log and the start-up banner. */

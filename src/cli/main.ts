@@ -3,7 +3,7 @@
 import { Command, Option } from "commander";
 import { destination, type DestinationStream } from "pino";
 import { createHookline, type BoundAddress, type Hookline } from "../app.js";
-import { resolveConfig, type Config } from "../config.js";
+import { resolveConfig, unknownIn, type Config } from "../config.js";
 import { HooklineError } from "../errors.js";
 import { withoutPassword } from "../start-failure.js";
 import { describeUnknown } from "../unknown-settings.js";
@@ -57,7 +57,14 @@ program
   )
   .action(async (options: { role?: string }) => {
     const env = options.role ? { ...process.env, HOOKLINE_ROLE: options.role } : process.env;
-    const config = resolveConfig(env);
+    let config: Readonly<Config>;
+    try {
+      config = resolveConfig(env);
+    } catch (err) {
+      // Refused before the misspelt variables were worked out: they may be why.
+      afterFailure.push(...unknownIn(env).map((u) => `WARNING: ${describeUnknown(u)}`));
+      throw err;
+    }
     // A misspelt setting is often why start-up fails (HOOKLINE_PROT leaves the default port, in
     // use): the warnings the banner would show come after the failure instead.
     afterFailure.push(...config.unknownSettings.map((u) => `WARNING: ${describeUnknown(u)}`));
