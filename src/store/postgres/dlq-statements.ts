@@ -54,7 +54,9 @@ export const DEAD_LETTERS = {
   // A resend delivered the message: its open records for that endpoint have nothing left to do.
   resolveDelivered: `UPDATE dead_letters SET state = 'resolved', updated_at = $3
     WHERE message_id = $1 AND endpoint_id = $2 AND state = 'open' RETURNING id`,
-  decide: `UPDATE dead_letters SET state = $2, updated_at = $3
+  // A person's resolve starts the count of failed replays again: "in a row" runs from it.
+  decide: `UPDATE dead_letters SET state = $2, updated_at = $3,
+      failed_replays = CASE WHEN $2 = 'resolved' THEN 0 ELSE failed_replays END
     WHERE id = $1 AND state = ANY($4::text[]) RETURNING *`,
   // Through the message's attempts: the record's delivery and its replays share one message.
   attemptsOf: `SELECT * FROM attempts WHERE message_id = $3 AND (delivery_id = $1

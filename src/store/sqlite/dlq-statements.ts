@@ -54,7 +54,9 @@ export function prepareDeadLetters(db: Db) {
     resolveDelivered: p(`UPDATE dead_letters SET state = 'resolved', updated_at = @now
       WHERE message_id = @message AND endpoint_id = @endpoint AND state = 'open'
       RETURNING id`),
-    decide: p(`UPDATE dead_letters SET state = @to, updated_at = @now
+    // A person's resolve starts the count of failed replays again: "in a row" runs from it.
+    decide: p(`UPDATE dead_letters SET state = @to, updated_at = @now,
+        failed_replays = CASE WHEN @to = 'resolved' THEN 0 ELSE failed_replays END
       WHERE id = @id AND state IN (SELECT value FROM json_each(@from))`),
     // Through the message's attempts: the record's delivery and its replays share one message.
     attemptsOf: p(`SELECT * FROM attempts WHERE message_id = @message AND (delivery_id = @delivery

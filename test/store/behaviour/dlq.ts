@@ -361,6 +361,35 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
     });
   });
 
+  describe("a person's resolve", () => {
+    it("starts the count of failed replays again, so one more failure does not abandon it at once", async () => {
+      const { app } = await seedApp(t.store);
+      const record = await deadLetter(t.store, app.id);
+      let at = T0 + HOUR;
+      const fail = async () => {
+        const current = (await t.store.getDeadLetter(record.id))!;
+        const replay = await replayClaimed(t.store, current, at, 2);
+        at += MINUTE;
+        return (await t.store.recordAttempts([replayOutcome(replay, at, false)])).changes;
+      };
+      await fail();
+      expect((await fail()).map((c) => c.kind)).toEqual(["replay_failed", "abandoned"]);
+      const resolved = await t.store.resolveDeadLetter({
+        id: record.id,
+        actor: "ops",
+        note: "receiver rebuilt",
+        now: at,
+      });
+      expect(resolved).toMatchObject({ ok: true, record: { state: "resolved", failedReplays: 0 } });
+      expect((await fail()).map((c) => c.kind)).toEqual(["replay_failed"]);
+      expect(await t.store.getDeadLetter(record.id)).toMatchObject({
+        state: "open",
+        replayCount: 3,
+        failedReplays: 1,
+      });
+    });
+  });
+
   describe("a resend that delivers", () => {
     it("resolves the message's open records for that endpoint, and only those", async () => {
       const { app, endpoints } = await seedApp(t.store, [{}, {}]);
