@@ -22,10 +22,10 @@ export function endpointActions(
   path: string,
 ): { element: HTMLElement; follow(ep: Endpoint): void } {
   const secret = h("output", { class: "secret", "aria-live": "polite" });
-  const eventType = h("input", {
-    name: "eventType",
-    value: ep.filterTypes?.[0] ?? "hookline.test",
-  });
+  // The test event's type: the endpoint's first event type, following its edits until typed over.
+  const suggestedType = (e: Endpoint): string => e.filterTypes?.[0] ?? "hookline.test";
+  let suggested = suggestedType(ep);
+  const eventType = h("input", { name: "eventType", value: suggested });
   const url = h("input", { name: "url", type: "url", required: true, value: ep.url });
   const description = h("input", { name: "description", value: ep.description });
   const types = h("input", { name: "filterTypes", value: ep.filterTypes?.join(", ") ?? "" });
@@ -138,6 +138,8 @@ export function endpointActions(
       const next = formOf(now);
       for (const k of fields) if (valueOf(k) === filled[k]) inputs[k].value = next[k];
       filled = next;
+      if (eventType.value === suggested) eventType.value = suggestedType(now);
+      suggested = suggestedType(now);
     },
   };
 }
