@@ -10,6 +10,7 @@ import type { Clock, TimerHandle } from "../clock.js";
 import type { DeadLetterQueue } from "../dlq/service.js";
 import type { Endpoint } from "../domain/types.js";
 import type { EndpointPinning, EngineControl } from "../engine/control.js";
+import { endpointsDeleted } from "../engine/endpoints-deleted.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import type { ExemptTargets } from "../engine/guarded-connect.js";
 import { newId } from "../ids.js";
@@ -138,8 +139,8 @@ export class DrillRunner {
     let endpoint: Endpoint | null = null;
     await step("prepare", async () => {
       await receiver.start();
+      // A new endpoint each run: no process holds settings of it to invalidate.
       endpoint = await this.prepareEndpoint(receiver.url, secret, pinned);
-      engine.invalidateEndpoint(endpoint.id);
       return `drill receiver at ${receiver.url}, endpoint ${endpoint.id}`;
     });
     const ep = endpoint!;
@@ -210,7 +211,7 @@ export class DrillRunner {
    * request, sent as the probe, meets the receiver's deliberate 503 and keeps the circuit open.
    */
   private async prepareEndpoint(url: string, secret: string, pinned: string[]): Promise<Endpoint> {
-    const { store, clock, engine, events } = this.deps;
+    const { store, clock } = this.deps;
     const app = await ensureSystemApp(store, clock, DRILL_APP_UID);
     this.deps.onPrepared?.();
     // The last run's endpoint is deleted once it is ours: a drill running in another process
@@ -223,8 +224,7 @@ export class DrillRunner {
       // Replaced meanwhile by a drill elsewhere: that one's is the one to wait for.
       if ((await store.findEndpoint(app.id, DRILL_ENDPOINT_UID))?.id !== last.id) continue;
       await store.deleteEndpoint(app.id, last.id);
-      engine.invalidateEndpoint(last.id);
-      events.emit({ type: "endpoint.deleted", endpointId: last.id });
+      endpointsDeleted(this.deps, [last.id]);
       break;
     }
     const now = clock.now();

@@ -4,7 +4,7 @@ import type { Application } from "../../domain/types.js";
 import { ConflictError, type FieldProblem } from "../../errors.js";
 import { newId } from "../../ids.js";
 import { tokenCacheFor } from "../auth.js";
-import { endpointsDeleted } from "../deleted.js";
+import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { endpointPages, requireApp, requireChangeableApp } from "../lookup.js";
 import { uidOfPut, updateOrCreate } from "../put-or-create.js";

@@ -5,7 +5,7 @@ import { checkTarget } from "../../engine/targets.js";
 import { ValidationError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import { generateSecret } from "../../signing/secret.js";
-import { endpointsDeleted } from "../deleted.js";
+import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointView } from "../endpoint-view.js";

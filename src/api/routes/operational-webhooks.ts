@@ -5,7 +5,7 @@
 import type { Application, Endpoint } from "../../domain/types.js";
 import { ValidationError, type FieldProblem } from "../../errors.js";
 import { OPERATIONAL_EVENT_TYPES } from "../../observability/operational-webhooks.js";
-import { endpointsDeleted } from "../deleted.js";
+import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointBase } from "../endpoint-view.js";
