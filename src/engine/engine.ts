@@ -325,13 +325,7 @@ export class DeliveryEngine implements EngineControl, EndpointPinning {
   async pin(endpointId: string): Promise<boolean> {
     // Alone on its store, the engine is the only one that ever sends.
     if (this.fleet && !(await this.fleet.take(endpointId))) return false;
-    this.holdings.pinned.add(endpointId);
-    const rt = this.runtimes.get(endpointId);
-    if (rt?.leaving) {
-      // Marked to let go of before the pin: kept after all (its claims resume).
-      rt.leaving = null;
-      this.holdings.marked.delete(rt);
-    }
+    this.holdings.pin(endpointId, this.runtimes.get(endpointId));
     return true;
   }
 

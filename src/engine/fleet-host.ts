@@ -53,11 +53,7 @@ export function engineFleetHost(e: FleetHostEngine): FleetHost {
         const id = rt.endpoint.id;
         // Forgotten meanwhile (its endpoint deleted, or all dropped on rejoining).
         if (e.runtimes.get(id) !== rt) h.marked.delete(rt);
-        else if (h.pinned.has(id)) {
-          // Pinned after it was marked: kept after all.
-          rt.leaving = null;
-          h.marked.delete(rt);
-        } else if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0 || arriving.has(id)) {
+        else if (!rt.leaving || rt.inFlight > 0 || rt.queue.length > 0 || arriving.has(id)) {
           continue;
         } else if (e.holdsUnwritten(id)) {
           // Its last answers are not in the store yet: a taker would load the endpoint as it was

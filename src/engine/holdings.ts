@@ -66,6 +66,17 @@ export class Holdings {
     return oldest;
   }
 
+  /**
+   * Keeps the endpoint here until unpinned: never marked to let go of meanwhile (planReleases
+   * passes it over), and, if `rt` was marked already, kept after all (its claims resume).
+   */
+  pin(endpointId: string, rt: EndpointRuntime | undefined): void {
+    this.pinned.add(endpointId);
+    if (!rt?.leaving) return;
+    rt.leaving = null;
+    this.marked.delete(rt);
+  }
+
   /** Marks an endpoint to let go of; claims from now on pass it over. */
   markLeaving(rt: EndpointRuntime, why: "idle" | "handover"): void {
     rt.leaving = why;

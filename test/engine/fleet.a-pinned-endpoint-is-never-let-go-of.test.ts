@@ -24,8 +24,8 @@ const released = (host: FleetHost) => {
 };
 
 it("keeps a pinned endpoint past the idle time and over the worker's share", async () => {
-  const { clock, host, holdings, pinned, other } = await twoEndpointsHeld();
-  holdings.pinned.add(pinned);
+  const { clock, host, holdings, runtimes, pinned, other } = await twoEndpointsHeld();
+  holdings.pin(pinned, runtimes.get(pinned));
   // Over its share (two of two with two workers): one is handed over, the unpinned one.
   host.planReleases(clock.now(), FLEET);
   expect(released(host)).toEqual([other]);
@@ -40,7 +40,7 @@ it("keeps an endpoint pinned after it was marked to let go of", async () => {
   clock.advance(60_000);
   host.planReleases(clock.now(), FLEET);
   expect(runtimes.get(pinned)!.leaving).toBe("idle");
-  holdings.pinned.add(pinned);
+  holdings.pin(pinned, runtimes.get(pinned));
   expect(released(host)).not.toContain(pinned);
   expect(runtimes.get(pinned)!.leaving).toBeNull();
 });
