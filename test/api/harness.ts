@@ -143,22 +143,47 @@ export async function startApi<K extends ApiStoreKind = "sqlite">(
     store: store as StoreOf<K>,
     engine,
     svix: new Svix(token, { serverUrl: url }),
-    call: (method, path, body, headers = {}) =>
-      fetch(url + path, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-          ...headers,
-        },
-        body:
-          body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-      }),
+    call: caller(url, token),
     close: async () => {
       await app.close();
       await store.close();
       for (const step of closeStore.reverse()) await step();
       await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `ApiHarness.call` for the API at `url`, with `token`. */
+function caller(url: string, token: string): ApiHarness["call"] {
+  return (method, path, body, headers = {}) =>
+    fetch(url + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+}
+
+/**
+ * A second API over `api`'s SQLite file through a store of its own, as another process of a
+ * fleet would be: what it writes, `api` finds in the rows, and nothing else is shared.
+ */
+export async function anotherProcessOver(
+  api: ApiHarness,
+): Promise<Pick<ApiHarness, "svix" | "call" | "close">> {
+  if (api.db.kind !== "sqlite") throw new Error("anotherProcessOver needs a SQLite harness");
+  const store = new SqliteStore({ path: api.db.path, synchronous: "normal" });
+  const app = buildApi({ ...api.deps, store });
+  const url = (await app.listen({ host: "127.0.0.1", port: 0 })).replace("localhost", "127.0.0.1");
+  return {
+    svix: new Svix(api.token, { serverUrl: url }),
+    call: caller(url, api.token),
+    close: async () => {
+      await app.close();
+      await store.close();
     },
   };
 }

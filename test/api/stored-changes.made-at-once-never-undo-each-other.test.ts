@@ -8,15 +8,21 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiException } from "svix";
 import type { Endpoint } from "../../src/domain/types.js";
 import { generateSecret } from "../../src/signing/secret.js";
-import { startApi, type ApiHarness } from "./harness.js";
+import { anotherProcessOver, startApi, type ApiHarness } from "./harness.js";
 
 let api: ApiHarness;
+/** Another process over the same rows: one API's own changes to a row take turns instead. */
+let other: Awaited<ReturnType<typeof anotherProcessOver>>;
 let appId: string;
 beforeAll(async () => {
   api = await startApi();
+  other = await anotherProcessOver(api);
   appId = (await api.svix.application.create({ name: "At once" })).id;
 });
-afterAll(async () => api.close());
+afterAll(async () => {
+  await other.close();
+  await api.close();
+});
 
 type CheckedWrite = "updateEndpoint" | "updateApplication" | "updateEventType";
 
@@ -42,7 +48,7 @@ describe("changes to one endpoint made at once", () => {
     const original = (await api.store.getEndpoint(ep.id))!.secrets.current;
     const key = generateSecret();
     const spy = beforeFirstCheckedWrite("updateEndpoint", () =>
-      api.svix.endpoint.patch(appId, ep.id, { url: "https://example.com/after" }),
+      other.svix.endpoint.patch(appId, ep.id, { url: "https://example.com/after" }),
     );
     await api.svix.endpoint.rotateSecret(appId, ep.id, { key });
     spy.mockRestore();
@@ -58,7 +64,7 @@ describe("changes to one endpoint made at once", () => {
     const ep = await api.svix.endpoint.create(appId, { url: "https://example.com/one" });
     const key = generateSecret();
     const spy = beforeFirstCheckedWrite("updateEndpoint", () =>
-      api.svix.endpoint.rotateSecret(appId, ep.id, { key }),
+      other.svix.endpoint.rotateSecret(appId, ep.id, { key }),
     );
     const answer = await api.svix.endpoint.update(appId, ep.id, { url: "https://example.com/two" });
     spy.mockRestore();
@@ -103,7 +109,7 @@ describe("changes to one endpoint made at once", () => {
   it("an application's rename overtaken by a policy change keeps both", async () => {
     const app = await api.svix.application.create({ name: "Before" });
     const spy = beforeFirstCheckedWrite("updateApplication", async () => {
-      const policy = await api.call("PUT", `/api/v1/app/${app.id}/delivery-policy`, {
+      const policy = await other.call("PUT", `/api/v1/app/${app.id}/delivery-policy`, {
         timeoutMs: 5_000,
       });
       expect(policy.status).toBe(200);
@@ -120,7 +126,7 @@ describe("changes to one endpoint made at once", () => {
   it("an event type's patch overtaken by its archiving keeps both", async () => {
     await api.svix.eventType.create({ name: "order.placed", description: "Before" });
     const spy = beforeFirstCheckedWrite("updateEventType", () =>
-      api.svix.eventType.delete("order.placed"),
+      other.svix.eventType.delete("order.placed"),
     );
     const answer = await api.svix.eventType.patch("order.placed", { description: "After" });
     spy.mockRestore();
