@@ -160,6 +160,20 @@ function finished(job: ReplayJob): JobStep {
   };
 }
 
+/** The reasons shown for a job's skipped records; any more are summed up as "…". */
+const SKIP_REASONS_SHOWN = 3;
+
+/**
+ * A finished job's reason with why its records were skipped ("5 skipped" alone left a person
+ * to guess whether the endpoint was disabled or the records resolved meanwhile).
+ */
+export function withSkips(reason: string, skips: { detail: string; records: number }[]): string {
+  if (skips.length === 0) return reason;
+  const shown = skips.slice(0, SKIP_REASONS_SHOWN).map((s) => `${s.records}: ${s.detail}`);
+  if (skips.length > SKIP_REASONS_SHOWN) shown.push("…");
+  return `${reason} (skipped ${shown.join("; ")})`;
+}
+
 /** Replays out at once for a job at `ratePerSecond`: about one second's worth, at least one. */
 export function replayWindow(ratePerSecond: number): number {
   return Math.max(1, Math.ceil(ratePerSecond));

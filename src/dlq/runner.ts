@@ -16,7 +16,13 @@ import type { EngineControl } from "../engine/control.js";
 import type { EngineEvents } from "../engine/events.js";
 import { newId } from "../ids.js";
 import type { Store } from "../store/port.js";
-import { nextJobStep, replayWindow, type HeldByCircuit, type JobCircuits } from "./job-step.js";
+import {
+  nextJobStep,
+  replayWindow,
+  withSkips,
+  type HeldByCircuit,
+  type JobCircuits,
+} from "./job-step.js";
 import { TokenBucket } from "../token-bucket.js";
 
 /** Where the runner reports jobs starting, ending and failing (pino fits). */
@@ -270,7 +276,8 @@ export class ReplayJobRunner {
             logger?.info({ jobId: job.id, reason: step.reason }, "replay job canary passed");
             break;
           case "finish": {
-            const finish = { state: step.state, reason: step.reason };
+            const skips = job.progress.skipped > 0 ? await store.replayJobSkips(job.id) : [];
+            const finish = { state: step.state, reason: withSkips(step.reason, skips) };
             if (!(await store.updateReplayJob({ ...update, finish }))) {
               return await this.letGo(job.id);
             }

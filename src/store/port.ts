@@ -56,6 +56,7 @@ import type {
   DeadLetterSummaryRow,
   JobReplaysOut,
   JobReplaysQueued,
+  JobSkips,
   NewReplayJob,
   PruneResult,
   ReplayEnqueued,
@@ -381,6 +382,8 @@ export interface Store {
    * id: where the job waits, and whose circuits may hold it.
    */
   replayJobEndpointsOut(jobId: string): Promise<JobReplaysOut[]>;
+  /** Why a job skipped the records it skipped: each reason with its count, the commonest first. */
+  replayJobSkips(jobId: string): Promise<JobSkips[]>;
   /**
    * Cancels a scheduled or running job: no more replays are queued, and queued ones not yet sent
    * are withdrawn (their records go back to open). Replays already in flight finish.

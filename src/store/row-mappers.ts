@@ -15,7 +15,13 @@ import type {
   Message,
   ReplayJob,
 } from "../domain/types.js";
-import type { AlertRecord, DueEndpoints, DueEndpointsRequest, NewMessage } from "./port.js";
+import type {
+  AlertRecord,
+  DueEndpoints,
+  DueEndpointsRequest,
+  JobSkips,
+  NewMessage,
+} from "./port.js";
 
 /** One row as a driver returns it, keyed by column name. */
 export type Row = Record<string, unknown>;
@@ -291,6 +297,11 @@ export function alertFromRow(r: Row): AlertRecord {
 /** Whether a `replay_jobs` row is a running job held by `runner` (its lease names it). */
 export function runningFor(row: Row, runner: string): boolean {
   return row.state === "running" && row.held_by === runner;
+}
+
+/** A count of a job's items skipped for one reason, as its `skips` statement reads them. */
+export function skipsFromRow(r: Row): JobSkips {
+  return { detail: String(r.detail ?? "skipped"), records: Number(r.n) };
 }
 
 /**

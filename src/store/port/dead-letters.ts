@@ -112,6 +112,12 @@ export interface JobReplaysQueued {
   remaining: number;
 }
 
+/** How many of a job's selected records were skipped for one reason. */
+export interface JobSkips {
+  detail: string;
+  records: number;
+}
+
 /** A job's replays out to one endpoint (queued, result not in). */
 export interface JobReplaysOut {
   endpointId: string;

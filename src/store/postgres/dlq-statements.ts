@@ -176,6 +176,8 @@ export const REPLAY_JOBS = {
       JOIN dead_letters d ON d.id = i.dead_letter_id
     WHERE i.job_id = $1 AND i.state = 'queued'
     GROUP BY d.endpoint_id ORDER BY d.endpoint_id`,
+  skips: `SELECT detail, count(*) AS n FROM replay_job_items
+      WHERE job_id = $1 AND state = 'skipped' GROUP BY detail ORDER BY n DESC, detail`,
   withdrawDelivery: "DELETE FROM deliveries WHERE id = $1 AND state = 'pending'",
   markWithdrawn: `UPDATE replay_job_items SET state = 'withdrawn', detail = $3, updated_at = $4
     WHERE job_id = $1 AND dead_letter_id = $2`,

@@ -6,6 +6,7 @@ import type pg from "pg";
 import type { ReplayJob, ReplaySelection } from "../../domain/types.js";
 import type {
   JobReplaysOut,
+  JobSkips,
   JobReplaysQueued,
   NewReplayJob,
   ReplayJobCreated,
@@ -15,7 +16,7 @@ import type {
 import { all, exec, one, Params, tx, type Conn } from "./database.js";
 import { deadLetterFilter, HOOKLINE_ACTOR, type DeadLetters } from "./dead-letters.js";
 import { REPLAY_JOBS as S } from "./dlq-statements.js";
-import { heldElsewhereReason, jobReplayNote, runningFor } from "../row-mappers.js";
+import { heldElsewhereReason, jobReplayNote, runningFor, skipsFromRow } from "../row-mappers.js";
 import { replayJobFromRow } from "./rows.js";
 
 type ClaimRequest = Parameters<Store["claimReplayJobs"]>[0];
@@ -298,6 +299,10 @@ export class ReplayJobs {
       endpointId: String(r.endpoint_id),
       replays: Number(r.n),
     }));
+  }
+
+  async skips(jobId: string): Promise<JobSkips[]> {
+    return (await all(this.pool, S.skips, [jobId])).map(skipsFromRow);
   }
 
   cancel(req: { id: string; actor: string; now: number }): Promise<CancelResult> {

@@ -160,6 +160,8 @@ export function prepareReplayJobs(db: Db) {
       JOIN dead_letters d ON d.id = i.dead_letter_id
       WHERE i.job_id = ? AND i.state = 'queued'
       GROUP BY d.endpoint_id ORDER BY d.endpoint_id`),
+    skips: p(`SELECT detail, count(*) AS n FROM replay_job_items
+      WHERE job_id = ? AND state = 'skipped' GROUP BY detail ORDER BY n DESC, detail`),
     withdrawDelivery: p("DELETE FROM deliveries WHERE id = ? AND state = 'pending'"),
     markWithdrawn: p(`UPDATE replay_job_items SET state = 'withdrawn', detail = @detail,
       updated_at = @now WHERE job_id = @job AND dead_letter_id = @record`),

@@ -6,6 +6,7 @@ import type { Database as Db } from "better-sqlite3";
 import type { ReplayJob, ReplaySelection } from "../../domain/types.js";
 import type {
   JobReplaysOut,
+  JobSkips,
   JobReplaysQueued,
   NewReplayJob,
   ReplayJobCreated,
@@ -14,7 +15,7 @@ import type {
 } from "../port.js";
 import { deadLetterFilter, HOOKLINE_ACTOR, type DeadLetters } from "./dead-letters.js";
 import type { ReplayJobStatements } from "./dlq-statements.js";
-import { heldElsewhereReason, jobReplayNote, runningFor } from "../row-mappers.js";
+import { heldElsewhereReason, jobReplayNote, runningFor, skipsFromRow } from "../row-mappers.js";
 import { replayJobFromRow, type Row } from "./rows.js";
 
 type ClaimRequest = Parameters<Store["claimReplayJobs"]>[0];
@@ -291,6 +292,10 @@ export class ReplayJobs {
       endpointId: String(r.endpoint_id),
       replays: Number(r.n),
     }));
+  }
+
+  skips(jobId: string): JobSkips[] {
+    return (this.s.skips.all(jobId) as Row[]).map(skipsFromRow);
   }
 
   cancel(req: { id: string; actor: string; now: number }): CancelResult {

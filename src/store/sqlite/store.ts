@@ -44,6 +44,7 @@ import {
   type IdempotencyBegin,
   type IdempotencyState,
   type JobReplaysOut,
+  type JobSkips,
   type JobReplaysQueued,
   type MessageQuery,
   type MessageStateQuery,
@@ -467,6 +468,10 @@ export class SqliteStore implements Store {
 
   async replayJobEndpointsOut(jobId: string): Promise<JobReplaysOut[]> {
     return this.run(() => this.replayJobs.endpointsOut(jobId));
+  }
+
+  async replayJobSkips(jobId: string): Promise<JobSkips[]> {
+    return this.run(() => this.replayJobs.skips(jobId));
   }
 
   async cancelReplayJob(

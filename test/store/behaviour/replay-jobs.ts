@@ -184,6 +184,11 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
         skipped: 3,
       });
       expect((await t.store.getDeadLetter(off.id))!.state).toBe("open");
+      expect(await t.store.replayJobSkips(job.id)).toEqual([
+        { detail: "the endpoint is disabled", records: 1 },
+        { detail: "the record is abandoned", records: 1 },
+        { detail: "the record no longer exists", records: 1 },
+      ]);
     });
 
     it("queues each record at most once, however often or concurrently it is asked", async () => {
