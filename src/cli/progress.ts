@@ -33,15 +33,26 @@ export function renderProgress(job: JobProgress, width = 30): string {
   return `${bar} ${done}/${p.total}  ${counts}${stage}  ${job.state}`;
 }
 
-/** Writes successive renderings to a stream. */
+/**
+ * Writes successive renderings to a stream. A running job's reason (what it waits for: results,
+ * an open circuit's probe; its canary's verdict) goes on a line of its own above the bar each
+ * time it changes: a bar that stops moving should say why.
+ */
 export class ProgressBar {
   private last = "";
+  private lastReason: string | null = null;
 
   constructor(
     private readonly out: { write(s: string): unknown; isTTY?: boolean; columns?: number },
   ) {}
 
   update(job: JobProgress): void {
+    const reason = job.state === "running" ? job.reason : null;
+    if (reason && reason !== this.lastReason) {
+      this.out.write(this.out.isTTY ? `\r\x1b[2K${reason}\n` : `${reason}\n`);
+      this.last = ""; // the reason's line took the bar's place: draw it again below
+    }
+    this.lastReason = reason;
     const line = this.fitted(job);
     if (line === this.last) return;
     this.last = line;

@@ -76,3 +76,34 @@ describe("the CLI's formatting", () => {
     expect(table(["A", "BB"], [["xyz", null]])).toBe("A    BB\nxyz  -");
   });
 });
+
+describe("the bar of a job followed while it runs", () => {
+  const held = "waiting for results: 5 replays out at once; 5 wait for the open circuit of ep_1";
+
+  it("writes the job's reason on a line of its own above the bar when it changes", () => {
+    const log: string[] = [];
+    const plain = new ProgressBar({ write: (s: string) => log.push(s) });
+    plain.update(job({ p: { succeeded: 1 } }));
+    plain.update(job({ reason: held, p: { succeeded: 1 } }));
+    plain.update(job({ reason: held, p: { succeeded: 2 } }));
+    plain.update(job({ state: "completed", reason: "20 selected", p: { succeeded: 20 } }));
+    expect(log.map((l) => l.trimEnd().replace(/^\[[=-]+\] /, ""))).toEqual([
+      "1/20  ok 1  failed 0  skipped 0  rest  running",
+      held,
+      "1/20  ok 1  failed 0  skipped 0  rest  running",
+      "2/20  ok 2  failed 0  skipped 0  rest  running",
+      "20/20  ok 20  failed 0  skipped 0  completed",
+    ]);
+  });
+
+  it("on a terminal, clears the bar's line for the reason and draws the bar again below", () => {
+    const tty: string[] = [];
+    const bar = new ProgressBar({ write: (s: string) => tty.push(s), isTTY: true });
+    bar.update(job({ p: { succeeded: 1 } }));
+    bar.update(job({ reason: held, p: { succeeded: 1 } }));
+    expect(tty.slice(1)).toEqual([
+      `\r\x1b[2K${held}\n`,
+      expect.stringMatching(/^\r\x1b\[2K\[=+-+\] 1\/20 /),
+    ]);
+  });
+});
