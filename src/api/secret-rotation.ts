@@ -44,7 +44,7 @@ export async function rotateSecret(
  * and those already past their grace period are let go. A rotation that would leave more than
  * {@link MAX_SECRETS_IN_GRACE} signing is refused rather than dropping one a receiver may still
  * verify with; a grace period of 0 retires the current secret at once and is always taken. The
- * current secret itself changes nothing.
+ * current secret itself changes nothing; a secret still in grace becoming current again leaves it.
  */
 export function rotated(
   secrets: EndpointSecrets,
@@ -55,7 +55,14 @@ export function rotated(
   // The same key again (a deploy applying its settings once more) replaces nothing; kept beside
   // itself it would sign twice and take up a place in grace.
   if (current === secrets.current) return secrets;
-  const previous = [{ secret: secrets.current, expiresAt: now + graceMs }, ...secrets.previous];
+  // A secret in grace that comes back as the current one signs as that; kept in grace as well it
+  // signed twice and took a place among the five. And the secret being replaced ends when this
+  // rotation says: a copy left in grace by an earlier rotation back to it kept it signing after a
+  // rotation with grace 0 was to retire it at once.
+  const others = secrets.previous.filter(
+    (p) => p.secret !== current && p.secret !== secrets.current,
+  );
+  const previous = [{ secret: secrets.current, expiresAt: now + graceMs }, ...others];
   const signing = previous.filter((p) => p.expiresAt > now);
   if (signing.length > MAX_SECRETS_IN_GRACE) {
     const oldest = Math.min(...signing.map((p) => p.expiresAt));
