@@ -8,13 +8,17 @@ import { isIP } from "node:net";
 import { buildConnector } from "undici";
 import { classifyAddress } from "./targets.js";
 
-/** The error a refused connection fails with; the sender classifies it as `refused_target`. */
+/**
+ * The error a refused connection fails with; the sender classifies it as `refused_target`. It
+ * names the host as the endpoint's URL has it, not the address a name resolved to: the attempt is
+ * shown to the application's customers (their portal), who must not learn where the operator's
+ * internal names point.
+ */
 export function refusedTarget(host: string, address: string): Error {
   const cls = classifyAddress(address);
-  const shown = host === address ? address : `${host} (${address})`;
   return Object.assign(
     new Error(
-      `refused to connect to ${shown}: ${cls} addresses are not allowed (HOOKLINE_ALLOW_PRIVATE_TARGETS)`,
+      `refused to connect to ${host}: ${cls} addresses are not allowed (HOOKLINE_ALLOW_PRIVATE_TARGETS)`,
     ),
     { code: "HOOKLINE_REFUSED_TARGET" },
   );

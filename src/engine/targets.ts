@@ -191,7 +191,9 @@ export async function checkTarget(
   const addresses = await resolve(host);
   for (const address of addresses) {
     const cls = classifyAddress(address);
-    if (cls !== "public") return `${host} resolves to ${address}, ${DESCRIBE[cls]}${hint}`;
+    // Not the address itself: an application's token (a customer's portal) must not be able
+    // to learn where the operator's internal names point.
+    if (cls !== "public") return `${host} resolves to ${DESCRIBE[cls]}${hint}`;
   }
   return null;
 }

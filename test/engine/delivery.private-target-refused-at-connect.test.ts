@@ -28,6 +28,9 @@ describe("with private targets refused, the address actually connected to is che
         status: null,
       });
       expect(attempt!.errorDetail).toMatch(/loopback addresses are not allowed/);
+      // The name, not where it points: customers read attempts in their portal.
+      expect(attempt!.errorDetail).toContain(`refused to connect to ${host}:`);
+      if (host === "localhost") expect(attempt!.errorDetail).not.toMatch(/127\.0\.0\.1|::1/);
     });
   }
 });
