@@ -1,6 +1,7 @@
 /**
  * Without an encryption key the SQLite file holds endpoint secrets in plaintext, so a data dir
- * hookline makes is readable by its own user only; one the operator made keeps its mode.
+ * hookline makes is readable by its own user only; one the operator made keeps its mode, and the
+ * database's files in it are still hookline's alone.
  */
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -34,5 +35,15 @@ describe("the data dir", () => {
     chmodSync(dir, 0o750);
     await runHookline(cleanup, dir);
     expect(modeOf(dir)).toBe(0o750);
+  });
+
+  it("makes the database and its -wal and -shm files 0600 in a directory others may read", async () => {
+    const dir = join(parent(), "data");
+    mkdirSync(dir);
+    chmodSync(dir, 0o755);
+    await runHookline(cleanup, dir); // running: SQLite keeps its -wal and -shm files meanwhile
+    for (const file of ["hookline.db", "hookline.db-wal", "hookline.db-shm"]) {
+      expect([file, modeOf(join(dir, file))]).toEqual([file, 0o600]);
+    }
   });
 });

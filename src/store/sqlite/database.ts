@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import type { Database as Db } from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { StoreUnavailableError } from "../../errors.js";
 import type { FieldCipher } from "../../security/cipher.js";
@@ -37,6 +37,10 @@ export function openDatabase(options: SqliteOptions): Db {
   }
   let db: Db;
   try {
+    // The file itself is made 0600 before SQLite makes it (with the umask's usual 0644), so that
+    // in a directory others may read (a volume mounted 0755) it is still hookline's alone; SQLite
+    // gives its -wal and -shm files the database file's mode. A file that exists keeps its mode.
+    if (options.path !== ":memory:") closeSync(openSync(options.path, "a", 0o600));
     db = new Database(options.path);
   } catch (err) {
     throw new StoreUnavailableError(`cannot open SQLite database at ${options.path}`, {
