@@ -58,6 +58,11 @@ export interface RouteDef {
    * admin token this process last found valid is taken as it was then (auth.ts).
    */
   duringOutage?: boolean;
+  /**
+   * Its answer holds a secret (a signing secret, a new token): it says `Cache-Control: no-store`,
+   * so that a browser (the portal's) or a proxy keeps no copy of it.
+   */
+  holdsSecret?: boolean;
   body?: z.ZodType;
   /**
    * Top-level body fields holding the caller's own JSON, stored as written (a message's
@@ -143,6 +148,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
         throwIfProblems(problems);
         const answer = await route.handler({ request, params, body, query });
         reply.code(answer.status);
+        if (route.holdsSecret) reply.header("cache-control", "no-store");
         if ("json" in answer)
           return reply.type("application/json; charset=utf-8").send(answer.json);
         if ("text" in answer) return reply.type(answer.contentType).send(answer.text);

@@ -37,6 +37,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.endpoint.get-secret",
       summary: "Get the endpoint's current signing secret",
       tag: TAG,
+      holdsSecret: true,
       responses: {
         200: { description: "The secret", schema: EndpointSecretOut },
         404: errors[404],

@@ -165,6 +165,7 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.operational-webhook.endpoint.get-secret",
       summary: "Get an operational webhook endpoint's signing secret",
       tag: TAG,
+      holdsSecret: true,
       responses: {
         200: { description: "The secret", schema: EndpointSecretOut },
         404: errors[404],
