@@ -28,12 +28,16 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
     h("option", { value: "" }, "All attempts"),
     h("option", { value: "&status=2" }, "Failed attempts"),
   );
+  // The choice is kept in this history entry: back from an attempt, the list shows what it did.
+  const kept = (history.state as { attemptsShown?: string } | null)?.attemptsShown;
+  if (kept) show.value = kept;
   const recent = pagedList<Attempt>(
     () => `/api/v1/app/${seg(app.id)}/attempt/endpoint/${seg(first.id)}?limit=20${show.value}`,
     "More attempts",
     "more-attempts",
   );
   show.addEventListener("change", () => {
+    history.replaceState({ ...(history.state as object | null), attemptsShown: show.value }, "");
     recent.reset();
     void refreshNow();
   });
