@@ -4,21 +4,24 @@
  * past it (RFC 9110, 15.2); some servers and proxies do send it. undici's HTTP/1.1 client (7.x)
  * instead takes any 100 for a broken response and drops the connection, so a receiver that
  * answered 200 after one was recorded as a reset connection, a failure counted toward its
- * circuit breaker. Other 1xx answers (102, 103) undici reads past itself.
+ * circuit breaker. Other 1xx answers (102, 103) undici reads past itself, but a 100 after one of
+ * them reached undici all the same.
  *
- * So every socket hookline sends on drops the 100s that come before an answer, before undici's
- * parser sees them: after each request head is written, the first bytes read are checked.
+ * So every socket hookline sends on drops the interim (1xx) answers that come before an answer,
+ * in whatever order, before undici's parser sees them: after each request head is written, the
+ * first bytes read are checked. A 101 is left to undici: hookline never asks to switch protocols.
  */
 import type { Socket } from "node:net";
 import type { buildConnector } from "undici";
 
-// "HTTP/1.1 100" and "HTTP/1.0 100", byte by byte; byte 7 is the minor version.
-const STATUS_LINE = Buffer.from("HTTP/1.1 100", "latin1");
+// "HTTP/1.1 1" and "HTTP/1.0 1", byte by byte; byte 7 is the minor version. Two digits follow.
+const INTERIM = Buffer.from("HTTP/1.1 1", "latin1");
+const STATUS_END = INTERIM.length + 2;
 const HEAD_END = Buffer.from("\r\n\r\n", "latin1");
-/** A 100 longer than this is no 100 worth reading past: undici's parser judges it. */
+/** An interim answer longer than this is none worth reading past: undici's parser judges it. */
 const MAX_CONTINUE_BYTES = 16 * 1024;
 
-/** Wraps an undici connector so each socket it makes reads past unasked-for 100 answers. */
+/** Wraps an undici connector so each socket it makes reads past interim answers, 100s included. */
 export function readingPastContinue(connect: buildConnector.connector): buildConnector.connector {
   return (options, callback) =>
     connect(options, (...args) => {
@@ -35,9 +38,9 @@ export function readingPastContinue(connect: buildConnector.connector): buildCon
 function readPastContinue(socket: Socket): void {
   const write = socket.write;
   const read = socket.read;
-  /** A request head was written and nothing of its answer but 100s has been read since. */
+  /** A request head was written and nothing of its answer but 1xx has been read since. */
   let atAnswer = false;
-  /** Bytes read that may be the start of a 100, waiting for the rest. */
+  /** Bytes read that may be the start of a 1xx, waiting for the rest. */
   let held: Buffer | null = null;
   socket.write = function (this: Socket, ...args: Parameters<Socket["write"]>): boolean {
     if (typeof args[0] === "string") atAnswer = true;
@@ -54,7 +57,7 @@ function readPastContinue(socket: Socket): void {
       }
       const data = held ? Buffer.concat([held, chunk]) : chunk;
       held = null;
-      const from = pastContinues(data);
+      const from = pastInterim(data);
       if (from === null) {
         held = data;
         if (held.length > MAX_CONTINUE_BYTES) return release();
@@ -74,26 +77,35 @@ function readPastContinue(socket: Socket): void {
 }
 
 /**
- * Where the bytes after the 100s at the start of `data` begin (`data.length` if it holds 100s
- * only), or null if `data` ends within what may be one.
+ * Where the bytes after the interim answers at the start of `data` begin (`data.length` if it
+ * holds interim answers only), or null if `data` ends within what may be one.
  */
-function pastContinues(data: Buffer): number | null {
+function pastInterim(data: Buffer): number | null {
   let at = 0;
   for (;;) {
     const left = data.length - at;
     if (left === 0) return at;
-    const n = Math.min(left, STATUS_LINE.length);
+    const n = Math.min(left, INTERIM.length);
     for (let i = 0; i < n; i++) {
       const b = data[at + i]!;
       // The minor version may be 0 or 1.
-      if (b !== STATUS_LINE[i] && !(i === 7 && b === 0x30)) return at;
+      if (b !== INTERIM[i] && !(i === 7 && b === 0x30)) return at;
     }
-    if (left <= STATUS_LINE.length) return null;
-    // "HTTP/1.1 1000" is no 100: the status is three digits, then a space or the line's end.
-    const after = data[at + STATUS_LINE.length];
+    for (let i = INTERIM.length; i < Math.min(left, STATUS_END); i++) {
+      if (!isDigit(data[at + i]!)) return at;
+    }
+    if (left <= STATUS_END) return null;
+    // 101 Switching Protocols is no interim answer, and "HTTP/1.1 1000" is no status: the status
+    // is three digits, then a space or the line's end.
+    if (data[at + INTERIM.length] === 0x30 && data[at + INTERIM.length + 1] === 0x31) return at;
+    const after = data[at + STATUS_END];
     if (after !== 0x20 && after !== 0x0d) return at;
     const end = data.indexOf(HEAD_END, at);
     if (end === -1) return null;
     at = end + HEAD_END.length;
   }
+}
+
+function isDigit(b: number): boolean {
+  return b >= 0x30 && b <= 0x39;
 }

@@ -109,6 +109,24 @@ describe.each(senders)("a 100 Continue nobody asked for is read past (%s)", (_, 
     expect(await sender.send(request(url))).toMatchObject({ status: 202, error: null });
   });
 
+  it("a 100 after a 103 or a 102, in one packet or its own read, is read past too", async () => {
+    sender = make();
+    const url = await serve([
+      [
+        `HTTP/1.1 103 Early Hints\r\nlink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n${ok}`,
+      ],
+      ["HTTP/1.1 102 Processing\r\n\r\n", "HTTP/1.1 100 Continue\r\n\r\n", ok],
+    ]);
+    expect(await sender.send(request(url))).toMatchObject({ status: 200, error: null });
+    expect(await sender.send(request(url))).toMatchObject({ status: 200, error: null });
+  });
+
+  it("a 101 nobody asked for is not taken for an interim answer", async () => {
+    sender = make();
+    const url = await serve([[`HTTP/1.1 101 Switching Protocols\r\nupgrade: x\r\n\r\n${ok}`]]);
+    expect(await sender.send(request(url))).toMatchObject({ status: null });
+  });
+
   it("a connection that ends within a 100, or after it with no answer, fails at once", async () => {
     sender = make();
     const url = await serve([
