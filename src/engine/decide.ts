@@ -94,7 +94,7 @@ export function decideNext(input: {
   if (step.kind === "exhausted") {
     const why =
       step.reason === "attempts"
-        ? `all ${policy.ladder.attempts} attempts failed`
+        ? allAttempts(policy.ladder.attempts, "failed")
         : "the next attempt would fall outside the retry window";
     return {
       outcome,
@@ -154,7 +154,7 @@ export function endedBeforeSending(
     return {
       kind: "dead",
       failureClass: "exhausted",
-      reason: `all ${attempts} attempts the delivery policy allows were made`,
+      reason: allAttempts(attempts, "the delivery policy allows were made"),
     };
   }
   if (delivery.dueAt <= delivery.firstAttemptAt + windowMs) return null;
@@ -169,4 +169,12 @@ export function endedBeforeSending(
 export function describe(result: SendResult): string {
   if (result.status !== null) return `HTTP ${result.status}`;
   return result.errorDetail ? `${result.error} (${result.errorDetail})` : String(result.error);
+}
+
+/** "all 3 attempts failed", and "the one attempt failed" for the `manual` preset's one. */
+function allAttempts(n: number, what: "failed" | "the delivery policy allows were made"): string {
+  if (n !== 1) return `all ${n} attempts ${what}`;
+  return what === "failed"
+    ? "the one attempt failed"
+    : "the one attempt the delivery policy allows was made";
 }
