@@ -93,6 +93,27 @@ export class CircuitBreaker {
     };
   }
 
+  /**
+   * Whether the circuit is open with no probe out, waiting for its next probe: then a probe
+   * brought forward in the store (see {@link takeSoonerProbe}) may be taken.
+   */
+  waitingForProbe(): boolean {
+    return this.state === "open" && !this.probeOutstanding;
+  }
+
+  /**
+   * Takes the stored circuit's next probe when it is sooner than this one's and the stored
+   * circuit is still open: a person changed where the endpoint is sent to (its URL), and the
+   * store brought the probe forward to then. Nothing else of the stored circuit is taken.
+   */
+  takeSoonerProbe(stored: CircuitSnapshot | null): void {
+    if (!this.waitingForProbe() || stored?.state !== "open") return;
+    const sooner = stored.nextProbeAt;
+    if (sooner !== null && (this.nextProbeAt === null || sooner < this.nextProbeAt)) {
+      this.nextProbeAt = sooner;
+    }
+  }
+
   /** Asks to send one attempt while `inFlight` attempts to this endpoint are already out. */
   admit(inFlight: number): Admission {
     if (this.state === "closed") return { allowed: true, probe: false };

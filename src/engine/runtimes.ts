@@ -76,7 +76,11 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
       return null;
     }
     const app = await this.appFor(endpoint.appId);
-    // Dispatch reloads the runtime it holds, even one forgotten meanwhile.
+    // Dispatch reloads the runtime it holds, even one forgotten meanwhile. An open circuit's
+    // probe may have been brought forward with the change (a new URL): taken from the store.
+    if (known?.breaker.waitingForProbe()) {
+      known.breaker.takeSoonerProbe(await this.deps.store.getCircuit(endpointId));
+    }
     known?.reload(endpoint, app);
     // Another load of the endpoint may have finished while this one waited (a claim's admission
     // beside the recovery timer's): there is one runtime per endpoint, or its requests in flight

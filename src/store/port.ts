@@ -257,6 +257,13 @@ export interface Store {
     transition: CircuitTransition | null,
   ): Promise<void>;
   getCircuit(endpointId: string): Promise<CircuitRecord | null>;
+  /**
+   * An open circuit's next probe brought forward to `at`, with the deliveries held for it (those
+   * due after `at` up to the probe) due at `at` too: a person changed where the endpoint is sent
+   * to, so what failed before says little of what comes now. False, and nothing changed, when the
+   * circuit is not open or its probe is due by `at` already.
+   */
+  bringProbeForward(endpointId: string, at: number): Promise<boolean>;
   /** Circuits not closed (open or half-open), most recently changed first, at most `limit`. */
   listUnclosedCircuits(limit: number): Promise<{ endpointId: string; circuit: CircuitRecord }[]>;
   listCircuitTransitions(

@@ -1,6 +1,7 @@
 /** An endpoint's signing secret and custom headers: …/endpoint/{endpoint_id}/secret and …/headers. */
 import { ValidationError } from "../../errors.js";
 import type { ApiDeps } from "../deps.js";
+import { probeSoonerAfterChange } from "../probe-sooner.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { requireApp, requireChangeableEndpoint, requireEndpoint } from "../lookup.js";
 import { defineRoute, noContent, ok, type RouteDef } from "../route.js";
@@ -102,6 +103,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
           }),
         );
         engine.invalidateEndpoint(after.id);
+        if (!after.disabled) await probeSoonerAfterChange(deps, after.id);
         return noContent();
       },
     }),
@@ -145,6 +147,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
           },
         );
         engine.invalidateEndpoint(after.id);
+        if (!after.disabled) await probeSoonerAfterChange(deps, after.id);
         return noContent();
       },
     }),

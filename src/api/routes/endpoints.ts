@@ -7,6 +7,7 @@ import { newId } from "../../ids.js";
 import { generateSecret } from "../../signing/secret.js";
 import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
 import type { ApiDeps } from "../deps.js";
+import { probeSoonerAfterChange } from "../probe-sooner.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointView } from "../endpoint-view.js";
 import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
@@ -115,6 +116,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
   ): Promise<Endpoint> => {
     const { before, after: next } = await changeEndpoint(deps, read, change);
     engine.invalidateEndpoint(next.id);
+    if (next.url !== before.url && !next.disabled) await probeSoonerAfterChange(deps, next.id);
     if (next.disabled && !before.disabled) {
       // Its replays held for its circuit's probe came due with it (the store), to end unsent.
       engine.wake(next.updatedAt);

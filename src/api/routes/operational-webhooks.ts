@@ -7,6 +7,7 @@ import { ValidationError, type FieldProblem } from "../../errors.js";
 import { OPERATIONAL_EVENT_TYPES } from "../../observability/operational-webhooks.js";
 import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
 import type { ApiDeps } from "../deps.js";
+import { probeSoonerAfterChange } from "../probe-sooner.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointBase } from "../endpoint-view.js";
 import { requireEndpoint } from "../lookup.js";
@@ -135,12 +136,13 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
         // As an application's endpoint: one updated by its uid keeps it, so the next call by the
         // same uid finds it (and a create with that uid is still refused as taken).
         const input = { ...body, uid: uidOfPut(path, "ep", body.uid) };
-        const { after: next } = await changeEndpoint(
+        const { before, after: next } = await changeEndpoint(
           deps,
           () => find(path),
           (ep, at) => replacedSettings(deps, ep, input, at),
         );
         deps.engine.invalidateEndpoint(next.id);
+        if (next.url !== before.url && !next.disabled) await probeSoonerAfterChange(deps, next.id);
         return ok(view(next));
       },
     }),

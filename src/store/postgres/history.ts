@@ -36,6 +36,15 @@ export class History {
     });
   }
 
+  bringProbeForward(endpointId: string, at: number): Promise<boolean> {
+    return tx(this.pool, async (c) => {
+      const moved = await one(c, S.probeSooner, [endpointId, at]);
+      if (!moved) return false;
+      await exec(c, S.heldForProbe, [endpointId, at, Number(moved.old_probe)]);
+      return true;
+    });
+  }
+
   async getCircuit(endpointId: string): Promise<CircuitRecord | null> {
     const row = await one(this.pool, S.getCircuit, [endpointId]);
     return row ? circuitFromRow(row) : null;

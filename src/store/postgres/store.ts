@@ -370,6 +370,10 @@ export class PostgresStore implements Store {
     await this.run(() => this.history.saveCircuit(endpointId, c, transition));
   }
 
+  async bringProbeForward(endpointId: string, at: number): Promise<boolean> {
+    return this.run(() => this.history.bringProbeForward(endpointId, at));
+  }
+
   async getCircuit(endpointId: string): Promise<CircuitRecord | null> {
     return this.run(() => this.history.getCircuit(endpointId));
   }

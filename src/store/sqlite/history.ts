@@ -38,6 +38,16 @@ export class History {
     })();
   }
 
+  bringProbeForward(endpointId: string, at: number): boolean {
+    return this.db.transaction(() => {
+      const before = this.getCircuit(endpointId);
+      if (!before || before.state !== "open" || before.nextProbeAt === null) return false;
+      if (!this.s.probeSooner.get({ id: endpointId, at })) return false;
+      this.s.heldForProbe.run({ id: endpointId, at, probe: before.nextProbeAt });
+      return true;
+    })();
+  }
+
   getCircuit(endpointId: string): CircuitRecord | null {
     const row = this.s.getCircuit.get(endpointId) as Row | undefined;
     return row ? circuitFromRow(row) : null;

@@ -338,6 +338,10 @@ export class SqliteStore implements Store {
     this.run(() => this.history.saveCircuit(endpointId, c, transition));
   }
 
+  async bringProbeForward(endpointId: string, at: number): Promise<boolean> {
+    return this.run(() => this.history.bringProbeForward(endpointId, at));
+  }
+
   async getCircuit(endpointId: string): Promise<CircuitRecord | null> {
     return this.run(() => this.history.getCircuit(endpointId));
   }

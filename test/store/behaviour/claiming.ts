@@ -307,6 +307,52 @@ export function claimingBehaviour(t: StoreUnderTest): void {
     });
   });
 
+  describe("bringProbeForward", () => {
+    const probeAt = T0 + HOUR;
+    const open = { state: "open" as const, since: T0, reason: "5 consecutive failures" };
+
+    it("moves an open circuit's probe, and the deliveries held for it, to `at`", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{ channels: ["p"] }, { channels: ["q"] }]);
+      const ep = endpoints[0]!.id;
+      const held = await accept(t.store, app.id, { channels: ["p"], dueAt: T0 });
+      const later = await accept(t.store, app.id, { channels: ["p"], dueAt: probeAt + MINUTE });
+      const elsewhere = await accept(t.store, app.id, { channels: ["q"], dueAt: probeAt });
+      await t.store.saveCircuit(ep, { ...open, nextProbeAt: probeAt, reopenCount: 3 }, null);
+      await t.store.pauseEndpoint(ep, probeAt);
+
+      const at = T0 + 10 * MINUTE;
+      expect(await t.store.bringProbeForward(ep, at)).toBe(true);
+      expect(await t.store.getCircuit(ep)).toEqual({ ...open, nextProbeAt: at, reopenCount: 3 });
+      const dueOf = async (messageId: string) =>
+        only(await t.store.listDeliveries(messageId)).nextAttemptAt;
+      expect(await dueOf(held.message.id)).toBe(at);
+      // A retry due after the probe keeps its own time; other endpoints are not touched.
+      expect(await dueOf(later.message.id)).toBe(probeAt + MINUTE);
+      expect(await dueOf(elsewhere.message.id)).toBe(probeAt);
+      expect((await claimAll(t.store, at)).map((d) => d.endpointId)).toEqual([ep]);
+    });
+
+    it("changes nothing when the circuit is not open or its probe is due by then", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}, {}]);
+      const [closed, halfOpen, soon] = endpoints.map((e) => e.id) as [string, string, string];
+      await accept(t.store, app.id, { dueAt: probeAt });
+      await t.store.saveCircuit(
+        halfOpen,
+        { ...open, state: "half-open", nextProbeAt: null, reopenCount: 1 },
+        null,
+      );
+      await t.store.saveCircuit(soon, { ...open, nextProbeAt: T0 + MINUTE, reopenCount: 1 }, null);
+
+      const at = T0 + 2 * MINUTE;
+      expect(await t.store.bringProbeForward(closed, at)).toBe(false);
+      expect(await t.store.bringProbeForward(halfOpen, at)).toBe(false);
+      expect(await t.store.bringProbeForward(soon, at)).toBe(false);
+      expect(await t.store.getCircuit(closed)).toBeNull();
+      expect((await t.store.getCircuit(soon))!.nextProbeAt).toBe(T0 + MINUTE);
+      expect(await claimAll(t.store, at)).toEqual([]);
+    });
+  });
+
   describe("recoverInflight", () => {
     it("returns every claimed delivery to pending, due no later than now", async () => {
       const { app } = await seedApp(t.store, [{}, {}]);
