@@ -10,6 +10,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino, type DestinationStream, type Logger } from "pino";
+import { bootstrapTokenRevokedAt } from "./api/auth.js";
 import { buildApi } from "./api/server.js";
 import { systemClock, type Clock, type Random } from "./clock.js";
 import { ADMIN_TOKEN_RULE, isUsableAdminToken, type Config } from "./config.js";
@@ -60,6 +61,8 @@ export interface Hookline {
   readonly api: FastifyInstance;
   /** The bootstrap admin token; null in a worker started without HOOKLINE_ADMIN_TOKEN. */
   readonly adminToken: string | null;
+  /** Once started: when that token was revoked (it is then refused), or null. */
+  adminTokenRevokedAt: number | null;
   readonly logger: Logger;
   /** Base URL to reach the API at (the public URL if set), once started. */
   url: string;
@@ -245,6 +248,18 @@ export function createHookline(
         throw listenFailure(err, config);
       });
     hookline.listening = boundTo(api);
+    // Registered as the API got ready. A revoked one is refused: the banner would otherwise
+    // show a token that answers 401, with nothing to say why.
+    if (adminToken !== null) {
+      const revokedAt = await bootstrapTokenRevokedAt(store, adminToken);
+      hookline.adminTokenRevokedAt = revokedAt;
+      if (revokedAt !== null) {
+        logger.warn(
+          { revokedAt: new Date(revokedAt).toISOString() },
+          revokedAdminToken(config, revokedAt),
+        );
+      }
+    }
     const local = hookline.listening.everyInterface ? hookline.listening.localUrl : address;
     // The public URL is the API's (a load balancer's); a worker is probed and scraped where it is.
     hookline.url = config.role === "worker" ? local : (config.publicUrl ?? local);
@@ -260,6 +275,7 @@ export function createHookline(
     observability,
     api,
     adminToken,
+    adminTokenRevokedAt: null,
     logger,
     url: "",
     listening: null,
@@ -298,6 +314,14 @@ export function createHookline(
     },
   };
   return hookline;
+}
+
+/** What to do about a configured or generated admin token that was revoked. */
+export function revokedAdminToken(config: Readonly<Config>, revokedAt: number): string {
+  const when = new Date(revokedAt).toISOString();
+  return config.adminToken
+    ? `HOOKLINE_ADMIN_TOKEN was revoked at ${when} and is refused: set a new value and restart, or use another admin token`
+    : `the admin token in ${join(config.dataDir, "admin-token")} was revoked at ${when} and is refused: delete that file and restart to have a new one generated, or use another admin token`;
 }
 
 /** Where the API is bound. */

@@ -138,6 +138,18 @@ export async function registerBootstrapToken(
   }
 }
 
+/**
+ * When the configured (or generated) admin token was revoked, or null while it is usable: a
+ * revoked one stays refused across restarts, which start-up tells the operator of.
+ */
+export async function bootstrapTokenRevokedAt(
+  store: Store,
+  adminToken: string,
+): Promise<number | null> {
+  const found = await store.findApiTokenByHash(tokenDigest(adminToken).toString("hex"));
+  return found?.revokedAt ?? null;
+}
+
 /** Who may call a route, with the defaults RouteDef.access describes. */
 export function accessOf(route: RouteDef): RouteAccess | "public" {
   if (route.public) return "public";

@@ -2,7 +2,7 @@
 /** The `hookline` command. Only this entry point reads the environment. */
 import { Command, Option } from "commander";
 import { destination, type DestinationStream } from "pino";
-import { createHookline, type BoundAddress, type Hookline } from "../app.js";
+import { createHookline, revokedAdminToken, type BoundAddress, type Hookline } from "../app.js";
 import { resolveConfig, unknownIn, type Config } from "../config.js";
 import { HooklineError } from "../errors.js";
 import { withoutPassword } from "../start-failure.js";
@@ -80,11 +80,13 @@ program
       logger.warn({ variable: u.name, suggestion: u.suggestion }, describeUnknown(u));
     }
     // Every role's banner: a worker's settings are as easily misspelt, its store as unencrypted.
+    const revokedAt = hookline.adminTokenRevokedAt;
     const warning = [
       ...(config.encryptionKey
         ? []
         : ["secrets and payloads are stored unencrypted (set HOOKLINE_ENCRYPTION_KEY)"]),
       ...config.unknownSettings.map(describeUnknown),
+      ...(revokedAt === null ? [] : [revokedAdminToken(config, revokedAt)]),
     ].map((w) => `  WARNING:      ${w}`);
     if (config.role === "worker") {
       logger.info(
@@ -138,7 +140,7 @@ program
         `  OpenAPI:      ${hookline.url}/api/v1/openapi.json`,
         // A token the operator set is theirs already, and stdout is often the log: only the one
         // hookline keeps in the data dir is shown, as the way to find it on a first start.
-        `  Admin token:  ${config.adminToken ? "as set in HOOKLINE_ADMIN_TOKEN" : hookline.adminToken}`,
+        `  Admin token:  ${config.adminToken ? "as set in HOOKLINE_ADMIN_TOKEN" : hookline.adminToken}${revokedAt === null ? "" : " (revoked)"}`,
         `  Data:         ${whereDataIs(config)}`,
         "",
       ].join("\n") + "\n",
