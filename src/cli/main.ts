@@ -184,11 +184,31 @@ function whereDataIs(config: Readonly<Config>): string {
  * Log lines on stdout, as pino writes them by default, that stop once stdout fails for good. pino
  * stops so on EPIPE only; a terminal that was closed answers EIO, which pino throws (ending a stop
  * half-way) and then retries forever at exit, leaving the process hung with its port held.
+ *
+ * A log file on a full disk (or past its size limit) fails only until there is room, which is
+ * when the operator reads it: the stream keeps the lines (up to LOG_BUFFER_BYTES; later ones are
+ * dropped) and writes them with the next line once a write works. Until one does, exit does not
+ * wait for room: it would retry those lines every 100 ms, hung as above.
  */
+const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
+const UNTIL_THERE_IS_ROOM = new Set(["ENOSPC", "EDQUOT", "EFBIG"]);
+
 function stdoutLog(): DestinationStream {
-  const stream = destination({ dest: 1, sync: false });
-  stream.on("error", () => {
-    const noop = () => true;
+  const stream = destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_BYTES });
+  const flushSync = stream.flushSync.bind(stream);
+  const noop = () => true;
+  let waitingForRoom = false;
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (UNTIL_THERE_IS_ROOM.has(err.code ?? "")) {
+      if (waitingForRoom) return;
+      waitingForRoom = true;
+      stream.flushSync = noop;
+      stream.once("write", () => {
+        waitingForRoom = false;
+        stream.flushSync = flushSync;
+      });
+      return;
+    }
     Object.assign(stream, { write: noop, end: noop, flushSync: noop, destroy: noop });
   });
   return stream;
