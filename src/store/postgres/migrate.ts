@@ -52,6 +52,18 @@ export async function migrate(
         // a role given a schema of its own (CREATE SCHEMA … AUTHORIZATION) often lacks it.
         const exists = await query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
         if (exists.rows.length === 0) await query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        // Without USAGE PostgreSQL leaves the schema off the search_path, and the ledger below
+        // fails with "no schema has been selected to create in" (3F000), which reads as the
+        // schema being gone rather than as the role's missing grant.
+        const usage = await query<{ ok: boolean }>(
+          "SELECT has_schema_privilege($1, 'USAGE') AS ok",
+          [schema],
+        );
+        if (usage.rows[0]?.ok === false) {
+          throw new Error(
+            `permission denied for schema ${schema}: the role has no USAGE on it, and hookline needs a schema its role owns (docs/configuration.md, DATABASE_URL)`,
+          );
+        }
         // Whatever the connection's own search_path, the migration's tables go into the schema.
         await query(`SET LOCAL search_path TO ${schema}`);
         await query(`CREATE TABLE IF NOT EXISTS hookline_migrations (
