@@ -277,6 +277,14 @@ export class DeliveryEngine implements EngineControl, EndpointPinning {
     // worker's endpoints back at once). The sender is closed next, which ends those requests with
     // an error of its own making: no attempt of theirs is recorded, as none has an answer.
     this.dispatcher.giveUp();
+    const givenUp = this.dispatcher.inFlightCount();
+    if (givenUp > 0) {
+      // Said, as the unwritten outcomes below are: the operator sees why they arrive twice.
+      this.log.warn(
+        { requests: givenUp, shutdownTimeoutMs: this.deps.settings.shutdownTimeoutMs },
+        "stopping without the answers of requests still in flight after the shutdown timeout (HOOKLINE_SHUTDOWN_TIMEOUT_MS); their deliveries are sent again after restart",
+      );
+    }
     // The outcomes of the requests that finished are written, unless the store is away for as
     // long again: their deliveries then stay claimed, and are sent again after restart.
     const unwritten = await this.writer.flushWithin(

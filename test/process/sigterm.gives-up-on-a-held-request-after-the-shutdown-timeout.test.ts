@@ -30,6 +30,8 @@ describe.each(["0", "1"])("SIGTERM with %s sender threads", (threads) => {
     proc.child.kill("SIGTERM");
     // The receiver still holds the request: only the shutdown timeout can end the wait.
     expect(await proc.exited).toBe(0);
+    // And says so: without it the log ended at "stopping", and the repeat went unexplained.
+    expect(proc.output()).toMatch(/"requests":1,.*"msg":"stopping without the answers of requests/);
 
     rx.release();
     proc = await start();
