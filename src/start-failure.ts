@@ -64,14 +64,15 @@ export function dataDirFailure(
 
 /**
  * Faults named after something else: SQLite opens a file on a read-only file system read only
- * and refuses the first write as a read-only file; it reports a full disk as an I/O error when
- * its shared-memory file cannot grow (SQLITE_IOERR_SHMSIZE) and at times when a write fails; and
- * Node's recursive mkdir says ENOENT on a read-only file system.
+ * and refuses the first write as a read-only file, or, once the file is in WAL mode, cannot open
+ * it at all (SQLITE_CANTOPEN: its WAL and shared-memory files cannot be made there); it reports a
+ * full disk as an I/O error when its shared-memory file cannot grow (SQLITE_IOERR_SHMSIZE) and at
+ * times when a write fails; and Node's recursive mkdir says ENOENT on a read-only file system.
  */
+const BLURRED = new Set(["SQLITE_READONLY", "SQLITE_CANTOPEN", "ENOENT"]);
+
 function fileSystemReason(code: string, fileSystem: () => FileSystemState): string | null {
-  if (code !== "SQLITE_READONLY" && code !== "ENOENT" && !code.startsWith("SQLITE_IOERR")) {
-    return null;
-  }
+  if (!BLURRED.has(code) && !code.startsWith("SQLITE_IOERR")) return null;
   const fs = fileSystem();
   if (fs.readOnly) return "the file system is read-only";
   if (code.startsWith("SQLITE_IOERR") && fs.freeBytes !== null && fs.freeBytes < FULL_BELOW_BYTES) {

@@ -57,9 +57,12 @@ describe("a data dir hookline cannot write", () => {
     const mkdirQuirk = Object.assign(new Error("ENOENT: no such file or directory, mkdir"), {
       code: "ENOENT",
     });
+    // A store hookline made (WAL mode) on a file system remounted read-only since.
+    const walDb = sqliteError("SQLITE_CANTOPEN", "unable to open database file");
     for (const err of [
       readonlyDb,
       mkdirQuirk,
+      walDb,
       new StoreUnavailableError("x", { cause: readonlyDb }),
     ]) {
       expect(named(err, readOnly)).toBe(
@@ -68,6 +71,7 @@ describe("a data dir hookline cannot write", () => {
     }
     // A file SQLite opened read only on a writable file system is the file's own doing.
     expect(named(readonlyDb, roomy)).toMatch(/the database file is read-only$/);
+    expect(named(walDb, roomy)).toMatch(/the database file cannot be opened$/);
     // A missing parent on a writable file system is what Node says.
     expect(named(mkdirQuirk, roomy)).toMatch(/ENOENT: no such file or directory, mkdir$/);
   });
