@@ -84,7 +84,10 @@ export function createHookline(
       overrides.logDestination,
     );
   const clock = overrides.clock ?? systemClock;
-  const { adminToken, store } = openDataDir(config, logger);
+  // On SQLite, held from here to stop (see data-dir-lock.ts).
+  const opened = openDataDir(config, logger);
+  const { adminToken, store } = opened;
+  let dataDirLock: DataDirLock | null = opened.lock;
   // One bus for domain events: the engine's and the dead-letter queue's.
   const events = new EngineEvents();
   const policyDefaults: PolicyDefaults = {
@@ -214,18 +217,8 @@ export function createHookline(
     logger,
   });
 
-  // On SQLite, held from start to stop (see data-dir-lock.ts).
-  let dataDirLock: DataDirLock | null = null;
-
   /** Starts the parts in order; the API listens last, once deliveries are running. */
   async function startParts(): Promise<void> {
-    if (!config.databaseUrl) {
-      try {
-        dataDirLock = lockDataDir(config.dataDir);
-      } catch (err) {
-        throw dataDirFailure(err, config.dataDir);
-      }
-    }
     // A wrong key stops start-up here rather than failing deliveries one by one later.
     await store.verifySealing();
     if (!config.encryptionKey) {
@@ -365,20 +358,35 @@ export const REDACTED_LOG_PATHS = [
  * HOOKLINE_DATA_DIR. (With DATABASE_URL it holds only the generated token.) A worker serves no
  * API and prints no token, so it makes none: one it generated would be an admin credential in the
  * shared database that nobody was shown. Its /metrics takes the tokens the database has.
+ *
+ * On SQLite the data dir is locked before the store is opened: opening migrates it, and a new
+ * version started beside an old one still running (an upgrade without stopping it first) would
+ * otherwise migrate the running one's database, then stop on the lock, leaving both on a schema
+ * the old one does not know.
  */
 function openDataDir(
   config: Readonly<Config>,
   logger: Logger,
-): { adminToken: string | null; store: Store } {
+): { adminToken: string | null; store: Store; lock: DataDirLock | null } {
   let adminToken: string | null;
+  let lock: DataDirLock | null = null;
   try {
     adminToken =
       config.adminToken ??
       (config.role === "worker" ? null : loadOrCreateAdminToken(config.dataDir));
+    if (!config.databaseUrl) {
+      mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+      lock = lockDataDir(config.dataDir);
+    }
   } catch (err) {
     throw dataDirFailure(err, config.dataDir);
   }
-  return { adminToken, store: openStore(config, logger) };
+  try {
+    return { adminToken, store: openStore(config, logger), lock };
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
 }
 
 /** The admin token kept in the data dir, created (0600, in a 0700 dir if it makes it) on first start. */

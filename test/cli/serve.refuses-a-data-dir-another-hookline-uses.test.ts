@@ -5,7 +5,10 @@
  * out the first one's requests in flight again: the first one's outcomes would then be refused
  * and those deliveries sent twice. Once the first is gone, even by kill -9, the dir is free again.
  */
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 import { GatedReceiver } from "../support/gated-receiver.js";
 import { call, postOneMessage, spawnHookline, spawnServe, stopAfter } from "../support/process.js";
@@ -65,6 +68,24 @@ describe("hookline serve on a data dir another hookline uses", () => {
     const attempts = await recordedAttempts(first.url, 1);
     expect(attempts.map((a) => a.status)).toEqual([0]);
     expect(rx.ids).toHaveLength(1);
+  }, 60_000);
+
+  it("stops before migrating the database of the one running (an upgrade that did not stop it)", async () => {
+    const dir = tempDir(cleanup, "hookline-dir-in-use-");
+    await hooklineOn(dir);
+    // The running one is of the version before the last migration: its ledger lacks it.
+    const db = new Database(join(dir, "hookline.db"), { timeout: 5_000 });
+    cleanup.push(async () => void db.close());
+    const last = Math.max(...MIGRATIONS.map((m) => m.version));
+    db.prepare("DELETE FROM hookline_migrations WHERE version = ?").run(last);
+
+    const second = await secondServe(dir);
+    expect(second.code, second.output).toBe(1);
+    expect(second.output.trim()).toMatch(/^hookline: HOOKLINE_DATA_DIR .* is in use by another/);
+    const ledger = db.prepare("SELECT max(version) AS v FROM hookline_migrations").get() as {
+      v: number;
+    };
+    expect(ledger.v).toBe(last - 1);
   }, 60_000);
 
   it("is taken by a new hookline once the first was killed", async () => {
