@@ -4,7 +4,7 @@ import { Command, Option } from "commander";
 import { destination, type DestinationStream } from "pino";
 import { createHookline, revokedAdminToken, type BoundAddress, type Hookline } from "../app.js";
 import { resolveConfig, unknownIn, type Config } from "../config.js";
-import { HooklineError } from "../errors.js";
+import { HooklineError, StoreUnavailableError } from "../errors.js";
 import { withoutPassword } from "../start-failure.js";
 import { describeUnknown } from "../unknown-settings.js";
 import { dlqCommand, type CliIo } from "./dlq.js";
@@ -244,7 +244,11 @@ function onSignals(hookline: Hookline): void {
     hookline.stop().then(
       () => process.exit(0),
       (err: unknown) => {
-        logger.error({ err }, "stopping failed");
+        // The work has stopped; only telling the database so failed. A stack trace there read as
+        // a crash, with nothing said of what becomes of this process's deliveries.
+        if (err instanceof StoreUnavailableError) {
+          logger.warn({ reason: err.message }, stoppedUntold(hookline.config));
+        } else logger.error({ err }, "stopping failed");
         process.exit(1);
       },
     );
@@ -252,6 +256,18 @@ function onSignals(hookline: Hookline): void {
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     process.on(signal, () => shutdown(signal));
   }
+}
+
+/** What a stop the database did not hear of leaves behind, for the operator reading the log. */
+function stoppedUntold(config: Readonly<Config>): string {
+  const after = config.databaseUrl
+    ? "other processes take over its endpoints once they find it dead " +
+      `(HOOKLINE_WORKER_DEAD_AFTER_MS, ${config.workerDeadAfterMs} ms), and `
+    : "";
+  return (
+    "stopped, but the database is unavailable, so what this process held could not be handed " +
+    `back: ${after}the deliveries it held are sent again once the database answers`
+  );
 }
 
 /**
