@@ -3,18 +3,13 @@
  * attempts failed"; it now reads as a person would write it. More attempts read as before.
  */
 import { describe, expect, it } from "vitest";
+import { neverOpened } from "../../src/engine/breaker.js";
 import { decideNext, endedBeforeSending } from "../../src/engine/decide.js";
 import { resolvePolicy } from "../../src/engine/policy.js";
 
 const policyOf = (preset: "manual" | "default") =>
   resolvePolicy({ retry: { preset }, concurrencyLimit: 10, timeoutMs: 15_000 }, null, null);
-const closed = {
-  state: "closed" as const,
-  since: 0,
-  reason: null,
-  nextProbeAt: null,
-  reopenCount: 0,
-};
+const closed = neverOpened(0);
 
 const reasonAfterFailing = (preset: "manual" | "default", attemptsMade: number) =>
   decideNext({

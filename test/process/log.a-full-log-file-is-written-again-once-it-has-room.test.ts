@@ -69,14 +69,19 @@ async function serveLoggingTo(cleanup: Cleanup, dir: string, log: string) {
 
 const failedAttempts = (text: string) => text.split('"attempt failed').length - 1;
 
-it("writes its log again, the lines it held included, once the log's disk has room", async () => {
+/** hookline logging to a file that has just filled its room, with a message posted since. */
+async function servingWithAFullLog() {
   const dir = tempDir(cleanup, "hookline-log-");
   const log = join(dir, "hookline.log");
   truncateSync(openAndClose(log), HOLE);
   const h = await serveLoggingTo(cleanup, dir, log);
-
   fileSizeLimit(h.pid, `${statSync(log).size}:unlimited`);
   expect((await h.post()).status).toBe(202);
+  return h;
+}
+
+it("writes its log again, the lines it held included, once the log's disk has room", async () => {
+  const h = await servingWithAFullLog();
   // Its delivery fails at once; the line saying so cannot be written.
   await new Promise((r) => setTimeout(r, 1_000));
   expect(failedAttempts(h.written())).toBe(0);
@@ -87,13 +92,7 @@ it("writes its log again, the lines it held included, once the log's disk has ro
 });
 
 it("stops without waiting for room while its log cannot be written", async () => {
-  const dir = tempDir(cleanup, "hookline-log-");
-  const log = join(dir, "hookline.log");
-  truncateSync(openAndClose(log), HOLE);
-  const h = await serveLoggingTo(cleanup, dir, log);
-
-  fileSizeLimit(h.pid, `${statSync(log).size}:unlimited`);
-  expect((await h.post()).status).toBe(202);
+  const h = await servingWithAFullLog();
   await new Promise((r) => setTimeout(r, 500));
   process.kill(h.pid, "SIGTERM");
   const ended = await Promise.race([
