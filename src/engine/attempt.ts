@@ -41,13 +41,15 @@ export interface AttemptMade {
 /**
  * Makes the attempt. A request hookline lost on its own side (see `lost` in sender.ts) is no
  * attempt: nothing is judged, and what went wrong comes back for the delivery to be put back.
+ * Nor is an answer judged once `stillHeld` says the delivery is another worker's now.
  */
 export async function makeAttempt(
   deps: AttemptDeps,
   rt: EndpointRuntime,
   d: ClaimedDelivery,
   probe: boolean,
-): Promise<AttemptMade | { lost: string }> {
+  stillHeld: () => Promise<boolean>,
+): Promise<AttemptMade | { lost: string } | { notHeld: true }> {
   const { clock } = deps;
   const at = clock.now();
   const endpoint = rt.endpoint;
@@ -78,6 +80,8 @@ export async function makeAttempt(
   }
   if (result.lost) return { lost: result.errorDetail ?? "the request was lost" };
   const durationMs = result.durationMs ?? Math.round(performance.now() - started);
+  // Nothing of the endpoint (its breaker, its adaptive limit) is this worker's to change then.
+  if (!(await stillHeld())) return { notHeld: true };
   rt.limit.record(durationMs);
   const attemptsMade = d.attemptCount + 1;
   const now = clock.now();

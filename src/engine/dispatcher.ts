@@ -34,6 +34,8 @@ export interface DispatchHost {
    * dead-after time), so what it holds may be another worker's to send now.
    */
   silenced(): boolean;
+  /** Resolves once a silenced worker has been heard again (at once if it is not silenced). */
+  heard(): Promise<void>;
 }
 
 export interface DispatcherDeps extends AttemptDeps {
@@ -324,20 +326,20 @@ export class Dispatcher {
   }
 
   private async attempt(rt: EndpointRuntime, d: ClaimedDelivery, probe: boolean): Promise<void> {
-    const made = await makeAttempt(this.deps, rt, d, probe);
+    const made = await makeAttempt(this.deps, rt, d, probe, () => this.stillHeld(d));
     if (this.gaveUp) return;
     if ("lost" in made) {
       if (!this.deps.host.holds(d)) return this.release(rt, true);
       return this.putBackLost(rt, d, probe);
     }
+    // Sent before this worker was declared dead: the store would keep no outcome of it (the
+    // delivery is the worker's holding it now), so none is written nor announced, and the
+    // endpoint's circuit and settings are its owner's to change.
+    if ("notHeld" in made) return this.release(rt, true);
     const { outcome, decision, transition } = made;
     // Read after the request: settings reloaded while it was out replace the endpoint object,
     // and a 410 must disable the one the next dispatch looks at.
     const endpoint = rt.endpoint;
-    // Sent before this worker was declared dead: the store would keep no outcome of it (the
-    // delivery is the worker's holding it now), so none is written nor announced, and the
-    // endpoint's circuit and settings are its owner's to change.
-    if (!this.deps.host.holds(d)) return this.release(rt, true);
     this.deps.writer.push(outcome);
     // Every request in flight when the receiver turned to 410 comes back with it: announce once.
     if (decision.disable && !endpoint.disabled) {
@@ -352,6 +354,18 @@ export class Dispatcher {
     }
     if (transition) await this.onTransition(rt, transition);
     this.release(rt, true);
+  }
+
+  /**
+   * Whether this worker still holds `d` as its answer comes. A silenced worker (paused, or cut off
+   * from the database, for half the dead-after time) may have been declared dead without knowing
+   * it yet, so the answer waits for its next heartbeat to tell: judged at once, a paused worker's
+   * answers that failed opened the circuit of an endpoint another worker owned by then, and held
+   * that endpoint's deliveries until a probe minutes away.
+   */
+  private async stillHeld(d: ClaimedDelivery): Promise<boolean> {
+    if (this.deps.host.silenced()) await this.deps.host.heard();
+    return this.deps.host.holds(d);
   }
 
   /**

@@ -193,6 +193,7 @@ export class DeliveryEngine implements EngineControl, EndpointPinning {
         recoverLater: () => this.armRecovery(),
         endpointGone: (id) => this.clearDeleted(id),
         silenced: () => this.fleet?.silenced(this.deps.clock.now()) ?? false,
+        heard: () => this.fleet?.heard() ?? Promise.resolve(),
       },
     });
     this.intakeHandle = new EngineIntake({

@@ -93,6 +93,8 @@ export class Fleet {
   private beats = 0;
   /** Whether this silence (see `silenced`) was logged. */
   private silenceLogged = false;
+  /** Answers waiting for the next heartbeat that gets through (see `heard`). */
+  private hearing: (() => void)[] = [];
 
   constructor(
     private readonly coordination: WorkerCoordination,
@@ -131,6 +133,7 @@ export class Fleet {
    */
   async stop(handBack: boolean): Promise<void> {
     this.running = false;
+    this.hear();
     if (this.timer) this.clock.clearTimer(this.timer);
     await this.beating;
     await this.unsubscribe?.();
@@ -191,6 +194,22 @@ export class Fleet {
    */
   silenced(now: number): boolean {
     return now - this.lastOkAt >= this.settings.deadAfterMs / 2;
+  }
+
+  /**
+   * Resolves once this worker is not silenced (at once if it is not): at its first heartbeat to
+   * get through that was sent after the silence (one sent before, answered late, is still as
+   * old), by which time it has dropped its work if it was declared dead meanwhile; or when it
+   * stops.
+   */
+  heard(): Promise<void> {
+    if (!this.running || !this.silenced(this.clock.now())) return Promise.resolve();
+    return new Promise((resolve) => this.hearing.push(resolve));
+  }
+
+  private hear(): void {
+    if (this.running && this.silenced(this.clock.now())) return;
+    for (const resolve of this.hearing.splice(0)) resolve();
   }
 
   /** Workers whose heartbeat is older than this may be treated as dead (see `distrust`). */
@@ -260,6 +279,7 @@ export class Fleet {
     let step = "joining the fleet again";
     try {
       if (!hb.alive) return await this.rejoin(now);
+      this.hear();
       // Ours no longer: the heartbeat freed every endpoint we asked to hand back.
       for (const id of release) this.owned.delete(id);
       this.host.released(release);
@@ -322,6 +342,7 @@ export class Fleet {
     this.host.forgetAll();
     this.owned.clear();
     this.idValue = this.newWorkerId();
+    this.hear();
     // Until the new identity is registered its claims take nothing (a worker without a row
     // could be reaped as it sends), so the engine looks again once it is.
     await this.coordination.register({ ...this.identity(), now });
