@@ -48,7 +48,7 @@ export async function makeAttempt(
   rt: EndpointRuntime,
   d: ClaimedDelivery,
   probe: boolean,
-  stillHeld: () => Promise<boolean>,
+  stillHeld: (d: ClaimedDelivery) => boolean | Promise<boolean>,
 ): Promise<AttemptMade | { lost: string } | { notHeld: true }> {
   const { clock } = deps;
   const at = clock.now();
@@ -81,7 +81,9 @@ export async function makeAttempt(
   if (result.lost) return { lost: result.errorDetail ?? "the request was lost" };
   const durationMs = result.durationMs ?? Math.round(performance.now() - started);
   // Nothing of the endpoint (its breaker, its adaptive limit) is this worker's to change then.
-  if (!(await stillHeld())) return { notHeld: true };
+  // Answered at once unless the worker is silenced: no promise to wait for on every answer.
+  const held = stillHeld(d);
+  if (!(typeof held === "boolean" ? held : await held)) return { notHeld: true };
   rt.limit.record(durationMs);
   const attemptsMade = d.attemptCount + 1;
   const now = clock.now();

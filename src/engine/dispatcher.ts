@@ -326,7 +326,7 @@ export class Dispatcher {
   }
 
   private async attempt(rt: EndpointRuntime, d: ClaimedDelivery, probe: boolean): Promise<void> {
-    const made = await makeAttempt(this.deps, rt, d, probe, () => this.stillHeld(d));
+    const made = await makeAttempt(this.deps, rt, d, probe, this.stillHeld);
     if (this.gaveUp) return;
     if ("lost" in made) {
       if (!this.deps.host.holds(d)) return this.release(rt, true);
@@ -363,10 +363,10 @@ export class Dispatcher {
    * answers that failed opened the circuit of an endpoint another worker owned by then, and held
    * that endpoint's deliveries until a probe minutes away.
    */
-  private async stillHeld(d: ClaimedDelivery): Promise<boolean> {
-    if (this.deps.host.silenced()) await this.deps.host.heard();
-    return this.deps.host.holds(d);
-  }
+  private readonly stillHeld = (d: ClaimedDelivery): boolean | Promise<boolean> => {
+    const { host } = this.deps;
+    return host.silenced() ? host.heard().then(() => host.holds(d)) : host.holds(d);
+  };
 
   /**
    * A request hookline lost on its own side (a sender thread stopped): the receiver did nothing
