@@ -93,3 +93,14 @@ function encodeRandom(bytes: Uint8Array): string {
 export function hasPrefix(value: string, prefix: IdPrefix): boolean {
   return value.startsWith(`${prefix}_`) && value.length === prefix.length + 27;
 }
+
+/**
+ * The smallest id `newId` can make with this prefix at or after `ms`. An id's time is never
+ * earlier than the time it was made with, so the rows made at or after `ms` (an attempt's `at`, a
+ * message's creation) all have ids from this one on: a read of recent rows can walk an index on
+ * ids from here, rather than all of history, and keep its time condition for exactness.
+ */
+export function firstIdAt(prefix: IdPrefix, ms: number): string {
+  const time = Math.min(Math.max(Math.floor(ms), 0), 32 ** 10 - 1);
+  return `${prefix}_${encodeTime(time)}${"0".repeat(16)}`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasPrefix, newId } from "../src/ids.js";
+import { firstIdAt, hasPrefix, newId } from "../src/ids.js";
 
 describe("ids", () => {
   it("are prefixed, unique and sort in the order they were made, within and across milliseconds", () => {
@@ -18,5 +18,18 @@ describe("ids", () => {
     const after = newId("dlv", 1_000);
     expect(hasPrefix(after, "dlv")).toBe(true);
     expect(after > first).toBe(true);
+  });
+
+  it("the first id of a time sorts after ids made before it and not after any made at or after it", () => {
+    const at = 1_900_000_000_000;
+    const before = newId("atmpt", at - 1);
+    const made = [newId("atmpt", at), newId("atmpt", at), newId("atmpt", at + 1)];
+    const first = firstIdAt("atmpt", at);
+    expect(hasPrefix(first, "atmpt")).toBe(true);
+    expect(before < first).toBe(true);
+    for (const id of made) expect(id >= first).toBe(true);
+    // Out of range times are held to the range ids can say.
+    expect(firstIdAt("atmpt", -5)).toBe(firstIdAt("atmpt", 0));
+    expect(firstIdAt("atmpt", Number.MAX_SAFE_INTEGER) > newId("atmpt")).toBe(true);
   });
 });

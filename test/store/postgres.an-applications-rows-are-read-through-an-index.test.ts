@@ -7,20 +7,13 @@
  * and every call on tokens every token (the list walking the primary key), before migration 14.
  */
 import pg from "pg";
-import { expect, it, vi } from "vitest";
-import { useCleanup, type Cleanup } from "../support/cleanup.js";
+import { expect, it } from "vitest";
+import { useCleanup } from "../support/cleanup.js";
 import { aSharedStore, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { anApplicationWithHistory, picksRows, readThenDelete } from "./application-reads.js";
+import { postgresPlan, sentStatementsRecorded, type PlanNode } from "./recorded-statements.js";
 
 const cleanup = useCleanup();
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Cond"?: string;
-  "Recheck Cond"?: string;
-  Plans?: PlanNode[];
-}
 
 it("reads an application's rows and expired tokens through an index", async () => {
   const schema = freshSchemaName();
@@ -39,37 +32,11 @@ it("reads an application's rows and expired tokens through an index", async () =
   await client.query("SET enable_seqscan = off");
   const walking: { sql: string; walks: string[] }[] = [];
   for (const [text, values] of asked) {
-    const { rows } = await client.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
-      `EXPLAIN (FORMAT JSON) ${text}`,
-      values,
-    );
-    const walks = walksOf(rows[0]!["QUERY PLAN"][0]!.Plan);
+    const walks = (await postgresPlan(client, text, values)).flatMap(walksOf);
     if (walks.length) walking.push({ sql: text.replace(/\s+/g, " "), walks });
   }
   expect(walking).toEqual([]);
 });
-
-/** Records the text and values of every statement sent until `stop`. */
-function sentStatementsRecorded(cleanup: Cleanup): {
-  statements: Map<string, unknown[]>;
-  stop(): void;
-} {
-  const statements = new Map<string, unknown[]>();
-  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-  const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (
-    this: pg.Client,
-    ...args: unknown[]
-  ) {
-    const [first, second] = args;
-    const config = typeof first === "string" ? { text: first, values: second } : first;
-    const { text, values } = config as { text?: string; values?: unknown[] };
-    if (text) statements.set(text, Array.isArray(values) ? values : []);
-    return query.apply(this, args);
-  } as never);
-  const stop = () => spy.mockRestore();
-  cleanup.push(async () => stop());
-  return { statements, stop };
-}
 
 /**
  * The plan's reads of a table that look nothing up (no index condition: the table, or an index
@@ -83,8 +50,5 @@ function walksOf(node: PlanNode): string[] {
     table !== undefined &&
     node["Node Type"] !== "ModifyTable" &&
     (!cond || (table === "api_tokens" && !/\b(app_id|expires_at)\b|\(id = /.test(cond)));
-  return [
-    ...(walks ? [`${node["Node Type"]} on ${table}: ${cond || "(none)"}`] : []),
-    ...(node.Plans ?? []).flatMap(walksOf),
-  ];
+  return walks ? [`${node["Node Type"]} on ${table}: ${cond || "(none)"}`] : [];
 }

@@ -5,12 +5,13 @@
  * application or an expiry are asked for their plan. Deleting an application read every
  * attempt and delivery there was, and every call on tokens every token, before migration 14.
  */
-import Database, { type Statement } from "better-sqlite3";
+import Database from "better-sqlite3";
 import { join } from "node:path";
-import { expect, it, vi } from "vitest";
+import { expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
-import { tempDir, useCleanup, type Cleanup } from "../support/cleanup.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { anApplicationWithHistory, picksRows, readThenDelete } from "./application-reads.js";
+import { runStatementsRecorded, sqlitePlan } from "./recorded-statements.js";
 
 const cleanup = useCleanup();
 
@@ -33,41 +34,14 @@ it("reads an application's rows and expired tokens through an index", async () =
   expect(walking).toEqual([]);
 });
 
-/** Records the text of every statement run (whenever it was prepared) until `stop`. */
-function runStatementsRecorded(cleanup: Cleanup): { sources: Set<string>; stop(): void } {
-  const sources = new Set<string>();
-  const memory = new Database(":memory:");
-  // Every statement shares one prototype; its methods run it.
-  const proto = Object.getPrototypeOf(memory.prepare("SELECT 1")) as Statement;
-  memory.close();
-  const spies = (["run", "get", "all", "iterate"] as const).map((name) => {
-    const original = proto[name] as (...args: unknown[]) => unknown;
-    return vi.spyOn(proto, name).mockImplementation(function (this: Statement, ...args: unknown[]) {
-      sources.add(this.source);
-      return original.apply(this, args);
-    } as never);
-  });
-  const stop = () => spies.forEach((spy) => spy.mockRestore());
-  cleanup.push(async () => stop());
-  return { sources, stop };
-}
-
 /**
  * The steps of `sql`'s plan that walk a table or an index end to end (SCAN), and searches of
  * api_tokens by id alone, which walk every later token of every application.
  */
 function walksOf(db: Database.Database, sql: string): string[] {
-  // A plan needs no values, but a statement wants one for each placeholder, named or not.
-  const named = [...sql.matchAll(/@(\w+)/g)].map((m) => [m[1]!, null]);
-  const values = named.length
-    ? [Object.fromEntries(named)]
-    : Array<null>((sql.match(/\?/g) ?? []).length).fill(null);
-  const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values);
-  return (plan as { detail: string }[])
-    .map((p) => p.detail)
-    .filter(
-      (d) =>
-        (/^SCAN /.test(d) && !/^SCAN (CONSTANT ROW|json_each|\(subquery)/.test(d)) ||
-        (/^SEARCH api_tokens /.test(d) && !/\((app_id=|expires_at<|rowid=)/.test(d)),
-    );
+  return sqlitePlan(db, sql).filter(
+    (d) =>
+      (/^SCAN /.test(d) && !/^SCAN (CONSTANT ROW|json_each|\(subquery)/.test(d)) ||
+      (/^SEARCH api_tokens /.test(d) && !/\((app_id=|expires_at<|rowid=)/.test(d)),
+  );
 }

@@ -4,6 +4,7 @@
  */
 import type pg from "pg";
 import type { AttemptBucket, DeliveryState, ReplayJob } from "../../domain/types.js";
+import { firstIdAt } from "../../ids.js";
 import type { MessageStateQuery, Page, PageQuery } from "../port.js";
 import {
   bucketFromRow,
@@ -36,14 +37,16 @@ export class DashboardQueries {
     since: number;
     bucketMs: number;
   }): Promise<AttemptBucket[]> {
+    // From the first id of `since` on (see `firstIdAt`): by `at` alone it read every attempt the
+    // endpoint ever had, at each refresh of the endpoints page.
     const rows = await all(
       this.pool,
       `SELECT (at / $1::bigint) * $1::bigint AS start, count(*) AS attempts,
          sum(CASE WHEN outcome = 'success' THEN 1 ELSE 0 END) AS successes,
          avg(duration_ms) AS mean_ms, max(duration_ms) AS max_ms
-       FROM attempts WHERE endpoint_id = $2 AND at >= $3
+       FROM attempts WHERE endpoint_id = $2 AND id >= $4 AND at >= $3
        GROUP BY 1 ORDER BY 1`,
-      [Math.trunc(q.bucketMs), q.endpointId, q.since],
+      [Math.trunc(q.bucketMs), q.endpointId, q.since, firstIdAt("atmpt", q.since)],
     );
     return rows.map(bucketFromRow);
   }

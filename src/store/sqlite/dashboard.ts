@@ -4,6 +4,7 @@
  */
 import type { Database as Db, Statement } from "better-sqlite3";
 import type { AttemptBucket, DeliveryState, ReplayJob } from "../../domain/types.js";
+import { firstIdAt } from "../../ids.js";
 import {
   BY_MESSAGE,
   bucketFromRow,
@@ -20,7 +21,9 @@ import { replayJobFromRow, type Row } from "./rows.js";
 export class DashboardQueries {
   /**
    * Prepared once: the endpoints page reads every listed endpoint's buckets at each refresh, and
-   * preparing the statement cost more than running it.
+   * preparing the statement cost more than running it. It walks the endpoint's attempts from the
+   * first id of `since` on (see `firstIdAt`): by `at` alone it read every attempt the endpoint
+   * ever had, at each refresh.
    */
   private readonly buckets: Statement;
 
@@ -29,7 +32,7 @@ export class DashboardQueries {
       `SELECT (at / CAST(@bucket AS INTEGER)) * CAST(@bucket AS INTEGER) AS start, count(*) AS attempts,
          sum(CASE WHEN outcome = 'success' THEN 1 ELSE 0 END) AS successes,
          avg(duration_ms) AS mean_ms, max(duration_ms) AS max_ms
-       FROM attempts WHERE endpoint_id = @endpoint AND at >= @since
+       FROM attempts WHERE endpoint_id = @endpoint AND id >= @from AND at >= @since
        GROUP BY start ORDER BY start`,
     );
   }
@@ -49,6 +52,7 @@ export class DashboardQueries {
     const rows = this.buckets.all({
       bucket: Math.trunc(q.bucketMs),
       endpoint: q.endpointId,
+      from: firstIdAt("atmpt", q.since),
       since: q.since,
     }) as Row[];
     return rows.map(bucketFromRow);

@@ -1,0 +1,39 @@
+/**
+ * PostgreSQL reads an endpoint's recent attempts (the endpoint pages' charts) through the
+ * endpoint's index from the first id of the window on, not by their time alone: that read every
+ * attempt the endpoint ever had, once per listed endpoint at each refresh of the endpoints page.
+ * Explained with the values sent and sequential scans off, so the plan shows the index's range.
+ */
+import pg from "pg";
+import { expect, it } from "vitest";
+import { useCleanup } from "../support/cleanup.js";
+import { aSharedStore, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { postgresPlan, sentStatementsRecorded } from "./recorded-statements.js";
+import { anEndpointWithHistory, readRecent, readsAttemptsByTime } from "./recent-reads.js";
+
+const cleanup = useCleanup();
+
+it("reads an endpoint's recent attempts from the window's first id on", async () => {
+  const schema = freshSchemaName();
+  const store = await aSharedStore(cleanup, schema);
+  const endpointId = await anEndpointWithHistory(store);
+  const sent = sentStatementsRecorded(cleanup);
+  await readRecent(store, endpointId);
+  sent.stop();
+
+  const asked = [...sent.statements].filter(([text]) => readsAttemptsByTime(text));
+  expect(asked).toHaveLength(1);
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  cleanup.push(() => client.end());
+  await client.query(`SET search_path = ${schema}`);
+  await client.query("SET enable_seqscan = off");
+  const reads = [];
+  for (const [text, values] of asked) {
+    const nodes = await postgresPlan(client, text, values);
+    reads.push(...nodes.filter((n) => n["Relation Name"] === "attempts"));
+  }
+  expect(reads.map((n) => [n["Index Name"], n["Index Cond"]])).toEqual([
+    ["attempts_by_endpoint", expect.stringMatching(/\(endpoint_id = .*\) AND \(id >= /)],
+  ]);
+});
