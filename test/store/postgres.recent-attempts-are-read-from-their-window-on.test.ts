@@ -9,19 +9,19 @@ import { expect, it } from "vitest";
 import { useCleanup } from "../support/cleanup.js";
 import { aSharedStore, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { postgresPlan, sentStatementsRecorded } from "./recorded-statements.js";
-import { anEndpointWithHistory, readRecent, readsAttemptsByTime } from "./recent-reads.js";
+import { anEndpointWithHistory, readRecentBuckets, readsByTime } from "./recent-reads.js";
 
 const cleanup = useCleanup();
 
 it("reads an endpoint's recent attempts from the window's first id on", async () => {
   const schema = freshSchemaName();
   const store = await aSharedStore(cleanup, schema);
-  const endpointId = await anEndpointWithHistory(store);
+  const { endpointId } = await anEndpointWithHistory(store);
   const sent = sentStatementsRecorded(cleanup);
-  await readRecent(store, endpointId);
+  await readRecentBuckets(store, endpointId);
   sent.stop();
 
-  const asked = [...sent.statements].filter(([text]) => readsAttemptsByTime(text));
+  const asked = [...sent.statements].filter(([text]) => readsByTime(text));
   expect(asked).toHaveLength(1);
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();

@@ -1,8 +1,8 @@
 /**
- * The reads of an endpoint's recent history (the attempt charts of the endpoint pages, refreshed
- * while they are open), for the tests that ask each adapter how its statements read them. An
- * endpoint's attempts grow with every day it runs: a read of the last hour that walks all of
- * them costs more every day.
+ * The reads of recent history: an endpoint's attempt charts (the endpoint pages, refreshed while
+ * they are open) and lists of messages and attempts after a time, for the tests that ask each
+ * adapter how its statements read them. History grows with every day hookline runs: a read of
+ * the last hour that walks all of it costs more every day.
  */
 import { expect } from "vitest";
 import { newId } from "../../src/ids.js";
@@ -15,37 +15,70 @@ import {
   MINUTE,
   outcomeFor,
   seedApp,
-  T0,
 } from "./behaviour/fixtures.js";
 
-/** When the recent window starts: a day after the endpoint's first attempts. */
-export const SINCE = T0 + 24 * HOUR;
+/**
+ * Later than any id made before in the run, so that the ids made at these times carry exactly
+ * them (an id's time is never earlier than the last one made) and the window's edges are tested.
+ */
+const BASE = Date.UTC(2040, 0, 1);
 
-/** An endpoint with attempts a day old and attempts in the window, one made at its very start. */
-export async function anEndpointWithHistory(store: Store): Promise<string> {
+/** When the recent window starts: a day after the first messages. */
+export const SINCE = BASE + 24 * HOUR;
+
+/**
+ * An application whose endpoint has messages and attempts a day old and in the window, one at
+ * its very start and one a millisecond later.
+ */
+export async function anEndpointWithHistory(
+  store: Store,
+): Promise<{ appId: string; endpointId: string }> {
   const { app, endpoints } = await seedApp(store);
-  for (const at of [T0, T0 + MINUTE, SINCE, SINCE + MINUTE]) {
-    await accept(store, app.id, { now: at });
+  for (const at of [BASE, BASE + MINUTE, SINCE, SINCE + 1, SINCE + MINUTE]) {
+    // Made at their time, as the API and the engine make them.
+    await accept(store, app.id, { id: newId("msg", at), now: at });
     const [delivery] = await claimAll(store, at);
     await store.recordAttempts([
       outcomeFor(delivery!, {
         at,
-        // Made at the attempt's time, as the engine makes it.
         attempt: anAttempt(at, { id: newId("atmpt", at) }),
         next: { kind: "succeeded" },
       }),
     ]);
   }
-  return endpoints[0]!.id;
+  return { appId: app.id, endpointId: endpoints[0]!.id };
 }
 
 /** Reads the endpoint's attempt buckets since SINCE, and checks they hold the window's attempts. */
-export async function readRecent(store: Store, endpointId: string): Promise<void> {
+export async function readRecentBuckets(store: Store, endpointId: string): Promise<void> {
   const buckets = await store.attemptBuckets({ endpointId, since: SINCE, bucketMs: HOUR });
-  expect(buckets.map((b) => b.attempts)).toEqual([2]);
+  expect(buckets.map((b) => b.attempts)).toEqual([3]);
 }
 
-/** Whether a statement reads attempts by time. */
-export function readsAttemptsByTime(sql: string): boolean {
-  return /^\s*SELECT\b/i.test(sql) && /FROM attempts\b/.test(sql) && /\bat >=/.test(sql);
+/**
+ * Lists the application's messages, the endpoint's messages and its attempts created after
+ * SINCE, in both orders, and checks each holds the two made after it.
+ */
+export async function readListsAfter(
+  store: Store,
+  ids: { appId: string; endpointId: string },
+): Promise<void> {
+  for (const order of ["ascending", "descending"] as const) {
+    const q = { limit: 10, order, after: SINCE };
+    const messages = await store.listMessages(ids.appId, q);
+    expect(messages.data.map((m) => m.createdAt).sort()).toEqual([SINCE + 1, SINCE + MINUTE]);
+    const sent = await store.listEndpointMessages({ ...q, ...ids });
+    expect(sent.data.map((m) => m.message.createdAt).sort()).toEqual([SINCE + 1, SINCE + MINUTE]);
+    const attempts = await store.listAttempts({ ...q, ...ids });
+    expect(attempts.data.map((a) => a.at).sort()).toEqual([SINCE + 1, SINCE + MINUTE]);
+  }
+}
+
+/** Whether a statement reads attempts or messages by time. */
+export function readsByTime(sql: string): boolean {
+  return (
+    /^\s*SELECT\b/i.test(sql) &&
+    /FROM (attempts|messages)\b/.test(sql) &&
+    /\b(at|created_at) (>|>=) /.test(sql)
+  );
 }

@@ -10,7 +10,7 @@ import { expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 import { runStatementsRecorded, sqlitePlan } from "./recorded-statements.js";
-import { anEndpointWithHistory, readRecent, readsAttemptsByTime } from "./recent-reads.js";
+import { anEndpointWithHistory, readRecentBuckets, readsByTime } from "./recent-reads.js";
 
 const cleanup = useCleanup();
 
@@ -18,12 +18,12 @@ it("reads an endpoint's recent attempts from the window's first id on", async ()
   const path = join(tempDir(cleanup, "hookline-plans-"), "hookline.db");
   const store = new SqliteStore({ path, synchronous: "normal" });
   cleanup.push(() => store.close());
-  const endpointId = await anEndpointWithHistory(store);
+  const { endpointId } = await anEndpointWithHistory(store);
   const ran = runStatementsRecorded(cleanup);
-  await readRecent(store, endpointId);
+  await readRecentBuckets(store, endpointId);
   ran.stop();
 
-  const asked = [...ran.sources].filter(readsAttemptsByTime);
+  const asked = [...ran.sources].filter(readsByTime);
   expect(asked).toHaveLength(1);
   const db = new Database(path, { readonly: true });
   cleanup.push(async () => void db.close());

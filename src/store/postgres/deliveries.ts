@@ -1,6 +1,7 @@
 /** Messages and their deliveries: accepting and fanning out, claiming, and recording outcomes. */
 import type pg from "pg";
 import type { Delivery, Message } from "../../domain/types.js";
+import { firstIdAt } from "../../ids.js";
 import type {
   AcceptResult,
   ClaimedDelivery,
@@ -127,7 +128,12 @@ export class Deliveries {
     const params = new Params();
     const where = [`app_id = ${params.add(appId)}`, ...messageConditions(q, "messages", params)];
     if (q.before !== undefined) where.push(`created_at < ${params.add(q.before)}`);
-    if (q.after !== undefined) where.push(`created_at > ${params.add(q.after)}`);
+    if (q.after !== undefined) {
+      // And from the first id made after it on (see firstIdAt): by time alone, an ascending list
+      // walked every older message of the application, a descending one every newer.
+      where.push(`created_at > ${params.add(q.after)}`);
+      where.push(`id >= ${params.add(firstIdAt("msg", q.after + 1))}`);
+    }
     return paginate(
       this.pool,
       { select: "SELECT * FROM messages", where, params },
@@ -148,7 +154,10 @@ export class Deliveries {
     ];
     if (q.state) where.push(`d.state = ${params.add(q.state)}`);
     if (q.before !== undefined) where.push(`m.created_at < ${params.add(q.before)}`);
-    if (q.after !== undefined) where.push(`m.created_at > ${params.add(q.after)}`);
+    if (q.after !== undefined) {
+      where.push(`m.created_at > ${params.add(q.after)}`);
+      where.push(`m.id >= ${params.add(firstIdAt("msg", q.after + 1))}`);
+    }
     return paginate(
       this.pool,
       { select: ENDPOINT_MESSAGES, where, params },

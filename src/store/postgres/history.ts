@@ -2,6 +2,7 @@
 import type pg from "pg";
 import type { Attempt, CircuitRecord, EndpointStats } from "../../domain/types.js";
 import type { CircuitTransition } from "../../engine/breaker.js";
+import { firstIdAt } from "../../ids.js";
 import type { AttemptQuery, Page } from "../port.js";
 import { all, exec, one, Params, tx } from "./database.js";
 import { messageConditions, paginate } from "./pagination.js";
@@ -93,7 +94,12 @@ export class History {
     if (q.outcome === "success") where.push("outcome = 'success'");
     if (q.outcome === "fail") where.push("outcome <> 'success'");
     if (q.before !== undefined) where.push(`at < ${params.add(q.before)}`);
-    if (q.after !== undefined) where.push(`at > ${params.add(q.after)}`);
+    if (q.after !== undefined) {
+      // And from the first id made after it on (see firstIdAt): by time alone, the list walked
+      // every attempt before it (ascending) or after it (descending).
+      where.push(`at > ${params.add(q.after)}`);
+      where.push(`id >= ${params.add(firstIdAt("atmpt", q.after + 1))}`);
+    }
     if (q.statusCodeClass === 0) where.push("status IS NULL");
     else if (q.statusCodeClass !== undefined) {
       const from = q.statusCodeClass;

@@ -1,6 +1,7 @@
 /** Messages and their deliveries: accepting and fanning out, claiming, and recording outcomes. */
 import type { Database as Db } from "better-sqlite3";
 import type { Delivery, Message } from "../../domain/types.js";
+import { firstIdAt } from "../../ids.js";
 import {
   scanPassed,
   type AcceptResult,
@@ -175,8 +176,10 @@ export class Deliveries {
       params.push(q.before);
     }
     if (q.after !== undefined) {
-      where.push("created_at > ?");
-      params.push(q.after);
+      // And from the first id made after it on (see firstIdAt): by time alone, an ascending list
+      // walked every older message of the application, a descending one every newer.
+      where.push("created_at > ?", "id >= ?");
+      params.push(q.after, firstIdAt("msg", q.after + 1));
     }
     return paginate(
       this.db,
@@ -206,8 +209,8 @@ export class Deliveries {
       params.push(q.before);
     }
     if (q.after !== undefined) {
-      where.push("m.created_at > ?");
-      params.push(q.after);
+      where.push("m.created_at > ?", "m.id >= ?");
+      params.push(q.after, firstIdAt("msg", q.after + 1));
     }
     return paginate(
       this.db,

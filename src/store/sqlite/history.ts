@@ -2,6 +2,7 @@
 import type { Database as Db } from "better-sqlite3";
 import type { Attempt, CircuitRecord, EndpointStats } from "../../domain/types.js";
 import type { CircuitTransition } from "../../engine/breaker.js";
+import { firstIdAt } from "../../ids.js";
 import type { AttemptQuery, Page } from "../port.js";
 import { messageConditions, paginate } from "./pagination.js";
 import { attemptFromRow, circuitFromRow, type Row } from "./rows.js";
@@ -104,8 +105,10 @@ export class History {
       params.push(q.before);
     }
     if (q.after !== undefined) {
-      where.push("at > ?");
-      params.push(q.after);
+      // And from the first id made after it on (see firstIdAt): by time alone, the list walked
+      // every attempt before it (ascending) or after it (descending).
+      where.push("at > ?", "id >= ?");
+      params.push(q.after, firstIdAt("atmpt", q.after + 1));
     }
     if (q.statusCodeClass === 0) where.push("status IS NULL");
     else if (q.statusCodeClass !== undefined) {
