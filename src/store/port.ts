@@ -184,6 +184,11 @@ export interface Store {
    */
   acceptMessage(msg: NewMessage): Promise<AcceptResult>;
   findMessage(appId: string, idOrEventId: string): Promise<Message | null>;
+  /**
+   * The application's messages with these ids (not eventIds), in one read however many: a page's
+   * messages at once. Ids it does not have are left out; the order is the store's.
+   */
+  findMessages(appId: string, ids: readonly string[]): Promise<Message[]>;
   listMessages(appId: string, q: MessageQuery): Promise<Page<Message>>;
   /**
    * The messages sent to an endpoint, newest first unless `order` says otherwise, each with its

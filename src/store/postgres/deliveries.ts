@@ -119,6 +119,11 @@ export class Deliveries {
     );
   }
 
+  async findMessages(appId: string, ids: readonly string[]): Promise<Message[]> {
+    if (ids.length === 0) return [];
+    return (await all(this.pool, this.sql.findMessages, [appId, ids])).map(messageFromRow);
+  }
+
   async findMessage(appId: string, idOrEventId: string): Promise<Message | null> {
     const row = await one(this.pool, this.sql.findMessage, [appId, idOrEventId]);
     return row ? messageFromRow(row) : null;

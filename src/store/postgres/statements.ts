@@ -119,6 +119,7 @@ const ONE_ENDPOINT =
 /** Messages and their deliveries: intake, claiming, and recording what each attempt did. */
 export const DELIVERIES = {
   findMessageByEventId: "SELECT * FROM messages WHERE app_id = $1 AND event_id = $2",
+  findMessages: "SELECT * FROM messages WHERE app_id = $1 AND id = ANY($2::text[])",
   findMessage: `SELECT * FROM messages WHERE app_id = $1 AND (id = $2 OR event_id = $2)
     ORDER BY id LIMIT 1`,
   // Two accepts of one eventId at once: the second waits for the first's commit, then does nothing.

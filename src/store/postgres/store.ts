@@ -300,6 +300,11 @@ export class PostgresStore implements Store {
     );
   }
 
+  async findMessages(appId: string, ids: readonly string[]): Promise<Message[]> {
+    const found = await this.run(() => this.deliveries.findMessages(appId, ids));
+    return found.map((m) => this.sealing.messageOut(m));
+  }
+
   async listMessages(appId: string, q: MessageQuery): Promise<Page<Message>> {
     const page = await this.run(() => this.deliveries.listMessages(appId, q));
     return { ...page, data: page.data.map((m) => this.sealing.messageOut(m)) };

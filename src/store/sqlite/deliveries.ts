@@ -167,6 +167,12 @@ export class Deliveries {
     return row ? messageFromRow(row) : null;
   }
 
+  findMessages(appId: string, ids: readonly string[]): Message[] {
+    if (ids.length === 0) return [];
+    const rows = this.s.findMessages.all(appId, JSON.stringify(ids)) as Row[];
+    return rows.map(messageFromRow);
+  }
+
   listMessages(appId: string, q: MessageQuery): Page<Message> {
     const conditions = messageConditions(q, "messages");
     const where = ["app_id = ?", ...conditions.where];

@@ -134,6 +134,9 @@ function prepareDeliveries(db: Db) {
     findMessage: p(
       "SELECT * FROM messages WHERE app_id = ? AND (id = ? OR event_id = ?) ORDER BY id LIMIT 1",
     ),
+    findMessages: p(
+      "SELECT * FROM messages WHERE app_id = ? AND id IN (SELECT value FROM json_each(?))",
+    ),
     insertMessage: p(`INSERT INTO messages
       (id, app_id, event_type, event_id, channels, tags, payload, created_at, deliver_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),

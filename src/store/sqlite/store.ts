@@ -266,6 +266,12 @@ export class SqliteStore implements Store {
     );
   }
 
+  async findMessages(appId: string, ids: readonly string[]): Promise<Message[]> {
+    return this.run(() => this.deliveries.findMessages(appId, ids)).map((m) =>
+      this.sealing.messageOut(m),
+    );
+  }
+
   async listMessages(appId: string, q: MessageQuery): Promise<Page<Message>> {
     const page = this.run(() => this.deliveries.listMessages(appId, q));
     return { ...page, data: page.data.map((m) => this.sealing.messageOut(m)) };

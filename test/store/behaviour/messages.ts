@@ -259,6 +259,25 @@ export function messageBehaviour(t: StoreUnderTest): void {
       expect(await t.store.findMessage(other.id, "evt-7")).toBeNull();
       expect(await t.store.findMessage(app.id, "evt-unknown")).toBeNull();
     });
+
+    it("finds a page's messages by id at once, only within their application", async () => {
+      const { app } = await seedApp(t.store);
+      const other = await seedApp(t.store);
+      const mine = [];
+      for (let i = 0; i < 3; i++) {
+        mine.push((await accept(t.store, app.id, { eventId: `evt-${i}`, now: T0 + i })).message);
+      }
+      const theirs = (await accept(t.store, other.app.id)).message;
+      const found = await t.store.findMessages(app.id, [
+        mine[2]!.id,
+        theirs.id,
+        "evt-0",
+        mine[0]!.id,
+        newId("msg"),
+      ]);
+      expect(found.sort((a, b) => a.id.localeCompare(b.id))).toEqual([mine[0], mine[2]]);
+      expect(await t.store.findMessages(app.id, [])).toEqual([]);
+    });
   });
 
   describe("listMessages", () => {
