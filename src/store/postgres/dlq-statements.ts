@@ -80,7 +80,9 @@ export const DEAD_LETTERS = {
     ORDER BY r.id FOR UPDATE OF r`,
   // Groups of open records, then one row (no class, nothing open) for each endpoint with nothing
   // open whose tombstones are still kept: resolving its last record must not hide that some dead
-  // letters were never kept. Retention removing the tombstones ends that row.
+  // letters were never kept. Retention removing the tombstones ends that row. Those endpoints
+  // are among the few that ever overflowed (endpoint_stats counts it), each asked whether a
+  // tombstone is left: reading the tombstones themselves read up to the cap's worth of each.
   summary: `SELECT g.*, s.last_success_at, s.dlq_overflowed, s.dlq_last_overflow_at,
       c.state AS circuit_state, c.since AS circuit_since, c.reason AS circuit_reason,
       c.next_probe_at AS circuit_next_probe_at, c.reopen_count AS circuit_reopen_count,
@@ -93,11 +95,12 @@ export const DEAD_LETTERS = {
         AND ($1::text IS NULL OR app_id = $1)
       GROUP BY app_id, endpoint_id, failure_class
       UNION ALL
-      SELECT o.app_id, o.endpoint_id, NULL::text, 0::bigint, 0::bigint, NULL::bigint
-      FROM (SELECT DISTINCT app_id, endpoint_id FROM dead_letter_overflow
-        WHERE $1::text IS NULL OR app_id = $1) o
-      WHERE NOT EXISTS (SELECT 1 FROM dead_letters d
-        WHERE d.endpoint_id = o.endpoint_id AND d.state IN ('open', 'replaying'))) g
+      SELECT e.app_id, e.id, NULL::text, 0::bigint, 0::bigint, NULL::bigint
+      FROM endpoint_stats o JOIN endpoints e ON e.id = o.endpoint_id
+      WHERE o.dlq_overflowed > 0 AND ($1::text IS NULL OR e.app_id = $1)
+        AND EXISTS (SELECT 1 FROM dead_letter_overflow t WHERE t.endpoint_id = o.endpoint_id)
+        AND NOT EXISTS (SELECT 1 FROM dead_letters d
+          WHERE d.endpoint_id = o.endpoint_id AND d.state IN ('open', 'replaying'))) g
     LEFT JOIN endpoint_stats s ON s.endpoint_id = g.endpoint_id
     LEFT JOIN circuits c ON c.endpoint_id = g.endpoint_id
     LEFT JOIN dead_letter_depth dd ON dd.endpoint_id = g.endpoint_id
