@@ -5,7 +5,7 @@
  * the last hour that walks all of it costs more every day.
  */
 import { expect } from "vitest";
-import { newId } from "../../src/ids.js";
+import { firstIdAt } from "../../src/ids.js";
 import type { Store } from "../../src/store/port.js";
 import {
   accept,
@@ -17,11 +17,20 @@ import {
   seedApp,
 } from "./behaviour/fixtures.js";
 
-/**
- * Later than any id made before in the run, so that the ids made at these times carry exactly
- * them (an id's time is never earlier than the last one made) and the window's edges are tested.
- */
 const BASE = Date.UTC(2040, 0, 1);
+
+let made = 0;
+
+/**
+ * An id of exactly `at`'s time, so that the window's edges are tested. Not newId's: its ids only
+ * grow, so one made at a later time than any before would carry every later id in this worker
+ * (tests share it) to that time.
+ */
+function idAt(prefix: "msg" | "atmpt", at: number): string {
+  const first = firstIdAt(prefix, at);
+  const n = String(++made);
+  return first.slice(0, first.length - n.length) + n;
+}
 
 /** When the recent window starts: a day after the first messages. */
 export const SINCE = BASE + 24 * HOUR;
@@ -36,12 +45,12 @@ export async function anEndpointWithHistory(
   const { app, endpoints } = await seedApp(store);
   for (const at of [BASE, BASE + MINUTE, SINCE, SINCE + 1, SINCE + MINUTE]) {
     // Made at their time, as the API and the engine make them.
-    await accept(store, app.id, { id: newId("msg", at), now: at });
+    await accept(store, app.id, { id: idAt("msg", at), now: at });
     const [delivery] = await claimAll(store, at);
     await store.recordAttempts([
       outcomeFor(delivery!, {
         at,
-        attempt: anAttempt(at, { id: newId("atmpt", at) }),
+        attempt: anAttempt(at, { id: idAt("atmpt", at) }),
         next: { kind: "succeeded" },
       }),
     ]);
