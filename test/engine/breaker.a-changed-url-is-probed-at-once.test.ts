@@ -6,7 +6,7 @@
  * and the deliveries held for it follow through half-open.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { startHookline, type TestHookline } from "../support/hookline.js";
+import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
 
@@ -40,10 +40,13 @@ describe.each(["sqlite", "postgres"] as const)(
       const app = await h.svix.application.create({ name: "Acme" });
       const ep = await h.svix.endpoint.create(app.id, { url: rx.url("/bad") });
       const open = h.waitFor((e) => e.type === "circuit" && e.transition.to === "open");
+      const sent = [];
       for (let i = 0; i < 2; i++) {
-        await h.svix.message.create(app.id, { eventType: "order.paid", payload: { i } });
+        sent.push(await h.svix.message.create(app.id, { eventType: "order.paid", payload: { i } }));
       }
       await open;
+      // Both failures recorded and their retries stored: what the change moves is in the store.
+      for (const msg of sent) await h.waitFor(deliveryOf(msg.id, "pending"));
       const path = `/api/v1/app/${app.id}/endpoint/${ep.id}`;
       const circuit = await h.api<{ state: string; nextProbeAt: string }>("GET", `${path}/circuit`);
       expect(circuit.body.state).toBe("open");

@@ -13,13 +13,11 @@ import { systemClock } from "../../src/clock.js";
 import { DeliveryEngine } from "../../src/engine/engine.js";
 import { HttpSender } from "../../src/engine/sender.js";
 import type { Store } from "../../src/store/port.js";
-import { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { fleetWorkerSettings } from "../support/fleet-worker.js";
 import { useCleanup } from "../support/cleanup.js";
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { storesAroundAProxy } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
-import { TcpProxy } from "../support/tcp-proxy.js";
 
 const LIMIT = 5;
 const MESSAGES = 150;
@@ -28,25 +26,7 @@ const DEAD_AFTER_MS = 1_500;
 const cleanup = useCleanup({ ignoreFailures: true });
 
 it("a worker cut off from the database starts no request once the others may have declared it dead", async () => {
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
-  const direct = await PostgresStore.open({
-    connectionString: TEST_DATABASE_URL,
-    schema,
-    poolSize: 4,
-  });
-  cleanup.push(() => direct.close());
-  const pgUrl = new URL(TEST_DATABASE_URL);
-  const proxy = await TcpProxy.start({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
-  cleanup.push(() => proxy.cut());
-  pgUrl.port = String(proxy.port);
-  const proxied = await PostgresStore.open({
-    connectionString: pgUrl.toString(),
-    schema,
-    poolSize: 4,
-    queryTimeoutMs: 1_000,
-  });
-  cleanup.push(() => proxied.close());
+  const { direct, proxied, proxy } = await storesAroundAProxy(cleanup, 1_000);
   // Slow answers: A's queue lasts well past the dead-after time, and each of its requests is in
   // flight long enough to meet B's first were A to start requests until B takes over.
   const rx = await Receiver.start(() => ({ status: 200, delayMs: 400 }));

@@ -9,13 +9,11 @@
  */
 import { expect, it } from "vitest";
 import type { EngineEvent } from "../../src/engine/events.js";
-import { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { fleetWorkerSettings, startFleetWorker } from "../support/fleet-worker.js";
 import { useCleanup } from "../support/cleanup.js";
 import { GatedReceiver } from "../support/gated-receiver.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { TcpProxy } from "../support/tcp-proxy.js";
+import { adminQuery, storesAroundAProxy } from "../support/postgres.js";
 
 const DEAD_AFTER_MS = 1_000;
 
@@ -24,26 +22,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const cleanup = useCleanup({ ignoreFailures: true });
 
 it("judges no answer that comes before it hears whether it was declared dead", async () => {
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
-  const direct = await PostgresStore.open({
-    connectionString: TEST_DATABASE_URL,
-    schema,
-    poolSize: 4,
-  });
-  cleanup.push(() => direct.close());
-  const pgUrl = new URL(TEST_DATABASE_URL);
-  const proxy = await TcpProxy.start({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
-  cleanup.push(() => proxy.cut());
-  pgUrl.port = String(proxy.port);
   // Statements held by the vanished host are answered once it is back, not given up on.
-  const proxied = await PostgresStore.open({
-    connectionString: pgUrl.toString(),
-    schema,
-    poolSize: 4,
-    queryTimeoutMs: 20_000,
-  });
-  cleanup.push(() => proxied.close());
+  const { schema, direct, proxied, proxy } = await storesAroundAProxy(cleanup, 20_000);
   const rx = await GatedReceiver.start(500);
   cleanup.push(() => rx.close());
 

@@ -6,12 +6,16 @@
  * wherever one can serve. Deleting an application read every attempt and delivery there was,
  * and every call on tokens every token (the list walking the primary key), before migration 14.
  */
-import pg from "pg";
 import { expect, it } from "vitest";
 import { useCleanup } from "../support/cleanup.js";
-import { aSharedStore, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { aSharedStore, freshSchemaName } from "../support/postgres.js";
 import { anApplicationWithHistory, picksRows, readThenDelete } from "./application-reads.js";
-import { postgresPlan, sentStatementsRecorded, type PlanNode } from "./recorded-statements.js";
+import {
+  postgresPlan,
+  sentStatementsRecorded,
+  type PlanNode,
+  planningClient,
+} from "./recorded-statements.js";
 
 const cleanup = useCleanup();
 
@@ -25,11 +29,7 @@ it("reads an application's rows and expired tokens through an index", async () =
 
   const asked = [...sent.statements].filter(([text]) => picksRows(text));
   expect(asked.some(([text]) => /DELETE FROM attempts/.test(text))).toBe(true);
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  cleanup.push(() => client.end());
-  await client.query(`SET search_path = ${schema}`);
-  await client.query("SET enable_seqscan = off");
+  const client = await planningClient(cleanup, schema);
   const walking: { sql: string; walks: string[] }[] = [];
   for (const [text, values] of asked) {
     const walks = (await postgresPlan(client, text, values)).flatMap(walksOf);

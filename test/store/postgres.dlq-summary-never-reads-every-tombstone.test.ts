@@ -4,11 +4,10 @@
  * tombstone (up to the depth cap's worth per endpoint; 80 ms for 65,000) on each load of the DLQ
  * page. Explained with the values sent and sequential scans off.
  */
-import pg from "pg";
 import { expect, it } from "vitest";
 import { useCleanup } from "../support/cleanup.js";
-import { aSharedStore, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { postgresPlan, sentStatementsRecorded } from "./recorded-statements.js";
+import { aSharedStore, freshSchemaName } from "../support/postgres.js";
+import { postgresPlan, sentStatementsRecorded, planningClient } from "./recorded-statements.js";
 
 const cleanup = useCleanup();
 
@@ -21,11 +20,7 @@ it("looks up tombstones by endpoint, never reading them all", async () => {
 
   const asked = [...sent.statements].filter(([text]) => /dead_letter_overflow/.test(text));
   expect(asked).toHaveLength(1);
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  cleanup.push(() => client.end());
-  await client.query(`SET search_path = ${schema}`);
-  await client.query("SET enable_seqscan = off");
+  const client = await planningClient(cleanup, schema);
   const [text, values] = asked[0]!;
   const tombstones = (await postgresPlan(client, text, values)).filter(
     (n) => n["Relation Name"] === "dead_letter_overflow",

@@ -5,11 +5,10 @@
  * and a descending one every newer. Explained with the values sent and sequential scans off, so
  * the plan shows the index's range.
  */
-import pg from "pg";
 import { expect, it } from "vitest";
 import { useCleanup } from "../support/cleanup.js";
-import { aSharedStore, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { postgresPlan, sentStatementsRecorded } from "./recorded-statements.js";
+import { aSharedStore, freshSchemaName } from "../support/postgres.js";
+import { postgresPlan, sentStatementsRecorded, planningClient } from "./recorded-statements.js";
 import { anEndpointWithHistory, readListsAfter, readsByTime } from "./recent-reads.js";
 
 const cleanup = useCleanup();
@@ -25,11 +24,7 @@ it("reads messages and attempts after a time from its first id on", async () => 
   const asked = [...sent.statements].filter(([text]) => readsByTime(text));
   // The application's messages, the endpoint's messages and its attempts, in either order.
   expect(asked).toHaveLength(6);
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  cleanup.push(() => client.end());
-  await client.query(`SET search_path = ${schema}`);
-  await client.query("SET enable_seqscan = off");
+  const client = await planningClient(cleanup, schema);
   const reads = [];
   for (const [text, values] of asked) {
     const nodes = await postgresPlan(client, text, values);

@@ -4,11 +4,10 @@
  * attempt the endpoint ever had, once per listed endpoint at each refresh of the endpoints page.
  * Explained with the values sent and sequential scans off, so the plan shows the index's range.
  */
-import pg from "pg";
 import { expect, it } from "vitest";
 import { useCleanup } from "../support/cleanup.js";
-import { aSharedStore, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { postgresPlan, sentStatementsRecorded } from "./recorded-statements.js";
+import { aSharedStore, freshSchemaName } from "../support/postgres.js";
+import { postgresPlan, sentStatementsRecorded, planningClient } from "./recorded-statements.js";
 import { anEndpointWithHistory, readRecentBuckets, readsByTime } from "./recent-reads.js";
 
 const cleanup = useCleanup();
@@ -23,11 +22,7 @@ it("reads an endpoint's recent attempts from the window's first id on", async ()
 
   const asked = [...sent.statements].filter(([text]) => readsByTime(text));
   expect(asked).toHaveLength(1);
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  cleanup.push(() => client.end());
-  await client.query(`SET search_path = ${schema}`);
-  await client.query("SET enable_seqscan = off");
+  const client = await planningClient(cleanup, schema);
   const reads = [];
   for (const [text, values] of asked) {
     const nodes = await postgresPlan(client, text, values);

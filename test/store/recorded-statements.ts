@@ -6,6 +6,7 @@ import Database, { type Statement } from "better-sqlite3";
 import pg from "pg";
 import { vi } from "vitest";
 import type { Cleanup } from "../support/cleanup.js";
+import { TEST_DATABASE_URL } from "../support/postgres.js";
 
 /** Records the text of every SQLite statement run (whenever it was prepared) until `stop`. */
 export function runStatementsRecorded(cleanup: Cleanup): { sources: Set<string>; stop(): void } {
@@ -86,4 +87,17 @@ export async function postgresPlan(
   };
   walk(rows[0]!["QUERY PLAN"][0]!.Plan);
   return nodes;
+}
+
+/**
+ * A connection to ask for plans on, in `schema`, with sequential scans off: on a test's few rows a
+ * scan is cheapest, and the question is whether an index can bound the read at all.
+ */
+export async function planningClient(cleanup: Cleanup, schema: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  cleanup.push(() => client.end());
+  await client.query(`SET search_path = ${schema}`);
+  await client.query("SET enable_seqscan = off");
+  return client;
 }

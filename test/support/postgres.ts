@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { PostgresStore } from "../../src/store/postgres/store.js";
 import type { Cleanup } from "./cleanup.js";
+import { TcpProxy } from "./tcp-proxy.js";
 
 /** The test database: HOOKLINE_TEST_DATABASE_URL, or the local server's `test` database. */
 export const TEST_DATABASE_URL =
@@ -51,6 +52,37 @@ export async function aSharedStore(
     () => store.close(),
   );
   return store;
+}
+
+/**
+ * One schema seen two ways, as two workers of a fleet would see it when one loses the network:
+ * `direct`, and `proxied` through a loopback proxy whose host can be cut or silenced. Closed, cut
+ * and dropped by `cleanup`.
+ */
+export async function storesAroundAProxy(
+  cleanup: Cleanup,
+  queryTimeoutMs: number,
+): Promise<{ schema: string; direct: PostgresStore; proxied: PostgresStore; proxy: TcpProxy }> {
+  const schema = freshSchemaName();
+  cleanup.push(() => dropSchema(schema));
+  const direct = await PostgresStore.open({
+    connectionString: TEST_DATABASE_URL,
+    schema,
+    poolSize: 4,
+  });
+  cleanup.push(() => direct.close());
+  const pgUrl = new URL(TEST_DATABASE_URL);
+  const proxy = await TcpProxy.start({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
+  cleanup.push(() => proxy.cut());
+  pgUrl.port = String(proxy.port);
+  const proxied = await PostgresStore.open({
+    connectionString: pgUrl.toString(),
+    schema,
+    poolSize: 4,
+    queryTimeoutMs,
+  });
+  cleanup.push(() => proxied.close());
+  return { schema, direct, proxied, proxy };
 }
 
 /**
