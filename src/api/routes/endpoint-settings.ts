@@ -103,7 +103,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
           }),
         );
         engine.invalidateEndpoint(after.id);
-        if (!after.disabled) await probeSoonerAfterChange(deps, after.id);
+        await probeSoonerAfterChange(deps, after);
         return noContent();
       },
     }),
@@ -147,7 +147,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
           },
         );
         engine.invalidateEndpoint(after.id);
-        if (!after.disabled) await probeSoonerAfterChange(deps, after.id);
+        await probeSoonerAfterChange(deps, after);
         return noContent();
       },
     }),

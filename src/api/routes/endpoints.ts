@@ -116,7 +116,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
   ): Promise<Endpoint> => {
     const { before, after: next } = await changeEndpoint(deps, read, change);
     engine.invalidateEndpoint(next.id);
-    if (next.url !== before.url && !next.disabled) await probeSoonerAfterChange(deps, next.id);
+    if (next.url !== before.url) await probeSoonerAfterChange(deps, next);
     if (next.disabled && !before.disabled) {
       // Its replays held for its circuit's probe came due with it (the store), to end unsent.
       engine.wake(next.updatedAt);

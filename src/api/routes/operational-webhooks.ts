@@ -142,7 +142,7 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
           (ep, at) => replacedSettings(deps, ep, input, at),
         );
         deps.engine.invalidateEndpoint(next.id);
-        if (next.url !== before.url && !next.disabled) await probeSoonerAfterChange(deps, next.id);
+        if (next.url !== before.url) await probeSoonerAfterChange(deps, next);
         return ok(view(next));
       },
     }),

@@ -39,9 +39,10 @@ export class History {
 
   bringProbeForward(endpointId: string, at: number): Promise<boolean> {
     return tx(this.pool, async (c) => {
-      const moved = await one(c, S.probeSooner, [endpointId, at]);
-      if (!moved) return false;
-      await exec(c, S.heldForProbe, [endpointId, at, Number(moved.old_probe)]);
+      const open = await one(c, S.probeDueAfter, [endpointId, at]);
+      if (!open) return false;
+      await exec(c, S.setProbe, [endpointId, at]);
+      await exec(c, S.heldForProbe, [endpointId, at, Number(open.next_probe_at)]);
       return true;
     });
   }

@@ -398,11 +398,10 @@ export const HISTORY = {
   insertTransition: `INSERT INTO circuit_transitions (endpoint_id, from_state, to_state, at, reason)
     VALUES ($1, $2, $3, $4, $5)`,
   getCircuit: "SELECT * FROM circuits WHERE endpoint_id = $1",
-  // The old probe time, read under the row's lock: the held deliveries are those due up to it.
-  probeSooner: `UPDATE circuits c SET next_probe_at = $2 FROM
-      (SELECT endpoint_id, next_probe_at FROM circuits WHERE endpoint_id = $1 FOR UPDATE) old
-    WHERE c.endpoint_id = old.endpoint_id AND c.state = 'open' AND c.next_probe_at > $2
-    RETURNING old.next_probe_at AS old_probe`,
+  // Under the row's lock: the held deliveries are those due up to the probe time read here.
+  probeDueAfter: `SELECT next_probe_at FROM circuits
+    WHERE endpoint_id = $1 AND state = 'open' AND next_probe_at > $2 FOR UPDATE`,
+  setProbe: "UPDATE circuits SET next_probe_at = $2 WHERE endpoint_id = $1",
   heldForProbe: `UPDATE deliveries SET next_attempt_at = $2 WHERE endpoint_id = $1
     AND state = 'pending' AND next_attempt_at > $2 AND next_attempt_at <= $3`,
   unclosedCircuits: `SELECT * FROM circuits WHERE state <> 'closed'

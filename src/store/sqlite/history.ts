@@ -41,10 +41,10 @@ export class History {
 
   bringProbeForward(endpointId: string, at: number): boolean {
     return this.db.transaction(() => {
-      const before = this.getCircuit(endpointId);
-      if (!before || before.state !== "open" || before.nextProbeAt === null) return false;
-      if (!this.s.probeSooner.get({ id: endpointId, at })) return false;
-      this.s.heldForProbe.run({ id: endpointId, at, probe: before.nextProbeAt });
+      const open = this.s.probeDueAfter.get({ id: endpointId, at }) as Row | undefined;
+      if (!open) return false;
+      this.s.setProbe.run({ id: endpointId, at });
+      this.s.heldForProbe.run({ id: endpointId, at, probe: Number(open.next_probe_at) });
       return true;
     })();
   }

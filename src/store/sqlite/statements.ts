@@ -266,8 +266,9 @@ function prepareHistory(db: Db) {
     insertTransition: p(`INSERT INTO circuit_transitions (endpoint_id, from_state, to_state, at,
       reason) VALUES (?, ?, ?, ?, ?)`),
     getCircuit: p("SELECT * FROM circuits WHERE endpoint_id = ?"),
-    probeSooner: p(`UPDATE circuits SET next_probe_at = @at
-      WHERE endpoint_id = @id AND state = 'open' AND next_probe_at > @at RETURNING next_probe_at`),
+    probeDueAfter: p(`SELECT next_probe_at FROM circuits
+      WHERE endpoint_id = @id AND state = 'open' AND next_probe_at > @at`),
+    setProbe: p("UPDATE circuits SET next_probe_at = @at WHERE endpoint_id = @id"),
     heldForProbe: p(`UPDATE deliveries SET next_attempt_at = @at WHERE endpoint_id = @id
       AND state = 'pending' AND next_attempt_at > @at AND next_attempt_at <= @probe`),
     unclosedCircuits: p(`SELECT * FROM circuits WHERE state <> 'closed'
