@@ -10,7 +10,11 @@
 import { expect, it } from "vitest";
 import type { EngineEvent } from "../../src/engine/events.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
-import { fleetWorkerSettings, startFleetWorker } from "../support/fleet-worker.js";
+import {
+  declaredDeadAndTakenOver,
+  fleetWorkerSettings,
+  startFleetWorker,
+} from "../support/fleet-worker.js";
 import { useCleanup } from "../support/cleanup.js";
 import { GatedReceiver } from "../support/gated-receiver.js";
 import { adminQuery, storesAroundAProxy } from "../support/postgres.js";
@@ -59,13 +63,7 @@ it("judges no answer that comes before it hears whether it was declared dead", a
   // Silent for longer than the dead-after time: the other worker takes over, as its reaping and
   // its next claim would.
   await sleep(DEAD_AFTER_MS + 200);
-  await adminQuery(
-    `WITH dead AS (DELETE FROM ${schema}.workers WHERE id = $1),
-      owner AS (UPDATE ${schema}.endpoint_owners SET worker_id = $2, since = $3
-        WHERE endpoint_id = $4)
-    UPDATE ${schema}.deliveries SET claimed_by = $2 WHERE claimed_by = $1`,
-    [first, other, Date.now(), e.id],
-  );
+  await declaredDeadAndTakenOver(schema, first, other, e.id);
   rx.release();
   await sleep(200); // the failed answer is in, the database still away from the worker
   proxy.forward();

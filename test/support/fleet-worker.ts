@@ -117,14 +117,27 @@ export async function aRequestOutWhenTakenOver(
   const { message } = await accept(store, app.id, { now: Date.now() });
   engine.wake();
   await rx.arrived(1);
+  await declaredDeadAndTakenOver(schema, first, other, e.id);
+  return { store, engine, rx, endpointId: e.id, messageId: message.id, first };
+}
+
+/**
+ * What the fleet does to a worker declared dead, done in one statement: its row is gone, `other`
+ * owns the endpoint, and holds the deliveries it had claimed.
+ */
+export async function declaredDeadAndTakenOver(
+  schema: string,
+  dead: string,
+  other: string,
+  endpointId: string,
+): Promise<void> {
   await adminQuery(
     `WITH dead AS (DELETE FROM ${schema}.workers WHERE id = $1),
       owner AS (UPDATE ${schema}.endpoint_owners SET worker_id = $2, since = $3
         WHERE endpoint_id = $4)
     UPDATE ${schema}.deliveries SET claimed_by = $2 WHERE claimed_by = $1`,
-    [first, other, Date.now(), e.id],
+    [dead, other, Date.now(), endpointId],
   );
-  return { store, engine, rx, endpointId: e.id, messageId: message.id, first };
 }
 
 /** Waits until the message's one delivery has succeeded and the engine holds nothing more. */
