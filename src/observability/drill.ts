@@ -221,8 +221,14 @@ export class DrillRunner {
       if (!last) break;
       await this.pin(last.id);
       pinned.push(last.id);
-      // Replaced meanwhile by a drill elsewhere: that one's is the one to wait for.
-      if ((await store.findEndpoint(app.id, DRILL_ENDPOINT_UID))?.id !== last.id) continue;
+      // Replaced meanwhile by a drill elsewhere: that one's is the one to wait for. The take
+      // just made is of an endpoint that drill deleted; let go of it now rather than count it in
+      // this worker's share for the whole of the wait and the drill.
+      if ((await store.findEndpoint(app.id, DRILL_ENDPOINT_UID))?.id !== last.id) {
+        pinned.pop();
+        this.deps.pinning?.unpin(last.id);
+        continue;
+      }
       await store.deleteEndpoint(app.id, last.id);
       endpointsDeleted(this.deps, [last.id]);
       break;

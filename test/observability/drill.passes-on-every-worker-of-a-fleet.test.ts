@@ -41,6 +41,12 @@ const drill = async (w: TestHookline): Promise<DrillOut> => {
   return res.body;
 };
 const failed = (run: DrillOut) => run.steps.filter((s) => !s.passed).map((s) => s.detail);
+/** Owner rows of endpoints that no longer exist. */
+const stale = () =>
+  adminQuery(
+    `SELECT o.endpoint_id FROM ${schema}.endpoint_owners o
+     WHERE NOT EXISTS (SELECT 1 FROM ${schema}.endpoints e WHERE e.id = o.endpoint_id)`,
+  );
 
 describe("failure drills in a fleet", () => {
   it("pass on each worker, also when two run at once", { timeout: 90_000 }, async () => {
@@ -49,7 +55,26 @@ describe("failure drills in a fleet", () => {
     const first = await drill(a);
     expect(failed(first)).toEqual([]);
     // Both at once: one waits for the other's to end and for its worker to let the endpoint go.
-    const [onA, onB] = await Promise.all([drill(a), drill(b)]);
+    // The waiting one can take the first endpoint just after the other deleted it; it lets go
+    // of it at once (at its next heartbeat), not when its own drill ends 10 s and more later.
+    const seenSince = new Map<string, number>();
+    let longest = 0;
+    let running = true;
+    const watching = (async () => {
+      while (running) {
+        const rows = (await stale()).map((r) => String(r.endpoint_id));
+        for (const id of seenSince.keys()) if (!rows.includes(id)) seenSince.delete(id);
+        for (const id of rows) {
+          if (!seenSince.has(id)) seenSince.set(id, Date.now());
+          longest = Math.max(longest, Date.now() - seenSince.get(id)!);
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const [onA, onB] = await Promise.all([drill(a), drill(b)]).finally(() => (running = false));
+    await watching;
+    // Heartbeats are 200 ms apart; without the let-go the row stayed for the whole second drill.
+    expect(longest).toBeLessThan(5_000);
     expect(failed(onA)).toEqual([]);
     expect(failed(onB)).toEqual([]);
     expect(onA.passed && onB.passed).toBe(true);
@@ -59,11 +84,6 @@ describe("failure drills in a fleet", () => {
     // Each drill deletes the last one's endpoint; whoever held it lets go of it, within the idle
     // time (10 s after its last attempt) and a heartbeat, so the fleet's count of owned endpoints
     // does not grow drill by drill. Waited for generously: a loaded machine stretches both.
-    const stale = () =>
-      adminQuery(
-        `SELECT o.endpoint_id FROM ${schema}.endpoint_owners o
-         WHERE NOT EXISTS (SELECT 1 FROM ${schema}.endpoints e WHERE e.id = o.endpoint_id)`,
-      );
     await expect.poll(stale, { timeout: 45_000, interval: 250 }).toEqual([]);
   });
 });
