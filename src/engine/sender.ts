@@ -285,11 +285,26 @@ export function classifyError(err: unknown): TransportErrorClass {
   return "network";
 }
 
+/** The status lines undici refuses by assertion, by the assertion's source, in plain words. */
+const ASSERTED_STATUS: [string, string][] = [
+  [
+    "assert(upgrade)",
+    "the answer was HTTP 101 Switching Protocols, to a request that asked for no upgrade",
+  ],
+  ["assert(statusCode >= 100)", "the answer's status is under 100, which HTTP does not have"],
+];
+
 function describeError(err: unknown): string {
   const e = err as { code?: string; message?: string; cause?: { message?: string } };
   // undici's own words ("Headers Overflow Error") do not say the receiver did answer, nor the limit.
   if (e.code === "UND_ERR_HEADERS_OVERFLOW") {
     return `response headers over ${MAX_HEADER_BYTES / 1024} KiB`;
+  }
+  // undici's parser meets some status lines with an assertion of its own, whose words ("The
+  // expression evaluated to a falsy value: assert(upgrade)") would be all the attempt shows.
+  if (e.code === "ERR_ASSERTION") {
+    const named = ASSERTED_STATUS.find(([source]) => e.message?.includes(source));
+    if (named) return named[1];
   }
   const text = e.cause?.message ?? e.message ?? String(err);
   return readable((e.code ? `${e.code}: ${text}` : text).slice(0, 500));

@@ -1,0 +1,64 @@
+import { createServer, type Server, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { HttpSender, type Sender } from "../../src/engine/sender.js";
+import { ThreadedSender } from "../../src/engine/sender-threads.js";
+
+/**
+ * A status line undici's parser refuses with an assertion of its own (a 101 to a request that
+ * asked for no upgrade, a status under 100) was recorded with the assertion's words, "The
+ * expression evaluated to a falsy value: assert(upgrade)", in the attempt the dashboard and the
+ * customer's portal show: nothing there says what the receiver answered.
+ */
+const answers: [string, string, RegExp][] = [
+  [
+    "a 101 to a request that asked for no upgrade",
+    "HTTP/1.1 101 Switching Protocols\r\n\r\n",
+    /^the answer was HTTP 101 Switching Protocols, to a request that asked for no upgrade$/,
+  ],
+  [
+    "a 101 after an interim answer",
+    "HTTP/1.1 103 Early Hints\r\n\r\nHTTP/1.1 101 Switching Protocols\r\n\r\n",
+    /^the answer was HTTP 101 Switching Protocols, to a request that asked for no upgrade$/,
+  ],
+  [
+    "a status under 100",
+    "HTTP/1.1 099 Odd\r\ncontent-length: 0\r\n\r\n",
+    /^the answer's status is under 100, which HTTP does not have$/,
+  ],
+];
+
+const senders: [string, () => Sender][] = [
+  ["in process", () => new HttpSender()],
+  ["on a sender thread", () => new ThreadedSender({ threads: 1 })],
+];
+
+describe.each(senders)("a status line hookline cannot take is named (%s)", (_, make) => {
+  let sender: Sender;
+  let server: Server | null = null;
+  const sockets: Socket[] = [];
+  afterEach(async () => {
+    for (const s of sockets) s.destroy();
+    server?.close();
+    await sender.close();
+  });
+
+  it.each(answers)("%s is a network error saying what came back", async (_, answer, detail) => {
+    sender = make();
+    server = createServer((s) => {
+      sockets.push(s);
+      s.on("error", () => {});
+      s.once("data", () => s.write(answer));
+    });
+    await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    const r = await sender.send({
+      url: `http://127.0.0.1:${port}/hook`,
+      headers: { "content-type": "application/json" },
+      body: Buffer.from("{}"),
+      timeoutMs: 2_000,
+    });
+    expect(r).toMatchObject({ status: null, error: "network" });
+    expect(r.errorDetail).toMatch(detail);
+  });
+});
