@@ -18,8 +18,14 @@ import type { buildConnector } from "undici";
 const INTERIM = Buffer.from("HTTP/1.1 1", "latin1");
 const STATUS_END = INTERIM.length + 2;
 const HEAD_END = Buffer.from("\r\n\r\n", "latin1");
-/** An interim answer longer than this is none worth reading past: undici's parser judges it. */
-const MAX_CONTINUE_BYTES = 16 * 1024;
+/**
+ * How many bytes of interim answers are read before an answer, in all: past this the request
+ * fails. Each is small, but a receiver can send them without end (`102 Processing` as fast as it
+ * is read), and they were read up to the deadline, hundreds of MB in one attempt, a sender
+ * thread's core spent on one endpoint. The bound of the answer's own headers (sender.ts); what
+ * went past it used to be handed to undici's parser, which reads past 102s without end as well.
+ */
+const MAX_INTERIM_BYTES = 64 * 1024;
 
 /** Wraps an undici connector so each socket it makes reads past interim answers, 100s included. */
 export function readingPastContinue(connect: buildConnector.connector): buildConnector.connector {
@@ -42,8 +48,13 @@ function readPastContinue(socket: Socket): void {
   let atAnswer = false;
   /** Bytes read that may be the start of a 1xx, waiting for the rest. */
   let held: Buffer | null = null;
+  /** Bytes of interim answers read past since the request head was written. */
+  let skipped = 0;
   socket.write = function (this: Socket, ...args: Parameters<Socket["write"]>): boolean {
-    if (typeof args[0] === "string") atAnswer = true;
+    if (typeof args[0] === "string") {
+      atAnswer = true;
+      skipped = 0;
+    }
     return write.apply(this, args);
   } as Socket["write"];
   socket.read = function (this: Socket, size?: number): unknown {
@@ -58,12 +69,16 @@ function readPastContinue(socket: Socket): void {
       const data = held ? Buffer.concat([held, chunk]) : chunk;
       held = null;
       const from = pastInterim(data);
-      if (from === null) {
-        held = data;
-        if (held.length > MAX_CONTINUE_BYTES) return release();
-        continue;
+      if (from === null) held = data;
+      else skipped += from;
+      if (skipped + (held?.length ?? 0) > MAX_INTERIM_BYTES) {
+        // The request fails with this error, a network error like headers over the bound.
+        atAnswer = false;
+        held = null;
+        this.destroy(new Error(`interim (1xx) answers over ${MAX_INTERIM_BYTES / 1024} KiB`));
+        return null;
       }
-      if (from === data.length) continue;
+      if (from === null || from === data.length) continue;
       atAnswer = false;
       return from === 0 ? data : data.subarray(from);
     }
