@@ -82,7 +82,11 @@ export class HttpSender implements Sender {
   constructor(options: HttpSenderOptions = {}) {
     this.maxBytes = options.maxResponseBytes ?? 4096;
     this.agent = new Agent({
-      keepAliveTimeout: 30_000,
+      // A receiver that closes idle connections without a Keep-Alive hint (Puma after 20 s,
+      // uvicorn after 5 s) can close one just as a delivery is sent on it: the delivery fails as
+      // a reset the receiver never saw, and counts toward its circuit. Let go sooner than they
+      // do; a hint from the receiver still sets the time. Endpoints in steady use never idle.
+      keepAliveTimeout: 4_000,
       keepAliveMaxTimeout: 120_000,
       connections: null,
       pipelining: 1,
