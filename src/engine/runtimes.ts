@@ -22,8 +22,15 @@ export interface RuntimeDeps {
   clock: Clock;
 }
 
+/** A load under way, told when a change is heard that what it reads may predate. */
+interface Hearing {
+  changed: boolean;
+}
+
 export class EndpointRuntimes extends Map<string, EndpointRuntime> {
   private readonly apps = new Map<string, Application | null>();
+  /** The loads under way, by endpoint. */
+  private readonly loading = new Map<string, Set<Hearing>>();
 
   constructor(private readonly deps: RuntimeDeps) {
     super();
@@ -33,12 +40,15 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
   invalidateEndpoint(endpointId: string): void {
     const rt = this.get(endpointId);
     if (rt) rt.stale = true;
+    for (const hearing of this.loading.get(endpointId) ?? []) hearing.changed = true;
   }
 
   /** The application changed: every runtime of its endpoints reloads, and it is read again. */
   invalidateApplication(appId: string): void {
     this.apps.delete(appId);
     for (const rt of this.values()) if (rt.endpoint.appId === appId) rt.stale = true;
+    // Which application a load under way reads is not known until it has read its endpoint.
+    this.hearEverywhere();
   }
 
   /** Forgets the application as read: the next of its endpoints to load reads it again. */
@@ -60,6 +70,11 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
   invalidateAll(): void {
     this.apps.clear();
     for (const rt of this.values()) rt.stale = true;
+    this.hearEverywhere();
+  }
+
+  private hearEverywhere(): void {
+    for (const hearings of this.loading.values()) for (const h of hearings) h.changed = true;
   }
 
   /**
@@ -67,15 +82,43 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
    * Null when the endpoint no longer exists.
    */
   async load(endpointId: string): Promise<EndpointRuntime | null> {
-    const known = this.get(endpointId);
-    if (known && !known.stale) return known;
+    for (let known = this.get(endpointId); ;) {
+      if (known && !known.stale) return known;
+      const hearing: Hearing = { changed: false };
+      let hearings = this.loading.get(endpointId);
+      if (!hearings) this.loading.set(endpointId, (hearings = new Set()));
+      hearings.add(hearing);
+      let rt: EndpointRuntime | null;
+      try {
+        rt = await this.loadOnce(endpointId, known, hearing);
+      } finally {
+        hearings.delete(hearing);
+        if (hearings.size === 0 && this.loading.get(endpointId) === hearings) {
+          this.loading.delete(endpointId);
+        }
+      }
+      if (!rt || !hearing.changed) return rt;
+      // A change was heard while the settings were read: what was read may be from before it was
+      // committed (a round trip to PostgreSQL, a signal from another process), and taken as
+      // current it would stay until the next change, a URL changed or a disabling lost for as
+      // long as the engine keeps the endpoint. Read again.
+      rt.stale = true;
+      known = rt;
+    }
+  }
+
+  private async loadOnce(
+    endpointId: string,
+    known: EndpointRuntime | undefined,
+    hearing: Hearing,
+  ): Promise<EndpointRuntime | null> {
     const endpoint = await this.deps.store.getEndpoint(endpointId);
     if (!endpoint) {
       const rt = this.get(endpointId);
       if (rt && !rt.busy) this.delete(endpointId);
       return null;
     }
-    const app = await this.appFor(endpoint.appId);
+    const app = await this.appFor(endpoint.appId, hearing);
     // Dispatch reloads the runtime it holds, even one forgotten meanwhile. An open circuit's
     // probe may have been brought forward with the change (a new URL): taken from the store.
     if (known?.breaker.waitingForProbe()) {
@@ -99,8 +142,11 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
     return rt;
   }
 
-  private async appFor(appId: string): Promise<Application | null> {
-    if (!this.apps.has(appId)) this.apps.set(appId, await this.deps.store.findApplication(appId));
-    return this.apps.get(appId) ?? null;
+  private async appFor(appId: string, hearing: Hearing): Promise<Application | null> {
+    if (this.apps.has(appId)) return this.apps.get(appId) ?? null;
+    const app = await this.deps.store.findApplication(appId);
+    // Read perhaps before a change heard meanwhile: not kept for other loads (this one reads again).
+    if (!hearing.changed) this.apps.set(appId, app);
+    return app;
   }
 }
