@@ -25,7 +25,10 @@ export function quickMessageIn(input: unknown): MessageInput | undefined {
   if ("eventId" in input) {
     if (
       eventId !== null &&
-      (!isString(eventId, 256) || eventId.length === 0 || isMessageIdShaped(eventId))
+      (!isString(eventId, 256) ||
+        eventId.length === 0 ||
+        isMessageIdShaped(eventId) ||
+        isDotSegment(eventId))
     ) {
       return undefined;
     }

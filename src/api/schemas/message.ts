@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Message } from "../../domain/types.js";
 import { hasPrefix } from "../../ids.js";
-import { EventTypeName, JsonObject } from "../validation.js";
+import { EventTypeName, isDotSegment, JsonObject } from "../validation.js";
 import { ApplicationIn } from "./application.js";
 import { Timestamp, iso } from "./common.js";
 import { Channel } from "./endpoint.js";
@@ -35,7 +35,9 @@ const EventId = z
     message:
       "must not be shaped as a message id ('msg_' and 26 characters), which it would be taken for",
     params: { type: "value_error" },
-  });
+  })
+  // Fetched by it, GET …/msg/{eventId}: no URL path can name these.
+  .refine((s) => !isDotSegment(s), "must not be '.' or '..', which no URL path can name");
 
 /** Svix MessageIn. */
 export const MessageIn = z.object({
