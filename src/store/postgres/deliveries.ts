@@ -73,21 +73,25 @@ export class Deliveries {
     return tx(
       this.pool,
       async (c): Promise<AcceptResult> => {
-        const inserted = await exec(c, this.sql.insertMessage, [
-          msg.id,
-          msg.appId,
-          msg.eventType,
-          msg.eventId,
-          toJson(msg.channels),
-          toJson(msg.tags),
-          msg.payload,
-          msg.now,
-          msg.deliverAt ?? null,
-        ]);
-        if (inserted === 0) {
+        const insert = () =>
+          exec(c, this.sql.insertMessage, [
+            msg.id,
+            msg.appId,
+            msg.eventType,
+            msg.eventId,
+            toJson(msg.channels),
+            toJson(msg.tags),
+            msg.payload,
+            msg.now,
+            msg.deliverAt ?? null,
+          ]);
+        while ((await insert()) === 0) {
           // Only a repeated eventId conflicts (ON CONFLICT names its index); the first one stands.
           const existing = await one(c, this.sql.findMessageByEventId, [msg.appId, msg.eventId]);
-          return { message: messageFromRow(existing!), created: false, deliveries: 0, taken: 0 };
+          if (existing) {
+            return { message: messageFromRow(existing), created: false, deliveries: 0, taken: 0 };
+          }
+          // Retention took it between the two statements: the eventId is free again.
         }
         const ids: string[] = [];
         const endpoints: string[] = [];
