@@ -5,7 +5,8 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Clock } from "../clock.js";
-import type { Attempt, CircuitRecord } from "../domain/types.js";
+import type { Attempt } from "../domain/types.js";
+import type { CircuitState } from "../engine/breaker.js";
 import { ExpiringMap } from "../expiring-map.js";
 import { finishedWithin, PROBE_WAIT_MS } from "../finished-within.js";
 import type { DeliveryBudget, EngineControl } from "../engine/control.js";
@@ -62,10 +63,13 @@ export class HooklineMetrics {
   private shown: BacklogSnapshot | null = null;
   private lastDrillSuccessAt: number | null = null;
   /**
-   * Circuits found not closed in the store at start, by endpoint, shown until the engine takes the
-   * endpoint up or something happens to it (see {@link showStoredCircuits}).
+   * Circuits not closed, by endpoint with a slot, shown while the engine holds no live state of
+   * the endpoint: found in the store at start (see {@link showStoredCircuits}), or left open by
+   * this engine's last transition. On PostgreSQL a worker lets go of an endpoint idle for 10 s,
+   * open circuit or not (its deliveries wait in the database for the probe), and an alert on open
+   * circuits must not go quiet then. Read again from the store at each scrape until closed.
    */
-  private readonly storedCircuits = new Map<string, CircuitRecord>();
+  private readonly storedCircuits = new Map<string, CircuitState>();
 
   private readonly attempts = this.counter(
     "hookline_delivery_attempts_total",
@@ -168,9 +172,12 @@ export class HooklineMetrics {
         this.tally.ended(result);
       }
     } else if (e.type === "circuit") {
-      this.storedCircuits.delete(e.endpointId);
       const ep = this.label(e.endpointId, now);
       this.inc(this.transitions, { endpoint: ep, to: e.transition.to });
+      // Kept for when the engine lets go of the endpoint (see storedCircuits).
+      if (ep !== e.endpointId || e.transition.to === "closed")
+        this.storedCircuits.delete(e.endpointId);
+      else this.storedCircuits.set(ep, e.transition.to);
     } else if (e.type === "endpoint.deleted") {
       // Its series go now rather than when another endpoint needs the slot (totals keep it all).
       this.deleted.put(e.endpointId, true, now);
@@ -200,7 +207,7 @@ export class HooklineMetrics {
     for (const { endpointId, circuit } of found.reverse()) {
       if (this.deleted.get(endpointId, now) || this.slots.has(endpointId)) continue;
       if (this.slots.label(endpointId, now) !== endpointId) continue;
-      this.storedCircuits.set(endpointId, circuit);
+      this.storedCircuits.set(endpointId, circuit.state);
     }
   }
 
@@ -230,23 +237,26 @@ export class HooklineMetrics {
   }
 
   /**
-   * Reads again the stored circuits still shown (see {@link showStoredCircuits}), dropping those
-   * the engine has taken up and those no longer open or half-open: another worker of a fleet may
-   * have closed one, and this process would not hear of it.
+   * Reads again the stored circuits shown (see {@link storedCircuits}) of endpoints the engine
+   * does not hold, dropping those no longer open or half-open: another worker of a fleet may have
+   * closed one, and this process would not hear of it. Those the engine holds are shown live, and
+   * its transitions keep them up to date.
    */
   private async recheckStoredCircuits(): Promise<void> {
-    for (const id of [...this.storedCircuits.keys()]) {
-      if (this.deps.engine.endpointStatus(id)) this.storedCircuits.delete(id);
-    }
-    if (this.storedCircuits.size === 0) return;
+    const shown = [...this.storedCircuits.keys()].filter(
+      (id) => !this.deps.engine.endpointStatus(id),
+    );
+    if (shown.length === 0) return;
     const limit = this.deps.settings.maxEndpoints;
     const found = await this.deps.store.listUnclosedCircuits(limit);
     const stored = new Map(found.map((r) => [r.endpointId, r.circuit]));
-    for (const id of [...this.storedCircuits.keys()]) {
+    for (const id of shown) {
       // A full list may have left it out for newer ones: it is then read on its own.
       const c =
         stored.get(id) ?? (found.length < limit ? null : await this.deps.store.getCircuit(id));
-      if (c && c.state !== "closed") this.storedCircuits.set(id, c);
+      // Unless the engine took it up meanwhile, or it lost its slot, while this read.
+      if (!this.storedCircuits.has(id) || this.deps.engine.endpointStatus(id)) continue;
+      if (c && c.state !== "closed") this.storedCircuits.set(id, c.state);
       else this.storedCircuits.delete(id);
     }
   }
@@ -368,10 +378,10 @@ export class HooklineMetrics {
       ["endpoint", "state"],
       (g) => {
         for (const id of self.slots.tracked()) {
-          const c = status(id)?.circuit ?? self.storedCircuits.get(id);
-          if (!c) continue;
+          const shown = status(id)?.circuit.state ?? self.storedCircuits.get(id);
+          if (!shown) continue;
           for (const state of ["closed", "open", "half-open"]) {
-            g.set({ endpoint: id, state }, c.state === state ? 1 : 0);
+            g.set({ endpoint: id, state }, shown === state ? 1 : 0);
           }
         }
       },
