@@ -213,6 +213,7 @@ export class DrillRunner {
   private async prepareEndpoint(url: string, secret: string, pinned: string[]): Promise<Endpoint> {
     const { store, clock } = this.deps;
     const app = await ensureSystemApp(store, clock, DRILL_APP_UID);
+    this.deps.metrics.drillApplication(app.id);
     this.deps.onPrepared?.();
     // The last run's endpoint is deleted once it is ours: a drill running in another process
     // keeps it until that drill ends (and its worker lets go of it).

@@ -62,6 +62,8 @@ export class HooklineMetrics {
   /** What the scrape being rendered read from the store; null: it could not read it. */
   private shown: BacklogSnapshot | null = null;
   private lastDrillSuccessAt: number | null = null;
+  /** The failure drills' application, once a drill has run here (see {@link drillApplication}). */
+  private drillAppId: string | null = null;
   /**
    * Circuits not closed, by endpoint with a slot, shown while the engine holds no live state of
    * the endpoint: found in the store at start (see {@link showStoredCircuits}), or left open by
@@ -166,7 +168,9 @@ export class HooklineMetrics {
         this.tally.retries++;
       }
       if (e.retryAfter) this.inc(this.retryAfter, { endpoint: ep, use: e.retryAfter });
-      if (!replay && (e.state === "succeeded" || e.state === "dead")) {
+      // A drill's delivery runs out of its ladder on purpose; its ending is the drill's.
+      const drill = e.appId === this.drillAppId;
+      if (!replay && !drill && (e.state === "succeeded" || e.state === "dead")) {
         const result = e.state === "succeeded" ? "succeeded" : (e.failureClass ?? "permanent");
         this.inc(this.ended, { endpoint: ep, result });
         this.tally.ended(result);
@@ -209,6 +213,15 @@ export class HooklineMetrics {
       if (this.slots.label(endpointId, now) !== endpointId) continue;
       this.storedCircuits.set(endpointId, circuit.state);
     }
+  }
+
+  /**
+   * Names the failure drills' application: the ending of a drill's delivery, exhausted on purpose,
+   * is counted in `hookline_drill_runs_total`, not as a delivery given up, so that passing drills
+   * do not fire retry_exhaustion_rate (here or in the shipped Prometheus rule).
+   */
+  drillApplication(appId: string): void {
+    this.drillAppId = appId;
   }
 
   /** Counts a finished failure drill. */
