@@ -11,7 +11,7 @@ import { ExpiringMap } from "../expiring-map.js";
 import { finishedWithin, PROBE_WAIT_MS } from "../finished-within.js";
 import type { DeliveryBudget, EngineControl } from "../engine/control.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
-import type { BacklogSnapshot, Store } from "../store/port.js";
+import type { BacklogSnapshot, DeadLetterChange, Store } from "../store/port.js";
 import { EndpointSlots, OTHER_ENDPOINTS } from "./endpoint-slots.js";
 import { Tally } from "./tally.js";
 
@@ -37,6 +37,16 @@ export function attemptClass(a: Pick<Attempt, "status" | "error" | "outcome">): 
   if (s >= 500 && s <= 599) return "5xx";
   return "other";
 }
+
+/** Every `kind` of `hookline_dlq_events_total`. */
+const DEAD_LETTER_CHANGES: readonly DeadLetterChange["kind"][] = [
+  "recorded",
+  "overflowed",
+  "replay_succeeded",
+  "replay_failed",
+  "resolved",
+  "abandoned",
+];
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -137,6 +147,11 @@ export class HooklineMetrics {
       this.forget(id),
     );
     this.deleted = new ExpiringMap(deps.settings.slotIdleMs);
+    // Series whose labels are known in advance start at 0: one that first appears at 1 shows no
+    // increase() in Prometheus, so the first failed drill since start would fire nothing.
+    for (const result of ["passed", "failed"]) this.drills.inc({ result }, 0);
+    for (const result of ["succeeded", "failed"]) this.replays.inc({ result }, 0);
+    for (const kind of DEAD_LETTER_CHANGES) this.dlqEvents.inc({ kind }, 0);
     this.defineGauges();
     deps.events.on((e) => this.observe(e));
   }
