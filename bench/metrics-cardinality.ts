@@ -29,7 +29,12 @@ const engine: EngineControl = {
     p99LatencyMs: null,
     circuit: { state: "closed", since: 0, reason: null, nextProbeAt: null, reopenCount: 0 },
   }),
-  deliveryBudget: () => ({ held: 0, limit: 4096, pace: Number.POSITIVE_INFINITY }),
+  deliveryBudget: () => ({
+    held: 0,
+    limit: 4096,
+    pace: Number.POSITIVE_INFINITY,
+    oldestWaitingDueAt: null,
+  }),
   intake: () => null,
 };
 

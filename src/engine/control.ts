@@ -62,4 +62,9 @@ export interface DeliveryBudget {
   limit: number;
   /** How many a second it may start now, while API callers wait; infinite while unpaced. */
   pace: number;
+  /**
+   * When the oldest delivery it holds waiting for an endpoint's slot came due (null: none waits).
+   * Claimed, such a delivery is no longer pending in the store, yet it is due and not yet sent.
+   */
+  oldestWaitingDueAt: number | null;
 }

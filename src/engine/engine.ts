@@ -363,7 +363,20 @@ export class DeliveryEngine implements EngineControl, EndpointPinning {
   }
 
   deliveryBudget(): DeliveryBudget {
-    return { held: this.holdings.claimed, limit: this.holdLimit(), pace: this.budget.pace };
+    // Read at each scrape and alert evaluation, not while delivering: a walk of what is held.
+    let oldestWaitingDueAt: number | null = null;
+    for (const rt of this.runtimes.values()) {
+      for (const d of rt.queue) {
+        if (oldestWaitingDueAt === null || d.dueAt < oldestWaitingDueAt)
+          oldestWaitingDueAt = d.dueAt;
+      }
+    }
+    return {
+      held: this.holdings.claimed,
+      limit: this.holdLimit(),
+      pace: this.budget.pace,
+      oldestWaitingDueAt,
+    };
   }
 
   /** Alone with its store, the engine takes deliveries as they are accepted (intake.ts). */

@@ -260,8 +260,20 @@ export class HooklineMetrics {
         now: this.deps.clock.now(),
         endpointLimit: this.deps.settings.maxEndpoints,
       })
+      .then((s) => this.withWaiting(s))
       .finally(() => (this.reading = null));
     return this.reading;
+  }
+
+  /**
+   * The backlog with the deliveries this process holds waiting for an endpoint's slot: claimed,
+   * they are no longer pending in the store, yet due and not yet sent. Behind a slow endpoint at
+   * its concurrency limit they may wait for minutes, and that is lag (queue_lag) too.
+   */
+  private withWaiting(s: BacklogSnapshot): BacklogSnapshot {
+    const held = this.deps.engine.deliveryBudget()?.oldestWaitingDueAt ?? null;
+    if (held === null || (s.oldestDueAt !== null && s.oldestDueAt <= held)) return s;
+    return { ...s, oldestDueAt: held };
   }
 
   /**
