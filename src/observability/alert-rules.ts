@@ -135,8 +135,13 @@ type State =
   | { kind: "firing"; alert: AlertRecord; takenAt?: number; clearSince?: number };
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+// Under a minute in seconds: a threshold may be set that low, and "0 min" says nothing.
 const dur = (ms: number) =>
-  ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} h` : `${Math.round(ms / 60_000)} min`;
+  ms >= 3_600_000
+    ? `${(ms / 3_600_000).toFixed(1)} h`
+    : ms < 59_500
+      ? `${Math.round(ms / 1000)} s`
+      : `${Math.round(ms / 60_000)} min`;
 
 /** The alert state machine over samples; see the module comment. */
 export class AlertRules {
