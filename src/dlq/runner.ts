@@ -16,6 +16,7 @@ import type { EngineControl } from "../engine/control.js";
 import type { EngineEvents } from "../engine/events.js";
 import { newId } from "../ids.js";
 import type { Store } from "../store/port.js";
+import { circuitNow } from "./circuit-now.js";
 import {
   nextJobStep,
   replayWindow,
@@ -300,11 +301,9 @@ export class ReplayJobRunner {
    * before it notices): the store's is the one to trust.
    */
   private async circuitsOf(jobId: string, now: number): Promise<JobCircuits> {
-    const { store, engine } = this.deps;
     const held: HeldByCircuit[] = [];
-    for (const { endpointId, replays } of await store.replayJobEndpointsOut(jobId)) {
-      const live = store.coordination ? null : engine.endpointStatus(endpointId)?.circuit;
-      const circuit = live ?? (await store.getCircuit(endpointId));
+    for (const { endpointId, replays } of await this.deps.store.replayJobEndpointsOut(jobId)) {
+      const circuit = await circuitNow(this.deps, endpointId);
       if (circuit?.state !== "open") continue;
       held.push({ endpointId, replays, openedAt: circuit.since, nextProbeAt: circuit.nextProbeAt });
     }

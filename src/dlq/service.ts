@@ -11,6 +11,7 @@ import { resolvePolicy, type PolicyDefaults } from "../engine/policy.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
 import { lastAttemptOf, type DeliveryRef } from "../store/last-attempt.js";
+import { circuitNow } from "./circuit-now.js";
 import type { DeadLetterChange, DeadLetterDecided, Store } from "../store/port.js";
 
 /** The DLQ's settings, from the configuration. */
@@ -250,12 +251,8 @@ export class DeadLetterQueue {
     return record;
   }
 
-  /** Live when alone; in a fleet, the owner's as stored (see runner.ts, `circuitsOf`). */
   private async circuitOf(endpointId: string) {
-    const { store, engine } = this.deps;
-    const live = store.coordination ? null : engine.endpointStatus(endpointId)?.circuit;
-    if (live) return live;
-    return (await store.getCircuit(endpointId)) ?? { state: "closed", nextProbeAt: null };
+    return (await circuitNow(this.deps, endpointId)) ?? { state: "closed", nextProbeAt: null };
   }
 
   private decided(
