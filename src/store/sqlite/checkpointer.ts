@@ -38,6 +38,10 @@ export interface CheckpointSettings {
 export type CheckpointReport =
   { kind: "failing"; code: string; message: string } | { kind: "working" };
 
+// The WAL file's layout: a header, then one frame per page written, each with a header of its own.
+const WAL_HEADER_BYTES = 32;
+const WAL_FRAME_HEADER_BYTES = 24;
+
 /** SQLite's own mark, which the writer returns to if the thread fails. */
 const SQLITE_DEFAULT_MARK = 1_000;
 
@@ -76,6 +80,16 @@ export class Checkpointer {
 
   constructor(db: Db, path: string, settings: CheckpointSettings) {
     db.pragma(`wal_autocheckpoint = ${settings.walLimitPages}`);
+    // SQLite reuses its WAL file from the start and never makes it smaller by itself, so a spike
+    // (a backup or a long read holding its snapshot while commits went on) would leave it at its
+    // largest for as long as commits keep coming: the thread's idle shrink never gets its turn
+    // under steady load. With a limit, the first commit after the WAL starts over cuts the file
+    // back to it. At the writer's mark, which the WAL reaches in normal running, so it is not cut
+    // and grown again at every start-over.
+    const pageBytes = db.pragma("page_size", { simple: true }) as number;
+    const markBytes =
+      WAL_HEADER_BYTES + settings.walLimitPages * (WAL_FRAME_HEADER_BYTES + pageBytes);
+    db.pragma(`journal_size_limit = ${markBytes}`);
     const thread: CheckpointThreadSettings = {
       path,
       // Read from the writer, so the thread's fsyncs follow whatever it was opened with.
