@@ -50,6 +50,12 @@ export class ApiClient {
     return (await this.call("GET", `${path}${suffix}`)).body as T;
   }
 
+  /** A GET's answer, with its text as it came for what must be shown byte for byte. */
+  async getWithText<T>(path: string): Promise<{ body: T; text: string }> {
+    const answer = await this.call("GET", path);
+    return { body: answer.body as T, text: answer.text };
+  }
+
   async post<T>(path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const answer = await this.call("POST", path, body ?? {});
     return { status: answer.status, body: answer.body as T };
@@ -59,7 +65,7 @@ export class ApiClient {
     method: string,
     path: string,
     body?: unknown,
-  ): Promise<{ status: number; body: unknown }> {
+  ): Promise<{ status: number; body: unknown; text: string }> {
     let res: Response;
     try {
       res = (await undiciFetch(`${this.base}${path}`, {
@@ -96,7 +102,7 @@ export class ApiClient {
       const where = res.status === 401 ? " (--token, or HOOKLINE_TOKEN)" : "";
       throw new HooklineError("api", `${res.status}: ${reasonOf(parsed, this.names)}${where}`);
     }
-    return { status: res.status, body: parsed };
+    return { status: res.status, body: parsed, text };
   }
 }
 

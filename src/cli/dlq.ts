@@ -11,6 +11,7 @@ import type {
   ReplayJobOut,
   ReplayOut,
 } from "../api/schemas/dead-letter.js";
+import { memberBytes } from "../api/payload-bytes.js";
 import { MAX_TIMEOUT_MS } from "../clock.js";
 import { ConfigError, HooklineError } from "../errors.js";
 import { ApiClient, type OptionNames } from "./client.js";
@@ -219,9 +220,12 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
     .description("the whole record: attempts, history, payload")
     .action(async (id: string, _o: object, cmd: Command) => {
       const { api, asJson } = setup(cmd);
-      const r = await api.get<WholeRecord>(`/api/v1/dlq/${encodeURIComponent(id)}`);
-      if (asJson) return json(r);
-      print(describeRecord(r, io.now()));
+      const answer = await api.getWithText<WholeRecord>(`/api/v1/dlq/${encodeURIComponent(id)}`);
+      // The API answers the payload as the caller's own bytes. Parsed and printed again it would
+      // show integers above 2^53 rounded, 1e400 as null and -0 as 0: not what the receiver got.
+      if (asJson) return print(answer.text);
+      const payload = memberBytes(Buffer.from(answer.text), "payload")?.toString("utf8");
+      print(describeRecord(answer.body, payload ?? "null", io.now()));
     });
 
   dlq
@@ -453,7 +457,7 @@ function describeSelection(job: Job): string {
   return `${parts.join(", ")}; ${job.ratePerSecond}/s, ${canary}`;
 }
 
-function describeRecord(r: WholeRecord, now: number): string {
+function describeRecord(r: WholeRecord, payload: string, now: number): string {
   const lines = [
     `${r.id}  ${r.state}  (${r.failureClass}: ${r.reason})`,
     table(
@@ -483,7 +487,9 @@ function describeRecord(r: WholeRecord, now: number): string {
     ),
     "",
     "payload",
-    JSON.stringify(r.payload, null, 2),
+    // As the caller wrote it, its lines too; a raw control character (U+0080 to U+009F may stand
+    // unescaped in JSON) printed visibly.
+    payload.split("\n").map(printable).join("\n"),
   ];
   return lines.join("\n");
 }

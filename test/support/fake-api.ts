@@ -33,11 +33,19 @@ export async function startFakeApi(status: number, answer: unknown): Promise<Fak
   };
 }
 
-/** Runs `hookline dlq <args>` against `url` at the time `now`; resolves with what it printed. */
-export async function runDlq(url: string, args: string[], now: number): Promise<string> {
+/**
+ * Runs `hookline dlq <args>` against `url` at the time `now`; resolves with what it printed. A
+ * real hookline needs its own `token`.
+ */
+export async function runDlq(
+  url: string,
+  args: string[],
+  now: number,
+  token = "hl_test_token_0123456789abcdef",
+): Promise<string> {
   let out = "";
   const cmd = dlqCommand(
-    { url, token: "hl_test_token_0123456789abcdef" },
+    { url, token },
     {
       out: { write: (s: string) => (out += s) },
       now: () => now,
