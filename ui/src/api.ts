@@ -42,6 +42,19 @@ export const whenUnauthorized = (fn: () => void): void => {
  * browser's "Failed to fetch" or a JSON parser's complaint.
  */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return (await call<T>(method, path, body)).value;
+}
+
+/** A GET's answer with its text as it came, for what must be shown as sent (a payload). */
+export async function getWithText<T>(path: string): Promise<{ value: T; text: string }> {
+  return call<T>("GET", path);
+}
+
+async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ value: T; text: string }> {
   const headers: Record<string, string> = { authorization: `Bearer ${session.token() ?? ""}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   let res: Response;
@@ -63,7 +76,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   }
   if (res.status === 401) onUnauthorized();
   if (!res.ok) throw new ApiError(res.status, describe(json, res));
-  return json as T;
+  return { value: json as T, text };
 }
 
 /** GET that answers null on 404 (an optional API, or something deleted meanwhile). */

@@ -100,14 +100,92 @@ export function localInput(ms: number): string {
   return d.toISOString().slice(0, 19);
 }
 
-/** Pretty JSON for a payload, or the text as it is. */
-export function pretty(value: unknown): string {
-  if (typeof value === "string") {
-    try {
-      return JSON.stringify(JSON.parse(value), null, 2);
-    } catch {
-      return value;
-    }
+/**
+ * A payload as the caller wrote it, indented: the text of the `payload` member of the API's
+ * answer, its strings and numbers exactly as written. Parsed and stringified again, integers
+ * above 2^53 would show rounded, 1e400 as null and -0 as 0, none of which the receiver was sent.
+ */
+export function pretty(answer: string): string {
+  const text = memberText(answer, "payload");
+  return text === undefined ? "" : indentJson(text);
+}
+
+const SPACE = new Set([" ", "\t", "\n", "\r"]);
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && SPACE.has(text[i]!)) i++;
+  return i;
+}
+
+/** The index just past the string starting at `i` (its opening quote). */
+function stringEnd(text: string, i: number): number {
+  for (i++; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') return i + 1;
   }
-  return JSON.stringify(value, null, 2);
+  return text.length;
+}
+
+/** The index just past the value starting at `i`. */
+function valueEnd(text: string, i: number): number {
+  if (text[i] === '"') return stringEnd(text, i);
+  let depth = 0;
+  for (; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') i = stringEnd(text, i) - 1;
+    else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") {
+      if (depth === 0) return i;
+      if (--depth === 0) return i + 1;
+    } else if (depth === 0 && (c === "," || SPACE.has(c))) return i;
+  }
+  return i;
+}
+
+/** The text of the top-level member `name` of a JSON object's text (the last one, as parsed). */
+function memberText(text: string, name: string): string | undefined {
+  let i = skipSpace(text, 0);
+  if (text[i] !== "{") return undefined;
+  let found: string | undefined;
+  for (i = skipSpace(text, i + 1); text[i] === '"';) {
+    const keyEnd = stringEnd(text, i);
+    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    const start = skipSpace(text, skipSpace(text, keyEnd) + 1);
+    const end = valueEnd(text, start);
+    if (key === name) found = text.slice(start, end);
+    i = skipSpace(text, end);
+    if (text[i] !== ",") break;
+    i = skipSpace(text, i + 1);
+  }
+  return found;
+}
+
+/** JSON text indented by two spaces, every token as written. */
+function indentJson(text: string): string {
+  let out = "";
+  let depth = 0;
+  const newline = () => `\n${"  ".repeat(depth)}`;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') {
+      const end = stringEnd(text, i);
+      out += text.slice(i, end);
+      i = end - 1;
+    } else if (c === "{" || c === "[") {
+      const next = skipSpace(text, i + 1);
+      if (text[next] === "}" || text[next] === "]") {
+        out += c + text[next]!;
+        i = next;
+      } else {
+        depth++;
+        out += c + newline();
+      }
+    } else if (c === "}" || c === "]") {
+      depth--;
+      out += newline() + c;
+    } else if (c === ",") out += `,${newline()}`;
+    else if (c === ":") out += ": ";
+    else if (!SPACE.has(c)) out += c;
+  }
+  return out;
 }

@@ -2,7 +2,7 @@
  * The dead-letter queue across applications: open records grouped by endpoint and failure class,
  * the records with one-click replay, bulk replay by time window, and one record in full.
  */
-import { api, seg } from "../api.js";
+import { api, getWithText, seg } from "../api.js";
 import { action, field, h, link, table, toast } from "../dom.js";
 import { ago, pretty, seconds, time } from "../format.js";
 import { live, refreshNow } from "../live.js";
@@ -147,7 +147,10 @@ export async function renderDeadLetter(
   );
   await live(
     head,
-    () => api<DeadLetterRecord>("GET", path),
+    async () => {
+      const { value, text } = await getWithText<DeadLetterRecord>(path);
+      return { ...value, text };
+    },
     (r) => [
       h(
         "dl",
@@ -164,7 +167,7 @@ export async function renderDeadLetter(
         h("dd", {}, String(r.replayCount)),
       ),
       h("h2", {}, "Payload"),
-      h("pre", { class: "payload", tabindex: 0 }, pretty(r.payload)),
+      h("pre", { class: "payload", tabindex: 0 }, pretty(r.text)),
       table(
         "Every attempt, original and replays",
         ["When", "Trigger", "Result", "Duration", "Response"],

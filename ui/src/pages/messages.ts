@@ -3,7 +3,7 @@
  * message with where its deliveries stand, and one message: its payload and, per endpoint, its
  * attempts as a timeline, with resend.
  */
-import { api, everyPage, maybe, seg } from "../api.js";
+import { api, everyPage, getWithText, maybe, seg } from "../api.js";
 import { action, field, h, link, replace, table, toast } from "../dom.js";
 import { ago, isoOf, plural, pretty, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
@@ -225,7 +225,7 @@ export async function renderMessage(
 ): Promise<void> {
   const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
   const appPath = `/api/v1/app/${seg(app.id)}`;
-  const msg = await api<Message>("GET", `${appPath}/msg/${seg(p.msg!)}`);
+  const { value: msg, text } = await getWithText<Message>(`${appPath}/msg/${seg(p.msg!)}`);
   const timeline = h("section", { "aria-labelledby": "timeline-title" });
   // Each endpoint's card stands alone, so the endpoints page on with "More" as other lists do.
   const destinations = pagedList<Destination>(
@@ -238,7 +238,7 @@ export async function renderMessage(
     h("h1", {}, `${msg.eventType} `, h("code", {}, msg.id)),
     h("p", {}, `Accepted ${time(msg.timestamp)}`, msg.eventId ? ` · event id ${msg.eventId}` : ""),
     h("h2", {}, "Payload"),
-    h("pre", { class: "payload", tabindex: 0 }, pretty(msg.payload)),
+    h("pre", { class: "payload", tabindex: 0 }, pretty(text)),
     h("h2", { id: "timeline-title" }, "Deliveries"),
     timeline,
   );
