@@ -41,7 +41,7 @@ it("a WAL a long read grew goes back near its mark while commits keep coming", a
   reader.close();
 
   // Commits go on, with never a pause: the WAL starts over at the writer's mark (64 pages of
-  // 4 KiB) and its file is cut back to about that size when it does.
+  // 4 KiB) and its file is cut back to twice that size when it does.
   await write(400);
   expect(walBytes()).toBeLessThan(1024 * 1024);
   const count = new Database(path, { readonly: true });

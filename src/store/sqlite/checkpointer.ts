@@ -84,12 +84,13 @@ export class Checkpointer {
     // (a backup or a long read holding its snapshot while commits went on) would leave it at its
     // largest for as long as commits keep coming: the thread's idle shrink never gets its turn
     // under steady load. With a limit, the first commit after the WAL starts over cuts the file
-    // back to it. At the writer's mark, which the WAL reaches in normal running, so it is not cut
-    // and grown again at every start-over.
+    // back to it. Twice the writer's mark: the WAL reaches the mark in normal running, and goes a
+    // commit's frames past it before the writer checkpoints; a limit at the mark would cut those
+    // and grow them again at every start-over.
     const pageBytes = db.pragma("page_size", { simple: true }) as number;
     const markBytes =
       WAL_HEADER_BYTES + settings.walLimitPages * (WAL_FRAME_HEADER_BYTES + pageBytes);
-    db.pragma(`journal_size_limit = ${markBytes}`);
+    db.pragma(`journal_size_limit = ${2 * markBytes}`);
     const thread: CheckpointThreadSettings = {
       path,
       // Read from the writer, so the thread's fsyncs follow whatever it was opened with.
