@@ -2,6 +2,7 @@
  * The API's one error boundary: every failure, ours or Fastify's, leaves as a JSON body with a
  * stable `code`. Bad input is never a 500, and a 500 never carries a stack trace.
  */
+import { isUtf8 } from "node:buffer";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   ConflictError,
@@ -85,6 +86,8 @@ function fastifyClientError(err: FastifyError, bodyLimit: number | undefined): E
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return { status: 400, body: { code: "invalid_json", detail: "the body is not valid JSON" } };
+    case NOT_UTF8:
+      return { status: 400, body: { code: "invalid_json", detail: err.message } };
     default:
       return { status: err.statusCode ?? 400, body: { code: "bad_request", detail: err.message } };
   }
@@ -92,6 +95,8 @@ function fastifyClientError(err: FastifyError, bodyLimit: number | undefined): E
 
 /** The code of the parser's refusal of a coded (compressed) body, answered 415 like Fastify's. */
 const CONTENT_ENCODING = "HOOKLINE_CONTENT_ENCODING";
+/** The code of the parser's refusal of a body that is not UTF-8. */
+const NOT_UTF8 = "HOOKLINE_NOT_UTF8";
 
 /**
  * Installs the JSON body parser, the error handler and the not-found handler. Answers of 5xx are
@@ -120,6 +125,12 @@ export function installBoundary(
     request.rawBody = raw;
     // An empty body is "no body", e.g. from a client that always sends the header.
     if (raw.length === 0) return done(null, undefined);
+    // JSON between systems is UTF-8. Read as it, a bad byte would become U+FFFD: a payload
+    // stored, signed and delivered other than the caller sent it, with nothing said.
+    if (!isUtf8(raw)) {
+      const detail = "the body is not valid UTF-8, which JSON sent to hookline must be";
+      return done(Object.assign(new Error(detail), { code: NOT_UTF8, statusCode: 400 }));
+    }
     parseJson(request, raw.toString("utf8"), done);
   });
 

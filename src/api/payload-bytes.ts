@@ -3,8 +3,6 @@
  * exactly as the caller wrote it: parsing and re-stringifying it would round integers above 2^53,
  * turn 1e400 into null and -0 into 0, and move integer-like keys first.
  */
-import { isUtf8 } from "node:buffer";
-
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
@@ -37,9 +35,8 @@ export function memberBytes(raw: Buffer, name: string): Buffer | undefined {
     i = skipSpace(raw, i + 1);
   }
   if (!found) return undefined;
-  const bytes = raw.subarray(found[0], found[1]);
-  // The body was parsed as UTF-8 with bad sequences replaced; the stored bytes say the same.
-  return isUtf8(bytes) ? Buffer.from(bytes) : Buffer.from(bytes.toString("utf8"), "utf8");
+  // Copied: the body's buffer is not kept. A body that is not UTF-8 was refused (boundary.ts).
+  return Buffer.from(raw.subarray(found[0], found[1]));
 }
 
 function skipBom(raw: Buffer): number {
