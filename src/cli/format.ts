@@ -71,12 +71,19 @@ function dayExists(year: number, month: number, day: number): boolean {
 }
 
 /**
- * Text from outside (a receiver's answer) made safe for a terminal: control characters but tab
- * become visible escapes (`\x1b`), so an escape sequence in it cannot clear the screen, hide
- * lines or write the clipboard. Lines are the caller's to split first.
+ * Text from outside (a receiver's answer, a payload) made safe for a terminal: control characters
+ * but tab become visible escapes (`\x1b`), so an escape sequence in it cannot clear the screen,
+ * hide lines or write the clipboard. So do the Unicode controls that reorder or break what is
+ * shown (bidi overrides and isolates, line and paragraph separators, as `\u202e`): text after a
+ * right-to-left override reads backwards, and the operator would see other than what was sent.
+ * Lines are the caller's to split first.
  */
 export function printable(text: string): string {
-  return text.replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/g, (c) => {
-    return `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
-  });
+  return text.replace(
+    /[\x00-\x08\x0a-\x1f\x7f-\x9f]|[\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => {
+      const code = c.charCodeAt(0);
+      return code > 0xff ? `\\u${code.toString(16)}` : `\\x${code.toString(16).padStart(2, "0")}`;
+    },
+  );
 }

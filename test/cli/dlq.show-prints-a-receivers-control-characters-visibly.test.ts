@@ -2,7 +2,8 @@
  * `hookline dlq show` prints what the receiver answered, and the receiver is someone else's
  * server. Its bytes went to the operator's terminal as they were: an escape sequence in a 500's
  * body could clear the screen, hide lines, retitle the window or (OSC 52) write the clipboard.
- * Control characters are now printed as visible escapes (`\x1b`), the text around them as it was.
+ * Control characters are now printed as visible escapes (`\x1b`), the text around them as it was;
+ * so are the Unicode controls that reorder what a terminal shows (a right-to-left override).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runDlq, startFakeApi, type FakeApi } from "../support/fake-api.js";
@@ -45,6 +46,15 @@ const RECORD = {
       response: "",
       errorDetail: "certificate for \x1b[8mhidden\x1b[0m",
     },
+    {
+      at: "2026-03-02T09:42:00.000Z",
+      trigger: "replay",
+      status: 500,
+      error: null,
+      durationMs: 4,
+      response: "refund \u202e001\u202c ok\u2028next",
+      errorDetail: null,
+    },
   ],
   history: [],
   payload: { invoice: 1 },
@@ -64,4 +74,6 @@ it("prints the receiver's control characters as escapes, its lines and tabs as t
   );
   expect(out).toContain("    second line\tend\n");
   expect(out).toContain("    certificate for \\x1b[8mhidden\\x1b[0m\n");
+  expect(out).not.toMatch(/[\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+  expect(out).toContain("    refund \\u202e001\\u202c ok\\u2028next\n");
 });
