@@ -1,6 +1,6 @@
 /** `hookline keys …`: encryption-at-rest chores that work on the store directly. */
 import { Command, InvalidArgumentError } from "commander";
-import { resolveConfig } from "../config.js";
+import { resolveConfig, unknownIn, type Config } from "../config.js";
 import { keyId } from "../security/cipher.js";
 import { rotateKeys } from "../security/rotate.js";
 import { openStore } from "../store/factory.js";
@@ -30,8 +30,16 @@ export function keysCommand(env: Record<string, string | undefined>, out: NodeJS
     )
     .option("--batch-size <n>", "rows per transaction", rowsPerBatch, 500)
     .action(async (opts: { batchSize: number }) => {
-      const config = resolveConfig(env);
-      // As serve warns: a misspelt setting here leaves a key out, or names another store.
+      // As serve warns: a misspelt setting here leaves a key out, or names another store. Also
+      // when a value is refused, as serve does: a misspelt variable is often why
+      // (HOOKLINE_DATABASE_URL leaves a worker's HOOKLINE_ROLE without a database).
+      let config: Readonly<Config>;
+      try {
+        config = resolveConfig(env);
+      } catch (err) {
+        for (const u of unknownIn(env)) out.write(`WARNING: ${describeUnknown(u)}\n`);
+        throw err;
+      }
       for (const u of config.unknownSettings) out.write(`WARNING: ${describeUnknown(u)}\n`);
       // Only a store that exists: rotating a new, empty one (a typo, or ./data of another
       // directory) would end in "done" and tell the operator to remove keys the real store
