@@ -346,7 +346,29 @@ function encryptionKey(env: Env): Buffer | null {
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    throw new ConfigError(`HOOKLINE_ENCRYPTION_KEY_FILE cannot be read: ${file}`, { cause: err });
+    throw new ConfigError(
+      `HOOKLINE_ENCRYPTION_KEY_FILE ${file} cannot be read: ${whyUnreadable(err)}`,
+      { cause: err },
+    );
   }
   return parseKey(text, "HOOKLINE_ENCRYPTION_KEY_FILE");
+}
+
+/**
+ * Why a key file could not be read, in words: a secret not mounted (no such file) and a mount
+ * point given for the file in it (a directory) are fixed elsewhere than a permission.
+ */
+function whyUnreadable(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  const reasons: Record<string, string> = {
+    ENOENT: "there is no such file",
+    ENOTDIR: "a part of the path is a file, not a directory",
+    EISDIR: "it is a directory, not a file",
+    EACCES: "permission denied",
+    EPERM: "permission denied",
+  };
+  return (
+    (typeof code === "string" && reasons[code]) ||
+    (err instanceof Error ? err.message : String(err))
+  );
 }
