@@ -3,8 +3,8 @@
  * HOOKLINE_PORT, a data dir that cannot be written about HOOKLINE_DATA_DIR, an unreachable
  * database about DATABASE_URL. Node's own messages name none of them.
  */
-import { accessSync, constants, existsSync, statfsSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { accessSync, constants, existsSync, lstatSync, readlinkSync, statfsSync } from "node:fs";
+import { dirname, parse, resolve, sep } from "node:path";
 import type { Config } from "./config.js";
 import { ConfigError, StoreUnavailableError } from "./errors.js";
 
@@ -58,7 +58,11 @@ export function dataDirFailure(
 ): unknown {
   if (err instanceof ConfigError) return err;
   const cause = err instanceof StoreUnavailableError && err.cause ? err.cause : err;
-  const reason = fileSystemReason(codeOf(cause), () => fileSystem(dataDir)) ?? knownReason(cause);
+  const code = codeOf(cause);
+  const reason =
+    fileSystemReason(code, () => fileSystem(dataDir)) ??
+    (code === "ENOENT" ? linkToNothing(dataDir) : null) ??
+    knownReason(cause);
   return new ConfigError(`HOOKLINE_DATA_DIR ${dataDir} cannot be used: ${reason}`, { cause: err });
 }
 
@@ -77,6 +81,32 @@ function fileSystemReason(code: string, fileSystem: () => FileSystemState): stri
   if (fs.readOnly) return "the file system is read-only";
   if (code.startsWith("SQLITE_IOERR") && fs.freeBytes !== null && fs.freeBytes < FULL_BELOW_BYTES) {
     return "no space left on the device";
+  }
+  return null;
+}
+
+/**
+ * The symbolic link on the way to `dir` that leads nowhere, said as such: a recursive mkdir makes
+ * every missing directory, so its ENOENT means a link whose target is not there (most often a
+ * disk that is not mounted), and Node names only the directory it was making.
+ */
+function linkToNothing(dir: string, depth = 0): string | null {
+  const path = resolve(dir);
+  const { root } = parse(path);
+  let at = root;
+  for (const part of path.slice(root.length).split(sep).filter(Boolean)) {
+    at = resolve(at, part);
+    let isLink: boolean;
+    try {
+      isLink = lstatSync(at).isSymbolicLink();
+    } catch {
+      return null;
+    }
+    if (!isLink || existsSync(at)) continue;
+    const target = resolve(dirname(at), readlinkSync(at));
+    // A link to a link to nothing: the last one is where the path ends.
+    const further = depth < 8 ? linkToNothing(target, depth + 1) : null;
+    return further ?? `${at} is a symbolic link to ${target}, which does not exist`;
   }
   return null;
 }
