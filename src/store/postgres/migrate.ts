@@ -1,8 +1,8 @@
 /** Brings a schema up to date with the numbered migrations, safely from many processes at once. */
 import type pg from "pg";
-import { isTimeout, NO_SERVER_BOUND, SCHEMA_NAME, unbounded } from "./database.js";
+import { isTimeout, isUnavailable, NO_SERVER_BOUND, SCHEMA_NAME, unbounded } from "./database.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
-import { ConfigError } from "../../errors.js";
+import { ConfigError, StoreUnavailableError } from "../../errors.js";
 import { refuseNewerSchema } from "../newer-schema.js";
 
 /** The class half of the advisory lock key that serialises migrations (the other is the schema). */
@@ -21,7 +21,7 @@ export async function migrate(
   options: { existingOnly?: boolean } = {},
 ): Promise<number> {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
-  const client = await pool.connect();
+  const client = await connect(pool);
   // Each statement waits at most the query timeout, so a server that lets hookline log in and
   // then answers nothing (its processes or its disk hung) fails start-up rather than holding it
   // forever. Two are exempt, as they may rightly run for long: waiting for another process's
@@ -100,5 +100,20 @@ export async function migrate(
     return applied;
   } finally {
     client.release(broken);
+  }
+}
+
+/**
+ * The migration's connection. One refused for its TLS (sslmode=require against a server without
+ * it, a certificate not trusted, an sslrootcert file missing) is no fault of the migration, which
+ * is what it was called. (pg throws the missing file at once, not through the promise.)
+ */
+async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (err) {
+    if (isUnavailable(err)) throw err;
+    const why = err instanceof Error ? err.message : String(err);
+    throw new StoreUnavailableError(`cannot connect: ${why}`, { cause: err });
   }
 }
