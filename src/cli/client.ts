@@ -98,11 +98,22 @@ export class ApiClient {
       );
     }
     if (!res.ok) {
-      // Refused as a token: like the URL, it is an input the operator gave one of two ways.
-      const where = res.status === 401 ? " (--token, or HOOKLINE_TOKEN)" : "";
-      throw new HooklineError("api", `${res.status}: ${reasonOf(parsed, this.names)}${where}`);
+      const reason = reasonOf(parsed, this.names);
+      throw new HooklineError("api", `${res.status}: ${reason}${this.inputToBlame(res, reason)}`);
     }
     return { status: res.status, body: parsed, text };
+  }
+
+  /**
+   * The input an error answer is about, when it is one the operator gave one of two ways: a
+   * refused token, or a URL under which hookline has no route (the API's own URL, which serve's
+   * banner prints too, given for hookline's address).
+   */
+  private inputToBlame(res: Response, reason: string): string {
+    if (res.status === 401) return " (--token, or HOOKLINE_TOKEN)";
+    if (res.status !== 404 || !reason.startsWith("no route for ")) return "";
+    const apiPath = /\/api\/v1$/.test(this.base) ? ": hookline's address, without /api/v1" : "";
+    return ` (--url, or HOOKLINE_URL${apiPath})`;
   }
 }
 
