@@ -191,8 +191,11 @@ function resolveRecording(given: Env, read: Set<string>): Readonly<Config> {
     );
   }
   if (config.workerDeadAfterMs < 3 * config.workerHeartbeatMs) {
+    // Both values and what would do: often only one was set, and the other is its default.
+    const { workerDeadAfterMs: deadAfter, workerHeartbeatMs: heartbeat } = config;
+    const byDefault = given.HOOKLINE_WORKER_DEAD_AFTER_MS?.trim() ? "" : " (its default)";
     throw new ConfigError(
-      "HOOKLINE_WORKER_DEAD_AFTER_MS must be at least three times HOOKLINE_WORKER_HEARTBEAT_MS, so one late heartbeat does not declare a worker dead",
+      `HOOKLINE_WORKER_DEAD_AFTER_MS must be at least three times HOOKLINE_WORKER_HEARTBEAT_MS, so one late heartbeat does not declare a worker dead: it is ${deadAfter}${byDefault} with heartbeats every ${heartbeat} ms; set it to ${3 * heartbeat} or more, or the heartbeat to ${Math.floor(deadAfter / 3)} or less`,
     );
   }
   Object.freeze(config.alerts);
