@@ -24,16 +24,67 @@ export function unknownSettings(
     .filter((n) => n.startsWith("HOOKLINE_") && !settings.has(n) && !CLIENT_SETTINGS.has(n))
     .sort()
     .map((name) => {
+      // Environment names are case-sensitive: HOOKLINE_port is no setting, but meant one.
+      const upper = name.toUpperCase();
       // DATABASE_URL, the one setting without the prefix, is the likeliest to be given one.
-      const bare = name.slice("HOOKLINE_".length);
-      return { name, suggestion: settings.has(bare) ? bare : nearest(name, known) };
+      const bare = upper.slice("HOOKLINE_".length);
+      const suggestion = settings.has(bare)
+        ? bare
+        : settings.has(upper)
+          ? upper
+          : (nearest(upper, known) ?? inAnotherUnit(upper, known));
+      return { name, suggestion };
     });
 }
 
 /** One line for the log and the start-up banner. */
 export function describeUnknown(u: UnknownSetting): string {
-  const hint = u.suggestion ? ` (did you mean ${u.suggestion}?)` : "";
+  const unit = u.suggestion ? unitOf(u.suggestion) : null;
+  // Given in another unit (or none), the value must be converted too, so the unit is said.
+  const inUnit = unit && unitOf(u.name.toUpperCase()) !== unit ? `, in ${unit}` : "";
+  const hint = u.suggestion ? ` (did you mean ${u.suggestion}${inUnit}?)` : "";
   return `${u.name} is not a hookline setting${hint}; it is ignored`;
+}
+
+/** The units settings' names end in, with the ways they get written. */
+const UNITS: Record<string, string> = {
+  MS: "milliseconds",
+  MILLIS: "milliseconds",
+  MILLISECONDS: "milliseconds",
+  S: "seconds",
+  SEC: "seconds",
+  SECS: "seconds",
+  SECOND: "seconds",
+  SECONDS: "seconds",
+  MIN: "minutes",
+  MINS: "minutes",
+  MINUTE: "minutes",
+  MINUTES: "minutes",
+  H: "hours",
+  HOUR: "hours",
+  HOURS: "hours",
+  DAY: "days",
+  DAYS: "days",
+  BYTE: "bytes",
+  BYTES: "bytes",
+  PCT: "percent",
+  PERCENT: "percent",
+};
+
+function unitOf(name: string): string | null {
+  return UNITS[name.slice(name.lastIndexOf("_") + 1)] ?? null;
+}
+
+/** The name without its unit: HOOKLINE_SECRET_GRACE for HOOKLINE_SECRET_GRACE_SECONDS. */
+function stemOf(name: string): string {
+  return unitOf(name) ? name.slice(0, name.lastIndexOf("_")) : name;
+}
+
+// HOOKLINE_SECRET_GRACE_MS for …_SECONDS, HOOKLINE_RETENTION for …_DAYS: too many edits away to
+// be a typo, but the same setting in another unit (or none).
+function inAnotherUnit(name: string, known: readonly string[]): string | null {
+  const stem = stemOf(name);
+  return known.find((k) => unitOf(k) && stemOf(k) === stem) ?? null;
 }
 
 // Up to one edit per six characters: DAY for DAYS, SECOND for SECONDS, a swapped letter; not a
