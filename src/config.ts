@@ -262,8 +262,8 @@ function schema(env: Env, name: string, fallback: string): string {
   if (!raw) return fallback;
   const why = !new RegExp(`^[a-z_][a-z0-9_]{0,${MAX_SCHEMA_NAME - 1}}$`).test(raw)
     ? `a schema name of lower-case letters, digits and underscores (at most ${MAX_SCHEMA_NAME}, not starting with a digit)`
-    : raw.startsWith("pg_")
-      ? "a name not starting with pg_ (PostgreSQL keeps those for itself)"
+    : raw.startsWith("pg_") || raw === "information_schema"
+      ? "a name not starting with pg_ nor information_schema (PostgreSQL keeps those for itself, and pg_dump leaves them out)"
       : RESERVED_WORDS.has(raw)
         ? "a name that is not one of PostgreSQL's reserved words"
         : null;
