@@ -4,7 +4,7 @@
  * stopped in the right order.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -393,6 +393,12 @@ function openDataDir(
 export function loadOrCreateAdminToken(dataDir: string): string {
   const file = join(dataDir, "admin-token");
   if (existsSync(file)) {
+    // Docker makes a directory where a file that did not exist on the host is mounted.
+    if (statSync(file).isDirectory()) {
+      throw new ConfigError(
+        `${file} must hold the admin token, but it is a directory (a mount of a file that did not exist makes one): remove it to have a new token generated, or set HOOKLINE_ADMIN_TOKEN`,
+      );
+    }
     const kept = readFileSync(file, "utf8").trim();
     if (!isUsableAdminToken(kept)) {
       throw new ConfigError(
