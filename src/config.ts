@@ -4,6 +4,7 @@
  */
 import { resolve } from "node:path";
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { ConfigError } from "./errors.js";
 import { parseKey } from "./security/cipher.js";
@@ -119,7 +120,7 @@ function resolveRecording(given: Env, read: Set<string>): Readonly<Config> {
   });
   const config: Config = {
     port: int(env, "HOOKLINE_PORT", 8080, 0, 65535),
-    host: str(env, "HOOKLINE_HOST", "127.0.0.1"),
+    host: host(env),
     dataDir: resolve(str(env, "HOOKLINE_DATA_DIR", "./data")),
     adminToken: token(env),
     databaseUrl: env.DATABASE_URL?.trim() || null,
@@ -220,6 +221,31 @@ function checkPostgresUrl(raw: string): void {
 function str(env: Env, name: string, fallback: string): string {
   const v = env[name]?.trim();
   return v ? v : fallback;
+}
+
+/** A label of a host name: letters, digits, hyphens inside, and underscores (service names). */
+const HOST_LABEL = "[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?";
+const HOST_NAME = new RegExp(`^${HOST_LABEL}(?:\\.${HOST_LABEL})*\\.?$`);
+
+/**
+ * HOOKLINE_HOST, refused here if it cannot be listened on whatever the network says: the listen
+ * comes last in start-up, after the delivery engine started sending. (A name or address of no
+ * interface here is still found only then.)
+ */
+function host(env: Env): string {
+  const raw = str(env, "HOOKLINE_HOST", "127.0.0.1");
+  if (isIP(raw) || HOST_NAME.test(raw)) return raw;
+  const bracketed = /^\[(.*)\]$/.exec(raw)?.[1];
+  const withoutPort = raw.replace(/:\d+$/, "");
+  const why = raw.includes("://")
+    ? "an address or a host name to listen on, not a URL (the port is HOOKLINE_PORT, and the URL hookline prints and links to is HOOKLINE_PUBLIC_URL)"
+    : bracketed && isIP(bracketed)
+      ? `an IPv6 address without the brackets a URL puts around it (${bracketed})`
+      : withoutPort !== raw &&
+          (isIP(withoutPort) || HOST_NAME.test(withoutPort) || /^\[.+\]$/.test(withoutPort))
+        ? "an address or a host name without a port (the port is HOOKLINE_PORT)"
+        : "an address or a host name to listen on (0.0.0.0 or :: for every interface)";
+  throw new ConfigError(`HOOKLINE_HOST must be ${why}, got "${raw}"`);
 }
 
 // One sender thread when there is a second core for it; a single core gains nothing from it.
