@@ -33,6 +33,7 @@ import { Observability } from "./observability/service.js";
 import type { Store } from "./store/port.js";
 import { openStore } from "./store/factory.js";
 import { dataDirFailure, listenFailure, storeFailure } from "./start-failure.js";
+import { tryListening } from "./listen-check.js";
 
 /** Things a test (or an embedding program) may swap; production uses the defaults. */
 export interface HooklineOverrides {
@@ -226,6 +227,9 @@ export function createHookline(
         "ENCRYPTION AT REST IS OFF: endpoint secrets and message payloads are stored in plaintext; set HOOKLINE_ENCRYPTION_KEY or HOOKLINE_ENCRYPTION_KEY_FILE (see docs/security.md)",
       );
     }
+    await tryListening(config.host, config.port).catch((err: unknown) => {
+      throw listenFailure(err, config);
+    });
     if (delivers) {
       await engine.start();
       await replayJobs.start();
