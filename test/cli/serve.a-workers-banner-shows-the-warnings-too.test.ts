@@ -27,7 +27,7 @@ describe("a worker's start banner", () => {
     );
     const banner = running.output();
     expect(banner).toContain(
-      "  WARNING:      HOOKLINE_WORKER_HEARTBEAT is not a hookline setting (did you mean HOOKLINE_WORKER_HEARTBEAT_MS?)",
+      "  WARNING:      HOOKLINE_WORKER_HEARTBEAT is not a hookline setting (did you mean HOOKLINE_WORKER_HEARTBEAT_MS, in milliseconds?)",
     );
     expect(banner).toContain(
       "  WARNING:      secrets and payloads are stored unencrypted (set HOOKLINE_ENCRYPTION_KEY)",
