@@ -5,6 +5,7 @@
  * (level rules only once their condition stayed clear for LEVEL_CLEAR_FOR_MS).
  * The evaluator (evaluator.ts) feeds it samples on the injected clock and persists what changes.
  */
+import type { CircuitState } from "../engine/breaker.js";
 import type { AlertRecord } from "../store/port.js";
 import type { EndpointCounts } from "./tally.js";
 
@@ -66,6 +67,12 @@ export interface AlertSample {
   dlqClosedAt: number | null;
   /** Attempts and successes per endpoint since the previous sample. */
   endpoints: Map<string, EndpointCounts>;
+  /**
+   * Endpoints down now: their circuit is open or half-open, as stored (hookline's own drill
+   * endpoints left out). An open circuit sends only probes, minutes apart, so a receiver that is
+   * down never makes the attempts a rate needs.
+   */
+  down: Map<string, Exclude<CircuitState, "closed">>;
   dlqDepth: number;
   dlqOldestAt: number | null;
   oldestDueAt: number | null;
@@ -211,6 +218,7 @@ export class AlertRules {
     // thousand active endpoints cost one window of counts, not an hour of them.
     for (const s of this.samples) {
       if (sample.at - s.at > this.t.windowMs && s.endpoints.size) s.endpoints = new Map();
+      if (sample.at - s.at > this.t.windowMs && s.down.size) s.down = new Map();
     }
     const conditions = this.conditions(sample);
     const changes: AlertChanges = { fired: [], resolved: [], updated: [] };
@@ -403,43 +411,79 @@ export class AlertRules {
       clearForMs: 0,
     });
 
-    out.push(...this.endpointConditions(now.at, start.at));
+    out.push(...this.endpointConditions(now, start.at));
     return out;
   }
 
-  /** One endpoint failing while the others are healthy. */
-  private endpointConditions(now: number, from: number): Condition[] {
+  /**
+   * One endpoint failing, or down (its circuit not closed), while the others are healthy. A down
+   * endpoint is judged without attempts: it stays failing while its circuit stays open, and once
+   * the circuit closes it is judged only on the attempts since, so its alert resolves then rather
+   * than when the failures that opened the circuit have left the window.
+   */
+  private endpointConditions(now: AlertSample, from: number): Condition[] {
     const t = this.t;
-    const sums = new Map<string, EndpointCounts>();
-    let all = { attempts: 0, successes: 0 };
-    for (const s of this.samples) {
-      if (s.at <= from) continue;
+    const zero = { attempts: 0, successes: 0 };
+    const inWindow = this.samples.filter((s) => s.at > from);
+    const downUntil = new Map<string, number>();
+    for (const s of inWindow) for (const id of s.down.keys()) downUntil.set(id, s.at);
+    // Per endpoint: all its attempts in the window (taken out of the others'), and those since
+    // its circuit was last seen not closed (what it is judged on).
+    const totals = new Map<string, EndpointCounts>();
+    const sinceDown = new Map<string, EndpointCounts>();
+    const add = (m: Map<string, EndpointCounts>, id: string, c: EndpointCounts) => {
+      const sum = m.get(id) ?? { ...zero };
+      sum.attempts += c.attempts;
+      sum.successes += c.successes;
+      m.set(id, sum);
+    };
+    let all = { ...zero };
+    for (const s of inWindow) {
       for (const [id, c] of s.endpoints) {
-        const sum = sums.get(id) ?? { attempts: 0, successes: 0 };
-        sum.attempts += c.attempts;
-        sum.successes += c.successes;
-        sums.set(id, sum);
+        add(totals, id, c);
+        if (s.at > (downUntil.get(id) ?? -Infinity)) add(sinceDown, id, c);
         all = { attempts: all.attempts + c.attempts, successes: all.successes + c.successes };
       }
     }
     const out: Condition[] = [];
-    for (const [id, c] of sums) {
+    const seen = new Set([...totals.keys(), ...now.down.keys()]);
+    for (const id of seen) {
       const key = keyOf("endpoint_failing", id);
+      const circuit = now.down.get(id);
+      const total = totals.get(id) ?? zero;
+      const c = circuit ? total : (sinceDown.get(id) ?? zero);
       // Once pending or firing, any traffic keeps judging it: an open circuit sends few probes.
-      const judged = this.states.has(key) ? c.attempts > 0 : c.attempts >= t.endpointMinAttempts;
+      const judged =
+        circuit !== undefined ||
+        (this.states.has(key) ? c.attempts > 0 : c.attempts >= t.endpointMinAttempts);
       if (!judged) continue;
-      const rate = c.successes / c.attempts;
-      const rest = { attempts: all.attempts - c.attempts, successes: all.successes - c.successes };
+      const rate = c.attempts === 0 ? 0 : c.successes / c.attempts;
+      const rest = {
+        attempts: all.attempts - total.attempts,
+        successes: all.successes - total.successes,
+      };
       const restRate = rest.attempts === 0 ? 1 : rest.successes / rest.attempts;
+      // The others down count too: they make few attempts, and all of them down at once (our
+      // network, not their receivers) must not single out each one.
+      const othersDown = now.down.size - (circuit ? 1 : 0);
+      const othersSeen = seen.size - 1;
+      const upShare = othersSeen === 0 ? 1 : (othersSeen - othersDown) / othersSeen;
+      const healthy = restRate >= t.healthySuccessRate && upShare >= t.healthySuccessRate;
+      const vsOthers = `while the others succeed on ${pct(restRate)}`;
+      const tried = c.attempts
+        ? `${c.successes} of ${c.attempts} attempts succeeded`
+        : "no attempts";
       out.push({
         key,
         rule: "endpoint_failing",
         severity: "warning",
         endpointId: id,
-        active: rate < t.endpointSuccessRate && restRate >= t.healthySuccessRate,
+        active: (circuit !== undefined || rate < t.endpointSuccessRate) && healthy,
         value: rate,
         threshold: t.endpointSuccessRate,
-        summary: `endpoint ${id} succeeds on ${pct(rate)} of attempts while the others succeed on ${pct(restRate)}`,
+        summary: circuit
+          ? `endpoint ${id} is down: its circuit is ${circuit} (${tried} in the last ${dur(t.windowMs)}) ${vsOthers}`
+          : `endpoint ${id} succeeds on ${pct(rate)} of attempts ${vsOthers}`,
         forMs: t.endpointForMs,
         clearForMs: 0,
       });

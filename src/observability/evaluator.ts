@@ -11,8 +11,19 @@
 import type { Clock, TimerHandle } from "../clock.js";
 import { newId } from "../ids.js";
 import type { AlertRecord, Store } from "../store/port.js";
-import { AlertRules, type AlertChanges, type AlertThresholds } from "./alert-rules.js";
+import {
+  AlertRules,
+  type AlertChanges,
+  type AlertSample,
+  type AlertThresholds,
+} from "./alert-rules.js";
 import type { HooklineMetrics } from "./metrics.js";
+
+/**
+ * At most this many endpoints down (circuit not closed) are read at each evaluation, the most
+ * recently changed first: enough for any real outage, bounded for a store with many endpoints.
+ */
+const DOWN_READ_LIMIT = 10_000;
 
 /** How long resolved alerts are listed by GET /api/v1/alerts. */
 export const RESOLVED_LISTED_MS = 24 * 3_600_000;
@@ -46,6 +57,8 @@ export class AlertEvaluator {
       thresholds: AlertThresholds;
       intervalMs: number;
       logger: EvaluatorLogger;
+      /** Whether an endpoint is one of hookline's failure drills' (never judged as failing). */
+      isDrillEndpoint: (endpointId: string) => Promise<boolean>;
     },
   ) {
     this.rules = new AlertRules(deps.thresholds, (now) => newId("alrt", now));
@@ -92,6 +105,7 @@ export class AlertEvaluator {
       await this.adopt(clock.now());
       const backlog = await metrics.refresh();
       const [drill] = await store.listDrillRuns(1);
+      const down = await this.downEndpoints();
       const t = metrics.tally;
       const at = clock.now();
       this.note(
@@ -101,6 +115,7 @@ export class AlertEvaluator {
           exhausted: t.exhausted,
           dlqLeft: t.dlqLeft,
           endpoints: t.drainEndpoints(),
+          down,
           dlqDepth: backlog.deadLetters,
           dlqOldestAt: backlog.oldestDeadLetterAt,
           dlqClosedAt: backlog.lastDeadLetterClosedAt,
@@ -113,6 +128,23 @@ export class AlertEvaluator {
     } catch (err) {
       this.deps.logger.error({ err }, "evaluating alerts failed; trying again at the next tick");
     }
+  }
+
+  /**
+   * Endpoints whose stored circuit is open or half-open. Read from the store, not the engine: on
+   * PostgreSQL a worker lets go of an endpoint idle for 10 s, open circuit or not, and another
+   * worker's probe may close it. Every worker reads them, so with several workers a down
+   * endpoint is listed once per worker, as the other conditions read from the database are.
+   */
+  private async downEndpoints(): Promise<AlertSample["down"]> {
+    const down: AlertSample["down"] = new Map();
+    for (const { endpointId, circuit } of await this.deps.store.listUnclosedCircuits(
+      DOWN_READ_LIMIT,
+    )) {
+      if (circuit.state === "closed" || (await this.deps.isDrillEndpoint(endpointId))) continue;
+      down.set(endpointId, circuit.state);
+    }
+    return down;
   }
 
   /** Takes on the firing alerts no running worker evaluates (see the module comment). */

@@ -75,6 +75,7 @@ export class Observability {
       settings: { maxEndpoints: config.metricsMaxEndpoints, slotIdleMs: 10 * 60_000 },
     });
     this.system = new SystemEndpoints(store);
+    const system = this.system;
     this.evaluator = new AlertEvaluator({
       store,
       clock,
@@ -83,6 +84,7 @@ export class Observability {
       thresholds: thresholdsOf(config),
       intervalMs: config.alertIntervalMs,
       logger,
+      isDrillEndpoint: (id) => system.isDrill(id),
     });
     this.operational = new OperationalWebhooks({
       store,

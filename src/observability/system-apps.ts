@@ -93,27 +93,37 @@ export class SystemEndpoints {
    * the list of system applications: another process sharing the store may create one (the first
    * drill, the first operational endpoint) after this one looked.
    */
-  private readonly systemApp = new Map<string, boolean>();
+  private readonly systemApp = new Map<string, string | null>();
 
   constructor(private readonly store: Store) {}
 
   /** Whether events about this endpoint must not become operational events. */
   async isSystem(endpointId: string): Promise<boolean> {
+    return (await this.systemUidOf(endpointId)) !== null;
+  }
+
+  /** Whether this endpoint is one of the failure drills' (it fails on purpose). */
+  async isDrill(endpointId: string): Promise<boolean> {
+    return (await this.systemUidOf(endpointId)) === DRILL_APP_UID;
+  }
+
+  /** The uid of the endpoint's application if hookline made it for itself, else null. */
+  private async systemUidOf(endpointId: string): Promise<string | null> {
     let appId = this.appOf.get(endpointId);
     if (appId === undefined) {
       appId = (await this.store.getEndpoint(endpointId))?.appId ?? null;
       if (this.appOf.size >= 10_000) this.appOf.clear();
       this.appOf.set(endpointId, appId);
     }
-    if (appId === null) return false;
-    let system = this.systemApp.get(appId);
-    if (system === undefined) {
+    if (appId === null) return null;
+    let uid = this.systemApp.get(appId);
+    if (uid === undefined) {
       const app = await this.store.findApplication(appId);
-      system = app !== null && isSystemApp(app);
+      uid = app !== null && isSystemApp(app) ? app.uid : null;
       if (this.systemApp.size >= 10_000) this.systemApp.clear();
-      this.systemApp.set(appId, system);
+      this.systemApp.set(appId, uid);
     }
-    return system;
+    return uid;
   }
 
   /** Forget what is known (a system application was just created). */

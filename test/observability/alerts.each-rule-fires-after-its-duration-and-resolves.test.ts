@@ -84,6 +84,33 @@ describe("alert rules", () => {
     expect(t.fired).toEqual([]);
   });
 
+  it("an endpoint down behind its open circuit fires with no traffic, and resolves as it closes", () => {
+    const t = timeline();
+    // Five failures opened its circuit; then nothing but the rest's traffic, for 20 minutes.
+    t.tick({ ep_down: { attempts: 5, successes: 0 }, ep_good: { attempts: 50, successes: 50 } });
+    t.state.down.set("ep_down", "open");
+    t.run(4 * MIN, undefined, { ep_good: { attempts: 50, successes: 50 } });
+    expect(t.fired).toEqual([]);
+    t.run(20 * MIN, undefined, { ep_good: { attempts: 50, successes: 50 } });
+    expect(t.fired).toEqual(["endpoint_failing:ep_down"]);
+    // A failed probe, then a good one (half-open): still down, still firing.
+    t.tick({ ep_down: { attempts: 1, successes: 0 } });
+    t.state.down.set("ep_down", "half-open");
+    t.tick({ ep_down: { attempts: 3, successes: 3 } });
+    expect(t.resolved).toEqual([]);
+    // Closed: judged on the attempts since, not on the failed probe still in the window.
+    t.state.down.delete("ep_down");
+    t.tick({ ep_down: { attempts: 2, successes: 2 } });
+    expect(t.resolved).toEqual(["endpoint_failing"]);
+  });
+
+  it("an endpoint down while everything fails is not singled out", () => {
+    const t = timeline();
+    t.state.down.set("ep_down", "open");
+    t.run(20 * MIN, undefined, { ep_other: { attempts: 10, successes: 0 } });
+    expect(t.fired).toEqual([]);
+  });
+
   it("a dead-letter queue where nothing leaves for an hour fires, and resolves when one leaves", () => {
     const t = timeline();
     t.state.dlqDepth = 5;

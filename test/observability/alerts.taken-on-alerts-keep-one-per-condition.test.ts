@@ -23,6 +23,7 @@ const lagging = (at: number, oldestDueAt: number | null): AlertSample => ({
   dlqLeft: 0,
   dlqClosedAt: null,
   endpoints: new Map(),
+  down: new Map(),
   dlqDepth: 0,
   dlqOldestAt: null,
   oldestDueAt,

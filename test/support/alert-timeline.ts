@@ -28,6 +28,7 @@ export function timeline(overrides: Partial<AlertThresholds> = {}) {
     oldestDueAt: null,
     lastDrill: null,
     lastDrillPassedAt: null,
+    down: new Map(),
   };
   let at = T0;
   const fired: string[] = [];
@@ -44,6 +45,7 @@ export function timeline(overrides: Partial<AlertThresholds> = {}) {
         ...state,
         at,
         endpoints: new Map(Object.entries(endpoints)),
+        down: new Map(state.down),
       });
       fired.push(...changes.fired.map((a) => `${a.rule}${a.endpointId ? `:${a.endpointId}` : ""}`));
       resolved.push(...changes.resolved.map((a) => a.rule));
