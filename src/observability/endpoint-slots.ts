@@ -10,6 +10,8 @@
 
 /** The label of endpoints without a slot of their own. */
 export const OTHER_ENDPOINTS = "_other";
+/** The label of the failure drills' deliveries, whichever endpoint a drill made for itself. */
+export const DRILL_ENDPOINTS = "_drill";
 
 /** A bounded, least-recently-active set of endpoints with series of their own. */
 export class EndpointSlots {

@@ -12,7 +12,7 @@ import { finishedWithin, PROBE_WAIT_MS } from "../finished-within.js";
 import type { DeliveryBudget, EngineControl } from "../engine/control.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import type { BacklogSnapshot, DeadLetterChange, Store } from "../store/port.js";
-import { EndpointSlots, OTHER_ENDPOINTS } from "./endpoint-slots.js";
+import { DRILL_ENDPOINTS, EndpointSlots, OTHER_ENDPOINTS } from "./endpoint-slots.js";
 import { Tally } from "./tally.js";
 
 export interface MetricsSettings {
@@ -160,7 +160,11 @@ export class HooklineMetrics {
   observe(e: EngineEvent): void {
     const now = this.deps.clock.now();
     if (e.type === "delivery") {
-      const ep = this.label(e.endpointId, now);
+      // A drill's delivery fails on purpose: under a label of its own, so that rules comparing an
+      // endpoint with the others (HooklineEndpointFailing) can leave it out, and a new drill
+      // endpoint at every run takes no slot.
+      const drill = e.appId === this.drillAppId;
+      const ep = drill ? DRILL_ENDPOINTS : this.label(e.endpointId, now);
       // Also a replay that ends without a request: its ending is counted as the record's.
       const replay = e.replay === true;
       if (e.attempt) {
@@ -176,7 +180,8 @@ export class HooklineMetrics {
           this.inc(this.firstAttempts, { endpoint: ep });
           this.tally.firstAttempts++;
         }
-        this.tally.attempt(e.endpointId, cls === "2xx", now);
+        // Nor is it one of the endpoints hookline's own endpoint_failing judges or compares with.
+        this.tally.attempt(drill ? null : e.endpointId, cls === "2xx", now);
       }
       if (e.state === "pending" && e.nextAttemptAt !== null) {
         this.inc(this.retries, { endpoint: ep });
@@ -184,7 +189,6 @@ export class HooklineMetrics {
       }
       if (e.retryAfter) this.inc(this.retryAfter, { endpoint: ep, use: e.retryAfter });
       // A drill's delivery runs out of its ladder on purpose; its ending is the drill's.
-      const drill = e.appId === this.drillAppId;
       if (!replay && !drill && (e.state === "succeeded" || e.state === "dead")) {
         const result = e.state === "succeeded" ? "succeeded" : (e.failureClass ?? "permanent");
         this.inc(this.ended, { endpoint: ep, result });
@@ -508,7 +512,7 @@ export class HooklineMetrics {
     metric: Counter<string> | Histogram<string>,
     labels: Record<string, string>,
   ): void {
-    if (endpoint === OTHER_ENDPOINTS) return;
+    if (endpoint === OTHER_ENDPOINTS || endpoint === DRILL_ENDPOINTS) return;
     let own = this.series.get(endpoint);
     if (!own) this.series.set(endpoint, (own = new Map()));
     let ofMetric = own.get(metric);

@@ -40,11 +40,13 @@ export class Tally {
     return { succeeded, failed };
   }
 
-  attempt(endpointId: string, success: boolean, now: number): void {
+  /** Counts an attempt; one of no endpoint (null: a drill's) counts in the last minute only. */
+  attempt(endpointId: string | null, success: boolean, now: number): void {
     const sec = Math.floor(now / 1000);
     const slot = this.seconds[sec % 60]!;
     if (slot[0] !== sec) slot.splice(0, 3, sec, 0, 0);
     slot[success ? 1 : 2]++;
+    if (endpointId === null) return;
     let c = this.perEndpoint.get(endpointId);
     if (!c) this.perEndpoint.set(endpointId, (c = { attempts: 0, successes: 0 }));
     c.attempts++;
