@@ -23,7 +23,7 @@ import type { HooklineMetrics } from "./metrics.js";
  * At most this many endpoints down (circuit not closed) are read at each evaluation, the most
  * recently changed first: enough for any real outage, bounded for a store with many endpoints.
  */
-const DOWN_READ_LIMIT = 10_000;
+const DOWN_READ_LIMIT = 1_000;
 
 /** How long resolved alerts are listed by GET /api/v1/alerts. */
 export const RESOLVED_LISTED_MS = 24 * 3_600_000;
@@ -131,7 +131,8 @@ export class AlertEvaluator {
   }
 
   /**
-   * Endpoints whose stored circuit is open or half-open. Read from the store, not the engine: on
+   * Endpoints whose stored circuit is open or half-open, of those not disabled (each read once per
+   * evaluation: few are down at a time). Read from the store, not the engine: on
    * PostgreSQL a worker lets go of an endpoint idle for 10 s, open circuit or not, and another
    * worker's probe may close it. Every worker reads them, so with several workers a down
    * endpoint is listed once per worker, as the other conditions read from the database are.
@@ -141,7 +142,11 @@ export class AlertEvaluator {
     for (const { endpointId, circuit } of await this.deps.store.listUnclosedCircuits(
       DOWN_READ_LIMIT,
     )) {
-      if (circuit.state === "closed" || (await this.deps.isDrillEndpoint(endpointId))) continue;
+      if (circuit.state === "closed") continue;
+      // A disabled endpoint is sent nothing, and its circuit stays as it was: someone chose to
+      // stop it, and a deleted one's circuit may outlive it (a request in flight as it went).
+      const endpoint = await this.deps.store.getEndpoint(endpointId);
+      if (!endpoint || endpoint.disabled || (await this.deps.isDrillEndpoint(endpointId))) continue;
       down.set(endpointId, circuit.state);
     }
     return down;
