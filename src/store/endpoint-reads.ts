@@ -4,7 +4,8 @@
  * `Store.listEndpointMessages`); and, the other way round, where a page of messages stands at
  * their endpoints (`Store.messageDeliveryStates`).
  */
-import type { AttemptBucket, DeliveryState } from "../domain/types.js";
+import type { AttemptBucket, DeliveryState, Message } from "../domain/types.js";
+import { headFromRow, messageHeadColumns } from "./message-heads.js";
 import type { EndpointMessage } from "./port.js";
 
 /**
@@ -20,19 +21,22 @@ export const latestDelivery = (hint: string) => `NOT EXISTS (SELECT 1 FROM deliv
 /** SQLite's hint for `latestDelivery`. */
 export const BY_MESSAGE = "INDEXED BY deliveries_by_message";
 
-/** Messages `m` joined to their latest delivery `d` to an endpoint. */
-export const ENDPOINT_MESSAGES = `SELECT m.*, d.state AS delivery_state,
-  d.next_attempt_at AS delivery_next_attempt_at
+/**
+ * Messages `m` without their payloads (see message-heads.ts), joined to their latest delivery `d`
+ * to an endpoint.
+ */
+export const ENDPOINT_MESSAGES = `SELECT ${messageHeadColumns("m")},
+  d.state AS delivery_state, d.next_attempt_at AS delivery_next_attempt_at
   FROM messages m JOIN deliveries d ON d.message_id = m.id`;
 
 /** A row of ENDPOINT_MESSAGES, its message columns read by the dialect's `messageFromRow`. */
 export function endpointMessageFromRow(
   row: Record<string, unknown>,
-  messageFromRow: (row: Record<string, unknown>) => EndpointMessage["message"],
+  messageFromRow: (row: Record<string, unknown>) => Message,
 ): EndpointMessage {
   const next = row.delivery_next_attempt_at;
   return {
-    message: messageFromRow(row),
+    message: headFromRow(row, messageFromRow),
     state: row.delivery_state as DeliveryState,
     nextAttemptAt: next == null ? null : Number(next),
   };

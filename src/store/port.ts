@@ -28,6 +28,7 @@ import type {
   ApiTokenQuery,
   ApplicationFilter,
   AttemptQuery,
+  ContentQuery,
   EndpointMessage,
   EndpointMessageQuery,
   EventTypeQuery,
@@ -186,13 +187,22 @@ export interface Store {
   findMessage(appId: string, idOrEventId: string): Promise<Message | null>;
   /**
    * The application's messages with these ids (not eventIds), in one read however many: a page's
-   * messages at once. Ids it does not have are left out; the order is the store's.
+   * messages at once. Ids it does not have are left out; the order is the store's. Without
+   * content (`withContent: false`) no payload is read: each is empty.
    */
-  findMessages(appId: string, ids: readonly string[]): Promise<Message[]>;
+  findMessages(
+    appId: string,
+    ids: readonly string[],
+    content?: Pick<ContentQuery, "withContent">,
+  ): Promise<Message[]>;
+  /**
+   * An application's messages, newest first unless `order` says otherwise; payloads are read only
+   * with content.
+   */
   listMessages(appId: string, q: MessageQuery): Promise<Page<Message>>;
   /**
    * The messages sent to an endpoint, newest first unless `order` says otherwise, each with its
-   * latest delivery there (a resend's or a replay's, if any).
+   * latest delivery there (a resend's or a replay's, if any); payloads as `listMessages` reads them.
    */
   listEndpointMessages(q: EndpointMessageQuery): Promise<Page<EndpointMessage>>;
   /**

@@ -84,12 +84,12 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
             tag: query.tag,
           });
     // The page's messages in one read: one per attempt cost a round trip each, 250 on a full page.
+    const withContent = query.with_content ?? true;
     const messages = new Map<string, Message | null>();
     if (query.with_msg) {
       const ids = [...new Set(page.data.map((a) => a.messageId))];
-      for (const m of await store.findMessages(app.id, ids)) messages.set(m.id, m);
+      for (const m of await store.findMessages(app.id, ids, { withContent })) messages.set(m.id, m);
     }
-    const withContent = query.with_content ?? true;
     const items = page.data.map((a) =>
       attemptJson(a, { withContent, msg: messages.get(a.messageId) }),
     );
@@ -150,11 +150,13 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
         const app = await requireApp(store, params.app_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
         const state = query.status === undefined ? undefined : stateOf(query.status);
+        const withContent = query.with_content ?? true;
         // hookline never cancels a delivery: nothing is ever canceled (4).
         const page =
           query.status !== undefined && state === undefined
             ? { data: [], iterator: query.iterator ?? null, done: true }
             : await store.listEndpointMessages({
+                withContent,
                 appId: app.id,
                 endpointId: ep.id,
                 state,
@@ -167,7 +169,6 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
                 channel: query.channel,
                 tag: query.tag,
               });
-        const withContent = query.with_content ?? true;
         const items = page.data.map((m) => endpointMessageJson(m, withContent));
         return { status: 200, json: listJson(items, page) };
       },

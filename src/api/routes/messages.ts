@@ -136,7 +136,9 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
       },
       handler: async ({ params, query }) => {
         const app = await requireApp(store, params.app_id!);
+        const withContent = query.with_content ?? true;
         const page = await store.listMessages(app.id, {
+          withContent,
           limit: query.limit,
           iterator: query.iterator,
           order: query.order,
@@ -146,7 +148,6 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           after: query.after,
           eventTypes: query.event_types,
         });
-        const withContent = query.with_content ?? true;
         const json = page.data.map((m) => messageJson(m, withContent));
         if (query.with_status) {
           // One read for the whole page, through the messages' own deliveries.

@@ -50,7 +50,13 @@ export interface MessageFilter {
   tag?: string;
 }
 
-export interface MessageQuery extends PageQuery, MessageFilter {
+/** How much of its messages' payloads a read takes. */
+export interface ContentQuery {
+  /** False: none is read, and each message's payload is empty (an answer without content). */
+  withContent?: boolean;
+}
+
+export interface MessageQuery extends PageQuery, MessageFilter, ContentQuery {
   before?: number;
   after?: number;
 }
@@ -69,7 +75,7 @@ export interface AttemptQuery extends PageQuery, MessageFilter {
 }
 
 /** Which of an endpoint's messages `Store.listEndpointMessages` lists. */
-export interface EndpointMessageQuery extends PageQuery, MessageFilter {
+export interface EndpointMessageQuery extends PageQuery, MessageFilter, ContentQuery {
   appId: string;
   endpointId: string;
   /** Only those whose latest delivery to the endpoint is in this state. */

@@ -5,6 +5,7 @@ import { firstIdAt } from "../../ids.js";
 import type {
   AcceptResult,
   ClaimedDelivery,
+  ContentQuery,
   DeadLetterChange,
   DeliveryOutcome,
   DueEndpoints,
@@ -22,6 +23,7 @@ import type {
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
 import { acceptedMessage, dueEndpointsFrom } from "../row-mappers.js";
 import { ENDPOINT_MESSAGES, endpointMessageFromRow, latestDelivery } from "../endpoint-reads.js";
+import { fillPayloads, headFromRow, messageHeadColumns, payloadIds } from "../message-heads.js";
 import {
   all,
   exec,
@@ -123,9 +125,28 @@ export class Deliveries {
     );
   }
 
-  async findMessages(appId: string, ids: readonly string[]): Promise<Message[]> {
+  async findMessages(
+    appId: string,
+    ids: readonly string[],
+    content: ContentQuery = {},
+  ): Promise<Message[]> {
     if (ids.length === 0) return [];
+    if (content.withContent === false) {
+      const rows = await all(this.pool, this.sql.findMessageHeads, [appId, ids]);
+      return rows.map((row) => headFromRow(row, messageFromRow));
+    }
     return (await all(this.pool, this.sql.findMessages, [appId, ids])).map(messageFromRow);
+  }
+
+  /** A page read by head columns with its payloads read after it (none without content). */
+  private async withContent<T>(
+    appId: string,
+    page: Page<T>,
+    q: ContentQuery,
+    messageOf: (item: T) => Message,
+  ): Promise<Page<T>> {
+    const found = await this.findMessages(appId, payloadIds(page, q, messageOf));
+    return fillPayloads(page, messageOf, found);
   }
 
   async findMessage(appId: string, idOrEventId: string): Promise<Message | null> {
@@ -133,7 +154,7 @@ export class Deliveries {
     return row ? messageFromRow(row) : null;
   }
 
-  listMessages(appId: string, q: MessageQuery): Promise<Page<Message>> {
+  async listMessages(appId: string, q: MessageQuery): Promise<Page<Message>> {
     const params = new Params();
     const where = [`app_id = ${params.add(appId)}`, ...messageConditions(q, "messages", params)];
     if (q.before !== undefined) where.push(`created_at < ${params.add(q.before)}`);
@@ -143,17 +164,19 @@ export class Deliveries {
       where.push(`created_at > ${params.add(q.after)}`);
       where.push(`id >= ${params.add(firstIdAt("msg", q.after + 1))}`);
     }
-    return paginate(
+    const select = `SELECT ${messageHeadColumns("messages")} FROM messages`;
+    const page = await paginate(
       this.pool,
-      { select: "SELECT * FROM messages", where, params },
+      { select, where, params },
       "id",
       { ...q, order: q.order ?? "descending" },
-      messageFromRow,
+      (row) => headFromRow(row, messageFromRow),
       (m) => m.id,
     );
+    return this.withContent(appId, page, q, (m) => m);
   }
 
-  listEndpointMessages(q: EndpointMessageQuery): Promise<Page<EndpointMessage>> {
+  async listEndpointMessages(q: EndpointMessageQuery): Promise<Page<EndpointMessage>> {
     const params = new Params();
     const where = [
       `m.app_id = ${params.add(q.appId)}`,
@@ -167,7 +190,7 @@ export class Deliveries {
       where.push(`m.created_at > ${params.add(q.after)}`);
       where.push(`m.id >= ${params.add(firstIdAt("msg", q.after + 1))}`);
     }
-    return paginate(
+    const page = await paginate(
       this.pool,
       { select: ENDPOINT_MESSAGES, where, params },
       "m.id",
@@ -175,6 +198,7 @@ export class Deliveries {
       (row) => endpointMessageFromRow(row, messageFromRow),
       (m) => m.message.id,
     );
+    return this.withContent(q.appId, page, q, (m) => m.message);
   }
 
   async enqueueResend(input: ResendRequest): Promise<Delivery | null> {

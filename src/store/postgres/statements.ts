@@ -3,6 +3,7 @@
  * resolve in hookline's schema (every pooled connection's search_path). Those run for every
  * message or delivery are prepared (see `prepared`); the rest are sent as text.
  */
+import { messageHeadColumns } from "../message-heads.js";
 import { prepared } from "./database.js";
 
 /** Applications, endpoints, event types and idempotency keys. */
@@ -120,6 +121,8 @@ const ONE_ENDPOINT =
 export const DELIVERIES = {
   findMessageByEventId: "SELECT * FROM messages WHERE app_id = $1 AND event_id = $2",
   findMessages: "SELECT * FROM messages WHERE app_id = $1 AND id = ANY($2::text[])",
+  findMessageHeads: `SELECT ${messageHeadColumns("messages")} FROM messages
+    WHERE app_id = $1 AND id = ANY($2::text[])`,
   findMessage: `SELECT * FROM messages WHERE app_id = $1 AND (id = $2 OR event_id = $2)
     ORDER BY id LIMIT 1`,
   // Two accepts of one eventId at once: the second waits for the first's commit, then does nothing.

@@ -37,6 +37,7 @@ import {
   type ApplicationFilter,
   type DeadLetterSummaryRow,
   type DeliveryOutcome,
+  type ContentQuery,
   type EndpointMessage,
   type EndpointMessageQuery,
   type EventTypeQuery,
@@ -300,8 +301,12 @@ export class PostgresStore implements Store {
     );
   }
 
-  async findMessages(appId: string, ids: readonly string[]): Promise<Message[]> {
-    const found = await this.run(() => this.deliveries.findMessages(appId, ids));
+  async findMessages(
+    appId: string,
+    ids: readonly string[],
+    content?: Pick<ContentQuery, "withContent">,
+  ): Promise<Message[]> {
+    const found = await this.run(() => this.deliveries.findMessages(appId, ids, content));
     return found.map((m) => this.sealing.messageOut(m));
   }
 

@@ -6,6 +6,7 @@ import {
   scanPassed,
   type AcceptResult,
   type ClaimedDelivery,
+  type ContentQuery,
   type DeadLetterChange,
   type DeliveryOutcome,
   type DueEndpoints,
@@ -22,6 +23,7 @@ import {
   type Store,
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
+import { fillPayloads, headFromRow, messageHeadColumns, payloadIds } from "../message-heads.js";
 import { acceptedMessage, dueEndpointsFrom } from "../row-mappers.js";
 import {
   BY_MESSAGE,
@@ -167,10 +169,24 @@ export class Deliveries {
     return row ? messageFromRow(row) : null;
   }
 
-  findMessages(appId: string, ids: readonly string[]): Message[] {
+  findMessages(appId: string, ids: readonly string[], content: ContentQuery = {}): Message[] {
     if (ids.length === 0) return [];
+    if (content.withContent === false) {
+      const rows = this.s.findMessageHeads.all(appId, JSON.stringify(ids)) as Row[];
+      return rows.map((row) => headFromRow(row, messageFromRow));
+    }
     const rows = this.s.findMessages.all(appId, JSON.stringify(ids)) as Row[];
     return rows.map(messageFromRow);
+  }
+
+  /** A page read by head columns with its payloads read after it (none without content). */
+  private withContent<T>(
+    appId: string,
+    page: Page<T>,
+    q: ContentQuery,
+    messageOf: (item: T) => Message,
+  ): Page<T> {
+    return fillPayloads(page, messageOf, this.findMessages(appId, payloadIds(page, q, messageOf)));
   }
 
   listMessages(appId: string, q: MessageQuery): Page<Message> {
@@ -187,14 +203,15 @@ export class Deliveries {
       where.push("created_at > ?", "id >= ?");
       params.push(q.after, firstIdAt("msg", q.after + 1));
     }
-    return paginate(
+    const page = paginate(
       this.db,
-      { select: "SELECT * FROM messages", where, params },
+      { select: `SELECT ${messageHeadColumns("messages")} FROM messages`, where, params },
       "id",
       { ...q, order: q.order ?? "descending" },
-      messageFromRow,
+      (row) => headFromRow(row, messageFromRow),
       (m) => m.id,
     );
+    return this.withContent(appId, page, q, (m) => m);
   }
 
   listEndpointMessages(q: EndpointMessageQuery): Page<EndpointMessage> {
@@ -218,7 +235,7 @@ export class Deliveries {
       where.push("m.created_at > ?", "m.id >= ?");
       params.push(q.after, firstIdAt("msg", q.after + 1));
     }
-    return paginate(
+    const page = paginate(
       this.db,
       { select: ENDPOINT_MESSAGES, where, params },
       "m.id",
@@ -226,6 +243,7 @@ export class Deliveries {
       (row) => endpointMessageFromRow(row, messageFromRow),
       (m) => m.message.id,
     );
+    return this.withContent(q.appId, page, q, (m) => m.message);
   }
 
   enqueueResend(input: ResendRequest): Delivery | null {

@@ -1,5 +1,6 @@
 /** The SQLite store's hot statements, prepared once per connection and grouped by who uses them. */
 import type { Database as Db, Statement } from "better-sqlite3";
+import { messageHeadColumns } from "../message-heads.js";
 import {
   prepareDeadLetters,
   prepareReplayJobs,
@@ -136,6 +137,10 @@ function prepareDeliveries(db: Db) {
     ),
     findMessages: p(
       "SELECT * FROM messages WHERE app_id = ? AND id IN (SELECT value FROM json_each(?))",
+    ),
+    findMessageHeads: p(
+      `SELECT ${messageHeadColumns("messages")} FROM messages
+        WHERE app_id = ? AND id IN (SELECT value FROM json_each(?))`,
     ),
     insertMessage: p(`INSERT INTO messages
       (id, app_id, event_type, event_id, channels, tags, payload, created_at, deliver_at)

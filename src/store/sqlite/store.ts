@@ -37,6 +37,7 @@ import {
   type ApplicationFilter,
   type DeadLetterSummaryRow,
   type DeliveryOutcome,
+  type ContentQuery,
   type EndpointMessage,
   type EndpointMessageQuery,
   type EventTypeQuery,
@@ -266,8 +267,12 @@ export class SqliteStore implements Store {
     );
   }
 
-  async findMessages(appId: string, ids: readonly string[]): Promise<Message[]> {
-    return this.run(() => this.deliveries.findMessages(appId, ids)).map((m) =>
+  async findMessages(
+    appId: string,
+    ids: readonly string[],
+    content?: Pick<ContentQuery, "withContent">,
+  ): Promise<Message[]> {
+    return this.run(() => this.deliveries.findMessages(appId, ids, content)).map((m) =>
       this.sealing.messageOut(m),
     );
   }

@@ -1,5 +1,6 @@
 /** Accepting messages, fanning them out to endpoints, and reading them back. */
 import { describe, expect, it } from "vitest";
+import type { Message } from "../../../src/domain/types.js";
 import { newId } from "../../../src/ids.js";
 import type { EndpointMessageQuery } from "../../../src/store/port.js";
 import {
@@ -399,6 +400,45 @@ export function messageBehaviour(t: StoreUnderTest): void {
         limit: 10,
       });
       expect(others.data.map((m) => m.message.id)).toEqual([b.message.id]);
+    });
+  });
+
+  describe("reading messages without content", () => {
+    it("lists and finds the same messages, with every payload left empty", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}]);
+      const ep = only(endpoints).id;
+      const accepted: Message[] = [];
+      for (let i = 0; i < 3; i++) {
+        const payload = Buffer.from(JSON.stringify({ n: i, pad: "x".repeat(1000) }));
+        accepted.push((await accept(t.store, app.id, { now: T0 + i * SECOND, payload })).message);
+      }
+      const empty = (m: Message) => ({ ...m, payload: Buffer.alloc(0) });
+      const newestFirst = [...accepted].reverse();
+
+      const listed = await t.store.listMessages(app.id, { limit: 10, withContent: false });
+      expect(listed.data).toEqual(newestFirst.map(empty));
+      const walk = await allPages(
+        (q) => t.store.listMessages(app.id, { ...q, withContent: false }),
+        { limit: 2 },
+      );
+      expect(walk.items).toEqual(newestFirst.map(empty));
+
+      const sent = await t.store.listEndpointMessages({
+        appId: app.id,
+        endpointId: ep,
+        limit: 10,
+        withContent: false,
+      });
+      expect(sent.data.map((m) => m.message)).toEqual(newestFirst.map(empty));
+      expect(sent.data.map((m) => m.state)).toEqual(["pending", "pending", "pending"]);
+
+      const ids = accepted.map((m) => m.id);
+      const found = await t.store.findMessages(app.id, ids, { withContent: false });
+      expect(found.sort((a, b) => a.id.localeCompare(b.id))).toEqual(accepted.map(empty));
+      // With content (the default, or said), the payloads are there as accepted.
+      expect((await t.store.listMessages(app.id, { limit: 10 })).data).toEqual(newestFirst);
+      const withContent = await t.store.listMessages(app.id, { limit: 10, withContent: true });
+      expect(withContent.data).toEqual(newestFirst);
     });
   });
 

@@ -26,6 +26,8 @@ export function sealingBehaviour(t: StoreUnderTest): void {
       expect(again).toMatchObject({ created: false, message: { payload } });
       expect((await store.findMessage(app.id, accepted.message.id))?.payload).toEqual(payload);
       expect((await store.listMessages(app.id, { limit: 10 })).data[0]?.payload).toEqual(payload);
+      const sent = await store.listEndpointMessages({ appId: app.id, endpointId: ep.id, limit: 1 });
+      expect(sent.data[0]?.message.payload).toEqual(payload);
 
       const claimed = only(await claimAll(store, T0));
       expect(claimed.payload).toEqual(payload);
