@@ -5,7 +5,7 @@
  * their endpoints (`Store.messageDeliveryStates`).
  */
 import type { AttemptBucket, DeliveryState, Message } from "../domain/types.js";
-import { headFromRow, messageHeadColumns } from "./message-heads.js";
+import { headFromRow, messageHeadColumns, type Sized } from "./message-heads.js";
 import type { EndpointMessage } from "./port.js";
 
 /**
@@ -22,24 +22,26 @@ export const latestDelivery = (hint: string) => `NOT EXISTS (SELECT 1 FROM deliv
 export const BY_MESSAGE = "INDEXED BY deliveries_by_message";
 
 /**
- * Messages `m` without their payloads (see message-heads.ts), joined to their latest delivery `d`
- * to an endpoint.
+ * Messages `m`, without their payloads (see message-heads.ts; `sizeOf` is the dialect's), joined to
+ * their latest delivery `d` to an endpoint.
  */
-export const ENDPOINT_MESSAGES = `SELECT ${messageHeadColumns("m")},
+export const endpointMessages = (sizeOf: string) => `SELECT ${messageHeadColumns("m", sizeOf)},
   d.state AS delivery_state, d.next_attempt_at AS delivery_next_attempt_at
   FROM messages m JOIN deliveries d ON d.message_id = m.id`;
 
-/** A row of ENDPOINT_MESSAGES, its message columns read by the dialect's `messageFromRow`. */
+/** A row of `endpointMessages`, its message columns read by the dialect's `messageFromRow`. */
 export function endpointMessageFromRow(
   row: Record<string, unknown>,
   messageFromRow: (row: Record<string, unknown>) => Message,
-): EndpointMessage {
+): Sized<EndpointMessage> {
   const next = row.delivery_next_attempt_at;
-  return {
-    message: headFromRow(row, messageFromRow),
+  const head = headFromRow(row, messageFromRow);
+  const item = {
+    message: head.item,
     state: row.delivery_state as DeliveryState,
     nextAttemptAt: next == null ? null : Number(next),
   };
+  return { item, bytes: head.bytes };
 }
 
 /** Counts each message once, by its latest delivery; `p` holds the dialect's placeholders. */

@@ -196,8 +196,8 @@ export interface Store {
     content?: Pick<ContentQuery, "withContent">,
   ): Promise<Message[]>;
   /**
-   * An application's messages, newest first unless `order` says otherwise; payloads are read only
-   * with content.
+   * An application's messages, newest first unless `order` says otherwise. Payloads are read only
+   * with content, and only those of the page as `maxPayloadBytes` bounds it.
    */
   listMessages(appId: string, q: MessageQuery): Promise<Page<Message>>;
   /**

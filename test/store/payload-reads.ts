@@ -39,7 +39,12 @@ export async function readWithoutContent(
   }
 }
 
-/** Whether a statement reads the `messages.payload` column, by name or by a `*`. */
+/**
+ * Whether a statement reads the `messages.payload` column itself: taking only its size
+ * (`length`, `octet_length`) reads the row's header, not the bytes. A `*` on a table that has a
+ * payload reads it too.
+ */
 export function readsPayloads(sql: string): boolean {
-  return /\bpayload\b/.test(sql) || /\b(SELECT|m\.)\s*\*/.test(sql);
+  const sizesAside = sql.replace(/\b(octet_)?length\(\w+\.payload\)/g, "");
+  return /\bpayload\b/.test(sizesAside) || /\b(SELECT|m\.)\s*\*/.test(sizesAside);
 }

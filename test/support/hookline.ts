@@ -88,11 +88,14 @@ export async function startHookline(
  * {@link startHookline} on the embedded store, or on PostgreSQL in a fresh schema, which `stop`
  * drops with the data dir: for tests that run the same checks on both stores.
  */
-export async function startHooklineOn(kind: "sqlite" | "postgres"): Promise<TestHookline> {
-  if (kind === "sqlite") return startHookline();
+export async function startHooklineOn(
+  kind: "sqlite" | "postgres",
+  env: Record<string, string> = {},
+): Promise<TestHookline> {
+  if (kind === "sqlite") return startHookline({ env });
   const schema = freshSchemaName();
   const t = await startHookline({
-    env: { DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema },
+    env: { ...env, DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema },
   });
   return {
     ...t,

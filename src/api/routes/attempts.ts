@@ -18,7 +18,7 @@ import {
 } from "../schemas/attempt.js";
 import { HttpError, listAnswer, listOf } from "../schemas/common.js";
 import { Channel } from "../schemas/endpoint.js";
-import { Tag, listJson } from "../schemas/message.js";
+import { PAGE_PAYLOAD_BYTES, Tag, listJson } from "../schemas/message.js";
 import { EventTypesQuery, idIterator, listQueryOf, QueryBool, QueryTime } from "../validation.js";
 
 const TAG = "Message Attempt";
@@ -157,6 +157,7 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
             ? { data: [], iterator: query.iterator ?? null, done: true }
             : await store.listEndpointMessages({
                 withContent,
+                maxPayloadBytes: PAGE_PAYLOAD_BYTES,
                 appId: app.id,
                 endpointId: ep.id,
                 state,

@@ -18,6 +18,7 @@ import {
   MessageOut,
   MessagePrecheckIn,
   MessagePrecheckOut,
+  PAGE_PAYLOAD_BYTES,
   Tag,
   listJson,
   messageJson,
@@ -139,6 +140,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         const withContent = query.with_content ?? true;
         const page = await store.listMessages(app.id, {
           withContent,
+          maxPayloadBytes: PAGE_PAYLOAD_BYTES,
           limit: query.limit,
           iterator: query.iterator,
           order: query.order,

@@ -91,6 +91,14 @@ export function messageJson(m: Message, withContent: boolean): string {
   return `${head.slice(0, -1)},"payload":${payload}}`;
 }
 
+/**
+ * The payload bytes a page of messages with content holds at most, past its first message: a
+ * page of 250 payloads of up to HOOKLINE_MAX_BODY_BYTES each would otherwise be built whole in
+ * memory, holding up every other request meanwhile. A page cut short is not `done`; its iterator
+ * goes on from its last message, as any client following `iterator` until `done` does.
+ */
+export const PAGE_PAYLOAD_BYTES = 4 * 1024 * 1024;
+
 /** A list envelope around items that are already JSON text. */
 export function listJson(
   items: readonly string[],

@@ -54,6 +54,11 @@ export interface MessageFilter {
 export interface ContentQuery {
   /** False: none is read, and each message's payload is empty (an answer without content). */
   withContent?: boolean;
+  /**
+   * With content, a page's bound on its payloads' bytes as stored: it ends before the message
+   * that would pass it (the first always comes), `done` false and its iterator at its last.
+   */
+  maxPayloadBytes?: number;
 }
 
 export interface MessageQuery extends PageQuery, MessageFilter, ContentQuery {

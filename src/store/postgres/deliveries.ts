@@ -22,8 +22,15 @@ import type {
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
 import { acceptedMessage, dueEndpointsFrom } from "../row-mappers.js";
-import { ENDPOINT_MESSAGES, endpointMessageFromRow, latestDelivery } from "../endpoint-reads.js";
-import { fillPayloads, headFromRow, messageHeadColumns, payloadIds } from "../message-heads.js";
+import { endpointMessageFromRow, endpointMessages, latestDelivery } from "../endpoint-reads.js";
+import {
+  fillPayloads,
+  headFromRow,
+  messageHeadColumns,
+  payloadIds,
+  withinPayloadBytes,
+  type Sized,
+} from "../message-heads.js";
 import {
   all,
   exec,
@@ -133,18 +140,19 @@ export class Deliveries {
     if (ids.length === 0) return [];
     if (content.withContent === false) {
       const rows = await all(this.pool, this.sql.findMessageHeads, [appId, ids]);
-      return rows.map((row) => headFromRow(row, messageFromRow));
+      return rows.map((row) => headFromRow(row, messageFromRow).item);
     }
     return (await all(this.pool, this.sql.findMessages, [appId, ids])).map(messageFromRow);
   }
 
-  /** A page read by head columns with its payloads read after it (none without content). */
+  /** A page read by head columns, bounded by its payloads' sizes, and then those payloads read. */
   private async withContent<T>(
     appId: string,
-    page: Page<T>,
+    sized: Page<Sized<T>>,
     q: ContentQuery,
     messageOf: (item: T) => Message,
   ): Promise<Page<T>> {
+    const page = withinPayloadBytes(sized, q, (item) => messageOf(item).id);
     const found = await this.findMessages(appId, payloadIds(page, q, messageOf));
     return fillPayloads(page, messageOf, found);
   }
@@ -164,16 +172,16 @@ export class Deliveries {
       where.push(`created_at > ${params.add(q.after)}`);
       where.push(`id >= ${params.add(firstIdAt("msg", q.after + 1))}`);
     }
-    const select = `SELECT ${messageHeadColumns("messages")} FROM messages`;
-    const page = await paginate(
+    const select = `SELECT ${messageHeadColumns("messages", "octet_length")} FROM messages`;
+    const sized = await paginate(
       this.pool,
       { select, where, params },
       "id",
       { ...q, order: q.order ?? "descending" },
       (row) => headFromRow(row, messageFromRow),
-      (m) => m.id,
+      (m) => m.item.id,
     );
-    return this.withContent(appId, page, q, (m) => m);
+    return this.withContent(appId, sized, q, (m) => m);
   }
 
   async listEndpointMessages(q: EndpointMessageQuery): Promise<Page<EndpointMessage>> {
@@ -190,15 +198,15 @@ export class Deliveries {
       where.push(`m.created_at > ${params.add(q.after)}`);
       where.push(`m.id >= ${params.add(firstIdAt("msg", q.after + 1))}`);
     }
-    const page = await paginate(
+    const sized = await paginate(
       this.pool,
-      { select: ENDPOINT_MESSAGES, where, params },
+      { select: endpointMessages("octet_length"), where, params },
       "m.id",
       { ...q, order: q.order ?? "descending" },
       (row) => endpointMessageFromRow(row, messageFromRow),
-      (m) => m.message.id,
+      (m) => m.item.message.id,
     );
-    return this.withContent(q.appId, page, q, (m) => m.message);
+    return this.withContent(q.appId, sized, q, (m) => m.message);
   }
 
   async enqueueResend(input: ResendRequest): Promise<Delivery | null> {

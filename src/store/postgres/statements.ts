@@ -121,7 +121,7 @@ const ONE_ENDPOINT =
 export const DELIVERIES = {
   findMessageByEventId: "SELECT * FROM messages WHERE app_id = $1 AND event_id = $2",
   findMessages: "SELECT * FROM messages WHERE app_id = $1 AND id = ANY($2::text[])",
-  findMessageHeads: `SELECT ${messageHeadColumns("messages")} FROM messages
+  findMessageHeads: `SELECT ${messageHeadColumns("messages", "octet_length")} FROM messages
     WHERE app_id = $1 AND id = ANY($2::text[])`,
   findMessage: `SELECT * FROM messages WHERE app_id = $1 AND (id = $2 OR event_id = $2)
     ORDER BY id LIMIT 1`,

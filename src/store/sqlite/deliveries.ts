@@ -23,11 +23,18 @@ import {
   type Store,
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
-import { fillPayloads, headFromRow, messageHeadColumns, payloadIds } from "../message-heads.js";
+import {
+  fillPayloads,
+  headFromRow,
+  messageHeadColumns,
+  payloadIds,
+  withinPayloadBytes,
+  type Sized,
+} from "../message-heads.js";
 import { acceptedMessage, dueEndpointsFrom } from "../row-mappers.js";
 import {
   BY_MESSAGE,
-  ENDPOINT_MESSAGES,
+  endpointMessages,
   endpointMessageFromRow,
   latestDelivery,
 } from "../endpoint-reads.js";
@@ -173,19 +180,20 @@ export class Deliveries {
     if (ids.length === 0) return [];
     if (content.withContent === false) {
       const rows = this.s.findMessageHeads.all(appId, JSON.stringify(ids)) as Row[];
-      return rows.map((row) => headFromRow(row, messageFromRow));
+      return rows.map((row) => headFromRow(row, messageFromRow).item);
     }
     const rows = this.s.findMessages.all(appId, JSON.stringify(ids)) as Row[];
     return rows.map(messageFromRow);
   }
 
-  /** A page read by head columns with its payloads read after it (none without content). */
+  /** A page read by head columns, bounded by its payloads' sizes, and then those payloads read. */
   private withContent<T>(
     appId: string,
-    page: Page<T>,
+    sized: Page<Sized<T>>,
     q: ContentQuery,
     messageOf: (item: T) => Message,
   ): Page<T> {
+    const page = withinPayloadBytes(sized, q, (item) => messageOf(item).id);
     return fillPayloads(page, messageOf, this.findMessages(appId, payloadIds(page, q, messageOf)));
   }
 
@@ -203,15 +211,15 @@ export class Deliveries {
       where.push("created_at > ?", "id >= ?");
       params.push(q.after, firstIdAt("msg", q.after + 1));
     }
-    const page = paginate(
+    const sized = paginate(
       this.db,
-      { select: `SELECT ${messageHeadColumns("messages")} FROM messages`, where, params },
+      { select: `SELECT ${messageHeadColumns("messages", "length")} FROM messages`, where, params },
       "id",
       { ...q, order: q.order ?? "descending" },
       (row) => headFromRow(row, messageFromRow),
-      (m) => m.id,
+      (m) => m.item.id,
     );
-    return this.withContent(appId, page, q, (m) => m);
+    return this.withContent(appId, sized, q, (m) => m);
   }
 
   listEndpointMessages(q: EndpointMessageQuery): Page<EndpointMessage> {
@@ -235,15 +243,15 @@ export class Deliveries {
       where.push("m.created_at > ?", "m.id >= ?");
       params.push(q.after, firstIdAt("msg", q.after + 1));
     }
-    const page = paginate(
+    const sized = paginate(
       this.db,
-      { select: ENDPOINT_MESSAGES, where, params },
+      { select: endpointMessages("length"), where, params },
       "m.id",
       { ...q, order: q.order ?? "descending" },
       (row) => endpointMessageFromRow(row, messageFromRow),
-      (m) => m.message.id,
+      (m) => m.item.message.id,
     );
-    return this.withContent(q.appId, page, q, (m) => m.message);
+    return this.withContent(q.appId, sized, q, (m) => m.message);
   }
 
   enqueueResend(input: ResendRequest): Delivery | null {

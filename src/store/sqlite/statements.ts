@@ -139,7 +139,7 @@ function prepareDeliveries(db: Db) {
       "SELECT * FROM messages WHERE app_id = ? AND id IN (SELECT value FROM json_each(?))",
     ),
     findMessageHeads: p(
-      `SELECT ${messageHeadColumns("messages")} FROM messages
+      `SELECT ${messageHeadColumns("messages", "length")} FROM messages
         WHERE app_id = ? AND id IN (SELECT value FROM json_each(?))`,
     ),
     insertMessage: p(`INSERT INTO messages

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../../src/domain/types.js";
 import { newId } from "../../../src/ids.js";
-import type { EndpointMessageQuery } from "../../../src/store/port.js";
+import type { EndpointMessageQuery, Page, PageQuery } from "../../../src/store/port.js";
 import {
   accept,
   allPages,
@@ -439,6 +439,59 @@ export function messageBehaviour(t: StoreUnderTest): void {
       expect((await t.store.listMessages(app.id, { limit: 10 })).data).toEqual(newestFirst);
       const withContent = await t.store.listMessages(app.id, { limit: 10, withContent: true });
       expect(withContent.data).toEqual(newestFirst);
+    });
+  });
+
+  describe("a page's payload bytes", () => {
+    /** Every page of a walk with `q`, following `iterator` until `done` as Svix clients do. */
+    async function walk<T>(list: (q: PageQuery) => Promise<Page<T>>, q: PageQuery) {
+      const pages: T[][] = [];
+      let iterator: string | null = null;
+      for (let n = 0; n < 100; n++) {
+        const page: Page<T> = await list({ ...q, iterator });
+        pages.push(page.data);
+        if (page.done) return pages;
+        iterator = page.iterator;
+      }
+      throw new Error("listing never reported done");
+    }
+
+    it("ends a page with content before the message its payload would pass the bound at", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}]);
+      const ep = only(endpoints).id;
+      const sizes = [400, 300, 300, 2000, 100, 100];
+      const ids: string[] = [];
+      for (const [i, size] of sizes.entries()) {
+        // A JSON object of exactly `size` bytes.
+        const payload = Buffer.from(`{"p":"${"x".repeat(size - 8)}"}`);
+        expect(payload.length).toBe(size);
+        ids.push((await accept(t.store, app.id, { now: T0 + i * SECOND, payload })).message.id);
+      }
+      const q = { limit: 10, order: "ascending" as const, maxPayloadBytes: 1000 };
+
+      const pages = await walk((p) => t.store.listMessages(app.id, { ...p, ...q }), q);
+      // 400+300+300 fit; 2000 alone passes the bound but a page always holds one; then the rest.
+      expect(pages.map((page) => page.map((m) => m.payload.length))).toEqual([
+        [400, 300, 300],
+        [2000],
+        [100, 100],
+      ]);
+      expect(pages.flat().map((m) => m.id)).toEqual(ids);
+
+      const sent = await walk(
+        (p) => t.store.listEndpointMessages({ ...p, ...q, appId: app.id, endpointId: ep }),
+        q,
+      );
+      expect(sent.map((page) => page.map((m) => m.message.payload.length))).toEqual([
+        [400, 300, 300],
+        [2000],
+        [100, 100],
+      ]);
+
+      // Without content nothing is read, so nothing bounds the page but its limit.
+      const bare = await t.store.listMessages(app.id, { ...q, withContent: false });
+      expect(bare.data.map((m) => m.id)).toEqual(ids);
+      expect(bare.done).toBe(true);
     });
   });
 

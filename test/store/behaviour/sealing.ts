@@ -28,6 +28,8 @@ export function sealingBehaviour(t: StoreUnderTest): void {
       expect((await store.listMessages(app.id, { limit: 10 })).data[0]?.payload).toEqual(payload);
       const sent = await store.listEndpointMessages({ appId: app.id, endpointId: ep.id, limit: 1 });
       expect(sent.data[0]?.message.payload).toEqual(payload);
+      const bounded = await store.listMessages(app.id, { limit: 10, maxPayloadBytes: 1 });
+      expect(bounded.data[0]?.payload).toEqual(payload);
 
       const claimed = only(await claimAll(store, T0));
       expect(claimed.payload).toEqual(payload);
