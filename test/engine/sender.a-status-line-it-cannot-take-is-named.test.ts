@@ -1,8 +1,8 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { HttpSender, type Sender } from "../../src/engine/sender.js";
-import { ThreadedSender } from "../../src/engine/sender-threads.js";
+import type { Sender } from "../../src/engine/sender.js";
+import { senders } from "../support/senders.js";
 
 /**
  * A status line undici's parser refuses with an assertion of its own (a 101 to a request that
@@ -26,11 +26,6 @@ const answers: [string, string, RegExp][] = [
     "HTTP/1.1 099 Odd\r\ncontent-length: 0\r\n\r\n",
     /^the answer's status is under 100, which HTTP does not have$/,
   ],
-];
-
-const senders: [string, () => Sender][] = [
-  ["in process", () => new HttpSender()],
-  ["on a sender thread", () => new ThreadedSender({ threads: 1 })],
 ];
 
 describe.each(senders)("a status line hookline cannot take is named (%s)", (_, make) => {

@@ -1,8 +1,8 @@
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { HttpSender, type Sender } from "../../src/engine/sender.js";
-import { ThreadedSender } from "../../src/engine/sender-threads.js";
+import type { Sender } from "../../src/engine/sender.js";
+import { senders } from "../support/senders.js";
 
 /**
  * A raw TCP receiver that answers each request on a connection with the next script of pieces,
@@ -46,11 +46,6 @@ const request = (url: string) => ({
 });
 
 const ok = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
-
-const senders: [string, () => Sender][] = [
-  ["in process", () => new HttpSender()],
-  ["on a sender thread", () => new ThreadedSender({ threads: 1 })],
-];
 
 describe.each(senders)("a 100 Continue nobody asked for is read past (%s)", (_, make) => {
   let sender: Sender;

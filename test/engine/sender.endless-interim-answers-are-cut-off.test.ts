@@ -1,8 +1,8 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { HttpSender, type Sender } from "../../src/engine/sender.js";
-import { ThreadedSender } from "../../src/engine/sender-threads.js";
+import type { Sender } from "../../src/engine/sender.js";
+import { senders } from "../support/senders.js";
 
 /**
  * A receiver that answers `102 Processing` over and over, as fast as hookline reads, never
@@ -12,11 +12,6 @@ import { ThreadedSender } from "../../src/engine/sender-threads.js";
  * on that thread slowed.
  */
 const INTERIM = Buffer.from("HTTP/1.1 102 Processing\r\n\r\n".repeat(1000), "latin1");
-
-const senders: [string, () => Sender][] = [
-  ["in process", () => new HttpSender()],
-  ["on a sender thread", () => new ThreadedSender({ threads: 1 })],
-];
 
 describe.each(senders)("endless interim answers are cut off (%s)", (_, make) => {
   let sender: Sender;

@@ -6,13 +6,8 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { HttpSender, type Sender } from "../../src/engine/sender.js";
-import { ThreadedSender } from "../../src/engine/sender-threads.js";
-
-const senders: [string, () => Sender][] = [
-  ["in process", () => new HttpSender()],
-  ["on a sender thread", () => new ThreadedSender({ threads: 1 })],
-];
+import type { Sender } from "../../src/engine/sender.js";
+import { senders } from "../support/senders.js";
 
 /** A receiver answering 200 with headers of about `kib` KiB in all. */
 async function answeringWithHeaders(

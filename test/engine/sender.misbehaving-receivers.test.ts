@@ -1,8 +1,8 @@
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { HttpSender, type Sender } from "../../src/engine/sender.js";
-import { ThreadedSender } from "../../src/engine/sender-threads.js";
+import type { Sender } from "../../src/engine/sender.js";
+import { senders } from "../support/senders.js";
 
 /** A raw TCP server that answers each connection however the test says. */
 async function rawServer(
@@ -30,11 +30,6 @@ const request = (url: string, timeoutMs = 1_000) => ({
 });
 
 // The same bounds hold whether the main thread sends or a sender thread does.
-const senders: [string, () => Sender][] = [
-  ["in process", () => new HttpSender()],
-  ["on a sender thread", () => new ThreadedSender({ threads: 1 })],
-];
-
 describe.each(senders)("misbehaving receivers are bounded and recorded clearly (%s)", (_, make) => {
   let sender: Sender;
   let cleanup: (() => void)[] = [];
