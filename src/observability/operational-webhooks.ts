@@ -134,7 +134,13 @@ export class OperationalWebhooks {
     if (e.type === "endpoint.disabled") {
       return {
         type,
-        data: { ...base, trigger: e.trigger, reason: e.reason, failSince: this.iso() },
+        data: {
+          ...base,
+          trigger: e.trigger,
+          reason: e.reason,
+          // Since when it failed: the 410 that just disabled it. Disabled by hand, nothing failed.
+          failSince: e.trigger === "automatic" ? this.iso() : null,
+        },
       };
     }
     if (e.type === "circuit") {

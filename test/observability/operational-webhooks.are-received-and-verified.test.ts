@@ -124,6 +124,8 @@ describe("operational webhooks", () => {
       (e) => e.data.endpointId === gone.endpointId,
     );
     expect(disabled.data).toMatchObject({ appId: gone.appId, trigger: "automatic" });
+    // When it began to fail: the 410, a moment ago.
+    expect(Date.now() - Date.parse(String(disabled.data.failSince))).toBeLessThan(60_000);
     const exhausted = await waitForEvent("message.attempt.exhausted", (e) => e.data.msgId === msg);
     expect(exhausted.data).toMatchObject({
       endpointId: gone.endpointId,
@@ -174,6 +176,8 @@ describe("operational webhooks", () => {
       (e) => e.data.endpointId === target.endpointId,
     );
     expect(disabled.data).toMatchObject({ appId: target.appId, trigger: "manual" });
+    // Nothing failed: someone chose to stop it.
+    expect(disabled.data.failSince).toBeNull();
     const request = ops.on("/ops").find((r) => r.body.toString().includes(target.endpointId));
     expect(request?.headers["x-oncall"]).toBe("team-a");
   });
