@@ -513,7 +513,12 @@ function attemptsTable(attempts: WholeRecord["attempts"]): string {
   rows.forEach((row, i) => {
     lines.push(row);
     const a = attempts[i]!;
-    const said = (a.status !== null ? a.response : (a.errorDetail ?? a.response)).trim();
+    // An answer's detail (a redirect's target) comes before its body.
+    const said = (
+      a.status !== null
+        ? [a.errorDetail, a.response].filter(Boolean).join("\n")
+        : (a.errorDetail ?? a.response)
+    ).trim();
     if (said) lines.push(...said.split(/\r?\n/).map((l) => `    ${printable(l)}`));
   });
   return lines.join("\n");

@@ -165,10 +165,10 @@ export function endedBeforeSending(
   };
 }
 
-/** "HTTP 503" or "timeout (no answer within 15000 ms)". */
+/** "HTTP 503", "HTTP 301 (Location: https://…)" or "timeout (no answer within 15000 ms)". */
 export function describe(result: SendResult): string {
-  if (result.status !== null) return `HTTP ${result.status}`;
-  return result.errorDetail ? `${result.error} (${result.errorDetail})` : String(result.error);
+  const what = result.status !== null ? `HTTP ${result.status}` : String(result.error);
+  return result.errorDetail ? `${what} (${result.errorDetail})` : what;
 }
 
 /** "all 3 attempts failed", and "the one attempt failed" for the `manual` preset's one. */

@@ -39,6 +39,7 @@ export interface SendRequest {
 export interface SendResult {
   status: number | null;
   error: TransportErrorClass | null;
+  /** What went wrong exactly; for a redirect, where it pointed ("Location: https://…"). */
   errorDetail: string | null;
   /** The first bytes of the response body (at most `maxResponseBytes`), as text. */
   snippet: string;
@@ -104,7 +105,7 @@ export class HttpSender implements Sender {
   // delivery.
   send(req: SendRequest): Promise<SendResult> {
     return new Promise((resolve) => {
-      const exchange = new Exchange(req.timeoutMs, this.maxBytes, resolve);
+      const exchange = new Exchange(req.url, req.timeoutMs, this.maxBytes, resolve);
       try {
         const target = splitUrl(req.url);
         this.agent.dispatch(
@@ -145,6 +146,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | null = null;
   private status: number | null = null;
   private retryAfter: string | null = null;
+  /** Where a redirect pointed (redirects are not followed): the answer's `errorDetail`. */
+  private location: string | null = null;
   private chunks: Buffer[] = [];
   /** Bytes of the body kept in `chunks`. */
   private size = 0;
@@ -155,6 +158,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
+    private readonly url: string,
     private readonly timeoutMs: number,
     private readonly max: number,
     private readonly resolve: (r: SendResult) => void,
@@ -176,6 +180,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.status = statusCode;
     const ra = headers["retry-after"];
     this.retryAfter = Array.isArray(ra) ? (ra[0] ?? null) : (ra ?? null);
+    // Read only for the rare redirect: a plain "HTTP 301" leaves the user guessing the new URL.
+    if (statusCode >= 300 && statusCode < 400) {
+      const to = headers["location"];
+      this.location = redirectTarget(this.url, Array.isArray(to) ? to[0] : to);
+    }
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -227,7 +236,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.settle({
       status: this.status,
       error: null,
-      errorDetail: null,
+      errorDetail: this.location,
       snippet,
       retryAfter: this.retryAfter,
     });
@@ -240,6 +249,26 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.chunks = [];
     this.resolve(result);
   }
+}
+
+/** Longest redirect target kept, in characters: a URL, not a body. */
+const MAX_LOCATION_CHARS = 2048;
+
+/**
+ * "Location: https://…" for a redirect's `Location`, resolved against the URL it answered (a
+ * relative "/hooks/" says little on a dashboard), its control characters shown as U+FFFD and cut
+ * at 2 KiB; null without one.
+ */
+export function redirectTarget(url: string, location: string | undefined): string | null {
+  if (!location) return null;
+  let target = location;
+  try {
+    target = new URL(location, url).href;
+  } catch {
+    // Not a URL even relative to the endpoint's: kept as the receiver sent it.
+  }
+  if (target.length > MAX_LOCATION_CHARS) target = `${target.slice(0, MAX_LOCATION_CHARS)}…`;
+  return `Location: ${target.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\uFFFD")}`;
 }
 
 /** A send that got no answer: the class of what went wrong, and what exactly. */

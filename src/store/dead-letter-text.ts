@@ -9,7 +9,8 @@ export interface FinalAnswerSource {
 }
 
 /**
- * A record's `final_status` and `final_error`: the last answer its delivery got. A delivery ended
+ * A record's `final_status` and `final_error`: the last answer its delivery got; for a redirect,
+ * `final_error` says where it pointed ("Location: https://…"). A delivery ended
  * without a request (its endpoint disabled, an open circuit holding its retry past the window, a
  * policy with no room left) passes the last attempt it did make, so the record still says what
  * the receiver last answered; null for one that never sent a request at all.
@@ -20,7 +21,9 @@ export function finalAnswer(a: FinalAnswerSource | null): {
 } {
   return {
     status: a?.status ?? null,
-    error: a?.error ? `${a.error}${a.errorDetail ? `: ${a.errorDetail}` : ""}` : null,
+    error: a?.error
+      ? `${a.error}${a.errorDetail ? `: ${a.errorDetail}` : ""}`
+      : (a?.errorDetail ?? null),
   };
 }
 
@@ -33,10 +36,9 @@ export function describeResult(o: DeliveryOutcome): string {
   const a = o.attempt;
   if (!a) return `no request was sent: ${o.next.kind === "dead" ? o.next.reason : "-"}`;
   const verdict = o.next.kind === "succeeded" ? "succeeded" : "failed";
-  const what =
-    a.status !== null
-      ? `HTTP ${a.status}`
-      : `${a.error ?? "error"}${a.errorDetail ? ` (${a.errorDetail})` : ""}`;
+  const what = `${a.status !== null ? `HTTP ${a.status}` : (a.error ?? "error")}${
+    a.errorDetail ? ` (${a.errorDetail})` : ""
+  }`;
   return `${verdict}: ${what} in ${a.durationMs} ms`;
 }
 

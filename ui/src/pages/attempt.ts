@@ -33,9 +33,12 @@ export const viewOf = (a: Attempt): AttemptView => ({
   response: a.response,
 });
 
-/** "HTTP 503", or the transport error with its detail ("connection_refused (ECONNREFUSED …)"). */
+/**
+ * "HTTP 503", "HTTP 301 (Location: https://…)" for a redirect (not followed), or the transport
+ * error with its detail ("connection_refused (ECONNREFUSED …)").
+ */
 export function attemptResult(a: AttemptView): string {
-  if (a.status) return `HTTP ${a.status}`;
+  if (a.status) return a.errorDetail ? `HTTP ${a.status} (${a.errorDetail})` : `HTTP ${a.status}`;
   if (!a.error) return "no answer";
   return a.errorDetail ? `${a.error} (${a.errorDetail})` : a.error;
 }
