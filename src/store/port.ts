@@ -196,6 +196,12 @@ export interface Store {
     content?: Pick<ContentQuery, "withContent">,
   ): Promise<Message[]>;
   /**
+   * The stored size of each of these messages' payloads, by id, read without the payloads: a page
+   * of attempts with their messages is bounded by these before any payload is read. Ids the
+   * application does not have are left out.
+   */
+  messagePayloadBytes(appId: string, ids: readonly string[]): Promise<Map<string, number>>;
+  /**
    * An application's messages, newest first unless `order` says otherwise. Payloads are read only
    * with content, and only those of the page as `maxPayloadBytes` bounds it.
    */

@@ -1,6 +1,7 @@
 /**
  * What reading messages without content asks of a store: a page of an application's messages, of
- * an endpoint's, and a page of attempts' messages by id, none of them with their payloads. Each
+ * an endpoint's, a page of attempts' messages by id, and their payloads' sizes (a page of attempts
+ * with content is bounded by them), none of them with their payloads. Each
  * adapter's test records the statements these run and checks that none reads a payload.
  */
 import { expect } from "vitest";
@@ -8,15 +9,18 @@ import { newId } from "../../src/ids.js";
 import type { Store } from "../../src/store/port.js";
 import { accept, seedApp, T0 } from "./behaviour/fixtures.js";
 
+const LARGE_PAYLOAD = Buffer.from(`{"pad":"${"x".repeat(64 * 1024)}"}`);
+
 /** An application with one endpoint and a few messages of large payloads. */
 export async function anApplicationWithLargePayloads(
   store: Store,
 ): Promise<{ appId: string; endpointId: string; messageIds: string[] }> {
   const { app, endpoints } = await seedApp(store, [{}]);
-  const payload = Buffer.from(`{"pad":"${"x".repeat(64 * 1024)}"}`);
   const messageIds: string[] = [];
   for (let i = 0; i < 3; i++) {
-    messageIds.push((await accept(store, app.id, { now: T0 + i, payload })).message.id);
+    messageIds.push(
+      (await accept(store, app.id, { now: T0 + i, payload: LARGE_PAYLOAD })).message.id,
+    );
   }
   return { appId: app.id, endpointId: endpoints[0]!.id, messageIds };
 }
@@ -34,6 +38,9 @@ export async function readWithoutContent(
   expect(sent.data.map((m) => m.message.id).sort()).toEqual(messageIds);
   const found = await store.findMessages(appId, [...messageIds, newId("msg")], q);
   expect(found.map((m) => m.id).sort()).toEqual(messageIds);
+  const sizes = await store.messagePayloadBytes(appId, [...messageIds, newId("msg")]);
+  expect([...sizes.keys()].sort()).toEqual(messageIds);
+  expect([...sizes.values()]).toEqual(messageIds.map(() => LARGE_PAYLOAD.length));
   for (const m of [...listed.data, ...sent.data.map((s) => s.message), ...found]) {
     expect(m.payload).toHaveLength(0);
   }

@@ -58,6 +58,29 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
   const appPath = "/api/v1/app/{app_id}";
 
+  /**
+   * The page as far as its attempts' messages' payloads fit PAGE_PAYLOAD_BYTES, by their stored
+   * sizes: the first attempt always, each message counted once per attempt that carries it (the
+   * answer repeats it). A page cut short is not done: its iterator is its last attempt.
+   */
+  const withinPagePayloads = async (
+    app: Application,
+    page: Page<Attempt>,
+  ): Promise<Page<Attempt>> => {
+    const ids = [...new Set(page.data.map((a) => a.messageId))];
+    const bytes = await store.messagePayloadBytes(app.id, ids);
+    let sum = 0;
+    let kept = 0;
+    while (kept < page.data.length) {
+      sum += bytes.get(page.data[kept]!.messageId) ?? 0;
+      if (kept > 0 && sum > PAGE_PAYLOAD_BYTES) break;
+      kept += 1;
+    }
+    if (kept === page.data.length) return page;
+    const data = page.data.slice(0, kept);
+    return { data, done: false, iterator: data[kept - 1]!.id };
+  };
+
   /** One page of attempts as JSON text; with_msg adds each attempt's message. */
   const attemptPage = async (
     app: Application,
@@ -66,7 +89,7 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
   ): Promise<string> => {
     // Attempts are finished requests: none is ever pending, sending or canceled.
     const outcome = query.status === 0 ? "success" : query.status === 2 ? "fail" : undefined;
-    const page: Page<Attempt> =
+    let page: Page<Attempt> =
       query.status !== undefined && outcome === undefined
         ? { data: [], iterator: query.iterator ?? null, done: true }
         : await store.listAttempts({
@@ -83,10 +106,12 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
             channel: query.channel,
             tag: query.tag,
           });
-    // The page's messages in one read: one per attempt cost a round trip each, 250 on a full page.
     const withContent = query.with_content ?? true;
     const messages = new Map<string, Message | null>();
     if (query.with_msg) {
+      // Each attempt carries its message's payload: bound the page by their sizes before reading.
+      if (withContent) page = await withinPagePayloads(app, page);
+      // The page's messages in one read: one per attempt cost a round trip each, 250 on a page.
       const ids = [...new Set(page.data.map((a) => a.messageId))];
       for (const m of await store.findMessages(app.id, ids, { withContent })) messages.set(m.id, m);
     }

@@ -145,6 +145,13 @@ export class Deliveries {
     return (await all(this.pool, this.sql.findMessages, [appId, ids])).map(messageFromRow);
   }
 
+  /** Each message's payload size as stored, read with its head columns, never its bytes. */
+  async messagePayloadBytes(appId: string, ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await all(this.pool, this.sql.findMessageHeads, [appId, ids]);
+    return new Map(rows.map((row) => [row.id as string, Number(row.payload_bytes)]));
+  }
+
   /** A page read by head columns, bounded by its payloads' sizes, and then those payloads read. */
   private async withContent<T>(
     appId: string,

@@ -310,6 +310,10 @@ export class PostgresStore implements Store {
     return found.map((m) => this.sealing.messageOut(m));
   }
 
+  async messagePayloadBytes(appId: string, ids: readonly string[]): Promise<Map<string, number>> {
+    return this.run(() => this.deliveries.messagePayloadBytes(appId, ids));
+  }
+
   async listMessages(appId: string, q: MessageQuery): Promise<Page<Message>> {
     const page = await this.run(() => this.deliveries.listMessages(appId, q));
     return { ...page, data: page.data.map((m) => this.sealing.messageOut(m)) };

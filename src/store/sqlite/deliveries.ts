@@ -186,6 +186,13 @@ export class Deliveries {
     return rows.map(messageFromRow);
   }
 
+  /** Each message's payload size as stored, read with its head columns, never its bytes. */
+  messagePayloadBytes(appId: string, ids: readonly string[]): Map<string, number> {
+    if (ids.length === 0) return new Map();
+    const rows = this.s.findMessageHeads.all(appId, JSON.stringify(ids)) as Row[];
+    return new Map(rows.map((row) => [row.id as string, Number(row.payload_bytes)]));
+  }
+
   /** A page read by head columns, bounded by its payloads' sizes, and then those payloads read. */
   private withContent<T>(
     appId: string,

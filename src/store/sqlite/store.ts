@@ -277,6 +277,10 @@ export class SqliteStore implements Store {
     );
   }
 
+  async messagePayloadBytes(appId: string, ids: readonly string[]): Promise<Map<string, number>> {
+    return this.run(() => this.deliveries.messagePayloadBytes(appId, ids));
+  }
+
   async listMessages(appId: string, q: MessageQuery): Promise<Page<Message>> {
     const page = this.run(() => this.deliveries.listMessages(appId, q));
     return { ...page, data: page.data.map((m) => this.sealing.messageOut(m)) };
