@@ -231,6 +231,7 @@ export function createHookline(
       throw listenFailure(err, config);
     });
     if (delivers) {
+      if (sender instanceof ThreadedSender) await sender.started();
       await engine.start();
       await replayJobs.start();
       retention.start();

@@ -70,3 +70,6 @@ port.on("message", (msg: ThreadRequest) => {
       break;
   }
 });
+
+// Loaded: requests sent to it from now go out as they come (ThreadedSender.started).
+port.postMessage({ type: "ready" } satisfies ThreadReply);

@@ -36,6 +36,7 @@ export type ThreadRequest =
 
 /** Sender thread → main thread: answers, or whether a nice value asked for was taken. */
 export type ThreadReply =
+  | { type: "ready" }
   | { type: "results"; results: WireResults }
   | { type: "priority"; niceness: number; applied: boolean };
 
@@ -136,6 +137,16 @@ export class ThreadedSender implements Sender {
     return this.sendHere(req);
   }
 
+  /**
+   * Resolves once every thread has loaded and can send (or has stopped trying). Requests handed
+   * to a thread still loading wait in its inbox and all go out together when it is up: the
+   * engine must not start before, or an endpoint's rate limit, paced on this thread, would reach
+   * the receiver as one burst (a restart with a backlog sent a second's worth at once).
+   */
+  started(): Promise<void> {
+    return Promise.all(this.threads.map((t) => t.loaded)).then(() => undefined);
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     await Promise.all([...this.threads.map((t) => t.close()), this.fallback?.close()]);
@@ -211,6 +222,8 @@ class SenderThread {
   /** Threads in a row that stopped before they had run STARTED_WELL_MS. */
   private failedInARow = 0;
   private restartTimer: NodeJS.Timeout | null = null;
+  /** Resolves when the current thread says it is ready, or stops before it could. */
+  loaded: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly entry: { file: URL | string; eval: boolean },
@@ -284,7 +297,14 @@ class SenderThread {
     this.worker = worker;
     this.startedAt = performance.now();
     worker.unref();
+    let loaded!: () => void;
+    this.loaded = new Promise((resolve) => (loaded = resolve));
+    worker.once("exit", () => loaded());
     worker.on("message", (msg: ThreadReply) => {
+      if (msg.type === "ready") {
+        loaded();
+        return;
+      }
       if (msg.type === "priority") {
         this.priorityTaken(msg.niceness, msg.applied);
         return;
