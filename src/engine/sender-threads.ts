@@ -61,6 +61,8 @@ export interface ThreadedSenderOptions {
 
 /** A thread that ran this long before it stopped had started well: the next starts at once. */
 const STARTED_WELL_MS = 10_000;
+/** The longest start-up waits for sender threads to load (see `started`). */
+const LOAD_WAIT_MS = 10_000;
 
 /**
  * How long to wait before starting a thread again, after `failedInARow` threads in a row stopped
@@ -144,7 +146,15 @@ export class ThreadedSender implements Sender {
    * the receiver as one burst (a restart with a backlog sent a second's worth at once).
    */
   started(): Promise<void> {
-    return Promise.all(this.threads.map((t) => t.loaded)).then(() => undefined);
+    const loaded = Promise.all(this.threads.map((t) => t.loaded)).then(() => undefined);
+    // A thread that neither loads nor stops must not hold start-up for ever: after this long
+    // the engine starts anyway, and what waits in that thread's inbox goes when it is up.
+    let timer: NodeJS.Timeout | undefined;
+    const capped = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, LOAD_WAIT_MS);
+      timer.unref();
+    });
+    return Promise.race([loaded, capped]).finally(() => clearTimeout(timer));
   }
 
   async close(): Promise<void> {
