@@ -82,8 +82,9 @@ export class EndpointRuntime {
   }
 
   /**
-   * Requests spread evenly, in bursts of a twentieth of a second's at most (so a second never sees
-   * more than 5 % over the rate); kept, with the tokens it holds, while the rate stays the same.
+   * Requests spread evenly, in bursts of a twentieth of a second's at most, and never under one
+   * (so a second sees at most 5 % over the rate, or one request over it under 40 a second); kept,
+   * with the tokens it holds, while the rate stays the same.
    */
   private setThrottle(endpoint: Endpoint, app: Application | null): void {
     // 0 is "no limit", as null is: a rate of nothing would hold the endpoint's deliveries for ever.
