@@ -1,7 +1,6 @@
-import { createServer, type Server, type Socket } from "node:net";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Sender } from "../../src/engine/sender.js";
+import { rawReceiver, type RawReceiver } from "../support/raw-receiver.js";
 import { senders } from "../support/senders.js";
 
 /**
@@ -34,31 +33,25 @@ const answers: [string, string, string | null | RegExp][] = [
 
 describe.each(senders)("a redirect's Location is kept (%s)", (_, make) => {
   let sender: Sender;
-  let server: Server | null = null;
-  const sockets: Socket[] = [];
+  let receiver: RawReceiver | null = null;
   afterEach(async () => {
-    for (const s of sockets) s.destroy();
-    server?.close();
+    receiver?.close();
     await sender.close();
   });
 
   it.each(answers)("%s", async (_, head, detail) => {
     sender = make();
-    server = createServer((s) => {
-      sockets.push(s);
-      s.on("error", () => {});
-      s.once("data", () => s.write(`HTTP/1.1 ${head}\r\ncontent-length: 5\r\n\r\nmoved`));
-    });
-    await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
-    const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    receiver = await rawReceiver((s) =>
+      s.write(`HTTP/1.1 ${head}\r\ncontent-length: 5\r\n\r\nmoved`),
+    );
     const r = await sender.send({
-      url: `http://${host}/v1/hook`,
+      url: receiver.url("/v1/hook"),
       headers: { "content-type": "application/json" },
       body: Buffer.from("{}"),
       timeoutMs: 2_000,
     });
     expect(r).toMatchObject({ error: null, snippet: "moved" });
     if (detail instanceof RegExp) expect(r.errorDetail).toMatch(detail);
-    else expect(r.errorDetail).toBe(detail?.replace("HOST", host) ?? null);
+    else expect(r.errorDetail).toBe(detail?.replace("HOST", receiver.host) ?? null);
   });
 });

@@ -1,7 +1,6 @@
-import { createServer, type Server, type Socket } from "node:net";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Sender } from "../../src/engine/sender.js";
+import { rawReceiver, type RawReceiver } from "../support/raw-receiver.js";
 import { senders } from "../support/senders.js";
 
 /**
@@ -30,25 +29,17 @@ const answers: [string, string, RegExp][] = [
 
 describe.each(senders)("a status line hookline cannot take is named (%s)", (_, make) => {
   let sender: Sender;
-  let server: Server | null = null;
-  const sockets: Socket[] = [];
+  let receiver: RawReceiver | null = null;
   afterEach(async () => {
-    for (const s of sockets) s.destroy();
-    server?.close();
+    receiver?.close();
     await sender.close();
   });
 
   it.each(answers)("%s is a network error saying what came back", async (_, answer, detail) => {
     sender = make();
-    server = createServer((s) => {
-      sockets.push(s);
-      s.on("error", () => {});
-      s.once("data", () => s.write(answer));
-    });
-    await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
-    const port = (server.address() as AddressInfo).port;
+    receiver = await rawReceiver((s) => s.write(answer));
     const r = await sender.send({
-      url: `http://127.0.0.1:${port}/hook`,
+      url: receiver.url(),
       headers: { "content-type": "application/json" },
       body: Buffer.from("{}"),
       timeoutMs: 2_000,
