@@ -11,6 +11,7 @@ import type { Svix } from "svix";
 import type { EngineEvent } from "../../src/engine/events.js";
 import { deliveryOf, startHooklineOn, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
+import { pages, type Page } from "../support/pages.js";
 
 const MIB = 1024 * 1024;
 /** Payloads of 1.5 MiB: two fit a page's 4 MiB, a third would pass it. */
@@ -23,24 +24,7 @@ interface Listed {
   msgId: string;
   msg?: { id: string; payload: unknown } | null;
 }
-interface ListPage {
-  data: Listed[];
-  iterator: string | null;
-  done: boolean;
-}
-
-/** Every page of a list, as a client following `iterator` until `done` reads it. */
-async function pages(list: (iterator: string | null) => Promise<ListPage>): Promise<Listed[][]> {
-  const all: Listed[][] = [];
-  let iterator: string | null = null;
-  for (let n = 0; n < 20; n++) {
-    const page = await list(iterator);
-    all.push(page.data);
-    if (page.done) return all;
-    iterator = page.iterator;
-  }
-  throw new Error("the list never reported done");
-}
+type ListPage = Page<Listed>;
 
 const padOf = (n: number) => ({ n, pad: "x".repeat(PAYLOAD_CHARS) });
 

@@ -9,26 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Svix } from "svix";
 import { PAGE_PAYLOAD_BYTES } from "../../src/api/schemas/message.js";
 import { startHooklineOn, type TestHookline } from "../support/hookline.js";
+import { pages } from "../support/pages.js";
 
 const MIB = 1024 * 1024;
 /** Payloads of 1.5 MiB: two fit a page's 4 MiB, a third would pass it. */
 const PAYLOAD_CHARS = 1.5 * MIB;
 const COUNT = 5;
-
-/** Every page of a list, as a client following `iterator` until `done` reads it. */
-async function pages<T>(
-  list: (iterator: string | null) => Promise<{ data: T[]; iterator: string | null; done: boolean }>,
-): Promise<T[][]> {
-  const all: T[][] = [];
-  let iterator: string | null = null;
-  for (let n = 0; n < 20; n++) {
-    const page = await list(iterator);
-    all.push(page.data);
-    if (page.done) return all;
-    iterator = page.iterator;
-  }
-  throw new Error("the list never reported done");
-}
 
 describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   let h: TestHookline;
