@@ -47,8 +47,14 @@ export function engineFleetHost(e: FleetHostEngine): FleetHost {
       const oldest = h.oldestClaimRunning();
       // Claimed deliveries on their way to a queue hold their endpoint as queued ones do.
       const arriving = h.arriving();
-      for (const id of h.strays) if (!e.runtimes.get(id)) ready.idle.push(id);
-      h.strays.clear();
+      // Kept until a heartbeat lets them go (`released`): this is also asked between beats,
+      // whether any hand-over is ready, and a heartbeat can fail; dropped then, a stray's owner
+      // row stayed for as long as this worker lived. One with a runtime now goes when that falls
+      // idle; one pinned again is not let go.
+      for (const id of h.strays) {
+        if (e.runtimes.get(id) || h.pinned.has(id)) h.strays.delete(id);
+        else ready.idle.push(id);
+      }
       for (const rt of h.marked) {
         const id = rt.endpoint.id;
         // Forgotten meanwhile (its endpoint deleted, or all dropped on rejoining).
@@ -80,6 +86,7 @@ export function engineFleetHost(e: FleetHostEngine): FleetHost {
     released: (ids) => {
       const quietUntil = e.clock.now() + HANDOVER_QUIET_MS;
       for (const id of ids) {
+        h.strays.delete(id);
         const rt = e.runtimes.get(id);
         if (!rt) continue;
         h.marked.delete(rt);
