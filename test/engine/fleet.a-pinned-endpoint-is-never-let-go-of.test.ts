@@ -45,9 +45,20 @@ it("keeps an endpoint pinned after it was marked to let go of", async () => {
   expect(runtimes.get(pinned)!.leaving).toBeNull();
 });
 
-it("hands back, once, an endpoint taken for a pin that never had work here", async () => {
+it("hands back an endpoint taken for a pin that never had work here, until a heartbeat does", async () => {
   const { host, holdings } = await twoEndpointsHeld();
   holdings.strays.add("ep_never_loaded");
   expect(host.readyToRelease().idle).toEqual(["ep_never_loaded"]);
+  // Asked again before a heartbeat let it go (the check between beats for hand-overs ready to
+  // go, or a heartbeat that failed): still to hand back. Dropped, its owner row stayed.
+  expect(host.readyToRelease().idle).toEqual(["ep_never_loaded"]);
+  host.released(["ep_never_loaded"]);
+  expect(host.readyToRelease().idle).toEqual([]);
+});
+
+it("does not hand back a stray pinned again", async () => {
+  const { host, holdings } = await twoEndpointsHeld();
+  holdings.strays.add("ep_never_loaded");
+  holdings.pin("ep_never_loaded", undefined);
   expect(host.readyToRelease().idle).toEqual([]);
 });
