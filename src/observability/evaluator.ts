@@ -142,11 +142,10 @@ export class AlertEvaluator {
     for (const { endpointId, circuit } of await this.deps.store.listUnclosedCircuits(
       DOWN_READ_LIMIT,
     )) {
-      if (circuit.state === "closed") continue;
-      // A disabled endpoint is sent nothing, and its circuit stays as it was: someone chose to
-      // stop it, and a deleted one's circuit may outlive it (a request in flight as it went).
-      const endpoint = await this.deps.store.getEndpoint(endpointId);
-      if (!endpoint || endpoint.disabled || (await this.deps.isDrillEndpoint(endpointId))) continue;
+      // Disabled endpoints are not listed: one is sent nothing, and its circuit stays as it was,
+      // but someone chose to stop it. Nor are deleted ones, whose circuit may outlive them (a
+      // request in flight as one went).
+      if (circuit.state === "closed" || (await this.deps.isDrillEndpoint(endpointId))) continue;
       down.set(endpointId, circuit.state);
     }
     return down;

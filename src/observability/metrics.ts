@@ -82,6 +82,12 @@ export class HooklineMetrics {
    * circuits must not go quiet then. Read again from the store at each scrape until closed.
    */
   private readonly storedCircuits = new Map<string, CircuitState>();
+  /**
+   * Endpoints with a circuit not closed whose series of it are left out: disabled ones (nothing is
+   * sent to them, and someone chose that; hookline's own `endpoint_failing` skips them too), or
+   * gone. Read again at each scrape, so one enabled again is shown again.
+   */
+  private circuitsHidden = new Set<string>();
 
   private readonly attempts = this.counter(
     "hookline_delivery_attempts_total",
@@ -281,28 +287,50 @@ export class HooklineMetrics {
   }
 
   /**
-   * Reads again the stored circuits shown (see {@link storedCircuits}) of endpoints the engine
-   * does not hold, dropping those no longer open or half-open: another worker of a fleet may have
-   * closed one, and this process would not hear of it. Those the engine holds are shown live, and
-   * its transitions keep them up to date.
+   * Reads again from the store the circuits shown not closed. Those the engine does not hold (see
+   * {@link storedCircuits}) are dropped once closed: another worker of a fleet may have closed one,
+   * and this process would not hear of it; those it holds are shown live, kept up to date by its
+   * transitions. Either kind is left out while its endpoint is disabled (see
+   * {@link circuitsHidden}): a person may disable it through another process, and the engine reads
+   * an endpoint's settings again only before its next delivery, which behind an open circuit is
+   * the probe.
    */
-  private async recheckStoredCircuits(): Promise<void> {
-    const shown = [...this.storedCircuits.keys()].filter(
-      (id) => !this.deps.engine.endpointStatus(id),
+  private async recheckCircuits(): Promise<void> {
+    const live = (id: string) => this.deps.engine.endpointStatus(id)?.circuit.state;
+    const down = [...this.slots.tracked()].filter(
+      (id) => (live(id) ?? this.storedCircuits.get(id) ?? "closed") !== "closed",
     );
-    if (shown.length === 0) return;
+    if (down.length === 0) {
+      this.circuitsHidden = new Set();
+      return;
+    }
     const limit = this.deps.settings.maxEndpoints;
     const found = await this.deps.store.listUnclosedCircuits(limit);
-    const stored = new Map(found.map((r) => [r.endpointId, r.circuit]));
-    for (const id of shown) {
-      // A full list may have left it out for newer ones: it is then read on its own.
-      const c =
-        stored.get(id) ?? (found.length < limit ? null : await this.deps.store.getCircuit(id));
+    const listed = new Map(found.map((r) => [r.endpointId, r.circuit]));
+    const hidden = new Set<string>();
+    for (const id of down) {
+      let c = listed.get(id) ?? null;
+      if (!c) {
+        // Not listed: disabled or gone, left out of a full list for newer ones, or opened by the
+        // engine here and not saved yet. Its endpoint tells which.
+        const endpoint = await this.deps.store.getEndpoint(id);
+        if (!endpoint) {
+          hidden.add(id);
+          this.storedCircuits.delete(id);
+          continue;
+        }
+        if (endpoint.disabled) {
+          hidden.add(id);
+          continue;
+        }
+        if (found.length === limit) c = await this.deps.store.getCircuit(id);
+      }
       // Unless the engine took it up meanwhile, or it lost its slot, while this read.
       if (!this.storedCircuits.has(id) || this.deps.engine.endpointStatus(id)) continue;
       if (c && c.state !== "closed") this.storedCircuits.set(id, c.state);
       else this.storedCircuits.delete(id);
     }
+    this.circuitsHidden = hidden;
   }
 
   /**
@@ -314,7 +342,7 @@ export class HooklineMetrics {
   async render(): Promise<string> {
     const read = this.refresh();
     // Within the same wait; stored circuits it cannot read again are shown as they were.
-    const recheck = this.recheckStoredCircuits().catch(() => {});
+    const recheck = this.recheckCircuits().catch(() => {});
     let shown: BacklogSnapshot | null = null;
     try {
       if (await finishedWithin(PROBE_WAIT_MS, Promise.all([read, recheck]))) {
@@ -423,7 +451,7 @@ export class HooklineMetrics {
       (g) => {
         for (const id of self.slots.tracked()) {
           const shown = status(id)?.circuit.state ?? self.storedCircuits.get(id);
-          if (!shown) continue;
+          if (!shown || (shown !== "closed" && self.circuitsHidden.has(id))) continue;
           for (const state of ["closed", "open", "half-open"]) {
             g.set({ endpoint: id, state }, shown === state ? 1 : 0);
           }

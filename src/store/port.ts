@@ -285,7 +285,10 @@ export interface Store {
    * circuit is not open or its probe is due by `at` already.
    */
   bringProbeForward(endpointId: string, at: number): Promise<boolean>;
-  /** Circuits not closed (open or half-open), most recently changed first, at most `limit`. */
+  /**
+   * Circuits not closed (open or half-open) of endpoints that exist and are not disabled: those
+   * down. Most recently changed first, at most `limit`.
+   */
   listUnclosedCircuits(limit: number): Promise<{ endpointId: string; circuit: CircuitRecord }[]>;
   listCircuitTransitions(
     endpointId: string,

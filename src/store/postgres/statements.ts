@@ -407,8 +407,8 @@ export const HISTORY = {
   setProbe: "UPDATE circuits SET next_probe_at = $2 WHERE endpoint_id = $1",
   heldForProbe: `UPDATE deliveries SET next_attempt_at = $2 WHERE endpoint_id = $1
     AND state = 'pending' AND next_attempt_at > $2 AND next_attempt_at <= $3`,
-  unclosedCircuits: `SELECT * FROM circuits WHERE state <> 'closed'
-    ORDER BY since DESC, endpoint_id LIMIT $1`,
+  unclosedCircuits: `SELECT c.* FROM circuits c JOIN endpoints e ON e.id = c.endpoint_id
+    WHERE c.state <> 'closed' AND NOT e.disabled ORDER BY c.since DESC, c.endpoint_id LIMIT $1`,
   transitions: `SELECT * FROM circuit_transitions WHERE endpoint_id = $1
     ORDER BY seq DESC LIMIT $2`,
   getStats: "SELECT * FROM endpoint_stats WHERE endpoint_id = $1",

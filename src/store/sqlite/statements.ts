@@ -276,8 +276,8 @@ function prepareHistory(db: Db) {
     setProbe: p("UPDATE circuits SET next_probe_at = @at WHERE endpoint_id = @id"),
     heldForProbe: p(`UPDATE deliveries SET next_attempt_at = @at WHERE endpoint_id = @id
       AND state = 'pending' AND next_attempt_at > @at AND next_attempt_at <= @probe`),
-    unclosedCircuits: p(`SELECT * FROM circuits WHERE state <> 'closed'
-      ORDER BY since DESC, endpoint_id LIMIT ?`),
+    unclosedCircuits: p(`SELECT c.* FROM circuits c JOIN endpoints e ON e.id = c.endpoint_id
+      WHERE c.state <> 'closed' AND e.disabled = 0 ORDER BY c.since DESC, c.endpoint_id LIMIT ?`),
     transitions: p(`SELECT * FROM circuit_transitions WHERE endpoint_id = ?
       ORDER BY seq DESC LIMIT ?`),
     getStats: p("SELECT * FROM endpoint_stats WHERE endpoint_id = ?"),

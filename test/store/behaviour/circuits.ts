@@ -1,6 +1,6 @@
 /** Circuit-breaker state kept across restarts, and its history of transitions. */
 import { describe, expect, it } from "vitest";
-import type { CircuitRecord } from "../../../src/domain/types.js";
+import type { CircuitRecord, Endpoint } from "../../../src/domain/types.js";
 import type { CircuitTransition } from "../../../src/engine/breaker.js";
 import { HOUR, MINUTE, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
 
@@ -85,6 +85,26 @@ export function circuitBehaviour(t: StoreUnderTest): void {
         { endpointId: a, circuit: OPEN },
       ]);
       expect(await t.store.listUnclosedCircuits(1)).toHaveLength(1);
+    });
+
+    it("leaves out the circuits of endpoints disabled or deleted, until one is enabled again", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}, {}]);
+      const [kept, stopped, gone] = endpoints as [Endpoint, Endpoint, Endpoint];
+      for (const e of endpoints) await t.store.saveCircuit(e.id, OPEN, null);
+      await t.store.updateEndpoint({ ...stopped, disabled: true, disabledReason: "manual" });
+      await t.store.deleteEndpoint(app.id, gone.id);
+      // A request in flight as the endpoint went may still save its circuit.
+      await t.store.saveCircuit(gone.id, { ...OPEN, since: T0 + MINUTE }, null);
+
+      const listed = async () =>
+        (await t.store.listUnclosedCircuits(100))
+          .map((r) => r.endpointId)
+          .filter((id) => endpoints.some((e) => e.id === id));
+      expect(await listed()).toEqual([kept.id]);
+
+      const again = (await t.store.getEndpoint(stopped.id))!;
+      await t.store.updateEndpoint({ ...again, disabled: false, disabledReason: null });
+      expect((await listed()).sort()).toEqual([kept.id, stopped.id].sort());
     });
   });
 }
