@@ -105,7 +105,12 @@ export async function makeAttempt(
   const prelim = decide();
   let transition: CircuitTransition | null = null;
   if (!failed) transition = rt.breaker.onSuccess(probe);
-  else if (prelim.countsAsFailure) transition = rt.breaker.onFailure(probe, describe(result));
+  else if (prelim.countsAsFailure)
+    transition = rt.breaker.onFailure(
+      probe,
+      describe(result),
+      result.retryAfter === null ? null : retryAfterAt(result, now),
+    );
   else if (probe) transition = rt.breaker.onProbeRateLimited(retryAfterAt(result, now));
   const decision = transition ? decide() : prelim;
   const trigger =
@@ -147,7 +152,7 @@ export async function makeAttempt(
   return { outcome, decision, transition };
 }
 
-/** When a 429's Retry-After lets the receiver be asked again, as for a retry; null without one. */
+/** When an answer's Retry-After lets the receiver be asked again, as for a retry; null without one. */
 function retryAfterAt(result: SendResult, now: number): number | null {
   const ra = decideRetryAfter(result.retryAfter, now);
   return ra && ra.kind !== "ignored" ? now + ra.delayMs : null;

@@ -152,18 +152,27 @@ export class CircuitBreaker {
     }
   }
 
-  /** Records a failed attempt (`reason` e.g. "HTTP 503"); returns the transition it caused, if any. */
-  onFailure(wasProbe: boolean, reason: string): CircuitTransition | null {
+  /**
+   * Records a failed attempt (`reason` e.g. "HTTP 503"); returns the transition it caused, if any.
+   * `notBefore` is when the receiver's Retry-After lets it be asked again (honoured or capped as
+   * for a retry): a failure that opens the circuit puts the probe there if that is later than the
+   * wait, since a receiver that said "back in an hour" is not probed in five minutes.
+   */
+  onFailure(
+    wasProbe: boolean,
+    reason: string,
+    notBefore: number | null = null,
+  ): CircuitTransition | null {
     const now = this.clock.now();
     switch (this.state) {
       case "closed":
-        return this.recordClosedFailure(now, reason);
+        return this.recordClosedFailure(now, reason, notBefore);
       case "open":
         if (!wasProbe || !this.probeOutstanding) return null;
         this.probeOutstanding = false;
-        return this.reopen(now, `probe failed: ${reason}`);
+        return this.reopen(now, `probe failed: ${reason}`, notBefore);
       case "half-open":
-        return this.reopen(now, `failure while half-open: ${reason}`);
+        return this.reopen(now, `failure while half-open: ${reason}`, notBefore);
     }
   }
 
@@ -190,7 +199,11 @@ export class CircuitBreaker {
     this.probeOutstanding = false;
   }
 
-  private recordClosedFailure(now: number, reason: string): CircuitTransition | null {
+  private recordClosedFailure(
+    now: number,
+    reason: string,
+    notBefore: number | null,
+  ): CircuitTransition | null {
     const s = this.settings;
     // Failures stamped after `now` were recorded before the clock went back: how long ago they
     // happened is unknown, so they count towards neither rule rather than look like a burst.
@@ -217,15 +230,21 @@ export class CircuitBreaker {
     this.recent = [];
     this.reopenCount = 0;
     this.probeOutstanding = false;
-    return this.move("open", `${why}; last: ${reason}`, now + s.probeDelayMs);
+    const at = now + s.probeDelayMs;
+    if (notBefore === null || notBefore <= at)
+      return this.move("open", `${why}; last: ${reason}`, at);
+    return this.move("open", `${why}; last: ${reason}; ${asked(notBefore - now)}`, notBefore);
   }
 
   // Each reopening doubles the wait before the next probe, up to maxProbeDelayMs, so a
-  // receiver that is still down is not hammered every few minutes for hours.
-  private reopen(now: number, why: string): CircuitTransition {
+  // receiver that is still down is not hammered every few minutes for hours. A later Retry-After
+  // moves the probe, not the wait: the next reopening doubles from where it was.
+  private reopen(now: number, why: string, notBefore: number | null): CircuitTransition {
     this.reopenCount++;
     this.halfOpenWins = 0;
     const wait = this.probeWait();
+    if (notBefore !== null && notBefore > now + wait)
+      return this.move("open", `${why}; ${asked(notBefore - now)}`, notBefore);
     return this.move("open", `${why}; next probe in ${formatDuration(wait)}`, now + wait);
   }
 
@@ -244,4 +263,9 @@ export class CircuitBreaker {
     this.nextProbeAt = nextProbeAt;
     return { from, to, at, reason };
   }
+}
+
+/** The reason's words for a probe put off to the receiver's Retry-After. */
+function asked(waitMs: number): string {
+  return `next probe in ${formatDuration(waitMs)}, as its Retry-After asked`;
 }
