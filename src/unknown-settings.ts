@@ -21,7 +21,11 @@ export function unknownSettings(
 ): UnknownSetting[] {
   const known = [...settings].filter((s) => s.startsWith("HOOKLINE_"));
   return [...names]
-    .filter((n) => n.startsWith("HOOKLINE_") && !settings.has(n) && !CLIENT_SETTINGS.has(n))
+    .filter(
+      // The prefix in any case: an environment file's hookline_port meant a setting as surely as
+      // HOOKLINE_port does, and is as surely ignored.
+      (n) => n.toUpperCase().startsWith("HOOKLINE_") && !settings.has(n) && !CLIENT_SETTINGS.has(n),
+    )
     .sort()
     .map((name) => {
       // Environment names are case-sensitive: HOOKLINE_port is no setting, but meant one.
@@ -30,7 +34,7 @@ export function unknownSettings(
       const bare = upper.slice("HOOKLINE_".length);
       const suggestion = settings.has(bare)
         ? bare
-        : settings.has(upper)
+        : settings.has(upper) || CLIENT_SETTINGS.has(upper)
           ? upper
           : (nearest(upper, known) ?? inAnotherUnit(upper, known));
       return { name, suggestion };

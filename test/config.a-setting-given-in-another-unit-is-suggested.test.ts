@@ -42,4 +42,16 @@ describe("a variable that is a setting in another unit", () => {
     expect(unknown("HOOKLINE_port")[0]?.suggestion).toBe("HOOKLINE_PORT");
     expect(unknown("HOOKLINE_Log_Level")[0]?.suggestion).toBe("HOOKLINE_LOG_LEVEL");
   });
+
+  it("is pointed at the setting when written all in lower case, prefix included", () => {
+    expect(unknown("hookline_port")[0]).toEqual({
+      name: "hookline_port",
+      suggestion: "HOOKLINE_PORT",
+    });
+    expect(unknown("hookline_retention_day")[0]?.suggestion).toBe("HOOKLINE_RETENTION_DAYS");
+    expect(unknown("hookline_database_url")[0]?.suggestion).toBe("DATABASE_URL");
+    // The CLI reads HOOKLINE_URL and HOOKLINE_TOKEN as written, so another case is ignored too.
+    expect(unknown("hookline_url")[0]?.suggestion).toBe("HOOKLINE_URL");
+    expect(unknown("HOOKLINE_Token")[0]?.suggestion).toBe("HOOKLINE_TOKEN");
+  });
 });
