@@ -397,13 +397,13 @@ export class HooklineMetrics {
     );
     this.gauge(
       "hookline_dlq_oldest_age_seconds",
-      "Age of the oldest open dead-letter record",
+      "Age of the oldest open or replaying dead-letter record",
       [],
       stored((g, s) => g.set(age(s.oldestDeadLetterAt))),
     );
     this.gauge(
       "hookline_dlq_endpoint_depth",
-      "Open dead-letter records of the deepest endpoints; the rest under _other",
+      "Open and replaying dead-letter records of the deepest endpoints; the rest under _other",
       ["endpoint"],
       stored((g, s) => {
         let listed = 0;
@@ -416,7 +416,7 @@ export class HooklineMetrics {
     );
     this.gauge(
       "hookline_dlq_endpoint_oldest_age_seconds",
-      "Age of the oldest open dead-letter record of the deepest endpoints",
+      "Age of the oldest open or replaying dead-letter record of the deepest endpoints",
       ["endpoint"],
       stored((g, s) => {
         for (const r of s.byEndpoint) g.set({ endpoint: r.endpointId }, age(r.oldestDeadLetterAt));
