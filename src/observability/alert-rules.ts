@@ -337,7 +337,7 @@ export class AlertRules {
       clearForMs: 0,
     });
 
-    // The oldest open dead-letter record's age.
+    // The age of the oldest dead-letter record open or being replayed.
     const dlqAge = now.dlqOldestAt === null ? 0 : now.at - now.dlqOldestAt;
     out.push({
       key: keyOf("dlq_oldest_age", null),
@@ -347,7 +347,7 @@ export class AlertRules {
       active: dlqAge > t.dlqMaxAgeMs,
       value: dlqAge / 1000,
       threshold: t.dlqMaxAgeMs / 1000,
-      summary: `the oldest open dead-letter record is ${dur(dlqAge)} old`,
+      summary: `the oldest dead-letter record open or being replayed is ${dur(dlqAge)} old`,
       forMs: 0,
       clearForMs: LEVEL_CLEAR_FOR_MS,
     });
