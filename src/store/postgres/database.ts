@@ -101,8 +101,19 @@ export function unbounded(config: QueryConfig): QueryConfig {
   return { ...config, query_timeout: NO_CLIENT_BOUND_MS } as QueryConfig;
 }
 
-/** Lifts the server's bound on statements (connections.ts) for the rest of the transaction. */
-export const NO_SERVER_BOUND = "SET LOCAL statement_timeout = 0";
+/**
+ * Lifts the server's bound on statements (connections.ts) for the rest of the transaction. That
+ * bound was also what ended a statement whose process had gone: a server checks its client's
+ * connection only when it has something to send, so a hookline killed (or stopped) during a
+ * migration or a whole-history deletion left the statement running to its end, holding its
+ * locks (the migration's lock too, which the restarted hookline waited behind), only to roll
+ * back. So the server is also asked to look at the connection every second while the statement
+ * runs, and end it once the connection is closed (PostgreSQL 14 on; older servers have no such
+ * check).
+ */
+export const NO_SERVER_BOUND = `SELECT set_config('statement_timeout', '0', true),
+  CASE WHEN current_setting('server_version_num')::int >= 140000
+    THEN set_config('client_connection_check_interval', '1000', true) END`;
 
 /**
  * Within a transaction, the same connection with every statement {@link unbounded}, and the
