@@ -16,6 +16,7 @@ import { systemClock, type Clock, type Random } from "./clock.js";
 import { ADMIN_TOKEN_RULE, isUsableAdminToken, type Config } from "./config.js";
 import { ConfigError } from "./errors.js";
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.js";
+import { exposedFiles } from "./exposed-files.js";
 import { RetentionPruner, type RetentionSettings } from "./dlq/retention.js";
 import { ReplayJobRunner } from "./dlq/runner.js";
 import { DeadLetterQueue } from "./dlq/service.js";
@@ -64,6 +65,8 @@ export interface Hookline {
   readonly adminToken: string | null;
   /** Once started: when that token was revoked (it is then refused), or null. */
   adminTokenRevokedAt: number | null;
+  /** Once started: files of the data dir other users can read, each as a warning (SQLite). */
+  exposedFiles: string[];
   readonly logger: Logger;
   /** Base URL to reach the API at (the public URL if set), once started. */
   url: string;
@@ -227,6 +230,8 @@ export function createHookline(
         "ENCRYPTION AT REST IS OFF: endpoint secrets and message payloads are stored in plaintext; set HOOKLINE_ENCRYPTION_KEY or HOOKLINE_ENCRYPTION_KEY_FILE (see docs/security.md)",
       );
     }
+    hookline.exposedFiles = config.databaseUrl ? [] : exposedFiles(config.dataDir);
+    for (const w of hookline.exposedFiles) logger.warn(w);
     await tryListening(config.host, config.port).catch((err: unknown) => {
       throw listenFailure(err, config);
     });
@@ -274,6 +279,7 @@ export function createHookline(
     api,
     adminToken,
     adminTokenRevokedAt: null,
+    exposedFiles: [],
     logger,
     url: "",
     listening: null,

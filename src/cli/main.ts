@@ -87,6 +87,7 @@ program
         : ["secrets and payloads are stored unencrypted (set HOOKLINE_ENCRYPTION_KEY)"]),
       ...config.unknownSettings.map(describeUnknown),
       ...(revokedAt === null ? [] : [revokedAdminToken(config, revokedAt)]),
+      ...hookline.exposedFiles,
     ].map((w) => `  WARNING:      ${w}`);
     if (config.role === "worker") {
       logger.info(

@@ -1,7 +1,9 @@
 /**
  * Without an encryption key the SQLite file holds endpoint secrets in plaintext, so a data dir
  * hookline makes is readable by its own user only; one the operator made keeps its mode, and the
- * database's files in it are still hookline's alone.
+ * database's files in it are still hookline's alone. A database or admin-token file that exists
+ * keeps its mode too (an older hookline made them with the umask's 0644), and start-up warns of
+ * one others can read, with the command that makes it private.
  */
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -45,5 +47,27 @@ describe("the data dir", () => {
     for (const file of ["hookline.db", "hookline.db-wal", "hookline.db-shm"]) {
       expect([file, modeOf(join(dir, file))]).toEqual([file, 0o600]);
     }
+  });
+
+  it("warns of a database or admin-token file others can read, and keeps its mode", async () => {
+    const dir = join(parent(), "data");
+    const first = await runHookline(cleanup, dir, { HOOKLINE_ADMIN_TOKEN: "" });
+    expect(first.output()).not.toContain("can be read by other users");
+    first.child.kill("SIGTERM");
+    await first.exited;
+    chmodSync(join(dir, "hookline.db"), 0o644);
+    chmodSync(join(dir, "admin-token"), 0o640);
+
+    const again = await runHookline(cleanup, dir, { HOOKLINE_ADMIN_TOKEN: "" });
+    const banner = again.output();
+    const db = join(dir, "hookline.db");
+    expect(banner).toContain(
+      `  WARNING:      ${db} can be read by other users (mode 0644): chmod 600 ${db}*`,
+    );
+    const token = join(dir, "admin-token");
+    expect(banner).toContain(
+      `  WARNING:      ${token} can be read by other users (mode 0640): chmod 600 ${token}`,
+    );
+    expect(modeOf(db)).toBe(0o644);
   });
 });
