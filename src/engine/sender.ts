@@ -327,6 +327,12 @@ const ASSERTED_STATUS: [string, string][] = [
   ["assert(statusCode >= 100)", "the answer's status is under 100, which HTTP does not have"],
 ];
 
+/** What undici's parser can have refused once a Content-Length was read; it does not say which. */
+const MALFORMED_AFTER_LENGTH =
+  "the answer's headers are malformed: Content-Length given twice, not a number or beside " +
+  "Transfer-Encoding, or a header after it that HTTP does not allow (a control character, " +
+  "a line folded onto the next)";
+
 function describeError(err: unknown): string {
   const e = err as { code?: string; message?: string; cause?: { message?: string } };
   // undici's own words ("Headers Overflow Error") do not say the receiver did answer, nor the limit.
@@ -339,6 +345,10 @@ function describeError(err: unknown): string {
     const named = ASSERTED_STATUS.find(([source]) => e.message?.includes(source));
     if (named) return named[1];
   }
+  // A body shorter than its Content-Length keeps its status (Exchange.onResponseError), so this
+  // reaches here only from headers undici's parser refused after a Content-Length among them:
+  // undici then puts its own body-length words in place of the parser's reason.
+  if (e.code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH") return MALFORMED_AFTER_LENGTH;
   const text = e.cause?.message ?? e.message ?? String(err);
   return readable((e.code ? `${e.code}: ${text}` : text).slice(0, 500));
 }
