@@ -3,6 +3,7 @@
  * read. Keep-alive pools per origin come from undici's Agent; redirects are never followed.
  */
 import { Agent, buildConnector, type Dispatcher } from "undici";
+import { boundingAnswers } from "./bounded-answer.js";
 import { guardedConnector, type ExemptTargets } from "./guarded-connect.js";
 import type { TransportErrorClass } from "./outcome.js";
 import { TIMEOUT_RANGE } from "./policy.js";
@@ -93,9 +94,11 @@ export class HttpSender implements Sender {
       pipelining: 1,
       maxHeaderSize: MAX_HEADER_BYTES,
       connect: readingPastContinue(
-        options.refusePrivateTargets
-          ? guardedConnector(CONNECT_TIMEOUT_MS, options.exemptTargets)
-          : buildConnector({ timeout: CONNECT_TIMEOUT_MS }),
+        boundingAnswers(
+          options.refusePrivateTargets
+            ? guardedConnector(CONNECT_TIMEOUT_MS, options.exemptTargets)
+            : buildConnector({ timeout: CONNECT_TIMEOUT_MS }),
+        ),
       ),
     });
   }
