@@ -303,7 +303,7 @@ function splitUrl(url: string): { origin: string; path: string } {
 /** Maps Node and undici error codes onto hookline's transport error classes. */
 export function classifyError(err: unknown): TransportErrorClass {
   type Coded = { code?: string; syscall?: string };
-  const e = err as Coded & { cause?: Coded; name?: string };
+  const e = err as Coded & { cause?: Coded; name?: string; message?: string };
   const source = e.code ? e : (e.cause ?? {});
   const code = source.code ?? "";
   if (code === "HOOKLINE_REFUSED_TARGET") return "refused_target";
@@ -314,6 +314,9 @@ export function classifyError(err: unknown): TransportErrorClass {
   }
   if (/TIMEOUT|ETIMEDOUT/.test(code) || e.name === "AbortError") return "timeout";
   if (code === "ECONNREFUSED") return "connection_refused";
+  // undici's own words for a 101 that names a protocol (one that names none fails an assertion):
+  // an answer hookline cannot take, not a connection the receiver reset.
+  if (code === "UND_ERR_SOCKET" && source === e && e.message === UNASKED_UPGRADE) return "network";
   if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") {
     return "connection_reset";
   }
@@ -321,12 +324,14 @@ export function classifyError(err: unknown): TransportErrorClass {
   return "network";
 }
 
+/** undici's SocketError message for a 101 with `Connection: upgrade` to a request not asking. */
+const UNASKED_UPGRADE = "bad upgrade";
+const SWITCHED_UNASKED =
+  "the answer was HTTP 101 Switching Protocols, to a request that asked for no upgrade";
+
 /** The status lines undici refuses by assertion, by the assertion's source, in plain words. */
 const ASSERTED_STATUS: [string, string][] = [
-  [
-    "assert(upgrade)",
-    "the answer was HTTP 101 Switching Protocols, to a request that asked for no upgrade",
-  ],
+  ["assert(upgrade)", SWITCHED_UNASKED],
   ["assert(statusCode >= 100)", "the answer's status is under 100, which HTTP does not have"],
 ];
 
@@ -352,6 +357,7 @@ function describeError(err: unknown): string {
   // reaches here only from headers undici's parser refused after a Content-Length among them:
   // undici then puts its own body-length words in place of the parser's reason.
   if (e.code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH") return MALFORMED_AFTER_LENGTH;
+  if (e.code === "UND_ERR_SOCKET" && e.message === UNASKED_UPGRADE) return SWITCHED_UNASKED;
   const text = e.cause?.message ?? e.message ?? String(err);
   return readable((e.code ? `${e.code}: ${text}` : text).slice(0, 500));
 }

@@ -16,6 +16,13 @@ const answers: [string, string, RegExp][] = [
     /^the answer was HTTP 101 Switching Protocols, to a request that asked for no upgrade$/,
   ],
   [
+    // With the headers of an upgrade undici drops the connection itself, as "bad upgrade": the
+    // attempt was recorded as a reset connection, which the receiver never did.
+    "a 101 naming the protocol it switches to",
+    "HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: websocket\r\n\r\n",
+    /^the answer was HTTP 101 Switching Protocols, to a request that asked for no upgrade$/,
+  ],
+  [
     "a 101 after an interim answer",
     "HTTP/1.1 103 Early Hints\r\n\r\nHTTP/1.1 101 Switching Protocols\r\n\r\n",
     /^the answer was HTTP 101 Switching Protocols, to a request that asked for no upgrade$/,
