@@ -33,6 +33,9 @@ function prepareRetention(db: Db) {
             WHERE d.message_id = m.id AND d.state IN ('pending', 'inflight'))
           AND NOT EXISTS (SELECT 1 FROM dead_letters dl WHERE dl.message_id = m.id)
         ORDER BY m.created_at LIMIT ?`),
+    // What a message takes along, counted through the indexes by message (see messages below).
+    deliveriesOf: p("SELECT count(*) AS n FROM deliveries WHERE message_id = ?"),
+    attemptsOf: p("SELECT count(*) AS n FROM attempts WHERE message_id = ?"),
     messageAttempts: p(`DELETE FROM attempts
         WHERE message_id IN (SELECT value FROM json_each(?))`),
     messageDeliveries: p(`DELETE FROM deliveries
@@ -51,6 +54,17 @@ function prepareRetention(db: Db) {
         (SELECT rowid FROM api_tokens WHERE expires_at < ? LIMIT ?)`),
   };
 }
+
+/**
+ * A batch of messages deletes at most this many rows (messages, deliveries and attempts) per row
+ * of the batch: 4,000 for the default 500. Counted in messages alone (a quarter of the batch), one
+ * batch of an application with a wide fan-out and retried deliveries deleted tens of thousands
+ * of rows, holding the writer, and so the API and every delivery, for as long (125 messages to 50
+ * endpoints with five attempts each: 250–450 ms). Smaller batches rewrite the same index pages
+ * once a commit each, so the limit leaves the batches of a fan-out of 10 as they were (2,600 rows)
+ * and cuts only wider ones.
+ */
+const MESSAGE_ROWS_PER_ROW = 8;
 
 /** Prunes one batch of the first kind of row that has anything to prune. */
 export class Retention {
@@ -76,13 +90,14 @@ export class Retention {
         "replayJobs",
         () => this.s.jobItems.run(cutoff, n).changes || this.s.jobs.run(cutoff, n).changes,
       ],
-      // A message takes its deliveries and attempts along: a quarter of the batch in messages
-      // keeps the transaction about the same size as the others.
+      // A message takes its deliveries and attempts along: at most a quarter of the batch in
+      // messages, and at most MESSAGE_ROWS_PER_ROW times the batch in rows (see messages below).
       [
         "messages",
         () => {
           const q = Math.max(1, Math.ceil(n / 4));
-          const walked = this.messages(req.messagesFrom ?? Number.MIN_SAFE_INTEGER, cutoff, q);
+          const from = req.messagesFrom ?? Number.MIN_SAFE_INTEGER;
+          const walked = this.messages(from, cutoff, q, n * MESSAGE_ROWS_PER_ROW);
           messagesReached = walked.reached;
           return walked.deleted;
         },
@@ -122,15 +137,35 @@ export class Retention {
     return this.s.records.run(ids).changes;
   }
 
-  private messages(from: number, cutoff: number, n: number): { deleted: number; reached: number } {
-    const rows = this.s.oldMessages.all(from, cutoff, n) as Row[];
+  /**
+   * Deletes the oldest of up to `q` messages no longer needed whose rows, with their deliveries
+   * and attempts, fit in `rowLimit` (always the first, however many it takes along).
+   */
+  private messages(
+    from: number,
+    cutoff: number,
+    q: number,
+    rowLimit: number,
+  ): { deleted: number; reached: number } {
+    const picked = this.s.oldMessages.all(from, cutoff, q) as Row[];
     // None left before the cutoff: the run's later batches walk only what ages past it meanwhile.
-    if (rows.length === 0) return { deleted: 0, reached: cutoff };
+    if (picked.length === 0) return { deleted: 0, reached: cutoff };
+    const rows: Row[] = [];
+    let size = 0;
+    for (const row of picked) {
+      size += 1 + this.count(this.s.deliveriesOf, row.id) + this.count(this.s.attemptsOf, row.id);
+      if (rows.length > 0 && size > rowLimit) break;
+      rows.push(row);
+    }
     const ids = JSON.stringify(rows.map((r) => r.id));
     this.s.messageAttempts.run(ids);
     this.s.messageDeliveries.run(ids);
     // Messages made in the same millisecond as the last one may be left: the next batch starts
     // at that millisecond, not after it.
     return { deleted: this.s.messages.run(ids).changes, reached: Number(rows.at(-1)!.created_at) };
+  }
+
+  private count(statement: Statement, messageId: unknown): number {
+    return Number((statement.get(messageId) as Row).n);
   }
 }

@@ -533,6 +533,7 @@ export class SqliteStore implements Store {
     now: number;
     retentionMs: number;
     batchSize: number;
+    messagesFrom?: number;
   }): Promise<PruneResult> {
     return this.run(() => this.retention.prune(req));
   }
