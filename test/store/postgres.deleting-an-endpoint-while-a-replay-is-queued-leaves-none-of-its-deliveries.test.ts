@@ -1,10 +1,13 @@
 /**
  * Deleting an endpoint on PostgreSQL leaves none of its deliveries, even with a replay of one of
- * its records queued while the deletion runs. The deletion removes records before deliveries: a
- * replay queued before it reaches the record commits first, and its delivery goes with the
- * others; one queued after finds no record. (Taking deliveries first instead, the delivery of a
- * replay queued in between outlived the endpoint, claimed by nobody.) The race is forced: an
- * admin connection holds one of the endpoint's attempts, so the deletion stops before records.
+ * its records asked for while the deletion runs. The deletion holds the endpoint's records before
+ * it removes anything: a replay queued before that commits first, and its delivery and history go
+ * with the others; one asked for after waits for the deletion and finds no record. (Taking
+ * deliveries first instead, the delivery of a replay queued in between outlived the endpoint,
+ * claimed by nobody; holding the records only as it deleted them, a replay queued after their
+ * history was removed was acknowledged, then its record deleted and its history line left for
+ * good.) The race is forced: an admin connection holds one of the endpoint's attempts, so the
+ * deletion stops before records.
  */
 import { expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
@@ -35,9 +38,10 @@ it("a replay queued while its endpoint is being deleted goes with the endpoint",
     endpointId,
   ]);
   const deleting = store.deleteEndpoint(app.id, endpointId);
-  await waitForPid(watch, BLOCKED_BY, [adminPid]);
-  // The deletion waits before the endpoint's records and deliveries.
-  const replayed = await store.enqueueReplay({
+  const deletingPid = await waitForPid(watch, BLOCKED_BY, [adminPid]);
+  // The deletion waits before the endpoint's records and deliveries, holding the records: the
+  // replay waits for it.
+  const replayed = store.enqueueReplay({
     deadLetterId: record.id,
     deliveryId: newId("dlv", now),
     now,
@@ -45,13 +49,19 @@ it("a replay queued while its endpoint is being deleted goes with the endpoint",
     note: null,
     abandonAfter: null,
   });
-  expect(replayed.ok).toBe(true);
+  await waitForPid(watch, BLOCKED_BY, [deletingPid]);
   await admin.query("COMMIT");
   await deleting;
+  expect(await replayed).toEqual({ ok: false, record: null });
 
   const left = await admin.query(`SELECT id FROM ${schema}.deliveries WHERE endpoint_id = $1`, [
     endpointId,
   ]);
   expect(left.rows).toEqual([]);
   expect(await store.getDeadLetter(record.id)).toBeNull();
+  const history = await admin.query(
+    `SELECT action FROM ${schema}.dead_letter_events WHERE dead_letter_id = $1`,
+    [record.id],
+  );
+  expect(history.rows).toEqual([]);
 });

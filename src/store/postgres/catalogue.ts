@@ -240,6 +240,15 @@ async function withdrawJobReplays(c: Conn, endpointIds: string[]): Promise<void>
     ORDER BY j.id FOR UPDATE OF j`,
     [endpointIds],
   );
+  // Then the records, before their history goes: a job with none of them listed yet (made, but
+  // not yet prepared) is not held above, and its queueing could otherwise move a record between
+  // the deletion of its history and its own, leaving the replay's history line for good and its
+  // job waiting for a result that never comes. It now waits, and finds the record gone.
+  await exec(
+    c,
+    "SELECT id FROM dead_letters WHERE endpoint_id = ANY($1::text[]) ORDER BY id FOR UPDATE",
+    [endpointIds],
+  );
   await exec(
     c,
     `WITH gone AS (
