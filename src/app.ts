@@ -11,12 +11,14 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino, type DestinationStream, type Logger } from "pino";
 import { bootstrapTokenRevokedAt } from "./api/auth.js";
+import { watchArrivingRequests } from "./api/arriving-requests.js";
 import { buildApi } from "./api/server.js";
 import { systemClock, type Clock, type Random } from "./clock.js";
 import { ADMIN_TOKEN_RULE, isUsableAdminToken, type Config } from "./config.js";
 import { ConfigError } from "./errors.js";
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.js";
 import { exposedFiles } from "./exposed-files.js";
+import { finishedWithin } from "./finished-within.js";
 import { RetentionPruner, type RetentionSettings } from "./dlq/retention.js";
 import { ReplayJobRunner } from "./dlq/runner.js";
 import { DeadLetterQueue } from "./dlq/service.js";
@@ -220,6 +222,25 @@ export function createHookline(
     events,
     logger,
   });
+  const arriving = watchArrivingRequests(api.server);
+
+  /**
+   * Stops the API: no new connections, and the requests it is answering are answered. A request
+   * still arriving once the shutdown timeout has passed (a client that stopped sending half-way)
+   * is not waited for: its connection is closed.
+   */
+  async function closeApi(): Promise<void> {
+    const closed = api.close();
+    if (await finishedWithin(config.shutdownTimeoutMs, closed)) return;
+    const connections = arriving.cut();
+    if (connections > 0) {
+      logger.warn(
+        { connections, shutdownTimeoutMs: config.shutdownTimeoutMs },
+        "stopping without the API requests that had not fully arrived after the shutdown timeout (HOOKLINE_SHUTDOWN_TIMEOUT_MS): their connections are closed",
+      );
+    }
+    await closed;
+  }
 
   /** Starts the parts in order; the API listens last, once deliveries are running. */
   async function startParts(): Promise<void> {
@@ -298,7 +319,7 @@ export function createHookline(
       // finish, then close the store. A step that fails (the store away: the worker cannot say
       // it leaves) still lets the sender and the store close, so nothing is left open.
       try {
-        await api.close();
+        await closeApi();
         await observability.stop();
         if (delivers) {
           await replayJobs.stop();
