@@ -74,6 +74,12 @@ export interface Hookline {
   url: string;
   /** The address and port the API is bound to, once started. */
   listening: BoundAddress | null;
+  /**
+   * Set as start() has checked the store (on PostgreSQL, migrated it: a wait on another process's
+   * migration is the one start-up wait with no bound). From then on start takes work (deliveries,
+   * jobs, requests) that a stop should let finish and hand back.
+   */
+  storeReady: boolean;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -253,6 +259,7 @@ export function createHookline(
     }
     hookline.exposedFiles = config.databaseUrl ? [] : exposedFiles(config.dataDir);
     for (const w of hookline.exposedFiles) logger.warn(w);
+    hookline.storeReady = true;
     await tryListening(config.host, config.port).catch((err: unknown) => {
       throw listenFailure(err, config);
     });
@@ -304,6 +311,7 @@ export function createHookline(
     logger,
     url: "",
     listening: null,
+    storeReady: false,
     async start() {
       try {
         await startParts();

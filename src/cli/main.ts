@@ -69,12 +69,15 @@ program
     // use): the warnings the banner would show come after the failure instead.
     afterFailure.push(...config.unknownSettings.map((u) => `WARNING: ${describeUnknown(u)}`));
     const hookline = createHookline(config, { logDestination: stdoutLog() });
-    await hookline.start();
+    // Before start: it delivers before the banner is printed, and a signal with no handler yet
+    // (a service manager's stop, a restart loop) ended the process without finishing what was in
+    // flight, without a word, and left a worker's place in the fleet to be reaped.
+    const starting = hookline.start();
+    const signals = onSignals(hookline, starting);
+    await starting;
     afterFailure.length = 0;
-    // Before anything is printed: whoever waits for the banner (a supervisor, a test, an operator
-    // at the terminal) may signal at once, and a signal with no handler yet ends the process
-    // without finishing what is in flight.
-    onSignals(hookline);
+    // Stopped while starting: the stop speaks for itself, with no banner saying it runs.
+    if (signals.stopping()) return;
     const { logger } = hookline;
     for (const u of config.unknownSettings) {
       logger.warn({ variable: u.name, suggestion: u.suggestion }, describeUnknown(u));
@@ -224,11 +227,16 @@ function stdoutLog(): DestinationStream {
  */
 const REPEAT_IGNORED_MS = 1_000;
 
-function onSignals(hookline: Hookline): void {
+/**
+ * Installed as start begins (`starting`). A signal while the store is still being opened ends the
+ * process as an unhandled one does (nothing is taken yet, and waiting for another process's
+ * migration has no bound); one once start takes work lets start end, then stops as above.
+ */
+function onSignals(hookline: Hookline, starting: Promise<void>): { stopping(): boolean } {
   const { logger } = hookline;
   let stopping = false;
   let firstAt = 0;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: NodeJS.Signals) => {
     if (stopping && performance.now() - firstAt < REPEAT_IGNORED_MS) return;
     if (stopping) {
       logger.warn(
@@ -237,26 +245,39 @@ function onSignals(hookline: Hookline): void {
       );
       process.exit(1);
     }
+    if (!hookline.storeReady) {
+      process.stderr.write(`hookline: stopped by ${signal} while opening the store\n`);
+      for (const [s, handler] of handlers) process.off(s, handler);
+      process.kill(process.pid, signal);
+      return;
+    }
     stopping = true;
     firstAt = performance.now();
     // An API-only process has no deliveries: its stop waits for the API's requests alone.
     const inFlight = hookline.config.role === "api" ? "API requests" : "deliveries";
     logger.info({ signal }, `stopping: finishing ${inFlight} in flight`);
-    hookline.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        // The work has stopped; only telling the database so failed. A stack trace there read as
-        // a crash, with nothing said of what becomes of this process's deliveries.
-        if (err instanceof StoreUnavailableError) {
-          logger.warn({ reason: err.message }, stoppedUntold(hookline.config));
-        } else logger.error({ err }, "stopping failed");
-        process.exit(1);
-      },
+    // A start that fails has stopped what it started, and is reported (exit 1) by the command.
+    starting.then(
+      () =>
+        hookline.stop().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            // The work has stopped; only telling the database so failed. A stack trace there
+            // read as a crash, with nothing said of what becomes of this process's deliveries.
+            if (err instanceof StoreUnavailableError) {
+              logger.warn({ reason: err.message }, stoppedUntold(hookline.config));
+            } else logger.error({ err }, "stopping failed");
+            process.exit(1);
+          },
+        ),
+      () => undefined,
     );
   };
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-    process.on(signal, () => shutdown(signal));
-  }
+  const handlers = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map(
+    (signal) => [signal, () => shutdown(signal)] as const,
+  );
+  for (const [signal, handler] of handlers) process.on(signal, handler);
+  return { stopping: () => stopping };
 }
 
 /** What a stop the database did not hear of leaves behind, for the operator reading the log. */
