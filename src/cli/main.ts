@@ -260,7 +260,12 @@ function onSignals(hookline: Hookline, starting: Promise<void>): { stopping(): b
     starting.then(
       () =>
         hookline.stop().then(
-          () => process.exit(0),
+          () => {
+            // Said, so a log that ends here tells a finished stop from one cut short (SIGKILL
+            // after a service manager's stop timeout), which otherwise read the same.
+            logger.info({ stoppingMs: Math.round(performance.now() - firstAt) }, "stopped");
+            process.exit(0);
+          },
           (err: unknown) => {
             // The work has stopped; only telling the database so failed. A stack trace there
             // read as a crash, with nothing said of what becomes of this process's deliveries.

@@ -53,5 +53,7 @@ describe("signals", () => {
     proc.child.kill("SIGHUP");
     expect(await proc.exited).toBe(0);
     expect(proc.output()).toContain('"signal":"SIGHUP"');
+    // The log's last line says the stop finished, not only that it began.
+    expect(proc.output().trimEnd().split("\n").pop()).toMatch(/"stoppingMs":\d+,"msg":"stopped"/);
   });
 });
