@@ -239,6 +239,10 @@ export class Fleet {
   /** Beats when one is due, or early when endpoints marked for hand-over are ready to go. */
   private async tick(): Promise<void> {
     const now = this.clock.now();
+    // A beat further off than one interval means the wall clock was set back (NTP, a restored
+    // VM): waiting for it would leave this worker unheard for as long as the step, declared dead
+    // by the others while it went on sending. It beats now, by the new time.
+    if (this.nextBeatAt - now > this.settings.heartbeatMs) this.nextBeatAt = now;
     if (now >= this.nextBeatAt) this.nextBeatAt = now + this.settings.heartbeatMs;
     else if (this.lastBeatFailed || this.host.readyToRelease().handover.length === 0) return;
     await this.beat();
@@ -270,7 +274,9 @@ export class Fleet {
     this.lastOkAt = now;
     this.silenceLogged = false;
     if (this.distrust) {
-      this.distrust.recoveredAt ??= now;
+      // Set back to now if the wall clock went back past it: else reaping stayed off that long.
+      if (this.distrust.recoveredAt === null || this.distrust.recoveredAt > now)
+        this.distrust.recoveredAt = now;
       if (now - this.distrust.recoveredAt >= this.settings.deadAfterMs) this.distrust = null;
     }
     // This worker was heard: what fails from here on is that step alone, no sign the others

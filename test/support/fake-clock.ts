@@ -29,6 +29,15 @@ export class FakeClock implements Clock {
     this.fireDue();
   }
 
+  /**
+   * Sets the wall clock by `ms` (back when negative), as NTP or an operator does, firing nothing:
+   * a timer waits its own length whatever the wall clock says, so each stays as far off as it was.
+   */
+  step(ms: number): void {
+    this.t += ms;
+    for (const timer of this.timers.values()) timer.at += ms;
+  }
+
   private fireDue(): void {
     const due = [...this.timers.entries()]
       .filter(([, timer]) => timer.at <= this.t)
