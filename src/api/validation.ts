@@ -114,9 +114,19 @@ export const QueryBool = z
   .enum(["true", "false"], { error: 'must be "true" or "false"' })
   .transform((v) => v === "true");
 
-/** An ISO-8601 time in a query string, to milliseconds since the epoch. */
-export const QueryTime = z.iso
-  .datetime({ offset: true, error: "must be an ISO-8601 date-time" })
+/** A space before a time's closing offset: its `+`, sent unencoded in a query string. */
+const UNENCODED_PLUS_OFFSET = /(\d) (\d{2}:\d{2})$/;
+
+/**
+ * An ISO-8601 time in a query string, to milliseconds since the epoch. A `+` offset typed into
+ * a URL as written (`after=…T13:00:00+01:00`, as curl sends it) arrives as a space, which a query
+ * string means by `+`; no time has a space there, so it is read as the `+` it was.
+ */
+export const QueryTime = z
+  .preprocess(
+    (v) => (typeof v === "string" ? v.replace(UNENCODED_PLUS_OFFSET, "$1+$2") : v),
+    z.iso.datetime({ offset: true, error: "must be an ISO-8601 date-time" }),
+  )
   .transform((v) => Date.parse(v));
 
 const LIMIT_MESSAGE = "must be a whole number from 1 to 250";
