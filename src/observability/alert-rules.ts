@@ -208,6 +208,7 @@ export class AlertRules {
 
   /** Adds a sample and evaluates every rule at its time. */
   evaluate(sample: AlertSample): AlertChanges {
+    if (sample.at < (this.samples.at(-1)?.at ?? sample.at)) this.clockWentBack(sample.at);
     this.samples.push(sample);
     this.firstSampleAt ??= sample.at;
     const keep = Math.max(this.t.windowMs, this.t.dlqStuckMs);
@@ -282,6 +283,24 @@ export class AlertRules {
     };
     this.states.set(c.key, { kind: "firing", alert });
     changes.fired.push(alert);
+  }
+
+  /**
+   * The clock was set back (NTP, a restored VM): samples and waits stamped after `now` say
+   * nothing of how long ago they were, and judged as they stood a rate's window reached back to
+   * the oldest of them, and an alert whose condition had ended waited the step's length to
+   * resolve. They are let go of: rates are judged from here on, as after a start, and waits
+   * begin again now.
+   */
+  private clockWentBack(now: number): void {
+    this.samples = this.samples.filter((s) => s.at <= now);
+    if (this.firstSampleAt !== null && this.firstSampleAt > now) this.firstSampleAt = now;
+    // A pending condition is over a rate, which the first sample alone finds inactive: it ends.
+    for (const state of this.states.values()) {
+      if (state.kind !== "firing") continue;
+      if (state.clearSince !== undefined) state.clearSince = Math.min(state.clearSince, now);
+      if (state.takenAt !== undefined) state.takenAt = Math.min(state.takenAt, now);
+    }
   }
 
   /**

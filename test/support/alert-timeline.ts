@@ -51,6 +51,10 @@ export function timeline(overrides: Partial<AlertThresholds> = {}) {
       resolved.push(...changes.resolved.map((a) => a.rule));
       return changes;
     },
+    /** Sets the clock by `ms` (back when negative), as NTP or an operator does; no tick. */
+    step(ms: number) {
+      at += ms;
+    },
     /** Ticks for `ms` with the same per-tick changes; `each` runs before every tick. */
     run(ms: number, each: () => void = () => {}, endpoints: Record<string, EndpointCounts> = {}) {
       for (let t = 0; t < ms; t += TICK) {
