@@ -135,7 +135,7 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
       const t = parseTime(value, io.now(), direction);
       if (!t) {
         throw new InvalidArgumentError(
-          `${name}: use ISO-8601 or a span ${direction} like 2h, 90m, 1d`,
+          `${name}: use ISO-8601 (a time with Z or an offset, or a date alone, in UTC) or a span ${direction} like 2h, 90m, 1d`,
         );
       }
       return t;

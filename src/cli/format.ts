@@ -38,7 +38,8 @@ export function ago(iso: string | null, now: number): string {
 }
 
 /**
- * A time given on the command line: ISO-8601, or a span from `now` such as `90m`, `2h`, `1d` —
+ * A time given on the command line: ISO-8601 (a clock time with `Z` or an offset; a date alone is
+ * that day's start in UTC), or a span from `now` such as `90m`, `2h`, `1d` —
  * back by default (for "since the outage began two hours ago"), ahead with `direction` "ahead"
  * (for "start in half an hour"). Returns ISO-8601, or null when unreadable.
  */
@@ -62,6 +63,9 @@ export function parseTime(
   if (Number.isNaN(t) || !day || !dayExists(Number(day[1]), Number(day[2]), Number(day[3]))) {
     return null;
   }
+  // A clock time without a zone is read in this machine's time zone (a date alone in UTC): the
+  // same words would select another window on a laptop than in a UTC container, hours apart.
+  if (/\d:\d{2}/.test(value) && !/(?:Z|[+-]\d{2}:?\d{2})$/i.test(value.trim())) return null;
   return new Date(t).toISOString();
 }
 
