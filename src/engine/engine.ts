@@ -318,7 +318,9 @@ export class DeliveryEngine implements EngineControl, EndpointPinning {
     if (this.pumping || this.timer === null) return false;
     // Everything due by now has been looked at, and the cursor never passes now: it stays.
     if (!this.cursor.quietUntilDue(at, now)) return false;
-    if (at < this.timerAt) this.setTimer(at - now);
+    // A timer time already past means the clock jumped ahead since it was armed: it fires by its
+    // own length, up to RESCAN_MS away, so it is armed again for `at`.
+    if (at < this.timerAt || this.timerAt <= now) this.setTimer(at - now);
     return true;
   }
 
