@@ -407,8 +407,10 @@ export class DeliveryEngine implements EngineControl, EndpointPinning {
         // (the pace's timer wakes the pump, should nothing else).
         if (this.dispatcher.waitingForPace()) break;
         const now = this.deps.clock.now();
-        // Kept by the clock, not by a timer that every wake-up would push back under load.
-        if (now - this.lastFullScanAt >= RESCAN_MS) {
+        // Kept by the clock, not by a timer that every wake-up would push back under load. A
+        // last scan later than now means the clock was set back: the scan restarts now, as the
+        // position reached then is ahead of rows due by the new time.
+        if (now - this.lastFullScanAt >= RESCAN_MS || now < this.lastFullScanAt) {
           this.lastFullScanAt = now;
           this.cursor.restart();
           this.byEndpoint = null;

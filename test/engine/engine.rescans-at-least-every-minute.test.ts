@@ -46,4 +46,23 @@ describe("the engine's safety net", () => {
     }
     await h.waitFor(reached(hidden, "succeeded"));
   });
+
+  it("keeps it after the clock is set back, rather than waiting for the old time", async () => {
+    const clock = new FakeClock();
+    h = await startEngine({ clock });
+    rx = await Receiver.start();
+    await h.addEndpoint(rx.url("/hook"));
+    const first = await h.post({ n: 1 });
+    await h.waitFor(reached(first, "succeeded"));
+    clock.advance(1_000);
+    await settle();
+
+    // NTP (or a restored VM) sets the clock back an hour; then a delivery is made due unsaid.
+    clock.step(-3_600_000);
+    const hidden = await h.post({}, { dueAt: clock.now() - 10_000, wake: false });
+    await settle();
+    clock.advance(60_000);
+    await h.waitFor(reached(hidden, "succeeded"), 2_000);
+    expect(rx.requests).toHaveLength(2);
+  });
 });
