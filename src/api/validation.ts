@@ -114,6 +114,14 @@ export const QueryBool = z
   .enum(["true", "false"], { error: 'must be "true" or "false"' })
   .transform((v) => v === "true");
 
+/**
+ * What a time that is refused is told: most often it lacks its zone (`2026-01-01T12:00:00`), which
+ * ISO-8601 allows but which names no instant; "must be an ISO-8601 date-time" alone said it was
+ * none.
+ */
+export const DATE_TIME_ERROR =
+  "must be an ISO-8601 date-time with seconds and Z or an offset, such as 2026-01-01T12:00:00Z or 2026-01-01T13:00:00+01:00";
+
 /** A space before a time's closing offset: its `+`, sent unencoded in a query string. */
 const UNENCODED_PLUS_OFFSET = /(\d) (\d{2}:\d{2})$/;
 
@@ -125,7 +133,7 @@ const UNENCODED_PLUS_OFFSET = /(\d) (\d{2}:\d{2})$/;
 export const QueryTime = z
   .preprocess(
     (v) => (typeof v === "string" ? v.replace(UNENCODED_PLUS_OFFSET, "$1+$2") : v),
-    z.iso.datetime({ offset: true, error: "must be an ISO-8601 date-time" }),
+    z.iso.datetime({ offset: true, error: DATE_TIME_ERROR }),
   )
   .transform((v) => Date.parse(v));
 

@@ -11,7 +11,7 @@ import type {
   DeadLetterRecord,
   ReplayJob,
 } from "../../domain/types.js";
-import { EventTypeName, listQueryOf, QueryTime } from "../validation.js";
+import { DATE_TIME_ERROR, EventTypeName, listQueryOf, QueryTime } from "../validation.js";
 import { Timestamp, iso } from "./common.js";
 
 const DLQ_STATES = ["open", "replaying", "resolved", "abandoned"] as const;
@@ -55,7 +55,7 @@ export const DecisionIn = z.object({ note: Note });
 /** A single replay: an optional note for the history. */
 export const ReplayIn = z.object({ note: Note.nullable().optional() }).optional();
 
-const DateTimeIn = z.iso.datetime({ offset: true, error: "must be an ISO-8601 date-time" });
+const DateTimeIn = z.iso.datetime({ offset: true, error: DATE_TIME_ERROR });
 const DlqId = z.string().regex(/^dlq_[0-9A-Z]{26}$/, "must be a dead-letter record id (dlq_…)");
 
 /** A time window that selects nothing (until not after since) is a mistake: it names until. */

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Message } from "../../domain/types.js";
 import { hasPrefix } from "../../ids.js";
-import { EventTypeName, isDotSegment, JsonObject } from "../validation.js";
+import { DATE_TIME_ERROR, EventTypeName, isDotSegment, JsonObject } from "../validation.js";
 import { ApplicationIn } from "./application.js";
 import { Timestamp, iso } from "./common.js";
 import { Channel } from "./endpoint.js";
@@ -47,10 +47,7 @@ export const MessageIn = z.object({
   channels: z.array(Channel).max(10).nullable().optional(),
   tags: z.array(Tag).max(5).nullable().optional(),
   application: ApplicationIn.nullable().optional(),
-  deliverAt: z.iso
-    .datetime({ offset: true, error: "must be an ISO-8601 date-time" })
-    .nullable()
-    .optional(),
+  deliverAt: z.iso.datetime({ offset: true, error: DATE_TIME_ERROR }).nullable().optional(),
   // Accepted for compatibility; hookline keeps every message for HOOKLINE_RETENTION_DAYS.
   payloadRetentionPeriod: z.int().min(1).nullable().optional(),
   payloadRetentionHours: z.int().min(1).nullable().optional(),
