@@ -318,9 +318,12 @@ export class DeliveryEngine implements EngineControl, EndpointPinning {
     if (this.pumping || this.timer === null) return false;
     // Everything due by now has been looked at, and the cursor never passes now: it stays.
     if (!this.cursor.quietUntilDue(at, now)) return false;
-    // A timer time already past means the clock jumped ahead since it was armed: it fires by its
-    // own length, up to RESCAN_MS away, so it is armed again for `at`.
-    if (at < this.timerAt || this.timerAt <= now) this.setTimer(at - now);
+    if (at < this.timerAt) this.setTimer(at - now);
+    // A timer time already past: the clock jumped ahead since it was armed (it fires by its own
+    // length, up to RESCAN_MS away), or the loop is late for it. It fires now, and the claim it
+    // runs finds `at` and arms the timer for it; armed for `at` itself, what it was kept for (the
+    // rescan) would wait as long.
+    else if (this.timerAt <= now) this.setTimer(0);
     return true;
   }
 
