@@ -88,8 +88,27 @@ export const plural = (n: number, one: string, many = `${one}s`): string =>
 export const percent = (r: number | null): string =>
   r === null ? "—" : `${Math.round(r * 1000) / 10}%`;
 
+/**
+ * An exact time with its time zone ("12/6/2026, 9:06:33 AM EST"): the page shows the browser's
+ * time, and a receiver's logs are often in UTC, so a time without its zone could be hours off.
+ */
 export const time = (isoTime: string | null | undefined): string =>
-  isoTime ? new Date(isoTime).toLocaleString() : "—";
+  isoTime ? new Date(isoTime).toLocaleString(undefined, { timeZoneName: "short" }) : "—";
+
+/**
+ * The browser's time zone, as a time field is read in: "America/New_York, GMT-05:00" (its offset
+ * now), or "UTC".
+ */
+export function localZone(now = new Date()): string {
+  const name = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const minutes = -now.getTimezoneOffset();
+  if (minutes === 0 && /^(?:Etc\/)?(?:UTC|GMT|UCT|Zulu|Universal)$/.test(name)) return "UTC";
+  const abs = Math.abs(minutes);
+  const offset =
+    `GMT${minutes < 0 ? "-" : "+"}` +
+    `${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+  return `${name}, ${offset}`;
+}
 
 /** datetime-local value → ISO, or undefined when empty. */
 export const isoOf = (v: string): string | undefined => (v ? new Date(v).toISOString() : undefined);

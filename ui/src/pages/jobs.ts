@@ -1,7 +1,7 @@
 /** Bulk replays: the form that starts one (time window, canary), the list, and live progress. */
 import { api, seg } from "../api.js";
 import { action, field, h, link, onSubmit, table, toast } from "../dom.js";
-import { ago, isoOf, localInput, time } from "../format.js";
+import { ago, isoOf, localInput, localZone, time } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
 import type { ReplayJob } from "../types.js";
@@ -30,8 +30,8 @@ export function bulkReplayForm(): HTMLElement {
     h(
       "div",
       { class: "row wrap" },
-      field("Dead-lettered from", since),
-      field("Until", until, "Empty: until now"),
+      field("Dead-lettered from", since, `Your time zone: ${localZone()}`),
+      field("Until", until, `Empty: until now. Your time zone: ${localZone()}`),
       field("Endpoint id", endpoint),
       field(
         "Canary size",

@@ -5,7 +5,7 @@
  */
 import { api, everyPage, getWithText, maybe, seg } from "../api.js";
 import { action, field, h, link, replace, table, toast } from "../dom.js";
-import { ago, isoOf, plural, pretty, time, until } from "../format.js";
+import { ago, isoOf, localZone, plural, pretty, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
 import type { Ctx } from "../routes.js";
@@ -55,8 +55,10 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
     "form",
     { class: "card inline", role: "search" },
     field("Event types", types, "Separated by commas or spaces"),
-    field("Sent after", after),
-    field("Sent before", before),
+    // The fields are read in the browser's time zone: said, so a time copied from a receiver's
+    // logs (often UTC) is not searched hours off.
+    field("Sent after", after, `Your time zone: ${localZone()}`),
+    field("Sent before", before, `Your time zone: ${localZone()}`),
     field("Message or event id", id),
     h("button", { type: "submit" }, "Search"),
     problem,
