@@ -129,6 +129,12 @@ export function pretty(answer: string): string {
   return text === undefined ? "" : indentJson(text);
 }
 
+/**
+ * The `payload` member of the API's answer exactly as written: the bytes hookline sends, which
+ * each signature covers (unlike {@link pretty}'s indented text).
+ */
+export const asSent = (answer: string): string => memberText(answer, "payload") ?? "";
+
 const SPACE = new Set([" ", "\t", "\n", "\r"]);
 
 function skipSpace(text: string, i: number): number {

@@ -4,7 +4,7 @@
  * it was sent (the headers the receiver got, and what the signature covers).
  */
 import { h } from "../dom.js";
-import { time } from "../format.js";
+import { asSent, pretty, time } from "../format.js";
 import type { Attempt } from "../types.js";
 
 /** The parts of an attempt shown here, as both the attempt and the dead-letter APIs give them. */
@@ -41,6 +41,30 @@ export function attemptResult(a: AttemptView): string {
   if (a.status) return a.errorDetail ? `HTTP ${a.status} (${a.errorDetail})` : `HTTP ${a.status}`;
   if (!a.error) return "no answer";
   return a.errorDetail ? `${a.error} (${a.errorDetail})` : a.error;
+}
+
+/**
+ * A payload, from the API's answer: indented to be read, and folded beneath it the text as sent,
+ * byte for byte, to check a signature against (one computed over the indented text never matches).
+ */
+export function payloadView(answer: string): HTMLElement[] {
+  return [
+    h("pre", { class: "payload", tabindex: 0 }, pretty(answer)),
+    h(
+      "details",
+      { class: "attempt-details", "data-key": "payload-as-sent" },
+      h(
+        "summary",
+        { "data-key": "payload-as-sent-summary" },
+        "As sent: the exact bytes each signature covers",
+      ),
+      h(
+        "pre",
+        { class: "payload as-sent", tabindex: 0, "aria-label": "Payload as sent" },
+        asSent(answer),
+      ),
+    ),
+  ];
 }
 
 /** A table cell: the response's first characters, and the whole attempt folded beneath. */
@@ -94,7 +118,7 @@ export function attemptDetails(a: AttemptView): HTMLElement {
           "small",
           {},
           `Each signature is the HMAC-SHA256, keyed with a signing secret of the endpoint, of ` +
-            `"${a.msgId}.${timestamp}." followed by the payload's exact bytes (after a rotation, ` +
+            `"${a.msgId}.${timestamp}." followed by the payload's exact bytes (its "As sent" text; after a rotation, ` +
             "the old secret signs too until its grace period ends). The endpoint's own headers, " +
             "if it has any, are sent as well.",
         ),

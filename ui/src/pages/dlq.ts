@@ -4,11 +4,11 @@
  */
 import { api, getWithText, seg } from "../api.js";
 import { action, field, h, link, table, toast } from "../dom.js";
-import { ago, pretty, seconds, time } from "../format.js";
+import { ago, seconds, time } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
 import type { DeadLetter, DeadLetterRecord, SummaryRow } from "../types.js";
-import { attemptResult, responseCell } from "./attempt.js";
+import { attemptResult, payloadView, responseCell } from "./attempt.js";
 import { circuitBadge } from "./health.js";
 import { bulkReplayForm } from "./jobs.js";
 
@@ -167,7 +167,7 @@ export async function renderDeadLetter(
         h("dd", {}, String(r.replayCount)),
       ),
       h("h2", {}, "Payload"),
-      h("pre", { class: "payload", tabindex: 0 }, pretty(r.text)),
+      ...payloadView(r.text),
       table(
         "Every attempt, original and replays",
         ["When", "Trigger", "Result", "Duration", "Response"],

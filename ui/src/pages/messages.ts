@@ -5,12 +5,12 @@
  */
 import { api, everyPage, getWithText, maybe, seg } from "../api.js";
 import { action, field, h, link, replace, table, toast } from "../dom.js";
-import { ago, isoOf, localZone, plural, pretty, time, until } from "../format.js";
+import { ago, isoOf, localZone, plural, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
 import type { Ctx } from "../routes.js";
 import type { App, Attempt, DeadLetter, DeliveryStatus, Endpoint, Message } from "../types.js";
-import { attemptDetails, attemptResult, viewOf } from "./attempt.js";
+import { attemptDetails, attemptResult, payloadView, viewOf } from "./attempt.js";
 import { namedTypes, typesOf } from "./endpoints.js";
 import { disabledNote, heldBy } from "./health.js";
 
@@ -240,7 +240,7 @@ export async function renderMessage(
     h("h1", {}, `${msg.eventType} `, h("code", {}, msg.id)),
     h("p", {}, `Accepted ${time(msg.timestamp)}`, msg.eventId ? ` · event id ${msg.eventId}` : ""),
     h("h2", {}, "Payload"),
-    h("pre", { class: "payload", tabindex: 0 }, pretty(text)),
+    ...payloadView(text),
     h("h2", { id: "timeline-title" }, "Deliveries"),
     timeline,
   );
