@@ -199,7 +199,9 @@ async function show(navigated = false, retrying = false): Promise<void> {
       } finally {
         signingIn = false;
       }
-      location.hash = "#/apps";
+      // The address opened before signing in (a link shared or bookmarked, or the page a session
+      // that ended was on) is what is shown, not the application list.
+      if (!location.hash.startsWith("#/")) location.hash = "#/apps";
       await show();
     });
     setTitle("Sign in");
