@@ -8,6 +8,7 @@ import { api, ApiError, session, whenUnauthorized } from "./api.js";
 import { h, link, replace, toast } from "./dom.js";
 import { dropLive, POLL_MS, resetLive, startPolling, whenGone } from "./live.js";
 import { renderLogin } from "./pages/login.js";
+import { addressPath } from "./address.js";
 import { routes, type Ctx } from "./routes.js";
 
 const portal = location.pathname.startsWith("/portal");
@@ -82,7 +83,7 @@ function nav(ctx: Ctx): void {
         ["/alerts", "Alerts"],
         ["/system", "System"],
       ];
-  const here = location.hash.slice(1);
+  const here = addressPath();
   replace(
     document.getElementById("nav")!,
     h(
@@ -208,7 +209,8 @@ async function show(navigated = false, retrying = false): Promise<void> {
     return;
   }
   const ctx: Ctx = { portal, portalApp: session.portalApp() };
-  const path = location.hash.slice(1) || (portal ? `/app/${ctx.portalApp}/endpoints` : "/apps");
+  // A page's search or filter rides in the address's query, which the page reads itself.
+  const path = addressPath() || (portal ? `/app/${ctx.portalApp}/endpoints` : "/apps");
   nav(ctx);
   for (const route of routes) {
     if (route.consoleOnly && portal) continue;

@@ -8,6 +8,7 @@ import { ago, latency, percent, seconds, time } from "../format.js";
 import { lineChart } from "../chart.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
+import { addressQuery, setAddressQuery } from "../address.js";
 import type { App, Attempt, Circuit, Endpoint, RetrySchedule, Stats } from "../types.js";
 import { attemptResult, responseCell, viewOf } from "./attempt.js";
 import { endpointActions } from "./endpoint-actions.js";
@@ -28,16 +29,19 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
     h("option", { value: "" }, "All attempts"),
     h("option", { value: "&status=2" }, "Failed attempts"),
   );
-  // The choice is kept in this history entry: back from an attempt, the list shows what it did.
-  const kept = (history.state as { attemptsShown?: string } | null)?.attemptsShown;
-  if (kept) show.value = kept;
+  // The choice is kept in the address (`?attempts=failed`): a link to it, a bookmark, a reload
+  // and Back from an attempt's message show what it did.
+  if (addressQuery().get("attempts") === "failed") show.value = "&status=2";
   const recent = pagedList<Attempt>(
     () => `/api/v1/app/${seg(app.id)}/attempt/endpoint/${seg(first.id)}?limit=20${show.value}`,
     "More attempts",
     "more-attempts",
   );
   show.addEventListener("change", () => {
-    history.replaceState({ ...(history.state as object | null), attemptsShown: show.value }, "");
+    const query = addressQuery();
+    if (show.value) query.set("attempts", "failed");
+    else query.delete("attempts");
+    setAddressQuery(query);
     recent.reset();
     void refreshNow();
   });

@@ -5,22 +5,21 @@
  */
 import { api, everyPage, getWithText, maybe, seg } from "../api.js";
 import { action, field, h, link, replace, table, toast } from "../dom.js";
-import { ago, isoOf, localZone, plural, time, until } from "../format.js";
+import { ago, isoOf, localInput, localZone, plural, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
+import { addressQuery, setAddressQuery } from "../address.js";
 import type { Ctx } from "../routes.js";
 import type { App, Attempt, DeadLetter, DeliveryStatus, Endpoint, Message } from "../types.js";
 import { attemptDetails, attemptResult, payloadView, viewOf } from "./attempt.js";
 import { namedTypes, typesOf } from "./endpoints.js";
 import { disabledNote, heldBy } from "./health.js";
 
-/** A search of the message log, as its fields were filled. */
-interface MessageSearch {
-  app: string;
-  types: string;
-  after: string;
-  before: string;
-}
+/** A datetime-local value for an ISO time from the address, or "" for none (or a bad one). */
+const fieldTime = (iso: string | null): string => {
+  const ms = iso ? Date.parse(iso) : NaN;
+  return Number.isFinite(ms) ? localInput(ms) : "";
+};
 
 export async function renderMessages(page: HTMLElement, p: Record<string, string>): Promise<void> {
   const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
@@ -30,24 +29,25 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
   const before = h("input", { type: "datetime-local", name: "before", step: 1 });
   const id = h("input", { name: "id", placeholder: "msg_… or your event id" });
   const problem = h("div");
-  // The search in force, kept in this history entry: back from a message, the log shows what was
+  // The search in force is the address's query, in the API's own terms (event_types, after,
+  // before): a link to it, a bookmark, a reload and Back from a message all show what was
   // searched, not every message with the fields emptied.
-  const kept = (history.state as { messageSearch?: MessageSearch } | null)?.messageSearch;
-  if (kept?.app === app.id) {
-    types.value = kept.types;
-    after.value = kept.after;
-    before.value = kept.before;
-  }
-  const filterOf = (): string =>
-    [
-      // Separated by spaces or commas, as in the endpoint forms; one event_types each, as Svix.
-      ...(typesOf(types.value) ?? []).map((t) => `&event_types=${seg(t)}`),
-      after.value ? `&after=${seg(isoOf(after.value)!)}` : "",
-      before.value ? `&before=${seg(isoOf(before.value)!)}` : "",
-    ].join("");
-  let filter = kept?.app === app.id ? filterOf() : "";
+  const shown = addressQuery();
+  types.value = shown.getAll("event_types").join(" ");
+  after.value = fieldTime(shown.get("after"));
+  before.value = fieldTime(shown.get("before"));
+  const filterOf = (): URLSearchParams => {
+    const q = new URLSearchParams();
+    // Separated by spaces or commas, as in the endpoint forms; one event_types each, as Svix.
+    for (const t of typesOf(types.value) ?? []) q.append("event_types", t);
+    if (after.value) q.set("after", isoOf(after.value)!);
+    if (before.value) q.set("before", isoOf(before.value)!);
+    return q;
+  };
+  const and = (q: URLSearchParams): string => (q.toString() ? `&${q.toString()}` : "");
+  let filter = filterOf();
   const messages = pagedList<Message>(
-    () => `${base}?limit=50&with_content=false&with_status=true${filter}`,
+    () => `${base}?limit=50&with_content=false&with_status=true${and(filter)}`,
     "More messages",
     "more-messages",
   );
@@ -77,21 +77,13 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
     }
     const wanted = typesOf(types.value) ?? [];
     const next = filterOf();
-    const search: MessageSearch = {
-      app: app.id,
-      types: types.value,
-      after: after.value,
-      before: before.value,
-    };
     // Asked once before it becomes the list's filter: a filter the API refuses is said here,
     // once, instead of failing every live update while the previous results stay on show.
-    void api("GET", `${base}?limit=1&with_content=false${next}`)
+    void api("GET", `${base}?limit=1&with_content=false${and(next)}`)
       .then(async () => {
         replace(problem);
         filter = next;
-        if (list.isConnected) {
-          history.replaceState({ ...(history.state as object | null), messageSearch: search }, "");
-        }
+        if (list.isConnected) setAddressQuery(next);
         messages.reset();
         await refreshNow();
       })
