@@ -290,7 +290,11 @@ export async function renderMessage(
                       toast("Resend queued");
                       await refreshNow();
                     },
-                    { "data-key": `resend-${d.id}` },
+                    {
+                      "data-key": `resend-${d.id}`,
+                      // One per endpoint: a screen reader's list of buttons tells them apart.
+                      "aria-label": `Resend to this endpoint, ${d.url}`,
+                    },
                   ),
                 ],
           ),
