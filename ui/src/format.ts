@@ -81,6 +81,22 @@ export function latency(ms: number): string {
   return `${(whole / 1000).toFixed(1)} s`;
 }
 
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * The first `max` UTF-16 units of `text` or fewer, ending on a whole character (never half an
+ * emoji, which shows as "�"), with "…" when something was left out.
+ */
+export function startOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let out = "";
+  for (const { segment } of graphemes.segment(text)) {
+    if (out.length + segment.length > max) break;
+    out += segment;
+  }
+  return `${out}…`;
+}
+
 /** A count and its noun: "1 attempt", "2 attempts" (or `many` where the plural is not `one` + s). */
 export const plural = (n: number, one: string, many = `${one}s`): string =>
   `${n} ${n === 1 ? one : many}`;

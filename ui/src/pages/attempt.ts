@@ -4,7 +4,7 @@
  * it was sent (the headers the receiver got, and what the signature covers).
  */
 import { h } from "../dom.js";
-import { asSent, pretty, time } from "../format.js";
+import { asSent, pretty, startOf, time } from "../format.js";
 import type { Attempt } from "../types.js";
 
 /** The parts of an attempt shown here, as both the attempt and the dead-letter APIs give them. */
@@ -69,7 +69,7 @@ export function payloadView(answer: string): HTMLElement[] {
 
 /** A table cell: the response's first characters, and the whole attempt folded beneath. */
 export function responseCell(a: AttemptView): HTMLElement[] {
-  return [h("code", { class: "snippet" }, a.response.slice(0, 120)), attemptDetails(a)];
+  return [h("code", { class: "snippet" }, startOf(a.response, 120)), attemptDetails(a)];
 }
 
 /** The response and request of an attempt, folded; it stays open across live redraws. */

@@ -5,7 +5,7 @@
  */
 import { api, everyPage, getWithText, maybe, seg } from "../api.js";
 import { action, field, h, link, replace, table, toast } from "../dom.js";
-import { ago, isoOf, localInput, localZone, plural, time, until } from "../format.js";
+import { ago, isoOf, localInput, localZone, plural, startOf, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
 import { addressQuery, setAddressQuery } from "../address.js";
@@ -311,7 +311,7 @@ export async function renderMessage(
                   h("strong", {}, time(a.timestamp)),
                   ` ${a.trigger}: ${attemptResult(viewOf(a))}`,
                   ` in ${a.responseDurationMs} ms (${a.outcome.replace("_", " ")})`,
-                  a.response ? h("code", { class: "snippet" }, ` ${a.response.slice(0, 120)}`) : "",
+                  a.response ? h("code", { class: "snippet" }, ` ${startOf(a.response, 120)}`) : "",
                   attemptDetails(viewOf(a)),
                 ),
               ),
