@@ -3,7 +3,7 @@
  * message with where its deliveries stand, and one message: its payload and, per endpoint, its
  * attempts as a timeline, with resend.
  */
-import { api, everyPage, getWithText, maybe, seg } from "../api.js";
+import { api, everyPage, getWithText, maybe, seg, type ListOut } from "../api.js";
 import { action, field, h, link, replace, table, toast } from "../dom.js";
 import { ago, isoOf, localInput, localZone, plural, startOf, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
@@ -212,6 +212,48 @@ function standing(
   return [badge, retrying, until(d.nextAttempt)];
 }
 
+/**
+ * The application's endpoints a message did not go to, each with a button that sends it there
+ * (a resend, which goes to an endpoint as its filters are now), save a disabled one.
+ */
+function notSentTo(others: Endpoint[], msg: Message, appPath: string, appId: string): HTMLElement {
+  return h(
+    "article",
+    { class: "card timeline", "aria-labelledby": "not-sent-title" },
+    h("h3", { id: "not-sent-title" }, "Endpoints it did not go to"),
+    h(
+      "p",
+      {},
+      "When the message was accepted, these endpoints were disabled, did not take its event " +
+        "type or channels, or did not exist yet. Sent from here, it goes to the endpoint as it " +
+        "is now.",
+    ),
+    h(
+      "ul",
+      {},
+      others.map((e) =>
+        h(
+          "li",
+          {},
+          link(`/app/${appId}/endpoint/${e.id}`, e.url, { "data-key": `other-${e.id}` }),
+          " ",
+          e.disabled
+            ? h("span", { class: "badge muted" }, "Endpoint disabled")
+            : action(
+                "Send to this endpoint",
+                async () => {
+                  await api("POST", `${appPath}/msg/${seg(msg.id)}/endpoint/${seg(e.id)}/resend`);
+                  toast("Send queued");
+                  await refreshNow();
+                },
+                { "data-key": `send-${e.id}`, "aria-label": `Send to this endpoint, ${e.url}` },
+              ),
+        ),
+      ),
+    ),
+  );
+}
+
 export async function renderMessage(
   page: HTMLElement,
   p: Record<string, string>,
@@ -255,9 +297,20 @@ export async function renderMessage(
       const dead = ctx.portal ? [] : dests.data.filter((d) => d.delivery?.state === "dead");
       const found = await Promise.all(dead.map((d) => deadLetterOf(msg, d)));
       const records = Object.fromEntries(dead.map((d, i) => [d.id, found[i]]));
-      return { dests, attempts, held, records };
+      // The application's other endpoints, once every endpoint the message went to is read: the
+      // one a customer expected it at may be among them (disabled, or not taking its event type,
+      // when it was accepted), and a send from here is how it reaches that endpoint.
+      const others = dests.done
+        ? (await api<ListOut<Endpoint>>("GET", `${appPath}/endpoint?limit=250`)).data.filter(
+            (e) => !dests.data.some((d) => d.id === e.id),
+          )
+        : [];
+      return { dests, attempts, held, records, others };
     },
-    ({ dests, attempts, held, records }) => [
+    ({ dests, attempts, held, records, others }) => [
+      ...(dests.data.length === 0
+        ? [h("p", {}, "hookline sent this message to no endpoint.")]
+        : []),
       ...dests.data.map((d) =>
         h(
           "article",
@@ -319,6 +372,7 @@ export async function renderMessage(
         ),
       ),
       ...destinations.more(dests.done),
+      ...(others.length ? [notSentTo(others, msg, appPath, app.id)] : []),
     ],
   );
 }
