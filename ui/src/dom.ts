@@ -143,10 +143,15 @@ export function toast(message: string, error = false): void {
 let toastTimer: number | undefined;
 
 /**
- * A table with a caption and header row; rows are arrays of cells. Each cell carries its column's
+ * A table with a caption and header row; rows are arrays of cells, or `empty` said without any. Each cell carries its column's
  * name (`data-label`), shown beside it when the table turns into cards at phone width.
  */
-export function table(caption: string, head: string[], rows: Child[][]): HTMLElement {
+export function table(
+  caption: string,
+  head: string[],
+  rows: Child[][],
+  empty = "Nothing here yet.",
+): HTMLElement {
   return h(
     "div",
     { class: "table-wrap" },
@@ -175,7 +180,7 @@ export function table(caption: string, head: string[], rows: Child[][]): HTMLEle
                 r.map((c, i) => h("td", { "data-label": head[i] }, h("div", {}, c))),
               ),
             )
-          : h("tr", {}, h("td", { colspan: head.length, class: "empty" }, "Nothing here yet.")),
+          : h("tr", {}, h("td", { colspan: head.length, class: "empty" }, empty)),
       ),
     ),
   );

@@ -176,23 +176,28 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
         ),
       ],
     ),
-    live(attempts, recent.load, (list) => [
-      table(
-        "Recent attempts",
-        ["When", "Result", "Status", "Duration", "Trigger", "Message", "Response"],
-        list.data.map((a) => [
-          ago(a.timestamp),
-          h("span", { class: `badge outcome-${a.outcome}` }, a.outcome.replace("_", " ")),
-          a.responseStatusCode ? String(a.responseStatusCode) : attemptResult(viewOf(a)),
-          `${a.responseDurationMs} ms`,
-          a.trigger,
-          link(`/app/${app.id}/message/${a.msgId}`, h("code", {}, a.msgId), {
-            "data-key": `attempt-msg-${a.id}`,
-          }),
-          responseCell(viewOf(a)),
-        ]),
-      ),
-      ...recent.more(list.done),
-    ]),
+    live(
+      attempts,
+      async () => ({ ...(await recent.load()), failedOnly: show.value !== "" }),
+      (list) => [
+        table(
+          "Recent attempts",
+          ["When", "Result", "Status", "Duration", "Trigger", "Message", "Response"],
+          list.data.map((a) => [
+            ago(a.timestamp),
+            h("span", { class: `badge outcome-${a.outcome}` }, a.outcome.replace("_", " ")),
+            a.responseStatusCode ? String(a.responseStatusCode) : attemptResult(viewOf(a)),
+            `${a.responseDurationMs} ms`,
+            a.trigger,
+            link(`/app/${app.id}/message/${a.msgId}`, h("code", {}, a.msgId), {
+              "data-key": `attempt-msg-${a.id}`,
+            }),
+            responseCell(viewOf(a)),
+          ]),
+          list.failedOnly ? "No failed attempts." : "No attempts yet.",
+        ),
+        ...recent.more(list.done),
+      ],
+    ),
   ]);
 }

@@ -105,7 +105,9 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
     search,
     list,
   );
-  await live(list, messages.load, (msgs) => [
+  // Whether a search is in force is part of what is drawn: its empty list reads differently.
+  const load = async () => ({ ...(await messages.load()), searched: filter.toString() !== "" });
+  await live(list, load, (msgs) => [
     table(
       "Newest messages first",
       ["When", "Event type", "Message", "Deliveries", "Event id"],
@@ -118,6 +120,8 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
         m.deliveryStatus ? deliveries(m.deliveryStatus) : "—",
         m.eventId ?? "—",
       ]),
+      // A search that found nothing says so, not that the application has no messages yet.
+      msgs.searched ? "No message matches this search." : "No messages yet.",
     ),
     ...messages.more(msgs.done),
   ]);
