@@ -43,13 +43,35 @@ export function attemptResult(a: AttemptView): string {
   return a.errorDetail ? `${a.error} (${a.errorDetail})` : a.error;
 }
 
+/** Letters of the right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko and others). */
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|\ud802[\udc00-\udfff]|\ud83a[\udc00-\udfff]/;
+
+/**
+ * JSON text with the content of each right-to-left string isolated (`<bdi>`), the text itself
+ * unchanged: a Hebrew or Arabic string otherwise draws the quotes, commas and numbers next to it
+ * into its own direction, and `["שלום",1,2]` reads as `["1,2,"שלום]`.
+ */
+function isolateStrings(json: string): (Node | string)[] {
+  // Only strings holding right-to-left letters: a large payload of others stays one text node.
+  if (!RTL.test(json)) return [json];
+  const out: (Node | string)[] = [];
+  let last = 0;
+  for (const m of json.matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
+    if (!RTL.test(m[1]!)) continue;
+    out.push(json.slice(last, m.index), '"', h("bdi", {}, m[1]!), '"');
+    last = m.index + m[0].length;
+  }
+  out.push(json.slice(last));
+  return out;
+}
+
 /**
  * A payload, from the API's answer: indented to be read, and folded beneath it the text as sent,
  * byte for byte, to check a signature against (one computed over the indented text never matches).
  */
 export function payloadView(answer: string): HTMLElement[] {
   return [
-    h("pre", { class: "payload", tabindex: 0 }, pretty(answer)),
+    h("pre", { class: "payload", tabindex: 0 }, isolateStrings(pretty(answer))),
     h(
       "details",
       { class: "attempt-details", "data-key": "payload-as-sent" },
@@ -61,7 +83,7 @@ export function payloadView(answer: string): HTMLElement[] {
       h(
         "pre",
         { class: "payload as-sent", tabindex: 0, "aria-label": "Payload as sent" },
-        asSent(answer),
+        isolateStrings(asSent(answer)),
       ),
     ),
   ];
