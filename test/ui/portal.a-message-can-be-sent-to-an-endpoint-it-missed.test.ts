@@ -2,7 +2,8 @@
  * "My endpoint never got event X": the endpoint did not take X's event type when X was sent, so
  * X went to no endpoint. Its page showed an empty "Deliveries" and no way to send it on, though
  * a resend reaches an endpoint a message never went to. It says so, lists the application's
- * endpoints the message did not go to, and sends it to one.
+ * endpoints the message did not go to, and sends it to one, the focus moving on to the endpoint's
+ * resend button.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { openPortal, useDashboard } from "../support/browser.js";
@@ -42,5 +43,11 @@ describe("customer portal: a message an endpoint missed", () => {
     expect(await card.getByRole("listitem").first().innerText()).toContain("HTTP 200");
     expect(rx.on("/hook")).toHaveLength(1);
     await missed.waitFor({ state: "detached" });
+    // The keyboard's place is the endpoint's resend button, where the pressed one was.
+    expect(
+      await card
+        .getByRole("button", { name: "Resend to this endpoint" })
+        .evaluate((b) => b === b.ownerDocument.activeElement),
+    ).toBe(true);
   });
 });

@@ -250,7 +250,12 @@ function notSentTo(others: Endpoint[], msg: Message, appPath: string, appId: str
                   toast("Send queued");
                   await refreshNow();
                 },
-                { "data-key": `send-${e.id}`, "aria-label": `Send to this endpoint, ${e.url}` },
+                {
+                  // The resend button's key: once sent, the endpoint's card takes this one's place
+                  // and the focus goes on to its resend button, not back to the top of the page.
+                  "data-key": `resend-${e.id}`,
+                  "aria-label": `Send to this endpoint, ${e.url}`,
+                },
               ),
         ),
       ),
