@@ -28,15 +28,18 @@ const StatesQuery = z
 const IdOrUid = z.string().min(1).max(256);
 
 /** GET /api/v1/dlq: the list's filters and pagination. */
-export const DeadLetterListQuery = listQueryOf("dlq").extend({
-  app_id: IdOrUid.optional(),
-  endpoint_id: IdOrUid.optional(),
-  state: StatesQuery.optional(),
-  failure_class: FailureClass.optional(),
-  event_type: EventTypeName.optional(),
-  since: QueryTime.optional(),
-  until: QueryTime.optional(),
-});
+export const DeadLetterListQuery = listQueryOf("dlq")
+  .extend({
+    app_id: IdOrUid.optional(),
+    endpoint_id: IdOrUid.optional(),
+    state: StatesQuery.optional(),
+    failure_class: FailureClass.optional(),
+    event_type: EventTypeName.optional(),
+    since: QueryTime.optional(),
+    until: QueryTime.optional(),
+  })
+  // As for a bulk replay of the same window: an empty answer would read as "nothing failed".
+  .superRefine(untilAfterSince);
 
 /** GET /api/v1/dlq/overflow. */
 export const OverflowListQuery = listQueryOf("dlq").extend({
@@ -60,10 +63,11 @@ const DlqId = z.string().regex(/^dlq_[0-9A-Z]{26}$/, "must be a dead-letter reco
 
 /** A time window that selects nothing (until not after since) is a mistake: it names until. */
 function untilAfterSince(
-  v: { since?: string | null; until?: string | null },
+  v: { since?: string | number | null; until?: string | number | null },
   ctx: z.RefinementCtx,
 ): void {
-  if (v.since && v.until && Date.parse(v.until) <= Date.parse(v.since)) {
+  const at = (t: string | number) => (typeof t === "number" ? t : Date.parse(t));
+  if (v.since != null && v.until != null && at(v.until) <= at(v.since)) {
     ctx.addIssue({
       code: "custom",
       path: ["until"],
