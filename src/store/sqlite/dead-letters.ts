@@ -159,8 +159,10 @@ export class DeadLetters {
     const ok = o.next.kind === "succeeded";
     const result = describeResult(o);
     // A replay that ended without a request (its endpoint was disabled meanwhile) tells nothing
-    // of the receiver: the record reopens, but it does not count toward abandoning it.
-    const counted = !ok && o.attempt !== null;
+    // of the receiver, and one answered 429 only that it is pacing hookline (no failure to the
+    // circuit breaker either): the record reopens, but neither counts toward abandoning it.
+    const sent = o.attempt !== null;
+    const counted = !ok && sent && o.attempt?.outcome !== "rate_limited";
     const failed = ok ? 0 : counted ? record.failedReplays + 1 : record.failedReplays;
     const limit = row.abandon_after == null ? null : Number(row.abandon_after);
     const abandon = counted && limit !== null && failed >= limit;
@@ -183,7 +185,7 @@ export class DeadLetters {
     const refs = { delivery: o.deliveryId, job: jobId };
     this.event(deadLetterId, o.at, actor, "replayed", result, refs);
     // Unsent, it is no result of the job's either (no part of a canary): it counts as withdrawn.
-    const item = ok ? "succeeded" : counted ? "failed" : "withdrawn";
+    const item = ok ? "succeeded" : sent ? "failed" : "withdrawn";
     const done = this.s.jobItemDone.get({
       state: item,
       detail: result,
