@@ -57,7 +57,11 @@ export function bulkReplayForm(): HTMLElement {
   return form;
 }
 
-const done = (j: ReplayJob) => j.progress.succeeded + j.progress.failed + j.progress.skipped;
+// A withdrawn replay (its endpoint disabled or deleted while it waited, or taken back when the
+// job stopped) is done with too, as the CLI's bar counts it: left out, a completed job whose
+// endpoint was disabled read "0 of 2 done" with no word of where the two went.
+const done = (j: ReplayJob) =>
+  j.progress.succeeded + j.progress.failed + j.progress.skipped + j.progress.withdrawn;
 
 /** The job's progress as a native progress bar with words. */
 function progress(j: ReplayJob): HTMLElement {
@@ -75,6 +79,7 @@ function progress(j: ReplayJob): HTMLElement {
       { "data-testid": "job-progress" },
       total === null ? "selecting records…" : `${done(j)} of ${total} done`,
       ` · ${j.progress.succeeded} delivered, ${j.progress.failed} failed, ${j.progress.skipped} skipped`,
+      j.progress.withdrawn ? `, ${j.progress.withdrawn} withdrawn` : "",
     ),
   );
 }
