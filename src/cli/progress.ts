@@ -23,7 +23,12 @@ export interface JobProgress {
 export function renderProgress(job: JobProgress, width = 30): string {
   const p = job.progress;
   if (job.state === "scheduled") return `scheduled to start at ${job.startAt}`;
-  if (p.total === null) return `${job.state}: selecting records…`;
+  if (p.total === null) {
+    // Only a running job takes its records; one cancelled while scheduled never will.
+    return job.state === "running"
+      ? "running: selecting records…"
+      : `${job.state} before it selected any records`;
+  }
   const done = p.succeeded + p.failed + p.skipped + p.withdrawn;
   const filled = p.total === 0 ? width : Math.round((done / p.total) * width);
   const bar = `[${"=".repeat(filled)}${"-".repeat(width - filled)}]`;

@@ -167,6 +167,7 @@ export interface ReplayJob {
   selection: Record<string, unknown>;
   ratePerSecond: number;
   canary: { size: number; threshold: number };
+  startAt: string;
   createdBy: string;
   note: string | null;
   reason: string | null;

@@ -63,6 +63,16 @@ export function bulkReplayForm(): HTMLElement {
 const done = (j: ReplayJob) =>
   j.progress.succeeded + j.progress.failed + j.progress.skipped + j.progress.withdrawn;
 
+/**
+ * A job without its records yet: only a running one is taking them; a scheduled one waits for its
+ * start, and one cancelled before it never will.
+ */
+function notStarted(j: ReplayJob): string {
+  if (j.state === "scheduled") return `scheduled to start ${time(j.startAt)}`;
+  if (j.state === "running") return "selecting records…";
+  return `${j.state} before it selected any records`;
+}
+
 /** The job's progress as a native progress bar with words. */
 function progress(j: ReplayJob): HTMLElement {
   const total = j.progress.total;
@@ -77,9 +87,11 @@ function progress(j: ReplayJob): HTMLElement {
     h(
       "span",
       { "data-testid": "job-progress" },
-      total === null ? "selecting records…" : `${done(j)} of ${total} done`,
-      ` · ${j.progress.succeeded} delivered, ${j.progress.failed} failed, ${j.progress.skipped} skipped`,
-      j.progress.withdrawn ? `, ${j.progress.withdrawn} withdrawn` : "",
+      total === null ? notStarted(j) : `${done(j)} of ${total} done`,
+      total === null
+        ? ""
+        : ` · ${j.progress.succeeded} delivered, ${j.progress.failed} failed, ${j.progress.skipped} skipped`,
+      total === null || !j.progress.withdrawn ? "" : `, ${j.progress.withdrawn} withdrawn`,
     ),
   );
 }
