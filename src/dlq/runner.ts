@@ -219,6 +219,8 @@ export class ReplayJobRunner {
     const { store, clock, logger } = this.deps;
     const prepared = await this.prepare(claimed.id, run);
     if (!prepared) return run.stopped || !this.running ? this.handBack(claimed.id) : undefined;
+    // Cancelled between its claim and now: nothing to run, and nothing to say it runs.
+    if (prepared.state !== "running") return;
     logger?.info(
       { jobId: prepared.id, selected: prepared.progress.total, stage: prepared.stage },
       "replay job running",

@@ -386,7 +386,7 @@ export interface Store {
   nextReplayJobAt(): Promise<number | null>;
   /**
    * Takes the job's selection once: the matching records become its items (each record at most
-   * once). Calling it again changes nothing.
+   * once). Calling it again changes nothing, nor does calling it for a job no longer running.
    */
   prepareReplayJob(id: string, now: number): Promise<ReplayJob | null>;
   /**

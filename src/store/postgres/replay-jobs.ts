@@ -147,7 +147,8 @@ export class ReplayJobs {
       await exec(c, S.createLock, [CREATE_LOCK]);
       const locked = await one(c, S.lock, [id]);
       const job = locked ? replayJobFromRow(locked) : null;
-      if (!job || job.progress.total !== null) return job;
+      // Cancelled as a runner took it up: an ended job takes no records.
+      if (!job || job.state !== "running" || job.progress.total !== null) return job;
       const { ids, ...filter } = job.selection;
       if (ids?.length) {
         await exec(c, S.insertListed, [id, now, ids]);

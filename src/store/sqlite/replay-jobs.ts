@@ -149,7 +149,8 @@ export class ReplayJobs {
     return this.db
       .transaction((): ReplayJob | null => {
         const job = this.get(id);
-        if (!job || job.progress.total !== null) return job;
+        // Cancelled as a runner took it up: an ended job takes no records.
+        if (!job || job.state !== "running" || job.progress.total !== null) return job;
         const { ids, ...filter } = job.selection;
         if (ids?.length) {
           this.s.insertListed.run({ job: id, ids: JSON.stringify(ids), now });
