@@ -66,8 +66,10 @@ export const DEAD_LETTERS = {
   payloadOf: "SELECT payload FROM messages WHERE id = $1",
   jobItemDone: `UPDATE replay_job_items SET state = $1, detail = $2, updated_at = $3
     WHERE delivery_id = $4 AND state = 'queued' RETURNING job_id`,
+  // A result is stamped with its attempt's start, which may come before the job's last change
+  // (a cancel while the request was out): updated_at never goes back.
   countJobResult: `UPDATE replay_jobs SET succeeded = succeeded + $1, failed = failed + $2,
-    withdrawn = withdrawn + $3, updated_at = $4 WHERE id = $5`,
+    withdrawn = withdrawn + $3, updated_at = greatest(updated_at, $4) WHERE id = $5`,
   // The jobs of the replays among these deliveries, in id order. NO KEY UPDATE is what counting a
   // result takes anyway; taken first, it waits behind whoever holds the job, as they all do.
   lockJobsOf: `SELECT j.id FROM replay_jobs j

@@ -66,8 +66,11 @@ export function prepareDeadLetters(db: Db) {
     payloadOf: p("SELECT payload FROM messages WHERE id = ?"),
     jobItemDone: p(`UPDATE replay_job_items SET state = @state, detail = @detail,
       updated_at = @now WHERE delivery_id = @delivery AND state = 'queued' RETURNING job_id`),
+    // A result is stamped with its attempt's start, which may come before the job's last change
+    // (a cancel while the request was out): updated_at never goes back.
     countJobResult: p(`UPDATE replay_jobs SET succeeded = succeeded + @ok,
-      failed = failed + @failed, withdrawn = withdrawn + @withdrawn, updated_at = @now
+      failed = failed + @failed, withdrawn = withdrawn + @withdrawn,
+      updated_at = max(updated_at, @now)
       WHERE id = @job`),
     // Groups of open records, then one row (no class, nothing open) for each endpoint with
     // nothing open whose tombstones are still kept: resolving its last record must not hide that
