@@ -216,7 +216,10 @@ export class OperationalWebhooks {
 
   private async listening(): Promise<boolean> {
     const now = this.deps.clock.now();
-    if (this.hasEndpoints === null || now - this.checkedAt > RECHECK_MS) {
+    // A check stamped later than now: the clock was set back, and waiting for it to catch up
+    // would leave endpoints another process registered meanwhile unsent to for as long.
+    const stale = now - this.checkedAt > RECHECK_MS || now < this.checkedAt;
+    if (this.hasEndpoints === null || stale) {
       this.checkedAt = now;
       const app = await this.deps.store.findApplication(OPERATIONAL_APP_UID);
       // A customer's application holding the uid is no one listening for hookline's events.
