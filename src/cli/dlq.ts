@@ -283,7 +283,8 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
       if (asJson) return json(body);
       const a = body.attempt;
       const what = a
-        ? `${a.status !== null ? `HTTP ${a.status}` : a.error} in ${a.durationMs} ms`
+        ? `${a.status !== null ? `HTTP ${a.status}` : a.error} in ${a.durationMs} ms` +
+          (body.detail ? `; ${body.detail}` : "")
         : (body.detail ?? "");
       print(`${body.result}: ${what}`);
       print(`${id} is ${body.record.state} (replays: ${body.record.replayCount})`);

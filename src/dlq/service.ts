@@ -10,6 +10,7 @@ import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import { resolvePolicy, type PolicyDefaults } from "../engine/policy.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
+import { askedToWaitIn } from "../store/dead-letter-text.js";
 import { lastAttemptOf, type DeliveryRef } from "../store/last-attempt.js";
 import { circuitNow } from "./circuit-now.js";
 import type { DeadLetterChange, DeadLetterDecided, Store } from "../store/port.js";
@@ -46,7 +47,10 @@ export type ReplayAnswer =
       succeeded: boolean;
       /** Null when the replay ended without a request (its endpoint was disabled meanwhile). */
       attempt: Attempt | null;
-      /** Why no request went out, when none did (endpoint disabled, address refused); else null. */
+      /**
+       * Why no request went out, when none did (endpoint disabled, address refused); when a 429's
+       * Retry-After asked hookline to wait, for how long; else null.
+       */
       detail: string | null;
     }
   | { kind: "queued"; record: DeadLetter; deliveryId: string; reason: string };
@@ -226,23 +230,33 @@ export class DeadLetterQueue {
    * Why a replay's request never went out, or null when it did. Ended without an attempt (its
    * endpoint was disabled after the replay was queued): the record's history says why, in the
    * entry the outcome wrote — read from the store, since another process may have ended it.
-   * Refused by the SSRF guard: the attempt is recorded, but no connection was made.
+   * Refused by the SSRF guard: the attempt is recorded, but no connection was made. Answered 429
+   * with a Retry-After: a request went out, and the detail says when the receiver asked to be
+   * tried again.
    */
   private async whyNothingWasSent(
     id: string,
     deliveryId: string,
     attempt: Attempt | null,
   ): Promise<string | null> {
+    if (attempt?.outcome === "rate_limited") {
+      // Answered 429: when the receiver asked to be tried again, if it said (Retry-After).
+      const entry = await this.replayEntry(id, deliveryId);
+      return entry ? askedToWaitIn(entry.result) : null;
+    }
     if (attempt) {
       if (attempt.error !== "refused_target") return null;
       const why = (attempt.errorDetail ?? "").replace(/^HOOKLINE_REFUSED_TARGET: /, "");
       return `no request was sent: ${why || "hookline refused the endpoint's address"}`;
     }
-    const record = await this.deps.store.getDeadLetterRecord(id);
-    const entry = record?.history.findLast(
-      (e) => e.action === "replayed" && e.deliveryId === deliveryId,
-    );
+    const entry = await this.replayEntry(id, deliveryId);
     return entry?.result ?? "no request was sent";
+  }
+
+  /** The record's history entry the replay's outcome wrote. */
+  private async replayEntry(id: string, deliveryId: string) {
+    const record = await this.deps.store.getDeadLetterRecord(id);
+    return record?.history.findLast((e) => e.action === "replayed" && e.deliveryId === deliveryId);
   }
 
   private async require(id: string): Promise<DeadLetter> {

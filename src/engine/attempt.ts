@@ -15,6 +15,7 @@ import {
 import type { ClaimedDelivery, DeliveryOutcome } from "../store/port.js";
 import type { CircuitTransition } from "./breaker.js";
 import { decideNext, describe } from "./decide.js";
+import { formatDuration } from "./ladder.js";
 import { decideRetryAfter } from "./retry-after.js";
 import type { EndpointRuntime } from "./runtime.js";
 import type { Sender, SendResult } from "./sender.js";
@@ -149,7 +150,25 @@ export async function makeAttempt(
     claimedBy: d.claimedBy,
     resend: d.origin === "resend",
   };
+  // A replay is not retried, so nothing honours its Retry-After: the operator is told instead.
+  if (d.origin === "replay" && result.status === 429) {
+    const asked = askedToWait(result, now);
+    if (asked) outcome.askedToWait = asked;
+  }
   return { outcome, decision, transition };
+}
+
+/** "the receiver asked to wait 30 s (Retry-After)"; null without a usable Retry-After. */
+function askedToWait(result: SendResult, now: number): string | null {
+  const ra = decideRetryAfter(result.retryAfter, now);
+  if (!ra) return null;
+  if (ra.kind === "ignored") {
+    return ra.reason === "too-long"
+      ? "the receiver asked to wait more than 24 h (Retry-After)"
+      : null;
+  }
+  const ms = ra.kind === "capped" ? ra.requestedMs : ra.delayMs;
+  return `the receiver asked to wait ${formatDuration(ms)} (Retry-After)`;
 }
 
 /** When an answer's Retry-After lets the receiver be asked again, as for a retry; null without one. */

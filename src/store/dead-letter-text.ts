@@ -39,7 +39,13 @@ export function describeResult(o: DeliveryOutcome): string {
   const what = `${a.status !== null ? `HTTP ${a.status}` : (a.error ?? "error")}${
     a.errorDetail ? ` (${a.errorDetail})` : ""
   }`;
-  return `${verdict}: ${what} in ${a.durationMs} ms`;
+  const asked = o.askedToWait ? `; ${o.askedToWait}` : "";
+  return `${verdict}: ${what} in ${a.durationMs} ms${asked}`;
+}
+
+/** The Retry-After part of a replay's history entry (see {@link describeResult}), or null. */
+export function askedToWaitIn(result: string): string | null {
+  return /; (the receiver asked to wait .* \(Retry-After\))$/.exec(result)?.[1] ?? null;
 }
 
 /**

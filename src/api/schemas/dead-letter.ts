@@ -313,8 +313,8 @@ export const ReplayOut = z.object({
     .meta({
       description:
         "queued: why and until when; failed: why no request went out, when none did (the " +
-        "endpoint was disabled after the replay was queued, or hookline refused its address); " +
-        "else null",
+        "endpoint was disabled after the replay was queued, or hookline refused its address), " +
+        "or, answered 429 with a Retry-After, how long the receiver asked to wait; else null",
     }),
   attempt: DeadLetterAttemptOut.nullable(),
   record: DeadLetterOut,

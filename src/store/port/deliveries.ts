@@ -165,6 +165,11 @@ export interface DeliveryOutcome {
    * the open dead-letter records of the two are resolved (a bulk replay would send it again).
    */
   resend?: boolean;
+  /**
+   * A replay answered 429 with a Retry-After: "the receiver asked to wait 30 s (Retry-After)".
+   * Kept in the record's history, so the replay's answer can tell the operator when to try again.
+   */
+  askedToWait?: string;
 }
 
 /** One attempt-less state change: a delivery put back (shutdown, paused circuit). */
