@@ -133,7 +133,7 @@ export class HooklineMetrics {
   );
   private readonly replays = this.counter(
     "hookline_dlq_replays_total",
-    "Replays of dead-letter records by result",
+    "Replays of dead-letter records by result: succeeded, failed, withdrawn (ended without a request)",
     ["result"],
   );
   private readonly drills = this.counter("hookline_drill_runs_total", "Failure drills run", [
@@ -156,7 +156,7 @@ export class HooklineMetrics {
     // Series whose labels are known in advance start at 0: one that first appears at 1 shows no
     // increase() in Prometheus, so the first failed drill since start would fire nothing.
     for (const result of ["passed", "failed"]) this.drills.inc({ result }, 0);
-    for (const result of ["succeeded", "failed"]) this.replays.inc({ result }, 0);
+    for (const result of ["succeeded", "failed", "withdrawn"]) this.replays.inc({ result }, 0);
     for (const kind of DEAD_LETTER_CHANGES) this.dlqEvents.inc({ kind }, 0);
     this.defineGauges();
     deps.events.on((e) => this.observe(e));
@@ -215,7 +215,10 @@ export class HooklineMetrics {
     } else if (e.type === "dead-letter") {
       this.dlqEvents.inc({ kind: e.change.kind });
       if (e.change.kind === "replay_succeeded") this.replays.inc({ result: "succeeded" });
-      if (e.change.kind === "replay_failed") this.replays.inc({ result: "failed" });
+      // One that sent nothing tells nothing of the receiver: withdrawn, as a bulk job counts it.
+      if (e.change.kind === "replay_failed") {
+        this.replays.inc({ result: e.change.withoutRequest ? "withdrawn" : "failed" });
+      }
       this.tally.deadLetter(e.change.kind);
     }
   }

@@ -22,6 +22,12 @@ export interface DeadLetterChange {
   actor: string;
   at: number;
   detail: string;
+  /**
+   * Set on a `replay_failed` whose replay ended without a request (its endpoint was disabled
+   * meanwhile): no result of the receiver's, so a bulk job counts it withdrawn, and so do the
+   * metrics.
+   */
+  withoutRequest?: boolean;
 }
 
 export interface DeadLetterQuery extends PageQuery {

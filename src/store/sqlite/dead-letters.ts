@@ -211,6 +211,7 @@ export class DeadLetters {
     const changes: DeadLetterChange[] = [
       { ...base, kind: ok ? "replay_succeeded" : "replay_failed", actor, detail: result },
     ];
+    if (!sent) changes[0]!.withoutRequest = true;
     if (abandon && state === "abandoned") {
       const why = `abandoned after ${failed} failed replays in a row`;
       this.event(deadLetterId, o.at, HOOKLINE_ACTOR, "abandoned", why, refs);
