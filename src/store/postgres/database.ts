@@ -109,11 +109,20 @@ export function unbounded(config: QueryConfig): QueryConfig {
  * locks (the migration's lock too, which the restarted hookline waited behind), only to roll
  * back. So the server is also asked to look at the connection every second while the statement
  * runs, and end it once the connection is closed (PostgreSQL 14 on; older servers have no such
- * check).
+ * check, nor do servers on a platform whose kernel cannot report a closed connection, Windows for
+ * one, which refuse the setting: the error is caught, so there the statement runs to its end as
+ * before, rather than every migration and deletion failing).
  */
-export const NO_SERVER_BOUND = `SELECT set_config('statement_timeout', '0', true),
-  CASE WHEN current_setting('server_version_num')::int >= 140000
-    THEN set_config('client_connection_check_interval', '1000', true) END`;
+export const NO_SERVER_BOUND = `DO $$
+BEGIN
+  PERFORM set_config('statement_timeout', '0', true);
+  IF current_setting('server_version_num')::int >= 140000 THEN
+    BEGIN
+      PERFORM set_config('client_connection_check_interval', '1000', true);
+    EXCEPTION WHEN OTHERS THEN NULL;
+    END;
+  END IF;
+END $$`;
 
 /**
  * Within a transaction, the same connection with every statement {@link unbounded}, and the
