@@ -67,7 +67,7 @@ export interface Hookline {
   readonly adminToken: string | null;
   /** Once started: when that token was revoked (it is then refused), or null. */
   adminTokenRevokedAt: number | null;
-  /** Once started: files of the data dir other users can read, each as a warning (SQLite). */
+  /** Once started: files of the data dir other users can read, each as a warning. */
   exposedFiles: string[];
   readonly logger: Logger;
   /** Base URL to reach the API at (the public URL if set), once started. */
@@ -257,7 +257,7 @@ export function createHookline(
         "ENCRYPTION AT REST IS OFF: endpoint secrets and message payloads are stored in plaintext; set HOOKLINE_ENCRYPTION_KEY or HOOKLINE_ENCRYPTION_KEY_FILE (see docs/security.md)",
       );
     }
-    hookline.exposedFiles = config.databaseUrl ? [] : exposedFiles(config.dataDir);
+    hookline.exposedFiles = exposedFiles(config.dataDir, !config.databaseUrl);
     for (const w of hookline.exposedFiles) logger.warn(w);
     hookline.storeReady = true;
     await tryListening(config.host, config.port).catch((err: unknown) => {

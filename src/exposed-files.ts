@@ -11,10 +11,13 @@ import { join } from "node:path";
 /** The data dir's files hookline keeps secrets in (the database's -wal and -shm take its mode). */
 const SECRET_FILES = ["hookline.db", "admin-token"];
 
-/** A warning per such file others can read, naming its mode and the command that fixes it. */
-export function exposedFiles(dataDir: string): string[] {
+/**
+ * A warning per such file others can read, naming its mode and the command that fixes it. On
+ * PostgreSQL (`sqlite` false) the data dir holds the admin token alone, as secret as ever.
+ */
+export function exposedFiles(dataDir: string, sqlite = true): string[] {
   const found: string[] = [];
-  for (const name of SECRET_FILES) {
+  for (const name of sqlite ? SECRET_FILES : ["admin-token"]) {
     const path = join(dataDir, name);
     let mode: number;
     try {

@@ -9,6 +9,7 @@ import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir, useCleanup } from "../support/cleanup.js";
+import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { runHookline } from "../support/process.js";
 
 const cleanup = useCleanup();
@@ -70,4 +71,26 @@ describe("the data dir", () => {
     );
     expect(modeOf(db)).toBe(0o644);
   });
+
+  it("warns of an admin-token file others can read on PostgreSQL too", async () => {
+    const dir = join(parent(), "data");
+    mkdirSync(dir);
+    const schema = freshSchemaName();
+    cleanup.push(() => dropSchema(schema));
+    const env = {
+      HOOKLINE_ADMIN_TOKEN: "",
+      DATABASE_URL: TEST_DATABASE_URL,
+      HOOKLINE_PG_SCHEMA: schema,
+    };
+    const first = await runHookline(cleanup, dir, env);
+    first.child.kill("SIGTERM");
+    await first.exited;
+    chmodSync(join(dir, "admin-token"), 0o644);
+
+    const again = await runHookline(cleanup, dir, env);
+    const token = join(dir, "admin-token");
+    expect(again.output()).toContain(
+      `  WARNING:      ${token} can be read by other users (mode 0644): chmod 600 ${token}`,
+    );
+  }, 60_000);
 });
