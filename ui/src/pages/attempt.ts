@@ -47,18 +47,38 @@ export function attemptResult(a: AttemptView): string {
 const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|\ud802[\udc00-\udfff]|\ud83a[\udc00-\udfff]/;
 
 /**
+ * Unicode's direction controls (embeddings, overrides, isolates and marks): JSON lets a string
+ * hold them unescaped, and one left to act would reverse what follows it, past its string.
+ */
+const CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * A string's content with each direction control isolated on its own: an override or embedding
+ * then ends where it begins, and an isolate's end closes only its own isolate, not the string's.
+ */
+function inert(text: string): (Node | string)[] {
+  if (!CONTROL.test(text)) return [text];
+  return text
+    .split(new RegExp(`(${CONTROL.source})`))
+    .map((part, i) => (i % 2 ? h("bdi", {}, part) : part));
+}
+
+/**
  * JSON text with the content of each right-to-left string isolated (`<bdi>`), the text itself
  * unchanged: a Hebrew or Arabic string otherwise draws the quotes, commas and numbers next to it
- * into its own direction, and `["שלום",1,2]` reads as `["1,2,"שלום]`.
+ * into its own direction, and `["שלום",1,2]` reads as `["1,2,"שלום]`. So is a string holding a
+ * direction control (a right-to-left override), which would otherwise reverse the rest of the
+ * payload: a sender's string could make the page show other bytes than those sent and signed.
  */
 function isolateStrings(json: string): (Node | string)[] {
-  // Only strings holding right-to-left letters: a large payload of others stays one text node.
-  if (!RTL.test(json)) return [json];
+  // Only strings holding right-to-left letters or controls: a large payload of others stays one
+  // text node.
+  if (!RTL.test(json) && !CONTROL.test(json)) return [json];
   const out: (Node | string)[] = [];
   let last = 0;
   for (const m of json.matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
-    if (!RTL.test(m[1]!)) continue;
-    out.push(json.slice(last, m.index), '"', h("bdi", {}, m[1]!), '"');
+    if (!RTL.test(m[1]!) && !CONTROL.test(m[1]!)) continue;
+    out.push(json.slice(last, m.index), '"', h("bdi", {}, inert(m[1]!)), '"');
     last = m.index + m[0].length;
   }
   out.push(json.slice(last));
