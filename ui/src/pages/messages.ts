@@ -3,7 +3,7 @@
  * message with where its deliveries stand, and one message: its payload and, per endpoint, its
  * attempts as a timeline, with resend.
  */
-import { api, everyPage, getWithText, maybe, seg, type ListOut } from "../api.js";
+import { api, ApiError, everyPage, getWithText, maybe, seg, type ListOut } from "../api.js";
 import { action, field, h, link, replace, table, toast } from "../dom.js";
 import { ago, isoOf, localInput, localZone, plural, startOf, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
@@ -63,6 +63,11 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
     h("button", { type: "submit" }, "Search"),
     problem,
   );
+  const refused = (err: Error, wanted: string[]) =>
+    replace(
+      problem,
+      h("p", { class: "error", role: "alert" }, `Not searched: ${namedTypes(err.message, wanted)}`),
+    );
   search.addEventListener("submit", (e) => {
     e.preventDefault();
     if (id.value.trim()) {
@@ -87,16 +92,7 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
         messages.reset();
         await refreshNow();
       })
-      .catch((err: Error) =>
-        replace(
-          problem,
-          h(
-            "p",
-            { class: "error", role: "alert" },
-            `Not searched: ${namedTypes(err.message, wanted)}`,
-          ),
-        ),
-      );
+      .catch((err: Error) => refused(err, wanted));
   });
   const list = h("section", { "aria-label": "Messages" });
   page.append(
@@ -105,6 +101,16 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
     search,
     list,
   );
+  // A search in the address the API refuses (a link edited by hand, an event type since made
+  // invalid) is said under the form, as a submitted one is, and every message is listed: as the
+  // list's filter it failed the whole page, leaving no form to change it.
+  if (filter.toString()) {
+    await api("GET", `${base}?limit=1&with_content=false${and(filter)}`).catch((err: Error) => {
+      if (!(err instanceof ApiError) || err.status === 0 || err.status >= 500) throw err;
+      refused(err, typesOf(types.value) ?? []);
+      filter = new URLSearchParams();
+    });
+  }
   // Whether a search is in force is part of what is drawn: its empty list reads differently.
   const load = async () => ({ ...(await messages.load()), searched: filter.toString() !== "" });
   await live(list, load, (msgs) => [
