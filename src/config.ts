@@ -317,11 +317,16 @@ function oneOf<T extends string>(env: Env, name: string, values: readonly T[], f
 }
 
 /** What a bootstrap admin token must be, whether set or kept in the data dir. */
-export const ADMIN_TOKEN_RULE = "at least 16 characters with no spaces";
+export const ADMIN_TOKEN_RULE =
+  "at least 16 characters, each a printable ASCII character other than a space";
 
-/** Whether `raw` keeps ADMIN_TOKEN_RULE. */
+/**
+ * Whether `raw` keeps ADMIN_TOKEN_RULE. Only printable ASCII survives an Authorization header
+ * unchanged: a token with "é" in it was accepted, then every client's bytes for it (UTF-8 from a
+ * terminal, refused outright by browsers' fetch) compared unequal, and the operator got 401s.
+ */
 export function isUsableAdminToken(raw: string): boolean {
-  return raw.length >= 16 && !/\s/.test(raw);
+  return raw.length >= 16 && /^[\x21-\x7e]+$/.test(raw);
 }
 
 function token(env: Env): string | null {
