@@ -19,6 +19,7 @@ import { ConfigError } from "./errors.js";
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.js";
 import { exposedFiles } from "./exposed-files.js";
 import { finishedWithin } from "./finished-within.js";
+import { StopDeadline } from "./stop-deadline.js";
 import { RetentionPruner, type RetentionSettings } from "./dlq/retention.js";
 import { ReplayJobRunner } from "./dlq/runner.js";
 import { DeadLetterQueue } from "./dlq/service.js";
@@ -232,12 +233,12 @@ export function createHookline(
 
   /**
    * Stops the API: no new connections, and the requests it is answering are answered. A request
-   * still arriving once the shutdown timeout has passed (a client that stopped sending half-way)
+   * still arriving once the stop's deadline has passed (a client that stopped sending half-way)
    * is not waited for: its connection is closed.
    */
-  async function closeApi(): Promise<void> {
+  async function closeApi(deadline: StopDeadline): Promise<void> {
     const closed = api.close();
-    if (await finishedWithin(config.shutdownTimeoutMs, closed)) return;
+    if (await finishedWithin(deadline.leftMs(), closed)) return;
     const connections = arriving.cut();
     if (connections > 0) {
       logger.warn(
@@ -325,14 +326,16 @@ export function createHookline(
     async stop() {
       // Stop taking messages first, then the background jobs, then let deliveries in flight
       // finish, then close the store. A step that fails (the store away: the worker cannot say
-      // it leaves) still lets the sender and the store close, so nothing is left open.
+      // it leaves) still lets the sender and the store close, so nothing is left open. The API's
+      // requests and the deliveries in flight share one shutdown timeout (stop-deadline.ts).
+      const deadline = new StopDeadline(config.shutdownTimeoutMs);
       try {
-        await closeApi();
+        await closeApi(deadline);
         await observability.stop();
         if (delivers) {
           await replayJobs.stop();
           await retention.stop();
-          await engine.stop();
+          await engine.stop(deadline);
         }
       } finally {
         try {

@@ -33,6 +33,7 @@ import type { EndpointRuntime } from "./runtime.js";
 import { EndpointRuntimes } from "./runtimes.js";
 import type { Sender } from "./sender.js";
 import { finishedWithin } from "../finished-within.js";
+import { StopDeadline } from "../stop-deadline.js";
 
 export interface EngineSettings {
   policyDefaults: PolicyDefaults;
@@ -44,7 +45,7 @@ export interface EngineSettings {
   maxClaimed: number;
   /** How long a claim is reserved for this process (used by multi-process stores). */
   leaseMs: number;
-  /** How long stop() lets in-flight requests finish. */
+  /** How long stop() lets in-flight requests finish, unless given a deadline of its own. */
   shutdownTimeoutMs: number;
   /** With a store shared by several processes: how this worker takes part (see fleet.ts). */
   fleet?: FleetSettings;
@@ -73,6 +74,12 @@ export interface EngineDeps {
  * An idle hookline thus runs one indexed query a minute.
  */
 const RESCAN_MS = 60_000;
+
+/**
+ * How long a stop waits for the outcomes of finished requests to be written even once its
+ * deadline has passed (the runbook counts it in a stop's length).
+ */
+const MIN_FLUSH_MS = 1_000;
 
 /** A single process forgets an endpoint's runtime after this long without work. */
 const IDLE_EVICT_MS = 10 * 60_000;
@@ -244,8 +251,12 @@ export class DeliveryEngine implements EngineControl, EndpointPinning {
     this.wake();
   }
 
-  /** Stops claiming, lets in-flight requests finish (bounded), returns waiting ones to the queue. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming, lets in-flight requests finish until `deadline` (by default the shutdown
+   * timeout from now; a stopping process passes what is left of its own), returns waiting ones
+   * to the queue.
+   */
+  async stop(deadline = new StopDeadline(this.deps.settings.shutdownTimeoutMs)): Promise<void> {
     if (!this.running) return;
     this.running = false;
     this.budget.rest();
@@ -272,7 +283,7 @@ export class DeliveryEngine implements EngineControl, EndpointPinning {
         "stopping without handing back queued deliveries: the store failed; they are sent after restart",
       );
     }
-    await finishedWithin(this.deps.settings.shutdownTimeoutMs, this.dispatcher.settled());
+    await finishedWithin(deadline.leftMs(), this.dispatcher.settled());
     // Whatever is still out stays claimed in the store: retried after restart (alone), or by the
     // others once this worker's heartbeat is old enough (in a fleet, which otherwise gets this
     // worker's endpoints back at once). The sender is closed next, which ends those requests with
@@ -286,11 +297,11 @@ export class DeliveryEngine implements EngineControl, EndpointPinning {
         "stopping without the answers of requests still in flight after the shutdown timeout (HOOKLINE_SHUTDOWN_TIMEOUT_MS); their deliveries are sent again after restart",
       );
     }
-    // The outcomes of the requests that finished are written, unless the store is away for as
-    // long again: their deliveries then stay claimed, and are sent again after restart.
-    const unwritten = await this.writer.flushWithin(
-      Math.max(this.deps.settings.shutdownTimeoutMs, 1_000),
-    );
+    // The outcomes of the requests that finished are written, unless the store is away past the
+    // deadline: their deliveries then stay claimed, and are sent again after restart. A store
+    // that answers writes them in milliseconds; the floor is for one that is merely slow, as each
+    // outcome written is a delivery not sent twice.
+    const unwritten = await this.writer.flushWithin(Math.max(deadline.leftMs(), MIN_FLUSH_MS));
     if (unwritten > 0) {
       this.log.error(
         { unwritten },
