@@ -16,7 +16,8 @@ import type { ClaimedDelivery, DeliveryOutcome } from "../store/port.js";
 import type { CircuitTransition } from "./breaker.js";
 import { decideNext, describe } from "./decide.js";
 import { formatDuration } from "./ladder.js";
-import { decideRetryAfter } from "./retry-after.js";
+import type { RetryAfterDecision } from "./ladder.js";
+import { decideRetryAfter, retryAfterAt } from "./retry-after.js";
 import type { EndpointRuntime } from "./runtime.js";
 import type { Sender, SendResult } from "./sender.js";
 import { VERSION } from "../version.js";
@@ -89,10 +90,14 @@ export async function makeAttempt(
   const attemptsMade = d.attemptCount + 1;
   const now = clock.now();
   const failed = result.status === null || result.status < 200 || result.status > 299;
+  // Read once: the decision, the breaker and a replay's answer all judge the same wait.
+  const retryAfter = failed ? decideRetryAfter(result.retryAfter, now) : null;
+  const notBefore = retryAfterAt(retryAfter, now);
   // The decision as the circuit stands now (called again if the attempt changes it).
   const decide = () =>
     decideNext({
       result,
+      retryAfter,
       policy: rt.policy,
       attemptsMade,
       firstAttemptAt: d.firstAttemptAt ?? at,
@@ -107,12 +112,8 @@ export async function makeAttempt(
   let transition: CircuitTransition | null = null;
   if (!failed) transition = rt.breaker.onSuccess(probe);
   else if (prelim.countsAsFailure)
-    transition = rt.breaker.onFailure(
-      probe,
-      describe(result),
-      result.retryAfter === null ? null : retryAfterAt(result, now),
-    );
-  else if (probe) transition = rt.breaker.onProbeRateLimited(retryAfterAt(result, now));
+    transition = rt.breaker.onFailure(probe, describe(result), notBefore);
+  else if (probe) transition = rt.breaker.onProbeRateLimited(notBefore);
   const decision = transition ? decide() : prelim;
   const trigger =
     d.origin === "replay"
@@ -152,15 +153,14 @@ export async function makeAttempt(
   };
   // A replay is not retried, so nothing honours its Retry-After: the operator is told instead.
   if (d.origin === "replay" && result.status === 429) {
-    const asked = askedToWait(result, now);
+    const asked = askedToWait(retryAfter);
     if (asked) outcome.askedToWait = asked;
   }
   return { outcome, decision, transition };
 }
 
 /** "the receiver asked to wait 30 s (Retry-After)"; null without a usable Retry-After. */
-function askedToWait(result: SendResult, now: number): string | null {
-  const ra = decideRetryAfter(result.retryAfter, now);
+function askedToWait(ra: RetryAfterDecision | null): string | null {
   if (!ra) return null;
   if (ra.kind === "ignored") {
     return ra.reason === "too-long"
@@ -169,12 +169,6 @@ function askedToWait(result: SendResult, now: number): string | null {
   }
   const ms = ra.kind === "capped" ? ra.requestedMs : ra.delayMs;
   return `the receiver asked to wait ${formatDuration(ms)} (Retry-After)`;
-}
-
-/** When an answer's Retry-After lets the receiver be asked again, as for a retry; null without one. */
-function retryAfterAt(result: SendResult, now: number): number | null {
-  const ra = decideRetryAfter(result.retryAfter, now);
-  return ra && ra.kind !== "ignored" ? now + ra.delayMs : null;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { formatDuration } from "./ladder.js";
+import { laterOfWaitAndRetryAfter } from "./retry-after.js";
 
 /** closed: deliver normally; open: hold deliveries until a probe is due; half-open: limited trial traffic. */
 export type CircuitState = "closed" | "open" | "half-open";
@@ -186,11 +187,11 @@ export class CircuitBreaker {
     if (this.state !== "open" || !this.probeOutstanding) return null;
     this.probeOutstanding = false;
     const now = this.clock.now();
-    const at = Math.max(now + this.probeWait(), notBefore ?? now);
+    const next = laterOfWaitAndRetryAfter(now + this.probeWait(), notBefore);
     return this.move(
       "open",
-      `probe answered HTTP 429; next probe in ${formatDuration(at - now)}`,
-      at,
+      `probe answered HTTP 429; ${nextProbe(next.at - now, next.asked)}`,
+      next.at,
     );
   }
 
@@ -230,10 +231,10 @@ export class CircuitBreaker {
     this.recent = [];
     this.reopenCount = 0;
     this.probeOutstanding = false;
-    const at = now + s.probeDelayMs;
-    if (notBefore === null || notBefore <= at)
-      return this.move("open", `${why}; last: ${reason}`, at);
-    return this.move("open", `${why}; last: ${reason}; ${asked(notBefore - now)}`, notBefore);
+    const next = laterOfWaitAndRetryAfter(now + s.probeDelayMs, notBefore);
+    // The first wait is the configured one, not worth saying; a Retry-After that moved it is.
+    const when = next.asked ? `; ${nextProbe(next.at - now, true)}` : "";
+    return this.move("open", `${why}; last: ${reason}${when}`, next.at);
   }
 
   // Each reopening doubles the wait before the next probe, up to maxProbeDelayMs, so a
@@ -242,10 +243,8 @@ export class CircuitBreaker {
   private reopen(now: number, why: string, notBefore: number | null): CircuitTransition {
     this.reopenCount++;
     this.halfOpenWins = 0;
-    const wait = this.probeWait();
-    if (notBefore !== null && notBefore > now + wait)
-      return this.move("open", `${why}; ${asked(notBefore - now)}`, notBefore);
-    return this.move("open", `${why}; next probe in ${formatDuration(wait)}`, now + wait);
+    const next = laterOfWaitAndRetryAfter(now + this.probeWait(), notBefore);
+    return this.move("open", `${why}; ${nextProbe(next.at - now, next.asked)}`, next.at);
   }
 
   /** The wait before a probe after `reopenCount` reopenings. */
@@ -265,7 +264,7 @@ export class CircuitBreaker {
   }
 }
 
-/** The reason's words for a probe put off to the receiver's Retry-After. */
-function asked(waitMs: number): string {
-  return `next probe in ${formatDuration(waitMs)}, as its Retry-After asked`;
+/** The reason's words for when the next probe goes, and whether the receiver's Retry-After said so. */
+function nextProbe(waitMs: number, asked: boolean): string {
+  return `next probe in ${formatDuration(waitMs)}${asked ? ", as its Retry-After asked" : ""}`;
 }

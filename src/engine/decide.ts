@@ -5,10 +5,9 @@
 import type { Random } from "../clock.js";
 import type { FailureClass, RetryAfterUse } from "../domain/types.js";
 import type { CircuitSnapshot } from "./breaker.js";
-import { nextAttempt } from "./ladder.js";
+import { nextAttempt, type RetryAfterDecision } from "./ladder.js";
 import { classifyOutcome, disablesEndpoint, type OutcomeClass } from "./outcome.js";
 import type { ResolvedPolicy } from "./policy.js";
-import { decideRetryAfter } from "./retry-after.js";
 import type { SendResult } from "./sender.js";
 
 export type NextMove =
@@ -30,6 +29,11 @@ export interface Decision {
 /** Decides what follows attempt number `attemptsMade` of a delivery. */
 export function decideNext(input: {
   result: SendResult;
+  /**
+   * The result's Retry-After as `decideRetryAfter` read it at `now`; null without one. Read once
+   * by the caller, which also gives it to the circuit breaker and a replay's answer.
+   */
+  retryAfter: RetryAfterDecision | null;
   policy: ResolvedPolicy;
   attemptsMade: number;
   firstAttemptAt: number;
@@ -81,7 +85,7 @@ export function decideNext(input: {
       countsAsFailure,
     };
   }
-  const ra = decideRetryAfter(result.retryAfter, input.now);
+  const ra = input.retryAfter;
   const step = nextAttempt({
     ladder: policy.ladder,
     attemptsMade: input.attemptsMade,

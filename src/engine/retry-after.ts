@@ -94,3 +94,29 @@ export function decideRetryAfter(
   }
   return { kind: "ignored", reason: "too-long" };
 }
+
+/**
+ * When a receiver may be asked again after an answer whose Retry-After was decided as `ra`, as a
+ * retry would be: `now` plus the wait, honoured or capped; null without one, or when it is ignored.
+ */
+export function retryAfterAt(ra: RetryAfterDecision | null, now: number): number | null {
+  return ra && ra.kind !== "ignored" ? now + ra.delayMs : null;
+}
+
+/** Where the next request goes after a wait, and whether the receiver's Retry-After put it there. */
+export interface NextRequest {
+  at: number;
+  asked: boolean;
+}
+
+/**
+ * The later of the end of hookline's own wait and the time the receiver's Retry-After asked for
+ * (`asked`, from {@link retryAfterAt}; null without one). Used wherever a wait is kept that a
+ * Retry-After may only lengthen (the circuit breaker's probes); on a tie the wait wins, so
+ * `asked` is true only when the Retry-After moved the request.
+ */
+export function laterOfWaitAndRetryAfter(waitEndsAt: number, asked: number | null): NextRequest {
+  return asked !== null && asked > waitEndsAt
+    ? { at: asked, asked: true }
+    : { at: waitEndsAt, asked: false };
+}

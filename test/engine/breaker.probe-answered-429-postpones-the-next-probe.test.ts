@@ -67,7 +67,9 @@ describe("a probe answered 429", () => {
     const later = probing();
     later.breaker.onProbeRateLimited(later.clock.t + 30 * MIN);
     expect(later.breaker.snapshot().nextProbeAt).toBe(later.clock.t + 30 * MIN);
-    expect(later.breaker.snapshot().reason).toBe("probe answered HTTP 429; next probe in 30 min");
+    expect(later.breaker.snapshot().reason).toBe(
+      "probe answered HTTP 429; next probe in 30 min, as its Retry-After asked",
+    );
 
     const sooner = probing();
     sooner.breaker.onProbeRateLimited(sooner.clock.t + MIN);

@@ -14,6 +14,7 @@ const closed = neverOpened(0);
 const reasonAfterFailing = (preset: "manual" | "default", attemptsMade: number) =>
   decideNext({
     result: { status: 503, error: null, errorDetail: null, snippet: "", retryAfter: null },
+    retryAfter: null,
     policy: policyOf(preset),
     attemptsMade,
     firstAttemptAt: 0,

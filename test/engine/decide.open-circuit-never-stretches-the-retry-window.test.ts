@@ -30,6 +30,7 @@ const failed: SendResult = {
 const decideAt = (now: number, circuit: CircuitSnapshot) =>
   decideNext({
     result: failed,
+    retryAfter: null,
     policy,
     attemptsMade: 1,
     firstAttemptAt: t0,

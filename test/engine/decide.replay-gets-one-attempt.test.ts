@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decideNext } from "../../src/engine/decide.js";
 import { resolvePolicy } from "../../src/engine/policy.js";
+import { decideRetryAfter } from "../../src/engine/retry-after.js";
 import type { SendResult } from "../../src/engine/sender.js";
 
 const policy = resolvePolicy(
@@ -25,6 +26,7 @@ const result = (status: number | null, retryAfter: string | null = null): SendRe
 const decide = (r: SendResult) =>
   decideNext({
     result: r,
+    retryAfter: decideRetryAfter(r.retryAfter, 0),
     policy,
     attemptsMade: 1,
     firstAttemptAt: 0,
