@@ -187,7 +187,11 @@ export class HooklineMetrics {
           this.tally.firstAttempts++;
         }
         // Nor is it one of the endpoints hookline's own endpoint_failing judges or compares with.
-        this.tally.attempt(drill ? null : e.endpointId, cls === "2xx", now);
+        // A 429 is the receiver pacing hookline, not failing (nor is it to the circuit breaker):
+        // it counts toward neither side of an endpoint's health, or a receiver that throttles
+        // hard was reported failing, and singled out, while it took every delivery in time.
+        const judged = drill || cls === "4xx_rate_limited" ? null : e.endpointId;
+        this.tally.attempt(judged, cls === "2xx", now);
       }
       if (e.state === "pending" && e.nextAttemptAt !== null) {
         this.inc(this.retries, { endpoint: ep });
