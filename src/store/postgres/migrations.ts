@@ -483,4 +483,21 @@ CREATE INDEX api_tokens_by_app ON api_tokens (app_id, id);
 CREATE INDEX api_tokens_by_expiry ON api_tokens (expires_at);
 `,
   },
+  {
+    version: 15,
+    name: "the dead-letter depth trigger keeps its own schema's count",
+    sql: `
+-- The trigger function named dead_letter_depth unqualified, so it found the table on the search_path
+-- of whoever changed a dead letter: a session on another schema (psql on the default path, a
+-- restore, a second hookline's schema in the same database) failed, or counted in the other
+-- schema's table. Pinned to the schema it was made in (this migration runs with the search_path
+-- set to it alone), with pg_temp last so a session's temporary table cannot stand in for it.
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION %I.dead_letter_depth_keep() SET search_path = %I, pg_temp',
+    current_schema(), current_schema());
+END;
+$$;
+`,
+  },
 ];
