@@ -5,7 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Clock } from "../clock.js";
-import type { Attempt } from "../domain/types.js";
+import type { Attempt, CircuitRecord } from "../domain/types.js";
 import type { CircuitState } from "../engine/breaker.js";
 import { ExpiringMap } from "../expiring-map.js";
 import { finishedWithin, PROBE_WAIT_MS } from "../finished-within.js";
@@ -76,10 +76,11 @@ export class HooklineMetrics {
   private drillAppId: string | null = null;
   /**
    * Circuits not closed, by endpoint with a slot, shown while the engine holds no live state of
-   * the endpoint: found in the store at start (see {@link showStoredCircuits}), or left open by
-   * this engine's last transition. On PostgreSQL a worker lets go of an endpoint idle for 10 s,
-   * open circuit or not (its deliveries wait in the database for the probe), and an alert on open
-   * circuits must not go quiet then. Read again from the store at each scrape until closed.
+   * the endpoint: found in the store at start or at a scrape (see {@link showStoredCircuits}), or
+   * left open by this engine's last transition. On PostgreSQL a worker lets go of an endpoint idle
+   * for 10 s, open circuit or not (its deliveries wait in the database for the probe), and an
+   * alert on open circuits must not go quiet then. Read again from the store at each scrape until
+   * closed.
    */
   private readonly storedCircuits = new Map<string, CircuitState>();
   /**
@@ -88,6 +89,8 @@ export class HooklineMetrics {
    * gone. Read again at each scrape, so one enabled again is shown again.
    */
   private circuitsHidden = new Set<string>();
+  /** Whether stored circuits are shown (see {@link showStoredCircuits}): processes that deliver. */
+  private showsStored = false;
 
   private readonly attempts = this.counter(
     "hookline_delivery_attempts_total",
@@ -237,11 +240,23 @@ export class HooklineMetrics {
   async showStoredCircuits(): Promise<void> {
     const max = this.deps.settings.maxEndpoints;
     if (max <= 0) return;
-    const found = await this.deps.store.listUnclosedCircuits(max);
+    this.showsStored = true;
+    this.adoptStoredCircuits(await this.deps.store.listUnclosedCircuits(max));
+  }
+
+  /**
+   * Gives a slot, while one is free, to each circuit listed that this process does not show yet
+   * and whose endpoint the engine does not hold, and shows its stored state. At start, and again
+   * at each scrape: an endpoint disabled at start is not listed then, and once enabled again its
+   * circuit, open for an hour perhaps before its probe, must be shown from the next scrape on.
+   */
+  private adoptStoredCircuits(found: { endpointId: string; circuit: CircuitRecord }[]): void {
     const now = this.deps.clock.now();
     // Oldest first, so the slots keep the most recently changed longest.
-    for (const { endpointId, circuit } of found.reverse()) {
+    for (let i = found.length - 1; i >= 0; i--) {
+      const { endpointId, circuit } = found[i]!;
       if (this.deleted.get(endpointId, now) || this.slots.has(endpointId)) continue;
+      if (this.deps.engine.endpointStatus(endpointId)) continue;
       if (this.slots.label(endpointId, now) !== endpointId) continue;
       this.storedCircuits.set(endpointId, circuit.state);
     }
@@ -294,7 +309,8 @@ export class HooklineMetrics {
   }
 
   /**
-   * Reads again from the store the circuits shown not closed. Those the engine does not hold (see
+   * Reads again from the store the circuits shown not closed, and shows those found not shown yet
+   * (see {@link adoptStoredCircuits}). Those the engine does not hold (see
    * {@link storedCircuits}) are dropped once closed: another worker of a fleet may have closed one,
    * and this process would not hear of it; those it holds are shown live, kept up to date by its
    * transitions. Either kind is left out while its endpoint is disabled (see
@@ -307,12 +323,13 @@ export class HooklineMetrics {
     const down = [...this.slots.tracked()].filter(
       (id) => (live(id) ?? this.storedCircuits.get(id) ?? "closed") !== "closed",
     );
-    if (down.length === 0) {
+    if (down.length === 0 && !this.showsStored) {
       this.circuitsHidden = new Set();
       return;
     }
     const limit = this.deps.settings.maxEndpoints;
     const found = await this.deps.store.listUnclosedCircuits(limit);
+    if (this.showsStored) this.adoptStoredCircuits(found);
     const listed = new Map(found.map((r) => [r.endpointId, r.circuit]));
     const hidden = new Set<string>();
     for (const id of down) {
