@@ -253,10 +253,13 @@ export class DeadLetterQueue {
     return entry?.result ?? "no request was sent";
   }
 
-  /** The record's history entry the replay's outcome wrote. */
+  /** The record's history entry the replay's outcome wrote (withdrawn when nothing was sent). */
   private async replayEntry(id: string, deliveryId: string) {
     const record = await this.deps.store.getDeadLetterRecord(id);
-    return record?.history.findLast((e) => e.action === "replayed" && e.deliveryId === deliveryId);
+    return record?.history.findLast(
+      (e) =>
+        (e.action === "replayed" || e.action === "replay_withdrawn") && e.deliveryId === deliveryId,
+    );
   }
 
   private async require(id: string): Promise<DeadLetter> {

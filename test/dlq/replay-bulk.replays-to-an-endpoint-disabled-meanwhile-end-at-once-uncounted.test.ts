@@ -9,7 +9,11 @@ import { FakeClock } from "../support/fake-clock.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
 
-type RecordOut = { state: string; failedReplays: number; history: { result: string | null }[] };
+type RecordOut = {
+  state: string;
+  failedReplays: number;
+  history: { action: string; result: string | null }[];
+};
 
 describe("replays to an endpoint disabled while they wait behind its open circuit", () => {
   let h: TestHookline;
@@ -54,7 +58,21 @@ describe("replays to an endpoint disabled while they wait behind its open circui
     await h.waitFor(dlqChange("replay_failed", single!.id));
     const record = (await h.api<RecordOut>("GET", `/api/v1/dlq/${single!.id}`)).body;
     expect(record).toMatchObject({ state: "open", failedReplays: 0 });
-    expect(record.history.at(-1)!.result).toBe("no request was sent: endpoint disabled");
+    expect(record.history.at(-1)).toMatchObject({
+      action: "replay_withdrawn",
+      result: "no request was sent: endpoint disabled",
+    });
+    // The job's three replays too: withdrawn in their records' history, as in its progress.
+    const ends: string[] = [];
+    for (const r of rest) {
+      const { history } = (await h.api<RecordOut>("GET", `/api/v1/dlq/${r.id}`)).body;
+      for (const e of history) if (e.action.startsWith("replay")) ends.push(e.action);
+    }
+    expect(ends.filter((a) => a !== "replay_requested")).toEqual([
+      "replay_withdrawn",
+      "replay_withdrawn",
+      "replay_withdrawn",
+    ]);
     expect(rx.requests).toHaveLength(6);
   });
 });

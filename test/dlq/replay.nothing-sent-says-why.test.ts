@@ -42,8 +42,9 @@ describe("a single replay that sends nothing says why", () => {
       "GET",
       `/api/v1/dlq/${record.id}`,
     );
+    // Withdrawn in the record's history, as the metrics count it; the detail is read from there.
     expect(whole.body.history.at(-1)).toMatchObject({
-      action: "replayed",
+      action: "replay_withdrawn",
       result: res.body.detail,
     });
   });

@@ -176,9 +176,11 @@ export class DeadLetters {
             : "open";
     await exec(c, S.finishReplay, [deadLetterId, state, failed, o.attempt?.at ?? null, o.at]);
     const refs = { delivery: o.deliveryId, job: jobId };
-    await this.event(c, deadLetterId, o.at, actor, "replayed", result, refs);
-    // Unsent, it is no result of the job's either (no part of a canary): it counts as withdrawn.
+    // Unsent, it is no result of the job's either (no part of a canary): it counts as withdrawn,
+    // and the record's history says so too, as the job and the metrics do.
     const item = ok ? "succeeded" : sent ? "failed" : "withdrawn";
+    const action = sent ? "replayed" : "replay_withdrawn";
+    await this.event(c, deadLetterId, o.at, actor, action, result, refs);
     const done = await one(c, S.jobItemDone, [item, result, o.at, o.deliveryId]);
     if (done) {
       const [failedN, withdrawnN] = [item === "failed" ? 1 : 0, item === "withdrawn" ? 1 : 0];

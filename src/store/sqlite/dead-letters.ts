@@ -183,9 +183,11 @@ export class DeadLetters {
       now: o.at,
     });
     const refs = { delivery: o.deliveryId, job: jobId };
-    this.event(deadLetterId, o.at, actor, "replayed", result, refs);
-    // Unsent, it is no result of the job's either (no part of a canary): it counts as withdrawn.
+    // Unsent, it is no result of the job's either (no part of a canary): it counts as withdrawn,
+    // and the record's history says so too, as the job and the metrics do.
     const item = ok ? "succeeded" : sent ? "failed" : "withdrawn";
+    const action = sent ? "replayed" : "replay_withdrawn";
+    this.event(deadLetterId, o.at, actor, action, result, refs);
     const done = this.s.jobItemDone.get({
       state: item,
       detail: result,

@@ -283,7 +283,7 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
       expect((await t.store.listDeadLetters({ limit: 10 })).data).toHaveLength(1);
     });
 
-    it("a replay ended without a request (its endpoint disabled meanwhile) reopens the record but never abandons it", async () => {
+    it("a replay ended without a request (its endpoint disabled meanwhile) reopens the record but never abandons it, and is withdrawn in its history", async () => {
       const { app } = await seedApp(t.store);
       const record = await deadLetter(t.store, app.id);
       const at = T0 + HOUR;
@@ -309,9 +309,11 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
         replayCount: 2,
         failedReplays: 1,
       });
+      // Withdrawn, as a job and the metrics count it: nothing of the receiver was tried.
       expect((await t.store.getDeadLetterRecord(record.id))!.history.at(-1)).toMatchObject({
-        action: "replayed",
+        action: "replay_withdrawn",
         result: "no request was sent: endpoint disabled",
+        deliveryId: unsent.id,
       });
     });
   });
