@@ -10,7 +10,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ValidationError } from "../errors.js";
-import type { HeldIdempotencyKey, Store } from "../store/port.js";
+import type { HeldIdempotencyKey, IdempotencyScopes, Store } from "../store/port.js";
 import type { Clock } from "../clock.js";
 import { UnsettledKeys, type KeyInHand } from "./unsettled-keys.js";
 import { requestFields } from "./boundary.js";
@@ -19,6 +19,8 @@ import type { ApiLogger } from "./deps.js";
 const LOCK_MS = 60_000;
 const TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 256;
+/** Whose keys an admin token's are: every admin token shares them. */
+const ADMIN = "admin";
 /**
  * Ids and uids are ASCII and at most 256 characters, and so is a message's eventId in characters:
  * the scope of a path that names anything stays well under this. PostgreSQL's index of keys takes
@@ -50,7 +52,7 @@ export function installIdempotency(
     }
     // An application token's keys are its own: logout (one path for every token) acts on the
     // caller, so another token's key must not answer for it. Admin tokens share theirs.
-    const who = request.identity?.scope === "app" ? `app ${request.identity.tokenId}` : "admin";
+    const who = request.identity?.scope === "app" ? `app ${request.identity.tokenId}` : ADMIN;
     const scope = `${who}:POST ${fillParams(routeUrl, request.params)}`;
     // A path holding a NUL, or too long to name anything, is refused by the route (422, or 404),
     // and PostgreSQL could not store its key: none is held.
@@ -114,6 +116,20 @@ export function installIdempotency(
     }
     return payload;
   });
+}
+
+/**
+ * The scopes of the admin keys taken on paths that name an application by one of `names` (its id
+ * or uid): forgotten when the application is deleted, or gives up its uid, so a key used before
+ * never answers for an application made later with that uid. An application token's keys are
+ * scoped by the token, which never outlives its application nor reaches another.
+ */
+export function scopesNaming(names: readonly string[]): IdempotencyScopes {
+  const post = (path: string) => `${ADMIN}:POST ${path}`;
+  return {
+    exact: names.map((n) => post(`/api/v1/auth/app-portal-access/${n}`)),
+    prefixes: names.flatMap((n) => [post(`/api/v1/app/${n}/`), post(`/api/v1/auth/app/${n}/`)]),
+  };
 }
 
 function replay(reply: FastifyReply, status: number, body: string): FastifyReply {

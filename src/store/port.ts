@@ -104,6 +104,15 @@ export interface IdempotencyBegin extends HeldIdempotencyKey {
   ttlMs: number;
 }
 
+/**
+ * Idempotency keys picked by their scope: those whose scope is one of `exact`, or begins with one
+ * of `prefixes`.
+ */
+export interface IdempotencyScopes {
+  exact: readonly string[];
+  prefixes: readonly string[];
+}
+
 export type IdempotencyState =
   | { kind: "new" }
   | { kind: "replay"; status: number; body: string }
@@ -145,7 +154,12 @@ export interface Store {
   listApplications(q: PageQuery & ApplicationFilter): Promise<Page<Application>>;
   /** Writes `app` over the stored one, as {@link updateEndpoint} does an endpoint. */
   updateApplication(app: Application, seenAt?: number): Promise<boolean>;
-  deleteApplication(id: string): Promise<void>;
+  /**
+   * Deletes the application with everything it has, and in the same transaction the idempotency
+   * keys `forget` picks (those of the paths that named it), so none answers for an application
+   * made later with its uid.
+   */
+  deleteApplication(id: string, forget?: IdempotencyScopes): Promise<void>;
 
   createEndpoint(ep: Endpoint): Promise<Endpoint>;
   findEndpoint(appId: string, idOrUid: string): Promise<Endpoint | null>;
@@ -178,6 +192,8 @@ export interface Store {
   finishIdempotent(held: HeldIdempotencyKey, status: number, body: string): Promise<boolean>;
   /** Frees the key for a repeat to run; false, freeing nothing, once another request holds it. */
   abandonIdempotent(held: HeldIdempotencyKey): Promise<boolean>;
+  /** Deletes the idempotency keys `scopes` picks, answered or not; resolves with how many. */
+  forgetIdempotencyKeys(scopes: IdempotencyScopes): Promise<number>;
 
   /**
    * Stores the message and one pending delivery per matching enabled endpoint, in one transaction

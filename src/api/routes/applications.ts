@@ -6,6 +6,7 @@ import { newId } from "../../ids.js";
 import { tokenCacheFor } from "../auth.js";
 import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
 import type { ApiDeps } from "../deps.js";
+import { scopesNaming } from "../idempotency.js";
 import { endpointPages, requireApp, requireChangeableApp } from "../lookup.js";
 import { uidOfPut, updateOrCreate } from "../put-or-create.js";
 import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
@@ -54,6 +55,15 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
     const app = await requireChangeableApp(store, idOrUid);
     refuseReservedUid(uid, uidLoc, app.uid);
     return app;
+  };
+  /**
+   * An application that gave up its uid leaves the keys taken under that uid behind: the
+   * application that takes the uid next must not be answered with this one's messages.
+   */
+  const forgetUidGivenUp = async (before: Application, after: Application): Promise<void> => {
+    if (before.uid !== null && before.uid !== after.uid) {
+      await store.forgetIdempotencyKeys(scopesNaming([before.uid]));
+    }
   };
   /** A new application, with a new id: what a POST makes, and a PUT naming none. */
   const create = async (input: ApplicationInput): Promise<Answer> => {
@@ -156,7 +166,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         const input = { ...body, uid: uidOfPut(path, "app", body.uid) };
         const uidLoc = body.uid ? ["body", "uid"] : ["path", "app_id"];
         const update = async () => {
-          const { after } = await changeApplication(
+          const { before, after } = await changeApplication(
             deps,
             () => changeableTakingUid(path, input.uid, uidLoc),
             (app, at) => ({
@@ -171,6 +181,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
               updatedAt: at,
             }),
           );
+          await forgetUidGivenUp(before, after);
           engine.invalidateApplication(after.id);
           return ok(applicationOut(after));
         };
@@ -199,7 +210,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       },
       handler: async ({ params, body }) => {
         const rateLimit = rateLimitOf(body);
-        const { after } = await changeApplication(
+        const { before, after } = await changeApplication(
           deps,
           () => changeableTakingUid(params.app_id!, body.uid, ["body", "uid"]),
           (app, at) => ({
@@ -213,6 +224,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
             updatedAt: at,
           }),
         );
+        await forgetUidGivenUp(before, after);
         engine.invalidateApplication(after.id);
         return ok(applicationOut(after));
       },
@@ -235,7 +247,9 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         for await (const page of endpointPages(store, app.id)) {
           endpointIds.push(...page.map((e) => e.id));
         }
-        await store.deleteApplication(app.id);
+        // Its keys go with it: one used before must not answer for an application made later
+        // with its uid (with that application's message, say, of an application that is gone).
+        await store.deleteApplication(app.id, scopesNaming(namesOf(app)));
         // Its tokens went with it: refused from the next request, as a revoked one is.
         tokenCacheFor(store).clear();
         endpointsDeleted(deps, endpointIds);
@@ -244,4 +258,9 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       },
     }),
   ];
+}
+
+/** The names a path may give an application by: its id, and its uid if it has one. */
+function namesOf(app: Application): string[] {
+  return app.uid === null ? [app.id] : [app.id, app.uid];
 }

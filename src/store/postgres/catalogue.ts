@@ -3,11 +3,13 @@ import type pg from "pg";
 import type { Application, Endpoint, EventType } from "../../domain/types.js";
 import { applicationConditions } from "../application-filter.js";
 import { APPLICATION_HISTORY } from "../application-history.js";
+import { scopeRanges } from "../idempotency-scopes.js";
 import type {
   ApplicationFilter,
   EventTypeQuery,
   HeldIdempotencyKey,
   IdempotencyBegin,
+  IdempotencyScopes,
   IdempotencyState,
   Page,
   PageQuery,
@@ -65,9 +67,10 @@ export class Catalogue {
     return (await exec(this.pool, S.updateApp, [...appUpdateValues(app), seenAt])) > 0;
   }
 
-  deleteApplication(id: string): Promise<void> {
+  deleteApplication(id: string, forget?: IdempotencyScopes): Promise<void> {
     return tx(this.pool, async (bounded) => {
       const c = withoutTimeout(bounded);
+      if (forget) await forgetKeys(c, forget);
       const eps = (await all(c, S.endpointsOfApp, [id])).map((ep) => String(ep.id));
       await withdrawJobReplays(c, eps);
       await exec(
@@ -219,6 +222,18 @@ export class Catalogue {
   async abandonIdempotent(held: HeldIdempotencyKey): Promise<boolean> {
     return (await exec(this.pool, S.dropIdem, [held.scope, held.key, held.owner])) > 0;
   }
+
+  forgetIdempotencyKeys(scopes: IdempotencyScopes): Promise<number> {
+    return tx(this.pool, (c) => forgetKeys(c, scopes));
+  }
+}
+
+/** Within a transaction: deletes the idempotency keys `scopes` picks; how many. */
+async function forgetKeys(c: Conn, scopes: IdempotencyScopes): Promise<number> {
+  const { exact, ranges } = scopeRanges(scopes);
+  let n = exact.length ? await exec(c, S.forgetIdemScopes, [exact]) : 0;
+  for (const { from, to } of ranges) n += await exec(c, S.forgetIdemRange, [from, to]);
+  return n;
 }
 
 /**

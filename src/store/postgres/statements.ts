@@ -56,6 +56,8 @@ export const CATALOGUE = {
   finishIdem: `UPDATE idempotency_keys SET state = 'done', status = $4, body = $5
     WHERE scope = $1 AND key = $2 AND owner = $3`,
   dropIdem: "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND owner = $3",
+  forgetIdemScopes: "DELETE FROM idempotency_keys WHERE scope = ANY($1::text[])",
+  forgetIdemRange: "DELETE FROM idempotency_keys WHERE scope >= $1 AND scope < $2",
 } as const;
 
 /** What a claim returns of each delivery it claimed (the `claimed` CTE's rows). */

@@ -42,6 +42,7 @@ import {
   type EndpointMessageQuery,
   type EventTypeQuery,
   type HeldIdempotencyKey,
+  type IdempotencyScopes,
   type IdempotencyBegin,
   type IdempotencyState,
   type JobReplaysOut,
@@ -207,8 +208,8 @@ export class PostgresStore implements Store {
     );
   }
 
-  async deleteApplication(id: string): Promise<void> {
-    await this.run(() => this.catalogue.deleteApplication(id));
+  async deleteApplication(id: string, forget?: IdempotencyScopes): Promise<void> {
+    await this.run(() => this.catalogue.deleteApplication(id, forget));
   }
 
   // ---- endpoints ----------------------------------------------------------------------------
@@ -286,6 +287,10 @@ export class PostgresStore implements Store {
 
   async abandonIdempotent(held: HeldIdempotencyKey): Promise<boolean> {
     return this.run(() => this.catalogue.abandonIdempotent(held));
+  }
+
+  async forgetIdempotencyKeys(scopes: IdempotencyScopes): Promise<number> {
+    return this.run(() => this.catalogue.forgetIdempotencyKeys(scopes));
   }
 
   // ---- messages -----------------------------------------------------------------------------

@@ -4,11 +4,13 @@ import type { Database as Db } from "better-sqlite3";
 import type { Application, Endpoint, EventType } from "../../domain/types.js";
 import { applicationConditions } from "../application-filter.js";
 import { APPLICATION_HISTORY } from "../application-history.js";
+import { scopeRanges } from "../idempotency-scopes.js";
 import type {
   ApplicationFilter,
   EventTypeQuery,
   HeldIdempotencyKey,
   IdempotencyBegin,
+  IdempotencyScopes,
   IdempotencyState,
   Page,
   PageQuery,
@@ -78,9 +80,10 @@ export class Catalogue {
     return this.s.updateApp.run({ ...appParams(app), seen_at: seenAt }).changes > 0;
   }
 
-  deleteApplication(id: string): void {
+  deleteApplication(id: string, forget?: IdempotencyScopes): void {
     this.apps.clear();
     this.db.transaction(() => {
+      if (forget) this.forgetIdempotencyKeys(forget);
       const eps = this.db.prepare("SELECT id FROM endpoints WHERE app_id = ?").all(id) as Row[];
       for (const ep of eps) this.withdrawJobReplays(String(ep.id));
       this.db
@@ -271,5 +274,15 @@ export class Catalogue {
 
   abandonIdempotent(held: HeldIdempotencyKey): boolean {
     return this.s.dropIdem.run(held.scope, held.key, held.owner).changes > 0;
+  }
+
+  forgetIdempotencyKeys(scopes: IdempotencyScopes): number {
+    const { exact, ranges } = scopeRanges(scopes);
+    return this.db.transaction(() => {
+      let n = 0;
+      for (const scope of exact) n += this.s.forgetIdemScope.run(scope).changes;
+      for (const { from, to } of ranges) n += this.s.forgetIdemRange.run(from, to).changes;
+      return n;
+    })();
   }
 }

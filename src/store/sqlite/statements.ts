@@ -85,6 +85,8 @@ function prepareCatalogue(db: Db) {
     finishIdem: p(`UPDATE idempotency_keys SET state = 'done', status = ?, body = ?
       WHERE scope = ? AND key = ? AND owner = ?`),
     dropIdem: p("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND owner = ?"),
+    forgetIdemScope: p("DELETE FROM idempotency_keys WHERE scope = ?"),
+    forgetIdemRange: p("DELETE FROM idempotency_keys WHERE scope >= ? AND scope < ?"),
   };
 }
 

@@ -42,6 +42,7 @@ import {
   type EndpointMessageQuery,
   type EventTypeQuery,
   type HeldIdempotencyKey,
+  type IdempotencyScopes,
   type IdempotencyBegin,
   type IdempotencyState,
   type JobReplaysOut,
@@ -174,8 +175,8 @@ export class SqliteStore implements Store {
     );
   }
 
-  async deleteApplication(id: string): Promise<void> {
-    this.run(() => this.catalogue.deleteApplication(id));
+  async deleteApplication(id: string, forget?: IdempotencyScopes): Promise<void> {
+    this.run(() => this.catalogue.deleteApplication(id, forget));
   }
 
   // ---- endpoints ----------------------------------------------------------------------------
@@ -251,6 +252,10 @@ export class SqliteStore implements Store {
 
   async abandonIdempotent(held: HeldIdempotencyKey): Promise<boolean> {
     return this.run(() => this.catalogue.abandonIdempotent(held));
+  }
+
+  async forgetIdempotencyKeys(scopes: IdempotencyScopes): Promise<number> {
+    return this.run(() => this.catalogue.forgetIdempotencyKeys(scopes));
   }
 
   // ---- messages -----------------------------------------------------------------------------

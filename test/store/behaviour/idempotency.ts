@@ -1,7 +1,7 @@
 /** Idempotency keys: one request per key runs; repeats wait, replay, or are refused. */
 import { describe, expect, it } from "vitest";
 import type { IdempotencyBegin } from "../../../src/store/port.js";
-import { HOUR, SECOND, T0, type StoreUnderTest } from "./fixtures.js";
+import { HOUR, SECOND, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
 
 const LOCK = 30 * SECOND;
 const TTL = 24 * HOUR;
@@ -124,6 +124,52 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
       expect(await t.store.beginIdempotent(begin({ scope: "app_2:POST /msg" }))).toEqual({
         kind: "new",
       });
+    });
+
+    it("forgets the keys of the scopes named and of those under a prefix, and no others", async () => {
+      const scopes = [
+        "admin:POST /api/v1/app/acme/msg",
+        "admin:POST /api/v1/app/acme/endpoint/ep_1/recover",
+        "admin:POST /api/v1/auth/app-portal-access/acme",
+        // Beside them in the key's order, of other applications: kept.
+        "admin:POST /api/v1/app/acme-2/msg",
+        "admin:POST /api/v1/app/acme0/msg",
+        "admin:POST /api/v1/app/acm/msg",
+        "admin:POST /api/v1/auth/app-portal-access/acme-2",
+      ];
+      for (const scope of scopes) {
+        await t.store.beginIdempotent(begin({ scope }));
+        await t.store.finishIdempotent(begin({ scope }), 202, "{}");
+      }
+      const forgotten = await t.store.forgetIdempotencyKeys({
+        exact: ["admin:POST /api/v1/auth/app-portal-access/acme"],
+        prefixes: ["admin:POST /api/v1/app/acme/"],
+      });
+      expect(forgotten).toBe(3);
+      const states = [];
+      for (const scope of scopes) {
+        states.push((await t.store.beginIdempotent(begin({ scope, now: T0 + 1 }))).kind);
+      }
+      expect(states).toEqual(["new", "new", "new", "replay", "replay", "replay", "replay"]);
+    });
+
+    it("deleting an application forgets the keys it is given, in the same transaction", async () => {
+      const { app } = await seedApp(t.store);
+      const mine = `admin:POST /api/v1/app/${app.id}/msg`;
+      const other = "admin:POST /api/v1/app/app_other/msg";
+      for (const scope of [mine, other]) {
+        await t.store.beginIdempotent(begin({ scope }));
+        await t.store.finishIdempotent(begin({ scope }), 202, "{}");
+      }
+      await t.store.deleteApplication(app.id, {
+        exact: [],
+        prefixes: [`admin:POST /api/v1/app/${app.id}/`],
+      });
+      expect(await t.store.findApplication(app.id)).toBeNull();
+      expect((await t.store.beginIdempotent(begin({ scope: mine, now: T0 + 1 }))).kind).toBe("new");
+      expect((await t.store.beginIdempotent(begin({ scope: other, now: T0 + 1 }))).kind).toBe(
+        "replay",
+      );
     });
   });
 }
