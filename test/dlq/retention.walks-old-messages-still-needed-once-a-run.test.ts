@@ -33,18 +33,19 @@ describe("a retention run", () => {
     const claimed = await claimAll(store, T0 + 10);
     await store.recordAttempts(
       claimed.map((d) =>
-        d.messageId === held.id ? retried(d, T0 + 10, T0 + 40 * DAY) : succeeded(d, T0 + 10),
+        d.messageId === held.id ? retried(d, T0 + 10, T0 + DAY / 2) : succeeded(d, T0 + 10),
       ),
     );
 
-    // Once the run is past it, the held message is no longer needed: this run leaves it.
+    // Once the run is past it, the held message is no longer needed (its last attempt older than
+    // the period too): this run leaves it.
     const prune = store.pruneExpired.bind(store);
     let calls = 0;
     store.pruneExpired = async (req) => {
       const step = await prune(req);
       if (++calls === 1) {
-        const [late] = await claimAll(store, T0 + 40 * DAY);
-        await store.recordAttempts([succeeded(late!, T0 + 40 * DAY)]);
+        const [late] = await claimAll(store, T0 + DAY / 2);
+        await store.recordAttempts([succeeded(late!, T0 + DAY / 2)]);
       }
       return step;
     };

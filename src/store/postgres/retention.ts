@@ -25,10 +25,14 @@ const S = {
       JOIN replay_jobs j ON j.id = i.job_id WHERE j.finished_at < $1 LIMIT $2)`,
   jobs: `DELETE FROM replay_jobs WHERE id IN
     (SELECT id FROM replay_jobs WHERE finished_at < $1 ORDER BY finished_at LIMIT $2)`,
-  // A message goes once no delivery of it is still to be made and no record needs its bytes.
+  // A message goes once no delivery of it is still to be made, no record needs its bytes, and
+  // its last attempt is older than the cutoff too: one sent late (a deliverAt or a retry past the
+  // period, or held behind an open circuit) keeps its attempts for the period after, and one
+  // given up past the depth cap stays to be resent as long as its tombstone.
   // Locked as they are picked, so no resend (which share-locks its message) starts on them; one
   // being written now is skipped. A resend that committed while this statement ran is not
-  // visible to it, hence the second look below, in a statement of its own. The walk starts where
+  // visible to it, hence the second look below, in a statement of its own (for its delivery, and
+  // for an attempt it made already). The walk starts where
   // the run's last batch ended: the old messages still needed before it (an endpoint's open
   // records may hold thousands) are not read again on every batch.
   oldMessages: `SELECT m.id, m.created_at FROM messages m
@@ -36,9 +40,11 @@ const S = {
       AND NOT EXISTS (SELECT 1 FROM deliveries d
         WHERE d.message_id = m.id AND d.state IN ('pending', 'inflight'))
       AND NOT EXISTS (SELECT 1 FROM dead_letters dl WHERE dl.message_id = m.id)
+      AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.message_id = m.id AND a.at >= $1)
     ORDER BY m.created_at LIMIT $2 FOR UPDATE OF m SKIP LOCKED`,
   stillUnneeded: `SELECT u.mid AS id FROM unnest($1::text[]) AS u(mid) WHERE NOT EXISTS
-    (SELECT 1 FROM deliveries d WHERE d.message_id = u.mid AND d.state IN ('pending', 'inflight'))`,
+    (SELECT 1 FROM deliveries d WHERE d.message_id = u.mid AND d.state IN ('pending', 'inflight'))
+    AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.message_id = u.mid AND a.at >= $2)`,
   messageAttempts: "DELETE FROM attempts WHERE message_id = ANY($1::text[])",
   messageDeliveries: "DELETE FROM deliveries WHERE message_id = ANY($1::text[])",
   messages: "DELETE FROM messages WHERE id = ANY($1::text[])",
@@ -140,7 +146,7 @@ export class Retention {
     // batch): the next batch starts at that millisecond, not after it.
     const reached = Number(rows.at(-1)!.created_at);
     const picked = rows.map((r) => String(r.id));
-    const ids = (await all(c, S.stillUnneeded, [picked])).map((r) => String(r.id));
+    const ids = (await all(c, S.stillUnneeded, [picked, cutoff])).map((r) => String(r.id));
     if (ids.length === 0) return { deleted: 0, reached };
     await exec(c, S.messageAttempts, [ids]);
     await exec(c, S.messageDeliveries, [ids]);

@@ -24,7 +24,10 @@ function prepareRetention(db: Db) {
           WHERE j.finished_at < ? LIMIT ?)`),
     jobs: p(`DELETE FROM replay_jobs WHERE id IN
         (SELECT id FROM replay_jobs WHERE finished_at < ? ORDER BY finished_at LIMIT ?)`),
-    // A message goes once no delivery of it is still to be made and no record needs its bytes.
+    // A message goes once no delivery of it is still to be made, no record needs its bytes, and
+    // its last attempt is older than the cutoff too: one sent late (a deliverAt or a retry past
+    // the period, or held behind an open circuit) keeps its attempts for the period after, and
+    // one given up past the depth cap stays to be resent as long as its tombstone.
     // The walk starts where the run's last batch ended: the old messages still needed before it
     // (an endpoint's open records may hold thousands) are not read again on every batch.
     oldMessages: p(`SELECT m.id, m.created_at FROM messages m
@@ -32,6 +35,7 @@ function prepareRetention(db: Db) {
           AND NOT EXISTS (SELECT 1 FROM deliveries d
             WHERE d.message_id = m.id AND d.state IN ('pending', 'inflight'))
           AND NOT EXISTS (SELECT 1 FROM dead_letters dl WHERE dl.message_id = m.id)
+          AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.message_id = m.id AND a.at >= ?)
         ORDER BY m.created_at LIMIT ?`),
     // What a message takes along, counted through the indexes by message (see messages below).
     deliveriesOf: p("SELECT count(*) AS n FROM deliveries WHERE message_id = ?"),
@@ -147,7 +151,7 @@ export class Retention {
     q: number,
     rowLimit: number,
   ): { deleted: number; reached: number } {
-    const picked = this.s.oldMessages.all(from, cutoff, q) as Row[];
+    const picked = this.s.oldMessages.all(from, cutoff, cutoff, q) as Row[];
     // None left before the cutoff: the run's later batches walk only what ages past it meanwhile.
     if (picked.length === 0) return { deleted: 0, reached: cutoff };
     const rows: Row[] = [];

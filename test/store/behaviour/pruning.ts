@@ -97,6 +97,46 @@ export function pruningBehaviour(t: StoreUnderTest): void {
       expect(await t.store.listDeliveries(waiting.id)).toHaveLength(1);
     });
 
+    it("keeps a message due later than the retention period until it is sent, then the period after its last attempt", async () => {
+      const { app } = await seedApp(t.store);
+      // deliverAt 40 days out, with a retention period of 30.
+      const { message } = await accept(t.store, app.id, { now: T0, dueAt: T0 + 40 * DAY });
+      expect((await pruneAll(t.store, T0 + 39 * DAY)).totals.messages).toBe(0);
+      expect(await t.store.findMessage(app.id, message.id)).not.toBeNull();
+
+      const [due] = await claimAll(t.store, T0 + 40 * DAY);
+      await t.store.recordAttempts([succeeded(due!, T0 + 40 * DAY)]);
+      // An hour after it was sent, its attempt is still there to be read.
+      expect((await pruneAll(t.store, T0 + 40 * DAY + HOUR)).totals.messages).toBe(0);
+      expect(await t.store.findMessage(app.id, message.id)).not.toBeNull();
+      const attempts = await t.store.listAttempts({ appId: app.id, limit: 10 });
+      expect(attempts.data.map((a) => a.messageId)).toEqual([message.id]);
+
+      expect((await pruneAll(t.store, T0 + 40 * DAY + RETENTION - 1)).totals.messages).toBe(0);
+      expect((await pruneAll(t.store, T0 + 40 * DAY + RETENTION + 1)).totals.messages).toBe(1);
+      expect(await t.store.findMessage(app.id, message.id)).toBeNull();
+    });
+
+    it("keeps a message given up past the depth cap as long as its tombstone, to be resent", async () => {
+      const store = await t.withLimits({ maxOpenDeadLettersPerEndpoint: 1 });
+      const { app } = await seedApp(store);
+      await deadLetter(store, app.id, { at: T0 });
+      const { message } = await accept(store, app.id, { now: T0 });
+      const [first] = await claimAll(store, T0);
+      await store.recordAttempts([retried(first!, T0, T0 + 29 * DAY)]);
+      const [last] = await claimAll(store, T0 + 29 * DAY);
+      const changes = await giveUp(store, last!, T0 + 29 * DAY);
+      expect(changes[0]!.kind).toBe("overflowed");
+
+      await pruneAll(store, T0 + RETENTION + DAY);
+      expect((await store.listDeadLetterOverflow({ limit: 10 })).data).toHaveLength(1);
+      expect(await store.findMessage(app.id, message.id)).not.toBeNull();
+
+      const { totals } = await pruneAll(store, T0 + 29 * DAY + RETENTION + 1);
+      expect(totals).toMatchObject({ overflow: 1, messages: 1 });
+      expect(await store.findMessage(app.id, message.id)).toBeNull();
+    });
+
     it("walks past old messages still needed once a run, resuming where the last batch ended", async () => {
       const { app } = await seedApp(t.store);
       const { message: held } = await accept(t.store, app.id, { now: T0 });
@@ -105,7 +145,7 @@ export function pruningBehaviour(t: StoreUnderTest): void {
       const claimed = await claimAll(t.store, T0 + 2);
       await t.store.recordAttempts(
         claimed.map((d) =>
-          d.messageId === held.id ? retried(d, T0 + 2, T0 + 40 * DAY) : succeeded(d, T0 + 2),
+          d.messageId === held.id ? retried(d, T0 + 2, T0 + HOUR) : succeeded(d, T0 + 2),
         ),
       );
       const now = T0 + RETENTION + DAY;
@@ -116,9 +156,10 @@ export function pruningBehaviour(t: StoreUnderTest): void {
       const one = await prune();
       expect(one).toMatchObject({ messages: 1, messagesReached: T0 + 1, done: false });
       expect(await t.store.findMessage(app.id, first.id)).toBeNull();
-      // The message walked past is no longer needed, but this run is beyond it.
-      const [late] = await claimAll(t.store, T0 + 40 * DAY);
-      await t.store.recordAttempts([succeeded(late!, T0 + 40 * DAY)]);
+      // The message walked past is no longer needed (its last attempt older than the period
+      // too), but this run is beyond it.
+      const [late] = await claimAll(t.store, T0 + HOUR);
+      await t.store.recordAttempts([succeeded(late!, T0 + HOUR)]);
       const two = await prune(one.messagesReached!);
       expect(two).toMatchObject({ messages: 1, messagesReached: T0 + 2 });
       expect(await t.store.findMessage(app.id, second.id)).toBeNull();
