@@ -44,17 +44,39 @@ export function endpointMessageFromRow(
   return { item, bytes: head.bytes };
 }
 
-/** Counts each message once, by its latest delivery; `p` holds the dialect's placeholders. */
-export const messageStatesSql = (p: [string, string, string], hint: string) =>
-  `SELECT d.state, count(*) AS n FROM deliveries d JOIN messages m ON m.id = d.message_id
-   WHERE d.endpoint_id = ${p[0]} AND m.created_at >= ${p[1]} AND m.created_at < ${p[2]}
-     AND ${latestDelivery(hint)}
-   GROUP BY d.state`;
+/** SQLite's hints for `messageStatesSql`: the window's messages, then each one's deliveries. */
+export const WINDOW_FIRST = { messages: "INDEXED BY messages_by_app", deliveries: BY_MESSAGE };
 
-/** `(state, n)` rows as a count for every state. */
+/**
+ * Counts each message once, by its latest delivery; `p` holds the dialect's placeholders. It walks
+ * the application's messages from the first id of the window on (see `firstIdAt`) and looks up
+ * each one's latest delivery to the endpoint among the message's few deliveries: a subquery per
+ * message, which neither dialect turns into a join. As a join, the read went through the
+ * endpoint's deliveries, every one it ever had whatever the window (0.3–0.9 s for the last day of
+ * an endpoint with 200,000 on SQLite, 15–45 ms this way, at each refresh of its page), and
+ * PostgreSQL's planner took that way too once the window held enough messages.
+ */
+export const messageStatesSql = (
+  p: { app: string; endpoint: string; fromId: string; since: string; until: string },
+  hints: { messages: string; deliveries: string },
+) =>
+  `SELECT state, count(*) AS n FROM (
+     SELECT (SELECT d.state FROM deliveries d ${hints.deliveries}
+        WHERE d.message_id = m.id AND d.endpoint_id = ${p.endpoint}
+        ORDER BY d.id DESC LIMIT 1) AS state
+     FROM messages m ${hints.messages}
+     WHERE m.app_id = ${p.app} AND m.id >= ${p.fromId}
+       AND m.created_at >= ${p.since} AND m.created_at < ${p.until}
+   ) AS latest
+   GROUP BY state`;
+
+/**
+ * `(state, n)` rows as a count for every state; a row without a state counts the messages that
+ * went to other endpoints only.
+ */
 export function statesFromRows(rows: Record<string, unknown>[]): Record<DeliveryState, number> {
   const counts = noStates();
-  for (const r of rows) counts[r.state as DeliveryState] = Number(r.n);
+  for (const r of rows) if (r.state != null) counts[r.state as DeliveryState] = Number(r.n);
   return counts;
 }
 

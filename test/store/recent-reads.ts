@@ -1,7 +1,7 @@
 /**
- * The reads of recent history: an endpoint's attempt charts (the endpoint pages, refreshed while
- * they are open) and lists of messages and attempts after a time, for the tests that ask each
- * adapter how its statements read them. History grows with every day hookline runs: a read of
+ * The reads of recent history: an endpoint's attempt charts and message counts (the endpoint
+ * pages, refreshed while they are open) and lists of messages and attempts after a time, for the
+ * tests that ask each adapter how its statements read them. History grows with every day hookline runs: a read of
  * the last hour that walks all of it costs more every day.
  */
 import { expect } from "vitest";
@@ -81,6 +81,15 @@ export async function readListsAfter(
     const attempts = await store.listAttempts({ ...q, ...ids });
     expect(attempts.data.map((a) => a.at).sort()).toEqual([SINCE + 1, SINCE + MINUTE]);
   }
+}
+
+/** Counts the endpoint's messages made since SINCE by state, and checks it counts the window's. */
+export async function readRecentStates(
+  store: Store,
+  ids: { appId: string; endpointId: string },
+): Promise<void> {
+  const states = await store.endpointMessageStates({ ...ids, since: SINCE });
+  expect(states).toEqual({ succeeded: 3, pending: 0, inflight: 0, dead: 0 });
 }
 
 /** Whether a statement reads attempts or messages by time. */

@@ -27,6 +27,11 @@ import { GRACE_FULL, rotated } from "../secret-rotation.js";
 import { listQueryOf, QueryTime } from "../validation.js";
 
 const TAG = "Endpoint";
+/**
+ * The stats' window when the caller names no start: the day before `until` (or now). Counting
+ * walks every message of the window, so a window without a start grew with all of history.
+ */
+export const STATS_WINDOW_MS = 24 * 60 * 60 * 1000;
 const errors = {
   404: { description: "No such application or endpoint", schema: HttpError },
   409: {
@@ -286,7 +291,8 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.endpoint.get-stats",
       summary:
         "How many of the messages sent to the endpoint stand in each status (each counted once, " +
-        "by its latest delivery), of those created from `since` to before `until`",
+        "by its latest delivery), of those created from `since` (by default 24 hours before " +
+        "`until` or now) to before `until`",
       tag: TAG,
       // A window that selects nothing is a mistake, answered as recover answers it.
       query: z
@@ -299,7 +305,15 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params, query }) => {
         const app = await requireApp(store, params.app_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
-        const n = await store.endpointMessageStates({ endpointId: ep.id, ...query });
+        // Without `until`, no end: a message another process made a moment ahead of this clock
+        // is still counted.
+        const since = query.since ?? (query.until ?? clock.now()) - STATS_WINDOW_MS;
+        const n = await store.endpointMessageStates({
+          appId: app.id,
+          endpointId: ep.id,
+          since,
+          until: query.until,
+        });
         // hookline never cancels a message's delivery.
         return ok({
           success: n.succeeded,

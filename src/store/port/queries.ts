@@ -98,9 +98,13 @@ export interface EndpointMessage {
   nextAttemptAt: number | null;
 }
 
-/** Which of an endpoint's messages `Store.endpointMessageStates` counts. */
+/**
+ * Which of an endpoint's messages `Store.endpointMessageStates` counts: those of its application
+ * created in a window, which must have a start (the read walks the window's messages).
+ */
 export interface MessageStateQuery {
+  appId: string;
   endpointId: string;
-  since?: number;
+  since: number;
   until?: number;
 }

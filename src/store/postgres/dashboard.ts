@@ -52,9 +52,12 @@ export class DashboardQueries {
   }
 
   async endpointMessageStates(q: MessageStateQuery): Promise<Record<DeliveryState, number>> {
-    const rows = await all(this.pool, messageStatesSql(["$1", "$2", "$3"], ""), [
+    const p = { app: "$1", endpoint: "$2", fromId: "$3", since: "$4", until: "$5" };
+    const rows = await all(this.pool, messageStatesSql(p, { messages: "", deliveries: "" }), [
+      q.appId,
       q.endpointId,
-      q.since ?? 0,
+      firstIdAt("msg", q.since),
+      q.since,
       q.until ?? Number.MAX_SAFE_INTEGER,
     ]);
     return statesFromRows(rows);

@@ -12,6 +12,7 @@ import {
   messagesStatesSql,
   statesByMessage,
   statesFromRows,
+  WINDOW_FIRST,
 } from "../endpoint-reads.js";
 import type { MessageStateQuery, Page, PageQuery } from "../port.js";
 import { paginate } from "./pagination.js";
@@ -26,6 +27,8 @@ export class DashboardQueries {
    * ever had, at each refresh.
    */
   private readonly buckets: Statement;
+  /** Prepared once too: an open endpoint page reads it again and again. */
+  private readonly states: Statement;
 
   constructor(private readonly db: Db) {
     this.buckets = db.prepare(
@@ -35,6 +38,14 @@ export class DashboardQueries {
        FROM attempts WHERE endpoint_id = @endpoint AND id >= @from AND at >= @since
        GROUP BY start ORDER BY start`,
     );
+    const p = {
+      app: "@app",
+      endpoint: "@endpoint",
+      fromId: "@from",
+      since: "@since",
+      until: "@until",
+    };
+    this.states = db.prepare(messageStatesSql(p, WINDOW_FIRST));
   }
 
   listReplayJobs(q: PageQuery): Page<ReplayJob> {
@@ -59,9 +70,13 @@ export class DashboardQueries {
   }
 
   endpointMessageStates(q: MessageStateQuery): Record<DeliveryState, number> {
-    const rows = this.db
-      .prepare(messageStatesSql(["?", "?", "?"], BY_MESSAGE))
-      .all(q.endpointId, q.since ?? 0, q.until ?? Number.MAX_SAFE_INTEGER) as Row[];
+    const rows = this.states.all({
+      app: q.appId,
+      endpoint: q.endpointId,
+      from: firstIdAt("msg", q.since),
+      since: q.since,
+      until: q.until ?? Number.MAX_SAFE_INTEGER,
+    }) as Row[];
     return statesFromRows(rows);
   }
 

@@ -156,7 +156,8 @@ export function dashboardBehaviour(t: StoreUnderTest): void {
         now: T0 + 6 * SECOND,
       });
       // The fourth message is claimed, in flight; the fifth waits for its time.
-      expect(await t.store.endpointMessageStates({ endpointId: ep })).toEqual({
+      const window = { appId: app.id, since: T0 };
+      expect(await t.store.endpointMessageStates({ ...window, endpointId: ep })).toEqual({
         succeeded: 1,
         dead: 1,
         pending: 2,
@@ -164,13 +165,15 @@ export function dashboardBehaviour(t: StoreUnderTest): void {
       });
       // Counted by when the message was made, not when its latest delivery was.
       expect(
-        await t.store.endpointMessageStates({ endpointId: ep, since: T0 + 2 * SECOND }),
+        await t.store.endpointMessageStates({ ...window, endpointId: ep, since: T0 + 2 * SECOND }),
       ).toEqual({ succeeded: 0, dead: 0, pending: 2, inflight: 1 });
       expect(
-        await t.store.endpointMessageStates({ endpointId: ep, since: T0, until: T0 + 2 * SECOND }),
+        await t.store.endpointMessageStates({ ...window, endpointId: ep, until: T0 + 2 * SECOND }),
       ).toEqual({ succeeded: 1, dead: 1, pending: 0, inflight: 0 });
       expect(sent[2]!.message.id).toBe(resent!.messageId);
-      expect((await t.store.endpointMessageStates({ endpointId: other })).inflight).toBe(4);
+      expect((await t.store.endpointMessageStates({ ...window, endpointId: other })).inflight).toBe(
+        4,
+      );
     });
 
     it("says where each message of a page stands at its endpoints, by its latest delivery to each", async () => {
