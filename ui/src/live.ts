@@ -38,6 +38,20 @@ export async function live<T>(
   await refresh();
 }
 
+/**
+ * `load`, asked again only once `ms` have passed since its last answer; until then its last
+ * answer: for a read too costly to repeat at every poll.
+ */
+export function atMostEvery<T>(ms: number, load: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: T } | null = null;
+  return async () => {
+    if (last && performance.now() - last.at < ms) return last.value;
+    const value = await load();
+    last = { at: performance.now(), value };
+    return value;
+  };
+}
+
 /** Forgets the previous page's refreshers (called on every navigation). */
 export function resetLive(): void {
   refreshers = [];

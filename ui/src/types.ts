@@ -42,6 +42,15 @@ export interface Endpoint {
   createdAt: string;
 }
 
+/** Svix's endpoint stats: messages counted by the status of their latest delivery there. */
+export interface EndpointStats {
+  success: number;
+  pending: number;
+  sending: number;
+  fail: number;
+  canceled: number;
+}
+
 export interface Circuit {
   state: CircuitState;
   since: string;

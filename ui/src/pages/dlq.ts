@@ -1,11 +1,13 @@
 /**
- * The dead-letter queue across applications: open records grouped by endpoint and failure class,
- * the records with one-click replay, bulk replay by time window, and one record in full.
+ * The dead-letter queue across applications, or of one endpoint (`#/dlq?endpoint=ep_…`, linked
+ * from the endpoint page's counts): open records grouped by endpoint and failure class, the
+ * records with one-click replay, bulk replay by time window, and one record in full.
  */
 import { api, getWithText, seg } from "../api.js";
 import { action, field, h, link, table, toast } from "../dom.js";
 import { ago, seconds, time } from "../format.js";
 import { live, refreshNow } from "../live.js";
+import { addressQuery } from "../address.js";
 import { pagedList } from "../paging.js";
 import type { DeadLetter, DeadLetterRecord, SummaryRow } from "../types.js";
 import { attemptResult, payloadView, responseCell } from "./attempt.js";
@@ -18,62 +20,77 @@ const stateBadge = (s: DeadLetter["state"]) =>
 export async function renderDlq(page: HTMLElement): Promise<void> {
   const summary = h("section", { "aria-labelledby": "summary-title" });
   const records = h("section", { "aria-label": "Open records" });
+  // One endpoint's records only, when the address names it.
+  const only = addressQuery().get("endpoint");
   const open = pagedList<DeadLetter>(
-    () => "/api/v1/dlq?state=open,replaying&limit=50&order=descending",
+    () =>
+      "/api/v1/dlq?state=open,replaying&limit=50&order=descending" +
+      (only ? `&endpoint_id=${seg(only)}` : ""),
     "More records",
     "more-records",
   );
+  const groups = async () => {
+    const all = await api<{ data: SummaryRow[] }>("GET", "/api/v1/dlq/summary");
+    return only ? { data: all.data.filter((g) => g.endpointId === only) } : all;
+  };
   page.append(
     h("h1", {}, "Dead letters"),
+    only
+      ? h(
+          "p",
+          { "data-testid": "dlq-filter" },
+          "Only the records of endpoint ",
+          h("code", {}, only),
+          ". ",
+          link("/dlq", "Show every endpoint's records"),
+        )
+      : "",
     h("h2", { id: "summary-title" }, "Open records by endpoint and failure class"),
     summary,
     bulkReplayForm(),
     records,
   );
   await Promise.all([
-    live(
-      summary,
-      () => api<{ data: SummaryRow[] }>("GET", "/api/v1/dlq/summary"),
-      (s) =>
-        table(
-          "Groups of open records",
-          ["Endpoint", "Failure class", "Open", "Replaying", "Oldest", "Circuit", ""],
-          s.data.map((g) => [
-            link(`/app/${g.appId}/endpoint/${g.endpointId}`, g.url ?? g.endpointId, {
-              "data-key": `group-ep-${g.endpointId}-${g.failureClass ?? "overflow"}`,
-            }),
-            // An endpoint with nothing open is listed only because some of its dead letters were
-            // not kept: say so, and offer no replay (there is nothing to replay).
-            g.failureClass ?? `none open; ${g.overflowed} not kept (depth cap)`,
-            String(g.open),
-            String(g.replaying),
-            g.oldestAgeSeconds === null ? "—" : `${seconds(g.oldestAgeSeconds)} old`,
-            circuitBadge(g.circuit.state),
-            g.failureClass !== null &&
-              action(
-                "Replay group",
-                async () => {
-                  const job = await api<{ id: string }>("POST", "/api/v1/dlq/replay", {
-                    endpointId: g.endpointId,
-                    failureClass: g.failureClass,
-                    note: "replayed from the dashboard",
-                  });
-                  location.hash = `#/jobs/${job.id}`;
-                },
-                {
-                  "data-key": `group-${g.endpointId}-${g.failureClass}`,
-                  "aria-label": `Replay all ${g.failureClass} records of ${g.url ?? g.endpointId}`,
-                },
-              ),
-          ]),
-        ),
+    live(summary, groups, (s) =>
+      table(
+        "Groups of open records",
+        ["Endpoint", "Failure class", "Open", "Replaying", "Oldest", "Circuit", ""],
+        s.data.map((g) => [
+          link(`/app/${g.appId}/endpoint/${g.endpointId}`, g.url ?? g.endpointId, {
+            "data-key": `group-ep-${g.endpointId}-${g.failureClass ?? "overflow"}`,
+          }),
+          // An endpoint with nothing open is listed only because some of its dead letters were
+          // not kept: say so, and offer no replay (there is nothing to replay).
+          g.failureClass ?? `none open; ${g.overflowed} not kept (depth cap)`,
+          String(g.open),
+          String(g.replaying),
+          g.oldestAgeSeconds === null ? "—" : `${seconds(g.oldestAgeSeconds)} old`,
+          circuitBadge(g.circuit.state),
+          g.failureClass !== null &&
+            action(
+              "Replay group",
+              async () => {
+                const job = await api<{ id: string }>("POST", "/api/v1/dlq/replay", {
+                  endpointId: g.endpointId,
+                  failureClass: g.failureClass,
+                  note: "replayed from the dashboard",
+                });
+                location.hash = `#/jobs/${job.id}`;
+              },
+              {
+                "data-key": `group-${g.endpointId}-${g.failureClass}`,
+                "aria-label": `Replay all ${g.failureClass} records of ${g.url ?? g.endpointId}`,
+              },
+            ),
+        ]),
+      ),
     ),
     live(
       records,
       async () => {
         const list = await open.load();
         // Every open record's endpoint is in the summary, which has its URL.
-        const summary = await api<{ data: SummaryRow[] }>("GET", "/api/v1/dlq/summary");
+        const summary = await groups();
         const urls = Object.fromEntries(summary.data.map((g) => [g.endpointId, g.url]));
         return { list, urls };
       },

@@ -1,6 +1,7 @@
 /**
- * One endpoint: the circuit banner, success rate and latency over time, the retry schedule in
- * force, Retry-After counts, recent attempts, and every action on it.
+ * One endpoint: the circuit banner, its messages of the last day counted by where they stand,
+ * success rate and latency over time, the retry schedule in force, Retry-After counts, recent
+ * attempts, and every action on it.
  */
 import { api, seg } from "../api.js";
 import { field, h, link, table } from "../dom.js";
@@ -9,16 +10,26 @@ import { lineChart } from "../chart.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
 import { addressQuery, setAddressQuery } from "../address.js";
+import type { Ctx } from "../routes.js";
 import type { App, Attempt, Circuit, Endpoint, RetrySchedule, Stats } from "../types.js";
 import { attemptResult, responseCell, viewOf } from "./attempt.js";
 import { endpointActions } from "./endpoint-actions.js";
+import { countsOf, countsView, heldOf, WINDOW_WORDS } from "./endpoint-counts.js";
 import { circuitBadge, circuitBanner, disabledBanner } from "./health.js";
 
-export async function renderEndpoint(page: HTMLElement, p: Record<string, string>): Promise<void> {
+export async function renderEndpoint(
+  page: HTMLElement,
+  p: Record<string, string>,
+  ctx: Ctx,
+): Promise<void> {
   const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
   const path = `/api/v1/app/${seg(app.id)}/endpoint/${seg(p.ep!)}`;
   const first = await api<Endpoint>("GET", path);
   const head = h("section", { "aria-label": "Endpoint state" });
+  const counts = h("section", { "aria-labelledby": "counts-title" });
+  const stats = countsOf(path);
+  // The endpoint as the state above last read it: why waiting messages wait, said below it.
+  let shown = first;
   const charts = h("section", { "aria-labelledby": "charts-title" });
   const schedule = h("section", { "aria-labelledby": "schedule-title" });
   const attempts = h("section", { "aria-label": "Recent attempts" });
@@ -52,6 +63,8 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
     title,
     head,
     actions.element,
+    h("h2", { id: "counts-title" }, `Messages of the ${WINDOW_WORDS}`),
+    counts,
     h("h2", { id: "charts-title" }, "Last hour"),
     charts,
     h("h2", { id: "schedule-title" }, "Retry schedule"),
@@ -65,6 +78,7 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
       head,
       async () => {
         const ep = await api<Endpoint>("GET", path);
+        shown = ep;
         actions.follow(ep);
         // The URL may have been edited since the page opened (here or through the API).
         title.textContent = ep.url;
@@ -112,6 +126,12 @@ export async function renderEndpoint(page: HTMLElement, p: Record<string, string
           h("dd", {}, ep.filterTypes?.join(", ") ?? "all"),
         ),
       ],
+    ),
+    live(
+      counts,
+      async () => ({ stats: await stats(), held: heldOf(shown) }),
+      // The dead-letter queue is the console's; the portal has no such page.
+      (c) => countsView(c, ctx.portal ? null : `/dlq?endpoint=${seg(first.id)}`),
     ),
     live(
       charts,

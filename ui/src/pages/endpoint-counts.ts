@@ -1,0 +1,102 @@
+/**
+ * The endpoint page's message counts: of the messages created in the last 24 hours, how many wait
+ * for this endpoint, are being sent to it, were delivered or were dead-lettered there, each counted
+ * once by its latest delivery (the API's endpoint stats), and why the waiting ones wait when the
+ * endpoint itself holds them back.
+ */
+import { api, seg } from "../api.js";
+import { h, link } from "../dom.js";
+import { plural, until } from "../format.js";
+import { atMostEvery } from "../live.js";
+import type { Endpoint, EndpointStats } from "../types.js";
+import { circuitBadge } from "./health.js";
+
+/** The window counted, as the page says it. */
+const WINDOW_MS = 24 * 60 * 60 * 1000;
+export const WINDOW_WORDS = "last 24 hours";
+
+/**
+ * How often the counts are read: counting reads every message of the window (docs/api.md), too
+ * much for the page's 2 s refresh on a busy endpoint.
+ */
+export const COUNTS_EVERY_MS = 10_000;
+
+/** What the counts show: the stats, and what of the endpoint holds its waiting messages back. */
+export interface Counts {
+  stats: EndpointStats;
+  held: Pick<Endpoint, "disabled" | "disabledReason"> & {
+    circuit: Pick<Endpoint["circuit"], "state" | "nextProbeAt">;
+  };
+}
+
+/** Reads the endpoint's stats over the window, at most every {@link COUNTS_EVERY_MS}. */
+export const countsOf = (path: string): (() => Promise<EndpointStats>) =>
+  atMostEvery(COUNTS_EVERY_MS, () => {
+    const since = new Date(Date.now() - WINDOW_MS).toISOString();
+    return api<EndpointStats>("GET", `${path}/stats?since=${seg(since)}`);
+  });
+
+/** What of `ep` holds its waiting messages back, as {@link Counts} carries it. */
+export const heldOf = (ep: Endpoint): Counts["held"] => ({
+  disabled: ep.disabled,
+  disabledReason: ep.disabledReason ?? null,
+  circuit: { state: ep.circuit.state, nextProbeAt: ep.circuit.nextProbeAt },
+});
+
+/** Why the waiting messages wait, when the endpoint holds them back; nothing otherwise. */
+function whyWaiting(held: Counts["held"]): Node[] {
+  if (held.disabled) {
+    return [
+      document.createTextNode(" · "),
+      h("span", { class: "badge muted" }, "Endpoint disabled"),
+      h("span", {}, ": they are not sent until it is enabled again."),
+    ];
+  }
+  const c = held.circuit;
+  if (c.state === "closed") return [];
+  const why =
+    c.state === "open"
+      ? [
+          ": held back after repeated failures; they go out once a probe gets through",
+          c.nextProbeAt ? [" (next probe ", until(c.nextProbeAt), ")"] : "",
+          ".",
+        ]
+      : ": held back while a probe tests the endpoint.";
+  return [document.createTextNode(" · "), circuitBadge(c.state), h("span", {}, why)];
+}
+
+/**
+ * The counts as a list of labelled numbers; the dead-lettered one links to `deadLetters` (the
+ * console's dead-letter queue of this endpoint) when there is such a page for the reader.
+ */
+export function countsView({ stats, held }: Counts, deadLetters: string | null): Node[] {
+  const n = (count: number) => h("span", { class: "count" }, String(count));
+  return [
+    h(
+      "dl",
+      { class: "facts", "data-testid": "message-counts" },
+      h("dt", {}, "Waiting"),
+      h("dd", {}, n(stats.pending), ...(stats.pending > 0 ? whyWaiting(held) : [])),
+      h("dt", {}, "In flight"),
+      h("dd", {}, n(stats.sending)),
+      h("dt", {}, "Delivered"),
+      h("dd", {}, n(stats.success)),
+      h("dt", {}, "Dead-lettered"),
+      h(
+        "dd",
+        {},
+        n(stats.fail),
+        stats.fail > 0 && deadLetters
+          ? [" · ", link(deadLetters, `open records of this endpoint in the dead-letter queue`)]
+          : "",
+      ),
+    ),
+    h(
+      "p",
+      { class: "hint" },
+      `Each message created in the ${WINDOW_WORDS} is counted once, by where its latest delivery ` +
+        `to this endpoint stands (a resend's or a replay's, if any). Read every ` +
+        `${plural(COUNTS_EVERY_MS / 1000, "second")}.`,
+    ),
+  ];
+}
