@@ -32,7 +32,10 @@ describe("operator console: creating an application", () => {
     expect(posts).toBe(1);
     const apps = await h.svix.application.list();
     expect(apps.data.filter((a) => a.name === "Globex")).toHaveLength(1);
-    // Answered and the list refreshed, the form can be sent again (the toast comes before the refresh).
-    await form.locator('button[type="submit"]:enabled').waitFor({ timeout: 15_000 });
+    // Answered and the list refreshed, the form can be sent again (the toast comes before the
+    // refresh). Busy is aria-disabled, which CSS's :enabled does not see; the role's state does.
+    await form
+      .getByRole("button", { name: "Create application", disabled: false })
+      .waitFor({ timeout: 15_000 });
   });
 });

@@ -37,7 +37,9 @@ describe("customer portal: adding an endpoint", () => {
     expect(posts).toBe(1);
     const list = await h.svix.endpoint.list(app.id);
     expect(list.data.map((e) => e.url)).toEqual([rx.url("/hook")]);
-    // Answered, the form can be sent again.
-    await form.locator('button[type="submit"]:enabled').waitFor({ timeout: 15_000 });
+    // Answered, the form can be sent again (busy is aria-disabled, which CSS's :enabled misses).
+    await form
+      .getByRole("button", { name: "Add endpoint", disabled: false })
+      .waitFor({ timeout: 15_000 });
   });
 });
