@@ -24,8 +24,16 @@ export async function live<T>(
   render: (data: T) => Node | Node[],
 ): Promise<void> {
   let last = "";
+  // Reads overlap (a poll under way when an action or a new search reads again): an answer to an
+  // earlier read that comes in after a later one was drawn is stale, and is dropped. Drawn, it
+  // showed the old list (the search not applied, a deleted row back) until the next poll.
+  let started = 0;
+  let drawn = 0;
   const refresh = async () => {
+    const read = ++started;
     const data = await load();
+    if (read < drawn) return;
+    drawn = read;
     const key = JSON.stringify(data);
     if (key === last) return;
     last = key;
