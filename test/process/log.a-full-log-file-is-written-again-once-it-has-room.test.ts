@@ -64,7 +64,11 @@ async function serveLoggingTo(cleanup: Cleanup, dir: string, log: string) {
   const target = { url: `http://127.0.0.1:${port}/hook`, uid: "main" };
   await call(url, "POST", "/api/v1/app/acme/endpoint", target);
   const post = () => call(url, "POST", "/api/v1/app/acme/msg", { eventType: "e", payload: {} });
-  return { pid: child.pid!, exited, written, post };
+  /** The endpoint's attempts that hookline has recorded (their log lines are written after). */
+  const attempts = async () =>
+    (await call<{ data: unknown[] }>(url, "GET", "/api/v1/app/acme/attempt/endpoint/main")).body
+      .data.length;
+  return { pid: child.pid!, exited, written, post, attempts };
 }
 
 const failedAttempts = (text: string) => text.split('"attempt failed').length - 1;
@@ -82,8 +86,12 @@ async function servingWithAFullLog() {
 
 it("writes its log again, the lines it held included, once the log's disk has room", async () => {
   const h = await servingWithAFullLog();
-  // Its delivery fails at once; the line saying so cannot be written.
-  await new Promise((r) => setTimeout(r, 1_000));
+  // Its delivery fails at once; the line saying so cannot be written. Waited for, not slept on:
+  // a second's sleep on a loaded machine could end before the attempt, whose line then went to a
+  // log with room, and the test passed without a line ever being held.
+  await vi.waitFor(async () => expect(await h.attempts()).toBeGreaterThanOrEqual(1), {
+    timeout: 10_000,
+  });
   expect(failedAttempts(h.written())).toBe(0);
 
   fileSizeLimit(h.pid, "unlimited:unlimited");
@@ -93,7 +101,10 @@ it("writes its log again, the lines it held included, once the log's disk has ro
 
 it("stops without waiting for room while its log cannot be written", async () => {
   const h = await servingWithAFullLog();
-  await new Promise((r) => setTimeout(r, 500));
+  // Stopped with a line held: the failed attempt's.
+  await vi.waitFor(async () => expect(await h.attempts()).toBeGreaterThanOrEqual(1), {
+    timeout: 10_000,
+  });
   process.kill(h.pid, "SIGTERM");
   const ended = await Promise.race([
     h.exited.then(() => true),
