@@ -78,54 +78,58 @@ export async function renderEndpoint(
       head,
       async () => {
         const ep = await api<Endpoint>("GET", path);
+        return { ep, circuit: await api<Circuit>("GET", `${path}/circuit`) };
+      },
+      ({ ep, circuit }) => {
+        // Followed when drawn, not when read: a late answer (a read started before an action's)
+        // is not drawn, and must not turn the buttons and the edit form back either.
         shown = ep;
         actions.follow(ep);
         // The URL may have been edited since the page opened (here or through the API).
         title.textContent = ep.url;
-        return { ep, circuit: await api<Circuit>("GET", `${path}/circuit`) };
+        return [
+          (ep.disabled ? disabledBanner(ep) : circuitBanner(circuit)) ?? h("span"),
+          h(
+            "dl",
+            { class: "facts" },
+            h("dt", {}, "Status"),
+            h(
+              "dd",
+              {},
+              ep.disabled
+                ? `Disabled${ep.disabledReason ? ` (${ep.disabledReason})` : ""}`
+                : "Enabled",
+            ),
+            h("dt", {}, "Circuit"),
+            h(
+              "dd",
+              {},
+              circuitBadge(circuit.state),
+              ` since ${time(circuit.since)} (`,
+              ago(circuit.since),
+              ")",
+            ),
+            h("dt", {}, "In flight"),
+            h(
+              "dd",
+              {},
+              `${ep.concurrency.inFlight} of ${ep.concurrency.effectiveLimit} allowed (limit ${ep.concurrency.limit})`,
+            ),
+            h("dt", {}, "Last success"),
+            h("dd", {}, ago(ep.lastSuccessAt)),
+            h("dt", {}, "Retry-After answers"),
+            h(
+              "dd",
+              {},
+              Object.entries(ep.retryAfter)
+                .map(([k, v]) => `${v} ${k}`)
+                .join(", ") || "none",
+            ),
+            h("dt", {}, "Event types"),
+            h("dd", {}, ep.filterTypes?.join(", ") ?? "all"),
+          ),
+        ];
       },
-      ({ ep, circuit }) => [
-        (ep.disabled ? disabledBanner(ep) : circuitBanner(circuit)) ?? h("span"),
-        h(
-          "dl",
-          { class: "facts" },
-          h("dt", {}, "Status"),
-          h(
-            "dd",
-            {},
-            ep.disabled
-              ? `Disabled${ep.disabledReason ? ` (${ep.disabledReason})` : ""}`
-              : "Enabled",
-          ),
-          h("dt", {}, "Circuit"),
-          h(
-            "dd",
-            {},
-            circuitBadge(circuit.state),
-            ` since ${time(circuit.since)} (`,
-            ago(circuit.since),
-            ")",
-          ),
-          h("dt", {}, "In flight"),
-          h(
-            "dd",
-            {},
-            `${ep.concurrency.inFlight} of ${ep.concurrency.effectiveLimit} allowed (limit ${ep.concurrency.limit})`,
-          ),
-          h("dt", {}, "Last success"),
-          h("dd", {}, ago(ep.lastSuccessAt)),
-          h("dt", {}, "Retry-After answers"),
-          h(
-            "dd",
-            {},
-            Object.entries(ep.retryAfter)
-              .map(([k, v]) => `${v} ${k}`)
-              .join(", ") || "none",
-          ),
-          h("dt", {}, "Event types"),
-          h("dd", {}, ep.filterTypes?.join(", ") ?? "all"),
-        ),
-      ],
     ),
     live(
       counts,
