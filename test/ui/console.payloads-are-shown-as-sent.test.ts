@@ -63,6 +63,9 @@ describe("operator console: payloads", () => {
   it("a dead-letter record's page shows its payload as the caller wrote it", async () => {
     const { h, page } = ui;
     await page.goto(`${h.url}/ui/#/dlq/${recordId}`);
+    // The record's page, not the message's left from the test before (a change of the address's
+    // fragment alone): its payload is read only once the record is drawn.
+    await page.getByTestId("dlq-state").waitFor();
     expect(await page.locator("pre.payload").first().textContent()).toBe(SHOWN);
   });
 });

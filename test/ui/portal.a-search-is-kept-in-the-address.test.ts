@@ -38,6 +38,8 @@ describe("customer portal: a search kept in the address", () => {
   it("keeps the message search across a reload and opens a link with one", async () => {
     const { h, page } = ui;
     await page.goto(`${h.url}/portal/#/app/${appId}/messages`);
+    // The endpoints page being left has an "Event types" field too (its form to add one).
+    await page.getByRole("heading", { name: "Messages of Acme" }).waitFor();
     await page.getByLabel("Event types").fill("order.paid");
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL(/\?event_types=order\.paid$/);
