@@ -22,6 +22,12 @@ const MAX_KEY_LENGTH = 256;
 /** Whose keys an admin token's are: every admin token shares them. */
 const ADMIN = "admin";
 /**
+ * The admin routes whose body names an application (by id or uid, as `appId`): an app token's
+ * creation, a bulk replay of one application's records. Their keys' scope names it too, so the
+ * keys go with the application as those of its own paths do (see {@link scopesNaming}).
+ */
+const NAMING_IN_BODY = ["/api/v1/tokens", "/api/v1/dlq/replay"] as const;
+/**
  * Ids and uids are ASCII and at most 256 characters, and so is a message's eventId in characters:
  * the scope of a path that names anything stays well under this. PostgreSQL's index of keys takes
  * a scope and key of about 2.7 kB at most, and a key of 256 Latin-1 characters is 512 bytes.
@@ -53,7 +59,8 @@ export function installIdempotency(
     // An application token's keys are its own: logout (one path for every token) acts on the
     // caller, so another token's key must not answer for it. Admin tokens share theirs.
     const who = request.identity?.scope === "app" ? `app ${request.identity.tokenId}` : ADMIN;
-    const scope = `${who}:POST ${fillParams(routeUrl, request.params)}`;
+    const path = fillParams(routeUrl, request.params) + bodyNaming(routeUrl, request.body);
+    const scope = `${who}:POST ${path}`;
     // A path holding a NUL, or too long to name anything, is refused by the route (422, or 404),
     // and PostgreSQL could not store its key: none is held.
     if (scope.includes("\0") || Buffer.byteLength(scope) > MAX_SCOPE_BYTES) return;
@@ -127,7 +134,10 @@ export function installIdempotency(
 export function scopesNaming(names: readonly string[]): IdempotencyScopes {
   const post = (path: string) => `${ADMIN}:POST ${path}`;
   return {
-    exact: names.map((n) => post(`/api/v1/auth/app-portal-access/${n}`)),
+    exact: names.flatMap((n) => [
+      post(`/api/v1/auth/app-portal-access/${n}`),
+      ...NAMING_IN_BODY.map((path) => post(`${path}${bodyNaming(path, { appId: n })}`)),
+    ]),
     prefixes: names.flatMap((n) => [post(`/api/v1/app/${n}/`), post(`/api/v1/auth/app/${n}/`)]),
   };
 }
@@ -136,6 +146,14 @@ function replay(reply: FastifyReply, status: number, body: string): FastifyReply
   reply.header("idempotent-replayed", "true").code(status);
   if (status === 204 || body === "") return reply.send();
   return reply.type("application/json; charset=utf-8").send(body);
+}
+
+/** What a key's scope adds for the application a body names, on the routes that take one. */
+function bodyNaming(routeUrl: string, body: unknown): string {
+  if (!(NAMING_IN_BODY as readonly string[]).includes(routeUrl)) return "";
+  const appId = (body as { appId?: unknown } | null)?.appId;
+  // Any other appId is refused by the route (422) and keeps no answer.
+  return typeof appId === "string" ? ` for app ${appId}` : "";
 }
 
 // The scope names the resource the key acts on, so one key may be reused on another path.

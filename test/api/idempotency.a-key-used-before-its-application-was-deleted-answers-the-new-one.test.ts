@@ -53,6 +53,38 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
     expect(res.status).toBe(200);
   });
 
+  it("a key used on a body naming the application before it was deleted answers the new one", async () => {
+    h = await startHooklineOn(kind);
+    const { svix } = h;
+    await svix.application.create({ name: "Acme", uid: "acme" });
+    // POST /api/v1/tokens names the application in its body, not its path.
+    const asked = { name: "acme's token", scope: "app", appId: "acme" };
+    const withKey = async () => {
+      const res = await fetch(`${h!.url}/api/v1/tokens`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${h!.token}`,
+          "content-type": "application/json",
+          "idempotency-key": "token-1",
+        },
+        body: JSON.stringify(asked),
+      });
+      return { status: res.status, body: (await res.json()) as { id: string; token: string } };
+    };
+    const first = await withKey();
+    expect(first.status).toBe(201);
+
+    await svix.application.delete("acme");
+    await svix.application.create({ name: "Acme", uid: "acme" });
+    const second = await withKey();
+    expect(second.status).toBe(201);
+    expect(second.body.id).not.toBe(first.body.id);
+    const res = await fetch(`${h.url}/api/v1/app/acme/msg`, {
+      headers: { authorization: `Bearer ${second.body.token}` },
+    });
+    expect(res.status).toBe(200);
+  });
+
   it("a key used before the application's uid moved to another answers the other one", async () => {
     h = await startHooklineOn(kind);
     const { svix } = h;
