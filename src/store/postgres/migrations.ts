@@ -500,4 +500,13 @@ END;
 $$;
 `,
   },
+  {
+    version: 16,
+    name: "dead-letter tombstones by message",
+    sql: `
+-- Retention keeps a message while a tombstone of it is within the period (it may be resent):
+-- asked once per old message it walks, so found by message, not among every tombstone kept.
+CREATE INDEX dead_letter_overflow_by_message ON dead_letter_overflow (message_id, at);
+`,
+  },
 ];

@@ -28,7 +28,8 @@ const S = {
   // A message goes once no delivery of it is still to be made, no record needs its bytes, and
   // its last attempt is older than the cutoff too: one sent late (a deliverAt or a retry past the
   // period, or held behind an open circuit) keeps its attempts for the period after, and one
-  // given up past the depth cap stays to be resent as long as its tombstone.
+  // given up past the depth cap stays to be resent as long as its tombstone (which may be younger
+  // than its last attempt: one given up unsent, its endpoint disabled meanwhile).
   // Locked as they are picked, so no resend (which share-locks its message) starts on them; one
   // being written now is skipped. A resend that committed while this statement ran is not
   // visible to it, hence the second look below, in a statement of its own (for its delivery, and
@@ -41,6 +42,8 @@ const S = {
         WHERE d.message_id = m.id AND d.state IN ('pending', 'inflight'))
       AND NOT EXISTS (SELECT 1 FROM dead_letters dl WHERE dl.message_id = m.id)
       AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.message_id = m.id AND a.at >= $1)
+      AND NOT EXISTS (SELECT 1 FROM dead_letter_overflow o
+        WHERE o.message_id = m.id AND o.at >= $1)
     ORDER BY m.created_at LIMIT $2 FOR UPDATE OF m SKIP LOCKED`,
   stillUnneeded: `SELECT u.mid AS id FROM unnest($1::text[]) AS u(mid) WHERE NOT EXISTS
     (SELECT 1 FROM deliveries d WHERE d.message_id = u.mid AND d.state IN ('pending', 'inflight'))

@@ -436,4 +436,13 @@ CREATE INDEX api_tokens_by_app ON api_tokens (app_id, id);
 CREATE INDEX api_tokens_by_expiry ON api_tokens (expires_at);
 `,
   },
+  {
+    version: 15,
+    name: "dead-letter tombstones by message",
+    sql: `
+-- Retention keeps a message while a tombstone of it is within the period (it may be resent):
+-- asked once per old message it walks, so found by message, not among every tombstone kept.
+CREATE INDEX dead_letter_overflow_by_message ON dead_letter_overflow (message_id, at);
+`,
+  },
 ];

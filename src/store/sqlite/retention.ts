@@ -27,7 +27,8 @@ function prepareRetention(db: Db) {
     // A message goes once no delivery of it is still to be made, no record needs its bytes, and
     // its last attempt is older than the cutoff too: one sent late (a deliverAt or a retry past
     // the period, or held behind an open circuit) keeps its attempts for the period after, and
-    // one given up past the depth cap stays to be resent as long as its tombstone.
+    // one given up past the depth cap stays to be resent as long as its tombstone (which may
+    // be younger than its last attempt: one given up unsent, its endpoint disabled meanwhile).
     // The walk starts where the run's last batch ended: the old messages still needed before it
     // (an endpoint's open records may hold thousands) are not read again on every batch.
     oldMessages: p(`SELECT m.id, m.created_at FROM messages m
@@ -36,6 +37,8 @@ function prepareRetention(db: Db) {
             WHERE d.message_id = m.id AND d.state IN ('pending', 'inflight'))
           AND NOT EXISTS (SELECT 1 FROM dead_letters dl WHERE dl.message_id = m.id)
           AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.message_id = m.id AND a.at >= ?)
+          AND NOT EXISTS (SELECT 1 FROM dead_letter_overflow o
+            WHERE o.message_id = m.id AND o.at >= ?)
         ORDER BY m.created_at LIMIT ?`),
     // What a message takes along, counted through the indexes by message (see messages below).
     deliveriesOf: p("SELECT count(*) AS n FROM deliveries WHERE message_id = ?"),
@@ -151,7 +154,7 @@ export class Retention {
     q: number,
     rowLimit: number,
   ): { deleted: number; reached: number } {
-    const picked = this.s.oldMessages.all(from, cutoff, cutoff, q) as Row[];
+    const picked = this.s.oldMessages.all(from, cutoff, cutoff, cutoff, q) as Row[];
     // None left before the cutoff: the run's later batches walk only what ages past it meanwhile.
     if (picked.length === 0) return { deleted: 0, reached: cutoff };
     const rows: Row[] = [];

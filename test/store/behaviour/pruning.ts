@@ -7,6 +7,7 @@ import {
   accept,
   claimAll,
   HOUR,
+  outcomeFor,
   retried,
   SECOND,
   seedApp,
@@ -133,6 +134,35 @@ export function pruningBehaviour(t: StoreUnderTest): void {
       expect(await store.findMessage(app.id, message.id)).not.toBeNull();
 
       const { totals } = await pruneAll(store, T0 + 29 * DAY + RETENTION + 1);
+      expect(totals).toMatchObject({ overflow: 1, messages: 1 });
+      expect(await store.findMessage(app.id, message.id)).toBeNull();
+    });
+
+    it("keeps a message given up unsent past the depth cap as long as its tombstone", async () => {
+      const store = await t.withLimits({ maxOpenDeadLettersPerEndpoint: 1 });
+      const { app } = await seedApp(store);
+      await deadLetter(store, app.id, { at: T0 });
+      const { message } = await accept(store, app.id, { now: T0 });
+      const [first] = await claimAll(store, T0);
+      await store.recordAttempts([retried(first!, T0, T0 + 35 * DAY)]);
+      // Its endpoint was disabled while the retry waited: it ends without a request, its last
+      // attempt older than the period, and its tombstone says it may still be resent.
+      const [last] = await claimAll(store, T0 + 35 * DAY);
+      const at = T0 + 35 * DAY;
+      const next = {
+        kind: "dead",
+        failureClass: "permanent",
+        reason: "endpoint disabled",
+      } as const;
+      const { changes } = await store.recordAttempts([
+        outcomeFor(last!, { at, attempt: null, next }),
+      ]);
+      expect(changes[0]!.kind).toBe("overflowed");
+
+      expect((await pruneAll(store, at + HOUR)).totals.messages).toBe(0);
+      expect(await store.findMessage(app.id, message.id)).not.toBeNull();
+
+      const { totals } = await pruneAll(store, at + RETENTION + 1);
       expect(totals).toMatchObject({ overflow: 1, messages: 1 });
       expect(await store.findMessage(app.id, message.id)).toBeNull();
     });
