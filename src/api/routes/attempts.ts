@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import type { AttemptQuery, Page } from "../../store/port.js";
 import type { ApiDeps } from "../deps.js";
+import { circuitOf } from "../endpoint-view.js";
 import { requireApp, requireEndpoint, requireMessage } from "../lookup.js";
 import { defineRoute, type RouteDef } from "../route.js";
 import {
@@ -244,7 +245,7 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
         const data = [];
         for (const id of chosen) {
           const ep = await store.getEndpoint(id);
-          if (ep) data.push(messageEndpointOut(ep, latest.get(id)!));
+          if (ep) data.push(messageEndpointOut(ep, await circuitOf(deps, ep), latest.get(id)!));
         }
         const iterator = chosen.at(-1) ?? query.iterator ?? null;
         return {

@@ -1,6 +1,6 @@
 /** Svix MessageAttemptOut and MessageEndpointOut, with hookline's extra fields. */
 import { z } from "zod";
-import type { Attempt, Delivery, Endpoint, Message } from "../../domain/types.js";
+import type { Attempt, CircuitRecord, Delivery, Endpoint, Message } from "../../domain/types.js";
 import type { EndpointMessage } from "../../store/port.js";
 import { endpointBase } from "../endpoint-view.js";
 import { Timestamp, extension, iso } from "./common.js";
@@ -70,6 +70,10 @@ export const MessageEndpointOut = EndpointOut.pick({
   metadata: true,
   createdAt: true,
   updatedAt: true,
+  // Why deliveries to it wait, as the endpoint's own page says: a message's page says it for each
+  // destination from this one answer, without reading each endpoint.
+  disabledReason: true,
+  circuit: true,
 }).extend({
   status: z.int().min(0).max(4),
   statusText: z.enum(STATUS_TEXT),
@@ -146,14 +150,21 @@ export function endpointMessageJson(m: EndpointMessage, withContent: boolean): s
   return `${messageJson(m.message, withContent).slice(0, -1)},${tail.slice(1)}`;
 }
 
-/** An endpoint and where the message's latest delivery to it stands. */
-export function messageEndpointOut(ep: Endpoint, d: Delivery) {
+/** An endpoint, its circuit, and where the message's latest delivery to it stands. */
+export function messageEndpointOut(ep: Endpoint, circuit: CircuitRecord, d: Delivery) {
   const status = DELIVERY_STATUS[d.state];
   return {
     ...endpointBase(ep),
     status,
     statusText: STATUS_TEXT[status],
     nextAttempt: d.state === "pending" ? iso(d.nextAttemptAt) : null,
+    disabledReason: ep.disabledReason,
+    circuit: {
+      state: circuit.state,
+      since: iso(circuit.since),
+      reason: circuit.reason,
+      nextProbeAt: iso(circuit.nextProbeAt),
+    },
     delivery: { id: d.id, state: d.state, origin: d.origin, attemptCount: d.attemptCount },
   };
 }

@@ -74,13 +74,13 @@ export function heldBy(c: Endpoint["circuit"]): Node[] {
  * Why a message's delivery to a disabled endpoint goes nowhere, said where a resend would be
  * offered: hookline sends such an endpoint nothing, so a resend would only be dead-lettered.
  */
-export const disabledNote = (ep: Endpoint | undefined): Node[] => [
+export const disabledNote = (reason: string | null): Node[] => [
   document.createTextNode(" · "),
   h("span", { class: "badge muted" }, "Endpoint disabled"),
   h(
     "span",
     {},
     " nothing is sent to it, a resend neither, until it is enabled. " +
-      `Why: ${ep?.disabledReason ?? "it was disabled by hand"}.`,
+      `Why: ${reason ?? "it was disabled by hand"}.`,
   ),
 ];

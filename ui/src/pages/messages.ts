@@ -157,6 +157,8 @@ interface Destination {
   id: string;
   url: string;
   disabled: boolean;
+  disabledReason: string | null;
+  circuit: Endpoint["circuit"];
   statusText: string;
   nextAttempt: string | null;
   /** hookline's delivery to this endpoint (its latest, after a resend). */
@@ -311,14 +313,6 @@ export async function renderMessage(
       // Every page, not a "More" button: the attempts come newest first across all endpoints,
       // and a page's end would cut some endpoint's timeline short without saying so.
       const attempts = await everyPage<Attempt>(`${appPath}/attempt/msg/${seg(msg.id)}?limit=250`);
-      // A waiting delivery may be held by its endpoint's circuit rather than by its retry, and a
-      // disabled endpoint is sent nothing, for a reason the page says. Their endpoints are read
-      // together: one round trip per refresh, however many there are.
-      const read = dests.data.filter((d) => d.statusText === "pending" || d.disabled);
-      const endpoints = await Promise.all(
-        read.map((d) => api<Endpoint>("GET", `${appPath}/endpoint/${seg(d.id)}`)),
-      );
-      const held = Object.fromEntries(read.map((d, i) => [d.id, endpoints[i]!]));
       // In the console, a delivery given up on is found in the dead-letter queue, which says why.
       const dead = ctx.portal ? [] : dests.data.filter((d) => d.delivery?.state === "dead");
       const found = await Promise.all(dead.map((d) => deadLetterOf(msg, d)));
@@ -331,9 +325,9 @@ export async function renderMessage(
       // timeline at the next refresh all the same, as the message's destinations are read each time.
       const all = dests.done ? await appEndpoints() : [];
       const others = all.filter((e) => !dests.data.some((d) => d.id === e.id));
-      return { dests, attempts, held, records, others };
+      return { dests, attempts, records, others };
     },
-    ({ dests, attempts, held, records, others }) => [
+    ({ dests, attempts, records, others }) => [
       ...(dests.data.length === 0
         ? [h("p", {}, "hookline sent this message to no endpoint.")]
         : []),
@@ -354,10 +348,13 @@ export async function renderMessage(
               attempts.data.find((a) => a.endpointId === d.id),
               records[d.id],
             ),
+            // A disabled endpoint is sent nothing, and a waiting delivery may be held by its
+            // endpoint's circuit rather than by its retry: both come with the destination, so
+            // saying so reads no endpoint (it read each one at every refresh, up to 250).
             d.disabled
-              ? disabledNote(held[d.id])
+              ? disabledNote(d.disabledReason)
               : [
-                  held[d.id] ? heldBy(held[d.id]!.circuit) : "",
+                  d.statusText === "pending" ? heldBy(d.circuit) : "",
                   " ",
                   action(
                     "Resend to this endpoint",
