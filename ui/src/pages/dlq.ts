@@ -29,8 +29,16 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
     "More records",
     "more-records",
   );
+  // Both regions show the summary (the groups, and the records' endpoint URLs), and they refresh
+  // together: one read, shared while it is under way, serves both. Each read it twice every 2 s,
+  // and the summary groups every open record, however many there are.
+  let summaryRead: Promise<{ data: SummaryRow[] }> | null = null;
+  const readSummary = (): Promise<{ data: SummaryRow[] }> =>
+    (summaryRead ??= api<{ data: SummaryRow[] }>("GET", "/api/v1/dlq/summary").finally(() => {
+      summaryRead = null;
+    }));
   const groups = async () => {
-    const all = await api<{ data: SummaryRow[] }>("GET", "/api/v1/dlq/summary");
+    const all = await readSummary();
     return only ? { data: all.data.filter((g) => g.endpointId === only) } : all;
   };
   page.append(
@@ -88,9 +96,9 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
     live(
       records,
       async () => {
-        const list = await open.load();
-        // Every open record's endpoint is in the summary, which has its URL.
-        const summary = await groups();
+        // Every open record's endpoint is in the summary, which has its URL. Asked for at once,
+        // not after the records, so the summary's own region is still reading the same answer.
+        const [list, summary] = await Promise.all([open.load(), groups()]);
         const urls = Object.fromEntries(summary.data.map((g) => [g.endpointId, g.url]));
         return { list, urls };
       },
