@@ -127,6 +127,7 @@ export interface DeadLetter {
   appId: string;
   endpointId: string;
   messageId: string;
+  deliveryId: string;
   eventId: string | null;
   eventType: string;
   failureClass: string;

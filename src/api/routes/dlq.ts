@@ -78,6 +78,7 @@ export function dlqRoutes(deps: ApiDeps): RouteDef[] {
         const where = await endpointFilter(store, query.app_id, query.endpoint_id);
         const page = await store.listDeadLetters({
           ...where,
+          messageId: query.message_id,
           states: query.state,
           failureClass: query.failure_class,
           eventType: query.event_type,

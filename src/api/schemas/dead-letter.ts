@@ -32,6 +32,7 @@ export const DeadLetterListQuery = listQueryOf("dlq")
   .extend({
     app_id: IdOrUid.optional(),
     endpoint_id: IdOrUid.optional(),
+    message_id: z.string().min(1).max(256).optional(),
     state: StatesQuery.optional(),
     failure_class: FailureClass.optional(),
     event_type: EventTypeName.optional(),

@@ -33,6 +33,8 @@ export interface DeadLetterChange {
 export interface DeadLetterQuery extends PageQuery {
   appId?: string;
   endpointId?: string;
+  /** The records of one message's deliveries (each endpoint it failed at, each resend). */
+  messageId?: string;
   states?: DeadLetterState[];
   failureClass?: DeadLetter["failureClass"];
   eventType?: string;

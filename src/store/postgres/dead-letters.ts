@@ -50,6 +50,7 @@ export function deadLetterFilter(
     where.push(term(params.add(value)));
   if (q.appId) add((p) => `app_id = ${p}`, q.appId);
   if (q.endpointId) add((p) => `endpoint_id = ${p}`, q.endpointId);
+  if (q.messageId) add((p) => `message_id = ${p}`, q.messageId);
   if (q.states?.length) add((p) => `state = ANY(${p}::text[])`, q.states);
   if (q.failureClass) add((p) => `failure_class = ${p}`, q.failureClass);
   if (q.eventType) add((p) => `event_type = ${p}`, q.eventType);

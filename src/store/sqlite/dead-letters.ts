@@ -58,6 +58,7 @@ export function deadLetterFilter(q: Omit<DeadLetterQuery, keyof PageQuery>): {
   };
   if (q.appId) add("app_id = ?", q.appId);
   if (q.endpointId) add("endpoint_id = ?", q.endpointId);
+  if (q.messageId) add("message_id = ?", q.messageId);
   if (q.states?.length) add("state IN (SELECT value FROM json_each(?))", JSON.stringify(q.states));
   if (q.failureClass) add("failure_class = ?", q.failureClass);
   if (q.eventType) add("event_type = ?", q.eventType);

@@ -202,6 +202,17 @@ export function historyBehaviour(t: StoreUnderTest): void {
       );
       const everything = await t.store.listDeadLetters({ limit: 100 });
       expect(everything.data).toHaveLength(7);
+
+      // A message's records, at each endpoint it went to, and no other message's.
+      const msg = claimed[0]!.messageId;
+      const ofMessage = await t.store.listDeadLetters({ messageId: msg, limit: 10 });
+      expect(ofMessage.data.map((dl) => dl.deliveryId).sort()).toEqual(
+        claimed
+          .filter((d) => d.messageId === msg)
+          .map((d) => d.id)
+          .sort(),
+      );
+      expect(ofMessage.data).toHaveLength(2);
     });
   });
 }

@@ -182,16 +182,24 @@ function givenUpBecause(d: Destination, last: Attempt | undefined): string {
 }
 
 /**
- * The dead-letter record of a delivery hookline gave up on, for the console (a portal link cannot
- * read the queue): its records of this endpoint and event type since the message, first pages.
+ * The dead-letter records of a message's deliveries, newest first, for the console (a portal link
+ * cannot read the queue): one read for all its endpoints, at most one record per delivery. It read
+ * the records of each endpoint and event type since the message, 250 of them, once per endpoint
+ * given up on, and missed the message's record behind 250 others (an outage of hours).
  */
-async function deadLetterOf(msg: Message, d: Destination): Promise<DeadLetter | null> {
-  const q =
-    `endpoint_id=${seg(d.id)}&event_type=${seg(msg.eventType)}` +
-    `&since=${seg(msg.timestamp)}&order=ascending&limit=250`;
-  const records = await api<{ data: DeadLetter[] }>("GET", `/api/v1/dlq?${q}`).catch(() => null);
-  return records?.data.find((r) => r.messageId === msg.id) ?? null;
+async function deadLettersOf(msg: Message): Promise<DeadLetter[]> {
+  const path = `/api/v1/dlq?message_id=${seg(msg.id)}&limit=250`;
+  return (await everyPage<DeadLetter>(path).catch(() => null))?.data ?? [];
 }
+
+/**
+ * A destination's record: its latest delivery's, else (that delivery replayed a record, which
+ * reopened it) the newest of its endpoint's.
+ */
+const recordOf = (records: DeadLetter[], d: Destination): DeadLetter | null =>
+  records.find((r) => r.deliveryId === d.delivery?.id) ??
+  records.find((r) => r.endpointId === d.id) ??
+  null;
 
 /** Where a delivery stands: given up (and why), retrying (and when), or its status. */
 function standing(
@@ -315,8 +323,8 @@ export async function renderMessage(
       const attempts = await everyPage<Attempt>(`${appPath}/attempt/msg/${seg(msg.id)}?limit=250`);
       // In the console, a delivery given up on is found in the dead-letter queue, which says why.
       const dead = ctx.portal ? [] : dests.data.filter((d) => d.delivery?.state === "dead");
-      const found = await Promise.all(dead.map((d) => deadLetterOf(msg, d)));
-      const records = Object.fromEntries(dead.map((d, i) => [d.id, found[i]]));
+      const found = dead.length ? await deadLettersOf(msg) : [];
+      const records = Object.fromEntries(dead.map((d) => [d.id, recordOf(found, d)]));
       // The application's other endpoints, once every endpoint the message went to is read: the
       // one a customer expected it at may be among them (disabled, or not taking its event type,
       // when it was accepted), and a send from here is how it reaches that endpoint.
