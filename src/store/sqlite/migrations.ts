@@ -445,4 +445,15 @@ CREATE INDEX api_tokens_by_expiry ON api_tokens (expires_at);
 CREATE INDEX dead_letter_overflow_by_message ON dead_letter_overflow (message_id, at);
 `,
   },
+  {
+    version: 16,
+    name: "failed attempts by endpoint",
+    sql: `
+-- An endpoint's failed attempts, for its "Failed attempts" list: read through its index of every
+-- attempt, that list walked all of an endpoint's successes to find a page of failures (an endpoint
+-- with 200,000 attempts, nearly all successful, read them all at every refresh of its page). Only
+-- failed attempts take an entry, so a healthy endpoint's writes cost nothing more.
+CREATE INDEX attempts_failed_by_endpoint ON attempts (endpoint_id, id) WHERE outcome <> 'success';
+`,
+  },
 ];
