@@ -3,7 +3,7 @@
  * concurrency, Retry-After counters), taken from the engine when it has live numbers and from the
  * store otherwise.
  */
-import type { Application, CircuitRecord, Endpoint } from "../domain/types.js";
+import type { Application, CircuitRecord, Endpoint, EndpointStats } from "../domain/types.js";
 import { effectiveAfterLimitChange } from "../engine/adaptive-limit.js";
 import { neverOpened } from "../engine/breaker.js";
 import { resolvePolicy } from "../engine/policy.js";
@@ -39,11 +39,41 @@ export function endpointBase(ep: Endpoint) {
 
 /** EndpointOut with hookline's extension fields. */
 export async function endpointView(deps: ApiDeps, app: Application, ep: Endpoint) {
-  const live = deps.engine.endpointStatus(ep.id);
   const [circuit, stats] = await Promise.all([
     circuitOf(deps, ep),
     deps.store.getEndpointStats(ep.id),
   ]);
+  return viewOf(deps, app, ep, circuit, stats);
+}
+
+/**
+ * A page of endpoints as EndpointOut: their stored circuits and stats in one read for the page,
+ * not two per endpoint (a page of 250 made 500 store calls, at each refresh of the dashboard's
+ * endpoints page).
+ */
+export async function endpointViews(deps: ApiDeps, app: Application, eps: Endpoint[]) {
+  const stored = await deps.store.getEndpointsHealth(eps.map((ep) => ep.id));
+  return eps.map((ep) => {
+    const read = stored.get(ep.id);
+    const circuit =
+      deps.engine.endpointStatus(ep.id)?.circuit ?? read?.circuit ?? neverOpened(ep.createdAt);
+    return viewOf(deps, app, ep, circuit, read?.stats ?? NO_STATS);
+  });
+}
+
+const NO_STATS: EndpointStats = {
+  retryAfter: { honoured: 0, capped: 0, ignored: 0 },
+  lastSuccessAt: null,
+};
+
+function viewOf(
+  deps: ApiDeps,
+  app: Application,
+  ep: Endpoint,
+  circuit: CircuitRecord,
+  stats: EndpointStats,
+) {
+  const live = deps.engine.endpointStatus(ep.id);
   // The limit of the policy as stored, not the engine's: the engine takes a changed policy when
   // it next sends to the endpoint, and until then its live limit is the one before the change.
   const limit = resolvePolicy(

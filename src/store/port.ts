@@ -312,6 +312,13 @@ export interface Store {
   ): Promise<(CircuitTransition & { endpointId: string })[]>;
   getEndpointStats(endpointId: string): Promise<EndpointStats>;
   /**
+   * The stored circuit (null: never written) and stats of each of `endpointIds`, in two reads
+   * whatever their number: a page of endpoints shows both for every row.
+   */
+  getEndpointsHealth(
+    endpointIds: string[],
+  ): Promise<Map<string, { circuit: CircuitRecord | null; stats: EndpointStats }>>;
+  /**
    * The endpoint's attempts at or after `since`, counted in buckets of `bucketMs` aligned to the
    * epoch, oldest first; empty buckets are left out.
    */

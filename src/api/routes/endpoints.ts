@@ -9,7 +9,7 @@ import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { probeSoonerAfterChange } from "../probe-sooner.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
-import { endpointView } from "../endpoint-view.js";
+import { endpointView, endpointViews } from "../endpoint-view.js";
 import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
 import { uidOfPut, updateOrCreate } from "../put-or-create.js";
 import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
@@ -161,7 +161,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         // Newest first by default, as Svix lists endpoints (its applications stay oldest first).
         const order = query.order ?? "descending";
         const page = await store.listEndpoints(app.id, { ...query, order });
-        const data = await Promise.all(page.data.map((ep) => endpointView(deps, app, ep)));
+        const data = await endpointViews(deps, app, page.data);
         return ok(listAnswer({ ...page, data }));
       },
     }),

@@ -6,6 +6,7 @@ import { firstIdAt } from "../../ids.js";
 import type { AttemptQuery, Page } from "../port.js";
 import { all, exec, one, Params, tx } from "./database.js";
 import { messageConditions, paginate } from "./pagination.js";
+import { healthOf, statsFromRow, type EndpointHealthRead } from "../endpoint-stats.js";
 import { attemptFromRow, circuitFromRow } from "./rows.js";
 import { HISTORY as S } from "./statements.js";
 
@@ -74,15 +75,15 @@ export class History {
   }
 
   async getEndpointStats(endpointId: string): Promise<EndpointStats> {
-    const r = await one(this.pool, S.getStats, [endpointId]);
-    return {
-      retryAfter: {
-        honoured: Number(r?.retry_after_honoured ?? 0),
-        capped: Number(r?.retry_after_capped ?? 0),
-        ignored: Number(r?.retry_after_ignored ?? 0),
-      },
-      lastSuccessAt: r?.last_success_at == null ? null : Number(r.last_success_at),
-    };
+    return statsFromRow(await one(this.pool, S.getStats, [endpointId]));
+  }
+
+  async getEndpointsHealth(ids: string[]): Promise<Map<string, EndpointHealthRead>> {
+    const [circuits, stats] = await Promise.all([
+      all(this.pool, S.circuitsOf, [ids]),
+      all(this.pool, S.statsOf, [ids]),
+    ]);
+    return healthOf(ids, circuits, stats, circuitFromRow);
   }
 
   // ---- attempts -----------------------------------------------------------------------------

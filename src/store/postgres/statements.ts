@@ -414,5 +414,7 @@ export const HISTORY = {
   transitions: `SELECT * FROM circuit_transitions WHERE endpoint_id = $1
     ORDER BY seq DESC LIMIT $2`,
   getStats: "SELECT * FROM endpoint_stats WHERE endpoint_id = $1",
+  circuitsOf: "SELECT * FROM circuits WHERE endpoint_id = ANY($1::text[])",
+  statsOf: "SELECT * FROM endpoint_stats WHERE endpoint_id = ANY($1::text[])",
   findAttempt: "SELECT * FROM attempts WHERE id = $1 AND app_id = $2",
 } as const;

@@ -1,3 +1,4 @@
+import type { EndpointHealthRead } from "../endpoint-stats.js";
 import type pg from "pg";
 import type {
   ApiToken,
@@ -412,6 +413,9 @@ export class PostgresStore implements Store {
 
   async getEndpointStats(endpointId: string): Promise<EndpointStats> {
     return this.run(() => this.history.getEndpointStats(endpointId));
+  }
+  async getEndpointsHealth(endpointIds: string[]): Promise<Map<string, EndpointHealthRead>> {
+    return this.run(() => this.history.getEndpointsHealth(endpointIds));
   }
 
   async attemptBuckets(q: {

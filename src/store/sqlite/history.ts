@@ -5,6 +5,7 @@ import type { CircuitTransition } from "../../engine/breaker.js";
 import { firstIdAt } from "../../ids.js";
 import type { AttemptQuery, Page } from "../port.js";
 import { messageConditions, paginate } from "./pagination.js";
+import { healthOf, statsFromRow, type EndpointHealthRead } from "../endpoint-stats.js";
 import { attemptFromRow, circuitFromRow, type Row } from "./rows.js";
 import type { HistoryStatements } from "./statements.js";
 
@@ -74,15 +75,17 @@ export class History {
   }
 
   getEndpointStats(endpointId: string): EndpointStats {
-    const r = this.s.getStats.get(endpointId) as Row | undefined;
-    return {
-      retryAfter: {
-        honoured: Number(r?.retry_after_honoured ?? 0),
-        capped: Number(r?.retry_after_capped ?? 0),
-        ignored: Number(r?.retry_after_ignored ?? 0),
-      },
-      lastSuccessAt: r?.last_success_at == null ? null : Number(r.last_success_at),
-    };
+    return statsFromRow(this.s.getStats.get(endpointId) as Row | undefined);
+  }
+
+  getEndpointsHealth(ids: string[]): Map<string, EndpointHealthRead> {
+    const list = JSON.stringify(ids);
+    return healthOf(
+      ids,
+      this.s.circuitsOf.all(list) as Row[],
+      this.s.statsOf.all(list) as Row[],
+      circuitFromRow,
+    );
   }
 
   // ---- attempts -----------------------------------------------------------------------------

@@ -283,6 +283,10 @@ function prepareHistory(db: Db) {
     transitions: p(`SELECT * FROM circuit_transitions WHERE endpoint_id = ?
       ORDER BY seq DESC LIMIT ?`),
     getStats: p("SELECT * FROM endpoint_stats WHERE endpoint_id = ?"),
+    circuitsOf: p("SELECT * FROM circuits WHERE endpoint_id IN (SELECT value FROM json_each(?))"),
+    statsOf: p(
+      "SELECT * FROM endpoint_stats WHERE endpoint_id IN (SELECT value FROM json_each(?))",
+    ),
     findAttempt: p("SELECT * FROM attempts WHERE id = ? AND app_id = ?"),
   };
 }

@@ -1,3 +1,4 @@
+import type { EndpointHealthRead } from "../endpoint-stats.js";
 import type { Database as Db } from "better-sqlite3";
 import type {
   ApiToken,
@@ -381,6 +382,9 @@ export class SqliteStore implements Store {
 
   async getEndpointStats(endpointId: string): Promise<EndpointStats> {
     return this.run(() => this.history.getEndpointStats(endpointId));
+  }
+  async getEndpointsHealth(endpointIds: string[]): Promise<Map<string, EndpointHealthRead>> {
+    return this.run(() => this.history.getEndpointsHealth(endpointIds));
   }
 
   async attemptBuckets(q: {

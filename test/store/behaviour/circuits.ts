@@ -43,6 +43,24 @@ export function circuitBehaviour(t: StoreUnderTest): void {
       expect(await t.store.getCircuit(b)).toEqual(HALF_OPEN);
     });
 
+    it("reads several endpoints' circuits and stats at once, as one by one", async () => {
+      const { endpoints } = await seedApp(t.store, [{}, {}, {}]);
+      const [a, b, c] = endpoints.map((e) => e.id) as [string, string, string];
+      await t.store.saveCircuit(a, OPEN, transition("closed", "open", T0));
+      await t.store.saveCircuit(b, HALF_OPEN, null);
+      const read = await t.store.getEndpointsHealth([a, b, c, "ep_none"]);
+      expect([...read.keys()]).toEqual([a, b, c, "ep_none"]);
+      for (const id of [a, b, c]) {
+        expect(read.get(id)).toEqual({
+          circuit: await t.store.getCircuit(id),
+          stats: await t.store.getEndpointStats(id),
+        });
+      }
+      expect(read.get(a)!.circuit).toEqual(OPEN);
+      expect(read.get(c)!.circuit).toBeNull();
+      expect((await t.store.getEndpointsHealth([])).size).toBe(0);
+    });
+
     it("lists an endpoint's transitions newest first, at most `limit`", async () => {
       const { endpoints } = await seedApp(t.store, [{}, {}]);
       const [a, b] = endpoints.map((e) => e.id) as [string, string];
