@@ -2,10 +2,10 @@
 import { z } from "zod";
 import type { Application, Attempt, Delivery, Message } from "../../domain/types.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
+import { neverOpened } from "../../engine/breaker.js";
 import { newId } from "../../ids.js";
 import type { AttemptQuery, Page } from "../../store/port.js";
 import type { ApiDeps } from "../deps.js";
-import { circuitOf } from "../endpoint-view.js";
 import { requireApp, requireEndpoint, requireMessage } from "../lookup.js";
 import { defineRoute, type RouteDef } from "../route.js";
 import {
@@ -242,10 +242,17 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
           .sort()
           .filter((id) => !query.iterator || id > query.iterator);
         const chosen = endpointIds.slice(0, query.limit);
+        // The page's stored circuits in one read, not one per endpoint.
+        const stored = await store.getEndpointsHealth(chosen);
         const data = [];
         for (const id of chosen) {
           const ep = await store.getEndpoint(id);
-          if (ep) data.push(messageEndpointOut(ep, await circuitOf(deps, ep), latest.get(id)!));
+          if (!ep) continue;
+          const circuit =
+            engine.endpointStatus(id)?.circuit ??
+            stored.get(id)?.circuit ??
+            neverOpened(ep.createdAt);
+          data.push(messageEndpointOut(ep, circuit, latest.get(id)!));
         }
         const iterator = chosen.at(-1) ?? query.iterator ?? null;
         return {
