@@ -55,7 +55,9 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
       : "",
     h("h2", { id: "summary-title" }, "Open records by endpoint and failure class"),
     summary,
-    bulkReplayForm(),
+    // Filtered, the page replays that endpoint's records: empty, the form's endpoint field meant
+    // every endpoint's, under a page that says it shows one endpoint's only.
+    bulkReplayForm(only ?? undefined),
     records,
   );
   await Promise.all([

@@ -6,8 +6,12 @@ import { live, refreshNow } from "../live.js";
 import { pagedList } from "../paging.js";
 import type { ReplayJob } from "../types.js";
 
-/** Starts a bulk replay of open records dead-lettered in a time window, canary first. */
-export function bulkReplayForm(): HTMLElement {
+/**
+ * Starts a bulk replay of open records dead-lettered in a time window, canary first; `endpointId`
+ * fills in the endpoint on a page that shows one endpoint's records, so that the replay started
+ * there is of those records, not of every endpoint's.
+ */
+export function bulkReplayForm(endpointId?: string): HTMLElement {
   // The last day by default: the usual "replay what failed during the outage".
   const since = h("input", {
     type: "datetime-local",
@@ -17,7 +21,11 @@ export function bulkReplayForm(): HTMLElement {
     value: localInput(Date.now() - 24 * 3600_000),
   });
   const until = h("input", { type: "datetime-local", name: "until", step: 1 });
-  const endpoint = h("input", { name: "endpointId", placeholder: "all endpoints" });
+  const endpoint = h("input", {
+    name: "endpointId",
+    placeholder: "all endpoints",
+    value: endpointId ?? "",
+  });
   // Empty unless typed: hookline's configured defaults apply (HOOKLINE_DLQ_CANARY_SIZE and
   // HOOKLINE_DLQ_REPLAY_RATE), as for a group's replay.
   const canary = h("input", { type: "number", name: "canarySize", min: 0, step: 1 });
