@@ -4,15 +4,14 @@
  * once by its latest delivery (the API's endpoint stats), and why the waiting ones wait when the
  * endpoint itself holds them back.
  */
-import { api, seg } from "../api.js";
+import { api } from "../api.js";
 import { h, link } from "../dom.js";
 import { plural, until } from "../format.js";
 import { atMostEvery } from "../live.js";
 import type { Endpoint, EndpointStats } from "../types.js";
 import { circuitBadge } from "./health.js";
 
-/** The window counted, as the page says it. */
-const WINDOW_MS = 24 * 60 * 60 * 1000;
+/** The window counted (the API's default, the day before now on hookline's clock), as said. */
 export const WINDOW_WORDS = "last 24 hours";
 
 /**
@@ -29,12 +28,13 @@ export interface Counts {
   };
 }
 
-/** Reads the endpoint's stats over the window, at most every {@link COUNTS_EVERY_MS}. */
+/**
+ * Reads the endpoint's stats over the window, at most every {@link COUNTS_EVERY_MS}. No `since`:
+ * hookline's default is the last day by its own clock; one from this browser's clock counted
+ * another window (none at all from a clock a day ahead) under a heading saying the last 24 hours.
+ */
 export const countsOf = (path: string): (() => Promise<EndpointStats>) =>
-  atMostEvery(COUNTS_EVERY_MS, () => {
-    const since = new Date(Date.now() - WINDOW_MS).toISOString();
-    return api<EndpointStats>("GET", `${path}/stats?since=${seg(since)}`);
-  });
+  atMostEvery(COUNTS_EVERY_MS, () => api<EndpointStats>("GET", `${path}/stats`));
 
 /** What of `ep` holds its waiting messages back, as {@link Counts} carries it. */
 export const heldOf = (ep: Endpoint): Counts["held"] => ({
