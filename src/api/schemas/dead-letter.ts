@@ -27,12 +27,19 @@ const StatesQuery = z
 
 const IdOrUid = z.string().min(1).max(256);
 
+// Records carry the message's id, never looked up by its eventId: any other text (an eventId, a
+// typo) matched no record and was answered with an empty page, which reads as "none of this
+// message's deliveries was given up on".
+const MessageId = z
+  .string()
+  .regex(/^msg_[0-9A-Z]{26}$/, "must be a message id ('msg_' and 26 characters), not its eventId");
+
 /** GET /api/v1/dlq: the list's filters and pagination. */
 export const DeadLetterListQuery = listQueryOf("dlq")
   .extend({
     app_id: IdOrUid.optional(),
     endpoint_id: IdOrUid.optional(),
-    message_id: z.string().min(1).max(256).optional(),
+    message_id: MessageId.optional(),
     state: StatesQuery.optional(),
     failure_class: FailureClass.optional(),
     event_type: EventTypeName.optional(),
