@@ -164,6 +164,11 @@ export interface Store {
   createEndpoint(ep: Endpoint): Promise<Endpoint>;
   findEndpoint(appId: string, idOrUid: string): Promise<Endpoint | null>;
   getEndpoint(id: string): Promise<Endpoint | null>;
+  /**
+   * The stored endpoints of `ids`, in one read whatever their number (ids of none are left out,
+   * in no given order): a message's destinations show a page of up to 250.
+   */
+  getEndpoints(ids: string[]): Promise<Endpoint[]>;
   listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>>;
   /**
    * Writes `ep` over the stored endpoint; false when there is none. With `seenAt`, the

@@ -108,6 +108,10 @@ export class Catalogue {
     return row ? endpointFromRow(row) : null;
   }
 
+  async getEndpoints(ids: string[]): Promise<Endpoint[]> {
+    return (await all(this.pool, S.getEndpoints, [ids])).map(endpointFromRow);
+  }
+
   listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>> {
     const params = new Params();
     return paginate(

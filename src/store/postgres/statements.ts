@@ -35,6 +35,7 @@ export const CATALOGUE = {
   findEndpoint: `SELECT * FROM endpoints WHERE app_id = $1 AND (id = $2 OR uid = $2)
     ORDER BY id = $2 DESC LIMIT 1`,
   getEndpoint: "SELECT * FROM endpoints WHERE id = $1",
+  getEndpoints: "SELECT * FROM endpoints WHERE id = ANY($1::text[])",
   // Deleting endpoints holds their rows from the start: the first of what it takes, in the order
   // recording outcomes takes them too (endpoint, job, record, delivery).
   endpointExists: "SELECT 1 FROM endpoints WHERE id = $1 AND app_id = $2 FOR UPDATE",

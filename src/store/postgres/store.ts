@@ -232,6 +232,10 @@ export class PostgresStore implements Store {
   async getEndpoint(id: string): Promise<Endpoint | null> {
     return this.sealing.endpointOrNull(await this.run(() => this.catalogue.getEndpoint(id)));
   }
+  async getEndpoints(ids: string[]): Promise<Endpoint[]> {
+    const eps = await this.run(() => this.catalogue.getEndpoints(ids));
+    return eps.map((ep) => this.sealing.endpointOut(ep));
+  }
 
   async listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>> {
     const page = await this.run(() => this.catalogue.listEndpoints(appId, q));

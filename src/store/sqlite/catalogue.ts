@@ -120,6 +120,10 @@ export class Catalogue {
     return row ? endpointFromRow(row) : null;
   }
 
+  getEndpoints(ids: string[]): Endpoint[] {
+    return (this.s.getEndpoints.all(JSON.stringify(ids)) as Row[]).map(endpointFromRow);
+  }
+
   listEndpoints(appId: string, q: PageQuery): Page<Endpoint> {
     return paginate(
       this.db,

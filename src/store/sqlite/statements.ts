@@ -69,6 +69,7 @@ function prepareCatalogue(db: Db) {
     findEndpoint: p(`SELECT * FROM endpoints WHERE app_id = @app AND (id = @v OR uid = @v)
       ORDER BY id = @v DESC LIMIT 1`),
     getEndpoint: p("SELECT * FROM endpoints WHERE id = ?"),
+    getEndpoints: p("SELECT * FROM endpoints WHERE id IN (SELECT value FROM json_each(?))"),
     insertEventType: p(`INSERT INTO event_types (name, description, archived, deprecated,
       feature_flags, group_name, schemas, created_at, updated_at)
       VALUES (@name, @description, @archived, @deprecated, @feature_flags, @group_name, @schemas,

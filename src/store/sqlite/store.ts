@@ -197,6 +197,11 @@ export class SqliteStore implements Store {
   async getEndpoint(id: string): Promise<Endpoint | null> {
     return this.sealing.endpointOrNull(this.run(() => this.catalogue.getEndpoint(id)));
   }
+  async getEndpoints(ids: string[]): Promise<Endpoint[]> {
+    return this.run(() => this.catalogue.getEndpoints(ids)).map((ep) =>
+      this.sealing.endpointOut(ep),
+    );
+  }
 
   async listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>> {
     const page = this.run(() => this.catalogue.listEndpoints(appId, q));

@@ -212,6 +212,21 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
       expect(await t.store.findEndpoint(app.id, "nothing")).toBeNull();
     });
 
+    it("reads several endpoints at once, as one by one, leaving out ids of none", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}, {}]);
+      const [a, b, c] = endpoints.map((e) => e.id) as [string, string, string];
+      await t.store.deleteEndpoint(app.id, c);
+      // More ids than a statement could bind one by one (SQLite's old limit was 999).
+      const none = Array.from({ length: 1_100 }, (_, i) => `ep_none${i}`);
+      const read = await t.store.getEndpoints([b, ...none, a, c]);
+      expect(read.sort((x, y) => x.id.localeCompare(y.id))).toEqual(
+        [await t.store.getEndpoint(a), await t.store.getEndpoint(b)].sort((x, y) =>
+          x!.id.localeCompare(y!.id),
+        ),
+      );
+      expect(await t.store.getEndpoints([])).toEqual([]);
+    });
+
     it("does not find another application's endpoint by id or uid", async () => {
       const { endpoints } = await seedApp(t.store, [{ uid: "billing" }]);
       const other = await t.store.createApplication(anApplication());
