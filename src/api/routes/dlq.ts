@@ -4,10 +4,10 @@
  */
 import type { z } from "zod";
 import { NotFoundError } from "../../errors.js";
+import { neverOpened } from "../../engine/breaker.js";
 import type { Store } from "../../store/port.js";
 import { actorOf } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
-import { circuitOf } from "../endpoint-view.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, iso, listAnswer, listOf } from "../schemas/common.js";
@@ -111,11 +111,20 @@ export function dlqRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ query }) => {
         const { appId } = await endpointFilter(store, query.app_id, undefined);
         const rows = await store.deadLetterSummary({ appId });
+        // The groups' endpoints in one read, and their stored circuits as the summary read them:
+        // the dead-letter page reads the summary every 2 s, and it read each group's endpoint and
+        // circuit with a store call each.
+        const ids = [...new Set(rows.map((row) => row.endpointId))];
+        const eps = new Map((await store.getEndpoints(ids)).map((ep) => [ep.id, ep]));
         const now = clock.now();
         const data = [];
         for (const row of rows) {
-          const ep = await store.getEndpoint(row.endpointId);
-          const circuit = ep ? await circuitOf(deps, ep) : row.circuit;
+          const ep = eps.get(row.endpointId);
+          const circuit = ep
+            ? (deps.engine.endpointStatus(ep.id)?.circuit ??
+              row.circuit ??
+              neverOpened(ep.createdAt))
+            : row.circuit;
           data.push({
             appId: row.appId,
             endpointId: row.endpointId,
