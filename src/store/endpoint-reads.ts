@@ -1,7 +1,7 @@
 /**
  * What both dialects read the same way about one endpoint: its attempts in time buckets, and its
  * messages with where each stands there (`Store.attemptBuckets`, `Store.endpointMessageStates`,
- * `Store.listEndpointMessages`); and, the other way round, where a page of messages stands at
+ * `Store.listEndpointMessages`), and how many of its deliveries wait (`Store.countWaitingDeliveries`); and, the other way round, where a page of messages stands at
  * their endpoints (`Store.messageDeliveryStates`).
  */
 import type { AttemptBucket, DeliveryState, Message } from "../domain/types.js";
@@ -69,6 +69,21 @@ export const messageStatesSql = (
        AND m.created_at >= ${p.since} AND m.created_at < ${p.until}
    ) AS latest
    GROUP BY state`;
+
+/** SQLite's hint for `waitingSql`: without statistics it may take the endpoint's every delivery. */
+export const PENDING_BY_ENDPOINT = "INDEXED BY deliveries_pending_by_endpoint";
+
+/**
+ * Counts the endpoint's pending deliveries up to `p.atMost`, in the order of the index of pending
+ * deliveries by endpoint, which alone gives it; the limit inside bounds the walk, so a count of a
+ * huge backlog stops there. `p.endpoint` is the dialect's match of the endpoint (`endpoint_id …`).
+ */
+export const waitingSql = (p: { endpoint: string; atMost: string }, hint: string) =>
+  `SELECT count(*) AS n FROM (
+     SELECT 1 FROM deliveries ${hint}
+     WHERE state = 'pending' AND ${p.endpoint}
+     ORDER BY endpoint_id, next_attempt_at LIMIT ${p.atMost}
+   ) AS waiting`;
 
 /**
  * `(state, n)` rows as a count for every state; a row without a state counts the messages that

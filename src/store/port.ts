@@ -339,6 +339,12 @@ export interface Store {
    */
   endpointMessageStates(q: MessageStateQuery): Promise<Record<DeliveryState, number>>;
   /**
+   * How many of the endpoint's deliveries wait now (for a retry, their `deliverAt`, an open
+   * circuit), whatever their message's age, counted up to `atMost` and no further: read through
+   * the index of pending deliveries by endpoint, so a backlog of millions costs `atMost` entries.
+   */
+  countWaitingDeliveries(endpointId: string, atMost: number): Promise<number>;
+  /**
    * Where each of these messages of the application stands at its endpoints: how many endpoints
    * its latest delivery to each (a resend's or a replay's, if any) leaves in each state; all zero
    * for a message that went nowhere (or is not the application's). One query for the whole list,

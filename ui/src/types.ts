@@ -49,6 +49,8 @@ export interface EndpointStats {
   sending: number;
   fail: number;
   canceled: number;
+  /** hookline's: the endpoint's deliveries waiting now, whatever their age, up to a bound. */
+  pendingNow: { count: number; orMore: boolean };
 }
 
 export interface Circuit {

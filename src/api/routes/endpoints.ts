@@ -32,6 +32,11 @@ const TAG = "Endpoint";
  * walks every message of the window, so a window without a start grew with all of history.
  */
 export const STATS_WINDOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * Where the stats stop counting the deliveries waiting now: an outage's backlog may be millions,
+ * and a count reads each one (on SQLite, on the main thread); this many is read in a few ms.
+ */
+export const PENDING_NOW_BOUND = 10_000;
 const errors = {
   404: { description: "No such application or endpoint", schema: HttpError },
   409: {
@@ -292,7 +297,8 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       summary:
         "How many of the messages sent to the endpoint stand in each status (each counted once, " +
         "by its latest delivery), of those created from `since` (by default 24 hours before " +
-        "`until` or now) to before `until`",
+        "`until` or now) to before `until`; and hookline's `pendingNow`, the deliveries waiting " +
+        "now whatever their age",
       tag: TAG,
       // A window that selects nothing is a mistake, answered as recover answers it.
       query: z
@@ -308,12 +314,15 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         // Without `until`, no end: a message another process made a moment ahead of this clock
         // is still counted.
         const since = query.since ?? (query.until ?? clock.now()) - STATS_WINDOW_MS;
-        const n = await store.endpointMessageStates({
-          appId: app.id,
-          endpointId: ep.id,
-          since,
-          until: query.until,
-        });
+        const [n, waiting] = await Promise.all([
+          store.endpointMessageStates({
+            appId: app.id,
+            endpointId: ep.id,
+            since,
+            until: query.until,
+          }),
+          store.countWaitingDeliveries(ep.id, PENDING_NOW_BOUND),
+        ]);
         // hookline never cancels a message's delivery.
         return ok({
           success: n.succeeded,
@@ -321,6 +330,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
           sending: n.inflight,
           fail: n.dead,
           canceled: 0,
+          pendingNow: { count: waiting, orMore: waiting >= PENDING_NOW_BOUND },
         });
       },
     }),

@@ -266,4 +266,16 @@ export const EndpointStats = z.object({
   sending: z.int(),
   fail: z.int(),
   canceled: z.int(),
+  pendingNow: extension(
+    z
+      .object({
+        count: z.int(),
+        orMore: z.boolean(),
+      })
+      .describe(
+        "The endpoint's deliveries waiting now, whatever the window or their message's age " +
+          "(`pending` counts the window's messages only), counted up to a bound: `orMore` says " +
+          "the count stopped there and more may wait",
+      ),
+  ),
 });

@@ -12,8 +12,9 @@ import {
   messagesStatesSql,
   statesByMessage,
   statesFromRows,
+  waitingSql,
 } from "../endpoint-reads.js";
-import { all, Params } from "./database.js";
+import { all, exec, one, Params, tx } from "./database.js";
 import { paginate } from "./pagination.js";
 import { replayJobFromRow } from "./rows.js";
 
@@ -61,6 +62,26 @@ export class DashboardQueries {
       q.until ?? Number.MAX_SAFE_INTEGER,
     ]);
     return statesFromRows(rows);
+  }
+
+  /**
+   * PostgreSQL has no index hints, and its estimates took other ways: the shared index of pending
+   * rows filtered by endpoint (every endpoint's backlog), or the endpoint's index of every
+   * delivery (its whole history), then a sort. Sorts are turned off for this one read, so only
+   * the index that gives the order, that of pending deliveries by endpoint, is left. The endpoint
+   * is matched against an array, as the claims match it, so that it stays part of that order.
+   */
+  async countWaitingDeliveries(endpointId: string, atMost: number): Promise<number> {
+    const sql = waitingSql({ endpoint: "endpoint_id = ANY($1::text[])", atMost: "$2" }, "");
+    const row = await tx(
+      this.pool,
+      async (c) => {
+        await exec(c, "SET LOCAL enable_sort = off; SET LOCAL enable_incremental_sort = off");
+        return one(c, sql, [[endpointId], Math.trunc(atMost)]);
+      },
+      "snapshot",
+    );
+    return Number(row?.n ?? 0);
   }
 
   async messageDeliveryStates(

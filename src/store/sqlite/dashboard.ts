@@ -10,8 +10,10 @@ import {
   bucketFromRow,
   messageStatesSql,
   messagesStatesSql,
+  PENDING_BY_ENDPOINT,
   statesByMessage,
   statesFromRows,
+  waitingSql,
   WINDOW_FIRST,
 } from "../endpoint-reads.js";
 import type { MessageStateQuery, Page, PageQuery } from "../port.js";
@@ -29,6 +31,7 @@ export class DashboardQueries {
   private readonly buckets: Statement;
   /** Prepared once too: an open endpoint page reads it again and again. */
   private readonly states: Statement;
+  private readonly waiting: Statement;
 
   constructor(private readonly db: Db) {
     this.buckets = db.prepare(
@@ -46,6 +49,11 @@ export class DashboardQueries {
       until: "@until",
     };
     this.states = db.prepare(messageStatesSql(p, WINDOW_FIRST));
+    this.waiting = db
+      .prepare(
+        waitingSql({ endpoint: "endpoint_id = @endpoint", atMost: "@atMost" }, PENDING_BY_ENDPOINT),
+      )
+      .pluck();
   }
 
   listReplayJobs(q: PageQuery): Page<ReplayJob> {
@@ -78,6 +86,10 @@ export class DashboardQueries {
       until: q.until ?? Number.MAX_SAFE_INTEGER,
     }) as Row[];
     return statesFromRows(rows);
+  }
+
+  countWaitingDeliveries(endpointId: string, atMost: number): number {
+    return Number(this.waiting.get({ endpoint: endpointId, atMost: Math.trunc(atMost) }));
   }
 
   messageDeliveryStates(

@@ -404,6 +404,10 @@ export class SqliteStore implements Store {
     return this.run(() => this.dashboard.endpointMessageStates(q));
   }
 
+  async countWaitingDeliveries(endpointId: string, atMost: number): Promise<number> {
+    return this.run(() => this.dashboard.countWaitingDeliveries(endpointId, atMost));
+  }
+
   async messageDeliveryStates(
     appId: string,
     messageIds: readonly string[],

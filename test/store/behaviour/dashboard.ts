@@ -230,5 +230,40 @@ export function dashboardBehaviour(t: StoreUnderTest): void {
       expect(theirs.get(delivered)).toEqual(none);
       expect((await t.store.messageDeliveryStates(app.id, [])).size).toBe(0);
     });
+
+    it("counts an endpoint's deliveries waiting now, whatever their age, up to the bound asked", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [ep, other] = endpoints.map((e) => e.id) as [string, string];
+      // Two messages a month old still waiting for a retry, one waiting for its deliverAt, one
+      // due now; then one claimed (in flight, not waiting) and one to the other endpoint.
+      const month = 30 * 24 * HOUR;
+      const old = await accept(t.store, app.id, { now: T0 - month, onlyEndpointId: ep });
+      await accept(t.store, app.id, { now: T0 - month, onlyEndpointId: ep });
+      await accept(t.store, app.id, { now: T0, dueAt: T0 + 7 * 24 * HOUR, onlyEndpointId: ep });
+      await accept(t.store, app.id, { now: T0, onlyEndpointId: ep });
+      const [claimed] = await t.store.claimDue({
+        now: T0,
+        limit: 1,
+        excludeEndpoints: [],
+        leaseUntil: T0 + MINUTE,
+        endpointId: ep,
+      });
+      await accept(t.store, app.id, { now: T0, onlyEndpointId: other });
+      expect(claimed!.messageId).toBe(old.message.id);
+      await t.store.recordAttempts([
+        outcomeFor(claimed!, {
+          at: T0,
+          attempt: aFailedAttempt(T0),
+          next: { kind: "retry", at: T0 + 3 * 24 * HOUR, delayMs: 3 * 24 * HOUR },
+        }),
+      ]);
+      expect(await t.store.countWaitingDeliveries(ep, 10_000)).toBe(4);
+      // Stops at the bound.
+      expect(await t.store.countWaitingDeliveries(ep, 3)).toBe(3);
+      expect(await t.store.countWaitingDeliveries(other, 10_000)).toBe(1);
+      await claimAll(t.store, T0, [ep]);
+      expect(await t.store.countWaitingDeliveries(other, 10_000)).toBe(0);
+      expect(await t.store.countWaitingDeliveries("ep_none", 10_000)).toBe(0);
+    });
   });
 }

@@ -1,8 +1,9 @@
 /**
  * The endpoint page's message counts: of the messages created in the last 24 hours, how many wait
  * for this endpoint, are being sent to it, were delivered or were dead-lettered there, each counted
- * once by its latest delivery (the API's endpoint stats), and why the waiting ones wait when the
- * endpoint itself holds them back.
+ * once by its latest delivery (the API's endpoint stats); how many wait now whatever their age
+ * (the window leaves out those of a long outage, still waiting days on), and why they wait when
+ * the endpoint itself holds them back.
  */
 import { api } from "../api.js";
 import { h, link } from "../dom.js";
@@ -65,6 +66,10 @@ function whyWaiting(held: Counts["held"]): Node[] {
   return [document.createTextNode(" · "), circuitBadge(c.state), h("span", {}, why)];
 }
 
+/** The deliveries waiting now, as a number or, past the API's bound, "10,000 or more". */
+const waitingNow = ({ count, orMore }: EndpointStats["pendingNow"]): string =>
+  `${count.toLocaleString("en-US")}${orMore ? " or more" : ""}`;
+
 /**
  * The counts as a list of labelled numbers; the dead-lettered one links to `deadLetters` (the
  * console's dead-letter queue of this endpoint) when there is such a page for the reader.
@@ -76,7 +81,14 @@ export function countsView({ stats, held }: Counts, deadLetters: string | null):
       "dl",
       { class: "facts", "data-testid": "message-counts" },
       h("dt", {}, "Waiting"),
-      h("dd", {}, n(stats.pending), ...(stats.pending > 0 ? whyWaiting(held) : [])),
+      h("dd", {}, n(stats.pending)),
+      h("dt", {}, "Waiting now, of any age"),
+      h(
+        "dd",
+        {},
+        h("span", { class: "count" }, waitingNow(stats.pendingNow)),
+        ...(stats.pendingNow.count > 0 ? whyWaiting(held) : []),
+      ),
       h("dt", {}, "In flight"),
       h("dd", {}, n(stats.sending)),
       h("dt", {}, "Delivered"),
@@ -95,7 +107,9 @@ export function countsView({ stats, held }: Counts, deadLetters: string | null):
       "p",
       { class: "hint" },
       `Each message created in the ${WINDOW_WORDS} is counted once, by where its latest delivery ` +
-        `to this endpoint stands (a resend's or a replay's, if any). Read every ` +
+        `to this endpoint stands (a resend's or a replay's, if any). Waiting now counts every ` +
+        `delivery to it still waiting, however old its message (a long outage's are older than ` +
+        `the window), up to 10,000. Read every ` +
         `${plural(COUNTS_EVERY_MS / 1000, "second")}.`,
     ),
   ];
