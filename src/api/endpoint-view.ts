@@ -10,12 +10,32 @@ import { resolvePolicy } from "../engine/policy.js";
 import type { ApiDeps } from "./deps.js";
 import { iso } from "./schemas/common.js";
 
-/** The circuit of an endpoint: live, else persisted, else closed since the endpoint was made. */
+/**
+ * The circuit an endpoint is shown with: the engine's live one, else `stored` (read by the caller,
+ * one endpoint at a time or a page at once), else closed since the endpoint was made.
+ */
+export function circuitShown(
+  deps: Pick<ApiDeps, "engine">,
+  ep: Endpoint,
+  stored: CircuitRecord | null | undefined,
+): CircuitRecord {
+  return deps.engine.endpointStatus(ep.id)?.circuit ?? stored ?? neverOpened(ep.createdAt);
+}
+
+/** {@link circuitShown}, the stored circuit read only when the engine has no live one. */
 export async function circuitOf(deps: ApiDeps, ep: Endpoint): Promise<CircuitRecord> {
   const live = deps.engine.endpointStatus(ep.id)?.circuit;
-  if (live) return live;
-  const stored = await deps.store.getCircuit(ep.id);
-  return stored ?? neverOpened(ep.createdAt);
+  return live ?? circuitShown(deps, ep, await deps.store.getCircuit(ep.id));
+}
+
+/** A circuit's fields as every answer that carries one shows them. */
+export function circuitOut(circuit: CircuitRecord) {
+  return {
+    state: circuit.state,
+    since: iso(circuit.since),
+    reason: circuit.reason,
+    nextProbeAt: iso(circuit.nextProbeAt),
+  };
 }
 
 /** The fields Svix's EndpointOut has, from the stored endpoint alone. */
@@ -55,9 +75,7 @@ export async function endpointViews(deps: ApiDeps, app: Application, eps: Endpoi
   const stored = await deps.store.getEndpointsHealth(eps.map((ep) => ep.id));
   return eps.map((ep) => {
     const read = stored.get(ep.id);
-    const circuit =
-      deps.engine.endpointStatus(ep.id)?.circuit ?? read?.circuit ?? neverOpened(ep.createdAt);
-    return viewOf(deps, app, ep, circuit, read?.stats ?? NO_STATS);
+    return viewOf(deps, app, ep, circuitShown(deps, ep, read?.circuit), read?.stats ?? NO_STATS);
   });
 }
 
@@ -85,12 +103,7 @@ function viewOf(
     ...endpointBase(ep),
     deliveryPolicy: ep.deliveryPolicy,
     disabledReason: ep.disabledReason,
-    circuit: {
-      state: circuit.state,
-      since: iso(circuit.since),
-      reason: circuit.reason,
-      nextProbeAt: iso(circuit.nextProbeAt),
-    },
+    circuit: circuitOut(circuit),
     concurrency: {
       limit,
       effectiveLimit: live

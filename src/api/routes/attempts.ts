@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Application, Attempt, Delivery, Message } from "../../domain/types.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
-import { neverOpened } from "../../engine/breaker.js";
+import { circuitShown } from "../endpoint-view.js";
 import { newId } from "../../ids.js";
 import type { AttemptQuery, Page } from "../../store/port.js";
 import type { ApiDeps } from "../deps.js";
@@ -254,10 +254,7 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
           // An endpoint deleted since the deliveries were read is no destination any more.
           const ep = byId.get(id);
           if (!ep) continue;
-          const circuit =
-            engine.endpointStatus(id)?.circuit ??
-            stored.get(id)?.circuit ??
-            neverOpened(ep.createdAt);
+          const circuit = circuitShown(deps, ep, stored.get(id)?.circuit);
           data.push(messageEndpointOut(ep, circuit, latest.get(id)!));
         }
         const iterator = chosen.at(-1) ?? query.iterator ?? null;

@@ -12,7 +12,7 @@ import {
 } from "../../engine/retry-after.js";
 import type { ApiDeps } from "../deps.js";
 import { changeApplication, changeEndpoint, RACED } from "../stored-change.js";
-import { circuitOf } from "../endpoint-view.js";
+import { circuitOf, circuitOut } from "../endpoint-view.js";
 import {
   requireApp,
   requireChangeableApp,
@@ -96,10 +96,7 @@ export function deliveryRoutes(deps: ApiDeps): RouteDef[] {
           store.listCircuitTransitions(ep.id, TRANSITIONS_SHOWN),
         ]);
         return ok({
-          state: circuit.state,
-          since: iso(circuit.since),
-          reason: circuit.reason,
-          nextProbeAt: iso(circuit.nextProbeAt),
+          ...circuitOut(circuit),
           reopenCount: circuit.reopenCount,
           transitions: transitions.map((t) => ({
             from: t.from,

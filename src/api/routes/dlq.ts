@@ -4,7 +4,7 @@
  */
 import type { z } from "zod";
 import { NotFoundError } from "../../errors.js";
-import { neverOpened } from "../../engine/breaker.js";
+import { circuitShown } from "../endpoint-view.js";
 import type { Store } from "../../store/port.js";
 import { actorOf } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
@@ -120,11 +120,7 @@ export function dlqRoutes(deps: ApiDeps): RouteDef[] {
         const data = [];
         for (const row of rows) {
           const ep = eps.get(row.endpointId);
-          const circuit = ep
-            ? (deps.engine.endpointStatus(ep.id)?.circuit ??
-              row.circuit ??
-              neverOpened(ep.createdAt))
-            : row.circuit;
+          const circuit = ep ? circuitShown(deps, ep, row.circuit) : row.circuit;
           data.push({
             appId: row.appId,
             endpointId: row.endpointId,

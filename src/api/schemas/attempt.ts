@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Attempt, CircuitRecord, Delivery, Endpoint, Message } from "../../domain/types.js";
 import type { EndpointMessage } from "../../store/port.js";
-import { endpointBase } from "../endpoint-view.js";
+import { circuitOut, endpointBase } from "../endpoint-view.js";
 import { Timestamp, extension, iso } from "./common.js";
 import { EndpointOut } from "./endpoint.js";
 import { MessageOut, messageJson } from "./message.js";
@@ -159,12 +159,7 @@ export function messageEndpointOut(ep: Endpoint, circuit: CircuitRecord, d: Deli
     statusText: STATUS_TEXT[status],
     nextAttempt: d.state === "pending" ? iso(d.nextAttemptAt) : null,
     disabledReason: ep.disabledReason,
-    circuit: {
-      state: circuit.state,
-      since: iso(circuit.since),
-      reason: circuit.reason,
-      nextProbeAt: iso(circuit.nextProbeAt),
-    },
+    circuit: circuitOut(circuit),
     delivery: { id: d.id, state: d.state, origin: d.origin, attemptCount: d.attemptCount },
   };
 }
