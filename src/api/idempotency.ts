@@ -22,11 +22,17 @@ const MAX_KEY_LENGTH = 256;
 /** Whose keys an admin token's are: every admin token shares them. */
 const ADMIN = "admin";
 /**
- * The admin routes whose body names an application (by id or uid, as `appId`): an app token's
- * creation, a bulk replay of one application's records. Their keys' scope names it too, so the
- * keys go with the application as those of its own paths do (see {@link scopesNaming}).
+ * The admin routes whose body names an application, with the field that does: an app token's
+ * creation and a bulk replay of one application's records (`appId`, its id or uid), and the
+ * application's own creation (`uid`). Their keys' scope names it too, so the keys go with the
+ * application as those of its own paths do (see {@link scopesNaming}): a creation's key used
+ * before "acme" was deleted would otherwise replay the deleted application, and make none.
  */
-const NAMING_IN_BODY = ["/api/v1/tokens", "/api/v1/dlq/replay"] as const;
+const NAMING_IN_BODY: ReadonlyMap<string, "appId" | "uid"> = new Map([
+  ["/api/v1/tokens", "appId"],
+  ["/api/v1/dlq/replay", "appId"],
+  ["/api/v1/app", "uid"],
+]);
 /**
  * Ids and uids are ASCII and at most 256 characters, and so is a message's eventId in characters:
  * the scope of a path that names anything stays well under this. PostgreSQL's index of keys takes
@@ -126,17 +132,17 @@ export function installIdempotency(
 }
 
 /**
- * The scopes of the admin keys taken on paths that name an application by one of `names` (its id
- * or uid): forgotten when the application is deleted, or gives up its uid, so a key used before
- * never answers for an application made later with that uid. An application token's keys are
- * scoped by the token, which never outlives its application nor reaches another.
+ * The scopes of the admin keys taken on paths (or bodies) that name an application by one of
+ * `names` (its id or uid): forgotten when the application is deleted, or gives up its uid, so a
+ * key used before never answers for an application made later with that uid. An application
+ * token's keys are scoped by the token, which never outlives its application nor reaches another.
  */
 export function scopesNaming(names: readonly string[]): IdempotencyScopes {
   const post = (path: string) => `${ADMIN}:POST ${path}`;
   return {
     exact: names.flatMap((n) => [
       post(`/api/v1/auth/app-portal-access/${n}`),
-      ...NAMING_IN_BODY.map((path) => post(`${path}${bodyNaming(path, { appId: n })}`)),
+      ...[...NAMING_IN_BODY.keys()].map((path) => post(path + forApp(n))),
     ]),
     prefixes: names.flatMap((n) => [post(`/api/v1/app/${n}/`), post(`/api/v1/auth/app/${n}/`)]),
   };
@@ -150,10 +156,17 @@ function replay(reply: FastifyReply, status: number, body: string): FastifyReply
 
 /** What a key's scope adds for the application a body names, on the routes that take one. */
 function bodyNaming(routeUrl: string, body: unknown): string {
-  if (!(NAMING_IN_BODY as readonly string[]).includes(routeUrl)) return "";
-  const appId = (body as { appId?: unknown } | null)?.appId;
-  // Any other appId is refused by the route (422) and keeps no answer.
-  return typeof appId === "string" ? ` for app ${appId}` : "";
+  const field = NAMING_IN_BODY.get(routeUrl);
+  if (field === undefined) return "";
+  const name = (body as Partial<Record<typeof field, unknown>> | null)?.[field];
+  // An appId that is no string is refused by the route (422) and keeps no answer. A creation
+  // without a uid names no application its key could go with: it replays the one it made,
+  // deleted or not (docs/api.md).
+  return typeof name === "string" ? forApp(name) : "";
+}
+
+function forApp(name: string): string {
+  return ` for app ${name}`;
 }
 
 // The scope names the resource the key acts on, so one key may be reused on another path.

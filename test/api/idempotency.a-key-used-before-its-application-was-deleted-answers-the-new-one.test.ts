@@ -1,7 +1,7 @@
 /**
- * An idempotency key used on an application's paths before the application was deleted (or
- * before its uid moved to another application) does not answer for the application that has that
- * uid now. The key's scope is the path as written, uid and all: a client that deleted "acme",
+ * An idempotency key used on an application's paths, or to create it, before the application
+ * was deleted (or before its uid moved to another application) does not answer for the
+ * application that has that uid now. The key's scope is the path as written, uid and all: a client that deleted "acme",
  * made it again and posted with a key it had used before was answered with the old message, of
  * an application that no longer existed, and nothing was sent.
  */
@@ -85,14 +85,34 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
     expect(res.status).toBe(200);
   });
 
+  it("a key that created the application before it was deleted creates it again", async () => {
+    h = await startHooklineOn(kind);
+    const { svix } = h;
+    const acme = { name: "Acme", uid: "acme" };
+    const made = await svix.application.create(acme, { idempotencyKey: "create-acme" });
+    // While it exists, the key replays it.
+    expect((await svix.application.create(acme, { idempotencyKey: "create-acme" })).id).toBe(
+      made.id,
+    );
+
+    await svix.application.delete("acme");
+    const again = await svix.application.create(acme, { idempotencyKey: "create-acme" });
+    expect(again.id).not.toBe(made.id);
+    expect((await svix.application.get("acme")).id).toBe(again.id);
+  });
+
   it("a key used before the application's uid moved to another answers the other one", async () => {
     h = await startHooklineOn(kind);
     const { svix } = h;
-    await svix.application.create({ name: "Acme", uid: "acme" });
+    const acme = { name: "Acme", uid: "acme" };
+    const made = await svix.application.create(acme, { idempotencyKey: "create-acme" });
     const first = await svix.message.create("acme", order, { idempotencyKey: "order-42" });
 
     await svix.application.update("acme", { name: "Acme", uid: "acme-old" });
-    await svix.application.create({ name: "New Acme", uid: "acme" });
+    // The key that made the application now called acme-old makes a new acme.
+    const again = await svix.application.create(acme, { idempotencyKey: "create-acme" });
+    expect(again.id).not.toBe(made.id);
+    expect((await svix.application.get("acme")).id).toBe(again.id);
     const second = await svix.message.create("acme", order, { idempotencyKey: "order-42" });
     expect(second.id).not.toBe(first.id);
     expect((await svix.message.get("acme", second.id)).id).toBe(second.id);
