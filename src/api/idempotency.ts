@@ -10,6 +10,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ValidationError } from "../errors.js";
+import type { Application } from "../domain/types.js";
 import type { HeldIdempotencyKey, IdempotencyScopes, Store } from "../store/port.js";
 import type { Clock } from "../clock.js";
 import { UnsettledKeys, type KeyInHand } from "./unsettled-keys.js";
@@ -146,6 +147,14 @@ export function scopesNaming(names: readonly string[]): IdempotencyScopes {
     ]),
     prefixes: names.flatMap((n) => [post(`/api/v1/app/${n}/`), post(`/api/v1/auth/app/${n}/`)]),
   };
+}
+
+/**
+ * The keys a change of an application forgets as it is written: those taken under the uid it
+ * gives up (see {@link scopesNaming}); none when it keeps its uid or had none.
+ */
+export function scopesGivenUp(before: Application, after: Application): IdempotencyScopes | null {
+  return before.uid !== null && before.uid !== after.uid ? scopesNaming([before.uid]) : null;
 }
 
 function replay(reply: FastifyReply, status: number, body: string): FastifyReply {

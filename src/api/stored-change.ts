@@ -4,6 +4,7 @@ import type { Clock } from "../clock.js";
 import type { Application, Endpoint, EventType } from "../domain/types.js";
 import { ConflictError } from "../errors.js";
 import type { Store } from "../store/port.js";
+import { scopesGivenUp } from "./idempotency.js";
 
 /** The 409 a change answers when it keeps losing the race, as the API's description says it. */
 export const RACED = "Changed by other writes meanwhile, five times in a row; send it again";
@@ -21,6 +22,11 @@ const FIRST_PAUSE_MS = 5;
 
 type Deps = { store: Store; clock: Clock };
 type Change<T> = (current: T, updatedAt: number) => T | Promise<T>;
+/**
+ * Writes `next` over the row as `before` read it; false, writing nothing, once it is not so.
+ * `before` also tells what else the write does in its transaction (the keys of a uid given up).
+ */
+type Write<T> = (next: T, before: T) => Promise<boolean>;
 
 /**
  * The change running for each row, by key, over each store in this process. Changes to one row
@@ -45,8 +51,8 @@ async function inTurn<R>(store: Store, key: string, fn: () => Promise<R>): Promi
 
 /**
  * Reads the row, makes the change, and writes it only if nothing wrote the row in between
- * (`write` refuses when the stored `updatedAt` is no longer `seenAt`); otherwise it reads again
- * and makes the change anew, checks and all, on what is there now. `change` gets the `updatedAt`
+ * (`write` refuses when the stored `updatedAt` is no longer the one `before` was read with);
+ * otherwise it reads again and makes the change anew, checks and all, on what is there now. `change` gets the `updatedAt`
  * to set, always past the one read, so two writes in one millisecond are still told apart. A read
  * that finds the row gone throws, as `read` does.
  */
@@ -54,12 +60,12 @@ async function changeStored<T extends { updatedAt: number }>(
   clock: Clock,
   read: () => Promise<T>,
   change: Change<T>,
-  write: (next: T, seenAt: number) => Promise<boolean>,
+  write: Write<T>,
 ): Promise<{ before: T; after: T }> {
   for (let i = 0; i < TRIES; i++) {
     const before = await read();
     const after = await change(before, Math.max(clock.now(), before.updatedAt + 1));
-    if (await write(after, before.updatedAt)) return { before, after };
+    if (await write(after, before)) return { before, after };
     if (i < TRIES - 1) await sleep(Math.random() * FIRST_PAUSE_MS * 2 ** i);
   }
   throw new ConflictError(RACED);
@@ -71,10 +77,7 @@ async function changeStored<T extends { updatedAt: number }>(
  * its turn.
  */
 const changerFor =
-  <T extends { updatedAt: number }>(
-    keyOf: (row: T) => string,
-    write: (store: Store) => (next: T, seenAt: number) => Promise<boolean>,
-  ) =>
+  <T extends { updatedAt: number }>(keyOf: (row: T) => string, write: (store: Store) => Write<T>) =>
   async (deps: Deps, read: () => Promise<T>, change: Change<T>) =>
     inTurn(deps.store, keyOf(await read()), () =>
       changeStored(deps.clock, read, change, write(deps.store)),
@@ -86,17 +89,22 @@ const changerFor =
  */
 export const changeEndpoint = changerFor<Endpoint>(
   (ep) => `endpoint ${ep.id}`,
-  (s) => (next, at) => s.updateEndpoint(next, at),
+  (s) => (next, before) => s.updateEndpoint(next, before.updatedAt),
 );
 
-/** An application's change that another made at once cannot undo nor be undone by. */
+/**
+ * An application's change that another made at once cannot undo nor be undone by. One that gives
+ * up the application's uid forgets, in the same transaction, the idempotency keys taken under it:
+ * forgotten after, a store that failed in between would leave them to answer for the application
+ * that takes the uid next.
+ */
 export const changeApplication = changerFor<Application>(
   (app) => `application ${app.id}`,
-  (s) => (next, at) => s.updateApplication(next, at),
+  (s) => (next, before) => s.updateApplication(next, before.updatedAt, scopesGivenUp(before, next)),
 );
 
 /** An event type's change (a patch beside an archive) that another cannot undo nor be undone by. */
 export const changeEventType = changerFor<EventType>(
   (et) => `event type ${et.name}`,
-  (s) => (next, at) => s.updateEventType(next, at),
+  (s) => (next, before) => s.updateEventType(next, before.updatedAt),
 );

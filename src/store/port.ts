@@ -152,8 +152,16 @@ export interface Store {
   createApplication(app: Application): Promise<Application>;
   findApplication(idOrUid: string): Promise<Application | null>;
   listApplications(q: PageQuery & ApplicationFilter): Promise<Page<Application>>;
-  /** Writes `app` over the stored one, as {@link updateEndpoint} does an endpoint. */
-  updateApplication(app: Application, seenAt?: number): Promise<boolean>;
+  /**
+   * Writes `app` over the stored one, as {@link updateEndpoint} does an endpoint; when it does,
+   * deletes in the same transaction the idempotency keys `forget` picks (those taken under a uid
+   * the application gives up), so none answers for the application that takes the uid next.
+   */
+  updateApplication(
+    app: Application,
+    seenAt?: number,
+    forget?: IdempotencyScopes | null,
+  ): Promise<boolean>;
   /**
    * Deletes the application with everything it has, and in the same transaction the idempotency
    * keys `forget` picks (those of the paths that named it), so none answers for an application
@@ -197,8 +205,6 @@ export interface Store {
   finishIdempotent(held: HeldIdempotencyKey, status: number, body: string): Promise<boolean>;
   /** Frees the key for a repeat to run; false, freeing nothing, once another request holds it. */
   abandonIdempotent(held: HeldIdempotencyKey): Promise<boolean>;
-  /** Deletes the idempotency keys `scopes` picks, answered or not; resolves with how many. */
-  forgetIdempotencyKeys(scopes: IdempotencyScopes): Promise<number>;
 
   /**
    * Stores the message and one pending delivery per matching enabled endpoint, in one transaction

@@ -56,15 +56,6 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
     refuseReservedUid(uid, uidLoc, app.uid);
     return app;
   };
-  /**
-   * An application that gave up its uid leaves the keys taken under that uid behind: the
-   * application that takes the uid next must not be answered with this one's messages.
-   */
-  const forgetUidGivenUp = async (before: Application, after: Application): Promise<void> => {
-    if (before.uid !== null && before.uid !== after.uid) {
-      await store.forgetIdempotencyKeys(scopesNaming([before.uid]));
-    }
-  };
   /** A new application, with a new id: what a POST makes, and a PUT naming none. */
   const create = async (input: ApplicationInput): Promise<Answer> => {
     const now = clock.now();
@@ -166,7 +157,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         const input = { ...body, uid: uidOfPut(path, "app", body.uid) };
         const uidLoc = body.uid ? ["body", "uid"] : ["path", "app_id"];
         const update = async () => {
-          const { before, after } = await changeApplication(
+          const { after } = await changeApplication(
             deps,
             () => changeableTakingUid(path, input.uid, uidLoc),
             (app, at) => ({
@@ -181,7 +172,6 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
               updatedAt: at,
             }),
           );
-          await forgetUidGivenUp(before, after);
           engine.invalidateApplication(after.id);
           return ok(applicationOut(after));
         };
@@ -210,7 +200,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       },
       handler: async ({ params, body }) => {
         const rateLimit = rateLimitOf(body);
-        const { before, after } = await changeApplication(
+        const { after } = await changeApplication(
           deps,
           () => changeableTakingUid(params.app_id!, body.uid, ["body", "uid"]),
           (app, at) => ({
@@ -224,7 +214,6 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
             updatedAt: at,
           }),
         );
-        await forgetUidGivenUp(before, after);
         engine.invalidateApplication(after.id);
         return ok(applicationOut(after));
       },

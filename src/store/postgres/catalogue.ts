@@ -63,8 +63,18 @@ export class Catalogue {
     );
   }
 
-  async updateApplication(app: Application, seenAt: number | null): Promise<boolean> {
-    return (await exec(this.pool, S.updateApp, [...appUpdateValues(app), seenAt])) > 0;
+  async updateApplication(
+    app: Application,
+    seenAt: number | null,
+    forget: IdempotencyScopes | null,
+  ): Promise<boolean> {
+    const values = [...appUpdateValues(app), seenAt];
+    if (!forget) return (await exec(this.pool, S.updateApp, values)) > 0;
+    return tx(this.pool, async (c) => {
+      const written = (await exec(c, S.updateApp, values)) > 0;
+      if (written) await forgetKeys(c, forget);
+      return written;
+    });
   }
 
   deleteApplication(id: string, forget?: IdempotencyScopes): Promise<void> {
@@ -226,18 +236,13 @@ export class Catalogue {
   async abandonIdempotent(held: HeldIdempotencyKey): Promise<boolean> {
     return (await exec(this.pool, S.dropIdem, [held.scope, held.key, held.owner])) > 0;
   }
-
-  forgetIdempotencyKeys(scopes: IdempotencyScopes): Promise<number> {
-    return tx(this.pool, (c) => forgetKeys(c, scopes));
-  }
 }
 
-/** Within a transaction: deletes the idempotency keys `scopes` picks; how many. */
-async function forgetKeys(c: Conn, scopes: IdempotencyScopes): Promise<number> {
+/** Within a transaction: deletes the idempotency keys `scopes` picks, answered or not. */
+async function forgetKeys(c: Conn, scopes: IdempotencyScopes): Promise<void> {
   const { exact, ranges } = scopeRanges(scopes);
-  let n = exact.length ? await exec(c, S.forgetIdemScopes, [exact]) : 0;
-  for (const { from, to } of ranges) n += await exec(c, S.forgetIdemRange, [from, to]);
-  return n;
+  if (exact.length) await exec(c, S.forgetIdemScopes, [exact]);
+  for (const { from, to } of ranges) await exec(c, S.forgetIdemRange, [from, to]);
 }
 
 /**

@@ -75,9 +75,19 @@ export class Catalogue {
     );
   }
 
-  updateApplication(app: Application, seenAt: number | null): boolean {
+  updateApplication(
+    app: Application,
+    seenAt: number | null,
+    forget: IdempotencyScopes | null,
+  ): boolean {
     this.apps.clear();
-    return this.s.updateApp.run({ ...appParams(app), seen_at: seenAt }).changes > 0;
+    const write = () => this.s.updateApp.run({ ...appParams(app), seen_at: seenAt }).changes > 0;
+    if (!forget) return write();
+    return this.db.transaction(() => {
+      const written = write();
+      if (written) this.forgetIdempotencyKeys(forget);
+      return written;
+    })();
   }
 
   deleteApplication(id: string, forget?: IdempotencyScopes): void {
@@ -280,13 +290,10 @@ export class Catalogue {
     return this.s.dropIdem.run(held.scope, held.key, held.owner).changes > 0;
   }
 
-  forgetIdempotencyKeys(scopes: IdempotencyScopes): number {
+  /** Within a transaction: deletes the idempotency keys `scopes` picks, answered or not. */
+  private forgetIdempotencyKeys(scopes: IdempotencyScopes): void {
     const { exact, ranges } = scopeRanges(scopes);
-    return this.db.transaction(() => {
-      let n = 0;
-      for (const scope of exact) n += this.s.forgetIdemScope.run(scope).changes;
-      for (const { from, to } of ranges) n += this.s.forgetIdemRange.run(from, to).changes;
-      return n;
-    })();
+    for (const scope of exact) this.s.forgetIdemScope.run(scope);
+    for (const { from, to } of ranges) this.s.forgetIdemRange.run(from, to);
   }
 }

@@ -169,9 +169,13 @@ export class SqliteStore implements Store {
     return this.run(() => this.catalogue.listApplications(q));
   }
 
-  async updateApplication(app: Application, seenAt?: number): Promise<boolean> {
+  async updateApplication(
+    app: Application,
+    seenAt?: number,
+    forget?: IdempotencyScopes | null,
+  ): Promise<boolean> {
     return this.run(
-      () => this.catalogue.updateApplication(app, seenAt ?? null),
+      () => this.catalogue.updateApplication(app, seenAt ?? null, forget ?? null),
       "an application with this uid",
     );
   }
@@ -258,10 +262,6 @@ export class SqliteStore implements Store {
 
   async abandonIdempotent(held: HeldIdempotencyKey): Promise<boolean> {
     return this.run(() => this.catalogue.abandonIdempotent(held));
-  }
-
-  async forgetIdempotencyKeys(scopes: IdempotencyScopes): Promise<number> {
-    return this.run(() => this.catalogue.forgetIdempotencyKeys(scopes));
   }
 
   // ---- messages -----------------------------------------------------------------------------

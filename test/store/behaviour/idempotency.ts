@@ -1,7 +1,8 @@
 /** Idempotency keys: one request per key runs; repeats wait, replay, or are refused. */
 import { describe, expect, it } from "vitest";
+import { ConflictError } from "../../../src/errors.js";
 import type { IdempotencyBegin } from "../../../src/store/port.js";
-import { HOUR, SECOND, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
+import { anApplication, HOUR, SECOND, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
 
 const LOCK = 30 * SECOND;
 const TTL = 24 * HOUR;
@@ -127,6 +128,7 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
     });
 
     it("forgets the keys of the scopes named and of those under a prefix, and no others", async () => {
+      const { app } = await seedApp(t.store);
       const scopes = [
         "admin:POST /api/v1/app/acme/msg",
         "admin:POST /api/v1/app/acme/endpoint/ep_1/recover",
@@ -141,11 +143,10 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
         await t.store.beginIdempotent(begin({ scope }));
         await t.store.finishIdempotent(begin({ scope }), 202, "{}");
       }
-      const forgotten = await t.store.forgetIdempotencyKeys({
+      await t.store.deleteApplication(app.id, {
         exact: ["admin:POST /api/v1/auth/app-portal-access/acme"],
         prefixes: ["admin:POST /api/v1/app/acme/"],
       });
-      expect(forgotten).toBe(3);
       const states = [];
       for (const scope of scopes) {
         states.push((await t.store.beginIdempotent(begin({ scope, now: T0 + 1 }))).kind);
@@ -170,6 +171,71 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
       expect((await t.store.beginIdempotent(begin({ scope: other, now: T0 + 1 }))).kind).toBe(
         "replay",
       );
+    });
+
+    describe("changing an application forgets the keys it is given", () => {
+      const given = {
+        exact: ["admin:POST /api/v1/app for app acme"],
+        prefixes: ["admin:POST /api/v1/app/acme/"],
+      };
+      const mine = ["admin:POST /api/v1/app for app acme", "admin:POST /api/v1/app/acme/msg"];
+      const other = "admin:POST /api/v1/app/acme-2/msg";
+      /** Each key, begun again: "new" once forgotten, "replay" while kept. */
+      const states = async () => {
+        const kinds = [];
+        for (const scope of [...mine, other]) {
+          kinds.push((await t.store.beginIdempotent(begin({ scope, now: T0 + 1 }))).kind);
+        }
+        return kinds;
+      };
+      const answered = async () => {
+        for (const scope of [...mine, other]) {
+          await t.store.beginIdempotent(begin({ scope }));
+          await t.store.finishIdempotent(begin({ scope }), 201, "{}");
+        }
+      };
+      const acme = () => t.store.createApplication(anApplication({ uid: "acme" }));
+
+      it("as it writes the change", async () => {
+        const app = await acme();
+        await answered();
+        const renamed = { ...app, uid: "acme-old", updatedAt: app.updatedAt + 1 };
+        expect(await t.store.updateApplication(renamed, app.updatedAt, given)).toBe(true);
+        expect(await t.store.findApplication("acme-old")).toEqual(renamed);
+        expect(await states()).toEqual(["new", "new", "replay"]);
+      });
+
+      it("and none when the change is not written", async () => {
+        const app = await acme();
+        await answered();
+        // Another write came in between: this one is not made, and forgets nothing.
+        const first = { ...app, name: "First", updatedAt: app.updatedAt + 1 };
+        expect(await t.store.updateApplication(first, app.updatedAt)).toBe(true);
+        const stale = { ...app, uid: "acme-old", updatedAt: app.updatedAt + 2 };
+        expect(await t.store.updateApplication(stale, app.updatedAt, given)).toBe(false);
+        // The uid asked for is another application's.
+        await t.store.createApplication(anApplication({ uid: "taken" }));
+        const clash = { ...first, uid: "taken", updatedAt: first.updatedAt + 1 };
+        await expect(
+          t.store.updateApplication(clash, first.updatedAt, given),
+        ).rejects.toBeInstanceOf(ConflictError);
+        expect(await t.store.findApplication("acme")).toEqual(first);
+        expect(await states()).toEqual(["replay", "replay", "replay"]);
+      });
+
+      it("in the change's transaction: keys it cannot forget leave the change unwritten", async () => {
+        const app = await acme();
+        await answered();
+        // A prefix no scope range can be made of fails as the keys are forgotten, after the write.
+        const unforgettable = { exact: [], prefixes: ["admin:POST /api/v1/app/acme\u0001"] };
+        const renamed = { ...app, uid: "acme-old", updatedAt: app.updatedAt + 1 };
+        await expect(
+          t.store.updateApplication(renamed, app.updatedAt, unforgettable),
+        ).rejects.toThrow();
+        expect(await t.store.findApplication("acme")).toEqual(app);
+        expect(await t.store.findApplication("acme-old")).toBeNull();
+        expect(await states()).toEqual(["replay", "replay", "replay"]);
+      });
     });
   });
 }
