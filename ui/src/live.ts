@@ -8,7 +8,7 @@ import { focusedKey, replaceKeeping, toast } from "./dom.js";
 import { refreshRelativeTimes } from "./format.js";
 
 export const POLL_MS = 2_000;
-let refreshers: { region: HTMLElement; refresh: () => Promise<void> }[] = [];
+let refreshers: { region: HTMLElement; refresh: (poll: boolean) => Promise<void> }[] = [];
 let timer: number | undefined;
 let onGone: () => void = () => {};
 
@@ -17,10 +17,13 @@ export const whenGone = (fn: () => void): void => {
   onGone = fn;
 };
 
-/** Fills `region` from `load`, again on every poll when the answer changes. */
+/**
+ * Fills `region` from `load`, again on every poll when the answer changes. `load` is told whether
+ * a poll asks (a list may then read only what changes most, see paging.ts) or an action.
+ */
 export async function live<T>(
   region: HTMLElement,
-  load: () => Promise<T>,
+  load: (poll: boolean) => Promise<T>,
   render: (data: T) => Node | Node[],
 ): Promise<void> {
   let last = "";
@@ -29,9 +32,9 @@ export async function live<T>(
   // showed the old list (the search not applied, a deleted row back) until the next poll.
   let started = 0;
   let drawn = 0;
-  const refresh = async () => {
+  const refresh = async (poll: boolean) => {
     const read = ++started;
-    const data = await load();
+    const data = await load(poll);
     if (read < drawn) return;
     drawn = read;
     const key = JSON.stringify(data);
@@ -43,7 +46,7 @@ export async function live<T>(
     region.setAttribute("data-loaded", "true");
   };
   refreshers.push({ region, refresh });
-  await refresh();
+  await refresh(false);
 }
 
 /**
@@ -76,7 +79,7 @@ export function dropLive(page: Node): void {
 
 /** Runs every refresher now (after an action, so its result shows at once). */
 export async function refreshNow(): Promise<void> {
-  await Promise.all(refreshers.map((r) => r.refresh()));
+  await Promise.all(refreshers.map((r) => r.refresh(false)));
 }
 
 /**
@@ -90,7 +93,7 @@ export function startPolling(): void {
     if (document.visibilityState === "visible") {
       refreshRelativeTimes();
       try {
-        await refreshNow();
+        await Promise.all(refreshers.map((r) => r.refresh(true)));
       } catch (err) {
         // Deleted meanwhile (in another tab, or through the API): the page is loaded again and
         // says so once, instead of showing it as it was and failing every update.

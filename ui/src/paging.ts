@@ -1,14 +1,96 @@
 /**
- * A long list read a page at a time: a "More" button adds the next page, and the live refresh
- * keeps every page already shown. `path` gives the list's address with its query (page size and
- * filters) each time it is read, so a new search starts again from one page ({@link reset}).
+ * A long list read a page at a time: a "More" button adds the next page. The live refresh reads
+ * the first page, where new rows come in, and keeps the pages after it as last read; the whole
+ * list is read again at most every {@link WHOLE_LIST_EVERY_MS}, and at once after an action, a
+ * new search or "More". It read every page shown at every refresh, 2 s apart: twenty pages of
+ * messages were twenty requests, one after the other, again and again for as long as the page
+ * stayed open.
  */
-import { firstPages, type ListOut } from "./api.js";
+import { api, seg, type ListOut } from "./api.js";
 import { action, h } from "./dom.js";
 import { refreshNow } from "./live.js";
 
-export function pagedList<T>(path: () => string, label: string, key: string) {
+/** How long the rows after the first page may go without being read again. */
+export const WHOLE_LIST_EVERY_MS = 30_000;
+
+/** One page of a list: the first (`iterator` null), or the one after `iterator`. */
+export type PageReader<T> = (iterator: string | null) => Promise<ListOut<T>>;
+
+/** The pages of the list at `path()`, a query with the page size (and filters). */
+export const pagesAt =
+  <T>(path: () => string): PageReader<T> =>
+  (iterator) =>
+    api<ListOut<T>>("GET", iterator ? `${path()}&iterator=${seg(iterator)}` : path());
+
+/** The rows after the first page as last read, and where they join the first page. */
+interface Kept<T> {
+  rows: T[];
+  /** The last row of the first page when they were read: the rows follow it. */
+  after: string | undefined;
+  end: { iterator: string | null; done: boolean };
+  at: number;
+}
+
+export function pagedList<T extends { id: string }>(
+  read: PageReader<T>,
+  label: string,
+  key: string,
+) {
   let pages = 1;
+  let kept: Kept<T> | null = null;
+
+  /** Up to `n` pages from `from` on, as one list; `enough` ends it early. */
+  const readOn = async (from: string | null, n: number, enough = (_rows: T[]) => false) => {
+    const out: ListOut<T> = { data: [], iterator: from, done: false };
+    for (let i = 0; i < n && !out.done; i++) {
+      const page = await read(out.iterator);
+      out.data.push(...page.data);
+      out.iterator = page.iterator;
+      out.done = page.done || !page.iterator;
+      if (enough(out.data)) break;
+    }
+    return out;
+  };
+
+  /** Every page shown, read from the top; the rows after the first are kept for the polls. */
+  const whole = async (): Promise<ListOut<T>> => {
+    const first = await readOn(null, 1);
+    if (pages === 1 || first.done) {
+      kept = null;
+      return first;
+    }
+    const rest = await readOn(first.iterator, pages - 1);
+    kept = {
+      rows: rest.data,
+      after: first.data.at(-1)?.id,
+      end: { iterator: rest.iterator, done: rest.done },
+      at: performance.now(),
+    };
+    return { ...rest, data: [...first.data, ...rest.data] };
+  };
+
+  /**
+   * The first page read again, joined to the kept rows. Rows that came in on top push the first
+   * page's last rows past it: a second page is read to reach the kept rows, so none goes missing
+   * at the join. More than a page of new rows, and the whole list is read from the top.
+   */
+  const firstOnly = async (k: Kept<T>): Promise<ListOut<T>> => {
+    const keptIds = new Set(k.rows.map((r) => r.id));
+    const joins = (rows: T[]) => rows.some((r) => r.id === k.after || keptIds.has(r.id));
+    const head = await readOn(null, 2, joins);
+    // The list now ends within what was read: any kept row not in it is gone.
+    if (head.done) {
+      kept = null;
+      return head;
+    }
+    if (!joins(head.data)) return whole();
+    const fresh = new Set(head.data.map((r) => r.id));
+    return {
+      data: [...head.data, ...k.rows.filter((r) => !fresh.has(r.id))],
+      ...k.end,
+    };
+  };
+
   const more = action(
     label,
     async () => {
@@ -25,13 +107,18 @@ export function pagedList<T>(path: () => string, label: string, key: string) {
     { "data-key": key },
   );
   return {
-    /** Every page shown so far, as one list (`done` once nothing is left). */
-    load: (): Promise<ListOut<T>> => firstPages<T>(path(), pages),
-    /** As many pages of another list that pages alongside this one (the same order and size). */
-    loadAlongside: <U>(other: string): Promise<ListOut<U>> => firstPages<U>(other, pages),
+    /**
+     * Every page shown so far, as one list (`done` once nothing is left): at a poll, the first
+     * page with the others as last read, unless they are {@link WHOLE_LIST_EVERY_MS} old.
+     */
+    load: (poll = false): Promise<ListOut<T>> => {
+      const k = kept;
+      return poll && k && performance.now() - k.at < WHOLE_LIST_EVERY_MS ? firstOnly(k) : whole();
+    },
     /** Back to the first page (a new search). */
     reset: (): void => {
       pages = 1;
+      kept = null;
     },
     /** The "More" button, while more is left. */
     more: (done: boolean): Node[] => (done ? [] : [h("p", {}, more)]),

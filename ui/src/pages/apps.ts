@@ -3,7 +3,7 @@ import { api, seg } from "../api.js";
 import { action, field, h, link, onSubmit, table, toast } from "../dom.js";
 import { ago } from "../format.js";
 import { live, refreshNow } from "../live.js";
-import { pagedList } from "../paging.js";
+import { pagedList, pagesAt } from "../paging.js";
 import type { App } from "../types.js";
 
 /** As the server judges it: a reserved uid and hookline's marker (see system-apps.ts). */
@@ -30,7 +30,11 @@ export async function renderApps(page: HTMLElement): Promise<void> {
   });
   const portalOut = h("div", { class: "portal-link", "aria-live": "polite" });
   page.append(h("h1", { id: "apps-title" }, "Applications"), create, portalOut, list);
-  const apps = pagedList<App>(() => "/api/v1/app?limit=250", "More applications", "more-apps");
+  const apps = pagedList<App>(
+    pagesAt(() => "/api/v1/app?limit=250"),
+    "More applications",
+    "more-apps",
+  );
   await live(list, apps.load, (shown) => [
     table(
       "Applications",

@@ -8,7 +8,7 @@ import { action, field, h, link, table, toast } from "../dom.js";
 import { ago, seconds, time } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { addressQuery } from "../address.js";
-import { pagedList } from "../paging.js";
+import { pagedList, pagesAt } from "../paging.js";
 import type { DeadLetter, DeadLetterRecord, SummaryRow } from "../types.js";
 import { attemptResult, payloadView, responseCell } from "./attempt.js";
 import { circuitBadge } from "./health.js";
@@ -23,9 +23,11 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
   // One endpoint's records only, when the address names it.
   const only = addressQuery().get("endpoint");
   const open = pagedList<DeadLetter>(
-    () =>
-      "/api/v1/dlq?state=open,replaying&limit=50&order=descending" +
-      (only ? `&endpoint_id=${seg(only)}` : ""),
+    pagesAt(
+      () =>
+        "/api/v1/dlq?state=open,replaying&limit=50&order=descending" +
+        (only ? `&endpoint_id=${seg(only)}` : ""),
+    ),
     "More records",
     "more-records",
   );
@@ -97,10 +99,10 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
     ),
     live(
       records,
-      async () => {
+      async (poll) => {
         // Every open record's endpoint is in the summary, which has its URL. Asked for at once,
         // not after the records, so the summary's own region is still reading the same answer.
-        const [list, summary] = await Promise.all([open.load(), groups()]);
+        const [list, summary] = await Promise.all([open.load(poll), groups()]);
         const urls = Object.fromEntries(summary.data.map((g) => [g.endpointId, g.url]));
         return { list, urls };
       },

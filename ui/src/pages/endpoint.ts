@@ -8,7 +8,7 @@ import { field, h, link, table } from "../dom.js";
 import { ago, latency, percent, seconds, time } from "../format.js";
 import { lineChart } from "../chart.js";
 import { live, refreshNow } from "../live.js";
-import { pagedList } from "../paging.js";
+import { pagedList, pagesAt } from "../paging.js";
 import { addressQuery, setAddressQuery } from "../address.js";
 import type { Ctx } from "../routes.js";
 import type { App, Attempt, Circuit, Endpoint, RetrySchedule, Stats } from "../types.js";
@@ -44,7 +44,9 @@ export async function renderEndpoint(
   // and Back from an attempt's message show what it did.
   if (addressQuery().get("attempts") === "failed") show.value = "&status=2";
   const recent = pagedList<Attempt>(
-    () => `/api/v1/app/${seg(app.id)}/attempt/endpoint/${seg(first.id)}?limit=20${show.value}`,
+    pagesAt(
+      () => `/api/v1/app/${seg(app.id)}/attempt/endpoint/${seg(first.id)}?limit=20${show.value}`,
+    ),
     "More attempts",
     "more-attempts",
   );
@@ -202,7 +204,7 @@ export async function renderEndpoint(
     ),
     live(
       attempts,
-      async () => ({ ...(await recent.load()), failedOnly: show.value !== "" }),
+      async (poll) => ({ ...(await recent.load(poll)), failedOnly: show.value !== "" }),
       (list) => [
         table(
           "Recent attempts",

@@ -3,7 +3,7 @@ import { api, seg } from "../api.js";
 import { field, h, link, onSubmit, table, toast } from "../dom.js";
 import { ago, percent } from "../format.js";
 import { live, refreshNow } from "../live.js";
-import { pagedList } from "../paging.js";
+import { pagedList, pagesAt } from "../paging.js";
 import type { App, Endpoint, EndpointHealth } from "../types.js";
 import { circuitBadge } from "./health.js";
 
@@ -58,23 +58,25 @@ export async function renderEndpoints(page: HTMLElement, p: Record<string, strin
     list,
     form,
   );
-  const endpoints = pagedList<Endpoint>(
-    () => `${base}?limit=250`,
+  const endpointsAt = pagesAt<Endpoint>(() => `${base}?limit=250`);
+  const healthAt = pagesAt<EndpointHealth>(() => `${healthPath}?limit=250&minutes=60`);
+  const endpoints = pagedList(
+    async (iterator) => {
+      // Health for the same page in one request per 250 endpoints. An endpoint added between
+      // the two reads shifts the page; a row whose health is not in it shows none until the
+      // next refresh.
+      const [eps, health] = await Promise.all([endpointsAt(iterator), healthAt(iterator)]);
+      const byId = new Map(health.data.map((x) => [x.endpointId, x]));
+      return { ...eps, data: eps.data.map((ep) => ({ id: ep.id, ep, hour: byId.get(ep.id) })) };
+    },
     "More endpoints",
     "more-endpoints",
   );
   await live(
     list,
-    async () => {
-      // Health for the same pages in one request per 250 endpoints. An endpoint added between
-      // the two reads shifts the pages; a row whose health is not in them shows none until the
-      // next refresh.
-      const [eps, health] = await Promise.all([
-        endpoints.load(),
-        endpoints.loadAlongside<EndpointHealth>(`${healthPath}?limit=250&minutes=60`),
-      ]);
-      const byId = new Map(health.data.map((x) => [x.endpointId, x]));
-      return { rows: eps.data.map((ep) => ({ ep, hour: byId.get(ep.id) })), done: eps.done };
+    async (poll) => {
+      const { data, done } = await endpoints.load(poll);
+      return { rows: data, done };
     },
     ({ rows, done }) => [
       table(

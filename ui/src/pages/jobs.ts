@@ -3,7 +3,7 @@ import { api, seg } from "../api.js";
 import { action, field, h, link, onSubmit, table, toast } from "../dom.js";
 import { ago, isoOf, localInput, localZone, time } from "../format.js";
 import { live, refreshNow } from "../live.js";
-import { pagedList } from "../paging.js";
+import { pagedList, pagesAt } from "../paging.js";
 import type { ReplayJob } from "../types.js";
 
 /**
@@ -105,7 +105,11 @@ function progress(j: ReplayJob): HTMLElement {
 }
 
 export async function renderJobs(page: HTMLElement): Promise<void> {
-  const jobs = pagedList<ReplayJob>(() => "/api/v1/dlq/replay?limit=50", "More jobs", "more-jobs");
+  const jobs = pagedList<ReplayJob>(
+    pagesAt(() => "/api/v1/dlq/replay?limit=50"),
+    "More jobs",
+    "more-jobs",
+  );
   const list = h("section", { "aria-label": "Replay jobs" });
   page.append(h("h1", {}, "Replay jobs"), list, bulkReplayForm());
   await live(list, jobs.load, (shown) => [

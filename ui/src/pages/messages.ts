@@ -7,7 +7,7 @@ import { api, ApiError, everyPage, getWithText, maybe, seg, type ListOut } from 
 import { action, field, h, link, replace, table, toast } from "../dom.js";
 import { ago, isoOf, localInput, localZone, plural, startOf, time, until } from "../format.js";
 import { live, refreshNow } from "../live.js";
-import { pagedList } from "../paging.js";
+import { pagedList, pagesAt } from "../paging.js";
 import { addressQuery, setAddressQuery } from "../address.js";
 import type { Ctx } from "../routes.js";
 import type { App, Attempt, DeadLetter, DeliveryStatus, Endpoint, Message } from "../types.js";
@@ -50,7 +50,7 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
   const and = (q: URLSearchParams): string => (q.toString() ? `&${q.toString()}` : "");
   let filter = filterOf();
   const messages = pagedList<Message>(
-    () => `${base}?limit=50&with_content=false&with_status=true${and(filter)}`,
+    pagesAt(() => `${base}?limit=50&with_content=false&with_status=true${and(filter)}`),
     "More messages",
     "more-messages",
   );
@@ -115,7 +115,10 @@ export async function renderMessages(page: HTMLElement, p: Record<string, string
     });
   }
   // Whether a search is in force is part of what is drawn: its empty list reads differently.
-  const load = async () => ({ ...(await messages.load()), searched: filter.toString() !== "" });
+  const load = async (poll: boolean) => ({
+    ...(await messages.load(poll)),
+    searched: filter.toString() !== "",
+  });
   await live(list, load, (msgs) => [
     table(
       "Newest messages first",
@@ -301,7 +304,7 @@ export async function renderMessage(
     return list;
   };
   const destinations = pagedList<Destination>(
-    () => `${appPath}/msg/${seg(msg.id)}/endpoint?limit=250`,
+    pagesAt(() => `${appPath}/msg/${seg(msg.id)}/endpoint?limit=250`),
     "More endpoints",
     "more-endpoints",
   );
@@ -316,8 +319,8 @@ export async function renderMessage(
   );
   await live(
     timeline,
-    async () => {
-      const dests = await destinations.load();
+    async (poll) => {
+      const dests = await destinations.load(poll);
       // Every page, not a "More" button: the attempts come newest first across all endpoints,
       // and a page's end would cut some endpoint's timeline short without saying so.
       const attempts = await everyPage<Attempt>(`${appPath}/attempt/msg/${seg(msg.id)}?limit=250`);
