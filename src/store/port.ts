@@ -323,6 +323,11 @@ export interface Store {
   ): Promise<(CircuitTransition & { endpointId: string })[]>;
   getEndpointStats(endpointId: string): Promise<EndpointStats>;
   /**
+   * The stored circuits of `endpointIds`, in one read whatever their number; one never written
+   * is not in the map.
+   */
+  getCircuits(endpointIds: string[]): Promise<Map<string, CircuitRecord>>;
+  /**
    * The stored circuit (null: never written) and stats of each of `endpointIds`, in two reads
    * whatever their number: a page of endpoints shows both for every row.
    */

@@ -244,9 +244,10 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
         const chosen = endpointIds.slice(0, query.limit);
         // The page's endpoints and stored circuits in two reads, not one each per endpoint (a page
         // of 250 destinations read each endpoint on its own, at every refresh of a message's page).
+        // The circuits alone: the answer has no stats, and reading them was a third of the work.
         const [eps, stored] = await Promise.all([
           store.getEndpoints(chosen),
-          store.getEndpointsHealth(chosen),
+          store.getCircuits(chosen),
         ]);
         const byId = new Map(eps.map((ep) => [ep.id, ep]));
         const data = [];
@@ -254,7 +255,7 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
           // An endpoint deleted since the deliveries were read is no destination any more.
           const ep = byId.get(id);
           if (!ep) continue;
-          const circuit = circuitShown(deps, ep, stored.get(id)?.circuit);
+          const circuit = circuitShown(deps, ep, stored.get(id));
           data.push(messageEndpointOut(ep, circuit, latest.get(id)!));
         }
         const iterator = chosen.at(-1) ?? query.iterator ?? null;

@@ -78,6 +78,11 @@ export class History {
     return statsFromRow(await one(this.pool, S.getStats, [endpointId]));
   }
 
+  async getCircuits(ids: string[]): Promise<Map<string, CircuitRecord>> {
+    const rows = await all(this.pool, S.circuitsOf, [ids]);
+    return new Map(rows.map((r) => [String(r.endpoint_id), circuitFromRow(r)]));
+  }
+
   async getEndpointsHealth(ids: string[]): Promise<Map<string, EndpointHealthRead>> {
     const [circuits, stats] = await Promise.all([
       all(this.pool, S.circuitsOf, [ids]),

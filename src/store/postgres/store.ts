@@ -418,6 +418,9 @@ export class PostgresStore implements Store {
   async getEndpointStats(endpointId: string): Promise<EndpointStats> {
     return this.run(() => this.history.getEndpointStats(endpointId));
   }
+  async getCircuits(endpointIds: string[]): Promise<Map<string, CircuitRecord>> {
+    return this.run(() => this.history.getCircuits(endpointIds));
+  }
   async getEndpointsHealth(endpointIds: string[]): Promise<Map<string, EndpointHealthRead>> {
     return this.run(() => this.history.getEndpointsHealth(endpointIds));
   }

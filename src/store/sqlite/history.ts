@@ -78,6 +78,11 @@ export class History {
     return statsFromRow(this.s.getStats.get(endpointId) as Row | undefined);
   }
 
+  getCircuits(ids: string[]): Map<string, CircuitRecord> {
+    const rows = this.s.circuitsOf.all(JSON.stringify(ids)) as Row[];
+    return new Map(rows.map((r) => [String(r.endpoint_id), circuitFromRow(r)]));
+  }
+
   getEndpointsHealth(ids: string[]): Map<string, EndpointHealthRead> {
     const list = JSON.stringify(ids);
     return healthOf(

@@ -61,6 +61,22 @@ export function circuitBehaviour(t: StoreUnderTest): void {
       expect((await t.store.getEndpointsHealth([])).size).toBe(0);
     });
 
+    it("reads several endpoints' stored circuits at once, leaving out those never written", async () => {
+      const { endpoints } = await seedApp(t.store, [{}, {}, {}]);
+      const [a, b, c] = endpoints.map((e) => e.id) as [string, string, string];
+      await t.store.saveCircuit(a, OPEN, transition("closed", "open", T0));
+      await t.store.saveCircuit(b, HALF_OPEN, null);
+      const read = await t.store.getCircuits([a, b, c, "ep_none"]);
+      // A map compares by its entries, whatever their order.
+      expect(read).toEqual(
+        new Map<string, CircuitRecord>([
+          [a, OPEN],
+          [b, HALF_OPEN],
+        ]),
+      );
+      expect((await t.store.getCircuits([])).size).toBe(0);
+    });
+
     it("lists an endpoint's transitions newest first, at most `limit`", async () => {
       const { endpoints } = await seedApp(t.store, [{}, {}]);
       const [a, b] = endpoints.map((e) => e.id) as [string, string];
