@@ -50,7 +50,7 @@ export interface EndpointStats {
   fail: number;
   canceled: number;
   /** hookline's: the endpoint's deliveries waiting now, whatever their age, up to a bound. */
-  pendingNow: { count: number; orMore: boolean };
+  pendingNow: { count: number; orMore: boolean; upTo: number };
 }
 
 export interface Circuit {

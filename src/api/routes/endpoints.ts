@@ -330,7 +330,11 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
           sending: n.inflight,
           fail: n.dead,
           canceled: 0,
-          pendingNow: { count: waiting, orMore: waiting >= PENDING_NOW_BOUND },
+          pendingNow: {
+            count: waiting,
+            orMore: waiting >= PENDING_NOW_BOUND,
+            upTo: PENDING_NOW_BOUND,
+          },
         });
       },
     }),

@@ -271,11 +271,12 @@ export const EndpointStats = z.object({
       .object({
         count: z.int(),
         orMore: z.boolean(),
+        upTo: z.int(),
       })
       .describe(
         "The endpoint's deliveries waiting now, whatever the window or their message's age " +
-          "(`pending` counts the window's messages only), counted up to a bound: `orMore` says " +
-          "the count stopped there and more may wait",
+          "(`pending` counts the window's messages only), counted up to a bound, `upTo`: " +
+          "`orMore` says the count stopped there and more may wait",
       ),
   ),
 });

@@ -66,7 +66,7 @@ function whyWaiting(held: Counts["held"]): Node[] {
   return [document.createTextNode(" · "), circuitBadge(c.state), h("span", {}, why)];
 }
 
-/** The deliveries waiting now, as a number or, past the API's bound, "10,000 or more". */
+/** The deliveries waiting now, as a number or, at the API's bound, "10,000 or more". */
 const waitingNow = ({ count, orMore }: EndpointStats["pendingNow"]): string =>
   `${count.toLocaleString("en-US")}${orMore ? " or more" : ""}`;
 
@@ -109,7 +109,7 @@ export function countsView({ stats, held }: Counts, deadLetters: string | null):
       `Each message created in the ${WINDOW_WORDS} is counted once, by where its latest delivery ` +
         `to this endpoint stands (a resend's or a replay's, if any). Waiting now counts every ` +
         `delivery to it still waiting, however old its message (a long outage's are older than ` +
-        `the window), up to 10,000. Read every ` +
+        `the window), up to ${stats.pendingNow.upTo.toLocaleString("en-US")}. Read every ` +
         `${plural(COUNTS_EVERY_MS / 1000, "second")}.`,
     ),
   ];
