@@ -78,7 +78,7 @@ describe("endpoint page: its messages counted by where they stand", () => {
       ),
       "In flight": "0",
       Delivered: "3",
-      "Dead-lettered": "2 · open records of this endpoint in the dead-letter queue",
+      "Dead-lettered": "2 · its open records in the dead-letter queue, of any age",
     });
     // Three of the page's 2 s refreshes go by with no new read of the counts.
     const first = asked.length;
@@ -90,7 +90,7 @@ describe("endpoint page: its messages counted by where they stand", () => {
   it("leads from the dead-lettered count to that endpoint's dead letters alone", async () => {
     const { page } = ui;
     await page
-      .getByRole("link", { name: "open records of this endpoint in the dead-letter queue" })
+      .getByRole("link", { name: "its open records in the dead-letter queue, of any age" })
       .click();
     await page.getByRole("heading", { name: "Dead letters" }).waitFor();
     await page.getByTestId("dlq-filter").waitFor();

@@ -2,7 +2,10 @@
  * The endpoint page counts the messages of the last 24 hours; during an outage longer than that
  * (a circuit open for days), the messages still waiting behind it are older than the window, and
  * the page said "Waiting 0" while they waited. It now also shows how many wait now whatever their
- * age (the stats' `pendingNow`), with why: the open circuit holds them back.
+ * age (the stats' `pendingNow`), with why: the open circuit holds them back. The messages given up
+ * on before the window are counted in no "Dead-lettered" of it either, and the count of 0 came
+ * with no link: the page now always leads to the endpoint's open records, and says what each
+ * counts.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { anEndpoint, post } from "../support/dlq.js";
@@ -52,7 +55,24 @@ describe("endpoint page: what waits now, however old", () => {
       ),
       "In flight": "0",
       Delivered: "0",
-      "Dead-lettered": "0",
+      "Dead-lettered": "0 · its open records in the dead-letter queue, of any age",
     });
+    const hint = page
+      .getByRole("region", { name: "Messages of the last 24 hours" })
+      .locator(".hint");
+    expect(await hint.innerText()).toMatch(
+      /up to 10,000\. Dead-lettered counts the window's messages given up on here, .*resolved or abandoned, or none kept past the dead-letter depth cap\); the dead-letter queue lists the records open now, of any age\./,
+    );
+  });
+
+  it("leads from a dead-lettered count of 0 to the records open from before the window", async () => {
+    const { page } = ui;
+    await page
+      .getByRole("link", { name: "its open records in the dead-letter queue, of any age" })
+      .click();
+    await page.getByTestId("dlq-filter").waitFor();
+    const records = page.getByRole("table", { name: "Open records, newest first" });
+    // The header and the two records dead-lettered a day and more ago.
+    await expect.poll(() => records.getByRole("row").count(), { timeout: 10_000 }).toBe(3);
   });
 });

@@ -72,7 +72,9 @@ const waitingNow = ({ count, orMore }: EndpointStats["pendingNow"]): string =>
 
 /**
  * The counts as a list of labelled numbers; the dead-lettered one links to `deadLetters` (the
- * console's dead-letter queue of this endpoint) when there is such a page for the reader.
+ * console's dead-letter queue of this endpoint) when there is such a page for the reader. The
+ * link is there whatever the count: the count is of the window's messages, and the queue's open
+ * records may all be older (an outage longer than a day showed "0" and no way to them).
  */
 export function countsView({ stats, held }: Counts, deadLetters: string | null): Node[] {
   const n = (count: number) => h("span", { class: "count" }, String(count));
@@ -98,8 +100,8 @@ export function countsView({ stats, held }: Counts, deadLetters: string | null):
         "dd",
         {},
         n(stats.fail),
-        stats.fail > 0 && deadLetters
-          ? [" · ", link(deadLetters, `open records of this endpoint in the dead-letter queue`)]
+        deadLetters
+          ? [" · ", link(deadLetters, "its open records in the dead-letter queue, of any age")]
           : "",
       ),
     ),
@@ -109,8 +111,11 @@ export function countsView({ stats, held }: Counts, deadLetters: string | null):
       `Each message created in the ${WINDOW_WORDS} is counted once, by where its latest delivery ` +
         `to this endpoint stands (a resend's or a replay's, if any). Waiting now counts every ` +
         `delivery to it still waiting, however old its message (a long outage's are older than ` +
-        `the window), up to ${stats.pendingNow.upTo.toLocaleString("en-US")}. Read every ` +
-        `${plural(COUNTS_EVERY_MS / 1000, "second")}.`,
+        `the window), up to ${stats.pendingNow.upTo.toLocaleString("en-US")}. Dead-lettered ` +
+        `counts the window's messages given up on here, and not sent since (their record open, ` +
+        `resolved or abandoned, or none kept past the dead-letter depth cap)` +
+        (deadLetters ? "; the dead-letter queue lists the records open now, of any age" : "") +
+        `. Read every ${plural(COUNTS_EVERY_MS / 1000, "second")}.`,
     ),
   ];
 }
