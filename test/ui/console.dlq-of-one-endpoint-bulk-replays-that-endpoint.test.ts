@@ -3,7 +3,8 @@
  * counts) starts its bulk replay for that endpoint. Its form's endpoint field was left empty,
  * which means every endpoint: an operator who opened one endpoint's dead letters and pressed
  * "Start bulk replay" under the words "Only the records of endpoint …" replayed every endpoint's
- * records of the day.
+ * records of the day. A record opened there leads back to that endpoint's records; its back link
+ * went to every endpoint's.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { signIn, useDashboard } from "../support/browser.js";
@@ -22,6 +23,19 @@ describe("operator console: one endpoint's dead letters", () => {
     await deadLetters(h, shown, 1);
     await deadLetters(h, await anEndpoint(h, rx.url("/other")), 1);
     await signIn(page, h.url, h.token);
+  });
+
+  it("leads back from one of its records to that endpoint's records, not every endpoint's", async () => {
+    const { h, rx, page } = ui;
+    await page.goto(`${h.url}/ui/#/dlq?endpoint=${shown.endpointId}`);
+    const records = page.getByRole("table", { name: "Open records, newest first" });
+    await records.getByRole("link", { name: rx.url("/shown") }).waitFor();
+    await records.getByRole("link", { name: /^dlq_/ }).click();
+    await page.getByRole("heading", { name: /Dead-letter record/ }).waitFor();
+    await page.getByRole("link", { name: /^← Dead letters/ }).click();
+    await page.getByTestId("dlq-filter").waitFor();
+    await records.getByRole("link", { name: rx.url("/shown") }).waitFor();
+    expect(await records.getByRole("link", { name: rx.url("/other") }).count()).toBe(0);
   });
 
   it("starts its bulk replay for that endpoint's records only", async () => {

@@ -20,8 +20,10 @@ const stateBadge = (s: DeadLetter["state"]) =>
 export async function renderDlq(page: HTMLElement): Promise<void> {
   const summary = h("section", { "aria-labelledby": "summary-title" });
   const records = h("section", { "aria-label": "Open records" });
-  // One endpoint's records only, when the address names it.
+  // One endpoint's records only, when the address names it; a record opened from here keeps it,
+  // so that its page leads back to this endpoint's records, not every endpoint's.
   const only = addressQuery().get("endpoint");
+  const kept = only ? `?endpoint=${seg(only)}` : "";
   const open = pagedList<DeadLetter>(
     pagesAt(
       () =>
@@ -111,7 +113,7 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
           "Open records, newest first",
           ["Record", "Endpoint", "Event type", "Failure", "Dead-lettered", "State", ""],
           list.data.map((d) => [
-            link(`/dlq/${d.id}`, h("code", {}, d.id), { "data-key": `dlq-${d.id}` }),
+            link(`/dlq/${d.id}${kept}`, h("code", {}, d.id), { "data-key": `dlq-${d.id}` }),
             link(`/app/${d.appId}/endpoint/${d.endpointId}`, urls[d.endpointId] ?? d.endpointId, {
               "data-key": `dlq-ep-${d.id}`,
             }),
@@ -146,6 +148,8 @@ export async function renderDeadLetter(
 ): Promise<void> {
   const path = `/api/v1/dlq/${seg(p.id!)}`;
   const head = h("section", { "aria-label": "Record" });
+  // Opened from one endpoint's records (see renderDlq), it leads back to them.
+  const from = addressQuery().get("endpoint");
   const note = h("input", { name: "note", maxlength: 1000, placeholder: "why" });
   const decide = (verb: "resolve" | "abandon") =>
     action(verb === "resolve" ? "Resolve" : "Abandon", async () => {
@@ -155,7 +159,13 @@ export async function renderDeadLetter(
       await refreshNow();
     });
   page.append(
-    h("p", {}, link("/dlq", "← Dead letters")),
+    h(
+      "p",
+      {},
+      from
+        ? link(`/dlq?endpoint=${seg(from)}`, "← Dead letters of this endpoint")
+        : link("/dlq", "← Dead letters"),
+    ),
     h("h1", {}, "Dead-letter record ", h("code", {}, p.id!)),
     head,
     h(
