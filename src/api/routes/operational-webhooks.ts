@@ -17,13 +17,15 @@ import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/c
 import {
   EndpointHeadersIn,
   EndpointHeadersOut,
-  EndpointIn,
   EndpointSecretOut,
   EndpointSecretRotateIn,
-  EndpointUpdate,
   headersOut,
 } from "../schemas/endpoint.js";
-import { OperationalEndpointOut } from "../schemas/observability.js";
+import {
+  OperationalEndpointIn,
+  OperationalEndpointOut,
+  OperationalEndpointUpdate,
+} from "../schemas/observability.js";
 import { GRACE_FULL, rotateSecret } from "../secret-rotation.js";
 import { listQueryOf } from "../validation.js";
 import { assertTargetAllowed, newEndpoint, replacedSettings } from "./endpoints.js";
@@ -96,7 +98,7 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.operational-webhook.endpoint.create",
       summary: "Register an endpoint for hookline's own events",
       tag: TAG,
-      body: EndpointIn,
+      body: OperationalEndpointIn,
       responses: { 201: { description: "Created", schema: OperationalEndpointOut }, ...errors },
       handler: async ({ body }) => {
         checkFilterTypes(body.filterTypes);
@@ -128,7 +130,7 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
         "Replace an operational webhook endpoint's settings; a body without a uid keeps the " +
         "path's, unless the path is an ep_ id",
       tag: TAG,
-      body: EndpointUpdate,
+      body: OperationalEndpointUpdate,
       responses: { 200: { description: "Updated", schema: OperationalEndpointOut }, ...errors },
       handler: async ({ params, body }) => {
         checkFilterTypes(body.filterTypes);

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { Metadata } from "../validation.js";
 import { Timestamp } from "./common.js";
+import { EndpointIn, EndpointUpdate } from "./endpoint.js";
 
 export const AlertOut = z.object({
   id: z.string(),
@@ -58,3 +59,30 @@ export const OperationalEndpointOut = z.object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
+
+/**
+ * Fields of an application's endpoint that an operational one would not keep: no operational event
+ * has a channel, and its version and delivery policy are not stored. Sent, each was dropped behind
+ * a 2xx; refused now, as Svix's operational endpoints have none of them. Null (or no channels) is
+ * still taken, as it changes nothing.
+ */
+const notKept = (why: string) => `not taken by an operational webhook endpoint: ${why}`;
+const OperationalOnly = {
+  channels: z
+    .array(z.string())
+    .nullable()
+    .optional()
+    .refine((v) => !v?.length, {
+      message: notKept("no operational event has a channel"),
+      params: { type: "value_error" },
+    }),
+  version: z.null({ error: notKept("it has no version") }).optional(),
+  deliveryPolicy: z
+    .null({ error: notKept("it is sent with hookline's default delivery policy") })
+    .optional(),
+};
+
+/** Svix OperationalWebhookEndpointIn: an endpoint's create body without what it would not keep. */
+export const OperationalEndpointIn = EndpointIn.extend(OperationalOnly);
+/** Svix OperationalWebhookEndpointUpdate, likewise. */
+export const OperationalEndpointUpdate = EndpointUpdate.extend(OperationalOnly);
