@@ -25,9 +25,35 @@ const shared = {
 };
 const Description = z.string().max(4096);
 
-export const EventTypeIn = z.object({ name: EventTypeName, description: Description, ...shared });
-export const EventTypeUpdate = z.object({ description: Description, ...shared });
-export const EventTypePatch = z.object({ description: Description.optional(), ...shared });
+/**
+ * `featureFlag` is the older name of a single flag, and `featureFlags` wins: a flag sent in the
+ * first that the second leaves out would be dropped without a word, so it is refused. One the
+ * list holds is taken (an event type read and sent back carries its first flag in both).
+ */
+function flagsAgree(
+  v: { featureFlag?: string | null; featureFlags?: string[] | null },
+  ctx: z.RefinementCtx,
+): void {
+  const { featureFlag, featureFlags } = v;
+  if (featureFlags === undefined || featureFlag == null) return;
+  if (featureFlags?.includes(featureFlag)) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["featureFlag"],
+    message: `is the older name of a single flag, and featureFlags (which is taken instead) does not hold "${featureFlag}": send the flags in featureFlags only`,
+    params: { type: "value_error" },
+  });
+}
+
+export const EventTypeIn = z
+  .object({ name: EventTypeName, description: Description, ...shared })
+  .superRefine(flagsAgree);
+export const EventTypeUpdate = z
+  .object({ description: Description, ...shared })
+  .superRefine(flagsAgree);
+export const EventTypePatch = z
+  .object({ description: Description.optional(), ...shared })
+  .superRefine(flagsAgree);
 
 export const EventTypeOut = z.object({
   name: z.string(),
