@@ -137,6 +137,24 @@ export const QueryTime = z
   )
   .transform((v) => Date.parse(v));
 
+/**
+ * A list's `before` and `after` leave out their own instants, so `before` not later than `after`
+ * (the two swapped, most often) lists nothing: an empty page would read as "none in that window",
+ * so it is refused, naming `before`, as a DLQ window or an endpoint's stats window is.
+ */
+export function beforeLaterThanAfter(
+  q: { before?: number; after?: number },
+  ctx: z.RefinementCtx,
+): void {
+  if (q.before === undefined || q.after === undefined || q.before > q.after) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["before"],
+    message: "must be later than after: the list leaves out both instants, so it would be empty",
+    params: { type: "value_error" },
+  });
+}
+
 const LIMIT_MESSAGE = "must be a whole number from 1 to 250";
 
 /** Cursor pagination as Svix does it. */

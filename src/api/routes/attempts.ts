@@ -20,7 +20,14 @@ import {
 import { HttpError, listAnswer, listOf } from "../schemas/common.js";
 import { Channel } from "../schemas/endpoint.js";
 import { PAGE_PAYLOAD_BYTES, Tag, listJson } from "../schemas/message.js";
-import { EventTypesQuery, idIterator, listQueryOf, QueryBool, QueryTime } from "../validation.js";
+import {
+  beforeLaterThanAfter,
+  EventTypesQuery,
+  idIterator,
+  listQueryOf,
+  QueryBool,
+  QueryTime,
+} from "../validation.js";
 
 const TAG = "Message Attempt";
 const notFound = {
@@ -129,7 +136,7 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.message-attempt.list-by-endpoint",
       summary: "List the attempts made to an endpoint, newest first",
       tag: TAG,
-      query: AttemptListQuery,
+      query: AttemptListQuery.superRefine(beforeLaterThanAfter),
       responses: {
         200: { description: "A page of attempts", schema: listOf(MessageAttemptOut) },
         ...notFound,
@@ -146,7 +153,9 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.message-attempt.list-by-msg",
       summary: "List the attempts made for a message, newest first",
       tag: TAG,
-      query: AttemptListQuery.extend({ endpoint_id: z.string().min(1).max(256).optional() }),
+      query: AttemptListQuery.extend({
+        endpoint_id: z.string().min(1).max(256).optional(),
+      }).superRefine(beforeLaterThanAfter),
       responses: {
         200: { description: "A page of attempts", schema: listOf(MessageAttemptOut) },
         ...notFound,
@@ -167,7 +176,7 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
         "The messages sent to an endpoint, newest first, each with where its latest delivery " +
         "there stands",
       tag: TAG,
-      query: AttemptedQuery,
+      query: AttemptedQuery.superRefine(beforeLaterThanAfter),
       responses: {
         200: { description: "A page of messages", schema: listOf(EndpointMessageOut) },
         ...notFound,

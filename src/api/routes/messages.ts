@@ -24,7 +24,13 @@ import {
   messageJson,
 } from "../schemas/message.js";
 import { quickMessageIn } from "../schemas/message-quick.js";
-import { EventTypesQuery, listQueryOf, QueryBool, QueryTime } from "../validation.js";
+import {
+  beforeLaterThanAfter,
+  EventTypesQuery,
+  listQueryOf,
+  QueryBool,
+  QueryTime,
+} from "../validation.js";
 
 const TAG = "Message";
 const errors = {
@@ -122,16 +128,18 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.message.list",
       summary: "List an application's messages, newest first",
       tag: TAG,
-      query: listQueryOf("msg").extend({
-        ...WithContent,
-        channel: Channel.optional(),
-        before: QueryTime.optional(),
-        after: QueryTime.optional(),
-        event_types: EventTypesQuery.optional(),
-        tag: Tag.optional(),
-        // hookline's: each message with where its deliveries stand (`deliveryStatus`).
-        with_status: extension(QueryBool).optional(),
-      }),
+      query: listQueryOf("msg")
+        .extend({
+          ...WithContent,
+          channel: Channel.optional(),
+          before: QueryTime.optional(),
+          after: QueryTime.optional(),
+          event_types: EventTypesQuery.optional(),
+          tag: Tag.optional(),
+          // hookline's: each message with where its deliveries stand (`deliveryStatus`).
+          with_status: extension(QueryBool).optional(),
+        })
+        .superRefine(beforeLaterThanAfter),
       responses: {
         200: { description: "A page of messages", schema: listOf(MessageWithStatusOut) },
       },
