@@ -46,7 +46,10 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
         422: dlqErrors[422],
       },
       handler: async ({ body, request }) => {
-        const where = await endpointFilter(store, body.appId, body.endpointId);
+        const where = await endpointFilter(store, body.appId, body.endpointId, [
+          "body",
+          "endpointId",
+        ]);
         const job = await dlq.startBulkReplay({
           selection: {
             ...where,

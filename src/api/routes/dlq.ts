@@ -3,7 +3,8 @@
  * single replays, and people's decisions. Bulk replays are in dlq-jobs.ts.
  */
 import type { z } from "zod";
-import { NotFoundError } from "../../errors.js";
+import { NotFoundError, ValidationError } from "../../errors.js";
+import { hasPrefix } from "../../ids.js";
 import { circuitShown } from "../endpoint-view.js";
 import type { Store } from "../../store/port.js";
 import { actorOf } from "../auth.js";
@@ -40,15 +41,27 @@ export const dlqErrors = {
 
 /**
  * The application and endpoint a filter names: ids or, with the application, uids. An endpoint id
- * alone is enough (endpoint ids are unique across applications).
+ * alone is enough (endpoint ids are unique across applications). An endpoint uid alone names no
+ * endpoint (each application has its own uids): it is refused at `endpointLoc` (the query's
+ * `endpoint_id` unless told) saying so, where "endpoint my-uid not found" read as if none was.
  */
 export async function endpointFilter(
   store: Store,
   appIdOrUid: string | undefined,
   endpointIdOrUid: string | undefined,
+  endpointLoc: (string | number)[] = ["query", "endpoint_id"],
 ): Promise<{ appId?: string; endpointId?: string }> {
   const app = appIdOrUid ? await requireApp(store, appIdOrUid) : null;
   if (!endpointIdOrUid) return { appId: app?.id };
+  if (!app && !hasPrefix(endpointIdOrUid, "ep")) {
+    throw new ValidationError([
+      {
+        loc: endpointLoc,
+        msg: "is not an endpoint id (ep_…): an endpoint's uid names it only with its application, so give the application too",
+        type: "value_error",
+      },
+    ]);
+  }
   const ep = app
     ? await requireEndpoint(store, app, endpointIdOrUid)
     : await store.getEndpoint(endpointIdOrUid);
