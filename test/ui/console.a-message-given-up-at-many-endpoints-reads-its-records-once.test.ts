@@ -62,10 +62,12 @@ describe("operator console: a message given up on at many endpoints", () => {
       .getByText(/in the dead-letter queue as/)
       .first()
       .waitFor();
-    // Two refreshes more, about 4 s.
-    while (reads.destinations < 3) await page.waitForTimeout(200);
-    await page.waitForTimeout(300);
-    expect(reads.dlq).toBe(reads.destinations);
+    // Two refreshes more, about 4 s. The records are read once the destinations are answered
+    // (those of twelve endpoints, which a loaded machine can take a while over): wait for both
+    // counts to meet, which a read per endpoint (twelve a refresh) never lets them do.
+    await expect
+      .poll(() => reads.destinations >= 3 && reads.dlq === reads.destinations, { timeout: 15_000 })
+      .toBe(true);
     const linked = await deliveries
       .getByRole("link", { name: /^dlq_/ })
       .evaluateAll((links) => links.map((a) => a.textContent));
