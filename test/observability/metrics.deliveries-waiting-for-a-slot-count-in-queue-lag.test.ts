@@ -30,23 +30,32 @@ describe("deliveries held for a busy endpoint's slot", () => {
   it("count in the queue lag and fire queue_lag", { timeout: 30_000 }, async () => {
     const ep = await anEndpoint(h, rx.url(), { retry: { preset: "default" }, concurrencyLimit: 1 });
     const posted = Date.now();
-    for (let n = 0; n < 6; n++) await post(h, ep.appId, { n });
+    let thirdPosted = 0;
+    for (let n = 0; n < 6; n++) {
+      await post(h, ep.appId, { n });
+      if (n === 2) thirdPosted = Date.now();
+    }
     // When the first request ends, the engine claims the endpoint's due deliveries: one goes out,
     // the others wait in memory for the endpoint's only slot; none is pending in the store.
     await rx.waitFor(2);
     const status = () => h.hookline.engine.endpointStatus(ep.endpointId);
     expect(status()?.queued).toBe(4);
+    // The oldest held delivery (the third message) was due by the time its post was answered. On
+    // a loaded machine the posts can take most of the first request's 1.5 s, so wait until it is
+    // surely over the 1 s threshold; it stays held until the second request ends, 3 s after the
+    // first began.
+    while (Date.now() < thirdPosted + 1_100) await new Promise((r) => setTimeout(r, 20));
 
     const m = await scrape(h.url, h.token);
     const lag = m.get("hookline_queue_lag_seconds")!;
-    expect(lag).toBeGreaterThanOrEqual(1.4);
+    expect(lag).toBeGreaterThanOrEqual(1.1);
     expect(lag).toBeLessThanOrEqual((Date.now() - posted) / 1000);
 
     await h.hookline.observability.evaluator.tick();
     const alerts = await h.api<{ firing: { rule: string }[] }>("GET", "/api/v1/alerts");
     expect(alerts.body.firing.map((a) => a.rule)).toEqual(["queue_lag"]);
     const stats = await h.api<{ oldestDueAgeMs: number }>("GET", "/api/v1/stats");
-    expect(stats.body.oldestDueAgeMs).toBeGreaterThanOrEqual(1_400);
+    expect(stats.body.oldestDueAgeMs).toBeGreaterThanOrEqual(1_100);
 
     // Once they are all sent, nothing waits.
     while ((status()?.queued ?? 0) + (status()?.inFlight ?? 0) > 0) {
