@@ -271,7 +271,10 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
 
   dlq
     .command("replay <id>")
-    .description("replay one record now and show the outcome (exit code 2 if it failed)")
+    .description(
+      "replay one record now and show the outcome (exit code 2 if it failed, or was withdrawn: " +
+        "its endpoint disabled before the request went out)",
+    )
     .option("--note <text>", "why, for the record's history")
     .action(async (id: string, o: { note?: string }, cmd: Command) => {
       const { api, asJson } = setup(cmd, NOTE_OPTION);
@@ -279,7 +282,8 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
         `/api/v1/dlq/${encodeURIComponent(id)}/replay`,
         o.note ? { note: o.note } : {},
       );
-      if (body.result === "failed") io.setExitCode(2);
+      // Withdrawn, nothing was delivered either: a script waiting for success must not go on.
+      if (body.result === "failed" || body.result === "withdrawn") io.setExitCode(2);
       if (asJson) return json(body);
       const a = body.attempt;
       const what = a

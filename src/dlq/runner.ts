@@ -122,7 +122,8 @@ export class ReplayJobRunner {
     this.running = true;
     this.offEvents = this.deps.events.on((e) => {
       if (e.type !== "dead-letter") return;
-      if (e.change.kind === "replay_succeeded" || e.change.kind === "replay_failed") {
+      const k = e.change.kind;
+      if (k === "replay_succeeded" || k === "replay_failed" || k === "replay_withdrawn") {
         for (const run of this.runs.values()) run.signal.bump();
       }
     });

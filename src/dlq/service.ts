@@ -44,8 +44,12 @@ export type ReplayAnswer =
       kind: "attempted";
       record: DeadLetter;
       deliveryId: string;
-      succeeded: boolean;
-      /** Null when the replay ended without a request (its endpoint was disabled meanwhile). */
+      /**
+       * `withdrawn`: it ended without a request (its endpoint was disabled meanwhile), so it says
+       * nothing of the receiver, as the record's history (`replay_withdrawn`) and the metrics say.
+       */
+      result: "succeeded" | "failed" | "withdrawn";
+      /** Null when the replay was withdrawn. */
       attempt: Attempt | null;
       /**
        * Why no request went out, when none did (endpoint disabled, address refused); when a 429's
@@ -150,7 +154,8 @@ export class DeadLetterQueue {
       kind: "attempted",
       record: after,
       deliveryId,
-      succeeded: event.state === "succeeded",
+      // As the store decided (no attempt, no request): the record's history entry says the same.
+      result: event.state === "succeeded" ? "succeeded" : event.attempt ? "failed" : "withdrawn",
       attempt: event.attempt,
       detail: await this.whyNothingWasSent(id, deliveryId, event.attempt),
     };

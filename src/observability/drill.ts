@@ -189,8 +189,9 @@ export class DrillRunner {
     await step("replay delivers", async () => {
       receiver.healthy = true;
       const answer = await dlq.replay(deadLetterId, { actor: "hookline drill", note: "drill" });
-      if (answer.kind !== "attempted" || !answer.succeeded) {
-        throw new Error(`the replay did not succeed (${answer.kind})`);
+      if (answer.kind !== "attempted" || answer.result !== "succeeded") {
+        const what = answer.kind === "attempted" ? answer.result : answer.kind;
+        throw new Error(`the replay did not succeed (${what})`);
       }
       const last = receiver.requests.at(-1);
       const first = receiver.requests[0];

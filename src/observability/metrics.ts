@@ -44,9 +44,20 @@ const DEAD_LETTER_CHANGES: readonly DeadLetterChange["kind"][] = [
   "overflowed",
   "replay_succeeded",
   "replay_failed",
+  "replay_withdrawn",
   "resolved",
   "abandoned",
 ];
+
+/**
+ * The `result` of `hookline_dlq_replays_total` each replay's ending counts under. One that sent
+ * nothing tells nothing of the receiver: withdrawn, as a bulk job counts it, never failed.
+ */
+const REPLAY_RESULTS: Partial<Record<DeadLetterChange["kind"], string>> = {
+  replay_succeeded: "succeeded",
+  replay_failed: "failed",
+  replay_withdrawn: "withdrawn",
+};
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -131,7 +142,8 @@ export class HooklineMetrics {
   );
   private readonly dlqEvents = this.counter(
     "hookline_dlq_events_total",
-    "Dead-letter queue changes: recorded, overflowed, replay_succeeded, replay_failed, resolved, abandoned",
+    "Dead-letter queue changes: recorded, overflowed, replay_succeeded, replay_failed, " +
+      "replay_withdrawn (ended without a request), resolved, abandoned",
     ["kind"],
   );
   private readonly replays = this.counter(
@@ -159,7 +171,7 @@ export class HooklineMetrics {
     // Series whose labels are known in advance start at 0: one that first appears at 1 shows no
     // increase() in Prometheus, so the first failed drill since start would fire nothing.
     for (const result of ["passed", "failed"]) this.drills.inc({ result }, 0);
-    for (const result of ["succeeded", "failed", "withdrawn"]) this.replays.inc({ result }, 0);
+    for (const result of Object.values(REPLAY_RESULTS)) this.replays.inc({ result }, 0);
     for (const kind of DEAD_LETTER_CHANGES) this.dlqEvents.inc({ kind }, 0);
     this.defineGauges();
     deps.events.on((e) => this.observe(e));
@@ -220,13 +232,11 @@ export class HooklineMetrics {
       this.storedCircuits.delete(e.endpointId);
       this.slots.release(e.endpointId);
     } else if (e.type === "dead-letter") {
-      this.dlqEvents.inc({ kind: e.change.kind });
-      if (e.change.kind === "replay_succeeded") this.replays.inc({ result: "succeeded" });
-      // One that sent nothing tells nothing of the receiver: withdrawn, as a bulk job counts it.
-      if (e.change.kind === "replay_failed") {
-        this.replays.inc({ result: e.change.withoutRequest ? "withdrawn" : "failed" });
-      }
-      this.tally.deadLetter(e.change.kind);
+      const kind = e.change.kind;
+      this.dlqEvents.inc({ kind });
+      const replay = REPLAY_RESULTS[kind];
+      if (replay) this.replays.inc({ result: replay });
+      this.tally.deadLetter(kind);
     }
   }
 

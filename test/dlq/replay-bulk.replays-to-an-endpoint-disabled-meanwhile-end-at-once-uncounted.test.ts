@@ -57,7 +57,7 @@ describe("replays to an endpoint disabled while they wait behind its open circui
     const job = await untilJob(h, started.body.id, (j) => j.state !== "running");
     expect(job.progress).toMatchObject({ succeeded: 0, failed: 0, withdrawn: 3, skipped: 2 });
     expect(job.state).toBe("completed");
-    await h.waitFor(dlqChange("replay_failed", single!.id));
+    await h.waitFor(dlqChange("replay_withdrawn", single!.id));
     const record = (await h.api<RecordOut>("GET", `/api/v1/dlq/${single!.id}`)).body;
     expect(record).toMatchObject({ state: "open", failedReplays: 0 });
     expect(record.history.at(-1)).toMatchObject({

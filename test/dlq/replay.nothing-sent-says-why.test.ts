@@ -1,7 +1,9 @@
 /**
- * A single replay that ends without its request going out answers `failed` with a `detail` that
- * says why: its endpoint was disabled after the replay was queued (no attempt at all), or the SSRF
- * guard refused the endpoint's address (an attempt is recorded, but no connection was made).
+ * A single replay that ends without its request going out says why in its `detail`. Its endpoint
+ * disabled after the replay was queued, there is no attempt at all: it answers `withdrawn`, as the
+ * record's history and the metrics say, since it tells nothing of the receiver. The SSRF guard
+ * refusing the endpoint's address answers `failed`: an attempt is recorded (no connection was
+ * made), and it counts as a failed replay of the record.
  * (One deleted meanwhile answers 404: replay.a-deleted-endpoint-ends-the-wait-at-once.)
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -31,7 +33,7 @@ describe("a single replay that sends nothing says why", () => {
     const res = await answer;
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      result: "failed",
+      result: "withdrawn",
       attempt: null,
       detail: "no request was sent: endpoint disabled: the receiver answered 410 Gone",
       // Nothing reached the receiver: the record reopens, and the failure does not count.

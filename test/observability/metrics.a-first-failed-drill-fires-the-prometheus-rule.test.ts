@@ -36,8 +36,8 @@ describe("the first failed drill since start", () => {
   it("fires HooklineDrillFailing from the series hookline exports", async () => {
     const before = await scrape(h.url, h.token);
     expect(before.get(FAILED)).toBe(0);
-    const kinds = ["recorded", "overflowed", "replay_succeeded", "replay_failed", "resolved"];
-    for (const kind of [...kinds, "abandoned"]) {
+    const kinds = ["recorded", "overflowed", "replay_succeeded", "replay_failed"];
+    for (const kind of [...kinds, "replay_withdrawn", "resolved", "abandoned"]) {
       expect(before.get(`hookline_dlq_events_total{kind="${kind}"}`)).toBe(0);
     }
     expect(before.get('hookline_dlq_replays_total{result="failed"}')).toBe(0);

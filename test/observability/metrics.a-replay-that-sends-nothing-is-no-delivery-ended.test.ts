@@ -18,7 +18,7 @@ describe("a replay that sends nothing", () => {
     // The held request is answered 410: its delivery ends permanent and the endpoint is
     // disabled, so the replay waiting behind it ends without a request.
     rx.answerHeld(410);
-    expect((await answer).body.result).toBe("failed");
+    expect((await answer).body.result).toBe("withdrawn");
 
     const s = await scrape(h.url, h.token);
     const ended = (result: string) =>

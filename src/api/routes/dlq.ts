@@ -207,8 +207,9 @@ export function dlqRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "hookline.dlq.replay",
       summary:
         "Replay one open or resolved record now: same bytes and webhook-id, fresh signature. " +
-        "200 with the attempt's outcome (detail says why, when no request went out); 202 when " +
-        "it is queued (circuit open, endpoint busy), detail says which",
+        "200 with its outcome: succeeded, failed, or withdrawn when it ended unsent (its endpoint " +
+        "disabled meanwhile), detail saying why no request went out; 202 when it is queued " +
+        "(circuit open, endpoint busy), detail says which",
       body: ReplayIn,
       responses: {
         200: { description: "Attempted: the outcome", schema: ReplayOut },
@@ -223,7 +224,7 @@ export function dlqRoutes(deps: ApiDeps): RouteDef[] {
         const out: z.output<typeof ReplayOut> = {
           deadLetterId: params.dlq_id!,
           deliveryId: answer.deliveryId,
-          result: answer.kind === "queued" ? "queued" : answer.succeeded ? "succeeded" : "failed",
+          result: answer.kind === "queued" ? "queued" : answer.result,
           detail: answer.kind === "queued" ? answer.reason : answer.detail,
           attempt:
             answer.kind === "attempted" && answer.attempt ? attemptOut(answer.attempt) : null,

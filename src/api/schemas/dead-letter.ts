@@ -314,15 +314,19 @@ export function overflowOut(o: DeadLetterOverflow): z.output<typeof OverflowOut>
 export const ReplayOut = z.object({
   deadLetterId: z.string(),
   deliveryId: z.string(),
-  result: z.enum(["succeeded", "failed", "queued"]),
+  result: z.enum(["succeeded", "failed", "withdrawn", "queued"]).meta({
+    description:
+      "withdrawn: it ended without a request, its endpoint disabled after the replay was " +
+      "queued; it says nothing of the receiver and does not count toward abandoning the record",
+  }),
   detail: z
     .string()
     .nullable()
     .meta({
       description:
-        "queued: why and until when; failed: why no request went out, when none did (the " +
-        "endpoint was disabled after the replay was queued, or hookline refused its address), " +
-        "or, answered 429 with a Retry-After, how long the receiver asked to wait; else null",
+        "queued: why and until when; withdrawn: why no request went out; failed: why no " +
+        "request went out when hookline refused the endpoint's address, or, answered 429 with " +
+        "a Retry-After, how long the receiver asked to wait; else null",
     }),
   attempt: DeadLetterAttemptOut.nullable(),
   record: DeadLetterOut,

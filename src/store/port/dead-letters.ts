@@ -12,7 +12,19 @@ import type { PageQuery } from "./queries.js";
 
 /** What recording outcomes (or a person) did to the dead-letter queue; announced once committed. */
 export interface DeadLetterChange {
-  kind: "recorded" | "overflowed" | "replay_succeeded" | "replay_failed" | "resolved" | "abandoned";
+  /**
+   * `replay_withdrawn`: a replay that ended without a request (its endpoint was disabled
+   * meanwhile). It tells nothing of the receiver, so it is no `replay_failed`: a bulk job counts
+   * it withdrawn, and so do the metrics and the single replay's answer.
+   */
+  kind:
+    | "recorded"
+    | "overflowed"
+    | "replay_succeeded"
+    | "replay_failed"
+    | "replay_withdrawn"
+    | "resolved"
+    | "abandoned";
   /** The record's id (for `overflowed`, the tombstone's). */
   deadLetterId: string;
   appId: string;
@@ -22,12 +34,6 @@ export interface DeadLetterChange {
   actor: string;
   at: number;
   detail: string;
-  /**
-   * Set on a `replay_failed` whose replay ended without a request (its endpoint was disabled
-   * meanwhile): no result of the receiver's, so a bulk job counts it withdrawn, and so do the
-   * metrics.
-   */
-  withoutRequest?: boolean;
 }
 
 export interface DeadLetterQuery extends PageQuery {

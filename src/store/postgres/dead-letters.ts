@@ -178,7 +178,7 @@ export class DeadLetters {
     await exec(c, S.finishReplay, [deadLetterId, state, failed, o.attempt?.at ?? null, o.at]);
     const refs = { delivery: o.deliveryId, job: jobId };
     // Unsent, it is no result of the job's either (no part of a canary): it counts as withdrawn,
-    // and the record's history says so too, as the job and the metrics do.
+    // and the record's history and the change announced say so too, as the job does.
     const item = ok ? "succeeded" : sent ? "failed" : "withdrawn";
     const action = sent ? "replayed" : "replay_withdrawn";
     await this.event(c, deadLetterId, o.at, actor, action, result, refs);
@@ -194,10 +194,8 @@ export class DeadLetters {
       deliveryId: o.deliveryId,
       at: o.at,
     };
-    const changes: DeadLetterChange[] = [
-      { ...base, kind: ok ? "replay_succeeded" : "replay_failed", actor, detail: result },
-    ];
-    if (!sent) changes[0]!.withoutRequest = true;
+    const kind = ok ? "replay_succeeded" : sent ? "replay_failed" : "replay_withdrawn";
+    const changes: DeadLetterChange[] = [{ ...base, kind, actor, detail: result }];
     if (abandon && state === "abandoned") {
       const why = `abandoned after ${failed} failed replays in a row`;
       await this.event(c, deadLetterId, o.at, HOOKLINE_ACTOR, "abandoned", why, refs);
