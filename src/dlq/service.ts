@@ -227,6 +227,8 @@ export class DeadLetterQueue {
         `replay job ${id} is ${done.job.state}; only a scheduled or running job can be cancelled`,
       );
     }
+    // Each replay taken back: counted withdrawn, as one whose endpoint was disabled is.
+    for (const change of done.withdrawn) this.deps.events.emit({ type: "dead-letter", change });
     this.deps.jobs?.wake();
     return done.job;
   }

@@ -64,3 +64,27 @@ export function resolvedByResend(id: string, o: DeliveryOutcome, actor: string):
     detail: `resolved: a resend delivered the message (delivery ${o.deliveryId})`,
   };
 }
+
+/**
+ * A bulk replay taken back before it was sent (its job cancelled or stopped), from the job item's
+ * row with its record's application and endpoint: the change announced, whose detail is also the
+ * record's history entry.
+ */
+export function withdrawnChange(
+  item: Record<string, unknown>,
+  deliveryId: string,
+  actor: string,
+  at: number,
+  detail: string,
+): DeadLetterChange {
+  return {
+    kind: "replay_withdrawn",
+    deadLetterId: String(item.dead_letter_id),
+    appId: String(item.app_id),
+    endpointId: String(item.endpoint_id),
+    deliveryId,
+    actor,
+    at,
+    detail,
+  };
+}

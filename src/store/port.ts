@@ -61,6 +61,7 @@ import type {
   NewReplayJob,
   PruneResult,
   ReplayEnqueued,
+  ReplayJobCancelled,
   ReplayJobCreated,
   ReplayJobUpdate,
   ReplayRequest,
@@ -462,13 +463,10 @@ export interface Store {
   replayJobSkips(jobId: string): Promise<JobSkips[]>;
   /**
    * Cancels a scheduled or running job: no more replays are queued, and queued ones not yet sent
-   * are withdrawn (their records go back to open). Replays already in flight finish.
+   * are withdrawn (their records go back to open), each with its `replay_withdrawn` change to
+   * announce. Replays already in flight finish.
    */
-  cancelReplayJob(req: {
-    id: string;
-    actor: string;
-    now: number;
-  }): Promise<{ ok: true; job: ReplayJob } | { ok: false; job: ReplayJob | null }>;
+  cancelReplayJob(req: { id: string; actor: string; now: number }): Promise<ReplayJobCancelled>;
 
   // ---- API tokens --------------------------------------------------------------------------
 

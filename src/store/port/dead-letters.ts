@@ -142,6 +142,14 @@ export interface JobReplaysOut {
  * A running job's change of stage or end, with its lease renewed (or handed back, with
  * `leaseUntil` now). Applied only while `runner` still holds the job.
  */
+/**
+ * A job cancelled, with a `replay_withdrawn` change for each replay it took back, to announce;
+ * or why not (no such job, or it had ended).
+ */
+export type ReplayJobCancelled =
+  | { ok: true; job: ReplayJob; withdrawn: DeadLetterChange[] }
+  | { ok: false; job: ReplayJob | null };
+
 export interface ReplayJobUpdate {
   id: string;
   /** The runner holding the job (see `claimReplayJobs`). */

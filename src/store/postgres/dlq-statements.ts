@@ -175,8 +175,9 @@ export const REPLAY_JOBS = {
   cancel: `UPDATE replay_jobs SET state = 'cancelled', reason = $2, lease_until = NULL,
       finished_at = $3, updated_at = $3
     WHERE id = $1 AND state IN ('scheduled', 'running')`,
-  queuedItems: `SELECT dead_letter_id, delivery_id, prior_state FROM replay_job_items
-    WHERE job_id = $1 AND state = 'queued' ORDER BY seq`,
+  queuedItems: `SELECT i.dead_letter_id, i.delivery_id, i.prior_state, d.app_id, d.endpoint_id
+    FROM replay_job_items i JOIN dead_letters d ON d.id = i.dead_letter_id
+    WHERE i.job_id = $1 AND i.state = 'queued' ORDER BY i.seq`,
   endpointsOut: `SELECT d.endpoint_id, count(*) AS n FROM replay_job_items i
       JOIN dead_letters d ON d.id = i.dead_letter_id
     WHERE i.job_id = $1 AND i.state = 'queued'

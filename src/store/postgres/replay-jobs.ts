@@ -5,6 +5,7 @@
 import type pg from "pg";
 import type { ReplayJob, ReplaySelection } from "../../domain/types.js";
 import type {
+  DeadLetterChange,
   JobReplaysOut,
   JobSkips,
   JobReplaysQueued,
@@ -16,6 +17,7 @@ import type {
 import { all, exec, one, Params, tx, type Conn } from "./database.js";
 import { deadLetterFilter, HOOKLINE_ACTOR, type DeadLetters } from "./dead-letters.js";
 import { REPLAY_JOBS as S } from "./dlq-statements.js";
+import { withdrawnChange } from "../dead-letter-text.js";
 import { heldElsewhereReason, jobReplayNote, runningFor, skipsFromRow } from "../row-mappers.js";
 import { replayJobFromRow } from "./rows.js";
 
@@ -262,14 +264,14 @@ export class ReplayJobs {
       // the job's row first, as cancelling does.
       const detail = "withdrawn before it was sent: the job stopped";
       const withdrawn = await this.withdrawQueued(c, u.id, HOOKLINE_ACTOR, detail, u.now);
-      return withdrawn ? this.get(u.id, c) : replayJobFromRow(row);
+      return withdrawn.length > 0 ? this.get(u.id, c) : replayJobFromRow(row);
     };
     return u.finish ? tx(this.pool, apply) : apply(this.pool);
   }
 
   /**
    * Within a transaction holding the job: its replays queued but not yet claimed are deleted,
-   * their items withdrawn and their records back as they were; returns how many.
+   * their items withdrawn and their records back as they were; returns their changes.
    */
   private async withdrawQueued(
     c: Conn,
@@ -277,8 +279,8 @@ export class ReplayJobs {
     actor: string,
     detail: string,
     now: number,
-  ): Promise<number> {
-    let withdrawn = 0;
+  ): Promise<DeadLetterChange[]> {
+    const withdrawn: DeadLetterChange[] = [];
     for (const item of await all(c, S.queuedItems, [jobId])) {
       const delivery = String(item.delivery_id);
       if ((await exec(c, S.withdrawDelivery, [delivery])) === 0) continue;
@@ -289,9 +291,9 @@ export class ReplayJobs {
         delivery,
         job: jobId,
       });
-      withdrawn++;
+      withdrawn.push(withdrawnChange(item, delivery, actor, now, detail));
     }
-    if (withdrawn > 0) await exec(c, S.countWithdrawn, [withdrawn, jobId]);
+    if (withdrawn.length > 0) await exec(c, S.countWithdrawn, [withdrawn.length, jobId]);
     return withdrawn;
   }
 
@@ -313,8 +315,8 @@ export class ReplayJobs {
       if (moved === 0) return { ok: false, job: await this.get(req.id, c) };
       // Replays queued but not yet claimed are taken back; claimed ones finish as they are.
       const detail = "withdrawn before it was sent: the job was cancelled";
-      await this.withdrawQueued(c, req.id, req.actor, detail, req.now);
-      return { ok: true, job: (await this.get(req.id, c))! };
+      const withdrawn = await this.withdrawQueued(c, req.id, req.actor, detail, req.now);
+      return { ok: true, job: (await this.get(req.id, c))!, withdrawn };
     });
   }
 }

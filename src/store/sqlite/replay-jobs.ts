@@ -5,6 +5,7 @@
 import type { Database as Db } from "better-sqlite3";
 import type { ReplayJob, ReplaySelection } from "../../domain/types.js";
 import type {
+  DeadLetterChange,
   JobReplaysOut,
   JobSkips,
   JobReplaysQueued,
@@ -15,6 +16,7 @@ import type {
 } from "../port.js";
 import { deadLetterFilter, HOOKLINE_ACTOR, type DeadLetters } from "./dead-letters.js";
 import type { ReplayJobStatements } from "./dlq-statements.js";
+import { withdrawnChange } from "../dead-letter-text.js";
 import { heldElsewhereReason, jobReplayNote, runningFor, skipsFromRow } from "../row-mappers.js";
 import { replayJobFromRow, type Row } from "./rows.js";
 
@@ -259,7 +261,7 @@ export class ReplayJobs {
       // A job that stops with replays still waiting to be sent (behind an open circuit) takes
       // them back, as a cancelled one does; a job that completes has none out.
       const detail = "withdrawn before it was sent: the job stopped";
-      return this.withdrawQueued(u.id, HOOKLINE_ACTOR, detail, u.now)
+      return this.withdrawQueued(u.id, HOOKLINE_ACTOR, detail, u.now).length > 0
         ? this.get(u.id)
         : replayJobFromRow(row);
     };
@@ -268,10 +270,15 @@ export class ReplayJobs {
 
   /**
    * Within a transaction: the job's replays queued but not yet claimed are deleted, their items
-   * withdrawn and their records back as they were; returns how many.
+   * withdrawn and their records back as they were; returns their changes.
    */
-  private withdrawQueued(jobId: string, actor: string, detail: string, now: number): number {
-    let withdrawn = 0;
+  private withdrawQueued(
+    jobId: string,
+    actor: string,
+    detail: string,
+    now: number,
+  ): DeadLetterChange[] {
+    const withdrawn: DeadLetterChange[] = [];
     for (const item of this.s.queuedItems.all(jobId) as Row[]) {
       const delivery = String(item.delivery_id);
       if (this.s.withdrawDelivery.run(delivery).changes === 0) continue;
@@ -282,9 +289,9 @@ export class ReplayJobs {
         delivery,
         job: jobId,
       });
-      withdrawn++;
+      withdrawn.push(withdrawnChange(item, delivery, actor, now, detail));
     }
-    if (withdrawn > 0) this.s.countWithdrawn.run(withdrawn, jobId);
+    if (withdrawn.length > 0) this.s.countWithdrawn.run(withdrawn.length, jobId);
     return withdrawn;
   }
 
@@ -307,8 +314,8 @@ export class ReplayJobs {
         if (moved === 0) return { ok: false, job: this.get(req.id) };
         // Replays queued but not yet claimed are taken back; claimed ones finish as they are.
         const detail = "withdrawn before it was sent: the job was cancelled";
-        this.withdrawQueued(req.id, req.actor, detail, req.now);
-        return { ok: true, job: this.get(req.id)! };
+        const withdrawn = this.withdrawQueued(req.id, req.actor, detail, req.now);
+        return { ok: true, job: this.get(req.id)!, withdrawn };
       })
       .immediate();
   }

@@ -59,6 +59,7 @@ import {
   type RecordedOutcomes,
   type Release,
   type ReplayEnqueued,
+  type ReplayJobCancelled,
   type ReplayJobCreated,
   type ReplayJobUpdate,
   type ReplayRequest,
@@ -514,9 +515,7 @@ export class SqliteStore implements Store {
     return this.run(() => this.replayJobs.skips(jobId));
   }
 
-  async cancelReplayJob(
-    req: CancelReplayJob,
-  ): Promise<{ ok: true; job: ReplayJob } | { ok: false; job: ReplayJob | null }> {
+  async cancelReplayJob(req: CancelReplayJob): Promise<ReplayJobCancelled> {
     return this.run(() => this.replayJobs.cancel(req));
   }
 

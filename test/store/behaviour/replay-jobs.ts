@@ -462,7 +462,7 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       });
     });
 
-    it("cancelling withdraws replays not yet claimed and reopens their records", async () => {
+    it("cancelling withdraws replays not yet claimed, reopens their records and says so in their changes", async () => {
       const { app } = await seedApp(t.store);
       const a = await deadLetter(t.store, app.id, { at: T0 + SECOND });
       const b = await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
@@ -482,6 +482,18 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       });
       if (!cancelled.ok) throw new Error("unreachable");
       expect(cancelled.job.progress).toMatchObject({ queued: 2, withdrawn: 1 });
+      // One change to announce per replay taken back, so that the metrics count it withdrawn.
+      expect(cancelled.withdrawn).toEqual([
+        expect.objectContaining({
+          kind: "replay_withdrawn",
+          deadLetterId: b.id,
+          appId: app.id,
+          endpointId: b.endpointId,
+          actor: "ops",
+          at: T0 + HOUR,
+          detail: "withdrawn before it was sent: the job was cancelled",
+        }),
+      ]);
       expect((await t.store.getDeadLetter(a.id))!.state).toBe("replaying");
       expect((await t.store.getDeadLetter(b.id))!.state).toBe("open");
       expect((await t.store.getDeadLetter(c.id))!.state).toBe("open");
