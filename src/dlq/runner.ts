@@ -282,9 +282,11 @@ export class ReplayJobRunner {
           case "finish": {
             const skips = job.progress.skipped > 0 ? await store.replayJobSkips(job.id) : [];
             const finish = { state: step.state, reason: withSkips(step.reason, skips) };
-            if (!(await store.updateReplayJob({ ...update, finish }))) {
-              return await this.letGo(job.id);
-            }
+            const ended = await store.finishReplayJob({ ...update, ...finish });
+            if (!ended) return await this.letGo(job.id);
+            // The replays it took back, as cancelling announces them: counted withdrawn.
+            for (const change of ended.withdrawn)
+              this.deps.events.emit({ type: "dead-letter", change });
             logger?.info({ jobId: job.id, ...finish }, "replay job ended");
             return;
           }

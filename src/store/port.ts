@@ -63,6 +63,8 @@ import type {
   ReplayEnqueued,
   ReplayJobCancelled,
   ReplayJobCreated,
+  ReplayJobFinish,
+  ReplayJobFinished,
   ReplayJobUpdate,
   ReplayRequest,
 } from "./port/dead-letters.js";
@@ -450,10 +452,14 @@ export interface Store {
   }): Promise<JobReplaysQueued>;
   /**
    * Renews a running job's lease and applies the update; null when the job is no longer running
-   * or no longer the runner's (another took it up once its lease had run out). Ending a job
-   * withdraws its replays queued but not yet sent, as cancelling does.
+   * or no longer the runner's (another took it up once its lease had run out).
    */
   updateReplayJob(update: ReplayJobUpdate): Promise<ReplayJob | null>;
+  /**
+   * Ends a running job the runner holds (null, as for an update, when it no longer does). Its
+   * replays queued but not yet sent are withdrawn, as cancelling does, each with its change.
+   */
+  finishReplayJob(finish: ReplayJobFinish): Promise<ReplayJobFinished | null>;
   /**
    * The endpoints a job has replays out to (queued, result not in), with how many, by endpoint
    * id: where the job waits, and whose circuits may hold it.

@@ -157,10 +157,23 @@ export interface ReplayJobUpdate {
   now: number;
   leaseUntil: number;
   stage?: ReplayJob["stage"];
-  /** Ends the job. */
-  finish?: { state: Extract<ReplayJobState, "completed" | "stopped">; reason: string | null };
   /** Why it is waiting (e.g. for the canary), shown with its progress. */
   reason?: string | null;
+}
+
+/** A runner ending the job it holds, and why. */
+export interface ReplayJobFinish {
+  id: string;
+  runner: string;
+  now: number;
+  state: Extract<ReplayJobState, "completed" | "stopped">;
+  reason: string | null;
+}
+
+/** A job ended, with a `replay_withdrawn` change for each replay it took back, to announce. */
+export interface ReplayJobFinished {
+  job: ReplayJob;
+  withdrawn: DeadLetterChange[];
 }
 
 /** What one pruning step deleted; `done` once nothing was left to prune. */

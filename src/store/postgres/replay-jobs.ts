@@ -11,6 +11,8 @@ import type {
   JobReplaysQueued,
   NewReplayJob,
   ReplayJobCreated,
+  ReplayJobFinish,
+  ReplayJobFinished,
   ReplayJobUpdate,
   Store,
 } from "../port.js";
@@ -247,26 +249,40 @@ export class ReplayJobs {
   }
 
   async update(u: ReplayJobUpdate): Promise<ReplayJob | null> {
-    const apply = async (c: Conn): Promise<ReplayJob | null> => {
+    const row = await one(this.pool, S.update, [
+      u.id,
+      u.now,
+      u.leaseUntil,
+      u.stage ?? null,
+      null,
+      u.reason !== undefined,
+      u.reason ?? null,
+      u.runner,
+    ]);
+    return row ? replayJobFromRow(row) : null;
+  }
+
+  finish(f: ReplayJobFinish): Promise<ReplayJobFinished | null> {
+    return tx(this.pool, async (c): Promise<ReplayJobFinished | null> => {
       const row = await one(c, S.update, [
-        u.id,
-        u.now,
-        u.finish ? null : u.leaseUntil,
-        u.stage ?? null,
-        u.finish?.state ?? null,
-        u.finish !== undefined || u.reason !== undefined,
-        u.finish ? u.finish.reason : (u.reason ?? null),
-        u.runner,
+        f.id,
+        f.now,
+        null,
+        null,
+        f.state,
+        true,
+        f.reason,
+        f.runner,
       ]);
-      if (!row || !u.finish) return row ? replayJobFromRow(row) : null;
+      if (!row) return null;
       // A job that stops with replays still waiting to be sent (behind an open circuit) takes
       // them back, as a cancelled one does; a job that completes has none out. The update holds
       // the job's row first, as cancelling does.
       const detail = "withdrawn before it was sent: the job stopped";
-      const withdrawn = await this.withdrawQueued(c, u.id, HOOKLINE_ACTOR, detail, u.now);
-      return withdrawn.length > 0 ? this.get(u.id, c) : replayJobFromRow(row);
-    };
-    return u.finish ? tx(this.pool, apply) : apply(this.pool);
+      const withdrawn = await this.withdrawQueued(c, f.id, HOOKLINE_ACTOR, detail, f.now);
+      const job = withdrawn.length > 0 ? (await this.get(f.id, c))! : replayJobFromRow(row);
+      return { job, withdrawn };
+    });
   }
 
   /**

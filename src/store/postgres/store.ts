@@ -61,6 +61,8 @@ import {
   type ReplayEnqueued,
   type ReplayJobCancelled,
   type ReplayJobCreated,
+  type ReplayJobFinish,
+  type ReplayJobFinished,
   type ReplayJobUpdate,
   type ReplayRequest,
   type ResealProgress,
@@ -535,6 +537,10 @@ export class PostgresStore implements Store {
 
   async updateReplayJob(update: ReplayJobUpdate): Promise<ReplayJob | null> {
     return this.run(() => this.replayJobs.update(update));
+  }
+
+  async finishReplayJob(finish: ReplayJobFinish): Promise<ReplayJobFinished | null> {
+    return this.run(() => this.replayJobs.finish(finish));
   }
 
   async replayJobEndpointsOut(jobId: string): Promise<JobReplaysOut[]> {

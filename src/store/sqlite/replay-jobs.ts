@@ -11,6 +11,8 @@ import type {
   JobReplaysQueued,
   NewReplayJob,
   ReplayJobCreated,
+  ReplayJobFinish,
+  ReplayJobFinished,
   ReplayJobUpdate,
   Store,
 } from "../port.js";
@@ -246,26 +248,39 @@ export class ReplayJobs {
   }
 
   update(u: ReplayJobUpdate): ReplayJob | null {
-    const apply = (): ReplayJob | null => {
+    const row = this.s.update.get({
+      id: u.id,
+      now: u.now,
+      lease: u.leaseUntil,
+      stage: u.stage ?? null,
+      state: null,
+      setReason: u.reason !== undefined ? 1 : 0,
+      reason: u.reason ?? null,
+      runner: u.runner,
+    }) as Row | undefined;
+    return row ? replayJobFromRow(row) : null;
+  }
+
+  finish(f: ReplayJobFinish): ReplayJobFinished | null {
+    const apply = (): ReplayJobFinished | null => {
       const row = this.s.update.get({
-        id: u.id,
-        now: u.now,
-        lease: u.finish ? null : u.leaseUntil,
-        stage: u.stage ?? null,
-        state: u.finish?.state ?? null,
-        setReason: u.finish !== undefined || u.reason !== undefined ? 1 : 0,
-        reason: u.finish ? u.finish.reason : (u.reason ?? null),
-        runner: u.runner,
+        id: f.id,
+        now: f.now,
+        lease: null,
+        stage: null,
+        state: f.state,
+        setReason: 1,
+        reason: f.reason,
+        runner: f.runner,
       }) as Row | undefined;
-      if (!row || !u.finish) return row ? replayJobFromRow(row) : null;
+      if (!row) return null;
       // A job that stops with replays still waiting to be sent (behind an open circuit) takes
       // them back, as a cancelled one does; a job that completes has none out.
       const detail = "withdrawn before it was sent: the job stopped";
-      return this.withdrawQueued(u.id, HOOKLINE_ACTOR, detail, u.now).length > 0
-        ? this.get(u.id)
-        : replayJobFromRow(row);
+      const withdrawn = this.withdrawQueued(f.id, HOOKLINE_ACTOR, detail, f.now);
+      return { job: withdrawn.length > 0 ? this.get(f.id)! : replayJobFromRow(row), withdrawn };
     };
-    return u.finish ? this.db.transaction(apply).immediate() : apply();
+    return this.db.transaction(apply).immediate();
   }
 
   /**

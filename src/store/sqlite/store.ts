@@ -61,6 +61,8 @@ import {
   type ReplayEnqueued,
   type ReplayJobCancelled,
   type ReplayJobCreated,
+  type ReplayJobFinish,
+  type ReplayJobFinished,
   type ReplayJobUpdate,
   type ReplayRequest,
   type ResealProgress,
@@ -505,6 +507,10 @@ export class SqliteStore implements Store {
 
   async updateReplayJob(update: ReplayJobUpdate): Promise<ReplayJob | null> {
     return this.run(() => this.replayJobs.update(update));
+  }
+
+  async finishReplayJob(finish: ReplayJobFinish): Promise<ReplayJobFinished | null> {
+    return this.run(() => this.replayJobs.finish(finish));
   }
 
   async replayJobEndpointsOut(jobId: string): Promise<JobReplaysOut[]> {

@@ -337,14 +337,14 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
         await t.store.updateReplayJob({ ...lease, stage: "rest", reason: "canary passed" }),
       ).toMatchObject({ stage: "rest", reason: "canary passed", state: "running" });
       expect(await t.store.updateReplayJob(lease)).toMatchObject({ reason: "canary passed" });
-      const ended = await t.store.updateReplayJob({
+      const ended = await t.store.finishReplayJob({
         ...lease,
-        finish: { state: "stopped", reason: "canary failed" },
-      });
-      expect(ended).toMatchObject({
         state: "stopped",
         reason: "canary failed",
-        finishedAt: T0 + HOUR,
+      });
+      expect(ended).toMatchObject({
+        job: { state: "stopped", reason: "canary failed", finishedAt: T0 + HOUR },
+        withdrawn: [],
       });
       expect(await t.store.updateReplayJob(lease)).toBeNull();
     });
@@ -369,9 +369,8 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       const back = at + 4 * MINUTE + SECOND;
       expect(await update("rnr_a", back)).toBeNull();
       expect(await update("rnr_a", back, { stage: "rest", reason: "canary passed" })).toBeNull();
-      expect(await update("rnr_a", back, { finish: { state: "completed", reason: null } })).toBe(
-        null,
-      );
+      const finish = { id: job.id, now: back, runner: "rnr_a", state: "completed" as const };
+      expect(await t.store.finishReplayJob({ ...finish, reason: null })).toBeNull();
       expect((await queue(t.store, job.id, 2, "rnr_a", back)).queued).toEqual([]);
       // Nor can A hand B's job back on stopping.
       expect(await update("rnr_a", back, { leaseUntil: back })).toBeNull();
@@ -423,7 +422,7 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       });
     }
 
-    it("stopping withdraws replays not yet claimed and reopens their records", async () => {
+    it("stopping withdraws replays not yet claimed, reopens their records and says so in their changes", async () => {
       const { app } = await seedApp(t.store);
       const a = await deadLetter(t.store, app.id, { at: T0 + SECOND });
       const b = await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
@@ -434,17 +433,29 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       const inFlight = (await claimAll(t.store, T0 + HOUR))[0]!;
       await queue(t.store, job.id, 1);
 
-      const stopped = await t.store.updateReplayJob({
+      const stopped = await t.store.finishReplayJob({
         id: job.id,
         runner: RUNNER,
         now: T0 + HOUR,
-        leaseUntil: T0 + 2 * HOUR,
-        finish: { state: "stopped", reason: "the receiver failed again" },
+        state: "stopped",
+        reason: "the receiver failed again",
       });
-      expect(stopped).toMatchObject({
+      expect(stopped?.job).toMatchObject({
         state: "stopped",
         progress: { queued: 2, withdrawn: 1 },
       });
+      // One change to announce per replay taken back, so that the metrics count it withdrawn.
+      expect(stopped?.withdrawn).toEqual([
+        expect.objectContaining({
+          kind: "replay_withdrawn",
+          deadLetterId: b.id,
+          appId: app.id,
+          endpointId: b.endpointId,
+          actor: "hookline",
+          at: T0 + HOUR,
+          detail: "withdrawn before it was sent: the job stopped",
+        }),
+      ]);
       expect((await t.store.getDeadLetter(a.id))!.state).toBe("replaying");
       expect((await t.store.getDeadLetter(b.id))!.state).toBe("open");
       expect((await t.store.getDeadLetterRecord(b.id))!.history.at(-1)).toMatchObject({
