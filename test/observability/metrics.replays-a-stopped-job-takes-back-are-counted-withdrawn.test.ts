@@ -23,7 +23,12 @@ describe("replays a stopped job takes back", () => {
     });
     // 429 is no failure to the breaker: the records are made with its circuit closed.
     rx = await Receiver.start(() => ({ status: 429 }));
-    const ep = await anEndpoint(h, rx.url("/hooks"));
+    // One request at a time: the third failure opens the circuit while the other replays wait
+    // for the endpoint (with room for them all, a loaded machine can send every one first).
+    const ep = await anEndpoint(h, rx.url("/hooks"), {
+      retry: { preset: "manual" },
+      concurrencyLimit: 1,
+    });
     await deadLetters(h, ep, 20);
     let replays = 0;
     rx.behave(() => ({ status: ++replays <= 3 ? 200 : 503 }));
