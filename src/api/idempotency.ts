@@ -10,8 +10,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ValidationError } from "../errors.js";
-import type { Application } from "../domain/types.js";
-import type { HeldIdempotencyKey, IdempotencyScopes, Store } from "../store/port.js";
+import type { Application, Endpoint } from "../domain/types.js";
+import type { EndpointKeys, HeldIdempotencyKey, IdempotencyScopes, Store } from "../store/port.js";
 import type { Clock } from "../clock.js";
 import { UnsettledKeys, type KeyInHand } from "./unsettled-keys.js";
 import { requestFields } from "./boundary.js";
@@ -22,17 +22,34 @@ const TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 256;
 /** Whose keys an admin token's are: every admin token shares them. */
 const ADMIN = "admin";
+const APP_ENDPOINTS = "/api/v1/app/:app_id/endpoint";
+const OPERATIONAL_ENDPOINTS = "/api/v1/operational-webhook/endpoint";
+/** What a body names: the field that does, and what it names. */
+type Naming = { field: "appId" | "uid"; names: "app" | "endpoint" };
 /**
- * The admin routes whose body names an application, with the field that does: an app token's
- * creation and a bulk replay of one application's records (`appId`, its id or uid), and the
- * application's own creation (`uid`). Their keys' scope names it too, so the keys go with the
- * application as those of its own paths do (see {@link scopesNaming}): a creation's key used
+ * The POST routes whose body names what the request makes or acts on, with the field that does:
+ * an app token's creation and a bulk replay of one application's records (`appId`, its id or
+ * uid), and the creation of an application or an endpoint (`uid`). Their keys' scope names it
+ * too, so the keys go with it as those of its own paths do (see {@link scopesNaming},
+ * {@link endpointKeys}): a creation's key used
  * before "acme" was deleted would otherwise replay the deleted application, and make none.
  */
-const NAMING_IN_BODY: ReadonlyMap<string, "appId" | "uid"> = new Map([
-  ["/api/v1/tokens", "appId"],
-  ["/api/v1/dlq/replay", "appId"],
-  ["/api/v1/app", "uid"],
+const NAMING_IN_BODY: ReadonlyMap<string, Naming> = new Map<string, Naming>([
+  ["/api/v1/tokens", { field: "appId", names: "app" }],
+  ["/api/v1/dlq/replay", { field: "appId", names: "app" }],
+  ["/api/v1/app", { field: "uid", names: "app" }],
+  [APP_ENDPOINTS, { field: "uid", names: "endpoint" }],
+  [OPERATIONAL_ENDPOINTS, { field: "uid", names: "endpoint" }],
+]);
+/**
+ * The routes whose scope is not their path: a resend names the endpoint before the message, so
+ * that every key of the endpoint's paths begins alike and goes with it (see {@link endpointKeys}).
+ */
+const SCOPED_AS: ReadonlyMap<string, string> = new Map([
+  [
+    "/api/v1/app/:app_id/msg/:msg_id/endpoint/:endpoint_id/resend",
+    `${APP_ENDPOINTS}/:endpoint_id/msg/:msg_id/resend`,
+  ],
 ]);
 /**
  * Ids and uids are ASCII and at most 256 characters, and so is a message's eventId in characters:
@@ -65,8 +82,10 @@ export function installIdempotency(
     }
     // An application token's keys are its own: logout (one path for every token) acts on the
     // caller, so another token's key must not answer for it. Admin tokens share theirs.
-    const who = request.identity?.scope === "app" ? `app ${request.identity.tokenId}` : ADMIN;
-    const path = fillParams(routeUrl, request.params) + bodyNaming(routeUrl, request.body);
+    const who = request.identity?.scope === "app" ? appToken(request.identity.tokenId) : ADMIN;
+    const path =
+      fillParams(SCOPED_AS.get(routeUrl) ?? routeUrl, request.params) +
+      bodyNaming(routeUrl, request.body);
     const scope = `${who}:POST ${path}`;
     // A path holding a NUL, or too long to name anything, is refused by the route (422, or 404),
     // and PostgreSQL could not store its key: none is held.
@@ -143,7 +162,9 @@ export function scopesNaming(names: readonly string[]): IdempotencyScopes {
   return {
     exact: names.flatMap((n) => [
       post(`/api/v1/auth/app-portal-access/${n}`),
-      ...[...NAMING_IN_BODY.keys()].map((path) => post(path + forApp(n))),
+      ...[...NAMING_IN_BODY]
+        .filter(([, naming]) => naming.names === "app")
+        .map(([path]) => post(path + naming("app", n))),
     ]),
     prefixes: names.flatMap((n) => [post(`/api/v1/app/${n}/`), post(`/api/v1/auth/app/${n}/`)]),
   };
@@ -157,25 +178,68 @@ export function scopesGivenUp(before: Application, after: Application): Idempote
   return before.uid !== null && before.uid !== after.uid ? scopesNaming([before.uid]) : null;
 }
 
+/**
+ * The keys an endpoint of `app` takes with it (`app` null for an operational webhook endpoint):
+ * those of the paths that name it by one of `names` (its id or uid), the resend of a message to
+ * it among them, and of its creation with that uid; taken by an admin token or one of the
+ * application's. Forgotten as it is deleted or gives up its uid, so a key used before never
+ * answers for an endpoint made later with that uid.
+ */
+export function endpointKeys(app: Application | null, names: readonly string[]): EndpointKeys {
+  const homes = app
+    ? namesOf(app).map((a) => fillParams(APP_ENDPOINTS, { app_id: a }))
+    : [OPERATIONAL_ENDPOINTS];
+  return (appTokenIds) => {
+    const posts = [ADMIN, ...appTokenIds.map(appToken)].flatMap((who) =>
+      homes.map((home) => `${who}:POST ${home}`),
+    );
+    return {
+      exact: posts.flatMap((post) => names.map((n) => post + naming("endpoint", n))),
+      prefixes: posts.flatMap((post) => names.map((n) => `${post}/${n}/`)),
+    };
+  };
+}
+
+/**
+ * The keys an endpoint's change forgets as it is written: those taken under the uid it gives up
+ * (see {@link endpointKeys}); none when it keeps its uid or had none.
+ */
+export function endpointKeysGivenUp(
+  app: Application | null,
+  before: Endpoint,
+  after: Endpoint,
+): EndpointKeys | null {
+  return before.uid !== null && before.uid !== after.uid ? endpointKeys(app, [before.uid]) : null;
+}
+
+/** The names a path may give an application or endpoint by: its id, and its uid if it has one. */
+export function namesOf(row: { id: string; uid: string | null }): string[] {
+  return row.uid === null ? [row.id] : [row.id, row.uid];
+}
+
+function appToken(tokenId: string): string {
+  return `app ${tokenId}`;
+}
+
 function replay(reply: FastifyReply, status: number, body: string): FastifyReply {
   reply.header("idempotent-replayed", "true").code(status);
   if (status === 204 || body === "") return reply.send();
   return reply.type("application/json; charset=utf-8").send(body);
 }
 
-/** What a key's scope adds for the application a body names, on the routes that take one. */
+/** What a key's scope adds for what a body names, on the routes that take one. */
 function bodyNaming(routeUrl: string, body: unknown): string {
-  const field = NAMING_IN_BODY.get(routeUrl);
-  if (field === undefined) return "";
-  const name = (body as Partial<Record<typeof field, unknown>> | null)?.[field];
-  // An appId that is no string is refused by the route (422) and keeps no answer. A creation
-  // without a uid names no application its key could go with: it replays the one it made,
+  const named = NAMING_IN_BODY.get(routeUrl);
+  if (named === undefined) return "";
+  const name = (body as Partial<Record<Naming["field"], unknown>> | null)?.[named.field];
+  // An appId or uid that is no string is refused by the route (422) and keeps no answer. A
+  // creation without a uid names nothing its key could go with: it replays what it made,
   // deleted or not (docs/api.md).
-  return typeof name === "string" ? forApp(name) : "";
+  return typeof name === "string" ? naming(named.names, name) : "";
 }
 
-function forApp(name: string): string {
-  return ` for app ${name}`;
+function naming(what: Naming["names"], name: string): string {
+  return ` for ${what} ${name}`;
 }
 
 // The scope names the resource the key acts on, so one key may be reused on another path.

@@ -4,7 +4,7 @@ import type { Clock } from "../clock.js";
 import type { Application, Endpoint, EventType } from "../domain/types.js";
 import { ConflictError } from "../errors.js";
 import type { Store } from "../store/port.js";
-import { scopesGivenUp } from "./idempotency.js";
+import { endpointKeysGivenUp, scopesGivenUp } from "./idempotency.js";
 
 /** The 409 a change answers when it keeps losing the race, as the API's description says it. */
 export const RACED = "Changed by other writes meanwhile, five times in a row; send it again";
@@ -85,12 +85,26 @@ const changerFor =
 
 /**
  * An endpoint's change that another request (a rotation beside a URL change), or the engine
- * disabling the endpoint after a 410, cannot undo nor be undone by.
+ * disabling the endpoint after a 410, cannot undo nor be undone by. A change that may give up the
+ * endpoint's uid (a PUT or PATCH) names its application (`owner`; null for an operational webhook
+ * endpoint): when it does give it up, the idempotency keys taken under the uid are forgotten in
+ * the same transaction, as an application's are.
  */
-export const changeEndpoint = changerFor<Endpoint>(
-  (ep) => `endpoint ${ep.id}`,
-  (s) => (next, before) => s.updateEndpoint(next, before.updatedAt),
-);
+export const changeEndpoint = (
+  deps: Deps,
+  read: () => Promise<Endpoint>,
+  change: Change<Endpoint>,
+  owner?: Application | null,
+) =>
+  changerFor<Endpoint>(
+    (ep) => `endpoint ${ep.id}`,
+    (s) => (next, before) =>
+      s.updateEndpoint(
+        next,
+        before.updatedAt,
+        owner === undefined ? null : endpointKeysGivenUp(owner, before, next),
+      ),
+  )(deps, read, change);
 
 /**
  * An application's change that another made at once cannot undo nor be undone by. One that gives

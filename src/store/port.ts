@@ -116,6 +116,13 @@ export interface IdempotencyScopes {
   prefixes: readonly string[];
 }
 
+/**
+ * The idempotency keys an endpoint's change forgets, told the ids of its application's tokens
+ * (read in the change's transaction): each token's keys are its own, and a token outlives the
+ * endpoints it reached.
+ */
+export type EndpointKeys = (appTokenIds: readonly string[]) => IdempotencyScopes;
+
 export type IdempotencyState =
   | { kind: "new" }
   | { kind: "replay"; status: number; body: string }
@@ -186,8 +193,13 @@ export interface Store {
    * `updatedAt` it was read with, only while the stored one still has it (false when another
    * write came in between), so a read-modify-write never undoes a change it did not see.
    */
-  updateEndpoint(ep: Endpoint, seenAt?: number): Promise<boolean>;
-  deleteEndpoint(appId: string, id: string): Promise<void>;
+  updateEndpoint(ep: Endpoint, seenAt?: number, forget?: EndpointKeys | null): Promise<boolean>;
+  /**
+   * Deletes the endpoint with everything it has, and in the same transaction the idempotency keys
+   * `forget` picks (those of the paths that named it), so none answers for an endpoint made later
+   * with its uid. `updateEndpoint` forgets those of a uid the endpoint gives up as it writes it.
+   */
+  deleteEndpoint(appId: string, id: string, forget?: EndpointKeys): Promise<void>;
   /**
    * Removes every row left of an endpoint that no longer exists, as its deletion does; nothing if
    * it exists. On PostgreSQL a message accepted while its endpoint was being deleted can commit a

@@ -6,7 +6,7 @@ import { newId } from "../../ids.js";
 import { tokenCacheFor } from "../auth.js";
 import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
 import type { ApiDeps } from "../deps.js";
-import { scopesNaming } from "../idempotency.js";
+import { namesOf, scopesNaming } from "../idempotency.js";
 import { endpointPages, requireApp, requireChangeableApp } from "../lookup.js";
 import { uidOfPut, updateOrCreate } from "../put-or-create.js";
 import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
@@ -247,9 +247,4 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
       },
     }),
   ];
-}
-
-/** The names a path may give an application by: its id, and its uid if it has one. */
-function namesOf(app: Application): string[] {
-  return app.uid === null ? [app.id] : [app.id, app.uid];
 }

@@ -10,6 +10,7 @@ import type { ApiDeps } from "../deps.js";
 import { probeSoonerAfterChange } from "../probe-sooner.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointView, endpointViews } from "../endpoint-view.js";
+import { endpointKeys, namesOf } from "../idempotency.js";
 import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
 import { uidOfPut, updateOrCreate } from "../put-or-create.js";
 import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
@@ -121,10 +122,11 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine } = deps;
   /** Stores a change; an endpoint someone disables is announced (operational webhooks). */
   const save = async (
+    app: Application,
     read: () => Promise<Endpoint>,
     change: (ep: Endpoint, updatedAt: number) => Promise<Endpoint>,
   ): Promise<Endpoint> => {
-    const { before, after: next } = await changeEndpoint(deps, read, change);
+    const { before, after: next } = await changeEndpoint(deps, read, change, app);
     engine.invalidateEndpoint(next.id);
     if (next.url !== before.url) await probeSoonerAfterChange(deps, next);
     if (next.disabled && !before.disabled) {
@@ -215,6 +217,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         const input = { ...body, uid: uidOfPut(path, "ep", body.uid) };
         const update = async () => {
           const next = await save(
+            app,
             () => requireEndpoint(store, app, path),
             async (ep, at) => ({
               ...(await replacedSettings(deps, ep, input, at)),
@@ -260,6 +263,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
           sent === undefined ? current : sent?.length ? sent : null;
         const rateLimit = rateLimitOf(body);
         const next = await save(
+          app,
           () => requireEndpoint(store, app, params.endpoint_id!),
           async (ep, at) => {
             if (body.url !== undefined && body.url !== ep.url)
@@ -348,7 +352,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params }) => {
         const app = await requireChangeableApp(store, params.app_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
-        await store.deleteEndpoint(app.id, ep.id);
+        await store.deleteEndpoint(app.id, ep.id, endpointKeys(app, namesOf(ep)));
         endpointsDeleted(deps, [ep.id]);
         return noContent();
       },

@@ -21,6 +21,7 @@ import {
   EndpointSecretRotateIn,
   headersOut,
 } from "../schemas/endpoint.js";
+import { endpointKeys, namesOf } from "../idempotency.js";
 import {
   OperationalEndpointIn,
   OperationalEndpointOut,
@@ -142,6 +143,7 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
           deps,
           () => find(path),
           (ep, at) => replacedSettings(deps, ep, input, at),
+          null,
         );
         deps.engine.invalidateEndpoint(next.id);
         if (next.url !== before.url) await probeSoonerAfterChange(deps, next);
@@ -157,7 +159,7 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       responses: { 204: { description: "Deleted" }, 404: errors[404] },
       handler: async ({ params }) => {
         const ep = await find(params.endpoint_id!);
-        await deps.store.deleteEndpoint(ep.appId, ep.id);
+        await deps.store.deleteEndpoint(ep.appId, ep.id, endpointKeys(null, namesOf(ep)));
         endpointsDeleted(deps, [ep.id]);
         changed();
         return noContent();

@@ -6,6 +6,7 @@ import { APPLICATION_HISTORY } from "../application-history.js";
 import { scopeRanges } from "../idempotency-scopes.js";
 import type {
   ApplicationFilter,
+  EndpointKeys,
   EventTypeQuery,
   HeldIdempotencyKey,
   IdempotencyBegin,
@@ -134,17 +135,23 @@ export class Catalogue {
     );
   }
 
-  updateEndpoint(ep: Endpoint, seenAt: number | null): Promise<boolean> {
+  updateEndpoint(
+    ep: Endpoint,
+    seenAt: number | null,
+    forget: EndpointKeys | null,
+  ): Promise<boolean> {
     return tx(this.pool, async (c) => {
       const done = (await exec(c, S.updateEndpoint, [...endpointUpdateValues(ep), seenAt])) > 0;
       if (done && ep.disabled) await exec(c, S.replaysDueNow, [ep.updatedAt, ep.id]);
+      if (done && forget) await forgetEndpointKeys(c, ep.appId, forget);
       return done;
     });
   }
 
-  deleteEndpoint(appId: string, id: string): Promise<void> {
+  deleteEndpoint(appId: string, id: string, forget: EndpointKeys | null): Promise<void> {
     return tx(this.pool, async (c) => {
       if (await one(c, S.endpointExists, [id, appId])) {
+        if (forget) await forgetEndpointKeys(c, appId, forget);
         await deleteEndpointRows(withoutTimeout(c), [id]);
       }
     });
@@ -238,11 +245,24 @@ export class Catalogue {
   }
 }
 
+/** Within a transaction: the keys `forget` picks, told the application's tokens. */
+async function forgetEndpointKeys(c: Conn, appId: string, forget: EndpointKeys): Promise<void> {
+  // A revoked token sends nothing again: its keys answer no one.
+  const tokens = await all(
+    c,
+    "SELECT id FROM api_tokens WHERE app_id = $1 AND revoked_at IS NULL",
+    [appId],
+  );
+  await forgetKeys(c, forget(tokens.map((t) => String(t.id))));
+}
+
 /** Within a transaction: deletes the idempotency keys `scopes` picks, answered or not. */
 async function forgetKeys(c: Conn, scopes: IdempotencyScopes): Promise<void> {
   const { exact, ranges } = scopeRanges(scopes);
   if (exact.length) await exec(c, S.forgetIdemScopes, [exact]);
-  for (const { from, to } of ranges) await exec(c, S.forgetIdemRange, [from, to]);
+  if (ranges.length) {
+    await exec(c, S.forgetIdemRanges, [ranges.map((r) => r.from), ranges.map((r) => r.to)]);
+  }
 }
 
 /**

@@ -58,7 +58,10 @@ export const CATALOGUE = {
     WHERE scope = $1 AND key = $2 AND owner = $3`,
   dropIdem: "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND owner = $3",
   forgetIdemScopes: "DELETE FROM idempotency_keys WHERE scope = ANY($1::text[])",
-  forgetIdemRange: "DELETE FROM idempotency_keys WHERE scope >= $1 AND scope < $2",
+  // Every range in one statement: an endpoint's are four for each of its application's tokens.
+  forgetIdemRanges: `DELETE FROM idempotency_keys k
+    USING unnest($1::text[], $2::text[]) AS r(lo, hi)
+    WHERE k.scope >= r.lo AND k.scope < r.hi`,
 } as const;
 
 /** What a claim returns of each delivery it claimed (the `claimed` CTE's rows). */

@@ -43,6 +43,7 @@ import {
   type EndpointMessageQuery,
   type EventTypeQuery,
   type HeldIdempotencyKey,
+  type EndpointKeys,
   type IdempotencyScopes,
   type IdempotencyBegin,
   type IdempotencyState,
@@ -249,15 +250,16 @@ export class PostgresStore implements Store {
     return { ...page, data: page.data.map((e) => this.sealing.endpointOut(e)) };
   }
 
-  updateEndpoint(ep: Endpoint, seenAt?: number): Promise<boolean> {
+  updateEndpoint(ep: Endpoint, seenAt?: number, forget?: EndpointKeys | null): Promise<boolean> {
     return this.run(
-      () => this.catalogue.updateEndpoint(this.sealing.endpointIn(ep), seenAt ?? null),
+      () =>
+        this.catalogue.updateEndpoint(this.sealing.endpointIn(ep), seenAt ?? null, forget ?? null),
       "an endpoint with this uid",
     );
   }
 
-  async deleteEndpoint(appId: string, id: string): Promise<void> {
-    await this.run(() => this.catalogue.deleteEndpoint(appId, id));
+  async deleteEndpoint(appId: string, id: string, forget?: EndpointKeys): Promise<void> {
+    await this.run(() => this.catalogue.deleteEndpoint(appId, id, forget ?? null));
   }
 
   async clearDeletedEndpoint(id: string): Promise<void> {

@@ -7,6 +7,7 @@ import { APPLICATION_HISTORY } from "../application-history.js";
 import { scopeRanges } from "../idempotency-scopes.js";
 import type {
   ApplicationFilter,
+  EndpointKeys,
   EventTypeQuery,
   HeldIdempotencyKey,
   IdempotencyBegin,
@@ -145,21 +146,33 @@ export class Catalogue {
     );
   }
 
-  updateEndpoint(ep: Endpoint, seenAt: number | null): boolean {
+  updateEndpoint(ep: Endpoint, seenAt: number | null, forget: EndpointKeys | null): boolean {
     return this.db.transaction(() => {
       const done = this.s.updateEndpoint.run({ ...endpointParams(ep), seen_at: seenAt }).changes;
       if (done > 0 && ep.disabled) this.s.replaysDueNow.run({ now: ep.updatedAt, endpoint: ep.id });
+      if (done > 0 && forget) this.forgetEndpointKeys(ep.appId, forget);
       return done > 0;
     })();
   }
 
-  deleteEndpoint(appId: string, id: string): void {
+  deleteEndpoint(appId: string, id: string, forget: EndpointKeys | null): void {
     this.db.transaction(() => {
       const ok = this.db
         .prepare("SELECT 1 FROM endpoints WHERE id = ? AND app_id = ?")
         .get(id, appId);
-      if (ok) this.deleteEndpointRows(id);
+      if (!ok) return;
+      if (forget) this.forgetEndpointKeys(appId, forget);
+      this.deleteEndpointRows(id);
     })();
+  }
+
+  /** Within a transaction: the keys `forget` picks, told the application's tokens. */
+  private forgetEndpointKeys(appId: string, forget: EndpointKeys): void {
+    // A revoked token sends nothing again: its keys answer no one.
+    const tokens = this.db
+      .prepare("SELECT id FROM api_tokens WHERE app_id = ? AND revoked_at IS NULL")
+      .all(appId) as Row[];
+    this.forgetIdempotencyKeys(forget(tokens.map((t) => String(t.id))));
   }
 
   clearDeletedEndpoint(id: string): void {

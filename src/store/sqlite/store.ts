@@ -43,6 +43,7 @@ import {
   type EndpointMessageQuery,
   type EventTypeQuery,
   type HeldIdempotencyKey,
+  type EndpointKeys,
   type IdempotencyScopes,
   type IdempotencyBegin,
   type IdempotencyState,
@@ -215,15 +216,20 @@ export class SqliteStore implements Store {
     return { ...page, data: page.data.map((e) => this.sealing.endpointOut(e)) };
   }
 
-  async updateEndpoint(ep: Endpoint, seenAt?: number): Promise<boolean> {
+  async updateEndpoint(
+    ep: Endpoint,
+    seenAt?: number,
+    forget?: EndpointKeys | null,
+  ): Promise<boolean> {
     return this.run(
-      () => this.catalogue.updateEndpoint(this.sealing.endpointIn(ep), seenAt ?? null),
+      () =>
+        this.catalogue.updateEndpoint(this.sealing.endpointIn(ep), seenAt ?? null, forget ?? null),
       "an endpoint with this uid",
     );
   }
 
-  async deleteEndpoint(appId: string, id: string): Promise<void> {
-    this.run(() => this.catalogue.deleteEndpoint(appId, id));
+  async deleteEndpoint(appId: string, id: string, forget?: EndpointKeys): Promise<void> {
+    this.run(() => this.catalogue.deleteEndpoint(appId, id, forget ?? null));
   }
 
   async clearDeletedEndpoint(id: string): Promise<void> {

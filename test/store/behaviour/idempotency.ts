@@ -1,8 +1,16 @@
 /** Idempotency keys: one request per key runs; repeats wait, replay, or are refused. */
 import { describe, expect, it } from "vitest";
 import { ConflictError } from "../../../src/errors.js";
-import type { IdempotencyBegin } from "../../../src/store/port.js";
-import { anApplication, HOUR, SECOND, seedApp, T0, type StoreUnderTest } from "./fixtures.js";
+import type { EndpointKeys, IdempotencyBegin } from "../../../src/store/port.js";
+import {
+  anApplication,
+  aToken,
+  HOUR,
+  SECOND,
+  seedApp,
+  T0,
+  type StoreUnderTest,
+} from "./fixtures.js";
 
 const LOCK = 30 * SECOND;
 const TTL = 24 * HOUR;
@@ -235,6 +243,113 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
         expect(await t.store.findApplication("acme")).toEqual(app);
         expect(await t.store.findApplication("acme-old")).toBeNull();
         expect(await states()).toEqual(["replay", "replay", "replay"]);
+      });
+    });
+
+    describe("an endpoint forgets the keys it is given, told its application's tokens", () => {
+      const mine = [
+        "admin:POST /api/v1/app/acme/endpoint for endpoint my-ep",
+        "admin:POST /api/v1/app/acme/endpoint/my-ep/recover",
+        "app tok_mine:POST /api/v1/app/acme/endpoint/my-ep/recover",
+      ];
+      const others = [
+        "admin:POST /api/v1/app/acme/endpoint/my-ep-2/recover",
+        "app tok_other:POST /api/v1/app/acme/endpoint/my-ep/recover",
+      ];
+      /** The keys of my-ep, as the API gives them: by an admin or one of the tokens it is told. */
+      const given = (told: string[][]): EndpointKeys => {
+        return (tokenIds) => {
+          told.push([...tokenIds]);
+          const whos = ["admin", ...tokenIds.map((id) => `app ${id}`)];
+          return {
+            exact: ["admin:POST /api/v1/app/acme/endpoint for endpoint my-ep"],
+            prefixes: whos.map((who) => `${who}:POST /api/v1/app/acme/endpoint/my-ep/`),
+          };
+        };
+      };
+      const unforgettable: EndpointKeys = () => ({
+        exact: [],
+        prefixes: ["admin:POST /api/v1/app/acme/endpoint/my-ep\u0001"],
+      });
+      /** my-ep in an application with one token, beside another application with its own. */
+      const seeded = async () => {
+        const { app, endpoints } = await seedApp(t.store, [{ uid: "my-ep" }]);
+        const other = await t.store.createApplication(anApplication());
+        await t.store.createApiToken(aToken({ id: "tok_mine", scope: "app", appId: app.id }));
+        await t.store.createApiToken(aToken({ id: "tok_other", scope: "app", appId: other.id }));
+        for (const scope of [...mine, ...others]) {
+          await t.store.beginIdempotent(begin({ scope }));
+          await t.store.finishIdempotent(begin({ scope }), 201, "{}");
+        }
+        return { app, ep: endpoints[0]! };
+      };
+      /** Each key, begun again: "new" once forgotten, "replay" while kept. */
+      const states = async () => {
+        const kinds = [];
+        for (const scope of [...mine, ...others]) {
+          kinds.push((await t.store.beginIdempotent(begin({ scope, now: T0 + 1 }))).kind);
+        }
+        return kinds;
+      };
+      const FORGOTTEN = ["new", "new", "new", "replay", "replay"];
+      const KEPT = ["replay", "replay", "replay", "replay", "replay"];
+
+      it("as it is deleted", async () => {
+        const { app, ep } = await seeded();
+        const told: string[][] = [];
+        await t.store.deleteEndpoint(app.id, ep.id, given(told));
+        expect(await t.store.getEndpoint(ep.id)).toBeNull();
+        expect(told).toEqual([["tok_mine"]]);
+        expect(await states()).toEqual(FORGOTTEN);
+      });
+
+      it("and none when it is another application's, and not deleted", async () => {
+        const { ep } = await seeded();
+        const told: string[][] = [];
+        const other = await t.store.createApplication(anApplication());
+        await t.store.deleteEndpoint(other.id, ep.id, given(told));
+        expect(await t.store.getEndpoint(ep.id)).not.toBeNull();
+        expect(told).toEqual([]);
+        expect(await states()).toEqual(KEPT);
+      });
+
+      it("in the deletion's transaction: keys it cannot forget leave the endpoint", async () => {
+        const { app, ep } = await seeded();
+        await expect(t.store.deleteEndpoint(app.id, ep.id, unforgettable)).rejects.toThrow();
+        expect(await t.store.getEndpoint(ep.id)).not.toBeNull();
+        expect(await states()).toEqual(KEPT);
+      });
+
+      it("as a change giving up its uid is written", async () => {
+        const { ep } = await seeded();
+        const told: string[][] = [];
+        const renamed = { ...ep, uid: "my-ep-old", updatedAt: ep.updatedAt + 1 };
+        expect(await t.store.updateEndpoint(renamed, ep.updatedAt, given(told))).toBe(true);
+        expect((await t.store.getEndpoint(ep.id))?.uid).toBe("my-ep-old");
+        expect(told).toEqual([["tok_mine"]]);
+        expect(await states()).toEqual(FORGOTTEN);
+      });
+
+      it("and none when the change is not written", async () => {
+        const { ep } = await seeded();
+        const told: string[][] = [];
+        const first = { ...ep, description: "first", updatedAt: ep.updatedAt + 1 };
+        expect(await t.store.updateEndpoint(first, ep.updatedAt)).toBe(true);
+        const stale = { ...ep, uid: "my-ep-old", updatedAt: ep.updatedAt + 2 };
+        expect(await t.store.updateEndpoint(stale, ep.updatedAt, given(told))).toBe(false);
+        expect(told).toEqual([]);
+        expect((await t.store.getEndpoint(ep.id))?.uid).toBe("my-ep");
+        expect(await states()).toEqual(KEPT);
+      });
+
+      it("in the change's transaction: keys it cannot forget leave the change unwritten", async () => {
+        const { ep } = await seeded();
+        const renamed = { ...ep, uid: "my-ep-old", updatedAt: ep.updatedAt + 1 };
+        await expect(
+          t.store.updateEndpoint(renamed, ep.updatedAt, unforgettable),
+        ).rejects.toThrow();
+        expect((await t.store.getEndpoint(ep.id))?.uid).toBe("my-ep");
+        expect(await states()).toEqual(KEPT);
       });
     });
   });
