@@ -10,7 +10,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ValidationError } from "../errors.js";
-import type { Application, Endpoint } from "../domain/types.js";
+import type { Application, Endpoint, EventType } from "../domain/types.js";
 import type { EndpointKeys, HeldIdempotencyKey, IdempotencyScopes, Store } from "../store/port.js";
 import type { Clock } from "../clock.js";
 import { UnsettledKeys, type KeyInHand } from "./unsettled-keys.js";
@@ -24,14 +24,15 @@ const MAX_KEY_LENGTH = 256;
 const ADMIN = "admin";
 const APP_ENDPOINTS = "/api/v1/app/:app_id/endpoint";
 const OPERATIONAL_ENDPOINTS = "/api/v1/operational-webhook/endpoint";
+const EVENT_TYPES = "/api/v1/event-type";
 /** What a body names: the field that does, and what it names. */
-type Naming = { field: "appId" | "uid"; names: "app" | "endpoint" };
+type Naming = { field: "appId" | "uid" | "name"; names: "app" | "endpoint" | "event type" };
 /**
  * The POST routes whose body names what the request makes or acts on, with the field that does:
  * an app token's creation and a bulk replay of one application's records (`appId`, its id or
- * uid), and the creation of an application or an endpoint (`uid`). Their keys' scope names it
- * too, so the keys go with it as those of its own paths do (see {@link scopesNaming},
- * {@link endpointKeys}): a creation's key used
+ * uid), the creation of an application or an endpoint (`uid`) and of an event type (`name`).
+ * Their keys' scope names it too, so the keys go with it as those of its own paths do (see
+ * {@link scopesNaming}, {@link endpointKeys}, {@link eventTypeKeys}): a creation's key used
  * before "acme" was deleted would otherwise replay the deleted application, and make none.
  */
 const NAMING_IN_BODY: ReadonlyMap<string, Naming> = new Map<string, Naming>([
@@ -40,6 +41,7 @@ const NAMING_IN_BODY: ReadonlyMap<string, Naming> = new Map<string, Naming>([
   ["/api/v1/app", { field: "uid", names: "app" }],
   [APP_ENDPOINTS, { field: "uid", names: "endpoint" }],
   [OPERATIONAL_ENDPOINTS, { field: "uid", names: "endpoint" }],
+  [EVENT_TYPES, { field: "name", names: "event type" }],
 ]);
 /**
  * The routes whose scope is not their path: a resend names the endpoint before the message, so
@@ -212,6 +214,23 @@ export function endpointKeysGivenUp(
   return before.uid !== null && before.uid !== after.uid ? endpointKeys(app, [before.uid]) : null;
 }
 
+/**
+ * The keys of an event type's creation, forgotten as it is deleted or archived: a create with
+ * the key then makes it (or brings it back) rather than replaying the first answer. Event types
+ * are an admin's only.
+ */
+export function eventTypeKeys(name: string): IdempotencyScopes {
+  return { exact: [`${ADMIN}:POST ${EVENT_TYPES}${naming("event type", name)}`], prefixes: [] };
+}
+
+/** The keys an event type's change forgets as it is written: its creation's, when it archives it. */
+export function archivingKeys(
+  before: EventType | null,
+  after: EventType,
+): IdempotencyScopes | null {
+  return after.archived && !before?.archived ? eventTypeKeys(after.name) : null;
+}
+
 /** The names a path may give an application or endpoint by: its id, and its uid if it has one. */
 export function namesOf(row: { id: string; uid: string | null }): string[] {
   return row.uid === null ? [row.id] : [row.id, row.uid];
@@ -232,7 +251,7 @@ function bodyNaming(routeUrl: string, body: unknown): string {
   const named = NAMING_IN_BODY.get(routeUrl);
   if (named === undefined) return "";
   const name = (body as Partial<Record<Naming["field"], unknown>> | null)?.[named.field];
-  // An appId or uid that is no string is refused by the route (422) and keeps no answer. A
+  // An appId or name that is no string is refused by the route (422) and keeps no answer. A
   // creation without a uid names nothing its key could go with: it replays what it made,
   // deleted or not (docs/api.md).
   return typeof name === "string" ? naming(named.names, name) : "";

@@ -4,7 +4,7 @@ import type { Clock } from "../clock.js";
 import type { Application, Endpoint, EventType } from "../domain/types.js";
 import { ConflictError } from "../errors.js";
 import type { Store } from "../store/port.js";
-import { endpointKeysGivenUp, scopesGivenUp } from "./idempotency.js";
+import { archivingKeys, endpointKeysGivenUp, scopesGivenUp } from "./idempotency.js";
 
 /** The 409 a change answers when it keeps losing the race, as the API's description says it. */
 export const RACED = "Changed by other writes meanwhile, five times in a row; send it again";
@@ -117,8 +117,12 @@ export const changeApplication = changerFor<Application>(
   (s) => (next, before) => s.updateApplication(next, before.updatedAt, scopesGivenUp(before, next)),
 );
 
-/** An event type's change (a patch beside an archive) that another cannot undo nor be undone by. */
+/**
+ * An event type's change (a patch beside an archive) that another cannot undo nor be undone by.
+ * One that archives it forgets its creation's idempotency keys as it is written (see
+ * {@link archivingKeys}).
+ */
 export const changeEventType = changerFor<EventType>(
   (et) => `event type ${et.name}`,
-  (s) => (next, before) => s.updateEventType(next, before.updatedAt),
+  (s) => (next, before) => s.updateEventType(next, before.updatedAt, archivingKeys(before, next)),
 );

@@ -211,9 +211,18 @@ export interface Store {
   createEventType(et: EventType): Promise<EventType>;
   findEventType(name: string): Promise<EventType | null>;
   listEventTypes(q: EventTypeQuery): Promise<Page<EventType>>;
-  /** Writes `et` over the stored one, as {@link updateEndpoint} does an endpoint. */
-  updateEventType(et: EventType, seenAt?: number): Promise<boolean>;
-  deleteEventType(name: string): Promise<void>;
+  /**
+   * Writes `et` over the stored one, as {@link updateEndpoint} does an endpoint, forgetting in
+   * the same transaction the idempotency keys `forget` picks when it does (an archive forgets
+   * its creation's, so that a create with the key brings it back).
+   */
+  updateEventType(
+    et: EventType,
+    seenAt?: number,
+    forget?: IdempotencyScopes | null,
+  ): Promise<boolean>;
+  /** Deletes the event type for good, with the idempotency keys `forget` picks (its creation's). */
+  deleteEventType(name: string, forget?: IdempotencyScopes): Promise<void>;
 
   beginIdempotent(req: IdempotencyBegin): Promise<IdempotencyState>;
   /** Keeps the answer for repeats; false, writing nothing, once another request holds the key. */

@@ -1,7 +1,8 @@
 /**
  * An idempotency key used on an endpoint's paths, or to create it, before the endpoint was
  * deleted (or before its uid moved to another endpoint) does not answer for the endpoint that has
- * that uid now. The keys' scopes name the endpoint as the request did: a client that deleted "my-ep",
+ * that uid now; nor does one that created an event type since deleted or archived. The keys'
+ * scopes name the endpoint (the event type) as the request did: a client that deleted "my-ep",
  * made it again and rotated its secret with a key it had used before was answered 204 and the
  * secret stayed the one it was made with.
  */
@@ -138,5 +139,22 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
     expect((await svix.endpoint.getSecret("acme", "my-ep")).key).toBe(SECRET);
     // The renamed endpoint keeps its own, under its new uid.
     expect((await svix.endpoint.get("acme", "my-ep-old")).id).toBe(made.id);
+  });
+
+  it("a key that created an event type since deleted or archived makes it live again", async () => {
+    h = await startHooklineOn(kind);
+    const { svix } = h;
+    const paid = { name: "order.paid", description: "An order was paid" };
+    const create = () => svix.eventType.create(paid, { idempotencyKey: "create-type" });
+    await create();
+
+    await svix.eventType.delete("order.paid", { expunge: true });
+    await create();
+    expect((await svix.eventType.get("order.paid")).archived).toBe(false);
+
+    await svix.eventType.delete("order.paid");
+    expect((await svix.eventType.get("order.paid")).archived).toBe(true);
+    expect((await create()).archived).toBe(false);
+    expect((await svix.eventType.get("order.paid")).archived).toBe(false);
   });
 });

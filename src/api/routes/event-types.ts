@@ -4,6 +4,7 @@ import { seesEventType } from "../../domain/feature-flags.js";
 import type { EventType } from "../../domain/types.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import { featureFlagsOf } from "../auth.js";
+import { archivingKeys, eventTypeKeys } from "../idempotency.js";
 import type { ApiDeps } from "../deps.js";
 import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
@@ -152,7 +153,9 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
           updatedAt: now,
         };
         // A replacement sets every field, so it need not check what it read.
-        if (existing && (await store.updateEventType(et))) return ok(eventTypeOut(et));
+        if (existing && (await store.updateEventType(et, undefined, archivingKeys(existing, et)))) {
+          return ok(eventTypeOut(et));
+        }
         // New, or deleted since it was read. Any existing name may be addressed; a new one must
         // be a valid name.
         parseWith(EventTypeName, name, ["path", "event_type_name"]);
@@ -161,7 +164,10 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
           return created(eventTypeOut(await store.createEventType(fresh)));
         } catch (err) {
           // Another call created it meanwhile: this one replaces that, as if it came second.
-          if (!(err instanceof ConflictError) || !(await store.updateEventType(fresh))) throw err;
+          const replaced =
+            err instanceof ConflictError &&
+            (await store.updateEventType(fresh, undefined, archivingKeys(null, fresh)));
+          if (!replaced) throw err;
           return ok(eventTypeOut((await store.findEventType(name)) ?? fresh));
         }
       },
@@ -212,8 +218,10 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
       },
       handler: async ({ params, query }) => {
         const read = () => load(params.event_type_name!);
-        if (query.expunge) await store.deleteEventType((await read()).name);
-        else
+        if (query.expunge) {
+          const { name } = await read();
+          await store.deleteEventType(name, eventTypeKeys(name));
+        } else
           await changeEventType(deps, read, (et, at) => ({ ...et, archived: true, updatedAt: at }));
         return noContent();
       },

@@ -196,12 +196,25 @@ export class Catalogue {
     );
   }
 
-  async updateEventType(et: EventType, seenAt: number | null): Promise<boolean> {
-    return (await exec(this.pool, S.updateEventType, [...eventTypeUpdateValues(et), seenAt])) > 0;
+  async updateEventType(
+    et: EventType,
+    seenAt: number | null,
+    forget: IdempotencyScopes | null,
+  ): Promise<boolean> {
+    const values = [...eventTypeUpdateValues(et), seenAt];
+    if (!forget) return (await exec(this.pool, S.updateEventType, values)) > 0;
+    return tx(this.pool, async (c) => {
+      const written = (await exec(c, S.updateEventType, values)) > 0;
+      if (written) await forgetKeys(c, forget);
+      return written;
+    });
   }
 
-  async deleteEventType(name: string): Promise<void> {
-    await exec(this.pool, S.deleteEventType, [name]);
+  async deleteEventType(name: string, forget: IdempotencyScopes | null): Promise<void> {
+    if (!forget) return void (await exec(this.pool, S.deleteEventType, [name]));
+    await tx(this.pool, async (c) => {
+      if ((await exec(c, S.deleteEventType, [name])) > 0) await forgetKeys(c, forget);
+    });
   }
 
   // ---- idempotency --------------------------------------------------------------------------

@@ -280,12 +280,16 @@ export class PostgresStore implements Store {
     return this.run(() => this.catalogue.listEventTypes(q));
   }
 
-  async updateEventType(et: EventType, seenAt?: number): Promise<boolean> {
-    return this.run(() => this.catalogue.updateEventType(et, seenAt ?? null));
+  async updateEventType(
+    et: EventType,
+    seenAt?: number,
+    forget?: IdempotencyScopes | null,
+  ): Promise<boolean> {
+    return this.run(() => this.catalogue.updateEventType(et, seenAt ?? null, forget ?? null));
   }
 
-  async deleteEventType(name: string): Promise<void> {
-    await this.run(() => this.catalogue.deleteEventType(name));
+  async deleteEventType(name: string, forget?: IdempotencyScopes): Promise<void> {
+    await this.run(() => this.catalogue.deleteEventType(name, forget ?? null));
   }
 
   // ---- idempotency --------------------------------------------------------------------------

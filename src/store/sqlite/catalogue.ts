@@ -261,12 +261,22 @@ export class Catalogue {
     );
   }
 
-  updateEventType(et: EventType, seenAt: number | null): boolean {
-    return this.s.updateEventType.run({ ...eventTypeParams(et), seen_at: seenAt }).changes > 0;
+  updateEventType(et: EventType, seenAt: number | null, forget: IdempotencyScopes | null): boolean {
+    const write = () =>
+      this.s.updateEventType.run({ ...eventTypeParams(et), seen_at: seenAt }).changes > 0;
+    if (!forget) return write();
+    return this.db.transaction(() => {
+      const written = write();
+      if (written) this.forgetIdempotencyKeys(forget);
+      return written;
+    })();
   }
 
-  deleteEventType(name: string): void {
-    this.db.prepare("DELETE FROM event_types WHERE name = ?").run(name);
+  deleteEventType(name: string, forget: IdempotencyScopes | null): void {
+    this.db.transaction(() => {
+      const deleted = this.db.prepare("DELETE FROM event_types WHERE name = ?").run(name).changes;
+      if (deleted > 0 && forget) this.forgetIdempotencyKeys(forget);
+    })();
   }
 
   // ---- idempotency --------------------------------------------------------------------------

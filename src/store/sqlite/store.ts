@@ -250,12 +250,16 @@ export class SqliteStore implements Store {
     return this.run(() => this.catalogue.listEventTypes(q));
   }
 
-  async updateEventType(et: EventType, seenAt?: number): Promise<boolean> {
-    return this.run(() => this.catalogue.updateEventType(et, seenAt ?? null));
+  async updateEventType(
+    et: EventType,
+    seenAt?: number,
+    forget?: IdempotencyScopes | null,
+  ): Promise<boolean> {
+    return this.run(() => this.catalogue.updateEventType(et, seenAt ?? null, forget ?? null));
   }
 
-  async deleteEventType(name: string): Promise<void> {
-    this.run(() => this.catalogue.deleteEventType(name));
+  async deleteEventType(name: string, forget?: IdempotencyScopes): Promise<void> {
+    this.run(() => this.catalogue.deleteEventType(name, forget ?? null));
   }
 
   // ---- idempotency --------------------------------------------------------------------------

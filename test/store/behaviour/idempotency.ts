@@ -4,6 +4,7 @@ import { ConflictError } from "../../../src/errors.js";
 import type { EndpointKeys, IdempotencyBegin } from "../../../src/store/port.js";
 import {
   anApplication,
+  anEventType,
   aToken,
   HOUR,
   SECOND,
@@ -350,6 +351,63 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
         ).rejects.toThrow();
         expect((await t.store.getEndpoint(ep.id))?.uid).toBe("my-ep");
         expect(await states()).toEqual(KEPT);
+      });
+    });
+
+    describe("an event type forgets the keys it is given", () => {
+      const mine = "admin:POST /api/v1/event-type for event type user.created";
+      const other = "admin:POST /api/v1/event-type for event type user.deleted";
+      const given = { exact: [mine], prefixes: [] };
+      const unforgettable = { exact: [], prefixes: [`${mine}\u0001`] };
+      const seeded = async () => {
+        const et = await t.store.createEventType(anEventType("user.created"));
+        for (const scope of [mine, other]) {
+          await t.store.beginIdempotent(begin({ scope }));
+          await t.store.finishIdempotent(begin({ scope }), 201, "{}");
+        }
+        return et;
+      };
+      const states = async () => {
+        const kinds = [];
+        for (const scope of [mine, other]) {
+          kinds.push((await t.store.beginIdempotent(begin({ scope, now: T0 + 1 }))).kind);
+        }
+        return kinds;
+      };
+
+      it("as it is deleted", async () => {
+        await seeded();
+        await t.store.deleteEventType("user.created", given);
+        expect(await t.store.findEventType("user.created")).toBeNull();
+        expect(await states()).toEqual(["new", "replay"]);
+      });
+
+      it("and none when there was none to delete", async () => {
+        await seeded();
+        await t.store.deleteEventType("user.created");
+        await t.store.deleteEventType("user.created", given);
+        expect(await states()).toEqual(["replay", "replay"]);
+      });
+
+      it("as a change is written, and none when it is not", async () => {
+        const et = await seeded();
+        const archived = { ...et, archived: true, updatedAt: et.updatedAt + 1 };
+        expect(await t.store.updateEventType(archived, et.updatedAt + 5, given)).toBe(false);
+        expect(await states()).toEqual(["replay", "replay"]);
+        expect(await t.store.updateEventType(archived, et.updatedAt, given)).toBe(true);
+        expect(await t.store.findEventType("user.created")).toEqual(archived);
+        expect(await states()).toEqual(["new", "replay"]);
+      });
+
+      it("in the change's transaction: keys it cannot forget leave it as it was", async () => {
+        const et = await seeded();
+        const archived = { ...et, archived: true, updatedAt: et.updatedAt + 1 };
+        await expect(
+          t.store.updateEventType(archived, et.updatedAt, unforgettable),
+        ).rejects.toThrow();
+        await expect(t.store.deleteEventType(et.name, unforgettable)).rejects.toThrow();
+        expect(await t.store.findEventType("user.created")).toEqual(et);
+        expect(await states()).toEqual(["replay", "replay"]);
       });
     });
   });
