@@ -38,6 +38,10 @@ export function pagedList<T extends { id: string }>(
 ) {
   let pages = 1;
   let kept: Kept<T> | null = null;
+  // Whole reads overlap (a poll's under way when "More" or a search reads again). Only the newest
+  // keeps its rows: an older one that ends last kept a list since searched away (the polls then
+  // showed other event types under a search) or one page short of "More".
+  let newest = 0;
 
   /** Up to `n` pages from `from` on, as one list; `enough` ends it early. */
   const readOn = async (from: string | null, n: number, enough = (_rows: T[]) => false) => {
@@ -54,18 +58,21 @@ export function pagedList<T extends { id: string }>(
 
   /** Every page shown, read from the top; the rows after the first are kept for the polls. */
   const whole = async (): Promise<ListOut<T>> => {
+    const mine = ++newest;
     const first = await readOn(null, 1);
     if (pages === 1 || first.done) {
-      kept = null;
+      if (mine === newest) kept = null;
       return first;
     }
     const rest = await readOn(first.iterator, pages - 1);
-    kept = {
-      rows: rest.data,
-      after: first.data.at(-1)?.id,
-      end: { iterator: rest.iterator, done: rest.done },
-      at: performance.now(),
-    };
+    if (mine === newest) {
+      kept = {
+        rows: rest.data,
+        after: first.data.at(-1)?.id,
+        end: { iterator: rest.iterator, done: rest.done },
+        at: performance.now(),
+      };
+    }
     return { ...rest, data: [...first.data, ...rest.data] };
   };
 
@@ -119,6 +126,7 @@ export function pagedList<T extends { id: string }>(
     reset: (): void => {
       pages = 1;
       kept = null;
+      newest++;
     },
     /** The "More" button, while more is left. */
     more: (done: boolean): Node[] => (done ? [] : [h("p", {}, more)]),
