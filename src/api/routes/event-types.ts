@@ -15,6 +15,7 @@ import {
   EventTypeUpdate,
   eventTypeOut,
   flagsOf,
+  refuseFlagLeftOut,
 } from "../schemas/event-type.js";
 import { changeEventType, RACED } from "../stored-change.js";
 import { EventTypeName, ListQuery, QueryBool, parseWith } from "../validation.js";
@@ -141,6 +142,7 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
         const name = params.event_type_name!;
         const now = clock.now();
         const existing = await store.findEventType(name);
+        refuseFlagLeftOut(body, existing);
         const et: EventType = {
           name,
           description: body.description,
@@ -190,16 +192,19 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
         const { after } = await changeEventType(
           deps,
           () => load(params.event_type_name!),
-          (et, at) => ({
-            ...et,
-            description: body.description ?? et.description,
-            archived: body.archived ?? et.archived,
-            deprecated: body.deprecated ?? et.deprecated,
-            featureFlags: flags === undefined ? et.featureFlags : flags,
-            groupName: body.groupName === undefined ? et.groupName : body.groupName,
-            schemas: body.schemas === undefined ? et.schemas : body.schemas,
-            updatedAt: at,
-          }),
+          (et, at) => {
+            refuseFlagLeftOut(body, et);
+            return {
+              ...et,
+              description: body.description ?? et.description,
+              archived: body.archived ?? et.archived,
+              deprecated: body.deprecated ?? et.deprecated,
+              featureFlags: flags === undefined ? et.featureFlags : flags,
+              groupName: body.groupName === undefined ? et.groupName : body.groupName,
+              schemas: body.schemas === undefined ? et.schemas : body.schemas,
+              updatedAt: at,
+            };
+          },
         );
         return ok(eventTypeOut(after));
       },

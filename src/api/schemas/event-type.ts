@@ -1,6 +1,7 @@
 /** Svix event type bodies and EventTypeOut. */
 import { z } from "zod";
 import type { EventType } from "../../domain/types.js";
+import { ValidationError } from "../../errors.js";
 import { EventTypeName, JsonObject } from "../validation.js";
 import { Timestamp, iso } from "./common.js";
 
@@ -28,32 +29,51 @@ const Description = z.string().max(4096);
 /**
  * `featureFlag` is the older name of a single flag, and `featureFlags` wins: a flag sent in the
  * first that the second leaves out would be dropped without a word, so it is refused. One the
- * list holds is taken (an event type read and sent back carries its first flag in both).
+ * list holds is taken, and so is the one the type shows as its `featureFlag` (its first): a type
+ * read and sent back with its list changed (`{ ...read, featureFlags }`, the first flag taken off,
+ * or every flag) still carries it, and means the list. The flag refused, or null.
  */
-function flagsAgree(
+function flagLeftOut(
   v: { featureFlag?: string | null; featureFlags?: string[] | null },
-  ctx: z.RefinementCtx,
-): void {
+  shown: string | null,
+): string | null {
   const { featureFlag, featureFlags } = v;
-  if (featureFlags === undefined || featureFlag == null) return;
-  if (featureFlags?.includes(featureFlag)) return;
-  ctx.addIssue({
-    code: "custom",
-    path: ["featureFlag"],
-    message: `is the older name of a single flag, and featureFlags (which is taken instead) does not hold "${featureFlag}": send the flags in featureFlags only`,
-    params: { type: "value_error" },
-  });
+  if (featureFlags === undefined || featureFlag == null) return null;
+  return featureFlags?.includes(featureFlag) || featureFlag === shown ? null : featureFlag;
 }
 
+const leftOutMessage = (flag: string) =>
+  `is the older name of a single flag, and featureFlags (which is taken instead) does not hold "${flag}": send the flags in featureFlags only`;
+
+/** A change's body (PUT or PATCH) checked against the type it changes, null when there is none. */
+export function refuseFlagLeftOut(
+  body: { featureFlag?: string | null; featureFlags?: string[] | null },
+  stored: EventType | null,
+): void {
+  const flag = flagLeftOut(body, stored?.featureFlags?.[0] ?? null);
+  if (flag === null) return;
+  throw new ValidationError([
+    { loc: ["body", "featureFlag"], msg: leftOutMessage(flag), type: "value_error" },
+  ]);
+}
+
+/** A creation's body: there is no type it could have been read from. */
 export const EventTypeIn = z
   .object({ name: EventTypeName, description: Description, ...shared })
-  .superRefine(flagsAgree);
-export const EventTypeUpdate = z
-  .object({ description: Description, ...shared })
-  .superRefine(flagsAgree);
-export const EventTypePatch = z
-  .object({ description: Description.optional(), ...shared })
-  .superRefine(flagsAgree);
+  .superRefine((v, ctx) => {
+    const flag = flagLeftOut(v, null);
+    if (flag === null) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["featureFlag"],
+      message: leftOutMessage(flag),
+      params: { type: "value_error" },
+    });
+  });
+/** Checked against the stored type by {@link refuseFlagLeftOut}. */
+export const EventTypeUpdate = z.object({ description: Description, ...shared });
+/** Checked against the stored type by {@link refuseFlagLeftOut}. */
+export const EventTypePatch = z.object({ description: Description.optional(), ...shared });
 
 export const EventTypeOut = z.object({
   name: z.string(),
