@@ -1,7 +1,7 @@
 /**
  * A long list read a page at a time: a "More" button adds the next page. The live refresh reads
  * the first page, where new rows come in, and keeps the pages after it as last read; the whole
- * list is read again at most every {@link WHOLE_LIST_EVERY_MS}, and at once after an action, a
+ * list is read again every {@link WHOLE_LIST_EVERY_MS}, and at once after an action, a
  * new search or "More". It read every page shown at every refresh, 2 s apart: twenty pages of
  * messages were twenty requests, one after the other, again and again for as long as the page
  * stayed open.
@@ -43,28 +43,37 @@ export function pagedList<T extends { id: string }>(
   // showed other event types under a search) or one page short of "More".
   let newest = 0;
 
-  /** Up to `n` pages from `from` on, as one list; `enough` ends it early. */
-  const readOn = async (from: string | null, n: number, enough = (_rows: T[]) => false) => {
+  /** Up to `n` pages from `from` on, as one list. */
+  const readOn = async (from: string | null, n: number) => {
     const out: ListOut<T> = { data: [], iterator: from, done: false };
     for (let i = 0; i < n && !out.done; i++) {
       const page = await read(out.iterator);
       out.data.push(...page.data);
       out.iterator = page.iterator;
       out.done = page.done || !page.iterator;
-      if (enough(out.data)) break;
     }
     return out;
   };
 
-  /** Every page shown, read from the top; the rows after the first are kept for the polls. */
-  const whole = async (): Promise<ListOut<T>> => {
+  /**
+   * Every page shown, read from the top; the rows after the first are kept for the polls. `top`
+   * holds the pages from the top already read, if any: they are not read again.
+   */
+  const whole = async (top: ListOut<T>[] = []): Promise<ListOut<T>> => {
     const mine = ++newest;
-    const first = await readOn(null, 1);
+    const first = top[0] ?? (await readOn(null, 1));
+    const after = top.slice(1);
     if (pages === 1 || first.done) {
       if (mine === newest) kept = null;
       return first;
     }
-    const rest = await readOn(first.iterator, pages - 1);
+    const last = after.at(-1) ?? first;
+    const next = last.done ? null : await readOn(last.iterator, pages - 1 - after.length);
+    const rest: ListOut<T> = {
+      data: [...after.flatMap((p) => p.data), ...(next?.data ?? [])],
+      iterator: next ? next.iterator : last.iterator,
+      done: next ? next.done : last.done,
+    };
     if (mine === newest) {
       kept = {
         rows: rest.data,
@@ -79,18 +88,20 @@ export function pagedList<T extends { id: string }>(
   /**
    * The first page read again, joined to the kept rows. Rows that came in on top push the first
    * page's last rows past it: a second page is read to reach the kept rows, so none goes missing
-   * at the join. More than a page of new rows, and the whole list is read from the top.
+   * at the join. More than a page of new rows, and the whole list is read on from those two.
    */
   const firstOnly = async (k: Kept<T>): Promise<ListOut<T>> => {
     const keptIds = new Set(k.rows.map((r) => r.id));
     const joins = (rows: T[]) => rows.some((r) => r.id === k.after || keptIds.has(r.id));
-    const head = await readOn(null, 2, joins);
+    const first = await readOn(null, 1);
+    const second = first.done || joins(first.data) ? null : await readOn(first.iterator, 1);
+    const head: ListOut<T> = second ? { ...second, data: [...first.data, ...second.data] } : first;
     // The list now ends within what was read: any kept row not in it is gone.
     if (head.done) {
       kept = null;
       return head;
     }
-    if (!joins(head.data)) return whole();
+    if (!joins(head.data)) return whole(second ? [first, second] : [first]);
     const fresh = new Set(head.data.map((r) => r.id));
     return {
       data: [...head.data, ...k.rows.filter((r) => !fresh.has(r.id))],
