@@ -176,7 +176,10 @@ export interface ReplayJobFinished {
   withdrawn: DeadLetterChange[];
 }
 
-/** What one pruning step deleted; `done` once nothing was left to prune. */
+/**
+ * What one pruning step deleted; `done` once nothing was left to prune. A step may delete nothing
+ * and not be done (the old messages it picked were resent meanwhile): the next goes on past them.
+ */
 export interface PruneResult {
   deadLetters: number;
   overflow: number;

@@ -79,6 +79,10 @@ export class Retention {
     const cutoff = req.now - req.retentionMs;
     const n = Math.max(1, req.batchSize);
     let messagesReached: number | null = null;
+    // Messages picked are a step of the walk even if the second look below finds them all still
+    // needed (resent as they were picked) and the batch deletes nothing: more may lie past them,
+    // so the run is not done.
+    let walked = false;
     const steps: [Kind, (c: Conn) => Promise<number>][] = [
       ["deadLetters", (c) => this.records(c, cutoff, n)],
       ["overflow", (c) => exec(c, S.overflow, [cutoff, n])],
@@ -93,9 +97,10 @@ export class Retention {
         async (c) => {
           const q = Math.max(1, Math.ceil(n / 4));
           const from = req.messagesFrom ?? Number.MIN_SAFE_INTEGER;
-          const walked = await this.messages(c, from, cutoff, q);
-          messagesReached = walked.reached;
-          return walked.deleted;
+          const step = await this.messages(c, from, cutoff, q);
+          messagesReached = step.reached;
+          walked = step.picked > 0;
+          return step.deleted;
         },
       ],
       ["idempotencyKeys", (c) => exec(c, S.idempotencyKeys, [req.now, n])],
@@ -105,6 +110,7 @@ export class Retention {
     return tx(this.pool, async (c): Promise<PruneResult> => {
       // Set afresh on each try: a try rolled back after its walk must not move the position.
       messagesReached = req.messagesFrom ?? null;
+      walked = false;
       const result: PruneResult = {
         deadLetters: 0,
         overflow: 0,
@@ -118,7 +124,7 @@ export class Retention {
       };
       for (const [kind, step] of steps) {
         const deleted = await step(c);
-        if (deleted > 0) {
+        if (deleted > 0 || walked) {
           result[kind] = deleted;
           result.done = false;
           break;
@@ -141,18 +147,18 @@ export class Retention {
     from: number,
     cutoff: number,
     n: number,
-  ): Promise<{ deleted: number; reached: number }> {
+  ): Promise<{ deleted: number; picked: number; reached: number }> {
     const rows = await all(c, S.oldMessages, [cutoff, n, from]);
     // None left before the cutoff: the run's later batches walk only what ages past it meanwhile.
-    if (rows.length === 0) return { deleted: 0, reached: cutoff };
+    if (rows.length === 0) return { deleted: 0, picked: 0, reached: cutoff };
     // Messages made in the same millisecond as the last one may be left (locked, or past the
     // batch): the next batch starts at that millisecond, not after it.
     const reached = Number(rows.at(-1)!.created_at);
     const picked = rows.map((r) => String(r.id));
     const ids = (await all(c, S.stillUnneeded, [picked, cutoff])).map((r) => String(r.id));
-    if (ids.length === 0) return { deleted: 0, reached };
+    if (ids.length === 0) return { deleted: 0, picked: rows.length, reached };
     await exec(c, S.messageAttempts, [ids]);
     await exec(c, S.messageDeliveries, [ids]);
-    return { deleted: await exec(c, S.messages, [ids]), reached };
+    return { deleted: await exec(c, S.messages, [ids]), picked: rows.length, reached };
   }
 }
