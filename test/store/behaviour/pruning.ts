@@ -202,6 +202,35 @@ export function pruningBehaviour(t: StoreUnderTest): void {
       expect(await t.store.findMessage(app.id, held.id)).toBeNull();
     });
 
+    it("prunes the old messages behind more still needed than a batch holds, run after run", async () => {
+      const { app } = await seedApp(t.store);
+      // The oldest messages wait for an endpoint held back for weeks (a retry past the period, as
+      // an open circuit would hold them); the ones after them were delivered.
+      const held: string[] = [];
+      for (let i = 0; i < 3; i++)
+        held.push((await accept(t.store, app.id, { now: T0 + i })).message.id);
+      await t.store.recordAttempts(
+        (await claimAll(t.store, T0 + 2)).map((d) => retried(d, T0 + 2, T0 + 40 * DAY)),
+      );
+      for (let i = 3; i < 6; i++) await accept(t.store, app.id, { now: T0 + i });
+      await t.store.recordAttempts(
+        (await claimAll(t.store, T0 + 5)).map((d) => succeeded(d, T0 + 5)),
+      );
+
+      // A quarter of a batch of 4: one message a call, fewer than the messages held.
+      const run = (now: number) => pruneAll(t.store, now, 4);
+      expect((await run(T0 + RETENTION + DAY)).totals.messages).toBe(3);
+      const left = await t.store.listMessages(app.id, { limit: 10 });
+      expect(left.data.map((m) => m.id).sort()).toEqual([...held].sort());
+
+      for (let i = 6; i < 8; i++) await accept(t.store, app.id, { now: T0 + DAY + i });
+      await t.store.recordAttempts(
+        (await claimAll(t.store, T0 + DAY + 8)).map((d) => succeeded(d, T0 + DAY + 8)),
+      );
+      expect((await run(T0 + RETENTION + 2 * DAY)).totals.messages).toBe(2);
+      expect((await t.store.listMessages(app.id, { limit: 10 })).data).toHaveLength(3);
+    });
+
     it("prunes an endpoint's circuit transitions older than the retention period, batch by batch", async () => {
       const { endpoints } = await seedApp(t.store);
       const ep = endpoints[0]!.id;
