@@ -14,8 +14,9 @@ import type { PageQuery } from "./queries.js";
 export interface DeadLetterChange {
   /**
    * `replay_withdrawn`: a replay that ended without a request (its endpoint was disabled
-   * meanwhile). It tells nothing of the receiver, so it is no `replay_failed`: a bulk job counts
-   * it withdrawn, and so do the metrics and the single replay's answer.
+   * meanwhile, or its bulk job was cancelled or stopped before it was sent). It tells nothing of
+   * the receiver, so it is no `replay_failed`: a bulk job counts it withdrawn, and so do the
+   * metrics and the single replay's answer.
    */
   kind:
     | "recorded"
@@ -139,10 +140,6 @@ export interface JobReplaysOut {
 }
 
 /**
- * A running job's change of stage or end, with its lease renewed (or handed back, with
- * `leaseUntil` now). Applied only while `runner` still holds the job.
- */
-/**
  * A job cancelled, with a `replay_withdrawn` change for each replay it took back, to announce;
  * or why not (no such job, or it had ended).
  */
@@ -150,6 +147,11 @@ export type ReplayJobCancelled =
   | { ok: true; job: ReplayJob; withdrawn: DeadLetterChange[] }
   | { ok: false; job: ReplayJob | null };
 
+/**
+ * A running job's change of stage or reason, with its lease renewed (or handed back, with
+ * `leaseUntil` now). Applied only while `runner` still holds the job; ending it is
+ * `ReplayJobFinish`.
+ */
 export interface ReplayJobUpdate {
   id: string;
   /** The runner holding the job (see `claimReplayJobs`). */
