@@ -372,7 +372,12 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
         `/api/v1/dlq/replay/${encodeURIComponent(jobId)}/cancel`,
       );
       if (asJson) return json(body);
-      print(`${body.id} is cancelled; ${body.progress.withdrawn} queued replays withdrawn`);
+      // The job's count, not this cancel's: it includes replays withdrawn earlier (an endpoint
+      // disabled while they waited), and the answer does not say how many the cancel took back.
+      print(
+        `${body.id} is cancelled; replays still queued are taken back ` +
+          `(${body.progress.withdrawn} withdrawn over the job)`,
+      );
     });
 
   for (const verb of ["resolve", "abandon"] as const) {
