@@ -25,19 +25,28 @@ const ADMIN = "admin";
 const APP_ENDPOINTS = "/api/v1/app/:app_id/endpoint";
 const OPERATIONAL_ENDPOINTS = "/api/v1/operational-webhook/endpoint";
 const EVENT_TYPES = "/api/v1/event-type";
-/** What a body names: the field that does, and what it names. */
-type Naming = { field: "appId" | "uid" | "name"; names: "app" | "endpoint" | "event type" };
+const BULK_REPLAY = "/api/v1/dlq/replay";
+/**
+ * What a body names: the field that does, and what it names; `then`, a field that names an
+ * endpoint of that application (a bulk replay's `endpointId`, its id or uid).
+ */
+type Naming = {
+  field: "appId" | "uid" | "name";
+  names: "app" | "endpoint" | "event type";
+  then?: "endpointId";
+};
 /**
  * The POST routes whose body names what the request makes or acts on, with the field that does:
  * an app token's creation and a bulk replay of one application's records (`appId`, its id or
- * uid), the creation of an application or an endpoint (`uid`) and of an event type (`name`).
+ * uid, and the endpoint a replay names with it), the creation of an application or an endpoint
+ * (`uid`) and of an event type (`name`).
  * Their keys' scope names it too, so the keys go with it as those of its own paths do (see
  * {@link scopesNaming}, {@link endpointKeys}, {@link eventTypeKeys}): a creation's key used
  * before "acme" was deleted would otherwise replay the deleted application, and make none.
  */
 const NAMING_IN_BODY: ReadonlyMap<string, Naming> = new Map<string, Naming>([
   ["/api/v1/tokens", { field: "appId", names: "app" }],
-  ["/api/v1/dlq/replay", { field: "appId", names: "app" }],
+  [BULK_REPLAY, { field: "appId", names: "app", then: "endpointId" }],
   ["/api/v1/app", { field: "uid", names: "app" }],
   [APP_ENDPOINTS, { field: "uid", names: "endpoint" }],
   [OPERATIONAL_ENDPOINTS, { field: "uid", names: "endpoint" }],
@@ -168,7 +177,12 @@ export function scopesNaming(names: readonly string[]): IdempotencyScopes {
         .filter(([, naming]) => naming.names === "app")
         .map(([path]) => post(path + naming("app", n))),
     ]),
-    prefixes: names.flatMap((n) => [post(`/api/v1/app/${n}/`), post(`/api/v1/auth/app/${n}/`)]),
+    prefixes: names.flatMap((n) => [
+      post(`/api/v1/app/${n}/`),
+      post(`/api/v1/auth/app/${n}/`),
+      // A bulk replay that also names an endpoint; no uid holds a space, so no other app's.
+      post(`${BULK_REPLAY}${naming("app", n)} `),
+    ]),
   };
 }
 
@@ -183,20 +197,28 @@ export function scopesGivenUp(before: Application, after: Application): Idempote
 /**
  * The keys an endpoint of `app` takes with it (`app` null for an operational webhook endpoint):
  * those of the paths that name it by one of `names` (its id or uid), the resend of a message to
- * it among them, and of its creation with that uid; taken by an admin token or one of the
- * application's. Forgotten as it is deleted or gives up its uid, so a key used before never
+ * it among them, of its creation with that uid, and of a bulk replay naming it (an admin's only,
+ * as the DLQ is); taken by an admin token or one of the application's. Forgotten as it is deleted or gives up its uid, so a key used before never
  * answers for an endpoint made later with that uid.
  */
 export function endpointKeys(app: Application | null, names: readonly string[]): EndpointKeys {
   const homes = app
     ? namesOf(app).map((a) => fillParams(APP_ENDPOINTS, { app_id: a }))
     : [OPERATIONAL_ENDPOINTS];
+  const replays = app
+    ? namesOf(app).flatMap((a) =>
+        names.map((n) => `${ADMIN}:POST ${BULK_REPLAY}${naming("app", a)}${naming("endpoint", n)}`),
+      )
+    : [];
   return (appTokenIds) => {
     const posts = [ADMIN, ...appTokenIds.map(appToken)].flatMap((who) =>
       homes.map((home) => `${who}:POST ${home}`),
     );
     return {
-      exact: posts.flatMap((post) => names.map((n) => post + naming("endpoint", n))),
+      exact: [
+        ...replays,
+        ...posts.flatMap((post) => names.map((n) => post + naming("endpoint", n))),
+      ],
       prefixes: posts.flatMap((post) => names.map((n) => `${post}/${n}/`)),
     };
   };
@@ -250,11 +272,15 @@ function replay(reply: FastifyReply, status: number, body: string): FastifyReply
 function bodyNaming(routeUrl: string, body: unknown): string {
   const named = NAMING_IN_BODY.get(routeUrl);
   if (named === undefined) return "";
-  const name = (body as Partial<Record<Naming["field"], unknown>> | null)?.[named.field];
+  const fields = body as Partial<Record<Naming["field"] | "endpointId", unknown>> | null;
+  const name = fields?.[named.field];
   // An appId or name that is no string is refused by the route (422) and keeps no answer. A
   // creation without a uid names nothing its key could go with: it replays what it made,
   // deleted or not (docs/api.md).
-  return typeof name === "string" ? naming(named.names, name) : "";
+  if (typeof name !== "string") return "";
+  const then = named.then === undefined ? undefined : fields?.[named.then];
+  // An endpoint named without its application is named by its id, which no other takes.
+  return naming(named.names, name) + (typeof then === "string" ? naming("endpoint", then) : "");
 }
 
 function naming(what: Naming["names"], name: string): string {
