@@ -88,9 +88,13 @@ export function pagedList<T extends { id: string }>(
   /**
    * The first page read again, joined to the kept rows. Rows that came in on top push the first
    * page's last rows past it: a second page is read to reach the kept rows, so none goes missing
-   * at the join. More than a page of new rows, and the whole list is read on from those two.
+   * at the join. More than a page of new rows, and the whole list is read on from those two
+   * (from the top, if another whole read began while they were read).
    */
   const firstOnly = async (k: Kept<T>): Promise<ListOut<T>> => {
+    // A whole read begun meanwhile (a search, "More") may have changed what the list is: the two
+    // pages read here are then of the list as it was, and must not be kept for it.
+    const seen = newest;
     const keptIds = new Set(k.rows.map((r) => r.id));
     const joins = (rows: T[]) => rows.some((r) => r.id === k.after || keptIds.has(r.id));
     const first = await readOn(null, 1);
@@ -101,7 +105,7 @@ export function pagedList<T extends { id: string }>(
       kept = null;
       return head;
     }
-    if (!joins(head.data)) return whole(second ? [first, second] : [first]);
+    if (!joins(head.data)) return whole(seen !== newest ? [] : second ? [first, second] : [first]);
     const fresh = new Set(head.data.map((r) => r.id));
     return {
       data: [...head.data, ...k.rows.filter((r) => !fresh.has(r.id))],
