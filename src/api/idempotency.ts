@@ -198,10 +198,15 @@ export function scopesGivenUp(before: Application, after: Application): Idempote
  * The keys an endpoint of `app` takes with it (`app` null for an operational webhook endpoint):
  * those of the paths that name it by one of `names` (its id or uid), the resend of a message to
  * it among them, of its creation with that uid, and of a bulk replay naming it (an admin's only,
- * as the DLQ is); taken by an admin token or one of the application's. Forgotten as it is deleted or gives up its uid, so a key used before never
- * answers for an endpoint made later with that uid.
+ * as the DLQ is); taken by an admin token or one of the application's that may still send at
+ * `now`. Forgotten as it is deleted or gives up its uid, so a key used before never answers for
+ * an endpoint made later with that uid.
  */
-export function endpointKeys(app: Application | null, names: readonly string[]): EndpointKeys {
+export function endpointKeys(
+  app: Application | null,
+  names: readonly string[],
+  now: number,
+): EndpointKeys {
   const homes = app
     ? namesOf(app).map((a) => fillParams(APP_ENDPOINTS, { app_id: a }))
     : [OPERATIONAL_ENDPOINTS];
@@ -210,7 +215,7 @@ export function endpointKeys(app: Application | null, names: readonly string[]):
         names.map((n) => `${ADMIN}:POST ${BULK_REPLAY}${naming("app", a)}${naming("endpoint", n)}`),
       )
     : [];
-  return (appTokenIds) => {
+  const scopes = (appTokenIds: readonly string[]): IdempotencyScopes => {
     const posts = [ADMIN, ...appTokenIds.map(appToken)].flatMap((who) =>
       homes.map((home) => `${who}:POST ${home}`),
     );
@@ -222,6 +227,7 @@ export function endpointKeys(app: Application | null, names: readonly string[]):
       prefixes: posts.flatMap((post) => names.map((n) => `${post}/${n}/`)),
     };
   };
+  return { now, scopes };
 }
 
 /**
@@ -232,8 +238,11 @@ export function endpointKeysGivenUp(
   app: Application | null,
   before: Endpoint,
   after: Endpoint,
+  now: number,
 ): EndpointKeys | null {
-  return before.uid !== null && before.uid !== after.uid ? endpointKeys(app, [before.uid]) : null;
+  return before.uid !== null && before.uid !== after.uid
+    ? endpointKeys(app, [before.uid], now)
+    : null;
 }
 
 /**

@@ -77,10 +77,13 @@ async function changeStored<T extends { updatedAt: number }>(
  * its turn.
  */
 const changerFor =
-  <T extends { updatedAt: number }>(keyOf: (row: T) => string, write: (store: Store) => Write<T>) =>
+  <T extends { updatedAt: number }>(
+    keyOf: (row: T) => string,
+    write: (store: Store, clock: Clock) => Write<T>,
+  ) =>
   async (deps: Deps, read: () => Promise<T>, change: Change<T>) =>
     inTurn(deps.store, keyOf(await read()), () =>
-      changeStored(deps.clock, read, change, write(deps.store)),
+      changeStored(deps.clock, read, change, write(deps.store, deps.clock)),
     );
 
 /**
@@ -98,11 +101,11 @@ export const changeEndpoint = (
 ) =>
   changerFor<Endpoint>(
     (ep) => `endpoint ${ep.id}`,
-    (s) => (next, before) =>
+    (s, clock) => (next, before) =>
       s.updateEndpoint(
         next,
         before.updatedAt,
-        owner === undefined ? null : endpointKeysGivenUp(owner, before, next),
+        owner === undefined ? null : endpointKeysGivenUp(owner, before, next, clock.now()),
       ),
   )(deps, read, change);
 

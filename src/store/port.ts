@@ -121,7 +121,15 @@ export interface IdempotencyScopes {
  * (read in the change's transaction): each token's keys are its own, and a token outlives the
  * endpoints it reached.
  */
-export type EndpointKeys = (appTokenIds: readonly string[]) => IdempotencyScopes;
+export interface EndpointKeys {
+  /**
+   * The time of the change: a token expired by then is refused, so its keys can answer no one
+   * and it is not read (an application may hold thousands, one per portal link).
+   */
+  now: number;
+  /** The scopes to forget, told the ids of the application's unrevoked, unexpired tokens. */
+  scopes(appTokenIds: readonly string[]): IdempotencyScopes;
+}
 
 export type IdempotencyState =
   | { kind: "new" }

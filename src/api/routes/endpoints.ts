@@ -352,7 +352,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params }) => {
         const app = await requireChangeableApp(store, params.app_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
-        await store.deleteEndpoint(app.id, ep.id, endpointKeys(app, namesOf(ep)));
+        await store.deleteEndpoint(app.id, ep.id, endpointKeys(app, namesOf(ep), clock.now()));
         endpointsDeleted(deps, [ep.id]);
         return noContent();
       },

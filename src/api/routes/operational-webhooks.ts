@@ -159,7 +159,8 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       responses: { 204: { description: "Deleted" }, 404: errors[404] },
       handler: async ({ params }) => {
         const ep = await find(params.endpoint_id!);
-        await deps.store.deleteEndpoint(ep.appId, ep.id, endpointKeys(null, namesOf(ep)));
+        const forget = endpointKeys(null, namesOf(ep), deps.clock.now());
+        await deps.store.deleteEndpoint(ep.appId, ep.id, forget);
         endpointsDeleted(deps, [ep.id]);
         changed();
         return noContent();

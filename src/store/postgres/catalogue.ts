@@ -260,13 +260,14 @@ export class Catalogue {
 
 /** Within a transaction: the keys `forget` picks, told the application's tokens. */
 async function forgetEndpointKeys(c: Conn, appId: string, forget: EndpointKeys): Promise<void> {
-  // A revoked token sends nothing again: its keys answer no one.
+  // A revoked or expired token sends nothing again: its keys answer no one.
   const tokens = await all(
     c,
-    "SELECT id FROM api_tokens WHERE app_id = $1 AND revoked_at IS NULL",
-    [appId],
+    `SELECT id FROM api_tokens WHERE app_id = $1 AND revoked_at IS NULL
+      AND (expires_at IS NULL OR expires_at > $2)`,
+    [appId, forget.now],
   );
-  await forgetKeys(c, forget(tokens.map((t) => String(t.id))));
+  await forgetKeys(c, forget.scopes(tokens.map((t) => String(t.id))));
 }
 
 /** Within a transaction: deletes the idempotency keys `scopes` picks, answered or not. */

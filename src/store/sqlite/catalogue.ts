@@ -168,11 +168,14 @@ export class Catalogue {
 
   /** Within a transaction: the keys `forget` picks, told the application's tokens. */
   private forgetEndpointKeys(appId: string, forget: EndpointKeys): void {
-    // A revoked token sends nothing again: its keys answer no one.
+    // A revoked or expired token sends nothing again: its keys answer no one.
     const tokens = this.db
-      .prepare("SELECT id FROM api_tokens WHERE app_id = ? AND revoked_at IS NULL")
-      .all(appId) as Row[];
-    this.forgetIdempotencyKeys(forget(tokens.map((t) => String(t.id))));
+      .prepare(
+        `SELECT id FROM api_tokens WHERE app_id = ? AND revoked_at IS NULL
+          AND (expires_at IS NULL OR expires_at > ?)`,
+      )
+      .all(appId, forget.now) as Row[];
+    this.forgetIdempotencyKeys(forget.scopes(tokens.map((t) => String(t.id))));
   }
 
   clearDeletedEndpoint(id: string): void {

@@ -258,20 +258,24 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
         "app tok_other:POST /api/v1/app/acme/endpoint/my-ep/recover",
       ];
       /** The keys of my-ep, as the API gives them: by an admin or one of the tokens it is told. */
-      const given = (told: string[][]): EndpointKeys => {
-        return (tokenIds) => {
-          told.push([...tokenIds]);
+      const given = (told: string[][], now = T0): EndpointKeys => ({
+        now,
+        scopes: (tokenIds) => {
+          told.push([...tokenIds].sort());
           const whos = ["admin", ...tokenIds.map((id) => `app ${id}`)];
           return {
             exact: ["admin:POST /api/v1/app/acme/endpoint for endpoint my-ep"],
             prefixes: whos.map((who) => `${who}:POST /api/v1/app/acme/endpoint/my-ep/`),
           };
-        };
-      };
-      const unforgettable: EndpointKeys = () => ({
-        exact: [],
-        prefixes: ["admin:POST /api/v1/app/acme/endpoint/my-ep\u0001"],
+        },
       });
+      const unforgettable: EndpointKeys = {
+        now: T0,
+        scopes: () => ({
+          exact: [],
+          prefixes: ["admin:POST /api/v1/app/acme/endpoint/my-ep\u0001"],
+        }),
+      };
       /** my-ep in an application with one token, beside another application with its own. */
       const seeded = async () => {
         const { app, endpoints } = await seedApp(t.store, [{ uid: "my-ep" }]);
@@ -302,6 +306,31 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
         expect(await t.store.getEndpoint(ep.id)).toBeNull();
         expect(told).toEqual([["tok_mine"]]);
         expect(await states()).toEqual(FORGOTTEN);
+      });
+
+      it("told only the tokens that may still send: an expired one's keys answer no one", async () => {
+        const { app, ep } = await seeded();
+        // Portal links are tokens that expire: the forget reads none of those past their expiry
+        // (refused from that instant on), however many there are.
+        const expiring = (id: string, expiresAt: number) =>
+          t.store.createApiToken(aToken({ id, scope: "app", appId: app.id, expiresAt }));
+        await expiring("tok_expired", T0 + HOUR - 1);
+        await expiring("tok_expiring_now", T0 + HOUR);
+        await expiring("tok_still_valid", T0 + HOUR + 1);
+        await t.store.createApiToken(
+          aToken({ id: "tok_revoked", scope: "app", appId: app.id, revokedAt: T0 }),
+        );
+        const expired = "app tok_expired:POST /api/v1/app/acme/endpoint/my-ep/recover";
+        await t.store.beginIdempotent(begin({ scope: expired }));
+        await t.store.finishIdempotent(begin({ scope: expired }), 202, "{}");
+        const told: string[][] = [];
+        await t.store.deleteEndpoint(app.id, ep.id, given(told, T0 + HOUR));
+        expect(told).toEqual([["tok_mine", "tok_still_valid"]]);
+        expect(await t.store.getEndpoint(ep.id)).toBeNull();
+        expect(await states()).toEqual(FORGOTTEN);
+        // Left to expire with its day: the token that took it is refused, so it replays for no one.
+        const left = await t.store.beginIdempotent(begin({ scope: expired, now: T0 + 1 }));
+        expect(left.kind).toBe("replay");
       });
 
       it("and none when it is another application's, and not deleted", async () => {
