@@ -151,8 +151,10 @@ export class Catalogue {
   deleteEndpoint(appId: string, id: string, forget: EndpointKeys | null): Promise<void> {
     return tx(this.pool, async (c) => {
       if (await one(c, S.endpointExists, [id, appId])) {
-        if (forget) await forgetEndpointKeys(c, appId, forget);
+        // The rows go first, as a change's write does: keys that cannot be forgotten then undo a
+        // deletion already made, which only the transaction can.
         await deleteEndpointRows(withoutTimeout(c), [id]);
+        if (forget) await forgetEndpointKeys(c, appId, forget);
       }
     });
   }

@@ -161,8 +161,10 @@ export class Catalogue {
         .prepare("SELECT 1 FROM endpoints WHERE id = ? AND app_id = ?")
         .get(id, appId);
       if (!ok) return;
-      if (forget) this.forgetEndpointKeys(appId, forget);
+      // The rows go first, as a change's write does: keys that cannot be forgotten then undo a
+      // deletion already made, which only the transaction can.
       this.deleteEndpointRows(id);
+      if (forget) this.forgetEndpointKeys(appId, forget);
     })();
   }
 
