@@ -95,6 +95,9 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   installAuth(app, deps, routes, () =>
     installRateLimit(app, { ...deps, settings: deps.config.apiRateLimit }),
   );
+  // After auth, whose checks run at onRequest: an application's token is refused another
+  // application's path before its keys are looked at, so a key it used under a uid its
+  // application gave up never replays for the application that took the uid.
   installIdempotency(app, deps);
   registerRoutes(app, routes);
   app.server.maxHeadersCount = MAX_HEADER_COUNT;
