@@ -81,7 +81,6 @@ export class Catalogue {
   deleteApplication(id: string, forget?: IdempotencyScopes): Promise<void> {
     return tx(this.pool, async (bounded) => {
       const c = withoutTimeout(bounded);
-      if (forget) await forgetKeys(c, forget);
       const eps = (await all(c, S.endpointsOfApp, [id])).map((ep) => String(ep.id));
       await withdrawJobReplays(c, eps);
       await exec(
@@ -99,6 +98,8 @@ export class Catalogue {
       // types, and be kept and listed for ever.
       await exec(c, "DELETE FROM api_tokens WHERE app_id = $1", [id]);
       await exec(c, "DELETE FROM applications WHERE id = $1", [id]);
+      // Last, as an endpoint's deletion does: keys that cannot be forgotten undo it all.
+      if (forget) await forgetKeys(c, forget);
     });
   }
 

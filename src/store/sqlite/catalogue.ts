@@ -94,7 +94,6 @@ export class Catalogue {
   deleteApplication(id: string, forget?: IdempotencyScopes): void {
     this.apps.clear();
     this.db.transaction(() => {
-      if (forget) this.forgetIdempotencyKeys(forget);
       const eps = this.db.prepare("SELECT id FROM endpoints WHERE app_id = ?").all(id) as Row[];
       for (const ep of eps) this.withdrawJobReplays(String(ep.id));
       this.db
@@ -111,6 +110,8 @@ export class Catalogue {
       // types, and be kept and listed for ever.
       this.db.prepare("DELETE FROM api_tokens WHERE app_id = ?").run(id);
       this.db.prepare("DELETE FROM applications WHERE id = ?").run(id);
+      // Last, as an endpoint's deletion does: keys that cannot be forgotten undo it all.
+      if (forget) this.forgetIdempotencyKeys(forget);
     })();
   }
 

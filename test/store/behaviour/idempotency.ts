@@ -182,6 +182,22 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
       );
     });
 
+    it("deleting an application: keys it cannot forget leave it, with its endpoints", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{ uid: "my-ep" }]);
+      const mine = `admin:POST /api/v1/app/${app.id}/msg`;
+      await t.store.beginIdempotent(begin({ scope: mine }));
+      await t.store.finishIdempotent(begin({ scope: mine }), 202, "{}");
+      // The forget fails after the application's rows are deleted: only the transaction brings
+      // them back.
+      const unforgettable = { exact: [], prefixes: [`admin:POST /api/v1/app/${app.id}\u0001`] };
+      await expect(t.store.deleteApplication(app.id, unforgettable)).rejects.toThrow();
+      expect(await t.store.findApplication(app.id)).toEqual(app);
+      expect(await t.store.getEndpoint(endpoints[0]!.id)).toEqual(endpoints[0]);
+      expect((await t.store.beginIdempotent(begin({ scope: mine, now: T0 + 1 }))).kind).toBe(
+        "replay",
+      );
+    });
+
     describe("changing an application forgets the keys it is given", () => {
       const given = {
         exact: ["admin:POST /api/v1/app for app acme"],
