@@ -86,31 +86,34 @@ export function pagedList<T extends { id: string }>(
   };
 
   /**
-   * The first page read again, joined to the kept rows. Rows that came in on top push the first
-   * page's last rows past it: a second page is read to reach the kept rows, so none goes missing
-   * at the join. More than a page of new rows, and the whole list is read on from those two
-   * (from the top, if another whole read began while they were read).
+   * The first page read again, joined to the kept rows where it ends. Rows that came in on top
+   * push the first page's last rows past it: a second page is read to reach the kept rows, so none
+   * goes missing at the join. When the rows read do not end on the join or a kept row (more than a
+   * page of new rows, or so many rows gone that they reach past the kept ones), the whole list is
+   * read on from them (from the top, if another whole read began while they were read).
    */
   const firstOnly = async (k: Kept<T>): Promise<ListOut<T>> => {
     // A whole read begun meanwhile (a search, "More") may have changed what the list is: the two
     // pages read here are then of the list as it was, and must not be kept for it.
     const seen = newest;
-    const keptIds = new Set(k.rows.map((r) => r.id));
-    const joins = (rows: T[]) => rows.some((r) => r.id === k.after || keptIds.has(r.id));
+    // Where each kept row stands, the join just before them.
+    const place = new Map<string | undefined, number>(k.rows.map((r, i) => [r.id, i]));
+    place.set(k.after, -1);
+    const endsAt = (rows: T[]) => place.get(rows.at(-1)?.id);
     const first = await readOn(null, 1);
-    const second = first.done || joins(first.data) ? null : await readOn(first.iterator, 1);
+    const second =
+      first.done || endsAt(first.data) !== undefined ? null : await readOn(first.iterator, 1);
     const head: ListOut<T> = second ? { ...second, data: [...first.data, ...second.data] } : first;
     // The list now ends within what was read: any kept row not in it is gone.
     if (head.done) {
-      kept = null;
+      if (seen === newest) kept = null;
       return head;
     }
-    if (!joins(head.data)) return whole(seen !== newest ? [] : second ? [first, second] : [first]);
-    const fresh = new Set(head.data.map((r) => r.id));
-    return {
-      data: [...head.data, ...k.rows.filter((r) => !fresh.has(r.id))],
-      ...k.end,
-    };
+    const at = endsAt(head.data);
+    if (at === undefined) return whole(seen !== newest ? [] : second ? [first, second] : [first]);
+    // The list is ordered: the kept rows before the one the head ends on were in its reach, and
+    // those not in it have gone (a dead letter resolved); shown, they stood below newer rows.
+    return { data: [...head.data, ...k.rows.slice(at + 1)], ...k.end };
   };
 
   const more = action(
