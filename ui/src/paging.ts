@@ -42,6 +42,10 @@ export function pagedList<T extends { id: string }>(
   // keeps its rows: an older one that ends last kept a list since searched away (the polls then
   // showed other event types under a search) or one page short of "More".
   let newest = 0;
+  // The newest whole read while it is under way. A poll waits for it rather than join the first
+  // page to rows it is reading again: the poll, begun later, ended first, and its answer was drawn
+  // in place of the whole read's ("More" seemed to do nothing until the next poll).
+  let reading: Promise<ListOut<T>> | null = null;
 
   /** Up to `n` pages from `from` on, as one list. */
   const readOn = async (from: string | null, n: number) => {
@@ -59,8 +63,16 @@ export function pagedList<T extends { id: string }>(
    * Every page shown, read from the top; the rows after the first are kept for the polls. `top`
    * holds the pages from the top already read, if any: they are not read again.
    */
-  const whole = async (top: ListOut<T>[] = []): Promise<ListOut<T>> => {
+  const whole = (top: ListOut<T>[] = []): Promise<ListOut<T>> => {
     const mine = ++newest;
+    const run = readWhole(top, mine).finally(() => {
+      if (mine === newest) reading = null;
+    });
+    reading = run;
+    return run;
+  };
+
+  const readWhole = async (top: ListOut<T>[], mine: number): Promise<ListOut<T>> => {
     const first = top[0] ?? (await readOn(null, 1));
     const after = top.slice(1);
     if (pages === 1 || first.done) {
@@ -137,6 +149,7 @@ export function pagedList<T extends { id: string }>(
      * page with the others as last read, unless they are {@link WHOLE_LIST_EVERY_MS} old.
      */
     load: (poll = false): Promise<ListOut<T>> => {
+      if (poll && reading) return reading;
       const k = kept;
       return poll && k && performance.now() - k.at < WHOLE_LIST_EVERY_MS ? firstOnly(k) : whole();
     },
@@ -144,6 +157,7 @@ export function pagedList<T extends { id: string }>(
     reset: (): void => {
       pages = 1;
       kept = null;
+      reading = null;
       newest++;
     },
     /** The "More" button, while more is left. */
