@@ -41,7 +41,7 @@ type Naming = {
  * uid, and the endpoint a replay names with it), the creation of an application or an endpoint
  * (`uid`) and of an event type (`name`).
  * Their keys' scope names it too, so the keys go with it as those of its own paths do (see
- * {@link scopesNaming}, {@link endpointKeys}, {@link eventTypeKeys}): a creation's key used
+ * {@link applicationKeys}, {@link endpointKeys}, {@link eventTypeKeys}): a creation's key used
  * before "acme" was deleted would otherwise replay the deleted application, and make none.
  */
 const NAMING_IN_BODY: ReadonlyMap<string, Naming> = new Map<string, Naming>([
@@ -163,18 +163,18 @@ export function installIdempotency(
 }
 
 /**
- * The scopes of the admin keys taken on paths (or bodies) that name an application by one of
- * `names` (its id or uid): forgotten when the application is deleted, or gives up its uid, so a
+ * The keys an application takes with it: an admin's, taken on paths (or bodies) that name it by
+ * one of `names` (its id or uid), forgotten when the application is deleted, or gives up its uid, so a
  * key used before never answers for an application made later with that uid. An application
  * token's keys are scoped by the token, which never outlives its application nor reaches another.
  */
-export function scopesNaming(names: readonly string[]): IdempotencyScopes {
+export function applicationKeys(names: readonly string[]): IdempotencyScopes {
   const post = (path: string) => `${ADMIN}:POST ${path}`;
   return {
     exact: names.flatMap((n) => [
       post(`/api/v1/auth/app-portal-access/${n}`),
       ...[...NAMING_IN_BODY]
-        .filter(([, naming]) => naming.names === "app")
+        .filter(([, named]) => named.names === "app")
         .map(([path]) => post(path + naming("app", n))),
     ]),
     prefixes: names.flatMap((n) => [
@@ -188,10 +188,13 @@ export function scopesNaming(names: readonly string[]): IdempotencyScopes {
 
 /**
  * The keys a change of an application forgets as it is written: those taken under the uid it
- * gives up (see {@link scopesNaming}); none when it keeps its uid or had none.
+ * gives up (see {@link applicationKeys}); none when it keeps its uid or had none.
  */
-export function scopesGivenUp(before: Application, after: Application): IdempotencyScopes | null {
-  return before.uid !== null && before.uid !== after.uid ? scopesNaming([before.uid]) : null;
+export function applicationKeysGivenUp(
+  before: Application,
+  after: Application,
+): IdempotencyScopes | null {
+  return before.uid !== null && before.uid !== after.uid ? applicationKeys([before.uid]) : null;
 }
 
 /**
@@ -286,9 +289,10 @@ function bodyNaming(routeUrl: string, body: unknown): string {
   // An appId or name that is no string is refused by the route (422) and keeps no answer. A
   // creation without a uid names nothing its key could go with: it replays what it made,
   // deleted or not (docs/api.md).
+  // So is an endpoint named without its application (a bulk replay's endpointId alone): only by
+  // its id, which no other endpoint ever takes, so its key need not go with it.
   if (typeof name !== "string") return "";
   const then = named.then === undefined ? undefined : fields?.[named.then];
-  // An endpoint named without its application is named by its id, which no other takes.
   return naming(named.names, name) + (typeof then === "string" ? naming("endpoint", then) : "");
 }
 

@@ -4,7 +4,7 @@ import type { Clock } from "../clock.js";
 import type { Application, Endpoint, EventType } from "../domain/types.js";
 import { ConflictError } from "../errors.js";
 import type { Store } from "../store/port.js";
-import { archivingKeys, endpointKeysGivenUp, scopesGivenUp } from "./idempotency.js";
+import { applicationKeysGivenUp, archivingKeys, endpointKeysGivenUp } from "./idempotency.js";
 
 /** The 409 a change answers when it keeps losing the race, as the API's description says it. */
 export const RACED = "Changed by other writes meanwhile, five times in a row; send it again";
@@ -52,9 +52,9 @@ async function inTurn<R>(store: Store, key: string, fn: () => Promise<R>): Promi
 /**
  * Reads the row, makes the change, and writes it only if nothing wrote the row in between
  * (`write` refuses when the stored `updatedAt` is no longer the one `before` was read with);
- * otherwise it reads again and makes the change anew, checks and all, on what is there now. `change` gets the `updatedAt`
- * to set, always past the one read, so two writes in one millisecond are still told apart. A read
- * that finds the row gone throws, as `read` does.
+ * otherwise it reads again and makes the change anew, checks and all, on what is there now.
+ * `change` gets the `updatedAt` to set, always past the one read, so two writes in one millisecond
+ * are still told apart. A read that finds the row gone throws, as `read` does.
  */
 async function changeStored<T extends { updatedAt: number }>(
   clock: Clock,
@@ -117,7 +117,8 @@ export const changeEndpoint = (
  */
 export const changeApplication = changerFor<Application>(
   (app) => `application ${app.id}`,
-  (s) => (next, before) => s.updateApplication(next, before.updatedAt, scopesGivenUp(before, next)),
+  (s) => (next, before) =>
+    s.updateApplication(next, before.updatedAt, applicationKeysGivenUp(before, next)),
 );
 
 /**

@@ -199,13 +199,15 @@ export interface Store {
   /**
    * Writes `ep` over the stored endpoint; false when there is none. With `seenAt`, the
    * `updatedAt` it was read with, only while the stored one still has it (false when another
-   * write came in between), so a read-modify-write never undoes a change it did not see.
+   * write came in between), so a read-modify-write never undoes a change it did not see. When it
+   * writes, it deletes in the same transaction the idempotency keys `forget` picks (those taken
+   * under a uid the endpoint gives up), as {@link deleteEndpoint} does.
    */
   updateEndpoint(ep: Endpoint, seenAt?: number, forget?: EndpointKeys | null): Promise<boolean>;
   /**
    * Deletes the endpoint with everything it has, and in the same transaction the idempotency keys
    * `forget` picks (those of the paths that named it), so none answers for an endpoint made later
-   * with its uid. `updateEndpoint` forgets those of a uid the endpoint gives up as it writes it.
+   * with its uid.
    */
   deleteEndpoint(appId: string, id: string, forget?: EndpointKeys): Promise<void>;
   /**

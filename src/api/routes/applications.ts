@@ -6,7 +6,7 @@ import { newId } from "../../ids.js";
 import { tokenCacheFor } from "../auth.js";
 import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
 import type { ApiDeps } from "../deps.js";
-import { namesOf, scopesNaming } from "../idempotency.js";
+import { applicationKeys, namesOf } from "../idempotency.js";
 import { endpointPages, requireApp, requireChangeableApp } from "../lookup.js";
 import { uidOfPut, updateOrCreate } from "../put-or-create.js";
 import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
@@ -238,7 +238,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         }
         // Its keys go with it: one used before must not answer for an application made later
         // with its uid (with that application's message, say, of an application that is gone).
-        await store.deleteApplication(app.id, scopesNaming(namesOf(app)));
+        await store.deleteApplication(app.id, applicationKeys(namesOf(app)));
         // Its tokens went with it: refused from the next request, as a revoked one is.
         tokenCacheFor(store).clear();
         endpointsDeleted(deps, endpointIds);
