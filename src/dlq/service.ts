@@ -10,7 +10,7 @@ import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import { resolvePolicy, type PolicyDefaults } from "../engine/policy.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
-import { askedToWaitIn } from "../store/dead-letter-text.js";
+import { askedToWaitIn, replayEnding, type ReplayEnding } from "../store/dead-letter-text.js";
 import { lastAttemptOf, type DeliveryRef } from "../store/last-attempt.js";
 import { circuitNow } from "./circuit-now.js";
 import type { DeadLetterChange, DeadLetterDecided, Store } from "../store/port.js";
@@ -48,7 +48,7 @@ export type ReplayAnswer =
        * `withdrawn`: it ended without a request (its endpoint was disabled meanwhile), so it says
        * nothing of the receiver, as the record's history (`replay_withdrawn`) and the metrics say.
        */
-      result: "succeeded" | "failed" | "withdrawn";
+      result: ReplayEnding;
       /** Null when the replay was withdrawn. */
       attempt: Attempt | null;
       /**
@@ -155,7 +155,7 @@ export class DeadLetterQueue {
       record: after,
       deliveryId,
       // As the store decided (no attempt, no request): the record's history entry says the same.
-      result: event.state === "succeeded" ? "succeeded" : event.attempt ? "failed" : "withdrawn",
+      result: replayEnding(event.state === "succeeded", event.attempt !== null),
       attempt: event.attempt,
       detail: await this.whyNothingWasSent(id, deliveryId, event.attempt),
     };

@@ -1,4 +1,5 @@
 /** What both adapters write into a dead-letter record's text fields, worded once. */
+import type { DeadLetterEvent } from "../domain/types.js";
 import type { DeadLetterChange, DeliveryOutcome } from "./port.js";
 
 /** The part of an attempt (as recorded, or as read back) a record's final answer is made of. */
@@ -88,3 +89,23 @@ export function withdrawnChange(
     detail,
   };
 }
+
+/**
+ * How a replay ended: delivered, failed at the receiver, or withdrawn, ended without a request
+ * (its endpoint disabled meanwhile), which tells nothing of the receiver. Its job's item, the
+ * record's history, the change announced and a single replay's answer all read it alike.
+ */
+export type ReplayEnding = "succeeded" | "failed" | "withdrawn";
+
+export function replayEnding(delivered: boolean, sent: boolean): ReplayEnding {
+  return delivered ? "succeeded" : sent ? "failed" : "withdrawn";
+}
+
+/** The record's history entry and the change announced, for each way a replay ends. */
+export const REPLAY_ENDED: Readonly<
+  Record<ReplayEnding, { action: DeadLetterEvent["action"]; kind: DeadLetterChange["kind"] }>
+> = {
+  succeeded: { action: "replayed", kind: "replay_succeeded" },
+  failed: { action: "replayed", kind: "replay_failed" },
+  withdrawn: { action: "replay_withdrawn", kind: "replay_withdrawn" },
+};

@@ -25,7 +25,13 @@ import type {
   StoreLimits,
 } from "../port.js";
 import { all, exec, one, Params, tx, type Conn } from "./database.js";
-import { describeResult, finalAnswer, resolvedByResend } from "../dead-letter-text.js";
+import {
+  describeResult,
+  finalAnswer,
+  REPLAY_ENDED,
+  replayEnding,
+  resolvedByResend,
+} from "../dead-letter-text.js";
 import { DEAD_LETTERS as S } from "./dlq-statements.js";
 import { paginate } from "./pagination.js";
 import {
@@ -179,8 +185,8 @@ export class DeadLetters {
     const refs = { delivery: o.deliveryId, job: jobId };
     // Unsent, it is no result of the job's either (no part of a canary): it counts as withdrawn,
     // and the record's history and the change announced say so too, as the job does.
-    const item = ok ? "succeeded" : sent ? "failed" : "withdrawn";
-    const action = sent ? "replayed" : "replay_withdrawn";
+    const item = replayEnding(ok, sent);
+    const { action, kind } = REPLAY_ENDED[item];
     await this.event(c, deadLetterId, o.at, actor, action, result, refs);
     const done = await one(c, S.jobItemDone, [item, result, o.at, o.deliveryId]);
     if (done) {
@@ -194,7 +200,6 @@ export class DeadLetters {
       deliveryId: o.deliveryId,
       at: o.at,
     };
-    const kind = ok ? "replay_succeeded" : sent ? "replay_failed" : "replay_withdrawn";
     const changes: DeadLetterChange[] = [{ ...base, kind, actor, detail: result }];
     if (abandon && state === "abandoned") {
       const why = `abandoned after ${failed} failed replays in a row`;

@@ -26,6 +26,8 @@ import type {
 } from "../port.js";
 import {
   describeResult,
+  REPLAY_ENDED,
+  replayEnding,
   finalAnswer,
   resolvedByResend,
   type FinalAnswerSource,
@@ -191,8 +193,8 @@ export class DeadLetters {
     const refs = { delivery: o.deliveryId, job: jobId };
     // Unsent, it is no result of the job's either (no part of a canary): it counts as withdrawn,
     // and the record's history and the change announced say so too, as the job does.
-    const item = ok ? "succeeded" : sent ? "failed" : "withdrawn";
-    const action = sent ? "replayed" : "replay_withdrawn";
+    const item = replayEnding(ok, sent);
+    const { action, kind } = REPLAY_ENDED[item];
     this.event(deadLetterId, o.at, actor, action, result, refs);
     const done = this.s.jobItemDone.get({
       state: item,
@@ -216,7 +218,6 @@ export class DeadLetters {
       deliveryId: o.deliveryId,
       at: o.at,
     };
-    const kind = ok ? "replay_succeeded" : sent ? "replay_failed" : "replay_withdrawn";
     const changes: DeadLetterChange[] = [{ ...base, kind, actor, detail: result }];
     if (abandon && state === "abandoned") {
       const why = `abandoned after ${failed} failed replays in a row`;
