@@ -180,7 +180,8 @@ export interface ReplayJobFinished {
 
 /**
  * What one pruning step deleted; `done` once nothing was left to prune. A step may delete nothing
- * and not be done (the old messages it picked were resent meanwhile): the next goes on past them.
+ * and not be done (the old messages it picked were resent meanwhile, or the expired keys begun
+ * again): the next goes on past them.
  */
 export interface PruneResult {
   deadLetters: number;

@@ -5,7 +5,7 @@
  */
 import type pg from "pg";
 import type { PruneResult } from "../port.js";
-import { all, exec, tx, type Conn } from "./database.js";
+import { all, exec, one, tx, type Conn } from "./database.js";
 
 type Kind = Exclude<keyof PruneResult, "done">;
 
@@ -52,9 +52,14 @@ const S = {
   messageDeliveries: "DELETE FROM deliveries WHERE message_id = ANY($1::text[])",
   messages: "DELETE FROM messages WHERE id = ANY($1::text[])",
   // The expiry is checked again on the row deleted: a key begun again (a new expiry) while this
-  // waits for its row lock is re-read then, and the request holding it keeps it.
-  idempotencyKeys: `DELETE FROM idempotency_keys WHERE expires_at < $1 AND (scope, key) IN
-    (SELECT scope, key FROM idempotency_keys WHERE expires_at < $1 LIMIT $2)`,
+  // waits for its row lock is re-read then, and the request holding it keeps it. What was picked
+  // is counted apart from what went: a batch whose keys were all begun again deletes none, yet
+  // more expired keys may lie past them.
+  idempotencyKeys: `WITH picked AS MATERIALIZED
+      (SELECT scope, key FROM idempotency_keys WHERE expires_at < $1 LIMIT $2),
+    gone AS (DELETE FROM idempotency_keys k USING picked p
+      WHERE k.scope = p.scope AND k.key = p.key AND k.expires_at < $1 RETURNING 1)
+    SELECT (SELECT count(*) FROM picked)::int AS picked, (SELECT count(*) FROM gone)::int AS deleted`,
   // Transitions are written in time order: the oldest are the first by seq, which the primary
   // key reads without an index on \`at\` (a scan for "none left" would read the whole table).
   circuitTransitions: `DELETE FROM circuit_transitions WHERE seq IN
@@ -79,10 +84,10 @@ export class Retention {
     const cutoff = req.now - req.retentionMs;
     const n = Math.max(1, req.batchSize);
     let messagesReached: number | null = null;
-    // Messages picked are a step of the walk even if the second look below finds them all still
-    // needed (resent as they were picked) and the batch deletes nothing: more may lie past them,
-    // so the run is not done.
-    let walked = false;
+    // Rows picked are a step even if none is deleted: messages the second look below finds all
+    // still needed (resent as they were picked), or keys all begun again as the delete took them.
+    // More may lie past them, so the run is not done.
+    let picked = false;
     const steps: [Kind, (c: Conn) => Promise<number>][] = [
       ["deadLetters", (c) => this.records(c, cutoff, n)],
       ["overflow", (c) => exec(c, S.overflow, [cutoff, n])],
@@ -99,18 +104,25 @@ export class Retention {
           const from = req.messagesFrom ?? Number.MIN_SAFE_INTEGER;
           const step = await this.messages(c, from, cutoff, q);
           messagesReached = step.reached;
-          walked = step.picked > 0;
+          picked = step.picked > 0;
           return step.deleted;
         },
       ],
-      ["idempotencyKeys", (c) => exec(c, S.idempotencyKeys, [req.now, n])],
+      [
+        "idempotencyKeys",
+        async (c) => {
+          const counts = (await one(c, S.idempotencyKeys, [req.now, n]))!;
+          picked = Number(counts.picked) > 0;
+          return Number(counts.deleted);
+        },
+      ],
       ["circuitTransitions", (c) => exec(c, S.circuitTransitions, [cutoff, n])],
       ["apiTokens", (c) => exec(c, S.apiTokens, [cutoff, n])],
     ];
     return tx(this.pool, async (c): Promise<PruneResult> => {
       // Set afresh on each try: a try rolled back after its walk must not move the position.
       messagesReached = req.messagesFrom ?? null;
-      walked = false;
+      picked = false;
       const result: PruneResult = {
         deadLetters: 0,
         overflow: 0,
@@ -124,7 +136,7 @@ export class Retention {
       };
       for (const [kind, step] of steps) {
         const deleted = await step(c);
-        if (deleted > 0 || walked) {
+        if (deleted > 0 || picked) {
           result[kind] = deleted;
           result.done = false;
           break;
