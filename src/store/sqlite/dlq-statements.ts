@@ -161,9 +161,10 @@ export function prepareReplayJobs(db: Db) {
     cancel: p(`UPDATE replay_jobs SET state = 'cancelled', reason = @reason, lease_until = NULL,
         finished_at = @now, updated_at = @now
       WHERE id = @id AND state IN ('scheduled', 'running')`),
+    // In the job's order, as PostgreSQL reads them: withdrawn replays are announced so on both.
     queuedItems: p(`SELECT i.dead_letter_id, i.delivery_id, i.prior_state, d.app_id, d.endpoint_id
       FROM replay_job_items i JOIN dead_letters d ON d.id = i.dead_letter_id
-      WHERE i.job_id = ? AND i.state = 'queued'`),
+      WHERE i.job_id = ? AND i.state = 'queued' ORDER BY i.seq`),
     endpointsOut: p(`SELECT d.endpoint_id, count(*) AS n FROM replay_job_items i
       JOIN dead_letters d ON d.id = i.dead_letter_id
       WHERE i.job_id = ? AND i.state = 'queued'

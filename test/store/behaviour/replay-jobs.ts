@@ -473,6 +473,22 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       });
     });
 
+    it("replays withdrawn are announced in the job's order", async () => {
+      const { app } = await seedApp(t.store);
+      const a = await deadLetter(t.store, app.id, { at: T0 + SECOND });
+      const b = await deadLetter(t.store, app.id, { at: T0 + 2 * SECOND });
+      const c = await deadLetter(t.store, app.id, { at: T0 + 3 * SECOND });
+      // Listed out of the records' own order: the job's order is the list's.
+      const job = await aNewJob(t.store, aJob({ ids: [c.id, a.id, b.id] }));
+      await takeUp(t.store);
+      await t.store.prepareReplayJob(job.id, T0 + HOUR);
+      await queue(t.store, job.id, 3);
+
+      const cancelled = await t.store.cancelReplayJob({ id: job.id, actor: "ops", now: T0 + HOUR });
+      if (!cancelled.ok) throw new Error("not cancelled");
+      expect(cancelled.withdrawn.map((w) => w.deadLetterId)).toEqual([c.id, a.id, b.id]);
+    });
+
     it("cancelling withdraws replays not yet claimed, reopens their records and says so in their changes", async () => {
       const { app } = await seedApp(t.store);
       const a = await deadLetter(t.store, app.id, { at: T0 + SECOND });
