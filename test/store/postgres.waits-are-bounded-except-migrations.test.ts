@@ -5,7 +5,8 @@
  * for a migration. A migration's wait for another process's migration, and its own SQL, are not
  * cut by the query timeout: the first may rightly be long, the second rewrite a large table (its
  * other statements are: test/cli/serve.start-up-failures-name-the-setting-to-change.test.ts). Nor
- * is deleting an application, whose whole history goes in one transaction. The server ends a
+ * is deleting an application or an endpoint, whose whole history goes in one transaction, with the
+ * idempotency keys it forgets (an application's tokens may be thousands). The server ends a
  * statement hookline gave up on soon after, so that it holds no lock and does nothing later.
  */
 import { expect, it } from "vitest";
@@ -132,6 +133,43 @@ it("deleting an application (its whole history, in one transaction) waits past t
   await within(ENDS_WITHIN_MS, "the deletion", deleted);
   expect(await store.findApplication(app.id)).toBeNull();
   expect(await store.findEndpoint(app.id, ep.id)).toBeNull();
+}, 60_000);
+
+it("deleting an endpoint waits past the query timeout for the keys it forgets too", async () => {
+  const { admin, watch } = await raceConnections(cleanup);
+  const { store, schema } = aStore(TEST_DATABASE_URL);
+  const app = await store.createApplication(anApplication());
+  const ep = await store.createEndpoint(anEndpoint(app.id));
+  const held = { scope: `admin:POST /api/v1/app/${app.id}/${ep.id}/`, key: "k", owner: "o" };
+  await store.beginIdempotent({ ...held, fingerprint: "f", now: 0, lockMs: 1, ttlMs: 1e12 });
+  // A long forget stands in for an application with many tokens: another transaction holds one of
+  // the endpoint's keys, so forgetting them waits on its lock for three query timeouts.
+  await admin.query("BEGIN");
+  cleanup.push(async () => void (await admin.query("ROLLBACK")));
+  await admin.query(`SELECT 1 FROM ${schema}.idempotency_keys WHERE key = 'k' FOR UPDATE`);
+  let settled = false;
+  const forget = { now: 0, scopes: () => ({ exact: [], prefixes: [held.scope] }) };
+  const deleted = store.deleteEndpoint(app.id, ep.id, forget).finally(() => (settled = true));
+  // Still waiting on the key three query timeouts on; a deletion cut short ends the wait at once.
+  await Promise.race([
+    waitForPid(
+      watch,
+      `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'
+        AND query LIKE 'DELETE FROM idempotency_keys%'
+        AND query_start < clock_timestamp() - $2 * interval '1 ms'`,
+      [`hookline/${schema}`, 3 * QUERY_TIMEOUT_MS],
+    ),
+    deleted.then(() => {
+      throw new Error("the deletion ended while a key it forgets was held");
+    }),
+  ]);
+  expect(settled).toBe(false);
+  await admin.query("COMMIT");
+  await within(ENDS_WITHIN_MS, "the deletion", deleted);
+  expect(await store.findEndpoint(app.id, ep.id)).toBeNull();
+  expect(await admin.query(`SELECT 1 FROM ${schema}.idempotency_keys`)).toMatchObject({
+    rowCount: 0,
+  });
 }, 60_000);
 
 it("a statement given up on is ended by the server too: it holds no lock and never runs later", async () => {

@@ -150,11 +150,16 @@ export class Catalogue {
   }
 
   deleteEndpoint(appId: string, id: string, forget: EndpointKeys | null): Promise<void> {
-    return tx(this.pool, async (c) => {
-      if (await one(c, S.endpointExists, [id, appId])) {
+    return tx(this.pool, async (bounded) => {
+      if (await one(bounded, S.endpointExists, [id, appId])) {
+        // The keys are forgotten without the query timeout too, as deleteApplication forgets
+        // them: they are four ranges for each of the application's live tokens (each portal link
+        // is one), and cut off there they would roll back the deletion already made, again at
+        // every retry, so that an application with many tokens could never delete an endpoint.
+        const c = withoutTimeout(bounded);
         // The rows go first, as a change's write does: keys that cannot be forgotten then undo a
         // deletion already made, which only the transaction can.
-        await deleteEndpointRows(withoutTimeout(c), [id]);
+        await deleteEndpointRows(c, [id]);
         if (forget) await forgetEndpointKeys(c, appId, forget);
       }
     });
