@@ -23,11 +23,11 @@ export interface MetricsSettings {
 }
 
 /** How an attempt's result is counted in `hookline_delivery_attempts_total{class}`. */
-export type AttemptClass =
+type AttemptClass =
   "2xx" | "4xx_permanent" | "4xx_rate_limited" | "5xx" | "timeout" | "transport_error" | "other";
 
 /** The status class of one attempt. */
-export function attemptClass(a: Pick<Attempt, "status" | "error" | "outcome">): AttemptClass {
+function attemptClass(a: Pick<Attempt, "status" | "error" | "outcome">): AttemptClass {
   if (a.error === "timeout") return "timeout";
   if (a.error !== null) return "transport_error";
   const s = a.status ?? 0;

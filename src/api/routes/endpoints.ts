@@ -32,7 +32,7 @@ const TAG = "Endpoint";
  * The stats' window when the caller names no start: the day before `until` (or now). Counting
  * walks every message of the window, so a window without a start grew with all of history.
  */
-export const STATS_WINDOW_MS = 24 * 60 * 60 * 1000;
+const STATS_WINDOW_MS = 24 * 60 * 60 * 1000;
 /**
  * Where the stats stop counting the deliveries waiting now: an outage's backlog may be millions,
  * and a count reads each one (on SQLite, on the main thread); this many is read in a few ms.
