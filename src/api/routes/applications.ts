@@ -164,7 +164,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
               ...app,
               uid: input.uid,
               name: body.name,
-              rateLimit: rateLimitOf(body) ?? null,
+              rateLimit: rateLimitOf(body, app.rateLimit) ?? null,
               metadata: body.metadata ?? {},
               // Svix clients do not know this field; a PUT without it keeps the policy.
               deliveryPolicy:
@@ -199,20 +199,22 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         409: { description: `The uid is taken, ${HOOKLINES}, or: ${RACED}`, schema: HttpError },
       },
       handler: async ({ params, body }) => {
-        const rateLimit = rateLimitOf(body);
         const { after } = await changeApplication(
           deps,
           () => changeableTakingUid(params.app_id!, body.uid, ["body", "uid"]),
-          (app, at) => ({
-            ...app,
-            uid: body.uid === undefined ? app.uid : body.uid,
-            name: body.name ?? app.name,
-            rateLimit: rateLimit === undefined ? app.rateLimit : rateLimit,
-            metadata: body.metadata ?? app.metadata,
-            deliveryPolicy:
-              body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
-            updatedAt: at,
-          }),
+          (app, at) => {
+            const rateLimit = rateLimitOf(body, app.rateLimit);
+            return {
+              ...app,
+              uid: body.uid === undefined ? app.uid : body.uid,
+              name: body.name ?? app.name,
+              rateLimit: rateLimit === undefined ? app.rateLimit : rateLimit,
+              metadata: body.metadata ?? app.metadata,
+              deliveryPolicy:
+                body.deliveryPolicy === undefined ? app.deliveryPolicy : body.deliveryPolicy,
+              updatedAt: at,
+            };
+          },
         );
         engine.invalidateApplication(after.id);
         return ok(applicationOut(after));

@@ -113,7 +113,7 @@ export async function replacedSettings(
     disabledReason: reasonAfter(ep, disabled),
     filterTypes: body.filterTypes?.length ? body.filterTypes : null,
     metadata: body.metadata ?? {},
-    rateLimit: rateLimitOf(body) ?? null,
+    rateLimit: rateLimitOf(body, ep.rateLimit) ?? null,
     updatedAt: at,
   };
 }
@@ -261,7 +261,6 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
           sent === undefined ? current : sent;
         const list = (sent: string[] | null | undefined, current: string[] | null) =>
           sent === undefined ? current : sent?.length ? sent : null;
-        const rateLimit = rateLimitOf(body);
         const next = await save(
           app,
           () => requireEndpoint(store, app, params.endpoint_id!),
@@ -280,7 +279,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
               filterTypes: list(body.filterTypes, ep.filterTypes),
               channels: list(body.channels, ep.channels),
               metadata: body.metadata ?? ep.metadata,
-              rateLimit: keep(rateLimit, ep.rateLimit),
+              rateLimit: keep(rateLimitOf(body, ep.rateLimit), ep.rateLimit),
               // A new secret is a rotation: receivers still verify with the old one for the grace period.
               secrets:
                 body.secret && body.secret !== ep.secrets.current

@@ -42,14 +42,19 @@ export type ApplicationInput = z.output<typeof ApplicationIn>;
 
 /**
  * The rate limit from either field name; undefined when neither was sent. Both sent with other
- * values is refused: keeping one would drop the other without a word.
+ * values is refused (keeping one would drop the other without a word), unless the body changes a
+ * stored record (`current`) and one of them is its limit as read: a Svix client's
+ * `update(id, { ...read, rateLimit })` sends the limit it read under the other name, so the one
+ * that differs from it is the change.
  */
-export function rateLimitOf(input: {
-  rateLimit?: number | null;
-  throttleRate?: number | null;
-}): number | null | undefined {
+export function rateLimitOf(
+  input: { rateLimit?: number | null; throttleRate?: number | null },
+  current?: number | null,
+): number | null | undefined {
   const { rateLimit, throttleRate } = input;
   if (rateLimit !== undefined && throttleRate !== undefined && rateLimit !== throttleRate) {
+    if (current !== undefined && rateLimit === current) return throttleRate;
+    if (current !== undefined && throttleRate === current) return rateLimit;
     throw new ValidationError([
       {
         loc: ["body", "throttleRate"],
