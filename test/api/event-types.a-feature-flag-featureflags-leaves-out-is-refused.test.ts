@@ -3,7 +3,9 @@
  * wins. A body with a `featureFlag` the list leaves out kept the list and dropped that flag without
  * a word: the event type was then seen by links it was meant to be hidden from, or the other way
  * round. It is refused (422 naming body.featureFlag) and nothing changes; a flag the list holds
- * is taken, as a type read and sent back carries its first flag under both names.
+ * is taken, as a type read and sent back carries its first flag under both names, and so is one
+ * sent with the type's own list, as read (see
+ * event-types.svix-client-read-change-send-back-round-trips).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startApi, type ApiHarness } from "./harness.js";
@@ -23,10 +25,16 @@ const refusedOnFeatureFlag = async (res: Response) => {
 };
 
 it("is refused on every write, and nothing changes", async () => {
-  const both = { featureFlag: "beta", featureFlags: ["a"] };
+  // A change whose list is not the stored one: the type's flags as read (["a"]) with another
+  // featureFlag is a read sent back with its featureFlag changed, and is taken.
+  const both = { featureFlag: "beta", featureFlags: ["a", "c"] };
   const path = "/api/v1/event-type/invoice.paid";
   for (const [method, url, body] of [
-    ["POST", "/api/v1/event-type", { name: "invoice.new", description: "d", ...both }],
+    [
+      "POST",
+      "/api/v1/event-type",
+      { name: "invoice.new", description: "d", featureFlag: "beta", featureFlags: ["a"] },
+    ],
     ["PUT", path, { description: "changed", ...both }],
     ["PATCH", path, { description: "changed", ...both }],
   ] as const) {

@@ -15,7 +15,7 @@ import {
   EventTypeUpdate,
   eventTypeOut,
   flagsOf,
-  refuseFlagLeftOut,
+  flagsOfChange,
 } from "../schemas/event-type.js";
 import { changeEventType, RACED } from "../stored-change.js";
 import { EventTypeName, ListQuery, QueryBool, parseWith } from "../validation.js";
@@ -142,13 +142,13 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
         const name = params.event_type_name!;
         const now = clock.now();
         const existing = await store.findEventType(name);
-        refuseFlagLeftOut(body, existing);
+        const flags = flagsOfChange(body, existing);
         const et: EventType = {
           name,
           description: body.description,
           archived: body.archived ?? false,
           deprecated: body.deprecated ?? false,
-          featureFlags: flagsOf(body) ?? null,
+          featureFlags: flags ?? null,
           groupName: body.groupName ?? null,
           schemas: body.schemas ?? null,
           createdAt: existing?.createdAt ?? now,
@@ -188,12 +188,11 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
         409: { description: RACED, schema: HttpError },
       },
       handler: async ({ params, body }) => {
-        const flags = flagsOf(body);
         const { after } = await changeEventType(
           deps,
           () => load(params.event_type_name!),
           (et, at) => {
-            refuseFlagLeftOut(body, et);
+            const flags = flagsOfChange(body, et);
             return {
               ...et,
               description: body.description ?? et.description,

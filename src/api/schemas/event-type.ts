@@ -45,13 +45,26 @@ function flagLeftOut(
 const leftOutMessage = (flag: string) =>
   `is the older name of a single flag, and featureFlags (which is taken instead) does not hold "${flag}": send the flags in featureFlags only`;
 
-/** A change's body (PUT or PATCH) checked against the type it changes, null when there is none. */
-export function refuseFlagLeftOut(
+/**
+ * The feature flags a change (PUT or PATCH) sets on the type it changes (null when there is none);
+ * undefined when it sends neither name. A `featureFlag` the list leaves out is refused, unless the
+ * list is the stored one: a type read and sent back with its `featureFlag` changed
+ * (`{ ...read, featureFlag }`) carries its flags as read, and the single flag is the change. It
+ * takes the place of the one the type showed as its `featureFlag` (its first).
+ */
+export function flagsOfChange(
   body: { featureFlag?: string | null; featureFlags?: string[] | null },
   stored: EventType | null,
-): void {
-  const flag = flagLeftOut(body, stored?.featureFlags?.[0] ?? null);
-  if (flag === null) return;
+): string[] | null | undefined {
+  const storedFlags = stored?.featureFlags ?? [];
+  const flag = flagLeftOut(body, storedFlags[0] ?? null);
+  if (flag === null) return flagsOf(body);
+  const sent = body.featureFlags ?? [];
+  const readBack =
+    stored !== null &&
+    sent.length === storedFlags.length &&
+    sent.every((f, i) => f === storedFlags[i]);
+  if (readBack) return [flag, ...storedFlags.slice(1)];
   throw new ValidationError([
     { loc: ["body", "featureFlag"], msg: leftOutMessage(flag), type: "value_error" },
   ]);
@@ -70,9 +83,9 @@ export const EventTypeIn = z
       params: { type: "value_error" },
     });
   });
-/** Checked against the stored type by {@link refuseFlagLeftOut}. */
+/** Checked against the stored type by {@link flagsOfChange}. */
 export const EventTypeUpdate = z.object({ description: Description, ...shared });
-/** Checked against the stored type by {@link refuseFlagLeftOut}. */
+/** Checked against the stored type by {@link flagsOfChange}. */
 export const EventTypePatch = z.object({ description: Description.optional(), ...shared });
 
 export const EventTypeOut = z.object({
