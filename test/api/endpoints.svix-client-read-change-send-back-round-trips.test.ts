@@ -110,6 +110,11 @@ it("takes its headers and secret back as read", async () => {
   await svix.endpoint.patchHeaders("acme", "orders", { headers: {}, deleteHeaders: ["X-Region"] });
   expect((await svix.endpoint.getHeaders("acme", "orders")).headers).toEqual({ "X-Team": "shop" });
 
+  // The client's older names for the same two calls.
+  await svix.endpoint.headersUpdate("acme", "orders", { headers: { "X-Team": "shop" } });
+  await svix.endpoint.headersPatch("acme", "orders", { headers: { "X-Team": "shop" } });
+  expect((await svix.endpoint.getHeaders("acme", "orders")).headers).toEqual({ "X-Team": "shop" });
+
   const read = await svix.endpoint.getSecret("acme", "orders");
   expect(read.key).toBe(secret);
   await svix.endpoint.rotateSecret("acme", "orders", { ...read });
