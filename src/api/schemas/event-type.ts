@@ -50,21 +50,29 @@ const leftOutMessage = (flag: string) =>
  * undefined when it sends neither name. A `featureFlag` the list leaves out is refused, unless the
  * list is the stored one: a type read and sent back with its `featureFlag` changed
  * (`{ ...read, featureFlag }`) carries its flags as read, and the single flag is the change. It
- * takes the place of the one the type showed as its `featureFlag` (its first).
+ * takes the place of the one the type showed as its `featureFlag` (its first); null takes it off.
+ * Taking the list instead would answer 200 and keep the flag the caller changed or cleared.
  */
 export function flagsOfChange(
   body: { featureFlag?: string | null; featureFlags?: string[] | null },
   stored: EventType | null,
 ): string[] | null | undefined {
   const storedFlags = stored?.featureFlags ?? [];
-  const flag = flagLeftOut(body, storedFlags[0] ?? null);
-  if (flag === null) return flagsOf(body);
-  const sent = body.featureFlags ?? [];
+  const shown = storedFlags[0] ?? null;
+  const { featureFlag, featureFlags } = body;
+  const sent = featureFlags ?? [];
   const readBack =
     stored !== null &&
+    featureFlags !== undefined &&
     sent.length === storedFlags.length &&
     sent.every((f, i) => f === storedFlags[i]);
-  if (readBack) return [flag, ...storedFlags.slice(1)];
+  if (readBack && featureFlag !== undefined && featureFlag !== shown) {
+    const rest = storedFlags.slice(1).filter((f) => f !== featureFlag);
+    const flags = featureFlag === null ? rest : [featureFlag, ...rest];
+    return flags.length ? flags : null;
+  }
+  const flag = flagLeftOut(body, shown);
+  if (flag === null) return flagsOf(body);
   throw new ValidationError([
     { loc: ["body", "featureFlag"], msg: leftOutMessage(flag), type: "value_error" },
   ]);
