@@ -38,12 +38,19 @@ it("a login refused after start-up is StoreUnavailableError, and it carries on o
   await adminQuery("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", [
     role,
   ]);
-  const error = await store.findApplication(app.id).then(
-    () => new Error("resolved"),
-    (err: unknown) => err,
-  );
-  expect(error).toBeInstanceOf(StoreUnavailableError);
-  expect(((error as Error).cause as { code?: string }).code).toBe("28000");
+  const codeOf = (err: unknown) => ((err as Error).cause as { code?: string } | undefined)?.code;
+  // An idle connection of the pool may not have heard of its end yet: a query on it fails with
+  // the termination (57P01, unavailable too), and the pool drops it; the next one logs in anew.
+  let error: unknown;
+  for (let i = 0; i < 3; i++) {
+    error = await store.findApplication(app.id).then(
+      () => new Error("resolved"),
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    if (codeOf(error) !== "57P01") break;
+  }
+  expect(codeOf(error)).toBe("28000");
 
   await adminQuery(`ALTER ROLE ${role} LOGIN`);
   expect(await store.findApplication(app.id)).toEqual(app);
