@@ -76,12 +76,16 @@ describe("operator console: a message log paged on, left open", () => {
 
     // A new message comes in on top: the first page's last message is pushed past it, and is
     // still shown (a second page is read to reach the kept ones).
-    const newest = await h.svix.message.create(appId, { eventType: "order.paid", payload: {} });
+    // The last refresh may still be under way and meet the new message (its first page asked for
+    // before the message and answered after it): it reads one page past the first too. Reading
+    // every page, as before, would read two past the first at each refresh.
+    laterSince();
     started = reads.first;
+    const newest = await h.svix.message.create(appId, { eventType: "order.paid", payload: {} });
     while (!(await list.getByRole("link", { name: newest.id, exact: true }).count())) {
       await nextRefresh();
     }
-    expect(laterSince()).toBeLessThanOrEqual(reads.first - started);
+    expect(laterSince()).toBeLessThanOrEqual(reads.first - started + 1);
     const shown = await list.locator("tbody tr a[data-key^='msg-']").allTextContents();
     expect(shown).toEqual([newest.id, ...[...ids].reverse()]);
 
