@@ -69,13 +69,7 @@ export class Catalogue {
     seenAt: number | null,
     forget: IdempotencyScopes | null,
   ): Promise<boolean> {
-    const values = [...appUpdateValues(app), seenAt];
-    if (!forget) return (await exec(this.pool, S.updateApp, values)) > 0;
-    return tx(this.pool, async (c) => {
-      const written = (await exec(c, S.updateApp, values)) > 0;
-      if (written) await forgetKeys(c, forget);
-      return written;
-    });
+    return writeForgetting(this.pool, S.updateApp, [...appUpdateValues(app), seenAt], forget);
   }
 
   deleteApplication(id: string, forget?: IdempotencyScopes): Promise<void> {
@@ -210,12 +204,7 @@ export class Catalogue {
     forget: IdempotencyScopes | null,
   ): Promise<boolean> {
     const values = [...eventTypeUpdateValues(et), seenAt];
-    if (!forget) return (await exec(this.pool, S.updateEventType, values)) > 0;
-    return tx(this.pool, async (c) => {
-      const written = (await exec(c, S.updateEventType, values)) > 0;
-      if (written) await forgetKeys(c, forget);
-      return written;
-    });
+    return writeForgetting(this.pool, S.updateEventType, values, forget);
   }
 
   async deleteEventType(name: string, forget: IdempotencyScopes | null): Promise<void> {
@@ -276,6 +265,24 @@ async function forgetEndpointKeys(c: Conn, appId: string, forget: EndpointKeys):
     [appId, forget.now],
   );
   await forgetKeys(c, forget.scopes(tokens.map((t) => String(t.id))));
+}
+
+/**
+ * Runs the statement `sql`; when it wrote a row and there are keys to `forget`, forgets them in
+ * its transaction (one only then: a change that forgets nothing stays a single round trip).
+ */
+async function writeForgetting(
+  pool: pg.Pool,
+  sql: string,
+  values: unknown[],
+  forget: IdempotencyScopes | null,
+): Promise<boolean> {
+  if (!forget) return (await exec(pool, sql, values)) > 0;
+  return tx(pool, async (c) => {
+    const written = (await exec(c, sql, values)) > 0;
+    if (written) await forgetKeys(c, forget);
+    return written;
+  });
 }
 
 /** Within a transaction: deletes the idempotency keys `scopes` picks, answered or not. */

@@ -82,13 +82,10 @@ export class Catalogue {
     forget: IdempotencyScopes | null,
   ): boolean {
     this.apps.clear();
-    const write = () => this.s.updateApp.run({ ...appParams(app), seen_at: seenAt }).changes > 0;
-    if (!forget) return write();
-    return this.db.transaction(() => {
-      const written = write();
-      if (written) this.forgetIdempotencyKeys(forget);
-      return written;
-    })();
+    return this.writeForgetting(
+      () => this.s.updateApp.run({ ...appParams(app), seen_at: seenAt }).changes > 0,
+      forget,
+    );
   }
 
   deleteApplication(id: string, forget?: IdempotencyScopes): void {
@@ -268,14 +265,10 @@ export class Catalogue {
   }
 
   updateEventType(et: EventType, seenAt: number | null, forget: IdempotencyScopes | null): boolean {
-    const write = () =>
-      this.s.updateEventType.run({ ...eventTypeParams(et), seen_at: seenAt }).changes > 0;
-    if (!forget) return write();
-    return this.db.transaction(() => {
-      const written = write();
-      if (written) this.forgetIdempotencyKeys(forget);
-      return written;
-    })();
+    return this.writeForgetting(
+      () => this.s.updateEventType.run({ ...eventTypeParams(et), seen_at: seenAt }).changes > 0,
+      forget,
+    );
   }
 
   deleteEventType(name: string, forget: IdempotencyScopes | null): void {
@@ -317,6 +310,19 @@ export class Catalogue {
 
   abandonIdempotent(held: HeldIdempotencyKey): boolean {
     return this.s.dropIdem.run(held.scope, held.key, held.owner).changes > 0;
+  }
+
+  /**
+   * Runs `write`; when it wrote and there are keys to `forget`, forgets them in its transaction
+   * (one only then: a change that forgets nothing stays a single statement).
+   */
+  private writeForgetting(write: () => boolean, forget: IdempotencyScopes | null): boolean {
+    if (!forget) return write();
+    return this.db.transaction(() => {
+      const written = write();
+      if (written) this.forgetIdempotencyKeys(forget);
+      return written;
+    })();
   }
 
   /** Within a transaction: deletes the idempotency keys `scopes` picks, answered or not. */
