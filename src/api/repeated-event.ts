@@ -17,8 +17,9 @@ export interface PostedContent {
 
 /**
  * The fields in which `posted` says something other than `existing`, in the API's names. The
- * payload counts as the same when its JSON is (whitespace and key order aside); channels and tags
- * as sets. `deliverAt` is left out: a caller retrying may well compute it afresh.
+ * payload counts as the same when its JSON is (whitespace and key order aside, numbers by their
+ * exact value); channels and tags as sets. `deliverAt` is left out: a caller retrying may well
+ * compute it afresh.
  */
 export function contentDifferences(existing: Message, posted: PostedContent): string[] {
   const differ: string[] = [];
@@ -32,10 +33,71 @@ export function contentDifferences(existing: Message, posted: PostedContent): st
 function samePayload(a: Buffer, b: Buffer): boolean {
   if (a.equals(b)) return true;
   try {
-    return isDeepStrictEqual(JSON.parse(a.toString("utf8")), JSON.parse(b.toString("utf8")));
+    return isDeepStrictEqual(
+      JSON.parse(numbersExact(a.toString("utf8"))),
+      JSON.parse(numbersExact(b.toString("utf8"))),
+    );
   } catch {
     return false;
   }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
+const NUMBER = /(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/y;
+
+/**
+ * The JSON text with each number turned into a string of its exact value, and every string
+ * marked apart from those. JSON.parse reads numbers as doubles: two payloads differing only past a
+ * double's precision (ids above 2^53, 1e400 and 2e400) compared equal, and the second post was
+ * answered 200 and dropped, though its payload would have reached the receiver as written.
+ * Numbers of one value written differently (1, 1.0, 1e0) stay equal. A scan, not a regular
+ * expression: one over a string of many escapes runs out of stack.
+ */
+function numbersExact(json: string): string {
+  const out: string[] = [];
+  let from = 0;
+  let i = 0;
+  while (i < json.length) {
+    const c = json.charCodeAt(i);
+    if (c === QUOTE) {
+      // `"text"` becomes `"stext"`, keys too: no string can then read as a number's `"n…"`.
+      out.push(json.slice(from, i + 1), "s");
+      from = i + 1;
+      i = stringEnd(json, i);
+    } else if (c === MINUS || (c >= 0x30 && c <= 0x39)) {
+      NUMBER.lastIndex = i;
+      const m = NUMBER.exec(json);
+      if (!m) throw new SyntaxError(`not a number at ${i}`);
+      out.push(json.slice(from, i), `"n${exactValue(m[1]!, m[2]!, m[3] ?? "", m[4] ?? "0")}"`);
+      from = i = NUMBER.lastIndex;
+    } else i++;
+  }
+  out.push(json.slice(from));
+  return out.join("");
+}
+
+/** Just past the closing quote of the string whose opening quote is at `i`. */
+function stringEnd(json: string, i: number): number {
+  for (;;) {
+    const q = json.indexOf('"', i + 1);
+    if (q < 0) return json.length;
+    let slashes = 0;
+    while (json.charCodeAt(q - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return q + 1;
+    i = q;
+  }
+}
+
+/** `digits` e `power`, without leading or trailing zeros: one text per value (0 and -0 apart). */
+function exactValue(sign: string, whole: string, fraction: string, exponent: string): string {
+  const digits = `${whole}${fraction}`.replace(/^0+/, "");
+  const significant = digits.replace(/0+$/, "");
+  if (significant === "") return `${sign}0`;
+  const power =
+    BigInt(exponent) - BigInt(fraction.length) + BigInt(digits.length - significant.length);
+  return `${sign}${significant}e${power}`;
 }
 
 function sameSet(a: readonly string[] | null, b: readonly string[] | null): boolean {
