@@ -17,3 +17,19 @@ export async function probeSoonerAfterChange(
   const now = deps.clock.now();
   if (await deps.store.bringProbeForward(endpoint.id, now)) deps.engine.wake(now);
 }
+
+/**
+ * Whether custom headers `after` send anything `before` did not: a name's spelling aside, as
+ * receivers read header names. Headers written again unchanged (a tool that sets them on every
+ * run) told the circuit nothing new, yet brought its probe forward each time, so an endpoint
+ * still down was asked again at every write instead of after its growing wait.
+ */
+export function sendsOtherHeaders(
+  before: Readonly<Record<string, string>>,
+  after: Readonly<Record<string, string>>,
+): boolean {
+  const sent = (headers: Readonly<Record<string, string>>) =>
+    new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const [was, is] = [sent(before), sent(after)];
+  return was.size !== is.size || [...is].some(([name, value]) => was.get(name) !== value);
+}

@@ -3,7 +3,8 @@
  * for). The circuit learned what the old URL answered, which says nothing of the new one, yet its
  * next probe stayed where it was, up to an hour off, and the customer waited that long. A change
  * of URL or custom headers now brings the probe forward to the change: the probe goes at once,
- * and the deliveries held for it follow through half-open.
+ * and the deliveries held for it follow through half-open. Headers written again as they were
+ * are no change: they brought the probe forward too, at every write of a tool that sets them.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
@@ -83,6 +84,29 @@ describe.each(["sqlite", "postgres"] as const)(
           timeout: 15_000,
         })
         .toBe(2);
+    });
+
+    it("leaves the probe where it is when its headers are written as they are", async () => {
+      await start();
+      const { path } = await opened();
+      const before = (await h.api<{ nextProbeAt: string }>("GET", `${path}/circuit`)).body;
+      // What a tool setting an endpoint's headers again, unchanged, sends: no change to judge by.
+      expect((await h.api("PUT", `${path}/headers`, { headers: {} })).status).toBe(204);
+      const removed = { headers: {}, deleteHeaders: ["x-not-there"] };
+      expect((await h.api("PATCH", `${path}/headers`, removed)).status).toBe(204);
+      expect((await h.api<{ nextProbeAt: string }>("GET", `${path}/circuit`)).body).toEqual(before);
+
+      // Set (a change: probed at once, and failing), then set again under another spelling of its
+      // name, which changes nothing sent.
+      const set = { headers: { "X-Api-Key": "k" } };
+      expect((await h.api("PATCH", `${path}/headers`, set)).status).toBe(204);
+      await h.waitFor(
+        (e) => e.type === "circuit" && e.transition.reason.startsWith("probe failed"),
+      );
+      const after = (await h.api<{ nextProbeAt: string }>("GET", `${path}/circuit`)).body;
+      const respelt = { headers: { "x-api-key": "k" } };
+      expect((await h.api("PUT", `${path}/headers`, respelt)).status).toBe(204);
+      expect((await h.api<{ nextProbeAt: string }>("GET", `${path}/circuit`)).body).toEqual(after);
     });
   },
 );

@@ -1,7 +1,7 @@
 /** An endpoint's signing secret and custom headers: …/endpoint/{endpoint_id}/secret and …/headers. */
 import { ValidationError } from "../../errors.js";
 import type { ApiDeps } from "../deps.js";
-import { probeSoonerAfterChange } from "../probe-sooner.js";
+import { probeSoonerAfterChange, sendsOtherHeaders } from "../probe-sooner.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { requireApp, requireChangeableEndpoint, requireEndpoint } from "../lookup.js";
 import { defineRoute, noContent, ok, type RouteDef } from "../route.js";
@@ -93,7 +93,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       body: EndpointHeadersIn,
       responses: { 204: { description: "Replaced" }, ...errors },
       handler: async ({ params, body }) => {
-        const { after } = await changeEndpoint(
+        const { before, after } = await changeEndpoint(
           deps,
           () => requireChangeableEndpoint(store, params),
           (ep, at) => ({
@@ -103,7 +103,9 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
           }),
         );
         engine.invalidateEndpoint(after.id);
-        await probeSoonerAfterChange(deps, after);
+        if (sendsOtherHeaders(before.headers, after.headers)) {
+          await probeSoonerAfterChange(deps, after);
+        }
         return noContent();
       },
     }),
@@ -116,7 +118,7 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       body: EndpointHeadersPatchIn,
       responses: { 204: { description: "Changed" }, ...errors },
       handler: async ({ params, body }) => {
-        const { after } = await changeEndpoint(
+        const { before, after } = await changeEndpoint(
           deps,
           () => requireChangeableEndpoint(store, params),
           (ep, at) => {
@@ -147,7 +149,9 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
           },
         );
         engine.invalidateEndpoint(after.id);
-        await probeSoonerAfterChange(deps, after);
+        if (sendsOtherHeaders(before.headers, after.headers)) {
+          await probeSoonerAfterChange(deps, after);
+        }
         return noContent();
       },
     }),
