@@ -36,7 +36,11 @@ export function unknownSettings(
         ? bare
         : settings.has(upper) || CLIENT_SETTINGS.has(upper)
           ? upper
-          : (nearest(upper, known) ?? inAnotherUnit(upper, known));
+          : // Its own setting in another unit before a near name: HOOKLINE_ALERT_INTERVAL_MINUTES
+            // is a few letters from HOOKLINE_DRILL_INTERVAL_MINUTES, a setting of another meaning.
+            (inAnotherUnit(upper, known, true) ??
+            nearest(upper, known) ??
+            inAnotherUnit(upper, known, false));
       return { name, suggestion };
     });
 }
@@ -51,7 +55,7 @@ export function describeUnknown(u: UnknownSetting): string {
 }
 
 /** The units settings' names end in, with the ways they get written. */
-const UNITS: Record<string, string> = {
+const UNITS: Record<string, Unit> = {
   MS: "milliseconds",
   MILLIS: "milliseconds",
   MILLISECONDS: "milliseconds",
@@ -75,8 +79,15 @@ const UNITS: Record<string, string> = {
   PERCENT: "percent",
 };
 
-function unitOf(name: string): string | null {
+type Unit = "milliseconds" | "seconds" | "minutes" | "hours" | "days" | "bytes" | "percent";
+
+function unitOf(name: string): Unit | null {
   return UNITS[name.slice(name.lastIndexOf("_") + 1)] ?? null;
+}
+
+/** What a unit measures: a value converts between units of one kind only. */
+function kindOf(unit: Unit): string {
+  return unit === "bytes" || unit === "percent" ? unit : "time";
 }
 
 /** The name without its unit: HOOKLINE_SECRET_GRACE for HOOKLINE_SECRET_GRACE_SECONDS. */
@@ -85,10 +96,19 @@ function stemOf(name: string): string {
 }
 
 // HOOKLINE_SECRET_GRACE_MS for …_SECONDS, HOOKLINE_RETENTION for …_DAYS: too many edits away to
-// be a typo, but the same setting in another unit (or none).
-function inAnotherUnit(name: string, known: readonly string[]): string | null {
+// be a typo, but the same setting in another unit (or none). With `sameKind`, only in a unit its
+// value converts from: HOOKLINE_ALERT_EXHAUSTION_MINUTES is the …_FOR_MINUTES a word was left out
+// of, a near name, rather than …_PERCENT.
+function inAnotherUnit(name: string, known: readonly string[], sameKind: boolean): string | null {
   const stem = stemOf(name);
-  return known.find((k) => unitOf(k) && stemOf(k) === stem) ?? null;
+  const given = unitOf(name);
+  const converts = (unit: Unit) => !sameKind || !given || kindOf(given) === kindOf(unit);
+  return (
+    known.find((k) => {
+      const unit = unitOf(k);
+      return unit !== null && stemOf(k) === stem && converts(unit);
+    }) ?? null
+  );
 }
 
 // Up to one edit per six characters: DAY for DAYS, SECOND for SECONDS, a swapped letter; not a

@@ -29,6 +29,25 @@ describe("a variable that is a setting in another unit", () => {
     );
   });
 
+  it("is pointed at its own setting, not at another whose name is as near in that unit", () => {
+    // HOOKLINE_DRILL_INTERVAL_MINUTES and HOOKLINE_ALERT_INTERVAL_SECONDS are a few letters apart:
+    // each named in the other's unit was pointed at the other, a setting of another meaning.
+    expect(describeUnknown(unknown("HOOKLINE_ALERT_INTERVAL_MINUTES")[0]!)).toContain(
+      "(did you mean HOOKLINE_ALERT_INTERVAL_SECONDS, in seconds?)",
+    );
+    expect(describeUnknown(unknown("HOOKLINE_DRILL_INTERVAL_SECONDS")[0]!)).toContain(
+      "(did you mean HOOKLINE_DRILL_INTERVAL_MINUTES, in minutes?)",
+    );
+    // Minutes are no percentage: a name in a unit its value cannot be converted from is not that
+    // setting, and the nearest name is meant.
+    expect(unknown("HOOKLINE_ALERT_EXHAUSTION_MINUTES")[0]?.suggestion).toBe(
+      "HOOKLINE_ALERT_EXHAUSTION_FOR_MINUTES",
+    );
+    expect(unknown("HOOKLINE_ALERT_EXHAUSTION_FOR_PERCENT")[0]?.suggestion).toBe(
+      "HOOKLINE_ALERT_EXHAUSTION_PERCENT",
+    );
+  });
+
   it("is pointed at the setting when it has no unit", () => {
     expect(describeUnknown(unknown("HOOKLINE_RETENTION")[0]!)).toContain(
       "(did you mean HOOKLINE_RETENTION_DAYS, in days?)",
