@@ -203,9 +203,17 @@ function resolveRecording(given: Env, read: Set<string>): Readonly<Config> {
   return Object.freeze(config);
 }
 
-function checkPostgresUrl(raw: string): void {
+/**
+ * Refuses a PostgreSQL URL that cannot be used, naming `setting`; `unset` says what leaving it out
+ * means, if it may be left out.
+ */
+export function checkPostgresUrl(
+  raw: string,
+  setting = "DATABASE_URL",
+  unset = " (or unset for embedded SQLite)",
+): void {
   if (!/^postgres(ql)?:\/\//.test(raw)) {
-    throw new ConfigError("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)");
+    throw new ConfigError(`${setting} must be a postgres:// URL${unset}`);
   }
   try {
     new URL(raw);
@@ -213,7 +221,7 @@ function checkPostgresUrl(raw: string): void {
     // Mostly a password with a reserved character left as it is. Neither the URL nor the
     // parser's error (which carries it as `input`) goes with this one: it holds the password.
     throw new ConfigError(
-      "DATABASE_URL is not a valid URL: check its host and port, and percent-encode characters such as @ : / ? # in its user name or password (/ as %2F, ? as %3F, # as %23)",
+      `${setting} is not a valid URL: check its host and port, and percent-encode characters such as @ : / ? # in its user name or password (/ as %2F, ? as %3F, # as %23)`,
     );
   }
 }
@@ -286,6 +294,12 @@ const MAX_SCHEMA_NAME = 63 - "hookline_".length;
 function schema(env: Env, name: string, fallback: string): string {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
+  checkSchemaName(raw, name);
+  return raw;
+}
+
+/** Refuses a PostgreSQL schema name hookline cannot use, naming `setting` (a variable or option). */
+export function checkSchemaName(raw: string, setting: string): void {
   const why = !new RegExp(`^[a-z_][a-z0-9_]{0,${MAX_SCHEMA_NAME - 1}}$`).test(raw)
     ? `a schema name of lower-case letters, digits and underscores (at most ${MAX_SCHEMA_NAME}, not starting with a digit)`
     : raw.startsWith("pg_") || raw === "information_schema"
@@ -293,8 +307,7 @@ function schema(env: Env, name: string, fallback: string): string {
       : RESERVED_WORDS.has(raw)
         ? "a name that is not one of PostgreSQL's reserved words"
         : null;
-  if (why) throw new ConfigError(`${name} must be ${why}, got "${raw}"`);
-  return raw;
+  if (why) throw new ConfigError(`${setting} must be ${why}, got "${raw}"`);
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {

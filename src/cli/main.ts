@@ -9,6 +9,7 @@ import { withoutPassword } from "../start-failure.js";
 import { describeUnknown } from "../unknown-settings.js";
 import { dlqCommand, type CliIo } from "./dlq.js";
 import { keysCommand } from "./keys.js";
+import { storeCommand } from "./store.js";
 import { drillCommand } from "./drill.js";
 import { VERSION } from "../version.js";
 
@@ -313,6 +314,9 @@ program.hook("preAction", (_program, action) => {
 program.addCommand(dlqCommand(connectionFromEnv(), io));
 
 program.addCommand(keysCommand(process.env, process.stdout));
+program.addCommand(
+  storeCommand(process.env, { out: process.stdout, err: process.stderr, now: () => Date.now() }),
+);
 program.addCommand(drillCommand(connectionFromEnv(), io));
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -14,7 +14,7 @@ import { DEFAULT_CHECKPOINTS } from "./sqlite/checkpointer.js";
 import { SqliteStore } from "./sqlite/store.js";
 
 /** The SQLite file of a data dir. */
-function sqliteFile(dataDir: string): string {
+export function sqliteFile(dataDir: string): string {
   return join(dataDir, "hookline.db");
 }
 

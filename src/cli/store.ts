@@ -1,0 +1,138 @@
+/** `hookline store …`: chores on a stopped hookline's store, run on the store directly. */
+import { existsSync } from "node:fs";
+import { Command } from "commander";
+import {
+  checkPostgresUrl,
+  checkSchemaName,
+  resolveConfig,
+  unknownIn,
+  type Config,
+} from "../config.js";
+import { lockDataDir, type DataDirLock } from "../data-dir-lock.js";
+import { ConfigError } from "../errors.js";
+import { FieldCipher, keyId } from "../security/cipher.js";
+import { withoutPassword } from "../start-failure.js";
+import { copySqliteToPostgres, type CopyProgress } from "../store/copy/sqlite-to-postgres.js";
+import { sqliteFile } from "../store/factory.js";
+import { describeUnknown } from "../unknown-settings.js";
+
+/** Where the command writes: the summary on `out`, progress on `err`; `now` paces the progress. */
+export interface StoreIo {
+  out: NodeJS.WritableStream;
+  err: NodeJS.WritableStream;
+  now: () => number;
+}
+
+/** A long copy says where it stands this often (on stderr); a short one says nothing there. */
+const PROGRESS_EVERY_MS = 2_000;
+
+/** The `store` command group. */
+export function storeCommand(env: Record<string, string | undefined>, io: StoreIo) {
+  const store = new Command("store").description(
+    "copy a stopped hookline's SQLite store to PostgreSQL",
+  );
+  store
+    .command("copy")
+    .description(
+      "copy everything in the SQLite store of HOOKLINE_DATA_DIR (applications, endpoints and their secrets, event types, messages, attempts, deliveries still to be sent, dead letters, replay jobs, tokens, idempotency keys, alerts) into an empty PostgreSQL schema, migrated first, in one transaction; the SQLite store is only read. Stop hookline first; then start it with DATABASE_URL, the schema and the same encryption keys",
+    )
+    .requiredOption("--to <url>", "the PostgreSQL database, as a postgres:// URL")
+    .option(
+      "--schema <name>",
+      "the schema to copy into; it must hold no hookline data (default: HOOKLINE_PG_SCHEMA or hookline)",
+    )
+    .action(async (opts: { to: string; schema?: string }) => {
+      let config: Readonly<Config>;
+      try {
+        config = resolveConfig(env);
+      } catch (err) {
+        for (const u of unknownIn(env)) io.out.write(`WARNING: ${describeUnknown(u)}\n`);
+        throw err;
+      }
+      for (const u of config.unknownSettings) io.out.write(`WARNING: ${describeUnknown(u)}\n`);
+      checkPostgresUrl(opts.to, "--to", "");
+      const schema = opts.schema ?? config.pgSchema;
+      checkSchemaName(schema, "--schema");
+      const file = sqliteFile(config.dataDir);
+      if (!existsSync(file)) {
+        throw new ConfigError(
+          `HOOKLINE_DATA_DIR ${config.dataDir} holds no hookline store (no hookline.db)`,
+        );
+      }
+      // Held to the end: a hookline started on the data dir meanwhile would take messages the
+      // copy never sees.
+      const lock = lockForCopy(config.dataDir);
+      try {
+        await copy(config, opts.to, schema, file, io);
+      } finally {
+        lock.release();
+      }
+    });
+  return store;
+}
+
+/** The data dir's lock, as `serve` takes it; refused with why while a hookline runs there. */
+function lockForCopy(dataDir: string): DataDirLock {
+  try {
+    return lockDataDir(dataDir);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    throw new ConfigError(
+      `HOOKLINE_DATA_DIR ${dataDir} is in use by a running hookline: stop it first (SIGTERM), so that nothing it accepts is left behind in SQLite; nothing was copied`,
+      { cause: err },
+    );
+  }
+}
+
+async function copy(
+  config: Readonly<Config>,
+  to: string,
+  schema: string,
+  file: string,
+  io: StoreIo,
+): Promise<void> {
+  const where = `PostgreSQL ${withoutPassword(to)}, schema ${schema}`;
+  const keys = config.encryptionKey
+    ? `HOOKLINE_ENCRYPTION_KEY (key ${keyId(config.encryptionKey)})${config.encryptionOldKeys.length > 0 ? " and HOOKLINE_ENCRYPTION_OLD_KEYS" : ""}`
+    : null;
+  io.out.write(`copying ${file} to ${where}\n`);
+  const summary = await copySqliteToPostgres({
+    sqliteFile: file,
+    to: { connectionString: to, schema, queryTimeoutMs: config.pgQueryTimeoutMs },
+    cipher: new FieldCipher(config.encryptionKey, config.encryptionOldKeys),
+    workerDeadAfterMs: config.workerDeadAfterMs,
+    now: io.now,
+    onProgress: progressOn(io),
+  });
+  const width = Math.max(...summary.tables.map((t) => t.table.label.length));
+  for (const { table, rows } of summary.tables) {
+    io.out.write(`  ${`${table.label}:`.padEnd(width + 1)} ${rows}\n`);
+  }
+  const recovered =
+    summary.recovered > 0
+      ? ` (${summary.recovered} of them in flight when hookline stopped: due again, as a restart would leave them)`
+      : "";
+  io.out.write(`  deliveries still to be sent: ${summary.pending}${recovered}\n`);
+  io.out.write(
+    "every table's rows were counted again in PostgreSQL before the commit: they match\n",
+  );
+  io.out.write(
+    keys
+      ? `secrets and payloads were copied sealed as they are: start hookline on PostgreSQL with the same ${keys}, or it refuses to start\n`
+      : "secrets and payloads were copied as they are, unencrypted (no HOOKLINE_ENCRYPTION_KEY)\n",
+  );
+  io.out.write(
+    `done: start hookline with DATABASE_URL and HOOKLINE_PG_SCHEMA=${schema}, and the same admin token (HOOKLINE_ADMIN_TOKEN, or this data dir's admin-token); the SQLite store is unchanged, and starting hookline without DATABASE_URL goes back to it\n`,
+  );
+}
+
+/** Progress lines on stderr, one every PROGRESS_EVERY_MS at most, none in a copy shorter. */
+function progressOn(io: StoreIo): (p: CopyProgress) => void {
+  let last = io.now();
+  return (p) => {
+    const now = io.now();
+    if (now - last < PROGRESS_EVERY_MS) return;
+    last = now;
+    io.err.write(`hookline: copying ${p.table.label}: ${p.copied} of ${p.total}\n`);
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * The PostgreSQL schema a copy writes: checked to hold no hookline data, migrated to this version,
+ * then written in one transaction on one connection, so a copy that fails at any point (a row
+ * refused, the connection lost, the command killed) leaves nothing of itself there.
+ */
+import type pg from "pg";
+import { ConfigError } from "../../errors.js";
+import { newClient, openPool } from "../postgres/connections.js";
+import { isTimeout, type PostgresOptions } from "../postgres/database.js";
+import { migrate } from "../postgres/migrate.js";
+import { COPIED, DESTINATION_ONLY, type CopiedTable } from "./plan.js";
+
+/** What a copy needs of the destination: where it is, and how long one statement may wait. */
+export type DestinationOptions = Pick<
+  PostgresOptions,
+  "connectionString" | "schema" | "queryTimeoutMs"
+>;
+
+/** Column name to information_schema's data_type. */
+export type ColumnTypes = ReadonlyMap<string, string>;
+
+/** One PostgreSQL schema being written by a copy. */
+export class PostgresDestination {
+  private inTransaction = false;
+  private broken: Error | undefined;
+
+  private constructor(
+    private readonly client: pg.Client,
+    private readonly options: DestinationOptions,
+  ) {}
+
+  static async connect(options: DestinationOptions): Promise<PostgresDestination> {
+    const client = newClient({ ...options, poolSize: 1 });
+    client.on("error", () => {}); // a connection lost fails the next statement instead
+    await client.connect();
+    return new PostgresDestination(client, options);
+  }
+
+  get schema(): string {
+    return this.options.schema;
+  }
+
+  /**
+   * What already holds hookline data there: the copied tables that have rows, and processes that
+   * have beaten within `liveAfter` (a hookline running on the schema). An empty schema a hookline
+   * made and left (its tables, a stopped worker's row) holds nothing.
+   */
+  async occupied(liveAfter: number): Promise<string[]> {
+    const found: string[] = [];
+    for (const t of [...COPIED.map((c) => c.name), "dead_letter_depth"]) {
+      if (!(await this.exists(t))) continue;
+      const { rows } = await this.q(`SELECT count(*)::int AS n FROM ${this.schema}.${t}`);
+      const n = (rows[0] as { n: number }).n;
+      if (n > 0) found.push(`${t} (${n} rows)`);
+    }
+    if (await this.exists("workers")) {
+      const { rows } = await this.q(
+        `SELECT id FROM ${this.schema}.workers WHERE heartbeat_at >= $1 ORDER BY id`,
+        [liveAfter],
+      );
+      for (const r of rows as { id: string }[]) found.push(`a running hookline (worker ${r.id})`);
+    }
+    return found;
+  }
+
+  /** Brings the schema to this hookline's version (making it if missing), as `serve` would. */
+  async migrate(): Promise<void> {
+    const pool = openPool({ ...this.options, poolSize: 1 });
+    try {
+      await migrate(pool, this.schema);
+    } finally {
+      await pool.end();
+    }
+  }
+
+  /**
+   * Begins the copy's transaction, and locks the copied tables against writes (reads go on) until
+   * it ends: a hookline started on the schema meanwhile waits rather than writing among the copy.
+   */
+  async begin(): Promise<void> {
+    await this.q("BEGIN");
+    this.inTransaction = true;
+    const tables = [...COPIED.map((t) => t.name), "dead_letter_depth"].join(", ");
+    await this.q(`LOCK TABLE ${tables} IN EXCLUSIVE MODE`);
+  }
+
+  /** The destination's columns of `table`, but those only PostgreSQL has (see DESTINATION_ONLY). */
+  async columnTypes(table: string): Promise<ColumnTypes> {
+    const { rows } = await this.q(
+      `SELECT column_name, data_type FROM information_schema.columns
+       WHERE table_schema = $1 AND table_name = $2`,
+      [this.schema, table],
+    );
+    const own = DESTINATION_ONLY.columns[table] ?? [];
+    return new Map(
+      (rows as { column_name: string; data_type: string }[])
+        .filter((r) => !own.includes(r.column_name))
+        .map((r) => [r.column_name, r.data_type]),
+    );
+  }
+
+  /** Writes one batch of rows, each a list of values in `columns` order. */
+  async insert(table: CopiedTable, columns: readonly string[], rows: unknown[][]): Promise<void> {
+    const values: unknown[] = [];
+    const tuples = rows.map((row) => {
+      const marks = row.map((v) => {
+        values.push(v);
+        return `$${values.length}`;
+      });
+      return `(${marks.join(", ")})`;
+    });
+    const names = columns.map((c) => `"${c}"`).join(", ");
+    // An identity column is GENERATED ALWAYS: the copied value is kept only when asked to be.
+    const overriding = table.identity ? " OVERRIDING SYSTEM VALUE" : "";
+    await this.q(
+      `INSERT INTO ${table.name} (${names})${overriding} VALUES ${tuples.join(", ")}`,
+      values,
+    );
+  }
+
+  /** Moves `table`'s identity sequence past `atLeast` and every copied value. */
+  async moveIdentityPast(table: CopiedTable, atLeast: number): Promise<void> {
+    const column = table.identity!;
+    await this.q(
+      `SELECT setval(pg_get_serial_sequence($1, $2), v, true)
+       FROM (SELECT greatest($3::bigint, (SELECT max(${column}) FROM ${table.name})) AS v) s
+       WHERE v > 0`,
+      [`${this.schema}.${table.name}`, column, atLeast],
+    );
+  }
+
+  async count(table: string): Promise<number> {
+    const { rows } = await this.q(`SELECT count(*)::bigint AS n FROM ${table}`);
+    return (rows[0] as { n: number }).n;
+  }
+
+  /** Open and replaying dead letters per endpoint, as the destination's triggers counted them. */
+  async depth(): Promise<Map<string, number>> {
+    const { rows } = await this.q(
+      "SELECT endpoint_id, open FROM dead_letter_depth WHERE open <> 0",
+    );
+    return new Map(
+      (rows as { endpoint_id: string; open: number }[]).map((r) => [r.endpoint_id, r.open]),
+    );
+  }
+
+  async commit(): Promise<void> {
+    await this.q("COMMIT");
+    this.inTransaction = false;
+  }
+
+  /**
+   * Ends the connection; a transaction still open is rolled back first. When the connection is
+   * broken or a statement went unanswered, it is closed instead, and the server rolls back as it
+   * sees the connection go.
+   */
+  async close(): Promise<void> {
+    if (this.inTransaction && !this.broken) {
+      await this.q("ROLLBACK").catch(() => undefined);
+    }
+    await this.client.end().catch(() => undefined);
+  }
+
+  private async exists(table: string): Promise<boolean> {
+    const { rows } = await this.q("SELECT to_regclass($1) IS NOT NULL AS e", [
+      `${this.schema}.${table}`,
+    ]);
+    return (rows[0] as { e: boolean }).e;
+  }
+
+  private async q(text: string, values?: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await this.client.query({ text, values });
+    } catch (err) {
+      // Unanswered, the statement may still run: a ROLLBACK would only queue behind it.
+      if (isTimeout(err)) this.broken = err as Error;
+      throw err;
+    }
+  }
+}
+
+/**
+ * The refusal of a schema that holds hookline data already: nothing is merged. A hookline started
+ * on a schema registers its admin token there at once, so a schema only tried out holds one: said
+ * so, as that is the likely reason for the one token found.
+ */
+export function occupiedError(schema: string, found: readonly string[]): ConfigError {
+  const tried =
+    found.length === 1 && found[0]!.startsWith("api_tokens")
+      ? " (a hookline started on a schema registers its admin token there: was one started on it?)"
+      : "";
+  return new ConfigError(
+    `the PostgreSQL schema "${schema}" already holds hookline data: ${found.join(", ")}${tried}; the copy writes only into a schema without any (it never merges), and wrote nothing. Name another with --schema, or drop this one (DROP SCHEMA ${schema} CASCADE) if nothing in it is to be kept`,
+  );
+}

@@ -1,0 +1,201 @@
+/**
+ * Copies a stopped SQLite hookline's whole store into an empty PostgreSQL schema (`hookline store
+ * copy`), so a hookline started on that schema carries on where the SQLite one stopped: the same
+ * ids, times, secrets (copied sealed as they are), tokens, idempotency keys and dead letters, and
+ * the deliveries still to be sent. The tables and how each is copied: plan.ts.
+ */
+import { HooklineError } from "../../errors.js";
+import type { FieldCipher } from "../../security/cipher.js";
+import { isUnavailable } from "../postgres/database.js";
+import { asRestarted, COPIED, LEFT_OUT, toPostgres, type CopiedTable } from "./plan.js";
+import {
+  occupiedError,
+  PostgresDestination,
+  type ColumnTypes,
+  type DestinationOptions,
+} from "./postgres-destination.js";
+import { SqliteSource } from "./sqlite-source.js";
+
+/** What to copy where. */
+export interface CopyRequest {
+  /** The SQLite database file (`<data dir>/hookline.db`). */
+  sqliteFile: string;
+  to: DestinationOptions;
+  /** The keys hookline runs with: the source's sealed values must open with them. */
+  cipher: FieldCipher;
+  /** A process on the destination heard from within this long is taken to be running there. */
+  workerDeadAfterMs: number;
+  now: () => number;
+  /** Told as each table starts and after each batch, for a long copy's progress. */
+  onProgress?: (p: CopyProgress) => void;
+  /** Rows per INSERT (and at most so many bytes of values): defaults suit any installation. */
+  batch?: { rows: number; bytes: number };
+}
+
+/** Where a copy stands. */
+export interface CopyProgress {
+  table: CopiedTable;
+  copied: number;
+  total: number;
+}
+
+/** What was copied, counted again in the destination before its commit. */
+export interface CopySummary {
+  tables: { table: CopiedTable; rows: number }[];
+  /** Deliveries still to be sent, of which `recovered` were in flight when hookline stopped. */
+  pending: number;
+  recovered: number;
+}
+
+const DEFAULT_BATCH = { rows: 500, bytes: 8 * 1024 * 1024 };
+/** PostgreSQL takes at most 65,535 parameters in one statement. */
+const MAX_PARAMETERS = 65_535;
+
+/** Copies, or throws having written nothing (a refusal) or having rolled everything back. */
+export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummary> {
+  const source = SqliteSource.open(req.sqliteFile);
+  try {
+    source.checkVersion();
+    checkEveryTableIsPlanned(source.tables());
+    source.checkKeys(req.cipher);
+    const dest = await connect(req.to);
+    try {
+      const liveAfter = req.now() - req.workerDeadAfterMs;
+      // Before migrating: a schema holding data is refused untouched, even one of an older version.
+      const found = await dest.occupied(liveAfter);
+      if (found.length > 0) throw occupiedError(dest.schema, found);
+      await dest.migrate();
+      await dest.begin();
+      // Again under the lock: a hookline may have written there since the first look.
+      const foundNow = await dest.occupied(liveAfter);
+      if (foundNow.length > 0) throw occupiedError(dest.schema, foundNow);
+      const summary = await copyTables(source, dest, req);
+      await checkCounts(source, dest, summary);
+      await dest.commit();
+      return summary;
+    } catch (err) {
+      throw failed(err, dest.schema);
+    } finally {
+      await dest.close();
+    }
+  } finally {
+    source.close();
+  }
+}
+
+/** A table neither copied nor left out on purpose (a later migration's) stops the copy. */
+function checkEveryTableIsPlanned(tables: readonly string[]): void {
+  const planned = new Set([...COPIED.map((t) => t.name), ...Object.keys(LEFT_OUT)]);
+  const unplanned = tables.filter((t) => !planned.has(t));
+  if (unplanned.length > 0) {
+    throw new HooklineError(
+      "copy_failed",
+      `the SQLite database has tables this copy does not know how to move (${unplanned.join(", ")}); nothing was written`,
+    );
+  }
+}
+
+async function connect(to: DestinationOptions): Promise<PostgresDestination> {
+  try {
+    return await PostgresDestination.connect(to);
+  } catch (err) {
+    throw new HooklineError(
+      "copy_failed",
+      `cannot connect to the PostgreSQL database (--to): ${messageOf(err)}; nothing was written`,
+      { cause: err },
+    );
+  }
+}
+
+async function copyTables(
+  source: SqliteSource,
+  dest: PostgresDestination,
+  req: CopyRequest,
+): Promise<CopySummary> {
+  const now = req.now();
+  const limits = req.batch ?? DEFAULT_BATCH;
+  const summary: CopySummary = { tables: [], pending: 0, recovered: 0 };
+  for (const table of COPIED) {
+    const columns = source.columns(table.name);
+    const types = await dest.columnTypes(table.name);
+    checkColumns(table, columns, types);
+    const total = source.count(table.name);
+    req.onProgress?.({ table, copied: 0, total });
+    const rows = Math.min(limits.rows, Math.floor(MAX_PARAMETERS / columns.length));
+    let copied = 0;
+    try {
+      for (const batch of source.batches(table.name, columns, table.orderBy, { ...limits, rows })) {
+        const values = batch.map((raw) => {
+          let row = raw;
+          if (table.name === "deliveries") {
+            row = asRestarted(raw, now);
+            if (raw.state === "inflight") summary.recovered++;
+            if (row.state === "pending") summary.pending++;
+          }
+          return columns.map((c) => toPostgres(row[c], types.get(c)!));
+        });
+        await dest.insert(table, columns, values);
+        copied += batch.length;
+        req.onProgress?.({ table, copied, total });
+      }
+      if (table.identity) await dest.moveIdentityPast(table, source.sequence(table.name));
+    } catch (err) {
+      throw new HooklineError(
+        "copy_failed",
+        `writing ${table.name} (${copied} of ${total} rows written) failed: ${messageOf(err)}`,
+        { cause: err },
+      );
+    }
+    summary.tables.push({ table, rows: copied });
+  }
+  return summary;
+}
+
+/** A source column the destination lacks would be dropped: refused instead. */
+function checkColumns(table: CopiedTable, columns: readonly string[], types: ColumnTypes): void {
+  const missing = columns.filter((c) => !types.has(c));
+  if (missing.length > 0) {
+    throw new HooklineError(
+      "copy_failed",
+      `the destination's ${table.name} has no column ${missing.join(", ")}`,
+    );
+  }
+}
+
+/** Every table's rows, and the dead-letter depth per endpoint, counted on both sides. */
+async function checkCounts(
+  source: SqliteSource,
+  dest: PostgresDestination,
+  summary: CopySummary,
+): Promise<void> {
+  const differ: string[] = [];
+  for (const { table } of summary.tables) {
+    const [from, to] = [source.count(table.name), await dest.count(table.name)];
+    if (from !== to) differ.push(`${table.name}: ${from} in SQLite, ${to} in PostgreSQL`);
+  }
+  const [from, to] = [source.depth(), await dest.depth()];
+  for (const endpoint of new Set([...from.keys(), ...to.keys()])) {
+    const [a, b] = [from.get(endpoint) ?? 0, to.get(endpoint) ?? 0];
+    if (a !== b)
+      differ.push(`open dead letters of ${endpoint}: ${a} in SQLite, ${b} in PostgreSQL`);
+  }
+  if (differ.length > 0) {
+    throw new HooklineError("copy_failed", `the counts differ after copying: ${differ.join("; ")}`);
+  }
+}
+
+/** Any failure past the first look at the destination, said with what became of it. */
+function failed(err: unknown, schema: string): unknown {
+  if (err instanceof HooklineError && err.code === "config") return err;
+  const root = err instanceof HooklineError && err.cause ? err.cause : err;
+  const lost = isUnavailable(root) ? " (PostgreSQL was lost or did not answer)" : "";
+  return new HooklineError(
+    "copy_failed",
+    `the copy failed${lost}: ${messageOf(err)}; none of its rows were kept in the PostgreSQL schema "${schema}" (they were written in one transaction, rolled back), and the SQLite store is unchanged`,
+    { cause: err },
+  );
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

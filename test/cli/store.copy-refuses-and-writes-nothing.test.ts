@@ -1,0 +1,159 @@
+/**
+ * `hookline store copy` refuses, naming why and writing nothing, what a user would not want it to
+ * do: copy a store a hookline is still serving, merge into a schema that holds hookline data (or
+ * one a hookline runs on), copy a store whose sealed values the keys given cannot open, or go to
+ * something that is not a PostgreSQL URL.
+ */
+import { randomBytes } from "node:crypto";
+import { expect, it } from "vitest";
+import { anApplication } from "../store/behaviour/fixtures.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
+import { startHookline } from "../support/hookline.js";
+import {
+  adminQuery,
+  aSharedStore,
+  freshSchemaName,
+  dropSchema,
+  TEST_DATABASE_URL,
+} from "../support/postgres.js";
+import { aSqliteDataDir, runStoreCopy } from "../support/store-copy.js";
+
+const cleanup = useCleanup();
+
+/** A data dir with one application, endpoint and message, sealed with `key` if given. */
+async function aSqliteStore(key?: Buffer): Promise<string> {
+  return (await aSqliteDataDir(cleanup, { key })).dir;
+}
+
+/** A schema name dropped after the test. */
+function aSchema(): string {
+  const schema = freshSchemaName();
+  cleanup.push(() => dropSchema(schema));
+  return schema;
+}
+
+async function schemaExists(schema: string): Promise<boolean> {
+  return (await adminQuery("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).length > 0;
+}
+
+it("refuses a schema that holds hookline data, naming what it holds, and writes nothing", async () => {
+  const dir = await aSqliteStore();
+  const schema = freshSchemaName();
+  const there = await aSharedStore(cleanup, schema);
+  await there.createApplication(anApplication({ id: "app_already_there" }));
+
+  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
+    "--to",
+    TEST_DATABASE_URL,
+    "--schema",
+    schema,
+  ]);
+  expect(run.failure?.message).toBe(
+    `the PostgreSQL schema "${schema}" already holds hookline data: applications (1 rows); the copy writes only into a schema without any (it never merges), and wrote nothing. Name another with --schema, or drop this one (DROP SCHEMA ${schema} CASCADE) if nothing in it is to be kept`,
+  );
+  const apps = await adminQuery(`SELECT id FROM ${schema}.applications`);
+  expect(apps).toEqual([{ id: "app_already_there" }]);
+  for (const t of ["endpoints", "messages", "deliveries"]) {
+    expect(await adminQuery(`SELECT 1 FROM ${schema}.${t}`)).toEqual([]);
+  }
+});
+
+it("refuses a schema a hookline is running on, even with nothing in it yet, and names the token it leaves once stopped", async () => {
+  const dir = await aSqliteStore();
+  const schema = aSchema();
+  const running = await startHookline({
+    env: { DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema },
+  });
+  cleanup.push(() => running.stop());
+
+  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
+    "--to",
+    TEST_DATABASE_URL,
+    "--schema",
+    schema,
+  ]);
+  expect(run.failure?.message).toMatch(
+    new RegExp(
+      `^the PostgreSQL schema "${schema}" already holds hookline data: .*a running hookline \\(worker wkr_`,
+    ),
+  );
+  expect(await adminQuery(`SELECT 1 FROM ${schema}.messages`)).toEqual([]);
+
+  // Stopped, it leaves its admin token behind, which the refusal says is the likely reason.
+  await running.stop();
+  const again = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
+    "--to",
+    TEST_DATABASE_URL,
+    "--schema",
+    schema,
+  ]);
+  expect(again.failure?.message).toContain(
+    `already holds hookline data: api_tokens (1 rows) (a hookline started on a schema registers its admin token there: was one started on it?); `,
+  );
+  expect(await adminQuery(`SELECT 1 FROM ${schema}.messages`)).toEqual([]);
+});
+
+it("refuses while a hookline serves the data dir, and leaves the schema unmade", async () => {
+  const running = await startHookline();
+  cleanup.push(() => running.stop());
+  const schema = aSchema();
+
+  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: running.dataDir }, [
+    "--to",
+    TEST_DATABASE_URL,
+    "--schema",
+    schema,
+  ]);
+  expect(run.failure?.message).toBe(
+    `HOOKLINE_DATA_DIR ${running.dataDir} is in use by a running hookline: stop it first (SIGTERM), so that nothing it accepts is left behind in SQLite; nothing was copied`,
+  );
+  expect(await schemaExists(schema)).toBe(false);
+});
+
+it("refuses a store whose secrets the keys given cannot open, naming the key it needs", async () => {
+  const dir = await aSqliteStore(randomBytes(32));
+  const schema = aSchema();
+
+  const run = await runStoreCopy(
+    { HOOKLINE_DATA_DIR: dir, HOOKLINE_ENCRYPTION_KEY: randomBytes(32).toString("base64") },
+    ["--to", TEST_DATABASE_URL, "--schema", schema],
+  );
+  expect(run.failure?.message).toMatch(
+    /^a stored value was encrypted with key [0-9a-f]{8}, which is not configured/,
+  );
+  expect(await schemaExists(schema)).toBe(false);
+});
+
+it("refuses a destination that is not a PostgreSQL URL, and a schema name it cannot use", async () => {
+  const dir = await aSqliteStore();
+  const bad = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, ["--to", "mysql://db/hookline"]);
+  expect(bad.failure?.message).toBe("--to must be a postgres:// URL");
+  const unparsed = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
+    "--to",
+    "postgres://u:p@ss@db:port/x",
+  ]);
+  expect(unparsed.failure?.message).toMatch(/^--to is not a valid URL: check its host and port/);
+  const schema = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
+    "--to",
+    TEST_DATABASE_URL,
+    "--schema",
+    "Hook-Line",
+  ]);
+  expect(schema.failure?.message).toMatch(/^--schema must be a schema name of lower-case letters/);
+});
+
+it("refuses a data dir with no store in it, and a server it cannot reach, saying nothing was written", async () => {
+  const empty = tempDir(cleanup, "hookline-copy-empty-");
+  const none = await runStoreCopy({ HOOKLINE_DATA_DIR: empty }, ["--to", TEST_DATABASE_URL]);
+  expect(none.failure?.message).toBe(
+    `HOOKLINE_DATA_DIR ${empty} holds no hookline store (no hookline.db)`,
+  );
+  const dir = await aSqliteStore();
+  const away = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
+    "--to",
+    "postgres://postgres@127.0.0.1:1/test",
+  ]);
+  expect(away.failure?.message).toMatch(
+    /^cannot connect to the PostgreSQL database \(--to\): .*ECONNREFUSED.*; nothing was written$/,
+  );
+});
