@@ -1,11 +1,14 @@
 /**
  * `hookline store copy` refuses, naming why and writing nothing, what a user would not want it to
  * do: copy a store a hookline is still serving, merge into a schema that holds hookline data (or
- * one a hookline runs on), copy a store whose sealed values the keys given cannot open, or go to
- * something that is not a PostgreSQL URL.
+ * one a hookline runs on), copy a store whose sealed values the keys given cannot open or that
+ * another version of hookline wrote, or go to something that is not a PostgreSQL URL.
  */
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { expect, it } from "vitest";
+import { MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import { anApplication } from "../store/behaviour/fixtures.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 import { startHookline } from "../support/hookline.js";
@@ -156,4 +159,29 @@ it("refuses a data dir with no store in it, and a server it cannot reach, saying
   expect(away.failure?.message).toMatch(
     /^cannot connect to the PostgreSQL database \(--to\): .*ECONNREFUSED.*; nothing was written$/,
   );
+});
+
+it("refuses a SQLite file at another schema version than this hookline's, saying what to do", async () => {
+  const dir = await aSqliteStore();
+  const file = join(dir, "hookline.db");
+  const ledger = (sql: string) => {
+    const db = new Database(file);
+    db.exec(sql);
+    db.close();
+  };
+  const schema = aSchema();
+  const args = ["--to", TEST_DATABASE_URL, "--schema", schema];
+
+  const [current, previous] = MIGRATIONS.map((m) => m.version).reverse();
+  ledger(`DELETE FROM hookline_migrations WHERE version = ${current}`);
+  const older = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, args);
+  expect(older.failure?.message).toBe(
+    `the SQLite database ${file} is at schema version ${previous}, this hookline's is ${current}: start this version of hookline on it once (it brings the file up to date as it opens it), stop it, then copy`,
+  );
+  ledger(`INSERT INTO hookline_migrations VALUES (${current}, 'x', 0), (9999, 'later', 0)`);
+  const newer = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, args);
+  expect(newer.failure?.message).toBe(
+    `the SQLite database ${file} was migrated by a newer hookline (schema version 9999; this version knows up to ${current}): copy it with that version`,
+  );
+  expect(await schemaExists(schema)).toBe(false);
 });
