@@ -39,7 +39,8 @@ it("a hookline started on the copy carries on where the SQLite one stopped", asy
   cleanup.push(() => sqlite.stop(true));
   const ids = await populate(sqlite, rx);
   const before = await readEverything(sqlite);
-  const deliverAt = new Date(Date.now() + 12_000);
+  // Far enough that the copy and the start on PostgreSQL are done by then, on a busy machine too.
+  const deliverAt = new Date(Date.now() + 20_000);
   const later = await sqlite.svix.message.create("globex", {
     eventType: "invoice.paid",
     payload: { later: true },
@@ -130,7 +131,7 @@ it("a hookline started on the copy carries on where the SQLite one stopped", asy
     [open!.id],
   );
   expect(Number(added[added.length - 1]!.seq)).toBeGreaterThan(Number(copied[0]!.m));
-});
+}, 90_000);
 
 /** Fills a SQLite hookline through its API; returns what the test checks afterwards. */
 async function populate(h: TestHookline, rx: Receiver) {
