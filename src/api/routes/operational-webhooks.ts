@@ -7,7 +7,7 @@ import { ValidationError, type FieldProblem } from "../../errors.js";
 import { OPERATIONAL_EVENT_TYPES } from "../../observability/operational-webhooks.js";
 import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
 import type { ApiDeps } from "../deps.js";
-import { probeSoonerAfterChange } from "../probe-sooner.js";
+import { probeSoonerAfterChange, sendsOtherHeaders } from "../probe-sooner.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointBase } from "../endpoint-view.js";
 import { requireEndpoint } from "../lookup.js";
@@ -214,12 +214,16 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       body: EndpointHeadersIn,
       responses: { 204: { description: "Replaced" }, ...errors },
       handler: async ({ params, body }) => {
-        const { after } = await changeEndpoint(
+        const { before, after } = await changeEndpoint(
           deps,
           () => find(params.endpoint_id!),
           (ep, at) => ({ ...ep, headers: body.headers, updatedAt: at }),
         );
         deps.engine.invalidateEndpoint(after.id);
+        // As an application's endpoint: the header its receiver asked for is tried at once.
+        if (sendsOtherHeaders(before.headers, after.headers)) {
+          await probeSoonerAfterChange(deps, after);
+        }
         return noContent();
       },
     }),
