@@ -33,14 +33,24 @@ export function contentDifferences(existing: Message, posted: PostedContent): st
 function samePayload(a: Buffer, b: Buffer): boolean {
   if (a.equals(b)) return true;
   try {
-    return isDeepStrictEqual(
-      JSON.parse(numbersExact(a.toString("utf8"))),
-      JSON.parse(numbersExact(b.toString("utf8"))),
-    );
+    const [x, y] = [a.toString("utf8"), b.toString("utf8")];
+    // Payloads that differ as doubles differ exactly too; and where no number can lose digits
+    // as a double, equal doubles are equal values. Only the rest pays for the exact reading,
+    // which costs about ten times JSON.parse (half a second for a 1 MiB payload of numbers).
+    if (!isDeepStrictEqual(JSON.parse(x), JSON.parse(y))) return false;
+    if (!MAY_BE_INEXACT.test(x) && !MAY_BE_INEXACT.test(y)) return true;
+    return isDeepStrictEqual(JSON.parse(numbersExact(x)), JSON.parse(numbersExact(y)));
   } catch {
     return false;
   }
 }
+
+/**
+ * Text where a number may read as a double that another number shares: sixteen digits or more
+ * (a dot among them: a false alarm only costs the exact reading), or an exponent, whose value
+ * can leave a double's range (1e400 and 2e400 both read as Infinity). Strings match too, harmlessly.
+ */
+const MAY_BE_INEXACT = /[0-9.]{16}|\d[eE]/;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -44,6 +44,7 @@ describe("a repeated eventId whose payload has numbers", () => {
     ["1.0 and 1, 1e2 and 100", '{"a": 1.0, "b": 1e2}', '{"b": 100, "a": 1}'],
     ["the same large id", '{"id": 12345678901234567890}', '{ "id" : 12345678901234567890 }'],
     ["trailing zeros and exponents", '{"v": [1.50, 0.0025]}', '{"v": [15e-1, 25E-4]}'],
+    ["short numbers written apart", '{"v": [1.5, 0.25, -3]}', '{ "v":[1.50,0.250,-3.0] }'],
     ["strings holding quotes and escapes", '{"s": "a\\"1\\\\"}', '{"s": "a\\u00221\\\\"}'],
   ])("is the same message when only the writing differs: %s", async (_, first, second) => {
     const eventId = `same-${++posted}`;
