@@ -29,7 +29,7 @@ import { DeliveryEngine } from "./engine/engine.js";
 import { EngineEvents } from "./engine/events.js";
 import { ExemptTargets } from "./engine/guarded-connect.js";
 import type { PolicyDefaults } from "./engine/policy.js";
-import { HttpSender, type Sender } from "./engine/sender.js";
+import { HttpSender, withoutRedirectTarget, type Sender } from "./engine/sender.js";
 import { ThreadedSender } from "./engine/sender-threads.js";
 import { SignallingControl } from "./engine/signalling.js";
 import { newId } from "./ids.js";
@@ -201,7 +201,9 @@ export function createHookline(
   // Nothing leaves the dead-letter queue unnoticed: the depth cap and abandonment are logged.
   events.on((e) => {
     if (e.type !== "dead-letter") return;
-    const { kind, ...change } = e.change;
+    const { kind, ...rest } = e.change;
+    // The detail may end in the last attempt's redirect, whose target is most often the URL.
+    const change = { ...rest, detail: withoutRedirectTarget(rest.detail) };
     if (kind === "overflowed") logger.warn(change, "dead letter not kept: depth cap reached");
     if (kind === "abandoned") logger.warn(change, "dead-letter record abandoned");
   });

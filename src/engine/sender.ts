@@ -274,6 +274,19 @@ export function redirectTarget(url: string, location: string | undefined): strin
   return `Location: ${target.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\uFFFD")}`;
 }
 
+/** A redirect's target in a reason built from an attempt (decide.ts `describe`): `(Location: …)`. */
+const REDIRECT_IN_REASON = /\(Location: .*\)(?=;\s|$)/g;
+
+/**
+ * `reason` without any redirect's target, for a log line. A receiver's redirect most often points
+ * at the endpoint's own URL written otherwise (https, a trailing slash), token and all, and no log
+ * line holds an endpoint's URL; the attempt and the records built from it keep the target.
+ */
+export function withoutRedirectTarget(reason: string): string {
+  if (!reason.includes("(Location: ")) return reason;
+  return reason.replace(REDIRECT_IN_REASON, "(Location left out of the log)");
+}
+
 /** A send that got no answer: the class of what went wrong, and what exactly. */
 export function failure(error: TransportErrorClass, detail: string): SendResult {
   return { status: null, error, errorDetail: detail, snippet: "", retryAfter: null };

@@ -1,10 +1,12 @@
 /**
  * One structured log line per committed attempt, carrying the message, delivery, endpoint and
  * application ids. Never the payload, the URL (it may hold a token), the response body or a
- * secret: only what identifies the delivery and what came of it.
+ * secret: only what identifies the delivery and what came of it. A circuit's reason is logged
+ * without a redirect's target, which most often repeats the URL.
  */
 import type { Logger } from "pino";
 import type { EngineEvents } from "../engine/events.js";
+import { withoutRedirectTarget } from "../engine/sender.js";
 
 // How each kind of delivery event is logged.
 const GIVEN_UP = { level: "warn", what: "delivery given up" } as const;
@@ -40,7 +42,12 @@ export function logDeliveries(events: EngineEvents, logger: Logger): void {
     } else if (e.type === "circuit") {
       const t = e.transition;
       logger.warn(
-        { endpointId: e.endpointId, from: t.from, to: t.to, reason: t.reason },
+        {
+          endpointId: e.endpointId,
+          from: t.from,
+          to: t.to,
+          reason: withoutRedirectTarget(t.reason),
+        },
         "circuit",
       );
     } else if (e.type === "endpoint.disabled") {
