@@ -84,12 +84,14 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       method: "GET",
       path: base,
       operationId: "v1.operational-webhook.endpoint.list",
-      summary: "List operational webhook endpoints",
+      summary: "List operational webhook endpoints, newest first unless `order=ascending`",
       tag: TAG,
       query: listQueryOf("ep"),
       responses: { 200: { description: "A page", schema: listOf(OperationalEndpointOut) } },
       handler: async ({ query }) => {
-        const page = await deps.store.listEndpoints((await app()).id, query);
+        // Newest first, as an application's endpoints are listed (endpoints.ts).
+        const order = query.order ?? "descending";
+        const page = await deps.store.listEndpoints((await app()).id, { ...query, order });
         return ok(listAnswer({ ...page, data: page.data.map(view) }));
       },
     }),
