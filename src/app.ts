@@ -384,13 +384,18 @@ function boundTo(api: FastifyInstance): BoundAddress {
   return { address, port, everyInterface, localUrl: `http://${host}:${port}` };
 }
 
-/** Log fields that may carry credentials; pino writes "[Redacted]" instead. */
+/**
+ * Log fields that may carry credentials, among a line's own fields and one level down; pino
+ * writes "[Redacted]" instead.
+ */
 export const REDACTED_LOG_PATHS = [
   "secret",
   "*.secret",
   "secrets",
   "*.secrets",
+  "headers.authorization",
   "*.headers.authorization",
+  "headers.cookie",
   "*.headers.cookie",
   "encryptionKey",
   "*.encryptionKey",
