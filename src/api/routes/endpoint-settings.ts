@@ -78,6 +78,8 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.endpoint.get-headers",
       summary: "Get the custom headers sent with every request to the endpoint",
       tag: TAG,
+      // Their values are often the receiver's own credentials, read in the portal's browser too.
+      holdsSecret: true,
       responses: {
         200: { description: "The headers", schema: EndpointHeadersOut },
         404: errors[404],

@@ -200,6 +200,8 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       path: `${base}/{endpoint_id}/headers`,
       operationId: "v1.operational-webhook.endpoint.get-headers",
       summary: "Get the custom headers sent with every operational webhook to the endpoint",
+      // Their values are often the receiver's own credentials.
+      holdsSecret: true,
       tag: TAG,
       responses: {
         200: { description: "The headers", schema: EndpointHeadersOut },
