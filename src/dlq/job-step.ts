@@ -25,7 +25,8 @@ export interface JobCircuits {
 /** One step of a running job. */
 export type JobStep =
   | { kind: "enqueue" }
-  | { kind: "wait"; reason: string }
+  /** `window`: waiting only because the window of replays out at once is full. */
+  | { kind: "wait"; reason: string; window?: true }
   | { kind: "advance"; reason: string }
   | { kind: "finish"; state: "completed" | "stopped"; reason: string };
 
@@ -120,7 +121,11 @@ function stepOf(job: ReplayJob, window: number): JobStep {
     // sample keeps to the window too: it is replays like the rest.
     if (p.queued - p.withdrawn < job.canarySize && waiting > 0) {
       if (out < window) return { kind: "enqueue" };
-      return { kind: "wait", reason: `canary: waiting for results: ${out} replays out at once` };
+      return {
+        kind: "wait",
+        reason: `canary: waiting for results: ${out} replays out at once`,
+        window: true,
+      };
     }
     if (out > 0) {
       return { kind: "wait", reason: `canary: waiting for ${out} of ${p.queued} results` };
@@ -141,7 +146,11 @@ function stepOf(job: ReplayJob, window: number): JobStep {
   }
   if (waiting > 0) {
     if (out >= window) {
-      return { kind: "wait", reason: `waiting for results: ${out} replays out at once` };
+      return {
+        kind: "wait",
+        reason: `waiting for results: ${out} replays out at once`,
+        window: true,
+      };
     }
     return { kind: "enqueue" };
   }
@@ -172,6 +181,18 @@ export function withSkips(reason: string, skips: { detail: string; records: numb
   const shown = skips.slice(0, SKIP_REASONS_SHOWN).map((s) => `${s.records}: ${s.detail}`);
   if (skips.length > SKIP_REASONS_SHOWN) shown.push("…");
   return `${reason} (skipped ${shown.join("; ")})`;
+}
+
+/**
+ * What a job slower than one replay a second waits for between its replays, or null for a faster
+ * one. Its window is one replay, which each replay fills: until its next token is due (up to
+ * 100 s away) it waits for its rate, whether or not the replay's result is in. A faster job waits
+ * for a token a fraction of a second at most, too briefly to say.
+ */
+export function rateWait(job: ReplayJob): string | null {
+  if (job.ratePerSecond >= 1) return null;
+  const stage = job.stage === "canary" ? "canary: " : "";
+  return `${stage}waiting for its rate: ${job.ratePerSecond} replays a second`;
 }
 
 /** Replays out at once for a job at `ratePerSecond`: about one second's worth, at least one. */

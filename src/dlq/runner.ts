@@ -19,6 +19,7 @@ import type { Store } from "../store/port.js";
 import { circuitNow } from "./circuit-now.js";
 import {
   nextJobStep,
+  rateWait,
   replayWindow,
   withSkips,
   type HeldByCircuit,
@@ -245,6 +246,13 @@ export class ReplayJobRunner {
           case "enqueue": {
             const wait = bucket.take();
             if (wait > 0) {
+              const reason = rateWait(job);
+              if (reason !== null && reason !== shownReason) {
+                if (!(await store.updateReplayJob({ ...update, reason }))) {
+                  return await this.letGo(job.id);
+                }
+                shownReason = reason;
+              }
               // A slow job's next token may be further off than its lease: wake in time to renew
               // it (at the top of the loop), or another runner takes the job up and this one
               // must drop it. The bucket keeps count; waking early takes no token.
@@ -263,15 +271,18 @@ export class ReplayJobRunner {
             if (queued.queued.length) this.deps.engine.wake(now);
             break;
           }
-          case "wait":
-            if (step.reason !== shownReason) {
-              if (!(await store.updateReplayJob({ ...update, reason: step.reason }))) {
+          case "wait": {
+            // A full window with the next token not yet due: the rate holds the job, not results.
+            const reason = (step.window && bucket.wait() > 0 ? rateWait(job) : null) ?? step.reason;
+            if (reason !== shownReason) {
+              if (!(await store.updateReplayJob({ ...update, reason }))) {
                 return await this.letGo(job.id);
               }
-              shownReason = step.reason;
+              shownReason = reason;
             }
             await run.signal.wait(seen, (done) => this.realTimer(done, this.pollMs));
             break;
+          }
           case "advance":
             if (!(await store.updateReplayJob({ ...update, stage: "rest", reason: step.reason }))) {
               return await this.letGo(job.id);
