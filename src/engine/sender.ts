@@ -274,8 +274,14 @@ export function redirectTarget(url: string, location: string | undefined): strin
   return `Location: ${target.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\uFFFD")}`;
 }
 
-/** A redirect's target in a reason built from an attempt (decide.ts `describe`): `(Location: …)`. */
-const REDIRECT_IN_REASON = /\(Location: .*\)(?=;\s|$)/g;
+/**
+ * A redirect's target in a reason built from an attempt (decide.ts `describe`): `(Location: …)`,
+ * up to the reason's last `)`. Reasons go on after it in several ways ("; next probe …",
+ * " is permanent"), and a target may hold `)` of its own: a match that had to know what follows
+ * let the target of a redirect counted permanent through whole. Taking up to the last `)` may
+ * leave out words after it too, never a part of the target.
+ */
+const REDIRECT_IN_REASON = /\(Location: .*\)/;
 
 /**
  * `reason` without any redirect's target, for a log line. A receiver's redirect most often points
