@@ -58,7 +58,10 @@ export const COPIED: readonly CopiedTable[] = [
   { name: "drill_runs", label: "failure drills", orderBy: "id" },
 ];
 
-/** Source tables deliberately not copied, each with why. A table in neither list stops the copy. */
+/**
+ * Source tables deliberately not copied, each with why. A table in neither list, and not one of
+ * SQLite's own (see isSqlitesOwn), stops the copy.
+ */
 export const LEFT_OUT: Readonly<Record<string, string>> = {
   // Kept by triggers on dead_letters on both sides: the destination's triggers count the copied
   // records as they are written, and the copy then checks the counts agree endpoint by endpoint.
@@ -70,6 +73,16 @@ export const LEFT_OUT: Readonly<Record<string, string>> = {
   // SQLite's own record of AUTOINCREMENT counters: read to move the identities past it.
   sqlite_sequence: "SQLite's own; read to set the destination's sequences",
 };
+
+/**
+ * Whether a source table is SQLite's own bookkeeping, which holds nothing of hookline's: SQLite
+ * reserves the names starting `sqlite_` (no one else can make such a table). Besides its sequence
+ * counters, these are the statistics an operator's ANALYZE or `PRAGMA optimize` leaves
+ * (sqlite_stat1, sqlite_stat4), read by SQLite's query planner alone.
+ */
+export function isSqlitesOwn(table: string): boolean {
+  return table.startsWith("sqlite_");
+}
 
 /**
  * PostgreSQL's tables and columns with no SQLite counterpart: the fleet's runtime state, which

@@ -7,7 +7,14 @@
 import { HooklineError } from "../../errors.js";
 import type { FieldCipher } from "../../security/cipher.js";
 import { isUnavailable } from "../postgres/database.js";
-import { asRestarted, COPIED, LEFT_OUT, toPostgres, type CopiedTable } from "./plan.js";
+import {
+  asRestarted,
+  COPIED,
+  isSqlitesOwn,
+  LEFT_OUT,
+  toPostgres,
+  type CopiedTable,
+} from "./plan.js";
 import {
   occupiedError,
   PostgresDestination,
@@ -83,10 +90,10 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
   }
 }
 
-/** A table neither copied nor left out on purpose (a later migration's) stops the copy. */
+/** A table the plan does not know (a later migration's), and not SQLite's own, stops the copy. */
 function checkEveryTableIsPlanned(tables: readonly string[]): void {
   const planned = new Set([...COPIED.map((t) => t.name), ...Object.keys(LEFT_OUT)]);
-  const unplanned = tables.filter((t) => !planned.has(t));
+  const unplanned = tables.filter((t) => !planned.has(t) && !isSqlitesOwn(t));
   if (unplanned.length > 0) {
     throw new HooklineError(
       "copy_failed",
