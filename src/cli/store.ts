@@ -113,6 +113,12 @@ async function copy(
       ? ` (${summary.recovered} of them in flight when hookline stopped: due again, as a restart would leave them)`
       : "";
   io.out.write(`  deliveries still to be sent: ${summary.pending}${recovered}\n`);
+  const nuls = summary.nulsReplaced;
+  if (nuls > 0) {
+    io.out.write(
+      `${nuls} text value${nuls === 1 ? "" : "s"} held NUL characters, which PostgreSQL cannot store: each NUL was copied as U+FFFD, as hookline now records one in a receiver's answer\n`,
+    );
+  }
   io.out.write(
     "every table's rows were counted again in PostgreSQL before the commit: they match\n",
   );

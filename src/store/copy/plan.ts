@@ -115,6 +115,13 @@ export function toPostgres(value: unknown, pgType: string): unknown {
   if (value === null || value === undefined) return null;
   // SQLite keeps booleans as 0 and 1.
   if (pgType === "boolean") return value !== 0 && value !== "0" && value !== false;
+  // A PostgreSQL text column cannot hold NUL, which SQLite keeps: a hookline from before NULs
+  // were kept out stored receivers' answers (and names its API took) with them. Each is written
+  // as U+FFFD, as hookline records a NUL in a receiver's answer now; one refused row would
+  // otherwise refuse the whole copy.
+  if (pgType === "text" && typeof value === "string" && value.includes("\0")) {
+    return value.replace(/\0/g, "\uFFFD");
+  }
   // JSON text goes as it is: `json` keeps it byte for byte, and refuses it if it is not JSON.
   return value;
 }

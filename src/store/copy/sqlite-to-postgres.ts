@@ -52,6 +52,8 @@ export interface CopySummary {
   /** Deliveries still to be sent, of which `recovered` were in flight when hookline stopped. */
   pending: number;
   recovered: number;
+  /** Text values holding NUL characters, which were written as U+FFFD (see toPostgres). */
+  nulsReplaced: number;
 }
 
 const DEFAULT_BATCH = { rows: 500, bytes: 8 * 1024 * 1024 };
@@ -121,7 +123,7 @@ async function copyTables(
 ): Promise<CopySummary> {
   const now = req.now();
   const limits = req.batch ?? DEFAULT_BATCH;
-  const summary: CopySummary = { tables: [], pending: 0, recovered: 0 };
+  const summary: CopySummary = { tables: [], pending: 0, recovered: 0, nulsReplaced: 0 };
   for (const table of COPIED) {
     const columns = source.columns(table.name);
     const types = await dest.columnTypes(table.name);
@@ -139,7 +141,12 @@ async function copyTables(
             if (raw.state === "inflight") summary.recovered++;
             if (row.state === "pending") summary.pending++;
           }
-          return columns.map((c) => toPostgres(row[c], types.get(c)!));
+          return columns.map((c) => {
+            const value = toPostgres(row[c], types.get(c)!);
+            // The same string back unless it held a NUL: comparing them costs nothing then.
+            if (typeof value === "string" && value !== row[c]) summary.nulsReplaced++;
+            return value;
+          });
         });
         await dest.insert(table, columns, values);
         copied += batch.length;
