@@ -99,15 +99,25 @@ export const DESTINATION_ONLY = {
 export type SourceRow = Record<string, unknown>;
 
 /**
- * A delivery claimed when the SQLite hookline stopped (killed, or its stop's time ran out) comes
- * out as that hookline's next start would leave it (`recoverInflight`): pending again, due now
- * unless it was due earlier. Nobody holds it on the destination; left claimed it would wait there
- * for a lease of a process that is gone.
+ * A row of `table` as the SQLite hookline's next start would leave it: what a process that is
+ * gone held, nobody holds on the destination, and left held it would wait there for that
+ * process's lease to run out.
+ *
+ * - A delivery claimed when hookline stopped (killed, or its stop's time ran out) is pending again,
+ *   due now unless it was due earlier (`recoverInflight`).
+ * - A replay job running when hookline was killed is let go (`releaseReplayJobs`), so a runner
+ *   takes it up at once rather than after the dead runner's lease (a minute). A clean stop hands
+ *   its jobs back already.
  */
-export function asRestarted(row: SourceRow, now: number): SourceRow {
-  if (row.state !== "inflight") return row;
-  const due = typeof row.next_attempt_at === "number" ? row.next_attempt_at : now;
-  return { ...row, state: "pending", lease_until: null, next_attempt_at: Math.min(due, now) };
+export function asRestarted(table: string, row: SourceRow, now: number): SourceRow {
+  if (table === "deliveries" && row.state === "inflight") {
+    const due = typeof row.next_attempt_at === "number" ? row.next_attempt_at : now;
+    return { ...row, state: "pending", lease_until: null, next_attempt_at: Math.min(due, now) };
+  }
+  if (table === "replay_jobs" && row.state === "running") {
+    return { ...row, lease_until: null, held_by: null };
+  }
+  return row;
 }
 
 /** A source value as its destination column of type `pgType` (information_schema's data_type). */

@@ -135,9 +135,8 @@ async function copyTables(
     try {
       for (const batch of source.batches(table.name, columns, table.orderBy, { ...limits, rows })) {
         const values = batch.map((raw) => {
-          let row = raw;
+          const row = asRestarted(table.name, raw, now);
           if (table.name === "deliveries") {
-            row = asRestarted(raw, now);
             if (raw.state === "inflight") summary.recovered++;
             if (row.state === "pending") summary.pending++;
           }
