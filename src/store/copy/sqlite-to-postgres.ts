@@ -81,6 +81,7 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
       const summary = await copyTables(source, dest, req);
       await checkCounts(source, dest, summary);
       await dest.commit();
+      await dest.analyze().catch(() => undefined);
       return summary;
     } catch (err) {
       throw failed(err, dest.schema);
