@@ -1,13 +1,14 @@
 /**
  * `PUT …/endpoint/{endpoint_id}` naming no endpoint of an existing application creates it (201)
- * as a POST would: a generated secret, the URL checked, and messages delivered to it, signed.
+ * as a POST would: a generated secret when the body has none (one it has: see
+ * endpoints.a-put-that-creates-one-takes-its-secret-and-headers), the URL checked, and messages
+ * delivered to it, signed.
  * As for applications, the path's uid is kept when the body has none, so sending the same PUT
  * again finds the endpoint the first one made.
  */
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
-import { generateSecret } from "../../src/signing/secret.js";
 import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
 
@@ -68,15 +69,6 @@ describe("PUT of an endpoint that does not exist", () => {
     }
     const found = (await endpointsOfAcme()).filter((e) => e.url === rx.url("/audit"));
     expect(found.map((e) => e.id)).toEqual([first.id]);
-  });
-
-  it("gives it a secret of its own: PUT's body takes none", async () => {
-    const sent = generateSecret();
-    const made = await put("acme", "no-secret-taken", { url: rx.url("/own"), secret: sent });
-    expect(made.status).toBe(201);
-    const { key } = await t.svix.endpoint.getSecret(appId, made.body.id);
-    expect(key).toMatch(/^whsec_/);
-    expect(key).not.toBe(sent);
   });
 
   it("creates one with a new id and the body's uid when the path is an id nothing has", async () => {

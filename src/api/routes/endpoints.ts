@@ -202,8 +202,8 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.endpoint.update",
       summary:
         "Replace an endpoint's settings (its secret and headers are kept), or create it as a " +
-        "POST would, with a new secret (201), when none has this id or uid; a body without a uid " +
-        "keeps the path's, unless the path is an ep_ id",
+        "POST would, with the body's secret and headers (201), when none has this id or uid; a " +
+        "body without a uid keeps the path's, unless the path is an ep_ id",
       tag: TAG,
       body: EndpointUpdate,
       responses: {
@@ -233,7 +233,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         return updateOrCreate(
           async () => (await store.findEndpoint(app.id, path)) !== null,
           update,
-          // EndpointUpdate has no secret nor headers: the new endpoint gets a secret of its own.
+          // The body's secret and headers too, as a POST's: a secret of its own only without one.
           () => create(app, input),
         );
       },

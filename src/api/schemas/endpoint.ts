@@ -167,8 +167,17 @@ export const EndpointIn = z.object({
   secret: Secret.nullable().optional(),
   headers: Headers.nullable().optional(),
 });
-/** Svix EndpointUpdate (PUT): the secret and headers have their own calls and are kept. */
-export const EndpointUpdate = z.object({ url: Url, ...shared });
+/**
+ * Svix EndpointUpdate (PUT), plus the create's secret and headers: a PUT that names no endpoint
+ * creates one as a POST would, with them; dropped, the receiver given that secret refused every
+ * delivery. An endpoint that exists keeps its own (they have calls of their own).
+ */
+export const EndpointUpdate = z.object({
+  url: Url,
+  ...shared,
+  secret: extension(Secret.nullable().optional()),
+  headers: extension(Headers.nullable().optional()),
+});
 /** Svix EndpointPatch: only the fields sent change. */
 export const EndpointPatch = z.object({
   url: Url.optional(),
