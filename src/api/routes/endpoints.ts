@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Application, Endpoint } from "../../domain/types.js";
 import { checkTarget } from "../../engine/targets.js";
-import { ValidationError } from "../../errors.js";
+import { ValidationError, type FieldProblem } from "../../errors.js";
 import { newId } from "../../ids.js";
 import { generateSecret } from "../../signing/secret.js";
 import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
@@ -11,6 +11,7 @@ import { probeSoonerAfterChange } from "../probe-sooner.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointView, endpointViews } from "../endpoint-view.js";
 import { endpointKeys, namesOf } from "../idempotency.js";
+import { notKeptProblems, type OwnCalls } from "../kept-by-update.js";
 import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
 import { uidOfPut, updateOrCreate } from "../put-or-create.js";
 import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
@@ -47,14 +48,18 @@ const errors = {
   422: { description: "Invalid input", schema: HttpValidationError },
 };
 
-/** Refuses a URL hookline must not send to (SSRF), as a 422 on body.url. */
-export async function assertTargetAllowed(deps: ApiDeps, url: string): Promise<void> {
+/** Why hookline must not send to `url` (SSRF), as a problem on body.url, or null. */
+async function targetProblem(deps: ApiDeps, url: string): Promise<FieldProblem | null> {
   const reason = await checkTarget(new URL(url), {
     allowPrivateTargets: deps.config.allowPrivateTargets,
   });
-  if (reason) {
-    throw new ValidationError([{ loc: ["body", "url"], msg: reason, type: "url_refused" }]);
-  }
+  return reason ? { loc: ["body", "url"], msg: reason, type: "url_refused" } : null;
+}
+
+/** Refuses a URL hookline must not send to (SSRF), as a 422 on body.url. */
+export async function assertTargetAllowed(deps: ApiDeps, url: string): Promise<void> {
+  const problem = await targetProblem(deps, url);
+  if (problem) throw new ValidationError([problem]);
 }
 
 // An endpoint disabled by hookline (e.g. after a 410) keeps its reason only while it stays disabled.
@@ -94,15 +99,21 @@ export function newEndpoint(
 
 /**
  * What a PUT replaces on any endpoint, an application's or an operational webhook one: the
- * settings both take, with a new URL checked first. Its secrets and headers are kept.
+ * settings both take, with a new URL checked first. Its secret and headers are kept: the body may
+ * only send them back as they are (see kept-by-update.ts); `calls` says what changes them.
  */
 export async function replacedSettings(
   deps: ApiDeps,
   ep: Endpoint,
   body: z.infer<typeof EndpointUpdate>,
   at: number,
+  calls: OwnCalls,
 ): Promise<Endpoint> {
-  if (body.url !== ep.url) await assertTargetAllowed(deps, body.url);
+  const problems = [
+    ...(body.url === ep.url ? [] : [await targetProblem(deps, body.url)]),
+    ...notKeptProblems(ep, body, calls),
+  ].filter((p) => p !== null);
+  if (problems.length) throw new ValidationError(problems);
   const disabled = body.disabled ?? false;
   return {
     ...ep,
@@ -201,9 +212,10 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       path: `${base}/{endpoint_id}`,
       operationId: "v1.endpoint.update",
       summary:
-        "Replace an endpoint's settings (its secret and headers are kept), or create it as a " +
-        "POST would, with the body's secret and headers (201), when none has this id or uid; a " +
-        "body without a uid keeps the path's, unless the path is an ep_ id",
+        "Replace an endpoint's settings (its secret and headers are kept: others sent are " +
+        "refused), or create it as a POST would, with the body's secret and headers (201), when " +
+        "none has this id or uid; a body without a uid keeps the path's, unless the path is an " +
+        "ep_ id",
       tag: TAG,
       body: EndpointUpdate,
       responses: {
@@ -215,12 +227,13 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         const app = await requireChangeableApp(store, params.app_id!);
         const path = params.endpoint_id!;
         const input = { ...body, uid: uidOfPut(path, "ep", body.uid) };
+        const calls = { path: `/api/v1/app/${params.app_id}/endpoint/${path}`, patchHeaders: true };
         const update = async () => {
           const next = await save(
             app,
             () => requireEndpoint(store, app, path),
             async (ep, at) => ({
-              ...(await replacedSettings(deps, ep, input, at)),
+              ...(await replacedSettings(deps, ep, input, at, calls)),
               version: input.version ?? 1,
               channels: input.channels?.length ? input.channels : null,
               // Svix clients do not know this field; a PUT without it keeps the policy.

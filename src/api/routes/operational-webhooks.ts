@@ -130,8 +130,9 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       path: `${base}/{endpoint_id}`,
       operationId: "v1.operational-webhook.endpoint.update",
       summary:
-        "Replace an operational webhook endpoint's settings; a body without a uid keeps the " +
-        "path's, unless the path is an ep_ id",
+        "Replace an operational webhook endpoint's settings (its secret and headers are kept: " +
+        "others sent are refused); a body without a uid keeps the path's, unless the path is an " +
+        "ep_ id",
       tag: TAG,
       body: OperationalEndpointUpdate,
       responses: { 200: { description: "Updated", schema: OperationalEndpointOut }, ...errors },
@@ -141,10 +142,12 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
         // As an application's endpoint: one updated by its uid keeps it, so the next call by the
         // same uid finds it (and a create with that uid is still refused as taken).
         const input = { ...body, uid: uidOfPut(path, "ep", body.uid) };
+        // It has no PATCH of its headers.
+        const calls = { path: `${base}/${path}`, patchHeaders: false };
         const { before, after: next } = await changeEndpoint(
           deps,
           () => find(path),
-          (ep, at) => replacedSettings(deps, ep, input, at),
+          (ep, at) => replacedSettings(deps, ep, input, at, calls),
           null,
         );
         deps.engine.invalidateEndpoint(next.id);
