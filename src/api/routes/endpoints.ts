@@ -62,6 +62,23 @@ export async function assertTargetAllowed(deps: ApiDeps, url: string): Promise<v
   if (problem) throw new ValidationError([problem]);
 }
 
+/**
+ * Refuses, in one 422, what an update of `ep` sends that it must not take: a new URL hookline
+ * must not send to, and a secret or headers other than its own (see kept-by-update.ts).
+ */
+async function assertUpdateAllowed(
+  deps: ApiDeps,
+  ep: Endpoint,
+  body: Parameters<typeof notKeptProblems>[1] & { url?: string },
+  calls: OwnCalls,
+): Promise<void> {
+  const problems = [
+    ...(body.url === undefined || body.url === ep.url ? [] : [await targetProblem(deps, body.url)]),
+    ...notKeptProblems(ep, body, calls),
+  ].filter((p) => p !== null);
+  if (problems.length) throw new ValidationError(problems);
+}
+
 // An endpoint disabled by hookline (e.g. after a 410) keeps its reason only while it stays disabled.
 const reasonAfter = (ep: Endpoint, disabled: boolean): string | null =>
   disabled && ep.disabled ? ep.disabledReason : null;
@@ -109,11 +126,7 @@ export async function replacedSettings(
   at: number,
   calls: OwnCalls,
 ): Promise<Endpoint> {
-  const problems = [
-    ...(body.url === ep.url ? [] : [await targetProblem(deps, body.url)]),
-    ...notKeptProblems(ep, body, calls),
-  ].filter((p) => p !== null);
-  if (problems.length) throw new ValidationError(problems);
+  await assertUpdateAllowed(deps, ep, body, calls);
   const disabled = body.disabled ?? false;
   return {
     ...ep,
@@ -270,6 +283,10 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       },
       handler: async ({ params, body }) => {
         const app = await requireChangeableApp(store, params.app_id!);
+        const calls = {
+          path: `/api/v1/app/${params.app_id}/endpoint/${params.endpoint_id}`,
+          patchHeaders: true,
+        };
         const keep = <T>(sent: T | undefined, current: T): T =>
           sent === undefined ? current : sent;
         const list = (sent: string[] | null | undefined, current: string[] | null) =>
@@ -278,8 +295,8 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
           app,
           () => requireEndpoint(store, app, params.endpoint_id!),
           async (ep, at) => {
-            if (body.url !== undefined && body.url !== ep.url)
-              await assertTargetAllowed(deps, body.url);
+            // Its secret is a rotation (below), as in Svix; its headers have calls of their own.
+            await assertUpdateAllowed(deps, ep, { url: body.url, headers: body.headers }, calls);
             const disabled = body.disabled ?? ep.disabled;
             return {
               ...ep,

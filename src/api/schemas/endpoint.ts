@@ -178,11 +178,15 @@ export const EndpointUpdate = z.object({
   secret: extension(Secret.nullable().optional()),
   headers: extension(Headers.nullable().optional()),
 });
-/** Svix EndpointPatch: only the fields sent change. */
+/**
+ * Svix EndpointPatch: only the fields sent change. Its headers are hookline's, taken only as the
+ * endpoint's own (they have calls of their own): dropped, a change sent in them went unseen.
+ */
 export const EndpointPatch = z.object({
   url: Url.optional(),
   ...shared,
   secret: Secret.nullable().optional(),
+  headers: extension(Headers.nullable().optional()),
 });
 
 export const EndpointSecretOut = z.object({ key: z.string() });
