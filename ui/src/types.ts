@@ -27,6 +27,8 @@ export interface Endpoint {
   disabled: boolean;
   disabledReason?: string | null;
   filterTypes: string[] | null;
+  /** Only messages on one of these channels reach it; null: every message, whatever its channels. */
+  channels: string[] | null;
   rateLimit: number | null;
   circuit: {
     state: CircuitState;

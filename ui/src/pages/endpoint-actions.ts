@@ -6,6 +6,12 @@ import { refreshNow } from "../live.js";
 import type { Endpoint } from "../types.js";
 import { namedTypes, typesOf } from "./endpoints.js";
 
+/** The API names a refused channel by its place ("channels.1: …"); say which one was typed. */
+const namedChannels = (message: string, typed: string[] | null): string =>
+  message.replace(/\bchannels\.(\d+)/g, (all, i: string) =>
+    typed?.[Number(i)] === undefined ? all : `channel "${typed[Number(i)]}"`,
+  );
+
 /** What rotating the secret does to the old one, as this hookline is set up. */
 function rotateQuestion(graceSeconds: number): string {
   const old =
@@ -29,6 +35,7 @@ export function endpointActions(
   const url = h("input", { name: "url", type: "url", required: true, value: ep.url });
   const description = h("input", { name: "description", value: ep.description });
   const types = h("input", { name: "filterTypes", value: ep.filterTypes?.join(", ") ?? "" });
+  const channels = h("input", { name: "channels", value: ep.channels?.join(", ") ?? "" });
   const edit = h(
     "form",
     { class: "card" },
@@ -36,34 +43,40 @@ export function endpointActions(
     field("URL", url),
     field("Description", description),
     field("Event types", types, "Comma-separated; empty for every type"),
+    field("Channels", channels, "Comma-separated; empty for every message, whatever its channels"),
     h("button", { type: "submit" }, "Save changes"),
   );
   // The fields as last filled from the endpoint. One the customer has not changed since follows
   // the endpoint's refreshed state, and only changed ones are saved: sending them all put back a
   // URL or event types changed meanwhile (in another tab, or through the API).
-  const inputs = { url, description, filterTypes: types };
+  const inputs = { url, description, filterTypes: types, channels };
   const formOf = (e: Endpoint): Record<keyof typeof inputs, string> => ({
     url: e.url,
     description: e.description,
     filterTypes: e.filterTypes?.join(", ") ?? "",
+    channels: e.channels?.join(", ") ?? "",
   });
   let filled = formOf(ep);
   const fields = Object.keys(inputs) as (keyof typeof inputs)[];
+  const isList = (k: keyof typeof inputs) => k === "filterTypes" || k === "channels";
   // A field's value as formOf writes it ("a,b" and "a, b" are the same event types).
   const valueOf = (k: keyof typeof inputs): string =>
-    k === "filterTypes" ? (typesOf(types.value)?.join(", ") ?? "") : inputs[k].value;
+    isList(k) ? (typesOf(inputs[k].value)?.join(", ") ?? "") : inputs[k].value;
   edit.addEventListener("submit", (e) => {
     e.preventDefault();
     const changed = fields.filter((k) => valueOf(k) !== filled[k]);
     const body = Object.fromEntries(
-      changed.map((k) => [k, k === "filterTypes" ? typesOf(types.value) : inputs[k].value]),
+      changed.map((k) => [k, isList(k) ? typesOf(inputs[k].value) : inputs[k].value]),
     );
     void api("PATCH", path, body)
       .then(async () => {
         toast("Endpoint saved");
         await refreshNow();
       })
-      .catch((err: Error) => toast(namedTypes(err.message, typesOf(types.value)), true));
+      .catch((err: Error) => {
+        const named = namedTypes(err.message, typesOf(types.value));
+        toast(namedChannels(named, typesOf(channels.value)), true);
+      });
   });
   // The endpoint can change under the page (the engine disables it on 410 Gone, someone else
   // enables it): the button offers what the latest state allows.

@@ -129,6 +129,16 @@ export async function renderEndpoint(
             ),
             h("dt", {}, "Event types"),
             h("dd", {}, ep.filterTypes?.join(", ") ?? "all"),
+            // A message on none of these channels (or on none at all) never comes here: without
+            // them shown, a customer whose endpoint filters by channel could not see why.
+            h("dt", {}, "Channels"),
+            h(
+              "dd",
+              {},
+              ep.channels?.length
+                ? `${ep.channels.join(", ")} (only messages sent on one of these)`
+                : "all",
+            ),
           ),
         ];
       },
