@@ -238,9 +238,43 @@ function standing(
   return [badge, retrying, until(d.nextAttempt)];
 }
 
+/** The list's words: "eu", "eu or us", "eu, us or fr". */
+const either = (names: string[]): string =>
+  names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)!}` : (names[0] ?? "");
+
 /**
- * The application's endpoints a message did not go to, each with a button that sends it there
- * (a resend, which goes to an endpoint as its filters are now), save a disabled one.
+ * Why an endpoint does not take a message, as the endpoint stands now: hookline chose the
+ * message's endpoints when it accepted it, and keeps no record of why one was left out, but an
+ * endpoint that filters the message out now, or did not exist then, says it; one that would take
+ * it now was disabled or filtered otherwise then. The customer asking "why did it never come?"
+ * was given the three possible reasons for every endpoint alike.
+ */
+function whyNotSent(e: Endpoint, msg: Message): string | null {
+  const why: string[] = [];
+  if (Date.parse(e.createdAt) > Date.parse(msg.timestamp)) {
+    why.push("it was added after the message was accepted");
+  }
+  if (e.filterTypes?.length && !e.filterTypes.includes(msg.eventType)) {
+    why.push(`it takes only ${either(e.filterTypes)}, not ${msg.eventType}`);
+  }
+  if (e.channels?.length && !e.channels.some((c) => msg.channels?.includes(c))) {
+    why.push(
+      `it takes only messages sent on ${either(e.channels)}, and this one was sent on ` +
+        (msg.channels?.length ? either(msg.channels) : "no channel"),
+    );
+  }
+  if (why.length) return why.join("; ");
+  // A disabled endpoint's badge says why, and that nothing is sent to it.
+  if (e.disabled) return null;
+  return (
+    "it would take it now; when the message was accepted, it was disabled or took other event " +
+    "types or channels"
+  );
+}
+
+/**
+ * The application's endpoints a message did not go to, each saying why and with a button that
+ * sends it there (a resend, which goes to an endpoint as its filters are now), save a disabled one.
  */
 function notSentTo(others: Endpoint[], msg: Message, appPath: string, appId: string): HTMLElement {
   return h(
@@ -250,19 +284,21 @@ function notSentTo(others: Endpoint[], msg: Message, appPath: string, appId: str
     h(
       "p",
       {},
-      "When the message was accepted, these endpoints were disabled, did not take its event " +
-        "type or channels, or did not exist yet. Sent from here, it goes to the endpoint as it " +
-        "is now.",
+      "hookline chose the endpoints of this message when it accepted it: these were disabled, " +
+        "did not take its event type or channels, or did not exist yet. Each says why, as it " +
+        "stands now. Sent from here, it goes to the endpoint as it is now, whatever its event " +
+        "types and channels.",
     ),
     h(
       "ul",
       {},
-      others.map((e) =>
-        h(
+      others.map((e) => {
+        const why = whyNotSent(e, msg);
+        return h(
           "li",
           {},
           link(`/app/${appId}/endpoint/${e.id}`, e.url, { "data-key": `other-${e.id}` }),
-          " ",
+          why ? `: ${why}. ` : " ",
           e.disabled
             ? h("span", { class: "badge muted" }, "Endpoint disabled")
             : action(
@@ -279,8 +315,8 @@ function notSentTo(others: Endpoint[], msg: Message, appPath: string, appId: str
                   "aria-label": `Send to this endpoint, ${e.url}`,
                 },
               ),
-        ),
-      ),
+        );
+      }),
     ),
   );
 }
