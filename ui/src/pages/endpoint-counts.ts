@@ -50,7 +50,12 @@ function whyWaiting(held: Counts["held"]): Node[] {
     return [
       document.createTextNode(" · "),
       h("span", { class: "badge muted" }, "Endpoint disabled"),
-      h("span", {}, ": they are not sent until it is enabled again."),
+      h(
+        "span",
+        {},
+        ": each is given up when its next attempt comes while the endpoint is disabled, and " +
+          "goes as planned if it is enabled again first.",
+      ),
     ];
   }
   const c = held.circuit;

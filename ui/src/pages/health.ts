@@ -52,8 +52,10 @@ export const disabledBanner = (ep: Endpoint): HTMLElement =>
     h(
       "p",
       {},
-      `Why: ${ep.disabledReason ?? "it was disabled by hand"}. Events that were waiting for it are ` +
-        "not sent; once it is enabled, resend them from their messages.",
+      `Why: ${ep.disabledReason ?? "it was disabled by hand"}. A message waiting for it is ` +
+        "given up when its next attempt comes while the endpoint is disabled; once it is " +
+        "enabled, resend those from their messages. Those still waiting when it is enabled " +
+        "again go as planned.",
     ),
   );
 

@@ -232,6 +232,19 @@ function standing(
     ];
   }
   if (!d.nextAttempt) return [badge];
+  // hookline sends a disabled endpoint nothing: a delivery still waiting there when its time comes
+  // is given up (dead-lettered), not retried. "Retrying: next attempt in 3 min" promised a retry.
+  if (d.disabled) {
+    const failed = d.delivery?.attemptCount
+      ? ` · ${plural(d.delivery.attemptCount, "attempt")} failed: next attempt `
+      : " · next attempt ";
+    return [
+      badge,
+      failed,
+      until(d.nextAttempt),
+      " if the endpoint is enabled again by then; if not, hookline gives it up then",
+    ];
+  }
   const retrying = d.delivery?.attemptCount
     ? ` · ${plural(d.delivery.attemptCount, "attempt")} failed, retrying: next attempt `
     : " · next attempt ";
