@@ -53,7 +53,8 @@ describe("a message's deliveries that failed", () => {
       /^fail · hookline stopped trying: a permanent failure: the receiver answered HTTP 400, which is not retried\. Nothing more is sent unless it is resent\. Resend to this endpoint$/,
     );
     expect(await card(page, "/one-try").locator("p").first().textContent()).toContain(
-      "fail · hookline stopped trying: no retry was left after 1 attempt (the last: HTTP 503).",
+      // In hookline's words, as its dead-letter record says.
+      "fail · hookline stopped trying: the one attempt failed; last: HTTP 503.",
     );
     const retried = await card(page, "/retried").locator("p").first().textContent();
     expect(retried).toMatch(/^pending · 1 attempt failed, retrying: next attempt in \d+ s/);

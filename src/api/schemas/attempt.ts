@@ -84,6 +84,15 @@ export const MessageEndpointOut = EndpointOut.pick({
       state: z.enum(["pending", "inflight", "succeeded", "dead"]),
       origin: z.enum(["message", "resend", "replay"]),
       attemptCount: z.int(),
+      reason: z
+        .string()
+        .nullable()
+        .describe(
+          "Why hookline gave up on the delivery, as its dead-letter record says (the attempts " +
+            "alone do not tell a delivery given up unsent, its endpoint disabled while a retry " +
+            "waited, from one whose retries ran out); null while it is not given up, or with no " +
+            "record (past the dead-letter depth cap)",
+        ),
     }),
   ),
 });
@@ -151,7 +160,12 @@ export function endpointMessageJson(m: EndpointMessage, withContent: boolean): s
 }
 
 /** An endpoint, its circuit, and where the message's latest delivery to it stands. */
-export function messageEndpointOut(ep: Endpoint, circuit: CircuitRecord, d: Delivery) {
+export function messageEndpointOut(
+  ep: Endpoint,
+  circuit: CircuitRecord,
+  d: Delivery,
+  reason: string | null,
+) {
   const status = DELIVERY_STATUS[d.state];
   return {
     ...endpointBase(ep),
@@ -160,6 +174,12 @@ export function messageEndpointOut(ep: Endpoint, circuit: CircuitRecord, d: Deli
     nextAttempt: d.state === "pending" ? iso(d.nextAttemptAt) : null,
     disabledReason: ep.disabledReason,
     circuit: circuitOut(circuit),
-    delivery: { id: d.id, state: d.state, origin: d.origin, attemptCount: d.attemptCount },
+    delivery: {
+      id: d.id,
+      state: d.state,
+      origin: d.origin,
+      attemptCount: d.attemptCount,
+      reason: d.state === "dead" ? reason : null,
+    },
   };
 }

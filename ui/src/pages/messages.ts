@@ -165,15 +165,27 @@ interface Destination {
   statusText: string;
   nextAttempt: string | null;
   /** hookline's delivery to this endpoint (its latest, after a resend). */
-  delivery?: { id: string; state: string; origin: string; attemptCount: number };
+  delivery?: {
+    id: string;
+    state: string;
+    origin: string;
+    attemptCount: number;
+    /** Why hookline gave up on it, as its dead-letter record says (null without one). */
+    reason?: string | null;
+  };
 }
 
 /**
- * Why hookline gave up on a delivery, as its attempts tell (the dead-letter record, which says it
- * in the engine's words, is the operators'): "a permanent failure: the receiver answered HTTP 400".
+ * Why hookline gave up on a delivery: a replay's or a permanent answer's failure as its last
+ * attempt tells ("a permanent failure: the receiver answered HTTP 400"), else as its dead-letter
+ * record says. The attempts alone made a delivery given up unsent (its endpoint disabled while a
+ * retry waited, its retry window ended behind an open circuit) read as "no retry was left".
  */
 function givenUpBecause(d: Destination, last: Attempt | undefined): string {
-  if (!last || !d.delivery?.attemptCount) return "it was never sent";
+  const recorded = d.delivery?.reason;
+  if (!last || !d.delivery?.attemptCount) {
+    return recorded ? `it was never sent (${recorded})` : "it was never sent";
+  }
   const result = attemptResult(viewOf(last));
   if (d.delivery.origin === "replay") {
     return `its replay from the dead-letter queue failed (${result})`;
@@ -181,6 +193,8 @@ function givenUpBecause(d: Destination, last: Attempt | undefined): string {
   if (last.outcome === "permanent") {
     return `a permanent failure: the receiver answered ${result}, which is not retried`;
   }
+  if (recorded) return recorded;
+  // No record kept (past the dead-letter depth cap): the likeliest reason.
   return `no retry was left after ${plural(d.delivery.attemptCount, "attempt")} (the last: ${result})`;
 }
 
