@@ -112,6 +112,14 @@ export const time = (isoTime: string | null | undefined): string =>
   isoTime ? new Date(isoTime).toLocaleString(undefined, { timeZoneName: "short" }) : "—";
 
 /**
+ * hookline's own text (a replay's answer, a record's history, a job's reason) with each time it
+ * names ("queued behind its probe at 2026-12-06T23:10:18.147Z", in UTC) as {@link time} shows
+ * times: every other time on the page is the browser's, with its zone.
+ */
+export const withLocalTimes = (text: string): string =>
+  text.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/g, (iso) => time(iso));
+
+/**
  * The browser's time zone, as a time field is read in: "America/New_York, GMT-05:00" (its offset
  * now), or "UTC".
  */

@@ -5,7 +5,7 @@
  */
 import { api, getWithText, seg } from "../api.js";
 import { action, field, h, link, table, toast } from "../dom.js";
-import { ago, seconds, time } from "../format.js";
+import { ago, seconds, time, withLocalTimes } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { addressQuery } from "../address.js";
 import { pagedList, pagesAt } from "../paging.js";
@@ -228,7 +228,7 @@ export async function renderDeadLetter(
           time(e.at),
           e.actor,
           e.action.replace("_", " "),
-          e.result,
+          withLocalTimes(e.result),
           e.note ?? "",
         ]),
       ),

@@ -1,7 +1,7 @@
 /** Bulk replays: the form that starts one (time window, canary), the list, and live progress. */
 import { api, seg } from "../api.js";
 import { action, field, h, link, onSubmit, table, toast } from "../dom.js";
-import { ago, isoOf, localInput, localZone, time } from "../format.js";
+import { ago, isoOf, localInput, localZone, time, withLocalTimes } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList, pagesAt } from "../paging.js";
 import type { ReplayJob } from "../types.js";
@@ -161,7 +161,9 @@ export async function renderJob(page: HTMLElement, p: Record<string, string>): P
       h(
         "p",
         { class: j.state === "stopped" ? "error" : "" },
-        j.reason ? `${j.state === "stopped" ? "Stopped" : "Result"}: ${j.reason}` : "",
+        j.reason
+          ? `${j.state === "stopped" ? "Stopped" : "Result"}: ${withLocalTimes(j.reason)}`
+          : "",
       ),
       h(
         "p",
