@@ -195,6 +195,20 @@ export function rateWait(job: ReplayJob): string | null {
   return `${stage}waiting for its rate: ${job.ratePerSecond} replays a second`;
 }
 
+/**
+ * Why a job due to start waits: the runner that found it due already runs `maxJobs`, as many as
+ * it may. On a store several processes share (`shared`) that runner knows only its own jobs:
+ * another process may have room, so the reason says what this one found and no more.
+ */
+export function slotWait(maxJobs: number, shared: boolean): string {
+  const jobs = `${maxJobs} replay job${maxJobs === 1 ? "" : "s"}`;
+  return shared
+    ? `waiting for a free slot: a hookline process found it due while running ${jobs}, ` +
+        "the most it runs at once; it starts when a process has room"
+    : `waiting for a free slot: hookline is running ${jobs}, the most it runs at once; ` +
+        "it starts when one of them ends";
+}
+
 /** Replays out at once for a job at `ratePerSecond`: about one second's worth, at least one. */
 export function replayWindow(ratePerSecond: number): number {
   return Math.max(1, Math.ceil(ratePerSecond));

@@ -21,6 +21,7 @@ import {
   nextJobStep,
   rateWait,
   replayWindow,
+  slotWait,
   withSkips,
   type HeldByCircuit,
   type JobCircuits,
@@ -110,11 +111,14 @@ export class ReplayJobRunner {
   private readonly leaseMs: number;
   private readonly maxJobs: number;
   private readonly pollMs: number;
+  /** Why a due job waits while this runner is full. */
+  private readonly slotWait: string;
 
   constructor(private readonly deps: ReplayRunnerDeps) {
     this.leaseMs = deps.settings.leaseMs ?? 60_000;
     this.maxJobs = deps.settings.maxJobs ?? 4;
     this.pollMs = deps.settings.pollMs ?? 1_000;
+    this.slotWait = slotWait(this.maxJobs, deps.settings.sharedPollMs !== undefined);
   }
 
   /** Takes up jobs left running by a previous process, then runs jobs as they come due. */
@@ -184,8 +188,13 @@ export class ReplayJobRunner {
   private async armTimer(): Promise<void> {
     // At the job limit a due job waits for a free slot, and a job ending wakes the runner: its
     // start time (likely past) is no reason to look again, which would be at once, over and over.
+    // It is told why it waits (once: the store writes only jobs not told yet), and the runner
+    // looks again when the next job falls due, to tell that one as it begins to wait.
     const full = this.runs.size >= this.maxJobs;
-    const next = full ? null : await this.deps.store.nextReplayJobAt();
+    const now = this.deps.clock.now();
+    const next = full
+      ? await this.deps.store.noteReplayJobsWaiting({ now, reason: this.slotWait })
+      : await this.deps.store.nextReplayJobAt();
     const poll = this.deps.settings.sharedPollMs ?? null;
     const untilNext = next === null ? null : Math.max(0, next - this.deps.clock.now());
     const wait = untilNext === null ? poll : poll === null ? untilNext : Math.min(untilNext, poll);

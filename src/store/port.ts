@@ -447,8 +447,9 @@ export interface Store {
   /** Jobs a page at a time, oldest first unless `order` says otherwise (the API asks newest). */
   listReplayJobs(q: PageQuery): Promise<Page<ReplayJob>>;
   /**
-   * Takes up to `limit` jobs to run: scheduled ones now due (they become running) and running
-   * ones nobody holds (lease expired or released); leases them to `runner` until `leaseUntil`.
+   * Takes up to `limit` jobs to run: scheduled ones now due (they become running, without the
+   * reason they waited for) and running ones nobody holds (lease expired or released); leases them
+   * to `runner` until `leaseUntil`.
    * A job taken up this way is no longer its previous runner's: that runner's updates and
    * queueing are refused from then on, so a runner that stalled past its lease cannot go on
    * beside the one that took over.
@@ -463,6 +464,13 @@ export interface Store {
   releaseReplayJobs(): Promise<void>;
   /** The earliest start of a scheduled job, or null. */
   nextReplayJobAt(): Promise<number | null>;
+  /**
+   * A runner with no room for another job: gives `reason` (why they wait) to the scheduled jobs
+   * due by `now` that carry none, so a job's wait is written once, as it begins, not at every
+   * look; taking a job up clears it. Returns the earliest start of a scheduled job after `now`
+   * (when the next one comes due, to be told too), or null.
+   */
+  noteReplayJobsWaiting(req: { now: number; reason: string }): Promise<number | null>;
   /**
    * Takes the job's selection once: the matching records become its items (each record at most
    * once). Calling it again changes nothing, nor does calling it for a job no longer running.

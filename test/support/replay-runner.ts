@@ -66,12 +66,13 @@ export async function aRunner(
   return runner;
 }
 
-/** A bulk replay of `ids`, due now, without a canary. */
+/** A bulk replay of `ids`, due now (or at `startAt`), without a canary. */
 export async function aJob(
   store: Store,
   clock: FakeClock,
   ids: string[],
   ratePerSecond = 1,
+  startAt = clock.now(),
 ): Promise<ReplayJob> {
   const created = await store.createReplayJob({
     id: newId("job", clock.now()),
@@ -80,7 +81,7 @@ export async function aJob(
     ratePerSecond,
     canarySize: 0,
     canaryThreshold: 0.9,
-    startAt: clock.now(),
+    startAt,
     createdBy: "ops",
     note: null,
     now: clock.now(),

@@ -74,7 +74,7 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
       method: "GET",
       path: `${base}/{job_id}`,
       operationId: "hookline.dlq.replay-job",
-      summary: "A bulk replay job's progress, stage and, once it ends, why",
+      summary: "A bulk replay job's progress, stage, what it waits for and, once it ends, why",
       responses: {
         200: { description: "The job", schema: ReplayJobOut },
         404: { description: "No such job", schema: HttpError },

@@ -332,7 +332,7 @@ export const ReplayOut = z.object({
   record: DeadLetterOut,
 });
 
-/** A bulk replay job, its progress and, once it ends, why. */
+/** A bulk replay job, its progress, what it waits for and, once it ends, why. */
 export const ReplayJobOut = z.object({
   id: z.string(),
   task: z.enum(["dlq.replay", "endpoint.recover"]),

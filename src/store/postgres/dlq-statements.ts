@@ -135,11 +135,20 @@ export const REPLAY_JOBS = {
       FOR UPDATE SKIP LOCKED
     )
     UPDATE replay_jobs j SET state = 'running', started_at = coalesce(j.started_at, $1),
-      lease_until = $2, held_by = $4, updated_at = $1
+      lease_until = $2, held_by = $4, updated_at = $1,
+      reason = CASE WHEN j.state = 'scheduled' THEN NULL ELSE j.reason END
     FROM due WHERE j.id = due.id
     RETURNING j.*`,
   release: "UPDATE replay_jobs SET lease_until = NULL, held_by = NULL WHERE state = 'running'",
   nextStart: "SELECT min(start_at) AS at FROM replay_jobs WHERE state = 'scheduled'",
+  // Only jobs not told yet: a runner with no room looks again (every 5 s) while it stays full.
+  // A job a runner takes up meanwhile is left as it is: waiting for the claim's row lock, the
+  // update sees the job running once the claim commits.
+  noteWaiting: `WITH noted AS (
+      UPDATE replay_jobs SET reason = $2, updated_at = $1
+      WHERE state = 'scheduled' AND start_at <= $1 AND reason IS NULL
+    )
+    SELECT min(start_at) AS at FROM replay_jobs WHERE state = 'scheduled' AND start_at > $1`,
   // Preparing and queueing hold the job's row, so two runners taking one job up at once do each
   // step one after the other, as they would in SQLite.
   lock: "SELECT * FROM replay_jobs WHERE id = $1 FOR UPDATE",

@@ -146,6 +146,11 @@ export class ReplayJobs {
     return row?.at == null ? null : Number(row.at);
   }
 
+  async noteWaiting(req: { now: number; reason: string }): Promise<number | null> {
+    const row = await one(this.pool, S.noteWaiting, [req.now, req.reason]);
+    return row?.at == null ? null : Number(row.at);
+  }
+
   prepare(id: string, now: number): Promise<ReplayJob | null> {
     return tx(this.pool, async (c) => {
       await exec(c, S.createLock, [CREATE_LOCK]);

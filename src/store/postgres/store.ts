@@ -533,6 +533,10 @@ export class PostgresStore implements Store {
     return this.run(() => this.replayJobs.nextStart());
   }
 
+  async noteReplayJobsWaiting(req: { now: number; reason: string }): Promise<number | null> {
+    return this.run(() => this.replayJobs.noteWaiting(req));
+  }
+
   async prepareReplayJob(id: string, now: number): Promise<ReplayJob | null> {
     return this.run(() => this.replayJobs.prepare(id, now));
   }

@@ -120,8 +120,10 @@ export function prepareReplayJobs(db: Db) {
     listedEndpoints: p(`SELECT DISTINCT endpoint_id FROM dead_letters
       WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('open', 'replaying')
       ORDER BY endpoint_id`),
+    // A scheduled job leaves behind why it waited to start (see noteWaiting).
     claim: p(`UPDATE replay_jobs SET state = 'running', started_at = coalesce(started_at, @now),
-        lease_until = @lease, held_by = @runner, updated_at = @now
+        lease_until = @lease, held_by = @runner, updated_at = @now,
+        reason = CASE WHEN state = 'scheduled' THEN NULL ELSE reason END
       WHERE id IN (SELECT id FROM replay_jobs
         WHERE (state = 'scheduled' AND start_at <= @now)
            OR (state = 'running' AND (lease_until IS NULL OR lease_until <= @now))
@@ -130,6 +132,11 @@ export function prepareReplayJobs(db: Db) {
       RETURNING *`),
     release: p("UPDATE replay_jobs SET lease_until = NULL, held_by = NULL WHERE state = 'running'"),
     nextStart: p("SELECT min(start_at) AS at FROM replay_jobs WHERE state = 'scheduled'"),
+    // Only jobs not told yet: a runner with no room looks again and again while it stays full.
+    noteWaiting: p(`UPDATE replay_jobs SET reason = @reason, updated_at = @now
+      WHERE state = 'scheduled' AND start_at <= @now AND reason IS NULL`),
+    nextStartAfter: p(`SELECT min(start_at) AS at FROM replay_jobs
+      WHERE state = 'scheduled' AND start_at > ?`),
     skipEndpointItems: p(`UPDATE replay_job_items SET state = 'skipped', detail = @detail,
       updated_at = @now WHERE job_id = @job AND state = 'pending'
       AND dead_letter_id IN (SELECT id FROM dead_letters WHERE endpoint_id = @endpointId)`),

@@ -149,6 +149,12 @@ export class ReplayJobs {
     return row?.at == null ? null : Number(row.at);
   }
 
+  noteWaiting(req: { now: number; reason: string }): number | null {
+    this.s.noteWaiting.run(req);
+    const row = this.s.nextStartAfter.get(req.now) as Row | undefined;
+    return row?.at == null ? null : Number(row.at);
+  }
+
   prepare(id: string, now: number): ReplayJob | null {
     return this.db
       .transaction((): ReplayJob | null => {

@@ -507,6 +507,10 @@ export class SqliteStore implements Store {
     return this.run(() => this.replayJobs.nextStart());
   }
 
+  async noteReplayJobsWaiting(req: { now: number; reason: string }): Promise<number | null> {
+    return this.run(() => this.replayJobs.noteWaiting(req));
+  }
+
   async prepareReplayJob(id: string, now: number): Promise<ReplayJob | null> {
     return this.run(() => this.replayJobs.prepare(id, now));
   }

@@ -78,6 +78,65 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       expect((await claim(T0 + 2 * HOUR + 2 * MINUTE)).map((j) => j.id)).toEqual([job.id]);
     });
 
+    it("a due job no runner has room for is told why once, and taking it up clears it", async () => {
+      const due = await aNewJob(t.store, aJob({ endpointId: "ep_x" }));
+      const later = await aNewJob(
+        t.store,
+        aJob({ endpointId: "ep_y" }, { startAt: T0 + 2 * HOUR }),
+      );
+      const reason = "waiting for a free slot: a runner is full";
+      const note = (now: number, why = reason) =>
+        t.store.noteReplayJobsWaiting({ now, reason: why });
+
+      expect(await note(T0 + HOUR)).toBe(T0 + 2 * HOUR);
+      expect(await t.store.getReplayJob(due.id)).toMatchObject({
+        state: "scheduled",
+        reason,
+        updatedAt: T0 + HOUR,
+      });
+      expect((await t.store.getReplayJob(later.id))!.reason).toBeNull();
+      // A runner looking again (the same or another) writes nothing: the wait began earlier.
+      expect(await note(T0 + HOUR + MINUTE, "waiting for a free slot: another")).toBe(
+        T0 + 2 * HOUR,
+      );
+      expect(await t.store.getReplayJob(due.id)).toMatchObject({ reason, updatedAt: T0 + HOUR });
+      // Once the later one is due it is told too, and none is still to come.
+      expect(await note(T0 + 2 * HOUR)).toBeNull();
+      expect((await t.store.getReplayJob(later.id))!.reason).toBe(reason);
+
+      const now = T0 + 2 * HOUR;
+      const taken = await t.store.claimReplayJobs({
+        now,
+        leaseUntil: now + MINUTE,
+        limit: 10,
+        runner: RUNNER,
+      });
+      const byStart = taken.sort((a, b) => a.startAt - b.startAt);
+      expect(byStart.map((j) => [j.id, j.state, j.reason])).toEqual([
+        [due.id, "running", null],
+        [later.id, "running", null],
+      ]);
+      expect((await t.store.getReplayJob(due.id))!.reason).toBeNull();
+      // A running job taken up by another runner keeps what it waits for.
+      const waiting = "waiting for the last 1 results";
+      await t.store.updateReplayJob({
+        id: due.id,
+        runner: RUNNER,
+        now,
+        leaseUntil: now,
+        reason: waiting,
+      });
+      const again = await t.store.claimReplayJobs({
+        now: now + SECOND,
+        leaseUntil: now + MINUTE,
+        limit: 10,
+        runner: "rnr_b",
+      });
+      expect(again.map((j) => [j.id, j.reason])).toEqual([[due.id, waiting]]);
+      expect(await note(now + SECOND)).toBeNull();
+      expect((await t.store.getReplayJob(due.id))!.reason).toBe(waiting);
+    });
+
     it("refuses a job that may replay to an endpoint a scheduled or running job may", async () => {
       const { app, endpoints } = await seedApp(t.store, [{}, {}]);
       const [e1, e2] = endpoints.map((e) => e.id) as [string, string];
