@@ -40,8 +40,9 @@ export function renderProgress(job: JobProgress, width = 30): string {
 
 /**
  * Writes successive renderings to a stream. A running job's reason (what it waits for: results,
- * an open circuit's probe; its canary's verdict) goes on a line of its own above the bar each
- * time it changes: a bar that stops moving should say why.
+ * an open circuit's probe; its canary's verdict), and a scheduled one's (a free slot, its start
+ * time passed), goes on a line of its own above the bar each time it changes: a bar that stops
+ * moving should say why. An ended job's reason is the command's last line, not one of these.
  */
 export class ProgressBar {
   private last = "";
@@ -52,7 +53,7 @@ export class ProgressBar {
   ) {}
 
   update(job: JobProgress): void {
-    const reason = job.state === "running" ? job.reason : null;
+    const reason = job.state === "running" || job.state === "scheduled" ? job.reason : null;
     if (reason && reason !== this.lastReason) {
       this.out.write(this.out.isTTY ? `\r\x1b[2K${reason}\n` : `${reason}\n`);
       this.last = ""; // the reason's line took the bar's place: draw it again below
