@@ -81,6 +81,17 @@ function notStarted(j: ReplayJob): string {
   return `${j.state} before it selected any records`;
 }
 
+/**
+ * What the job's reason is to a reader. A scheduled job's is why it has not started though its
+ * start time passed (hookline already runs as many jobs as it may): shown as a result, it read
+ * as if the job had ended.
+ */
+function reasonLabel(j: ReplayJob): string {
+  if (j.state === "stopped") return "Stopped";
+  if (j.state === "scheduled") return "Not started yet";
+  return "Result";
+}
+
 /** The job's progress as a native progress bar with words. */
 function progress(j: ReplayJob): HTMLElement {
   const total = j.progress.total;
@@ -160,10 +171,8 @@ export async function renderJob(page: HTMLElement, p: Record<string, string>): P
       progress(j),
       h(
         "p",
-        { class: j.state === "stopped" ? "error" : "" },
-        j.reason
-          ? `${j.state === "stopped" ? "Stopped" : "Result"}: ${withLocalTimes(j.reason)}`
-          : "",
+        { class: j.state === "stopped" ? "error" : "", "data-testid": "job-reason" },
+        j.reason ? `${reasonLabel(j)}: ${withLocalTimes(j.reason)}` : "",
       ),
       h(
         "p",
