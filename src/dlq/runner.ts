@@ -239,6 +239,8 @@ export class ReplayJobRunner {
     const bucket = new TokenBucket(prepared.ratePerSecond, () => clock.now());
     const window = replayWindow(prepared.ratePerSecond);
     let shownReason = prepared.reason;
+    // The canary's verdict once given: it stands until the rest's first replay goes.
+    let verdict: string | undefined;
     while (this.running && !run.stopped) {
       const seen = run.signal.version;
       try {
@@ -255,7 +257,9 @@ export class ReplayJobRunner {
           case "enqueue": {
             const wait = bucket.take();
             if (wait > 0) {
-              const reason = rateWait(job);
+              // A slow job reaches its verdict between two tokens: replaced here, it would show
+              // for a moment only, unseen by the CLI or the dashboard following the job.
+              const reason = shownReason === verdict ? null : rateWait(job);
               if (reason !== null && reason !== shownReason) {
                 if (!(await store.updateReplayJob({ ...update, reason }))) {
                   return await this.letGo(job.id);
@@ -296,7 +300,7 @@ export class ReplayJobRunner {
             if (!(await store.updateReplayJob({ ...update, stage: "rest", reason: step.reason }))) {
               return await this.letGo(job.id);
             }
-            shownReason = step.reason;
+            shownReason = verdict = step.reason;
             logger?.info({ jobId: job.id, reason: step.reason }, "replay job canary passed");
             break;
           case "finish": {
