@@ -82,14 +82,16 @@ function notStarted(j: ReplayJob): string {
 }
 
 /**
- * What the job's reason is to a reader. A scheduled job's is why it has not started though its
- * start time passed (hookline already runs as many jobs as it may): shown as a result, it read
- * as if the job had ended.
+ * What the job's reason is to a reader, as its label. An ended job's is its result (or why it
+ * stopped); a scheduled one's why it has not started though its start time passed (hookline
+ * already runs as many jobs as it may); a running one's what it waits for, or its canary's
+ * verdict, shown as it is. Called a result, either read as if the job had ended.
  */
 function reasonLabel(j: ReplayJob): string {
-  if (j.state === "stopped") return "Stopped";
-  if (j.state === "scheduled") return "Not started yet";
-  return "Result";
+  if (j.state === "stopped") return "Stopped: ";
+  if (j.state === "scheduled") return "Not started yet: ";
+  if (j.state === "completed" || j.state === "cancelled") return "Result: ";
+  return "";
 }
 
 /** The job's progress as a native progress bar with words. */
@@ -172,7 +174,7 @@ export async function renderJob(page: HTMLElement, p: Record<string, string>): P
       h(
         "p",
         { class: j.state === "stopped" ? "error" : "", "data-testid": "job-reason" },
-        j.reason ? `${reasonLabel(j)}: ${withLocalTimes(j.reason)}` : "",
+        j.reason ? `${reasonLabel(j)}${withLocalTimes(j.reason)}` : "",
       ),
       h(
         "p",
