@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { ValidationError, type FieldProblem } from "../errors.js";
 import { hasPrefix, type IdPrefix } from "../ids.js";
+import { isLater, isNamedTime, namedTime, type NamedTime } from "./named-time.js";
 
 type Loc = (string | number)[];
 
@@ -126,27 +127,30 @@ export const DATE_TIME_ERROR =
 const UNENCODED_PLUS_OFFSET = /(\d) (\d{2}:\d{2})$/;
 
 /**
- * An ISO-8601 time in a query string, to milliseconds since the epoch. A `+` offset typed into
- * a URL as written (`after=…T13:00:00+01:00`, as curl sends it) arrives as a space, which a query
- * string means by `+`; no time has a space there, so it is read as the `+` it was.
+ * An ISO-8601 time in a query string, as named, finer than a millisecond too (see named-time.ts;
+ * each window's edges are rounded to the store's milliseconds where they are used). A `+` offset
+ * typed into a URL as written (`after=…T13:00:00+01:00`, as curl sends it) arrives as a space,
+ * which a query string means by `+`; no time has a space there, so it is read as the `+` it was.
  */
 export const QueryTime = z
   .preprocess(
     (v) => (typeof v === "string" ? v.replace(UNENCODED_PLUS_OFFSET, "$1+$2") : v),
     z.iso.datetime({ offset: true, error: DATE_TIME_ERROR }),
   )
-  .transform((v) => Date.parse(v));
+  .transform(namedTime);
 
 /**
  * A list's `before` and `after` leave out their own instants, so `before` not later than `after`
  * (the two swapped, most often) lists nothing: an empty page would read as "none in that window",
- * so it is refused, naming `before`, as a DLQ window or an endpoint's stats window is.
+ * so it is refused, naming `before`, as a DLQ window or an endpoint's stats window is. Judged on
+ * the times as named: `before` a microsecond later than `after` is a window, though it holds no
+ * millisecond a record could have been made at (its answer is an empty page, and true).
  */
 export function beforeLaterThanAfter(
-  q: { before?: number; after?: number },
+  q: { before?: NamedTime; after?: NamedTime },
   ctx: z.RefinementCtx,
 ): void {
-  if (q.before === undefined || q.after === undefined || q.before > q.after) return;
+  if (!isNamedTime(q.before) || !isNamedTime(q.after) || isLater(q.before, q.after)) return;
   ctx.addIssue({
     code: "custom",
     path: ["before"],

@@ -239,3 +239,41 @@ export async function attemptDue(
   });
   await api.store.recordAttempts(outcomes);
 }
+
+/**
+ * Claims every delivery due at `now` and gives each up at once, at `now`, after one attempt the
+ * receiver refused with a 400: a dead-letter record made at a time the test chooses.
+ */
+export async function deadLetterDue(api: ApiHarness, now: number): Promise<void> {
+  const claimed = await api.store.claimDue({
+    now,
+    limit: 100,
+    excludeEndpoints: [],
+    leaseUntil: now + 60_000,
+  });
+  await api.store.recordAttempts(
+    claimed.map((d): DeliveryOutcome => ({
+      deliveryId: d.id,
+      endpointId: d.endpointId,
+      messageId: d.messageId,
+      appId: d.appId,
+      at: now,
+      attempt: {
+        id: newId("atmpt"),
+        at: now,
+        trigger: "first",
+        url: "https://example.com/hook",
+        status: 400,
+        error: null,
+        errorDetail: null,
+        durationMs: 12,
+        responseSnippet: "no",
+        outcome: "permanent",
+      },
+      signatureHeaders: {},
+      next: { kind: "dead", failureClass: "permanent", reason: "HTTP 400" },
+      retryAfter: null,
+      disableEndpoint: null,
+    })),
+  );
+}

@@ -7,6 +7,7 @@ import { newId } from "../../ids.js";
 import type { AttemptQuery, Page } from "../../store/port.js";
 import type { ApiDeps } from "../deps.js";
 import { requireApp, requireEndpoint, requireMessage } from "../lookup.js";
+import { msBetween } from "../named-time.js";
 import { defineRoute, type RouteDef } from "../route.js";
 import {
   EndpointMessageOut,
@@ -107,8 +108,7 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
             limit: query.limit,
             iterator: query.iterator,
             order: query.order,
-            before: query.before,
-            after: query.after,
+            ...msBetween(query),
             statusCodeClass: query.status_code_class,
             eventTypes: query.event_types,
             channel: query.channel,
@@ -199,8 +199,7 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
                 limit: query.limit,
                 iterator: query.iterator,
                 order: query.order,
-                before: query.before,
-                after: query.after,
+                ...msBetween(query),
                 eventTypes: query.event_types,
                 channel: query.channel,
                 tag: query.tag,

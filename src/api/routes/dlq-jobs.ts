@@ -5,6 +5,7 @@
 import { actorOf } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
+import { msSinceUntil } from "../named-time.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError } from "../schemas/common.js";
 import {
@@ -55,8 +56,7 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
             ...where,
             ...(body.failureClass ? { failureClass: body.failureClass } : {}),
             ...(body.eventType ? { eventType: body.eventType } : {}),
-            ...(body.since ? { since: time(body.since) } : {}),
-            ...(body.until ? { until: time(body.until) } : {}),
+            ...msSinceUntil(body),
             ...(body.ids ? { ids: body.ids } : {}),
           },
           ratePerSecond: body.ratePerSecond,
@@ -125,8 +125,7 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
           selection: {
             appId: app.id,
             endpointId: ep.id,
-            since: time(body.since),
-            ...(body.until ? { until: time(body.until) } : {}),
+            ...msSinceUntil(body),
           },
           actor: actorOf(request),
         });

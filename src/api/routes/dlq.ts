@@ -10,6 +10,7 @@ import type { Store } from "../../store/port.js";
 import { actorOf } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
+import { msSinceUntil } from "../named-time.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, iso, listAnswer, listOf } from "../schemas/common.js";
 import {
@@ -95,8 +96,7 @@ export function dlqRoutes(deps: ApiDeps): RouteDef[] {
           states: query.state,
           failureClass: query.failure_class,
           eventType: query.event_type,
-          since: query.since,
-          until: query.until,
+          ...msSinceUntil(query),
           limit: query.limit,
           iterator: query.iterator,
           order: query.order ?? "descending",

@@ -12,6 +12,7 @@ import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointView, endpointViews } from "../endpoint-view.js";
 import { endpointKeys, namesOf } from "../idempotency.js";
 import { notKeptProblems, type OwnCalls } from "../kept-by-update.js";
+import { isLater, isNamedTime, msSinceUntil } from "../named-time.js";
 import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
 import { uidOfPut, updateOrCreate } from "../put-or-create.js";
 import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
@@ -336,23 +337,27 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       // A window that selects nothing is a mistake, answered as recover answers it.
       query: z
         .object({ since: QueryTime.optional(), until: QueryTime.optional() })
-        .refine((q) => q.since === undefined || q.until === undefined || q.until > q.since, {
-          path: ["until"],
-          message: "must be later than since",
-        }),
+        .refine(
+          (q) => !isNamedTime(q.since) || !isNamedTime(q.until) || isLater(q.until, q.since),
+          {
+            path: ["until"],
+            message: "must be later than since",
+          },
+        ),
       responses: { 200: { description: "The counts", schema: EndpointStats }, ...errors },
       handler: async ({ params, query }) => {
         const app = await requireApp(store, params.app_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
         // Without `until`, no end: a message another process made a moment ahead of this clock
         // is still counted.
-        const since = query.since ?? (query.until ?? clock.now()) - STATS_WINDOW_MS;
+        const window = msSinceUntil(query);
+        const since = window.since ?? (window.until ?? clock.now()) - STATS_WINDOW_MS;
         const [n, waiting] = await Promise.all([
           store.endpointMessageStates({
             appId: app.id,
             endpointId: ep.id,
             since,
-            until: query.until,
+            until: window.until,
           }),
           store.countWaitingDeliveries(ep.id, PENDING_NOW_BOUND),
         ]);

@@ -6,6 +6,7 @@ import { ConflictError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import type { ApiDeps } from "../deps.js";
 import { endpointPages, requireApp, requireMessage, requireOrCreateApp } from "../lookup.js";
+import { msBetween } from "../named-time.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { refuseSystemApp } from "../system-guard.js";
 import { memberBytes } from "../payload-bytes.js";
@@ -154,8 +155,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           order: query.order,
           channel: query.channel,
           tag: query.tag,
-          before: query.before,
-          after: query.after,
+          ...msBetween(query),
           eventTypes: query.event_types,
         });
         const json = page.data.map((m) => messageJson(m, withContent));

@@ -12,6 +12,7 @@ import type {
   ReplayJob,
 } from "../../domain/types.js";
 import { DATE_TIME_ERROR, EventTypeName, listQueryOf, QueryTime } from "../validation.js";
+import { isLater, isNamedTime, namedTime, type NamedTime } from "../named-time.js";
 import { Timestamp, iso } from "./common.js";
 
 const DLQ_STATES = ["open", "replaying", "resolved", "abandoned"] as const;
@@ -67,15 +68,19 @@ export const DecisionIn = z.object({ note: Note });
 export const ReplayIn = z.object({ note: Note.nullable().optional() }).optional();
 
 const DateTimeIn = z.iso.datetime({ offset: true, error: DATE_TIME_ERROR });
+/** A window's edge in a body, as named (see named-time.ts). */
+const WindowTimeIn = DateTimeIn.transform(namedTime);
 const DlqId = z.string().regex(/^dlq_[0-9A-Z]{26}$/, "must be a dead-letter record id (dlq_…)");
 
-/** A time window that selects nothing (until not after since) is a mistake: it names until. */
+/**
+ * A time window that selects nothing (until not after since) is a mistake: it names until. Judged
+ * on the times as named, as a list's before and after are (validation.ts).
+ */
 function untilAfterSince(
-  v: { since?: string | number | null; until?: string | number | null },
+  v: { since?: NamedTime | null; until?: NamedTime | null },
   ctx: z.RefinementCtx,
 ): void {
-  const at = (t: string | number) => (typeof t === "number" ? t : Date.parse(t));
-  if (v.since != null && v.until != null && at(v.until) <= at(v.since)) {
+  if (isNamedTime(v.since) && isNamedTime(v.until) && !isLater(v.until, v.since)) {
     ctx.addIssue({
       code: "custom",
       path: ["until"],
@@ -92,8 +97,8 @@ export const BulkReplayIn = z
     endpointId: IdOrUid.optional(),
     failureClass: FailureClass.optional(),
     eventType: EventTypeName.optional(),
-    since: DateTimeIn.optional(),
-    until: DateTimeIn.optional(),
+    since: WindowTimeIn.optional(),
+    until: WindowTimeIn.optional(),
     ids: z.array(DlqId).min(1).max(10_000).optional(),
     ratePerSecond: z.number().min(0.01).max(1000).optional(),
     canarySize: z.int().min(0).max(10_000).optional(),
@@ -128,7 +133,7 @@ export type BulkReplayInput = z.output<typeof BulkReplayIn>;
 
 /** Svix RecoverIn; a window the wrong way round is refused, as a bulk replay's is. */
 export const RecoverIn = z
-  .object({ since: DateTimeIn, until: DateTimeIn.nullable().optional() })
+  .object({ since: WindowTimeIn, until: WindowTimeIn.nullable().optional() })
   .superRefine(untilAfterSince);
 
 // ---- output -----------------------------------------------------------------------------------
