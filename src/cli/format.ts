@@ -56,7 +56,11 @@ export function parseTime(
     // Past what a date can hold (about 273,000 years either way): no time at all.
     return Number.isNaN(at.getTime()) ? null : at.toISOString();
   }
-  const t = Date.parse(value);
+  // A Date holds milliseconds: the digits past them are kept aside and sent as given (an offset is
+  // whole minutes, so they are the same in UTC), or a window's edge would move by up to one.
+  const fraction = /\.(\d{3})(\d*)/.exec(value);
+  const finer = fraction?.[2]?.replace(/0+$/, "") ?? "";
+  const t = Date.parse(fraction ? value.replace(fraction[0], `.${fraction[1]}`) : value);
   // Date.parse rolls a day its month lacks (2026-02-30) over into the next month: a typo that
   // would select another window than the one meant.
   const day = /(\d{4})-(\d{2})-(\d{2})/.exec(value);
@@ -66,7 +70,8 @@ export function parseTime(
   // A clock time without a zone is read in this machine's time zone (a date alone in UTC): the
   // same words would select another window on a laptop than in a UTC container, hours apart.
   if (/\d:\d{2}/.test(value) && !/(?:Z|[+-]\d{2}:?\d{2})$/i.test(value.trim())) return null;
-  return new Date(t).toISOString();
+  const iso = new Date(t).toISOString();
+  return finer ? `${iso.slice(0, -1)}${finer}Z` : iso;
 }
 
 function dayExists(year: number, month: number, day: number): boolean {
