@@ -253,11 +253,14 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
         // The page's endpoints and stored circuits in two reads, not one each per endpoint (a page
         // of 250 destinations read each endpoint on its own, at every refresh of a message's page).
         // The circuits alone: the answer has no stats, and reading them was a third of the work.
+        // Why hookline gave up on the page's deliveries, read by those deliveries: reading the
+        // message's records until the page's were found read every record of a message given up
+        // at thousands of endpoints, at each page.
         const dead = chosen.map((id) => latest.get(id)!).filter((d) => d.state === "dead");
         const [eps, stored, reasons] = await Promise.all([
           store.getEndpoints(chosen),
           store.getCircuits(chosen),
-          endReasons(deps, app.id, msg.id, dead),
+          dead.length ? store.deadLetterReasons(dead.map((d) => d.id)) : new Map<string, string>(),
         ]);
         const byId = new Map(eps.map((ep) => [ep.id, ep]));
         const data = [];
@@ -316,27 +319,4 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
       },
     }),
   ];
-}
-
-/**
- * Why hookline gave up on each of `dead` (deliveries of one message), as their dead-letter
- * records say, by delivery id: read only when the page has such a delivery, a page of the
- * message's records at a time (one, but for a message given up at more than 250 endpoints).
- */
-async function endReasons(
-  deps: ApiDeps,
-  appId: string,
-  messageId: string,
-  dead: readonly Delivery[],
-): Promise<Map<string, string>> {
-  const wanted = new Set(dead.map((d) => d.id));
-  const found = new Map<string, string>();
-  let iterator: string | null = null;
-  while (found.size < wanted.size) {
-    const page = await deps.store.listDeadLetters({ appId, messageId, limit: 250, iterator });
-    for (const r of page.data) if (wanted.has(r.deliveryId)) found.set(r.deliveryId, r.reason);
-    if (page.done || !page.iterator) break;
-    iterator = page.iterator;
-  }
-  return found;
 }

@@ -279,6 +279,15 @@ export class DeadLetters {
     return row ? deadLetterFromRow(row) : null;
   }
 
+  async reasonsOf(deliveryIds: readonly string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    if (deliveryIds.length === 0) return found;
+    for (const r of await all(this.pool, S.reasonsOf, [deliveryIds])) {
+      found.set(String(r.delivery_id), String(r.reason));
+    }
+    return found;
+  }
+
   /** The record and what goes with it, read from one snapshot. */
   getRecord(id: string): Promise<DeadLetterRecord | null> {
     return tx(

@@ -32,6 +32,8 @@ export const DEAD_LETTERS = {
   get: "SELECT * FROM dead_letters WHERE id = $1",
   lock: "SELECT * FROM dead_letters WHERE id = $1 FOR UPDATE",
   byDelivery: "SELECT * FROM dead_letters WHERE delivery_id = $1",
+  // Through the records' unique index on delivery_id: a page's deliveries, never the others.
+  reasonsOf: "SELECT delivery_id, reason FROM dead_letters WHERE delivery_id = ANY($1::text[])",
   requestOf: `SELECT actor, job_id FROM dead_letter_events
     WHERE delivery_id = $1 AND action = 'replay_requested' ORDER BY seq LIMIT 1`,
   // The state guard is what makes a replay single: a second request finds it replaying (or

@@ -481,6 +481,10 @@ export class PostgresStore implements Store {
     return this.run(() => this.deadLetters.findByDelivery(deliveryId));
   }
 
+  async deadLetterReasons(deliveryIds: readonly string[]): Promise<Map<string, string>> {
+    return this.run(() => this.deadLetters.reasonsOf(deliveryIds));
+  }
+
   async getDeadLetterRecord(id: string): Promise<DeadLetterRecord | null> {
     return this.sealing.recordOut(await this.run(() => this.deadLetters.getRecord(id)));
   }

@@ -306,6 +306,15 @@ export class DeadLetters {
     return row ? deadLetterFromRow(row) : null;
   }
 
+  reasonsOf(deliveryIds: readonly string[]): Map<string, string> {
+    const found = new Map<string, string>();
+    if (deliveryIds.length === 0) return found;
+    for (const r of this.s.reasonsOf.all(JSON.stringify(deliveryIds)) as Row[]) {
+      found.set(String(r.delivery_id), String(r.reason));
+    }
+    return found;
+  }
+
   getRecord(id: string): DeadLetterRecord | null {
     const record = this.getDeadLetter(id);
     if (!record) return null;

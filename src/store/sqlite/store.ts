@@ -455,6 +455,10 @@ export class SqliteStore implements Store {
     return this.run(() => this.deadLetters.findByDelivery(deliveryId));
   }
 
+  async deadLetterReasons(deliveryIds: readonly string[]): Promise<Map<string, string>> {
+    return this.run(() => this.deadLetters.reasonsOf(deliveryIds));
+  }
+
   async getDeadLetterRecord(id: string): Promise<DeadLetterRecord | null> {
     return this.sealing.recordOut(this.run(() => this.deadLetters.getRecord(id)));
   }

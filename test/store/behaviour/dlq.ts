@@ -130,6 +130,23 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
       expect(await ids({ limit: 10, since: T0 + 2 * SECOND })).toEqual([b.id, c.id]);
       expect(await ids({ limit: 10, until: T0 + 2 * SECOND })).toEqual([a.id]);
     });
+
+    it("says why each delivery asked for was given up, by delivery, and of no other", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}]);
+      const [e1, e2] = endpoints.map((e) => e.id) as [string, string];
+      // Another message's record at the same endpoint is not asked for.
+      await deadLetter(t.store, app.id, { endpointId: e1, at: T0 + SECOND });
+      await accept(t.store, app.id, { now: T0 + SECOND });
+      const claimed = await claimAll(t.store, T0 + 2 * SECOND);
+      const given = claimed.find((d) => d.endpointId === e1)!;
+      const waiting = claimed.find((d) => d.endpointId === e2)!;
+      await giveUp(t.store, given, T0 + 2 * SECOND, "permanent");
+      await t.store.recordAttempts([retried(waiting, T0 + 2 * SECOND, T0 + HOUR)]);
+      expect(await t.store.deadLetterReasons([given.id, waiting.id, "dlv_none"])).toEqual(
+        new Map([[given.id, "gave up (permanent)"]]),
+      );
+      expect(await t.store.deadLetterReasons([])).toEqual(new Map());
+    });
   });
 
   describe("replays", () => {

@@ -1,0 +1,33 @@
+/**
+ * Why a page of a message's deliveries was given up on (`deadLetterReasons`, each destination's
+ * `delivery.reason`) is read through the records' index by delivery: the page's records alone,
+ * however many the message has (one given up at 10,000 endpoints has as many).
+ */
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
+import { runStatementsRecorded, sqlitePlan } from "./recorded-statements.js";
+
+const cleanup = useCleanup();
+
+it("reads the reasons of the deliveries asked for through the index by delivery", async () => {
+  const path = join(tempDir(cleanup, "hookline-plans-"), "hookline.db");
+  const store = new SqliteStore({ path, synchronous: "normal" });
+  cleanup.push(() => store.close());
+  const ran = runStatementsRecorded(cleanup);
+  await store.deadLetterReasons([
+    "dlv_01KBBBBBBBBBBBBBBBBBBBBBBB",
+    "dlv_01KCCCCCCCCCCCCCCCCCCCCCCC",
+  ]);
+  ran.stop();
+
+  const asked = [...ran.sources].filter((sql) => /FROM dead_letters\b/.test(sql));
+  expect(asked).toHaveLength(1);
+  const db = new Database(path, { readonly: true });
+  cleanup.push(async () => void db.close());
+  expect(sqlitePlan(db, asked[0]!)[0]).toMatch(
+    /^SEARCH dead_letters USING INDEX sqlite_autoindex_dead_letters_\d \(delivery_id=\?\)$/,
+  );
+});
