@@ -412,10 +412,14 @@ export interface Store {
   /** The record of the delivery that was given up on (not of its replays), or null. */
   findDeadLetterByDelivery(deliveryId: string): Promise<DeadLetter | null>;
   /**
-   * Why hookline gave up on each of these deliveries, as its record says, by delivery id; one
-   * without a record is left out. Read by the deliveries, whatever the records around them.
+   * Why hookline gave up on each of these deliveries of one message, by delivery id: as its record
+   * says or, past the depth cap, its tombstone; one with neither is left out. Read by the
+   * deliveries, whatever the records around them.
    */
-  deadLetterReasons(deliveryIds: readonly string[]): Promise<Map<string, string>>;
+  deadLetterReasons(
+    messageId: string,
+    deliveryIds: readonly string[],
+  ): Promise<Map<string, string>>;
   /** The whole record: payload, attempts of the original delivery and of every replay, history. */
   getDeadLetterRecord(id: string): Promise<DeadLetterRecord | null>;
   /**

@@ -1,7 +1,8 @@
 /**
  * Why a page of a message's deliveries was given up on (`deadLetterReasons`, each destination's
  * `delivery.reason`) is read through the records' index by delivery: the page's records alone,
- * however many the message has (one given up at 10,000 endpoints has as many).
+ * however many the message has (one given up at 10,000 endpoints has as many); and its
+ * tombstones through their index by message.
  */
 import Database from "better-sqlite3";
 import { join } from "node:path";
@@ -12,12 +13,12 @@ import { runStatementsRecorded, sqlitePlan } from "./recorded-statements.js";
 
 const cleanup = useCleanup();
 
-it("reads the reasons of the deliveries asked for through the index by delivery", async () => {
+it("reads the reasons of the deliveries asked for through the records' index by delivery", async () => {
   const path = join(tempDir(cleanup, "hookline-plans-"), "hookline.db");
   const store = new SqliteStore({ path, synchronous: "normal" });
   cleanup.push(() => store.close());
   const ran = runStatementsRecorded(cleanup);
-  await store.deadLetterReasons([
+  await store.deadLetterReasons("msg_01KAAAAAAAAAAAAAAAAAAAAAAA", [
     "dlv_01KBBBBBBBBBBBBBBBBBBBBBBB",
     "dlv_01KCCCCCCCCCCCCCCCCCCCCCCC",
   ]);
@@ -27,7 +28,12 @@ it("reads the reasons of the deliveries asked for through the index by delivery"
   expect(asked).toHaveLength(1);
   const db = new Database(path, { readonly: true });
   cleanup.push(async () => void db.close());
-  expect(sqlitePlan(db, asked[0]!)[0]).toMatch(
+  const reads = sqlitePlan(db, asked[0]!).filter((step) => /^(SCAN|SEARCH) dead_letter/.test(step));
+  expect(reads).toHaveLength(2);
+  expect(reads[0]).toMatch(
     /^SEARCH dead_letters USING INDEX sqlite_autoindex_dead_letters_\d \(delivery_id=\?\)$/,
+  );
+  expect(reads[1]).toBe(
+    "SEARCH dead_letter_overflow USING INDEX dead_letter_overflow_by_message (message_id=?)",
   );
 });

@@ -256,11 +256,14 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
         // Why hookline gave up on the page's deliveries, read by those deliveries: reading the
         // message's records until the page's were found read every record of a message given up
         // at thousands of endpoints, at each page.
-        const dead = chosen.map((id) => latest.get(id)!).filter((d) => d.state === "dead");
+        const dead = chosen
+          .map((id) => latest.get(id)!)
+          .filter((d) => d.state === "dead")
+          .map((d) => d.id);
         const [eps, stored, reasons] = await Promise.all([
           store.getEndpoints(chosen),
           store.getCircuits(chosen),
-          dead.length ? store.deadLetterReasons(dead.map((d) => d.id)) : new Map<string, string>(),
+          dead.length ? store.deadLetterReasons(msg.id, dead) : new Map<string, string>(),
         ]);
         const byId = new Map(eps.map((ep) => [ep.id, ep]));
         const data = [];

@@ -88,10 +88,11 @@ export const MessageEndpointOut = EndpointOut.pick({
         .string()
         .nullable()
         .describe(
-          "Why hookline gave up on the delivery, as its dead-letter record says (the attempts " +
-            "alone do not tell a delivery given up unsent, its endpoint disabled while a retry " +
-            "waited, from one whose retries ran out); null while it is not given up, or with no " +
-            "record (past the dead-letter depth cap)",
+          "Why hookline gave up on the delivery, as its dead-letter record says, or past the " +
+            "depth cap its tombstone (the attempts alone do not tell a delivery given up unsent, " +
+            "its endpoint disabled while a retry waited, from one whose retries ran out); null " +
+            "while it is not given up, for a replay (a record's reason is the replayed " +
+            "delivery's), or once retention has taken the record",
         ),
     }),
   ),

@@ -279,10 +279,10 @@ export class DeadLetters {
     return row ? deadLetterFromRow(row) : null;
   }
 
-  async reasonsOf(deliveryIds: readonly string[]): Promise<Map<string, string>> {
+  async reasonsOf(messageId: string, deliveryIds: readonly string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     if (deliveryIds.length === 0) return found;
-    for (const r of await all(this.pool, S.reasonsOf, [deliveryIds])) {
+    for (const r of await all(this.pool, S.reasonsOf, [messageId, deliveryIds])) {
       found.set(String(r.delivery_id), String(r.reason));
     }
     return found;

@@ -32,8 +32,11 @@ export const DEAD_LETTERS = {
   get: "SELECT * FROM dead_letters WHERE id = $1",
   lock: "SELECT * FROM dead_letters WHERE id = $1 FOR UPDATE",
   byDelivery: "SELECT * FROM dead_letters WHERE delivery_id = $1",
-  // Through the records' unique index on delivery_id: a page's deliveries, never the others.
-  reasonsOf: "SELECT delivery_id, reason FROM dead_letters WHERE delivery_id = ANY($1::text[])",
+  // Through the records' unique index on delivery_id: a page's deliveries, never the others;
+  // and the message's tombstones (most have none), whose reasons were said nowhere else.
+  reasonsOf: `SELECT delivery_id, reason FROM dead_letters WHERE delivery_id = ANY($2::text[])
+    UNION ALL SELECT delivery_id, reason FROM dead_letter_overflow
+    WHERE message_id = $1 AND delivery_id = ANY($2::text[])`,
   requestOf: `SELECT actor, job_id FROM dead_letter_events
     WHERE delivery_id = $1 AND action = 'replay_requested' ORDER BY seq LIMIT 1`,
   // The state guard is what makes a replay single: a second request finds it replaying (or

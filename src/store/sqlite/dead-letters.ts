@@ -306,10 +306,11 @@ export class DeadLetters {
     return row ? deadLetterFromRow(row) : null;
   }
 
-  reasonsOf(deliveryIds: readonly string[]): Map<string, string> {
+  reasonsOf(messageId: string, deliveryIds: readonly string[]): Map<string, string> {
     const found = new Map<string, string>();
     if (deliveryIds.length === 0) return found;
-    for (const r of this.s.reasonsOf.all(JSON.stringify(deliveryIds)) as Row[]) {
+    const q = { message: messageId, deliveries: JSON.stringify(deliveryIds) };
+    for (const r of this.s.reasonsOf.all(q) as Row[]) {
       found.set(String(r.delivery_id), String(r.reason));
     }
     return found;

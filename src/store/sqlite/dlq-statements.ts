@@ -35,9 +35,12 @@ export function prepareDeadLetters(db: Db) {
       delivery_id, job_id) VALUES (@record, @at, @actor, @action, @result, @note, @delivery, @job)`),
     get: p("SELECT * FROM dead_letters WHERE id = ?"),
     byDelivery: p("SELECT * FROM dead_letters WHERE delivery_id = ?"),
-    // Through the records' unique index on delivery_id: a page's deliveries, never the others.
+    // Through the records' unique index on delivery_id: a page's deliveries, never the others;
+    // and the message's tombstones (most have none), whose reasons were said nowhere else.
     reasonsOf: p(`SELECT delivery_id, reason FROM dead_letters
-      WHERE delivery_id IN (SELECT value FROM json_each(?))`),
+      WHERE delivery_id IN (SELECT value FROM json_each(@deliveries))
+      UNION ALL SELECT delivery_id, reason FROM dead_letter_overflow
+      WHERE message_id = @message AND delivery_id IN (SELECT value FROM json_each(@deliveries))`),
     requestOf: p(`SELECT actor, job_id FROM dead_letter_events
       WHERE delivery_id = ? AND action = 'replay_requested' ORDER BY seq LIMIT 1`),
     // The state guard is what makes a replay single: a second request finds it replaying. A

@@ -455,8 +455,11 @@ export class SqliteStore implements Store {
     return this.run(() => this.deadLetters.findByDelivery(deliveryId));
   }
 
-  async deadLetterReasons(deliveryIds: readonly string[]): Promise<Map<string, string>> {
-    return this.run(() => this.deadLetters.reasonsOf(deliveryIds));
+  async deadLetterReasons(
+    messageId: string,
+    deliveryIds: readonly string[],
+  ): Promise<Map<string, string>> {
+    return this.run(() => this.deadLetters.reasonsOf(messageId, deliveryIds));
   }
 
   async getDeadLetterRecord(id: string): Promise<DeadLetterRecord | null> {

@@ -142,10 +142,13 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
       const waiting = claimed.find((d) => d.endpointId === e2)!;
       await giveUp(t.store, given, T0 + 2 * SECOND, "permanent");
       await t.store.recordAttempts([retried(waiting, T0 + 2 * SECOND, T0 + HOUR)]);
-      expect(await t.store.deadLetterReasons([given.id, waiting.id, "dlv_none"])).toEqual(
-        new Map([[given.id, "gave up (permanent)"]]),
-      );
-      expect(await t.store.deadLetterReasons([])).toEqual(new Map());
+      const reasons = t.store.deadLetterReasons(given.messageId, [
+        given.id,
+        waiting.id,
+        "dlv_none",
+      ]);
+      expect(await reasons).toEqual(new Map([[given.id, "gave up (permanent)"]]));
+      expect(await t.store.deadLetterReasons(given.messageId, [])).toEqual(new Map());
     });
   });
 
@@ -616,6 +619,21 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
       const kept = await deadLetter(store, app.id, { at: T0 + 2 * HOUR });
       expect(kept.state).toBe("open");
       expect((await store.deadLetterSummary({}))[0]).toMatchObject({ depth: 2, overflowed: 1 });
+    });
+
+    it("a delivery given up past the cap says why through its tombstone", async () => {
+      const store = await t.withLimits({ maxOpenDeadLettersPerEndpoint: 1 });
+      const { app } = await seedApp(store);
+      const kept = await deadLetter(store, app.id, { at: T0 + SECOND });
+      const { message } = await accept(store, app.id, { now: T0 + SECOND });
+      const past = only(await claimAll(store, T0 + 2 * SECOND));
+      const changes = await giveUp(store, past, T0 + 2 * SECOND, "permanent");
+      expect(changes.map((c) => c.kind)).toEqual(["overflowed"]);
+      expect(await store.deadLetterReasons(message.id, [past.id])).toEqual(
+        new Map([[past.id, "gave up (permanent)"]]),
+      );
+      // Another message's delivery is not found through this one's tombstones.
+      expect(await store.deadLetterReasons(kept.messageId, [past.id])).toEqual(new Map());
     });
 
     it("deleting an endpoint takes its records, their history and its tombstones along", async () => {

@@ -170,7 +170,7 @@ interface Destination {
     state: string;
     origin: string;
     attemptCount: number;
-    /** Why hookline gave up on it, as its dead-letter record says (null without one). */
+    /** Why hookline gave up on it, as its dead-letter record or tombstone says (null: neither). */
     reason?: string | null;
   };
 }
@@ -194,7 +194,7 @@ function givenUpBecause(d: Destination, last: Attempt | undefined): string {
     return `a permanent failure: the receiver answered ${result}, which is not retried`;
   }
   if (recorded) return recorded;
-  // No record kept (past the dead-letter depth cap): the likeliest reason.
+  // Neither record nor tombstone left (retention took a closed record): the likeliest reason.
   return `no retry was left after ${plural(d.delivery.attemptCount, "attempt")} (the last: ${result})`;
 }
 
