@@ -112,6 +112,7 @@ export interface Message {
   eventId: string | null;
   payload: unknown;
   channels: string[] | null;
+  tags: string[] | null;
   timestamp: string;
   /** Where its deliveries stand, when listed with `with_status=true`. */
   deliveryStatus?: DeliveryStatus;

@@ -277,6 +277,14 @@ function nextAttemptOf(d: Destination, own: string): string {
   return probe && Date.parse(probe) > Date.parse(own) ? probe : own;
 }
 
+/**
+ * The tag hookline gives a test event (an endpoint page's "Send test event"), which goes to that
+ * endpoint only, whatever the others take.
+ */
+const TEST_EVENT_TAG = "hookline.test";
+
+const isTestEvent = (msg: Message): boolean => msg.tags?.includes(TEST_EVENT_TAG) ?? false;
+
 /** The list's words: "eu", "eu or us", "eu, us or fr". */
 const either = (names: string[]): string =>
   names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)!}` : (names[0] ?? "");
@@ -289,6 +297,8 @@ const either = (names: string[]): string =>
  * was given the three possible reasons for every endpoint alike.
  */
 function whyNotSent(e: Endpoint, msg: Message): string | null {
+  // Said once above the list: its filters, or when it was added, are not why.
+  if (isTestEvent(msg)) return null;
   const why: string[] = [];
   if (Date.parse(e.createdAt) > Date.parse(msg.timestamp)) {
     why.push("it was added after the message was accepted");
@@ -323,10 +333,13 @@ function notSentTo(others: Endpoint[], msg: Message, appPath: string, appId: str
     h(
       "p",
       {},
-      "hookline chose the endpoints of this message when it accepted it: these were disabled, " +
-        "did not take its event type or channels, or did not exist yet. Each says why, as it " +
-        "stands now. Sent from here, it goes to the endpoint as it is now, whatever its event " +
-        "types and channels.",
+      isTestEvent(msg)
+        ? "This is a test event, sent from one endpoint's page to that endpoint only. "
+        : "hookline chose the endpoints of this message when it accepted it: these were " +
+            "disabled, did not take its event type or channels, or did not exist yet. Each says " +
+            "why, as it stands now. ",
+      "Sent from here, it goes to the endpoint as it is now, whatever its event types and " +
+        "channels.",
     ),
     h(
       "ul",
