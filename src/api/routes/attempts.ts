@@ -3,6 +3,8 @@ import { z } from "zod";
 import type { Application, Attempt, Delivery, Message } from "../../domain/types.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import { circuitShown } from "../endpoint-view.js";
+import { endsUnsent } from "../ends-unsent.js";
+import { resolvePolicy } from "../../engine/policy.js";
 import { newId } from "../../ids.js";
 import type { AttemptQuery, Page } from "../../store/port.js";
 import type { ApiDeps } from "../deps.js";
@@ -64,7 +66,7 @@ const AttemptListQuery = AttemptedQuery.extend({
 type AttemptListQuery = z.output<typeof AttemptListQuery>;
 
 export function attemptRoutes(deps: ApiDeps): RouteDef[] {
-  const { store, clock, engine } = deps;
+  const { store, clock, engine, policyDefaults } = deps;
   const appPath = "/api/v1/app/{app_id}";
 
   /**
@@ -273,7 +275,9 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
           if (!ep) continue;
           const circuit = circuitShown(deps, ep, stored.get(id));
           const d = latest.get(id)!;
-          data.push(messageEndpointOut(ep, circuit, d, reasons.get(d.id) ?? null));
+          const policy = () => resolvePolicy(policyDefaults, app.deliveryPolicy, ep.deliveryPolicy);
+          const ends = endsUnsent(d, ep, circuit, policy);
+          data.push(messageEndpointOut(ep, circuit, d, reasons.get(d.id) ?? null, ends));
         }
         const iterator = chosen.at(-1) ?? query.iterator ?? null;
         return {

@@ -94,6 +94,15 @@ export const MessageEndpointOut = EndpointOut.pick({
             "while it is not given up, for a replay (a record's reason is the replayed " +
             "delivery's), or once retention has taken the record",
         ),
+      endsUnsent: z
+        .object({ at: Timestamp, reason: z.string() })
+        .nullable()
+        .describe(
+          "Of a waiting delivery hookline will give up without another attempt, as things " +
+            "stand: when (its own next attempt's time, at which its endpoint's open circuit " +
+            "would hold it until a probe past its retry window) and the reason its dead-letter " +
+            "record will give; null otherwise",
+        ),
     }),
   ),
 });
@@ -166,6 +175,7 @@ export function messageEndpointOut(
   circuit: CircuitRecord,
   d: Delivery,
   reason: string | null,
+  ends: { at: number; reason: string } | null,
 ) {
   const status = DELIVERY_STATUS[d.state];
   return {
@@ -181,6 +191,7 @@ export function messageEndpointOut(
       origin: d.origin,
       attemptCount: d.attemptCount,
       reason: d.state === "dead" ? reason : null,
+      endsUnsent: ends && { at: iso(ends.at), reason: ends.reason },
     },
   };
 }

@@ -13,7 +13,7 @@ import type { Ctx } from "../routes.js";
 import type { App, Attempt, DeadLetter, DeliveryStatus, Endpoint, Message } from "../types.js";
 import { attemptDetails, attemptResult, payloadView, viewOf } from "./attempt.js";
 import { namedTypes, typesOf } from "./endpoints.js";
-import { disabledNote, heldBy } from "./health.js";
+import { circuitBadge, disabledNote, heldBy } from "./health.js";
 
 /** How often a message's page reads the application's endpoints again (see appEndpoints). */
 const ENDPOINTS_EVERY_MS = 30_000;
@@ -172,6 +172,8 @@ interface Destination {
     attemptCount: number;
     /** Why hookline gave up on it, as its dead-letter record or tombstone says (null: neither). */
     reason?: string | null;
+    /** When hookline gives it up without another attempt, as things stand, and why. */
+    endsUnsent?: { at: string; reason: string } | null;
   };
 }
 
@@ -259,11 +261,31 @@ function standing(
       " if the endpoint is enabled again by then; if not, hookline gives it up then",
     ];
   }
+  // Its circuit's probe comes past its retry window: when its own time comes, hookline gives it up
+  // there and then. "Next attempt in 30 min", at the probe, promised an attempt never made.
+  const ends = d.delivery?.endsUnsent;
+  if (ends) {
+    return [
+      badge,
+      ` · ${plural(d.delivery!.attemptCount, "attempt")} failed: hookline gives it up `,
+      until(ends.at),
+      `, unsent (${ends.reason})`,
+    ];
+  }
   const retrying = d.delivery?.attemptCount
     ? ` · ${plural(d.delivery.attemptCount, "attempt")} failed, retrying: next attempt `
     : " · next attempt ";
   return [badge, retrying, until(nextAttemptOf(d, d.nextAttempt))];
 }
+
+/**
+ * What holds a waiting delivery back: its endpoint's circuit, and its probe, unless the delivery is
+ * given up before the probe, which it then does not wait for (the circuit's badge alone).
+ */
+const heldAt = (d: Destination): Node[] =>
+  d.delivery?.endsUnsent && d.circuit.state !== "closed"
+    ? [document.createTextNode(" · "), circuitBadge(d.circuit.state)]
+    : heldBy(d.circuit);
 
 /**
  * When a waiting delivery's next attempt can be: its own time, or the probe of its endpoint's open
@@ -453,7 +475,7 @@ export async function renderMessage(
             d.disabled
               ? disabledNote(d.disabledReason)
               : [
-                  d.statusText === "pending" ? heldBy(d.circuit) : "",
+                  d.statusText === "pending" ? heldAt(d) : "",
                   " ",
                   action(
                     "Resend to this endpoint",
