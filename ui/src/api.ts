@@ -3,6 +3,8 @@
  * in sessionStorage (gone when the tab closes) and sent as a Bearer header.
  */
 
+import { withLocalTimes } from "./format.js";
+
 const TOKEN_KEY = "hookline.token";
 const APP_KEY = "hookline.portalApp";
 
@@ -89,12 +91,20 @@ export async function maybe<T>(path: string): Promise<T | null> {
   }
 }
 
+/**
+ * hookline's explanation, each time it names (in UTC) shown as the page shows times: applied to
+ * hookline's words alone, not to a toast naming what someone typed (a URL, an id), which it
+ * rewrote into an address or id that was not theirs.
+ */
 function describe(json: unknown, res: Response): string {
   const body = json as { detail?: unknown } | null;
-  if (typeof body?.detail === "string") return body.detail;
+  if (typeof body?.detail === "string") return withLocalTimes(body.detail);
   if (Array.isArray(body?.detail)) {
     return body.detail
-      .map((d: { loc?: string[]; msg?: string }) => `${(d.loc ?? []).slice(1).join(".")}: ${d.msg}`)
+      .map(
+        (d: { loc?: string[]; msg?: string }) =>
+          `${(d.loc ?? []).slice(1).join(".")}: ${withLocalTimes(d.msg ?? "")}`,
+      )
       .join("; ");
   }
   return `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}`;

@@ -1,7 +1,5 @@
 /** A tiny DOM builder: the dashboard builds its pages with this instead of a framework. */
 
-import { withLocalTimes } from "./format.js";
-
 type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
 
@@ -138,8 +136,7 @@ export function onSubmit(form: HTMLFormElement, run: () => Promise<unknown>): vo
 export function toast(message: string, error = false): void {
   const el = document.getElementById("toast")!;
   el.className = error ? "error" : "";
-  // Often hookline's own words, which name times in UTC.
-  el.textContent = withLocalTimes(message);
+  el.textContent = message;
   window.clearTimeout(toastTimer);
   toastTimer = window.setTimeout(() => (el.textContent = ""), 8_000);
 }

@@ -129,7 +129,7 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
                   `/api/v1/dlq/${seg(d.id)}/replay`,
                   {},
                 );
-                toast(`Replay ${out.result}${out.detail ? `: ${out.detail}` : ""}`);
+                toast(`Replay ${out.result}${out.detail ? `: ${withLocalTimes(out.detail)}` : ""}`);
                 await refreshNow();
               },
               { "data-key": `replay-${d.id}`, "aria-label": `Replay ${d.id}` },
@@ -177,7 +177,7 @@ export async function renderDeadLetter(
           `${path}/replay`,
           {},
         );
-        toast(`Replay ${out.result}${out.detail ? `: ${out.detail}` : ""}`);
+        toast(`Replay ${out.result}${out.detail ? `: ${withLocalTimes(out.detail)}` : ""}`);
         await refreshNow();
       }),
       field("Note", note, "Required to resolve or abandon"),
