@@ -91,11 +91,13 @@ export async function startHookline(
 export async function startHooklineOn(
   kind: "sqlite" | "postgres",
   env: Record<string, string> = {},
+  overrides?: HooklineOverrides,
 ): Promise<TestHookline> {
-  if (kind === "sqlite") return startHookline({ env });
+  if (kind === "sqlite") return startHookline({ env, overrides });
   const schema = freshSchemaName();
   const t = await startHookline({
     env: { ...env, DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema },
+    overrides,
   });
   return {
     ...t,

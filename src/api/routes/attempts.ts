@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Application, Attempt, Delivery, Message } from "../../domain/types.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
-import { circuitShown } from "../endpoint-view.js";
+import { circuitOf, circuitShown } from "../endpoint-view.js";
 import { endsUnsent } from "../ends-unsent.js";
 import { resolvePolicy } from "../../engine/policy.js";
 import { newId } from "../../ids.js";
@@ -206,7 +206,10 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
                 channel: query.channel,
                 tag: query.tag,
               });
-        const items = page.data.map((m) => endpointMessageJson(m, withContent));
+        // Its open circuit holds a waiting delivery past its own time (one read, the engine's
+        // live circuit when it has one).
+        const circuit = await circuitOf(deps, ep);
+        const items = page.data.map((m) => endpointMessageJson(m, withContent, ep, circuit));
         return { status: 200, json: listJson(items, page) };
       },
     }),

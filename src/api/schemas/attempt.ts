@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Attempt, CircuitRecord, Delivery, Endpoint, Message } from "../../domain/types.js";
 import type { EndpointMessage } from "../../store/port.js";
 import { circuitOut, endpointBase } from "../endpoint-view.js";
+import { nextAttemptOf } from "../next-attempt.js";
 import { Timestamp, extension, iso } from "./common.js";
 import { EndpointOut } from "./endpoint.js";
 import { MessageOut, messageJson } from "./message.js";
@@ -56,6 +57,12 @@ export function attemptJson(
   return `${head.slice(0, -1)},"msg":${messageJson(options.msg, options.withContent)}}`;
 }
 
+/** When a waiting delivery's request goes (api/next-attempt.ts). */
+const NextAttempt = Timestamp.nullable().describe(
+  "When the waiting delivery's next request goes, as far as hookline knows: its own time, or its " +
+    "endpoint's next probe when the circuit is open and that is later; null unless pending",
+);
+
 export const MessageEndpointOut = EndpointOut.pick({
   id: true,
   uid: true,
@@ -77,7 +84,7 @@ export const MessageEndpointOut = EndpointOut.pick({
 }).extend({
   status: z.int().min(0).max(4),
   statusText: z.enum(STATUS_TEXT),
-  nextAttempt: Timestamp.nullable(),
+  nextAttempt: NextAttempt,
   delivery: extension(
     z.object({
       id: z.string(),
@@ -151,20 +158,28 @@ export function deliveryStatusOf(
 export const EndpointMessageOut = MessageOut.extend({
   status: z.int().min(0).max(4),
   statusText: z.enum(STATUS_TEXT),
-  nextAttempt: Timestamp.nullable(),
+  nextAttempt: NextAttempt,
 });
 
 /** The delivery state a Svix status number stands for (none: 4, canceled). */
 export const stateOf = (status: number): Delivery["state"] | undefined =>
   (Object.keys(DELIVERY_STATUS) as Delivery["state"][]).find((s) => DELIVERY_STATUS[s] === status);
 
-/** EndpointMessageOut as JSON text, the payload spliced in as stored. */
-export function endpointMessageJson(m: EndpointMessage, withContent: boolean): string {
+/**
+ * EndpointMessageOut as JSON text, the payload spliced in as stored; `ep` and `circuit` are the
+ * endpoint's, which may hold a waiting delivery past its own time.
+ */
+export function endpointMessageJson(
+  m: EndpointMessage,
+  withContent: boolean,
+  ep: Endpoint,
+  circuit: CircuitRecord,
+): string {
   const status = DELIVERY_STATUS[m.state];
   const tail = JSON.stringify({
     status,
     statusText: STATUS_TEXT[status],
-    nextAttempt: m.state === "pending" ? iso(m.nextAttemptAt) : null,
+    nextAttempt: m.state === "pending" ? iso(nextAttemptOf(m.nextAttemptAt, ep, circuit)) : null,
   });
   return `${messageJson(m.message, withContent).slice(0, -1)},${tail.slice(1)}`;
 }
@@ -182,7 +197,7 @@ export function messageEndpointOut(
     ...endpointBase(ep),
     status,
     statusText: STATUS_TEXT[status],
-    nextAttempt: d.state === "pending" ? iso(d.nextAttemptAt) : null,
+    nextAttempt: d.state === "pending" ? iso(nextAttemptOf(d.nextAttemptAt, ep, circuit)) : null,
     disabledReason: ep.disabledReason,
     circuit: circuitOut(circuit),
     delivery: {
