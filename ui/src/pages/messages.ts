@@ -275,7 +275,8 @@ function standing(
   const retrying = d.delivery?.attemptCount
     ? ` · ${plural(d.delivery.attemptCount, "attempt")} failed, retrying: next attempt `
     : " · next attempt ";
-  return [badge, retrying, until(nextAttemptOf(d, d.nextAttempt))];
+  // Behind an open circuit, the API's nextAttempt is already the probe when that is later.
+  return [badge, retrying, until(d.nextAttempt)];
 }
 
 /**
@@ -286,18 +287,6 @@ const heldAt = (d: Destination): Node[] =>
   d.delivery?.endsUnsent && d.circuit.state !== "closed"
     ? [document.createTextNode(" · "), circuitBadge(d.circuit.state)]
     : heldBy(d.circuit);
-
-/**
- * When a waiting delivery's next attempt can be: its own time, or the probe of its endpoint's open
- * circuit if that is later, as nothing is sent before the probe. A retry set as the circuit opened
- * (its failure came in beside the one that opened it) keeps its own time in the store until it
- * comes due and is put off, and the page said "next attempt in 9 s" beside "waits for the
- * circuit's probe (in 5 min)". A disabled endpoint's delivery ends at its own time (dead-lettered).
- */
-function nextAttemptOf(d: Destination, own: string): string {
-  const probe = d.circuit.state === "open" && !d.disabled ? d.circuit.nextProbeAt : null;
-  return probe && Date.parse(probe) > Date.parse(own) ? probe : own;
-}
 
 /**
  * The tag hookline gives a test event (an endpoint page's "Send test event"), which goes to that
