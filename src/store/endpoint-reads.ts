@@ -26,7 +26,8 @@ export const BY_MESSAGE = "INDEXED BY deliveries_by_message";
  * their latest delivery `d` to an endpoint.
  */
 export const endpointMessages = (sizeOf: string) => `SELECT ${messageHeadColumns("m", sizeOf)},
-  d.state AS delivery_state, d.next_attempt_at AS delivery_next_attempt_at
+  d.state AS delivery_state, d.next_attempt_at AS delivery_next_attempt_at,
+  d.attempt_count AS delivery_attempt_count, d.first_attempt_at AS delivery_first_attempt_at
   FROM messages m JOIN deliveries d ON d.message_id = m.id`;
 
 /** A row of `endpointMessages`, its message columns read by the dialect's `messageFromRow`. */
@@ -35,11 +36,14 @@ export function endpointMessageFromRow(
   messageFromRow: (row: Record<string, unknown>) => Message,
 ): Sized<EndpointMessage> {
   const next = row.delivery_next_attempt_at;
+  const first = row.delivery_first_attempt_at;
   const head = headFromRow(row, messageFromRow);
   const item = {
     message: head.item,
     state: row.delivery_state as DeliveryState,
     nextAttemptAt: next == null ? null : Number(next),
+    attemptCount: Number(row.delivery_attempt_count),
+    firstAttemptAt: first == null ? null : Number(first),
   };
   return { item, bytes: head.bytes };
 }

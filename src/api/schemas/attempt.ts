@@ -1,6 +1,7 @@
 /** Svix MessageAttemptOut and MessageEndpointOut, with hookline's extra fields. */
 import { z } from "zod";
 import type { Attempt, CircuitRecord, Delivery, Endpoint, Message } from "../../domain/types.js";
+import type { ResolvedPolicy } from "../../engine/policy.js";
 import type { EndpointMessage } from "../../store/port.js";
 import { circuitOut, endpointBase } from "../endpoint-view.js";
 import { nextAttemptOf } from "../next-attempt.js";
@@ -174,12 +175,13 @@ export function endpointMessageJson(
   withContent: boolean,
   ep: Endpoint,
   circuit: CircuitRecord,
+  policy: ResolvedPolicy,
 ): string {
   const status = DELIVERY_STATUS[m.state];
   const tail = JSON.stringify({
     status,
     statusText: STATUS_TEXT[status],
-    nextAttempt: m.state === "pending" ? iso(nextAttemptOf(m.nextAttemptAt, ep, circuit)) : null,
+    nextAttempt: m.state === "pending" ? iso(nextAttemptOf(m, ep, circuit, policy)) : null,
   });
   return `${messageJson(m.message, withContent).slice(0, -1)},${tail.slice(1)}`;
 }
@@ -188,6 +190,7 @@ export function endpointMessageJson(
 export function messageEndpointOut(
   ep: Endpoint,
   circuit: CircuitRecord,
+  policy: ResolvedPolicy,
   d: Delivery,
   reason: string | null,
   ends: { at: number; reason: string } | null,
@@ -197,7 +200,7 @@ export function messageEndpointOut(
     ...endpointBase(ep),
     status,
     statusText: STATUS_TEXT[status],
-    nextAttempt: d.state === "pending" ? iso(nextAttemptOf(d.nextAttemptAt, ep, circuit)) : null,
+    nextAttempt: d.state === "pending" ? iso(nextAttemptOf(d, ep, circuit, policy)) : null,
     disabledReason: ep.disabledReason,
     circuit: circuitOut(circuit),
     delivery: {

@@ -96,6 +96,9 @@ export interface EndpointMessage {
   state: DeliveryState;
   /** When it is tried next, if it is pending. */
   nextAttemptAt: number | null;
+  /** Its attempts so far, and when the first was made: where its retry window stands. */
+  attemptCount: number;
+  firstAttemptAt: number | null;
 }
 
 /**

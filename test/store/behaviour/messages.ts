@@ -400,6 +400,13 @@ export function messageBehaviour(t: StoreUnderTest): void {
         limit: 10,
       });
       expect(others.data.map((m) => m.message.id)).toEqual([b.message.id]);
+      // Where each one's retry window stands, which an open circuit's probe may pass.
+      const page = await t.store.listEndpointMessages({ appId: app.id, endpointId: ep, limit: 10 });
+      expect(page.data.map((m) => [m.message.id, m.attemptCount, m.firstAttemptAt])).toEqual([
+        [c.message.id, 0, null],
+        [b.message.id, 0, null],
+        [a.message.id, 1, T0 + 3 * SECOND],
+      ]);
     });
   });
 
