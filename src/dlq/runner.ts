@@ -106,6 +106,8 @@ export class ReplayJobRunner {
   private readonly runs = new Map<string, JobRun>();
   private timer: TimerHandle | null = null;
   private ticking = false;
+  /** The look under way, if any: stop waits for it (it may take jobs as stop begins). */
+  private looking: Promise<void> = Promise.resolve();
   private tickAgain = false;
   private offEvents: (() => void) | null = null;
   private readonly leaseMs: number;
@@ -141,6 +143,9 @@ export class ReplayJobRunner {
     this.running = false;
     this.offEvents?.();
     if (this.timer) this.deps.clock.clearTimer(this.timer);
+    // A claim under way takes its jobs all the same: the look hands them back while the store
+    // is still open, rather than leave them held by a stopped runner until their lease runs out.
+    await this.looking;
     for (const run of this.runs.values()) {
       run.stopped = true;
       run.signal.bump();
@@ -152,15 +157,19 @@ export class ReplayJobRunner {
   wake(): void {
     if (!this.running) return;
     for (const run of this.runs.values()) run.signal.bump();
-    void this.tick();
+    this.tick();
   }
 
-  private async tick(): Promise<void> {
+  private tick(): void {
     if (this.ticking) {
       this.tickAgain = true;
       return;
     }
     this.ticking = true;
+    this.looking = this.look();
+  }
+
+  private async look(): Promise<void> {
     try {
       do {
         this.tickAgain = false;
@@ -173,8 +182,13 @@ export class ReplayJobRunner {
             limit: free,
             runner: this.id,
           });
+          if (!this.running) {
+            await Promise.all(jobs.map((job) => this.handBack(job.id)));
+            return;
+          }
           for (const job of jobs) if (!this.runs.has(job.id)) this.launch(job);
         }
+        if (!this.running) return;
         await this.armTimer();
       } while (this.tickAgain && this.running);
     } catch (err) {

@@ -1,7 +1,9 @@
 /**
  * A store whose first call of one operation (with matching arguments) waits until the test lets
  * it go, then goes through, or fails as if the database had: for tests of what the engine does
- * while a store call is under way.
+ * while a store call is under way. `holdFirstAnswer` holds the answer instead: the call is made
+ * at once (its statement runs, its write is kept) and its caller hears of it only when let go, as
+ * when a statement is on its way to the database when something else happens.
  */
 import type { Store } from "../../src/store/port.js";
 import { withOverrides } from "./overrides.js";
@@ -38,6 +40,31 @@ export function holdFirstCall<K extends Operation>(
       if (failure) throw failure;
     }
     return call.apply(target, args);
+  };
+  const store = withOverrides<Store>(target, { [operation]: held } as Partial<Store>);
+  return { store, reached, release: (failWith) => let_go(failWith) };
+}
+
+/** As {@link holdFirstCall}, but the call is made at once and its answer held (module comment). */
+export function holdFirstAnswer<K extends Operation>(
+  target: Store,
+  operation: K,
+  matches: (...args: Parameters<Store[K]>) => boolean = () => true,
+): HeldCall {
+  let reachedIt!: () => void;
+  const reached = new Promise<void>((r) => (reachedIt = r));
+  let let_go!: (failWith?: Error) => void;
+  const gate = new Promise<Error | undefined>((r) => (let_go = r));
+  let holding = false;
+  const call = target[operation] as (...args: Parameters<Store[K]>) => ReturnType<Store[K]>;
+  const held = async (...args: Parameters<Store[K]>) => {
+    if (holding || !matches(...args)) return call.apply(target, args);
+    holding = true;
+    const answer = await call.apply(target, args);
+    reachedIt();
+    const failure = await gate;
+    if (failure) throw failure;
+    return answer;
   };
   const store = withOverrides<Store>(target, { [operation]: held } as Partial<Store>);
   return { store, reached, release: (failWith) => let_go(failWith) };
