@@ -327,9 +327,10 @@ export function createHookline(
     },
     async stop() {
       // Stop taking messages first, then the background jobs, then let deliveries in flight
-      // finish, then close the store. A step that fails (the store away: the worker cannot say
-      // it leaves) still lets the sender and the store close, so nothing is left open. The API's
-      // requests and the deliveries in flight share one shutdown timeout (stop-deadline.ts).
+      // finish and write the operational webhooks they call for, then close the store. A step
+      // that fails (the store away: the worker cannot say it leaves) still lets the sender and
+      // the store close, so nothing is left open. The API's requests and the deliveries in
+      // flight share one shutdown timeout (stop-deadline.ts).
       const deadline = new StopDeadline(config.shutdownTimeoutMs);
       try {
         await closeApi(deadline);
@@ -338,6 +339,9 @@ export function createHookline(
           await replayJobs.stop();
           await retention.stop();
           await engine.stop(deadline);
+          // A delivery that ended during that stop may be an operational event (given up, a
+          // circuit opened): its message is written before the store closes, sent after restart.
+          await observability.announced();
         }
       } finally {
         try {

@@ -130,6 +130,15 @@ export class Observability {
     await this.operational.idle();
   }
 
+  /**
+   * Resolves once the operational webhooks of every event so far are written. The engine stops
+   * after this service and its last deliveries' events come then: app.ts waits for this once
+   * the engine has stopped, before the store closes under their writes.
+   */
+  announced(): Promise<void> {
+    return this.operational.idle();
+  }
+
   /** Firing alerts and those resolved in the last 24 hours, newest first. */
   async alerts(): Promise<{ firing: AlertView[]; resolved: AlertView[] }> {
     const now = this.deps.clock.now();
