@@ -51,6 +51,16 @@ describe.each(["sqlite", "postgres"] as const)(
         await h.svix.endpoint.patch(app.id, ep.id, { disabled: true });
       }
       await open;
+      // Both failures recorded and their retries stored: what the change moves is in the store.
+      // (On a loaded machine the second outcome can be written after the circuit's opening is
+      // announced; a change before it would move nothing of it.)
+      const retrying = () =>
+        new Set(
+          h.events
+            .filter((e) => e.type === "delivery" && e.endpointId === op.id && e.state === "pending")
+            .map((e) => (e as { messageId: string }).messageId),
+        ).size;
+      await expect.poll(retrying, { timeout: 15_000 }).toBe(2);
       const opApp = (await h.svix.application.get("hookline-operational")).id;
       const circuitPath = `/api/v1/app/${opApp}/endpoint/${op.id}/circuit`;
       const circuit = async () =>
