@@ -10,7 +10,8 @@ import type { ResolvedPolicy } from "../engine/policy.js";
  * policy, cut since, has no attempt left): the message's page said "next attempt in 30 min", at
  * the probe, of a delivery given up a minute later. A disabled endpoint's waiting deliveries are
  * given up at their time unless it is enabled first, which the answer says by itself. The policy
- * is resolved only for a delivery that was attempted and waits.
+ * is asked for only of a delivery that was attempted and waits (a caller may pass one it resolved
+ * already).
  */
 export function endsUnsent(
   d: Delivery,
