@@ -72,8 +72,9 @@ export function seconds(s: number): string {
 }
 
 /**
- * A latency: "850 ms" below a second, then seconds to a tenth ("3.0 s", "15.0 s"), so that a chart's
- * axis label stays short enough to be drawn whole whatever the latency.
+ * A latency or an attempt's duration: "850 ms" below a second, then seconds to a tenth ("3.0 s",
+ * "15.0 s"), so that a chart's axis label stays short enough to be drawn whole whatever the
+ * latency. Every duration on the dashboard reads this way, so a list and a chart agree.
  */
 export function latency(ms: number): string {
   const whole = Math.round(ms);

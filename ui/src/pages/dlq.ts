@@ -5,7 +5,7 @@
  */
 import { api, getWithText, seg } from "../api.js";
 import { action, field, h, link, table, toast } from "../dom.js";
-import { ago, seconds, time, withLocalTimes } from "../format.js";
+import { ago, latency, seconds, time, withLocalTimes } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { addressQuery } from "../address.js";
 import { pagedList, pagesAt } from "../paging.js";
@@ -216,7 +216,7 @@ export async function renderDeadLetter(
             time(a.at),
             a.trigger,
             `${attemptResult(view)} (${a.outcome.replace("_", " ")})`,
-            `${a.durationMs} ms`,
+            latency(a.durationMs),
             responseCell(view),
           ];
         }),

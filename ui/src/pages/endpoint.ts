@@ -223,7 +223,7 @@ export async function renderEndpoint(
             ago(a.timestamp),
             h("span", { class: `badge outcome-${a.outcome}` }, a.outcome.replace("_", " ")),
             a.responseStatusCode ? String(a.responseStatusCode) : attemptResult(viewOf(a)),
-            `${a.responseDurationMs} ms`,
+            latency(a.responseDurationMs),
             a.trigger,
             link(`/app/${app.id}/message/${a.msgId}`, h("code", {}, a.msgId), {
               "data-key": `attempt-msg-${a.id}`,

@@ -1,7 +1,7 @@
 /** An application's endpoints with their health at a glance, and a form to add one. */
 import { api, seg } from "../api.js";
 import { field, h, link, onSubmit, table, toast } from "../dom.js";
-import { ago, percent } from "../format.js";
+import { ago, latency, percent } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList, pagesAt } from "../paging.js";
 import type { App, Endpoint, EndpointHealth } from "../types.js";
@@ -87,7 +87,7 @@ export async function renderEndpoints(page: HTMLElement, p: Record<string, strin
           ep.disabled ? h("span", { class: "badge muted" }, "Disabled") : "Enabled",
           circuitBadge(ep.circuit.state),
           hour?.successRate == null ? "—" : `${percent(hour.successRate)} of ${hour.attempts}`,
-          hour?.meanDurationMs == null ? "—" : `${hour.meanDurationMs} ms`,
+          hour?.meanDurationMs == null ? "—" : latency(hour.meanDurationMs),
           `${ep.concurrency.inFlight} / ${ep.concurrency.effectiveLimit}`,
           ago(ep.lastSuccessAt),
         ]),

@@ -5,7 +5,17 @@
  */
 import { api, ApiError, everyPage, getWithText, maybe, seg, type ListOut } from "../api.js";
 import { action, field, h, link, replace, table, toast } from "../dom.js";
-import { ago, isoOf, localInput, localZone, plural, startOf, time, until } from "../format.js";
+import {
+  ago,
+  isoOf,
+  latency,
+  localInput,
+  localZone,
+  plural,
+  startOf,
+  time,
+  until,
+} from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList, pagesAt } from "../paging.js";
 import { addressQuery, setAddressQuery } from "../address.js";
@@ -496,7 +506,7 @@ export async function renderMessage(
                   { class: `outcome-${a.outcome}` },
                   h("strong", {}, time(a.timestamp)),
                   ` ${a.trigger}: ${attemptResult(viewOf(a))}`,
-                  ` in ${a.responseDurationMs} ms (${a.outcome.replace("_", " ")})`,
+                  ` in ${latency(a.responseDurationMs)} (${a.outcome.replace("_", " ")})`,
                   a.response ? h("code", { class: "snippet" }, ` ${startOf(a.response, 120)}`) : "",
                   attemptDetails(viewOf(a)),
                 ),
