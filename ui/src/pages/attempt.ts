@@ -43,6 +43,19 @@ export function attemptResult(a: AttemptView): string {
   return a.errorDetail ? `${a.error} (${a.errorDetail})` : a.error;
 }
 
+/** A 3xx: hookline never follows one, so the endpoint's messages keep going to the old URL. */
+export const isRedirect = (a: AttemptView): boolean =>
+  a.status !== null && a.status >= 300 && a.status < 400;
+
+/**
+ * Beside a redirect's result: the customer whose receiver moved learns that the retries will not
+ * get through, and what to do instead. Empty for any other result.
+ */
+export const redirectNote = (a: AttemptView): string =>
+  isRedirect(a)
+    ? "hookline does not follow redirects: if the endpoint has moved, change its URL."
+    : "";
+
 /** Letters of the right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko and others). */
 const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|\ud802[\udc00-\udfff]|\ud83a[\udc00-\udfff]/;
 
@@ -141,7 +154,12 @@ export function attemptDetails(a: AttemptView): HTMLElement {
       h("dt", {}, "Sent to"),
       h("dd", {}, h("code", {}, a.url)),
       h("dt", {}, "Result"),
-      h("dd", {}, attemptResult(a)),
+      h(
+        "dd",
+        {},
+        attemptResult(a),
+        isRedirect(a) ? h("small", { class: "note" }, redirectNote(a)) : "",
+      ),
       h("dt", {}, "Response body"),
       h(
         "dd",
