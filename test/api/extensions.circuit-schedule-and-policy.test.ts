@@ -118,25 +118,30 @@ describe("hookline's extension fields and paths", () => {
         cappedToSeconds: 14400,
         ignoredAboveSeconds: 86400,
       },
+      permanent: { statuses: [400, 404, 405, 410, 413, 415, 422], source: "default" },
     });
     expect(schedule.retries).toHaveLength(7);
     expect(typeof schedule.description).toBe("string");
   });
 
   it("sets, reads and clears application and endpoint delivery policies", async () => {
-    const appPolicy = { retry: { preset: "svix" }, concurrencyLimit: 10 };
+    const appPolicy = { retry: { preset: "svix" }, concurrencyLimit: 10, permanentStatuses: [400] };
     const put = await api.call("PUT", `/api/v1/app/${appId}/delivery-policy`, appPolicy);
     expect(put.status).toBe(200);
     expect(await put.json()).toEqual(appPolicy);
     expect(await getJson(`/api/v1/app/${appId}/delivery-policy`)).toEqual(appPolicy);
     expect(api.engine.invalidatedApplications).toContain(appId);
     let schedule = await getJson(`/api/v1/app/${appId}/endpoint/${epId}/retry-schedule`);
-    expect(schedule).toMatchObject({ preset: "svix", source: "application" });
+    expect(schedule).toMatchObject({
+      preset: "svix",
+      source: "application",
+      permanent: { statuses: [400, 410], source: "application" },
+    });
     expect((await getJson(`/api/v1/app/${appId}/endpoint/${epId}`)).concurrency).toMatchObject({
       limit: 10,
     });
 
-    const epPolicy = { retry: { delays: [1, 2, 3] } };
+    const epPolicy = { retry: { delays: [1, 2, 3] }, permanentStatuses: [422, 409] };
     const epPut = await api.call(
       "PUT",
       `/api/v1/app/${appId}/endpoint/${epId}/delivery-policy`,
@@ -147,7 +152,13 @@ describe("hookline's extension fields and paths", () => {
       epPolicy,
     );
     schedule = await getJson(`/api/v1/app/${appId}/endpoint/${epId}/retry-schedule`);
-    expect(schedule).toMatchObject({ preset: "custom", attempts: 4, source: "endpoint" });
+    expect(schedule).toMatchObject({
+      preset: "custom",
+      attempts: 4,
+      source: "endpoint",
+      // Ascending, and 410, permanent whatever the set says, named with it.
+      permanent: { statuses: [409, 410, 422], source: "endpoint" },
+    });
     expect(api.engine.invalidatedEndpoints).toContain(epId);
 
     await api.call("PUT", `/api/v1/app/${appId}/endpoint/${epId}/delivery-policy`, {});

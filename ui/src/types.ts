@@ -76,6 +76,8 @@ export interface RetrySchedule {
     cappedToSeconds: number;
     ignoredAboveSeconds: number;
   };
+  /** The statuses given up on at once (410 always among them), and which policy set them. */
+  permanent: { statuses: number[]; source: "default" | "application" | "endpoint" };
 }
 
 export interface Stats {

@@ -64,6 +64,15 @@ const RetryScheduleOut = z.object({
     cappedToSeconds: z.number(),
     ignoredAboveSeconds: z.number(),
   }),
+  permanent: z
+    .object({
+      statuses: z.array(z.int()),
+      source: z.enum(["default", "application", "endpoint"]),
+    })
+    .describe(
+      "The statuses given up on at once, not retried (ascending, 410 always among them), and " +
+        "which policy set them",
+    ),
 });
 
 const RETRY_AFTER_RULES = {
@@ -120,10 +129,20 @@ export function deliveryRoutes(deps: ApiDeps): RouteDef[] {
       handler: async ({ params }) => {
         const { app, ep } = await load(params);
         const policy = resolvePolicy(deps.policyDefaults, app.deliveryPolicy, ep.deliveryPolicy);
+        const setBy = ep.deliveryPolicy?.permanentStatuses
+          ? "endpoint"
+          : app.deliveryPolicy?.permanentStatuses
+            ? "application"
+            : "default";
         return ok({
           ...publishSchedule(policy.ladder),
           source: policy.source.retry,
           retryAfter: RETRY_AFTER_RULES,
+          permanent: {
+            // 410 is permanent whatever the set says (outcome.ts), so it is named with it.
+            statuses: [...new Set([...policy.permanentStatuses, 410])].sort((a, b) => a - b),
+            source: setBy,
+          },
         });
       },
     }),

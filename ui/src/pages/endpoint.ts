@@ -210,6 +210,7 @@ export async function renderEndpoint(
             `longer ones up to ${seconds(r.retryAfter.ignoredAboveSeconds)} are shortened to ${seconds(r.retryAfter.cappedToSeconds)}; ` +
             "longer still are ignored and the schedule above applies.",
         ),
+        h("p", {}, notRetried(r.permanent)),
       ],
     ),
     live(
@@ -240,4 +241,18 @@ export async function renderEndpoint(
       ],
     ),
   ]);
+}
+
+/**
+ * "Not retried: HTTP 400, 404 and 422 (…)": which answers end a delivery at once, so a customer
+ * seeing a 400 given up on and a 409 retried can tell why.
+ */
+function notRetried(p: RetrySchedule["permanent"]): string {
+  const codes = p.statuses.map(String);
+  const list = codes.length > 1 ? `${codes.slice(0, -1).join(", ")} and ${codes.at(-1)}` : codes[0];
+  const from = p.source === "default" ? "hookline's default set" : `set by the ${p.source} policy`;
+  return (
+    `Not retried: HTTP ${list} (${from}). ` +
+    "hookline gives up on such an answer at once; 410 also disables the endpoint."
+  );
 }
