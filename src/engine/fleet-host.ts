@@ -99,6 +99,13 @@ export function engineFleetHost(e: FleetHostEngine): FleetHost {
       }
     },
     adopt,
+    takeOver: (ids) => {
+      // Freed by this worker's reaping: one it handed over lately went to a worker now dead, so
+      // the quiet (no ping-pong with a live taker) has nothing left to wait for. Kept, it left
+      // the endpoint to nobody past the dead-after time where this worker was the only one left.
+      for (const id of ids) h.handedOver.delete(id);
+      adopt(ids);
+    },
     forgetAll: () => {
       // Every endpoint is forgotten, those with requests out too: the new identity starts
       // from what the store says (circuits included). Requests already out cannot be called

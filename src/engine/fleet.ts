@@ -43,6 +43,11 @@ export interface FleetHost {
   /** Endpoints another worker gave up or died holding: claim their due work if we can. */
   adopt(endpointIds: readonly string[]): void;
   /**
+   * Endpoints of workers this one declared dead: adopted, even those it handed to one of them a
+   * moment ago (the quiet that keeps it from taking those back waits for a live taker).
+   */
+  takeOver(endpointIds: readonly string[]): void;
+  /**
    * Other workers declared this one dead: drop everything in hand (it is theirs now). Work under
    * way under the old identity (claims, admissions) must end without sending anything.
    */
@@ -368,7 +373,7 @@ export class Fleet {
       );
     }
     if (reaped.endpointIds.length) {
-      this.host.adopt(reaped.endpointIds);
+      this.host.takeOver(reaped.endpointIds);
       await this.publish([{ kind: "released", endpointIds: reaped.endpointIds }]);
     }
   }

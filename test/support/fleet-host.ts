@@ -25,6 +25,7 @@ export function idleFleetHost(overrides: Partial<FleetHost> = {}): FleetHost {
     handedOver: () => [],
     released: () => {},
     adopt: () => {},
+    takeOver: () => {},
     forgetAll: () => {},
     onSignals: () => {},
     rescan: () => {},
