@@ -57,10 +57,12 @@ export async function spawnHookline(
 ): Promise<HooklineProcess> {
   const { child, exited, output } = spawnServe(dataDir, env, ["--role", role]);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`hookline did not start:\n${output()}`)),
-      20_000,
-    );
+    const timer = setTimeout(() => {
+      // Not left running: nothing would stop it after the test (a worker would go on beating
+      // against a dropped schema, loading the machine the next tests run on).
+      child.kill("SIGKILL");
+      reject(new Error(`hookline did not start:\n${output()}`));
+    }, 20_000);
     const check = () => {
       // Listening on one address with no public URL, the banner's first line is the URL;
       // otherwise a line of its own gives it.
