@@ -3,6 +3,15 @@ import type { CircuitRecord, Delivery, Endpoint } from "../domain/types.js";
 import { endedBeforeSending } from "../engine/decide.js";
 import type { ResolvedPolicy } from "../engine/policy.js";
 
+/** A delivery as far as where it stands: its state, its own time, and its retry window. */
+export type Waiting = Pick<Delivery, "state" | "nextAttemptAt" | "attemptCount" | "firstAttemptAt">;
+
+/** When a waiting delivery is given up unsent, and the reason its record will give. */
+export interface EndsUnsent {
+  at: number;
+  reason: string;
+}
+
 /**
  * When hookline gives a waiting delivery up unsent, and the reason its record will give, or null
  * when its next attempt is to be made. When its own time comes, the engine holds it for its
@@ -14,15 +23,19 @@ import type { ResolvedPolicy } from "../engine/policy.js";
  * already).
  */
 export function endsUnsent(
-  d: Delivery,
-  ep: Endpoint,
+  d: Waiting,
+  ep: Pick<Endpoint, "disabled">,
   circuit: CircuitRecord,
   policy: () => ResolvedPolicy,
-): { at: number; reason: string } | null {
+): EndsUnsent | null {
   if (d.state !== "pending" || d.nextAttemptAt === null || d.attemptCount === 0) return null;
   if (ep.disabled) return null;
   const probe = circuit.state === "open" ? (circuit.nextProbeAt ?? 0) : 0;
-  const held = { ...d, dueAt: Math.max(d.nextAttemptAt, probe) };
+  const held = {
+    attemptCount: d.attemptCount,
+    firstAttemptAt: d.firstAttemptAt,
+    dueAt: Math.max(d.nextAttemptAt, probe),
+  };
   const ended = endedBeforeSending(held, policy());
   return ended ? { at: d.nextAttemptAt, reason: ended.reason } : null;
 }

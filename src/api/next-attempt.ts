@@ -1,14 +1,6 @@
 /** When a waiting delivery's request goes, as the API says it (`nextAttempt`). */
 import type { CircuitRecord, Endpoint } from "../domain/types.js";
-import { endedBeforeSending } from "../engine/decide.js";
-import type { ResolvedPolicy } from "../engine/policy.js";
-
-/** A waiting delivery: its own time, and where its retry window stands. */
-export interface Waiting {
-  nextAttemptAt: number | null;
-  attemptCount: number;
-  firstAttemptAt: number | null;
-}
+import type { EndsUnsent } from "./ends-unsent.js";
 
 /**
  * A waiting delivery's next attempt: its own time, or its endpoint's next probe when the circuit
@@ -21,18 +13,16 @@ export interface Waiting {
  * nothing more here. At the probe one delivery goes; the rest follow once it succeeds, or move to
  * the next probe if it fails, so the probe is the soonest any of them can go.
  *
- * Its own time stands where hookline gives the delivery up then, unsent: at a disabled endpoint,
- * and for a retry the probe would put past its window (the engine ends it when it comes due).
+ * Its own time stands where hookline gives the delivery up then, unsent (`ends`, from
+ * `endsUnsent`: a retry the probe would put past its window) and at a disabled endpoint.
  */
 export function nextAttemptOf(
-  d: Waiting,
+  own: number | null,
   ep: Pick<Endpoint, "disabled">,
   circuit: CircuitRecord,
-  policy: ResolvedPolicy,
+  ends: EndsUnsent | null,
 ): number | null {
-  const own = d.nextAttemptAt;
-  if (own === null || ep.disabled || circuit.state !== "open") return own;
+  if (own === null || ends || ep.disabled || circuit.state !== "open") return own;
   const probe = circuit.nextProbeAt;
-  if (probe === null || probe <= own) return own;
-  return endedBeforeSending({ ...d, dueAt: probe }, policy) ? own : probe;
+  return probe !== null && probe > own ? probe : own;
 }

@@ -209,7 +209,8 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
         // Its open circuit holds a waiting delivery past its own time (one read, the engine's
         // live circuit when it has one).
         const circuit = await circuitOf(deps, ep);
-        const policy = resolvePolicy(deps.policyDefaults, app.deliveryPolicy, ep.deliveryPolicy);
+        const resolved = resolvePolicy(deps.policyDefaults, app.deliveryPolicy, ep.deliveryPolicy);
+        const policy = () => resolved;
         const items = page.data.map((m) =>
           endpointMessageJson(m, withContent, ep, circuit, policy),
         );
@@ -281,9 +282,9 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
           if (!ep) continue;
           const circuit = circuitShown(deps, ep, stored.get(id));
           const d = latest.get(id)!;
-          const policy = resolvePolicy(policyDefaults, app.deliveryPolicy, ep.deliveryPolicy);
-          const ends = endsUnsent(d, ep, circuit, () => policy);
-          data.push(messageEndpointOut(ep, circuit, policy, d, reasons.get(d.id) ?? null, ends));
+          const policy = () => resolvePolicy(policyDefaults, app.deliveryPolicy, ep.deliveryPolicy);
+          const ends = endsUnsent(d, ep, circuit, policy);
+          data.push(messageEndpointOut(ep, circuit, d, reasons.get(d.id) ?? null, ends));
         }
         const iterator = chosen.at(-1) ?? query.iterator ?? null;
         return {

@@ -4,6 +4,7 @@ import type { Attempt, CircuitRecord, Delivery, Endpoint, Message } from "../../
 import type { ResolvedPolicy } from "../../engine/policy.js";
 import type { EndpointMessage } from "../../store/port.js";
 import { circuitOut, endpointBase } from "../endpoint-view.js";
+import { endsUnsent, type EndsUnsent } from "../ends-unsent.js";
 import { nextAttemptOf } from "../next-attempt.js";
 import { Timestamp, extension, iso } from "./common.js";
 import { EndpointOut } from "./endpoint.js";
@@ -175,13 +176,15 @@ export function endpointMessageJson(
   withContent: boolean,
   ep: Endpoint,
   circuit: CircuitRecord,
-  policy: ResolvedPolicy,
+  policy: () => ResolvedPolicy,
 ): string {
   const status = DELIVERY_STATUS[m.state];
+  const ends = endsUnsent(m, ep, circuit, policy);
   const tail = JSON.stringify({
     status,
     statusText: STATUS_TEXT[status],
-    nextAttempt: m.state === "pending" ? iso(nextAttemptOf(m, ep, circuit, policy)) : null,
+    nextAttempt:
+      m.state === "pending" ? iso(nextAttemptOf(m.nextAttemptAt, ep, circuit, ends)) : null,
   });
   return `${messageJson(m.message, withContent).slice(0, -1)},${tail.slice(1)}`;
 }
@@ -190,17 +193,17 @@ export function endpointMessageJson(
 export function messageEndpointOut(
   ep: Endpoint,
   circuit: CircuitRecord,
-  policy: ResolvedPolicy,
   d: Delivery,
   reason: string | null,
-  ends: { at: number; reason: string } | null,
+  ends: EndsUnsent | null,
 ) {
   const status = DELIVERY_STATUS[d.state];
   return {
     ...endpointBase(ep),
     status,
     statusText: STATUS_TEXT[status],
-    nextAttempt: d.state === "pending" ? iso(nextAttemptOf(d, ep, circuit, policy)) : null,
+    nextAttempt:
+      d.state === "pending" ? iso(nextAttemptOf(d.nextAttemptAt, ep, circuit, ends)) : null,
     disabledReason: ep.disabledReason,
     circuit: circuitOut(circuit),
     delivery: {
