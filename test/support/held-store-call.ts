@@ -26,23 +26,7 @@ export function holdFirstCall<K extends Operation>(
   operation: K,
   matches: (...args: Parameters<Store[K]>) => boolean = () => true,
 ): HeldCall {
-  let reachedIt!: () => void;
-  const reached = new Promise<void>((r) => (reachedIt = r));
-  let let_go!: (failWith?: Error) => void;
-  const gate = new Promise<Error | undefined>((r) => (let_go = r));
-  let holding = false;
-  const call = target[operation] as (...args: Parameters<Store[K]>) => ReturnType<Store[K]>;
-  const held = async (...args: Parameters<Store[K]>) => {
-    if (!holding && matches(...args)) {
-      holding = true;
-      reachedIt();
-      const failure = await gate;
-      if (failure) throw failure;
-    }
-    return call.apply(target, args);
-  };
-  const store = withOverrides<Store>(target, { [operation]: held } as Partial<Store>);
-  return { store, reached, release: (failWith) => let_go(failWith) };
+  return hold(target, operation, matches, false);
 }
 
 /** As {@link holdFirstCall}, but the call is made at once and its answer held (module comment). */
@@ -50,6 +34,16 @@ export function holdFirstAnswer<K extends Operation>(
   target: Store,
   operation: K,
   matches: (...args: Parameters<Store[K]>) => boolean = () => true,
+): HeldCall {
+  return hold(target, operation, matches, true);
+}
+
+/** The first matching call held before it is made, or (`answerFirst`) after, its answer kept. */
+function hold<K extends Operation>(
+  target: Store,
+  operation: K,
+  matches: (...args: Parameters<Store[K]>) => boolean,
+  answerFirst: boolean,
 ): HeldCall {
   let reachedIt!: () => void;
   const reached = new Promise<void>((r) => (reachedIt = r));
@@ -60,11 +54,11 @@ export function holdFirstAnswer<K extends Operation>(
   const held = async (...args: Parameters<Store[K]>) => {
     if (holding || !matches(...args)) return call.apply(target, args);
     holding = true;
-    const answer = await call.apply(target, args);
+    const answer = answerFirst ? await call.apply(target, args) : undefined;
     reachedIt();
     const failure = await gate;
     if (failure) throw failure;
-    return answer;
+    return answerFirst ? answer : call.apply(target, args);
   };
   const store = withOverrides<Store>(target, { [operation]: held } as Partial<Store>);
   return { store, reached, release: (failWith) => let_go(failWith) };
