@@ -264,6 +264,13 @@ export class ReplayJobRunner {
         // runner's (cancelled, finished, or taken up elsewhere), and the runner lets go of it.
         const job = await store.updateReplayJob(update);
         if (!job) return await this.letGo(prepared.id);
+        /** Writes `reason` when it is not the one shown already; false once the job is not ours. */
+        const show = async (reason: string): Promise<boolean> => {
+          if (reason === shownReason) return true;
+          if (!(await store.updateReplayJob({ ...update, reason }))) return false;
+          shownReason = reason;
+          return true;
+        };
         let step = nextJobStep(job, window);
         if (step.kind === "wait")
           step = nextJobStep(job, window, await this.circuitsOf(job.id, now));
@@ -274,12 +281,7 @@ export class ReplayJobRunner {
               // A slow job reaches its verdict between two tokens: replaced here, it would show
               // for a moment only, unseen by the CLI or the dashboard following the job.
               const reason = shownReason === verdict ? null : rateWait(job);
-              if (reason !== null && reason !== shownReason) {
-                if (!(await store.updateReplayJob({ ...update, reason }))) {
-                  return await this.letGo(job.id);
-                }
-                shownReason = reason;
-              }
+              if (reason !== null && !(await show(reason))) return await this.letGo(job.id);
               // A slow job's next token may be further off than its lease: wake in time to renew
               // it (at the top of the loop), or another runner takes the job up and this one
               // must drop it. The bucket keeps count; waking early takes no token.
@@ -301,12 +303,7 @@ export class ReplayJobRunner {
           case "wait": {
             // A full window with the next token not yet due: the rate holds the job, not results.
             const reason = (step.window && bucket.wait() > 0 ? rateWait(job) : null) ?? step.reason;
-            if (reason !== shownReason) {
-              if (!(await store.updateReplayJob({ ...update, reason }))) {
-                return await this.letGo(job.id);
-              }
-              shownReason = reason;
-            }
+            if (!(await show(reason))) return await this.letGo(job.id);
             await run.signal.wait(seen, (done) => this.realTimer(done, this.pollMs));
             break;
           }
