@@ -41,11 +41,19 @@ it("a WAL a long read grew goes back near its mark while commits keep coming", a
   reader.close();
 
   // Commits go on, with never a pause: the WAL starts over at the writer's mark (64 pages of
-  // 4 KiB) and its file is cut back to twice that size when it does.
-  await write(400);
+  // 4 KiB) and its file is cut back to twice that size when it does. Any other reader holds the
+  // start-over back while it reads, the checkpoint thread included: it loads the schema on its
+  // first statement, at nice 10, and on a machine loaded by other work that read once lasted
+  // through 400 commits. So commits go on until the file is back near the mark, a bounded number
+  // of them: only a WAL that stays large under steady commits fails.
+  let written = 600;
+  for (let round = 0; round < 20 && (round === 0 || walBytes() >= 1024 * 1024); round++) {
+    await write(200);
+    written += 200;
+  }
   expect(walBytes()).toBeLessThan(1024 * 1024);
   const count = new Database(path, { readonly: true });
-  expect(count.prepare("SELECT count(*) AS n FROM messages").get()).toEqual({ n: 1000 });
+  expect(count.prepare("SELECT count(*) AS n FROM messages").get()).toEqual({ n: written });
   count.close();
   await store.close();
 });
