@@ -1,13 +1,15 @@
 /**
  * A window's edge named finer than a millisecond, rounded to the store's whole milliseconds, keeps
  * exactly the milliseconds the window named holds, whichever edge it is, at any offset and any
- * number of digits; and which of two named times is later is judged to their last digit.
+ * number of digits; a "not before" time is the first stored millisecond at or after it; and which
+ * of two named times is later is judged to their last digit.
  */
 import fc from "fast-check";
 import { expect, it } from "vitest";
 import {
   isLater,
   msBetween,
+  msNotBefore,
   msSinceUntil,
   namedTime,
   type NamedTime,
@@ -82,6 +84,26 @@ it("keeps exactly the stored milliseconds from `since` on and before `until`", (
         expect(stored < until!).toBe(s < t.exact);
       },
     ),
+  );
+});
+
+it("takes a not-before time as the first stored millisecond at or after it", () => {
+  fc.assert(
+    fc.property(
+      named.chain((t) => fc.tuple(fc.constant(t), storedNear(t))),
+      ([t, stored]) => {
+        expect(stored >= msNotBefore(t.iso)).toBe(BigInt(stored) * SCALE >= t.exact);
+      },
+    ),
+  );
+  // Fewer than three digits past the seconds, or none, name a whole millisecond.
+  const second = fc.integer({ min: Date.UTC(1900, 0, 1) / 1000, max: Date.UTC(2200, 0, 1) / 1000 });
+  fc.assert(
+    fc.property(second, fc.stringMatching(/^\d{0,2}$/), (s, digits) => {
+      const clock = new Date(s * 1000).toISOString().slice(0, 19);
+      const iso = digits ? `${clock}.${digits}Z` : `${clock}Z`;
+      expect(msNotBefore(iso)).toBe(s * 1000 + Number(digits.padEnd(3, "0")));
+    }),
   );
 });
 

@@ -5,7 +5,7 @@
 import { actorOf } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
-import { msSinceUntil } from "../named-time.js";
+import { msNotBefore, msSinceUntil } from "../named-time.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError } from "../schemas/common.js";
 import {
@@ -17,8 +17,6 @@ import {
   replayJobOut,
 } from "../schemas/dead-letter.js";
 import { DLQ_TAG, dlqErrors, endpointFilter } from "./dlq.js";
-
-const time = (v: string | null | undefined): number | undefined => (v ? Date.parse(v) : undefined);
 
 /** Bulk replay jobs and the Svix recover call. */
 export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
@@ -62,7 +60,7 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
           ratePerSecond: body.ratePerSecond,
           canarySize: body.canarySize,
           canaryThreshold: body.canaryThreshold,
-          startAt: time(body.startAt),
+          startAt: body.startAt ? msNotBefore(body.startAt) : undefined,
           note: body.note ?? null,
           actor: actorOf(request),
         });

@@ -6,7 +6,7 @@ import { ConflictError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import type { ApiDeps } from "../deps.js";
 import { endpointPages, requireApp, requireMessage, requireOrCreateApp } from "../lookup.js";
-import { msBetween } from "../named-time.js";
+import { msBetween, msNotBefore } from "../named-time.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { refuseSystemApp } from "../system-guard.js";
 import { memberBytes } from "../payload-bytes.js";
@@ -91,7 +91,9 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         // Only hookline writes its own applications' messages: one posted here would be forged.
         refuseSystemApp(app);
         const now = clock.now();
-        const deliverAt = body.deliverAt ? Date.parse(body.deliverAt) : now;
+        // Finer than a millisecond, it is rounded up: delivered at the millisecond it falls in, the
+        // message would go before the time asked for.
+        const deliverAt = body.deliverAt ? msNotBefore(body.deliverAt) : now;
         const dueAt = Math.max(now, deliverAt);
         const posted: PostedContent = {
           eventType: body.eventType,
