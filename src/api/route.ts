@@ -3,7 +3,7 @@
  * document, so the two cannot drift apart. Handlers receive validated input and return an Answer;
  * they never touch the reply, which keeps status codes and bodies in one visible place.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { ValidationError, type FieldProblem } from "../errors.js";
 import { checkPathParams, textProblems, parseWith, throwIfProblems } from "./validation.js";
@@ -58,12 +58,6 @@ export interface RouteDef {
    * admin token this process last found valid is taken as it was then (auth.ts).
    */
   duringOutage?: boolean;
-  /**
-   * Its answer holds a secret (a signing secret, a new token): it says `Cache-Control: no-store`,
-   * so that a browser (the portal's) or a proxy keeps no copy of it; so does the same answer
-   * replayed for an idempotency key.
-   */
-  holdsSecret?: boolean;
   body?: z.ZodType;
   /**
    * Top-level body fields holding the caller's own JSON, stored as written (a message's
@@ -113,9 +107,6 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
     app.route({
       method: route.method,
       url: route.path.replace(/\{(\w+)\}/g, ":$1"),
-      // Set before anything answers: an idempotency key's replay (idempotency.ts) answers before
-      // the handler runs, with the same bytes, the secret among them.
-      ...(route.holdsSecret ? { onRequest: keepNoCopy } : {}),
       handler: async (request, reply) => {
         // Path, query and body are all checked before answering, so one 422 names every problem.
         const problems: FieldProblem[] = [];
@@ -160,11 +151,6 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
       },
     });
   }
-}
-
-/** Tells browsers and proxies to keep no copy of the answer (see {@link RouteDef.holdsSecret}). */
-async function keepNoCopy(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  reply.header("cache-control", "no-store");
 }
 
 /**

@@ -3,7 +3,12 @@
  * hookline's extensions. Every route is declared once (see route.ts) and both served and
  * documented from that declaration.
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
 import { installAuth } from "./auth.js";
 import { errorAnswer, installBoundary } from "./boundary.js";
 import type { ApiDeps } from "./deps.js";
@@ -75,10 +80,16 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     // Malformed URLs (bad percent-encoding) get the same JSON error shape as everything else.
     frameworkErrors: (error, _request, reply) => {
       const answer = errorAnswer(error);
-      void (reply as FastifyReply).code(answer.status).send(answer.body);
+      void (reply as FastifyReply)
+        .header(CACHE_CONTROL, NO_STORE)
+        .code(answer.status)
+        .send(answer.body);
     },
   });
   app.decorateRequest("rawBody", null);
+  // First, so every answer says it, whichever hook or handler gives it (a refused token, an
+  // idempotency key's replay): the dashboard's page and assets say otherwise.
+  app.addHook("onRequest", keepNoCopy);
   // A CLI or client pointed at a worker's port meets only 404s: say why.
   installBoundary(
     app,
@@ -104,6 +115,20 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   // The dashboard's pages and assets (not API routes: no token, nothing in the OpenAPI document).
   if (!worker) installDashboard(app);
   return app;
+}
+
+const CACHE_CONTROL = "cache-control";
+const NO_STORE = "no-store";
+
+/**
+ * Tells browsers and proxies to keep no copy of the answer. Most API answers hold a customer's
+ * data (an endpoint's URL, a payload, what a receiver answered) or a secret, the portal's and the
+ * console's are read in a browser, and none gains from a cache: every answer says `no-store`.
+ * Callback style: no promise per request on the hot path.
+ */
+function keepNoCopy(_request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  reply.header(CACHE_CONTROL, NO_STORE);
+  done();
 }
 
 /**

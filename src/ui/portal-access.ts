@@ -74,7 +74,6 @@ export function portalAccessRoutes(deps: ApiDeps): RouteDef[] {
       method: "POST",
       path: "/api/v1/auth/app-portal-access/{app_id}",
       operationId: "v1.authentication.app-portal-access",
-      holdsSecret: true,
       summary:
         "A customer portal link for one application: its URL carries an application-scoped " +
         "token that expires after `expiry` seconds (a week by default)",

@@ -38,7 +38,6 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.endpoint.get-secret",
       summary: "Get the endpoint's current signing secret",
       tag: TAG,
-      holdsSecret: true,
       responses: {
         200: { description: "The secret", schema: EndpointSecretOut },
         404: errors[404],
@@ -78,8 +77,6 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.endpoint.get-headers",
       summary: "Get the custom headers sent with every request to the endpoint",
       tag: TAG,
-      // Their values are often the receiver's own credentials, read in the portal's browser too.
-      holdsSecret: true,
       responses: {
         200: { description: "The headers", schema: EndpointHeadersOut },
         404: errors[404],

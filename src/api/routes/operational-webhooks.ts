@@ -177,7 +177,6 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       operationId: "v1.operational-webhook.endpoint.get-secret",
       summary: "Get an operational webhook endpoint's signing secret",
       tag: TAG,
-      holdsSecret: true,
       responses: {
         200: { description: "The secret", schema: EndpointSecretOut },
         404: errors[404],
@@ -203,8 +202,6 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       path: `${base}/{endpoint_id}/headers`,
       operationId: "v1.operational-webhook.endpoint.get-headers",
       summary: "Get the custom headers sent with every operational webhook to the endpoint",
-      // Their values are often the receiver's own credentials.
-      holdsSecret: true,
       tag: TAG,
       responses: {
         200: { description: "The headers", schema: EndpointHeadersOut },

@@ -73,7 +73,6 @@ export function tokenRoutes(deps: ApiDeps): RouteDef[] {
       method: "POST",
       path: base,
       operationId: "hookline.token.create",
-      holdsSecret: true,
       summary: "Create an API token (admin, or bound to one application); the token is shown once",
       body: ApiTokenIn,
       responses: {
