@@ -3,7 +3,8 @@
  * in UTC, which a Date holds to the millisecond: `--until 2026-12-06T10:00:00.123456Z` went as
  * .123Z and left out the record dead-lettered at .123, before the time given; `--since .123456`
  * took it in. The digits past the millisecond are now sent as given (at any offset they are the
- * same), and hookline rounds each edge the way that keeps what the window names.
+ * same), and hookline rounds each edge the way that keeps what the window names; a window within
+ * one millisecond is taken as the API takes it, and one the wrong way round refused.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parseTime } from "../../src/cli/format.js";
@@ -53,6 +54,12 @@ it("lists the record dead-lettered before an --until given in microseconds, and 
   expect(await listed("--until", `${SECOND}.123Z`)).toEqual([]);
   expect(await listed("--since", `${SECOND}.123456+00:00`)).toEqual([]);
   expect(await listed("--since", `${SECOND}.123Z`)).toEqual([recordId]);
+  // A window within one millisecond is the right way round: taken, and it holds no record. The
+  // same two times swapped are refused, naming the option.
+  expect(await listed("--since", `${SECOND}.1231Z`, "--until", `${SECOND}.1239Z`)).toEqual([]);
+  await expect(listed("--since", `${SECOND}.1239Z`, "--until", `${SECOND}.1231Z`)).rejects.toThrow(
+    /--until.*later than since/,
+  );
 });
 
 it("replay-bulk sends --since and --until with their digits past the millisecond", async () => {

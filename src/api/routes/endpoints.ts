@@ -334,7 +334,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         "`until` or now) to before `until`; and hookline's `pendingNow`, the deliveries waiting " +
         "now whatever their age",
       tag: TAG,
-      // A window that selects nothing is a mistake, answered as recover answers it.
+      // A window the wrong way round is a mistake, answered as recover answers it.
       query: z
         .object({ since: QueryTime.optional(), until: QueryTime.optional() })
         .refine(

@@ -73,8 +73,9 @@ const WindowTimeIn = DateTimeIn.transform(namedTime);
 const DlqId = z.string().regex(/^dlq_[0-9A-Z]{26}$/, "must be a dead-letter record id (dlq_…)");
 
 /**
- * A time window that selects nothing (until not after since) is a mistake: it names until. Judged
- * on the times as named, as a list's before and after are (validation.ts).
+ * A time window the wrong way round (until not after since) is a mistake: it names until. Judged
+ * on the times as named, as a list's before and after are (validation.ts): one within a
+ * millisecond is the right way round, and taken, though it holds no millisecond hookline keeps.
  */
 function untilAfterSince(
   v: { since?: NamedTime | null; until?: NamedTime | null },
