@@ -100,11 +100,17 @@ export function engineFleetHost(e: FleetHostEngine): FleetHost {
     },
     adopt,
     takeOver: (ids) => {
-      // Freed by this worker's reaping: one it handed over lately went to a worker now dead, so
-      // the quiet (no ping-pong with a live taker) has nothing left to wait for. Kept, it left
-      // the endpoint to nobody past the dead-after time where this worker was the only one left.
-      for (const id of ids) h.handedOver.delete(id);
-      adopt(ids);
+      // The quiet keeps this worker from taking back what a live taker is about to claim. Once
+      // it has declared a worker dead, any endpoint it handed over lately may have gone to that
+      // one: freed by the reaping if the dead worker had claimed it, or not even that (it died
+      // first, the endpoint owned by nobody) — and this worker cannot tell to whom it went. Kept,
+      // the quiet left such an endpoint to nobody past the dead-after time where this worker
+      // was the only one left, or every survivor had handed it on. So every quiet ends: a claim
+      // takes nothing of an endpoint a live worker owns, and one taken back from a taker that
+      // had not claimed it yet is at worst handed over once more (a reap is rare).
+      const quiet = [...h.handedOver.keys()];
+      h.handedOver.clear();
+      adopt([...ids, ...quiet]);
     },
     forgetAll: () => {
       // Every endpoint is forgotten, those with requests out too: the new identity starts

@@ -43,8 +43,9 @@ export interface FleetHost {
   /** Endpoints another worker gave up or died holding: claim their due work if we can. */
   adopt(endpointIds: readonly string[]): void;
   /**
-   * Endpoints of workers this one declared dead: adopted, even those it handed to one of them a
-   * moment ago (the quiet that keeps it from taking those back waits for a live taker).
+   * This worker declared others dead: their endpoints are adopted, and so is every endpoint it
+   * handed over lately, claimed by one of them or not (the quiet that keeps it from taking those
+   * back waits for a live taker).
    */
   takeOver(endpointIds: readonly string[]): void;
   /**
@@ -372,8 +373,10 @@ export class Fleet {
         "took over the work of workers that stopped answering",
       );
     }
+    // Called when a worker died holding nothing too: what it had been handed and not yet
+    // claimed is owned by nobody, so the reaping frees none of it.
+    if (reaped.workers.length || reaped.endpointIds.length) this.host.takeOver(reaped.endpointIds);
     if (reaped.endpointIds.length) {
-      this.host.takeOver(reaped.endpointIds);
       await this.publish([{ kind: "released", endpointIds: reaped.endpointIds }]);
     }
   }
