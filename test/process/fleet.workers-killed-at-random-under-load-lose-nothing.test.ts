@@ -7,7 +7,9 @@
  * What holds: every accepted message reaches each endpoint (or, where the receiver refused it,
  * is a dead letter with a reason); each delivery ends with exactly one recorded attempt, every
  * recorded attempt is a request the receiver answered so, and a request without one was made by
- * a worker killed before it wrote the outcome, to an endpoint it owned as it died; no endpoint
+ * a worker killed before it wrote the outcome, to an endpoint it owned as it died (or by one
+ * the others declared dead while it lived, stalled on a machine loaded far past its cores,
+ * under the identity they declared dead: the documented at-least-once case); no endpoint
  * ever has requests open from two live processes at once, nor more than its limit; the API's
  * lists stay whole while workers die; and a killed worker's endpoints are taken over no sooner
  * than the dead-after time after its last heartbeat (how much later is printed, not asserted:
@@ -62,6 +64,9 @@ function seeded(seed: number): () => number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** What a worker logs as it finds that the others declared it dead while it lived. */
+const DECLARED_DEAD = "this worker was declared dead by the others";
+
 interface Worker {
   proc: HooklineProcess;
   pid: number;
@@ -97,7 +102,7 @@ describe("a fleet whose workers are killed with SIGKILL under load", () => {
       DATABASE_URL: TEST_DATABASE_URL,
       HOOKLINE_PG_SCHEMA: schema,
       // Short, so that the rounds of kills and take-overs fit in a test; long enough that a
-      // worker slowed by a loaded machine is not declared dead while it lives.
+      // worker slowed by a loaded machine is rarely declared dead while it lives (see below).
       HOOKLINE_WORKER_HEARTBEAT_MS: String(HEARTBEAT_MS),
       HOOKLINE_WORKER_DEAD_AFTER_MS: String(DEAD_AFTER_MS),
     };
@@ -313,6 +318,18 @@ describe("a fleet whose workers are killed with SIGKILL under load", () => {
     // owned its endpoint as it died (an endpoint is handed over only once its outcomes are
     // written). One whose sender was gone before its connection was looked at came after a kill.
     const victimOf = new Map(kills.map((k) => [k.victim.pid, k]));
+    // Or its worker lived, but the others declared it dead (a stall past the dead-after time, on
+    // a machine loaded far past its cores): it drops the answers it had under the identity they
+    // declared dead, and the deliveries' new owners send them again, at least once as
+    // scaling.md says. It logs so as it notices, after everything it sent under that identity;
+    // each such death explains at most what a kill does (checked below).
+    const everyWorker = [...kills.map((k) => k.victim), ...workers];
+    const declaredDeadAt = (pid: number): number[] =>
+      (everyWorker.find((w) => w.pid === pid)?.proc.output() ?? "")
+        .split("\n")
+        .filter((l) => l.startsWith("{") && l.includes(DECLARED_DEAD))
+        .map((l) => (JSON.parse(l) as { time: number }).time);
+    const droppedOnRejoin = new Map<string, number>();
     const unexplained = unrecorded
       .filter((r) => {
         // (What a victim owned is unknown where it had no row left as it was read.)
@@ -320,7 +337,12 @@ describe("a fleet whose workers are killed with SIGKILL under load", () => {
           return !kills.some((k) => (k.owned?.includes(r.path) ?? true) && r.at >= k.at);
         }
         const k = victimOf.get(r.pid);
-        return !k || (k.owned !== null && !k.owned.includes(r.path));
+        if (k && (k.owned === null || k.owned.includes(r.path))) return false;
+        const noticed = declaredDeadAt(r.pid).find((at) => at >= r.at);
+        if (noticed === undefined) return true;
+        const death = `${r.pid} at ${noticed}`;
+        droppedOnRejoin.set(death, (droppedOnRejoin.get(death) ?? 0) + 1);
+        return false;
       })
       .map((r) => {
         const k = victimOf.get(r.pid!);
@@ -337,6 +359,8 @@ describe("a fleet whose workers are killed with SIGKILL under load", () => {
         return `${r.path} ${r.msgId}, sent by ${r.pid} (${killedAt}) at ${r.at}, answered ${r.status}; all: ${all.join("; ")}; it said:\n${said}`;
       });
     expect(unexplained).toEqual([]);
+    for (const n of droppedOnRejoin.values())
+      expect(n).toBeLessThanOrEqual(4 * LIMIT * PATHS.length);
     const givenUp = [...accepted].filter(([, i]) => alwaysFails(i)).map(([id]) => id);
     const dead = await call<{ data: { messageId: string; endpointId: string; reason: string }[] }>(
       api.url,
@@ -387,7 +411,9 @@ describe("a fleet whose workers are killed with SIGKILL under load", () => {
       `fleet kills: seed ${seed}, ${kills.length} workers killed in ${ROUNDS} rounds, ` +
         `${accepted.size} messages, ${rx.requests.length} requests, ${unrecorded.length} without ` +
         `an attempt (per kill cut off/answered, the earliest answer's lead on the kill: ` +
-        `${lost.join(", ")}), ${dead.body.data.length} dead letters; endpoints taken over ` +
+        `${lost.join(", ")}), ${[...droppedOnRejoin.values()].join(", ") || "none"} dropped by ` +
+        `workers declared dead while they lived, ${dead.body.data.length} dead letters; ` +
+        `endpoints taken over ` +
         `${takenAfter.join(", ")} ms after their killed owner's last heartbeat`,
     );
   }, 120_000);
