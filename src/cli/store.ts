@@ -12,7 +12,12 @@ import { lockDataDir, type DataDirLock } from "../data-dir-lock.js";
 import { ConfigError } from "../errors.js";
 import { FieldCipher, keyId } from "../security/cipher.js";
 import { withoutPassword } from "../start-failure.js";
-import { copySqliteToPostgres, type CopyProgress } from "../store/copy/sqlite-to-postgres.js";
+import {
+  copySqliteToPostgres,
+  type CopyProgress,
+  type CopySummary,
+} from "../store/copy/sqlite-to-postgres.js";
+import { MIGRATIONS } from "../store/postgres/migrations.js";
 import { sqliteFile } from "../store/factory.js";
 import { describeUnknown } from "../unknown-settings.js";
 
@@ -22,6 +27,9 @@ export interface StoreIo {
   err: NodeJS.WritableStream;
   now: () => number;
 }
+
+/** The PostgreSQL schema version a copy migrates its destination to. */
+const CURRENT_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
 /** A long copy says where it stands this often (on stderr); a short one says nothing there. */
 const PROGRESS_EVERY_MS = 2_000;
@@ -41,7 +49,11 @@ export function storeCommand(env: Record<string, string | undefined>, io: StoreI
       "--schema <name>",
       "the schema to copy into; it must hold no hookline data (default: HOOKLINE_PG_SCHEMA or hookline)",
     )
-    .action(async (opts: { to: string; schema?: string }) => {
+    .option(
+      "--dry-run",
+      "run every check the copy runs before it writes (hookline stopped, the store's version, tables and keys, the schema without hookline data or a running hookline) and say what it would copy, writing nothing to PostgreSQL or to the SQLite store; it exits as the copy would, 0 when it would go through. Run it first",
+    )
+    .action(async (opts: { to: string; schema?: string; dryRun?: boolean }) => {
       let config: Readonly<Config>;
       try {
         config = resolveConfig(env);
@@ -63,7 +75,7 @@ export function storeCommand(env: Record<string, string | undefined>, io: StoreI
       // copy never sees.
       const lock = lockForCopy(config.dataDir);
       try {
-        await copy(config, opts.to, schema, file, io);
+        await copy(config, { to: opts.to, schema, dryRun: opts.dryRun === true }, file, io);
       } finally {
         lock.release();
       }
@@ -84,18 +96,29 @@ function lockForCopy(dataDir: string): DataDirLock {
   }
 }
 
+/** Where the copy goes, and whether only to try it. */
+interface CopyTarget {
+  to: string;
+  schema: string;
+  dryRun: boolean;
+}
+
 async function copy(
   config: Readonly<Config>,
-  to: string,
-  schema: string,
+  target: CopyTarget,
   file: string,
   io: StoreIo,
 ): Promise<void> {
+  const { to, schema, dryRun } = target;
   const where = `PostgreSQL ${withoutPassword(to)}, schema ${schema}`;
   const keys = config.encryptionKey
     ? `HOOKLINE_ENCRYPTION_KEY (key ${keyId(config.encryptionKey)})${config.encryptionOldKeys.length > 0 ? " and HOOKLINE_ENCRYPTION_OLD_KEYS" : ""}`
     : null;
-  io.out.write(`copying ${file} to ${where}\n`);
+  io.out.write(
+    dryRun
+      ? `dry run: checking a copy of ${file} to ${where}; nothing is written\n`
+      : `copying ${file} to ${where}\n`,
+  );
   const summary = await copySqliteToPostgres({
     sqliteFile: file,
     to: { connectionString: to, schema, queryTimeoutMs: config.pgQueryTimeoutMs },
@@ -103,21 +126,13 @@ async function copy(
     workerDeadAfterMs: config.workerDeadAfterMs,
     now: io.now,
     onProgress: progressOn(io),
+    dryRun,
   });
-  const width = Math.max(...summary.tables.map((t) => t.table.label.length));
-  for (const { table, rows } of summary.tables) {
-    io.out.write(`  ${`${table.label}:`.padEnd(width + 1)} ${rows}\n`);
-  }
-  const recovered =
-    summary.recovered > 0
-      ? ` (${summary.recovered} of them in flight when hookline stopped: due again, as a restart would leave them)`
-      : "";
-  io.out.write(`  deliveries still to be sent: ${summary.pending}${recovered}\n`);
-  const nuls = summary.nulsReplaced;
-  if (nuls > 0) {
-    io.out.write(
-      `${nuls} text value${nuls === 1 ? "" : "s"} held NUL characters, which PostgreSQL cannot store: each NUL was copied as U+FFFD, as hookline now records one in a receiver's answer\n`,
-    );
+  if (dryRun) io.out.write("the copy would go through, and would copy:\n");
+  printCounts(summary, dryRun, io);
+  if (dryRun) {
+    printDryRunEnd(summary, schema, keys, io);
+    return;
   }
   io.out.write(
     "every table's rows were counted again in PostgreSQL before the commit: they match\n",
@@ -129,6 +144,54 @@ async function copy(
   );
   io.out.write(
     `done: start hookline with DATABASE_URL and HOOKLINE_PG_SCHEMA=${schema}, and the same admin token (HOOKLINE_ADMIN_TOKEN, or this data dir's admin-token); the SQLite store is unchanged, and starting hookline without DATABASE_URL goes back to it\n`,
+  );
+}
+
+/** Rows per table, the deliveries still to be sent and the NULs replaced, copied or to be. */
+function printCounts(summary: CopySummary, dryRun: boolean, io: StoreIo): void {
+  const width = Math.max(...summary.tables.map((t) => t.table.label.length));
+  for (const { table, rows } of summary.tables) {
+    io.out.write(`  ${`${table.label}:`.padEnd(width + 1)} ${rows}\n`);
+  }
+  const recovered =
+    summary.recovered > 0
+      ? ` (${summary.recovered} of them in flight when hookline stopped: ${dryRun ? "they would be due" : "due"} again, as a restart would leave them)`
+      : "";
+  io.out.write(`  deliveries still to be sent: ${summary.pending}${recovered}\n`);
+  const nuls = summary.nulsReplaced;
+  if (nuls > 0) {
+    const values = `${nuls} text value${nuls === 1 ? "" : "s"}`;
+    io.out.write(
+      dryRun
+        ? `${values} ${nuls === 1 ? "holds" : "hold"} NUL characters, which PostgreSQL cannot store: each NUL would be copied as U+FFFD, as hookline now records one in a receiver's answer\n`
+        : `${values} held NUL characters, which PostgreSQL cannot store: each NUL was copied as U+FFFD, as hookline now records one in a receiver's answer\n`,
+    );
+  }
+}
+
+/** What the destination would become, the keys it would need, and that nothing was written. */
+function printDryRunEnd(
+  summary: CopySummary,
+  schema: string,
+  keys: string | null,
+  io: StoreIo,
+): void {
+  const { exists, version } = summary.destination;
+  const made = !exists
+    ? `the schema ${schema} does not exist: the copy would make it (the role needs CREATE on the database) and migrate it to version ${CURRENT_VERSION}`
+    : version === null
+      ? `the schema ${schema} exists without hookline's tables: the copy would migrate it to version ${CURRENT_VERSION}`
+      : version < CURRENT_VERSION
+        ? `the schema ${schema} holds no hookline data, at version ${version}: the copy would migrate it to version ${CURRENT_VERSION}`
+        : `the schema ${schema} holds no hookline data, at this hookline's version (${CURRENT_VERSION})`;
+  io.out.write(`${made}\n`);
+  io.out.write(
+    keys
+      ? `secrets and payloads would be copied sealed as they are: start hookline on PostgreSQL with the same ${keys}\n`
+      : "secrets and payloads would be copied as they are, unencrypted (no HOOKLINE_ENCRYPTION_KEY)\n",
+  );
+  io.out.write(
+    "dry run: nothing was written to PostgreSQL, and the SQLite store is unchanged; to copy, run the same command without --dry-run, hookline still stopped\n",
   );
 }
 

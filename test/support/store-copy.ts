@@ -2,7 +2,9 @@
  * For the tests of `hookline store copy`: running the command in this process, and reading back
  * everything a hookline holds through its API, to compare a SQLite hookline with its copy.
  */
+import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PassThrough } from "node:stream";
 import { storeCommand } from "../../src/cli/store.js";
 import { FieldCipher } from "../../src/security/cipher.js";
@@ -10,6 +12,8 @@ import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { tempDir, type Cleanup } from "./cleanup.js";
 import type { TestHookline } from "./hookline.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
  * A data dir whose store holds one application, one endpoint and `messages` messages (each with
@@ -59,6 +63,40 @@ export async function runStoreCopy(
   } catch (e) {
     run.failure = e as Error;
   }
+  return run;
+}
+
+/** How `hookline store copy` ran as a process of its own: its exit code and what it printed. */
+export interface CopyProcessRun {
+  code: number | string;
+  out: string;
+  err: string;
+}
+
+/**
+ * `hookline store copy <args>` as a process of its own (run from source through tsx), with `env`
+ * as its hookline settings: none of the test run's own HOOKLINE_* variables or DATABASE_URL.
+ */
+export async function spawnStoreCopy(
+  env: Record<string, string>,
+  args: string[],
+): Promise<CopyProcessRun> {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith("HOOKLINE_") && name !== "DATABASE_URL",
+    ),
+  );
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "src/cli/main.ts", "store", "copy", ...args],
+    { cwd: root, env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const run: CopyProcessRun = { code: "unknown", out: "", err: "" };
+  child.stdout.on("data", (d: Buffer) => (run.out += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (run.err += d.toString()));
+  run.code = await new Promise<number | string>((resolve) =>
+    child.on("close", (code, signal) => resolve(code ?? signal ?? "unknown")),
+  );
   return run;
 }
 

@@ -19,6 +19,13 @@ export type DestinationOptions = Pick<
 /** Column name to information_schema's data_type. */
 export type ColumnTypes = ReadonlyMap<string, string>;
 
+/** What the copy finds at the destination before it writes anything. */
+export interface DestinationState {
+  exists: boolean;
+  /** The newest migration its ledger records; null with no ledger (or no schema). */
+  version: number | null;
+}
+
 /** One PostgreSQL schema being written by a copy. */
 export class PostgresDestination {
   private inTransaction = false;
@@ -61,6 +68,19 @@ export class PostgresDestination {
       for (const r of rows as { id: string }[]) found.push(`a running hookline (worker ${r.id})`);
     }
     return found;
+  }
+
+  /**
+   * Whether the schema is there, and the newest migration its ledger records (null without one):
+   * read only, as a dry run reads it, and before migrating, so that a schema a newer hookline
+   * migrated is refused before anything is written.
+   */
+  async state(): Promise<DestinationState> {
+    const { rows } = await this.q("SELECT 1 FROM pg_namespace WHERE nspname = $1", [this.schema]);
+    if (rows.length === 0) return { exists: false, version: null };
+    if (!(await this.exists("hookline_migrations"))) return { exists: true, version: null };
+    const ledger = await this.q(`SELECT max(version) AS v FROM ${this.schema}.hookline_migrations`);
+    return { exists: true, version: (ledger.rows[0] as { v: number | null }).v };
   }
 
   /** Brings the schema to this hookline's version (making it if missing), as `serve` would. */

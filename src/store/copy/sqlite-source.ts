@@ -97,6 +97,29 @@ export class SqliteSource {
     return row?.seq ?? 0;
   }
 
+  /** How many deliveries are in each state. */
+  deliveryStates(): Map<string, number> {
+    const rows = this.db
+      .prepare("SELECT state, count(*) AS n FROM deliveries GROUP BY state")
+      .all() as { state: string; n: number }[];
+    return new Map(rows.map((r) => [r.state, r.n]));
+  }
+
+  /**
+   * How many of `table`'s text values hold a NUL character. SQLite finds them itself, and reads
+   * no BLOB to do so (typeof() looks at a value's type only, and CASE stops there): a message's
+   * payload is one.
+   */
+  nulValues(table: string, columns: readonly string[]): number {
+    const held = columns.map(
+      (c) => `CASE WHEN typeof("${c}") = 'text' THEN instr("${c}", char(0)) > 0 ELSE 0 END`,
+    );
+    const row = this.db
+      .prepare(`SELECT coalesce(sum(${held.join(" + ")}), 0) AS n FROM ${table}`)
+      .get() as { n: number };
+    return row.n;
+  }
+
   /** Open and replaying dead letters per endpoint, as the depth table keeps them. */
   depth(): Map<string, number> {
     const rows = this.db

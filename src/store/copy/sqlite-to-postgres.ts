@@ -6,7 +6,9 @@
  */
 import { HooklineError } from "../../errors.js";
 import type { FieldCipher } from "../../security/cipher.js";
+import { refuseNewerSchema } from "../newer-schema.js";
 import { isUnavailable } from "../postgres/database.js";
+import { MIGRATIONS } from "../postgres/migrations.js";
 import {
   asRestarted,
   COPIED,
@@ -14,12 +16,14 @@ import {
   LEFT_OUT,
   toPostgres,
   type CopiedTable,
+  type SourceRow,
 } from "./plan.js";
 import {
   occupiedError,
   PostgresDestination,
   type ColumnTypes,
   type DestinationOptions,
+  type DestinationState,
 } from "./postgres-destination.js";
 import { SqliteSource } from "./sqlite-source.js";
 
@@ -37,6 +41,11 @@ export interface CopyRequest {
   onProgress?: (p: CopyProgress) => void;
   /** Rows per INSERT (and at most so many bytes of values): defaults suit any installation. */
   batch?: { rows: number; bytes: number };
+  /**
+   * Runs every check up to the first write, then counts what would be copied instead of copying
+   * it: nothing is written to the destination (no schema, migration, lock or sequence).
+   */
+  dryRun?: boolean;
 }
 
 /** Where a copy stands. */
@@ -46,8 +55,10 @@ export interface CopyProgress {
   total: number;
 }
 
-/** What was copied, counted again in the destination before its commit. */
+/** What was copied, counted again in the destination before its commit (or, dry, what would be). */
 export interface CopySummary {
+  /** The destination as the copy found it, before migrating it. */
+  destination: DestinationState;
   tables: { table: CopiedTable; rows: number }[];
   /** Deliveries still to be sent, of which `recovered` were in flight when hookline stopped. */
   pending: number;
@@ -60,7 +71,10 @@ const DEFAULT_BATCH = { rows: 500, bytes: 8 * 1024 * 1024 };
 /** PostgreSQL takes at most 65,535 parameters in one statement. */
 const MAX_PARAMETERS = 65_535;
 
-/** Copies, or throws having written nothing (a refusal) or having rolled everything back. */
+/**
+ * Copies, or throws having written nothing (a refusal) or having rolled everything back. A dry run
+ * runs the same checks, on the same path, and stops before the first write with what it would copy.
+ */
 export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummary> {
   const source = SqliteSource.open(req.sqliteFile);
   try {
@@ -73,12 +87,16 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
       // Before migrating: a schema holding data is refused untouched, even one of an older version.
       const found = await dest.occupied(liveAfter);
       if (found.length > 0) throw occupiedError(dest.schema, found);
+      // A schema a newer hookline migrated: migrating would refuse it, but a dry run does not.
+      const destination = await dest.state();
+      refuseNewerSchema(destination.version, MIGRATIONS, `the PostgreSQL schema "${dest.schema}"`);
+      if (req.dryRun) return countWhatWouldBeCopied(source, destination, req.now());
       await dest.migrate();
       await dest.begin();
       // Again under the lock: a hookline may have written there since the first look.
       const foundNow = await dest.occupied(liveAfter);
       if (foundNow.length > 0) throw occupiedError(dest.schema, foundNow);
-      const summary = await copyTables(source, dest, req);
+      const summary = await copyTables(source, dest, destination, req);
       await checkCounts(source, dest, summary);
       await dest.commit();
       await dest.analyze().catch(() => undefined);
@@ -117,14 +135,47 @@ async function connect(to: DestinationOptions): Promise<PostgresDestination> {
   }
 }
 
+/**
+ * A dry run's summary, read from the source alone: each table's rows, the deliveries still to be
+ * sent as the copy would leave them (asRestarted), and the text values holding NULs, which the copy
+ * would write with U+FFFD (toPostgres). Those of JSON columns, which the copy leaves as they are,
+ * are counted too, but hookline never writes one there: JSON escapes a NUL.
+ */
+function countWhatWouldBeCopied(
+  source: SqliteSource,
+  destination: DestinationState,
+  now: number,
+): CopySummary {
+  const summary = emptySummary(destination);
+  for (const table of COPIED) {
+    summary.tables.push({ table, rows: source.count(table.name) });
+    summary.nulsReplaced += source.nulValues(table.name, source.columns(table.name));
+  }
+  for (const [state, n] of source.deliveryStates()) {
+    countDelivery(summary, { state }, asRestarted("deliveries", { state }, now), n);
+  }
+  return summary;
+}
+
+function emptySummary(destination: DestinationState): CopySummary {
+  return { destination, tables: [], pending: 0, recovered: 0, nulsReplaced: 0 };
+}
+
+/** Counts `n` deliveries, read as `raw` and copied as `copied`, in the summary. */
+function countDelivery(summary: CopySummary, raw: SourceRow, copied: SourceRow, n = 1): void {
+  if (raw.state === "inflight") summary.recovered += n;
+  if (copied.state === "pending") summary.pending += n;
+}
+
 async function copyTables(
   source: SqliteSource,
   dest: PostgresDestination,
+  destination: DestinationState,
   req: CopyRequest,
 ): Promise<CopySummary> {
   const now = req.now();
   const limits = req.batch ?? DEFAULT_BATCH;
-  const summary: CopySummary = { tables: [], pending: 0, recovered: 0, nulsReplaced: 0 };
+  const summary = emptySummary(destination);
   for (const table of COPIED) {
     const columns = source.columns(table.name);
     const types = await dest.columnTypes(table.name);
@@ -137,10 +188,7 @@ async function copyTables(
       for (const batch of source.batches(table.name, columns, table.orderBy, { ...limits, rows })) {
         const values = batch.map((raw) => {
           const row = asRestarted(table.name, raw, now);
-          if (table.name === "deliveries") {
-            if (raw.state === "inflight") summary.recovered++;
-            if (row.state === "pending") summary.pending++;
-          }
+          if (table.name === "deliveries") countDelivery(summary, raw, row);
           return columns.map((c) => {
             const value = toPostgres(row[c], types.get(c)!);
             // The same string back unless it held a NUL: comparing them costs nothing then.
