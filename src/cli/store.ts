@@ -51,7 +51,7 @@ export function storeCommand(env: Record<string, string | undefined>, io: StoreI
     )
     .option(
       "--dry-run",
-      "run every check the copy runs before it writes (hookline stopped, the store's version, tables and keys, the schema without hookline data or a running hookline) and say what it would copy, writing nothing to PostgreSQL or to the SQLite store; it exits as the copy would, 0 when it would go through. Run it first",
+      "run every check the copy runs before it writes (hookline stopped, the store's version, tables and keys, the role's rights to make the schema, the schema without hookline data or a running hookline) and say what it would copy, writing nothing to PostgreSQL or to the SQLite store; it exits as the copy would, 0 when it would go through. Run it first",
     )
     .action(async (opts: { to: string; schema?: string; dryRun?: boolean }) => {
       let config: Readonly<Config>;
@@ -178,7 +178,7 @@ function printDryRunEnd(
 ): void {
   const { exists, version } = summary.destination;
   const made = !exists
-    ? `the schema ${schema} does not exist: the copy would make it (the role needs CREATE on the database) and migrate it to version ${CURRENT_VERSION}`
+    ? `the schema ${schema} does not exist: the copy would make it and migrate it to version ${CURRENT_VERSION}`
     : version === null
       ? `the schema ${schema} exists without hookline's tables: the copy would migrate it to version ${CURRENT_VERSION}`
       : version < CURRENT_VERSION

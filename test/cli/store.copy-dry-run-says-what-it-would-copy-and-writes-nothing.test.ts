@@ -94,7 +94,7 @@ it("says what it would copy, leaves the schema unmade and the SQLite file as it 
     `start hookline on PostgreSQL with the same HOOKLINE_ENCRYPTION_KEY (key ${keyId(key)})`,
   );
   expect(dry.out).toContain(
-    `the schema ${schema} does not exist: the copy would make it (the role needs CREATE on the database)`,
+    `the schema ${schema} does not exist: the copy would make it and migrate it to version `,
   );
   expect(dry.out).toContain("dry run: nothing was written to PostgreSQL");
   expect(await snapshot(schema)).toEqual({

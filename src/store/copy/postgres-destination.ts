@@ -24,6 +24,8 @@ export interface DestinationState {
   exists: boolean;
   /** The newest migration its ledger records; null with no ledger (or no schema). */
   version: number | null;
+  /** The role the copy connects as, and whether it may look into the schema and make its tables. */
+  rights: { role: string; database: string; usage: boolean; make: boolean };
 }
 
 /** One PostgreSQL schema being written by a copy. */
@@ -71,16 +73,29 @@ export class PostgresDestination {
   }
 
   /**
-   * Whether the schema is there, and the newest migration its ledger records (null without one):
-   * read only, as a dry run reads it, and before migrating, so that a schema a newer hookline
-   * migrated is refused before anything is written.
+   * Whether the schema is there, the role's rights on it, and the newest migration its ledger
+   * records: read only, as a dry run reads it, and before migrating, so that what migrating would
+   * refuse is refused before anything is written.
    */
   async state(): Promise<DestinationState> {
     const { rows } = await this.q("SELECT 1 FROM pg_namespace WHERE nspname = $1", [this.schema]);
-    if (rows.length === 0) return { exists: false, version: null };
-    if (!(await this.exists("hookline_migrations"))) return { exists: true, version: null };
+    const exists = rows.length > 0;
+    // Only the rights PostgreSQL checks whatever the schema holds: CREATE on the database to make
+    // it (only when missing, as migrate makes it then only), else USAGE to look into it and
+    // CREATE to make its ledger (IF NOT EXISTS is checked for CREATE all the same).
+    const asked = exists
+      ? "has_schema_privilege($1, 'USAGE') AS usage, has_schema_privilege($1, 'CREATE') AS make"
+      : "true AS usage, has_database_privilege(current_database(), 'CREATE') AS make";
+    const granted = await this.q(
+      `SELECT current_user AS role, current_database() AS database, ${asked}`,
+      exists ? [this.schema] : [],
+    );
+    const rights = granted.rows[0] as DestinationState["rights"];
+    if (!exists || !rights.usage || !(await this.exists("hookline_migrations"))) {
+      return { exists, version: null, rights };
+    }
     const ledger = await this.q(`SELECT max(version) AS v FROM ${this.schema}.hookline_migrations`);
-    return { exists: true, version: (ledger.rows[0] as { v: number | null }).v };
+    return { exists, version: (ledger.rows[0] as { v: number | null }).v, rights };
   }
 
   /** Brings the schema to this hookline's version (making it if missing), as `serve` would. */
@@ -206,6 +221,25 @@ export class PostgresDestination {
       if (isTimeout(err)) this.broken = err as Error;
       throw err;
     }
+  }
+}
+
+/**
+ * Refuses a role that could not make the schema, or look into it and make its tables, as
+ * migrating would fail on it: a dry run does not migrate, and the refusal says what to grant.
+ */
+export function refuseWithoutRights(schema: string, state: DestinationState): void {
+  const { role, database, usage, make } = state.rights;
+  if (!state.exists && !make) {
+    throw new ConfigError(
+      `the PostgreSQL role ${role} cannot make the schema "${schema}": it has no CREATE on the database ${database}. Make the schema for it (CREATE SCHEMA ${schema} AUTHORIZATION ${role}) or grant it CREATE on the database; nothing was written`,
+    );
+  }
+  const lacking = [...(usage ? [] : ["USAGE"]), ...(make ? [] : ["CREATE"])];
+  if (state.exists && lacking.length > 0) {
+    throw new ConfigError(
+      `the PostgreSQL role ${role} cannot make hookline's tables in the schema "${schema}": it has no ${lacking.join(" or ")} on it. Give it the schema (ALTER SCHEMA ${schema} OWNER TO ${role}) or name another with --schema; nothing was written`,
+    );
   }
 }
 

@@ -21,6 +21,7 @@ import {
 import {
   occupiedError,
   PostgresDestination,
+  refuseWithoutRights,
   type ColumnTypes,
   type DestinationOptions,
   type DestinationState,
@@ -84,11 +85,14 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
     const dest = await connect(req.to);
     try {
       const liveAfter = req.now() - req.workerDeadAfterMs;
+      // What migrating would refuse, refused before it (a dry run does not migrate): a role that
+      // cannot make the schema or its tables (first: without USAGE, nothing in it can be read),
+      // and a schema a newer hookline migrated.
+      const destination = await dest.state();
+      refuseWithoutRights(dest.schema, destination);
       // Before migrating: a schema holding data is refused untouched, even one of an older version.
       const found = await dest.occupied(liveAfter);
       if (found.length > 0) throw occupiedError(dest.schema, found);
-      // A schema a newer hookline migrated: migrating would refuse it, but a dry run does not.
-      const destination = await dest.state();
       refuseNewerSchema(destination.version, MIGRATIONS, `the PostgreSQL schema "${dest.schema}"`);
       if (req.dryRun) return countWhatWouldBeCopied(source, destination, req.now());
       await dest.migrate();
