@@ -115,6 +115,16 @@ export class CircuitBreaker {
     }
   }
 
+  /**
+   * The most requests the circuit lets out at once: the trickle's while half-open, else none of
+   * its own (closed: the endpoint's limit; open: the probe, admitted one at a time).
+   */
+  trickle(): number {
+    return this.state === "half-open"
+      ? this.settings.halfOpenConcurrency
+      : Number.POSITIVE_INFINITY;
+  }
+
   /** Asks to send one attempt while `inFlight` attempts to this endpoint are already out. */
   admit(inFlight: number): Admission {
     if (this.state === "closed") return { allowed: true, probe: false };

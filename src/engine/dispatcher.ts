@@ -155,8 +155,9 @@ export class Dispatcher {
       host.recoverLater();
       return;
     }
-    // Checked here, not awaited on every dispatch: most endpoints have no rate limit.
-    if (rt.room() < 0) await this.handBackBeyondRate(rt);
+    // Checked here, not awaited on every dispatch: most endpoints have no rate limit, and a
+    // closed circuit.
+    if (rt.room() < 0) await this.handBackBeyondRoom(rt);
     while (rt.queue.length && host.isRunning()) {
       if (rt.inFlight >= rt.limit.effective) return;
       const throttled = rt.throttle?.wait() ?? 0;
@@ -232,13 +233,15 @@ export class Dispatcher {
   }
 
   /**
-   * A rate-limited endpoint holds one second of requests at most (runtime.ts, `room`), but a claim
-   * may bring it more (a scan's batch is not counted by endpoint, nor is an endpoint known to be
-   * limited before it is loaded), and its limit may be lowered while deliveries wait. Held, they
-   * would wait for the rate in this process's hands, filling them while every other endpoint
-   * waited too: those beyond go back to the store, to be claimed through its index as it sends.
+   * A rate-limited endpoint holds one second of requests at most, and one whose circuit is
+   * half-open its trickle's (runtime.ts, `room`), but a claim may bring it more (a scan's batch is
+   * not counted by endpoint, nor is an endpoint known to be limited before it is loaded; the probe
+   * that turns a circuit half-open makes every delivery it held due at once), and its limit may
+   * be lowered while deliveries wait. Held, they would wait in this process's hands, filling them
+   * while every other endpoint waited too, and read as being sent: those beyond go back to the
+   * store, to be claimed through its index as it sends.
    */
-  private async handBackBeyondRate(rt: EndpointRuntime): Promise<void> {
+  private async handBackBeyondRoom(rt: EndpointRuntime): Promise<void> {
     const over = Math.min(rt.queue.length, -rt.room());
     if (over <= 0) return;
     await this.putBack(rt, (d) => d.dueAt, rt.queue.length - over);

@@ -104,18 +104,22 @@ export class EndpointRuntime {
   isFull(): boolean {
     const waiting = this.inFlight + this.queue.length;
     if (this.breaker.snapshot().state === "open") return waiting > 0;
-    // A rate-limited endpoint holds one second of requests at most: more would wait in hand, under
-    // a lease, for seconds or minutes while other workers could not have them.
+    // A rate-limited endpoint holds one second of requests at most, and a half-open one its
+    // trickle's: more would wait in hand, under a lease, shown as being sent, for seconds or
+    // minutes while other workers could not have them.
     return waiting >= this.limit.effective || this.room() <= 0;
   }
 
   /**
-   * How many more deliveries it may hold: a rate-limited endpoint one second of requests, in
-   * flight and waiting (negative when it holds more); any other as many as a claim brings.
+   * How many more deliveries it may hold, in flight and waiting (negative when it holds more): a
+   * rate-limited endpoint one second of requests; a half-open circuit's endpoint its trickle's
+   * (the rest are pending in the store, as the API shows them, not claimed as if being sent while
+   * they wait for the trickle); any other as many as a claim brings.
    */
   room(): number {
-    if (this.throttleRate === null) return Number.POSITIVE_INFINITY;
-    return this.throttleRate - this.inFlight - this.queue.length;
+    const most = Math.min(this.throttleRate ?? Number.POSITIVE_INFINITY, this.breaker.trickle());
+    if (most === Number.POSITIVE_INFINITY) return most;
+    return most - this.inFlight - this.queue.length;
   }
 
   /** True while the engine must keep this runtime (work in hand or a circuit to remember). */

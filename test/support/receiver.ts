@@ -17,6 +17,8 @@ export interface Reply {
   headers?: Record<string, string>;
   body?: string;
   delayMs?: number;
+  /** Answers only once this settles (after `delayMs`, if both): a request held as long as a test needs. */
+  until?: Promise<unknown>;
 }
 
 export type Behaviour = (req: Received, index: number) => Reply;
@@ -115,6 +117,7 @@ export class Receiver {
     this.notify();
     const reply = this.behaviour(received, index);
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    if (reply.until) await reply.until.catch(() => {});
     this.current--;
     this.perPath.set(path, (this.perPath.get(path) ?? 1) - 1);
     if (res.destroyed) return;

@@ -67,7 +67,7 @@ function whyWaiting(held: Counts["held"]): Node[] {
           c.nextProbeAt ? [" (next probe ", until(c.nextProbeAt), ")"] : "",
           ".",
         ]
-      : ": held back while a probe tests the endpoint.";
+      : ": held back while a few at a time test the endpoint, its probe having got through.";
   return [document.createTextNode(" · "), circuitBadge(c.state), h("span", {}, why)];
 }
 

@@ -19,7 +19,8 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
   const what =
     c.state === "open"
       ? "Deliveries to this endpoint are paused after repeated failures (circuit open)."
-      : "A probe delivery is testing this endpoint before deliveries resume (circuit half-open).";
+      : "The probe got through: a few deliveries at a time test this endpoint before the rest " +
+        "resume (circuit half-open).";
   return h(
     "div",
     { class: `banner circuit-${c.state}`, role: "alert", "data-testid": "circuit-banner" },
@@ -68,7 +69,8 @@ export function heldBy(c: Endpoint["circuit"]): Node[] {
   const why =
     c.state === "open"
       ? [" waits for the circuit's probe", c.nextProbeAt ? [" (", until(c.nextProbeAt), ")"] : ""]
-      : " waits while the circuit's probe tests the endpoint";
+      : " waits its turn: the probe got through, and a few deliveries at a time test the " +
+        "endpoint before the rest go";
   return [document.createTextNode(" · "), circuitBadge(c.state), h("span", {}, why)];
 }
 
