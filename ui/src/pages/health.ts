@@ -13,7 +13,26 @@ const WORDS: Record<CircuitState, string> = {
 export const circuitBadge = (state: CircuitState): HTMLElement =>
   h("span", { class: `badge circuit-${state}` }, `Circuit ${WORDS[state]}`);
 
-/** The banner shown while the circuit is not closed: why, since when, when the next probe runs. */
+/**
+ * The breaker's words for when it probes next, at the end of the reason it wrote as the circuit
+ * changed ("probe failed: HTTP 503; next probe in 10 min, as its Retry-After asked"): a countdown
+ * from then, which a banner shown ten minutes on still said, beside its own from the probe's time.
+ */
+const PROBE_WORDS = /; next probe in [^;]+?(, as its Retry-After asked)?$/;
+
+/** Why the circuit is not closed, without the countdown it was written with. */
+function whyNotClosed(reason: string | null): string {
+  if (!reason) return "repeated failures";
+  const probe = PROBE_WORDS.exec(reason);
+  if (!probe) return reason;
+  const asked = probe[1] ? "; the receiver's Retry-After set when to probe next" : "";
+  return reason.slice(0, probe.index) + asked;
+}
+
+/**
+ * The banner shown while the circuit is not closed: why, since when, and when the next probe runs,
+ * counted down from the probe's time as the page updates.
+ */
 export function circuitBanner(c: Circuit): HTMLElement | null {
   if (c.state === "closed") return null;
   const what =
@@ -28,7 +47,7 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
     h(
       "p",
       {},
-      `Why: ${c.reason ?? "repeated failures"}. Since ${time(c.since)} (`,
+      `Why: ${whyNotClosed(c.reason)}. Since ${time(c.since)} (`,
       ago(c.since),
       ").",
       c.nextProbeAt ? [" Next probe ", until(c.nextProbeAt), ` (${time(c.nextProbeAt)}).`] : "",
