@@ -44,6 +44,12 @@ export interface Endpoint {
   createdAt: string;
 }
 
+/** An endpoint's signing secret, and until when those it replaced still sign (hookline's). */
+export interface EndpointSecret {
+  key: string;
+  previousSecrets: { signsUntil: string }[];
+}
+
 /** Svix's endpoint stats: messages counted by the status of their latest delivery there. */
 export interface EndpointStats {
   success: number;

@@ -14,6 +14,7 @@ import {
   EndpointSecretRotateIn,
   headersOut,
   MAX_CUSTOM_HEADERS,
+  secretOut,
 } from "../schemas/endpoint.js";
 import { GRACE_FULL, rotateSecret } from "../secret-rotation.js";
 
@@ -36,13 +37,14 @@ export function endpointSettingsRoutes(deps: ApiDeps): RouteDef[] {
       method: "GET",
       path: `${base}/secret`,
       operationId: "v1.endpoint.get-secret",
-      summary: "Get the endpoint's current signing secret",
+      summary:
+        "Get the endpoint's current signing secret, and until when those it replaced still sign",
       tag: TAG,
       responses: {
         200: { description: "The secret", schema: EndpointSecretOut },
         404: errors[404],
       },
-      handler: async ({ params }) => ok({ key: (await load(params)).secrets.current }),
+      handler: async ({ params }) => ok(secretOut((await load(params)).secrets, deps.clock.now())),
     }),
     defineRoute({
       method: "POST",

@@ -20,6 +20,7 @@ import {
   EndpointSecretOut,
   EndpointSecretRotateIn,
   headersOut,
+  secretOut,
 } from "../schemas/endpoint.js";
 import { endpointKeys, namesOf } from "../idempotency.js";
 import {
@@ -181,7 +182,8 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
         200: { description: "The secret", schema: EndpointSecretOut },
         404: errors[404],
       },
-      handler: async ({ params }) => ok({ key: (await find(params.endpoint_id!)).secrets.current }),
+      handler: async ({ params }) =>
+        ok(secretOut((await find(params.endpoint_id!)).secrets, deps.clock.now())),
     }),
     defineRoute({
       method: "POST",

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { FieldProblem } from "../../errors.js";
 import { isValidSecret, parseSecret, SECRET_PREFIX } from "../../signing/secret.js";
-import { isSignatureHeaderName } from "../../signing/sign.js";
+import { isSignatureHeaderName, type EndpointSecrets } from "../../signing/sign.js";
 import {
   EventTypeName,
   Metadata,
@@ -11,7 +11,7 @@ import {
   addProblems,
   problemsOf,
 } from "../validation.js";
-import { Timestamp, extension } from "./common.js";
+import { Timestamp, extension, iso } from "./common.js";
 import { DeliveryPolicyDoc, PolicyField } from "./policy.js";
 
 const MAX_URL_LENGTH = 2048;
@@ -189,7 +189,36 @@ export const EndpointPatch = z.object({
   headers: extension(Headers.nullable().optional()),
 });
 
-export const EndpointSecretOut = z.object({ key: z.string() });
+/** Svix EndpointSecretOut, with hookline's word on the secrets the current one replaced. */
+export const EndpointSecretOut = z.object({
+  key: z.string(),
+  previousSecrets: extension(
+    z
+      .array(z.object({ signsUntil: Timestamp }))
+      .describe(
+        "The secrets the current one replaced that hookline still signs with beside it, for " +
+          "their rotation's grace period: when each stops, the latest first (a receiver may see " +
+          "their signatures until then). Their keys are not given. Empty when none signs",
+      ),
+  ),
+});
+
+/** The secret answer at `now`: the current key, and when each replaced one still signing stops. */
+export function secretOut(
+  secrets: EndpointSecrets,
+  now: number,
+): z.output<typeof EndpointSecretOut> {
+  return {
+    key: secrets.current,
+    // Those past their grace period may still be stored until the next rotation lets them go;
+    // they sign no longer (sign.ts, `activeKeys`).
+    previousSecrets: secrets.previous
+      .filter((p) => p.expiresAt > now)
+      .sort((a, b) => b.expiresAt - a.expiresAt)
+      .map((p) => ({ signsUntil: iso(p.expiresAt) })),
+  };
+}
+
 /** Svix EndpointSecretRotateIn: every field optional, so no body at all is `{}`, as in Svix. */
 export const EndpointSecretRotateIn = z
   .object({

@@ -1,9 +1,9 @@
 /** What one can do to an endpoint: edit, disable, delete, reveal or rotate its secret, test it. */
 import { api } from "../api.js";
 import { action, field, h, toast } from "../dom.js";
-import { seconds } from "../format.js";
+import { seconds, time, until } from "../format.js";
 import { refreshNow } from "../live.js";
-import type { Endpoint } from "../types.js";
+import type { Endpoint, EndpointSecret } from "../types.js";
 import { namedTypes, typesOf } from "./endpoints.js";
 
 /** The API names a refused channel by its place ("channels.1: …"); say which one was typed. */
@@ -21,6 +21,26 @@ function rotateQuestion(graceSeconds: number): string {
   return `Rotate the signing secret? ${old}`;
 }
 
+/**
+ * Until when the secrets the current one replaced still sign beside it: a receiver may see their
+ * signatures until then. Once the rotation's question was answered, nothing said so.
+ */
+function replacedNote(replaced: EndpointSecret["previousSecrets"]): (Node | string)[] {
+  if (replaced.length === 0)
+    return ["Only this secret signs: no secret it replaced signs any more."];
+  const times = replaced.flatMap((p, i) => [
+    i === 0 ? "" : i === replaced.length - 1 ? " and " : ", ",
+    `${time(p.signsUntil)} (`,
+    until(p.signsUntil),
+    ")",
+  ]);
+  const [what, whose] =
+    replaced.length === 1
+      ? ["The secret it replaced also signs until ", "its signature"]
+      : [`The ${replaced.length} secrets it replaced also sign, until `, "their signatures"];
+  return [what, ...times, `: the receiver may see ${whose} beside this one's until then.`];
+}
+
 /** The actions on an endpoint, and `follow` to keep them in step with its refreshed state. */
 export function endpointActions(
   appId: string,
@@ -28,6 +48,12 @@ export function endpointActions(
   path: string,
 ): { element: HTMLElement; follow(ep: Endpoint): void } {
   const secret = h("output", { class: "secret", "aria-live": "polite" });
+  const replaced = h("p", { class: "hint", "aria-live": "polite" });
+  const show = async () => {
+    const answer = await api<EndpointSecret>("GET", `${path}/secret`);
+    secret.textContent = answer.key;
+    replaced.replaceChildren(...replacedNote(answer.previousSecrets));
+  };
   // The test event's type: the endpoint's first event type, following its edits until typed over.
   const suggestedType = (e: Endpoint): string => e.filterTypes?.[0] ?? "hookline.test";
   let suggested = suggestedType(ep);
@@ -111,17 +137,16 @@ export function endpointActions(
       h(
         "div",
         { class: "row" },
-        action("Reveal secret", async () => {
-          secret.textContent = (await api<{ key: string }>("GET", `${path}/secret`)).key;
-        }),
+        action("Reveal secret", show),
         action("Rotate secret", async () => {
           if (!confirm(rotateQuestion(current.rotationGracePeriodSeconds))) return;
           await api("POST", `${path}/secret/rotate`, {});
-          secret.textContent = (await api<{ key: string }>("GET", `${path}/secret`)).key;
+          await show();
           toast("Secret rotated");
         }),
       ),
       secret,
+      replaced,
       h("h2", {}, "Availability"),
       h(
         "div",
