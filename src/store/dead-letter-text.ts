@@ -28,6 +28,9 @@ export function finalAnswer(a: FinalAnswerSource | null): {
   };
 }
 
+/** How a replay's result begins when it ended without a request. */
+const UNSENT = "no request was sent: ";
+
 /**
  * "succeeded: HTTP 200 in 12 ms", "failed: connection_refused (…) in 3 ms", as history says it;
  * "no request was sent: endpoint disabled" for a replay that ended before its request went out
@@ -35,13 +38,21 @@ export function finalAnswer(a: FinalAnswerSource | null): {
  */
 export function describeResult(o: DeliveryOutcome): string {
   const a = o.attempt;
-  if (!a) return `no request was sent: ${o.next.kind === "dead" ? o.next.reason : "-"}`;
+  if (!a) return `${UNSENT}${o.next.kind === "dead" ? o.next.reason : "-"}`;
   const verdict = o.next.kind === "succeeded" ? "succeeded" : "failed";
   const what = `${a.status !== null ? `HTTP ${a.status}` : (a.error ?? "error")}${
     a.errorDetail ? ` (${a.errorDetail})` : ""
   }`;
   const asked = o.askedToWait ? `; ${o.askedToWait}` : "";
   return `${verdict}: ${what} in ${a.durationMs} ms${asked}`;
+}
+
+/**
+ * Why a replay ended without a request, from its history entry's result (see
+ * {@link describeResult}): "endpoint disabled", as a delivery given up so says in its record.
+ */
+export function unsentReason(result: string): string {
+  return result.startsWith(UNSENT) ? result.slice(UNSENT.length) : result;
 }
 
 /** The Retry-After part of a replay's history entry (see {@link describeResult}), or null. */

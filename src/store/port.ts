@@ -413,8 +413,9 @@ export interface Store {
   findDeadLetterByDelivery(deliveryId: string): Promise<DeadLetter | null>;
   /**
    * Why hookline gave up on each of these deliveries of one message, by delivery id: as its record
-   * says or, past the depth cap, its tombstone; one with neither is left out. Read by the
-   * deliveries, whatever the records around them.
+   * says or, past the depth cap, its tombstone; for a replay that ended without a request, why, as
+   * its record's history says ("endpoint disabled"); one with none of these is left out. Read by
+   * the deliveries, whatever the records around them.
    */
   deadLetterReasons(
     messageId: string,

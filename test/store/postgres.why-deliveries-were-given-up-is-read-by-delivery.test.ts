@@ -2,8 +2,9 @@
  * Why a page of a message's deliveries was given up on (`deadLetterReasons`, each destination's
  * `delivery.reason`) is read through the records' index by delivery, with sequential scans off so
  * that the plan shows the index that serves it: the page's records alone, however many the
- * message has (one given up at 10,000 endpoints has as many); and its tombstones through their
- * index by message.
+ * message has (one given up at 10,000 endpoints has as many); its tombstones through their
+ * index by message; and a replay's history, for why it ended unsent, through the history's index
+ * by delivery.
  */
 import { expect, it } from "vitest";
 import { useCleanup } from "../support/cleanup.js";
@@ -32,5 +33,6 @@ it("reads the reasons of the deliveries asked for through the records' index by 
   expect(plan.map((n) => n["Index Name"]).filter(Boolean)).toEqual([
     "dead_letters_delivery_id_key",
     "dead_letter_overflow_by_message",
+    "dead_letter_events_by_delivery",
   ]);
 });

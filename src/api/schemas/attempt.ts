@@ -99,9 +99,11 @@ export const MessageEndpointOut = EndpointOut.pick({
         .describe(
           "Why hookline gave up on the delivery, as its dead-letter record says, or past the " +
             "depth cap its tombstone (the attempts alone do not tell a delivery given up unsent, " +
-            "its endpoint disabled while a retry waited, from one whose retries ran out); null " +
-            "while it is not given up, for a replay (a record's reason is the replayed " +
-            "delivery's), or once retention has taken the record",
+            "its endpoint disabled while a retry waited, from one whose retries ran out); for a " +
+            "replay that ended without a request (withdrawn: its endpoint was disabled while it " +
+            "waited), why, as its record's history says; null while it is not given up, for a " +
+            "replay that was sent (its one attempt says how it went), or once retention has " +
+            "taken the record",
         ),
       endsUnsent: z
         .object({ at: Timestamp, reason: z.string() })

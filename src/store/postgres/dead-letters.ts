@@ -31,6 +31,7 @@ import {
   REPLAY_ENDED,
   replayEnding,
   resolvedByResend,
+  unsentReason,
 } from "../dead-letter-text.js";
 import { DEAD_LETTERS as S } from "./dlq-statements.js";
 import { paginate } from "./pagination.js";
@@ -283,7 +284,8 @@ export class DeadLetters {
     const found = new Map<string, string>();
     if (deliveryIds.length === 0) return found;
     for (const r of await all(this.pool, S.reasonsOf, [messageId, deliveryIds])) {
-      found.set(String(r.delivery_id), String(r.reason));
+      const reason = String(r.reason);
+      found.set(String(r.delivery_id), r.unsent === true ? unsentReason(reason) : reason);
     }
     return found;
   }

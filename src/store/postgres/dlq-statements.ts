@@ -33,10 +33,15 @@ export const DEAD_LETTERS = {
   lock: "SELECT * FROM dead_letters WHERE id = $1 FOR UPDATE",
   byDelivery: "SELECT * FROM dead_letters WHERE delivery_id = $1",
   // Through the records' unique index on delivery_id: a page's deliveries, never the others;
-  // and the message's tombstones (most have none), whose reasons were said nowhere else.
-  reasonsOf: `SELECT delivery_id, reason FROM dead_letters WHERE delivery_id = ANY($2::text[])
-    UNION ALL SELECT delivery_id, reason FROM dead_letter_overflow
-    WHERE message_id = $1 AND delivery_id = ANY($2::text[])`,
+  // the message's tombstones (most have none), whose reasons were said nowhere else; and, through
+  // the history's index by delivery, why a replay delivery ended unsent (its record is the
+  // replayed delivery's, and only its history says so).
+  reasonsOf: `SELECT delivery_id, reason, false AS unsent FROM dead_letters
+    WHERE delivery_id = ANY($2::text[])
+    UNION ALL SELECT delivery_id, reason, false FROM dead_letter_overflow
+    WHERE message_id = $1 AND delivery_id = ANY($2::text[])
+    UNION ALL SELECT delivery_id, result, true FROM dead_letter_events
+    WHERE delivery_id = ANY($2::text[]) AND action = 'replay_withdrawn'`,
   requestOf: `SELECT actor, job_id FROM dead_letter_events
     WHERE delivery_id = $1 AND action = 'replay_requested' ORDER BY seq LIMIT 1`,
   // The state guard is what makes a replay single: a second request finds it replaying (or

@@ -31,6 +31,7 @@ import {
   finalAnswer,
   resolvedByResend,
   type FinalAnswerSource,
+  unsentReason,
 } from "../dead-letter-text.js";
 import type { DeadLetterStatements } from "./dlq-statements.js";
 import { paginate } from "./pagination.js";
@@ -311,7 +312,8 @@ export class DeadLetters {
     if (deliveryIds.length === 0) return found;
     const q = { message: messageId, deliveries: JSON.stringify(deliveryIds) };
     for (const r of this.s.reasonsOf.all(q) as Row[]) {
-      found.set(String(r.delivery_id), String(r.reason));
+      const reason = String(r.reason);
+      found.set(String(r.delivery_id), r.unsent === 1 ? unsentReason(reason) : reason);
     }
     return found;
   }

@@ -36,11 +36,16 @@ export function prepareDeadLetters(db: Db) {
     get: p("SELECT * FROM dead_letters WHERE id = ?"),
     byDelivery: p("SELECT * FROM dead_letters WHERE delivery_id = ?"),
     // Through the records' unique index on delivery_id: a page's deliveries, never the others;
-    // and the message's tombstones (most have none), whose reasons were said nowhere else.
-    reasonsOf: p(`SELECT delivery_id, reason FROM dead_letters
+    // the message's tombstones (most have none), whose reasons were said nowhere else; and,
+    // through the history's index by delivery, why a replay delivery ended unsent (its record is
+    // the replayed delivery's, and only its history says so).
+    reasonsOf: p(`SELECT delivery_id, reason, 0 AS unsent FROM dead_letters
       WHERE delivery_id IN (SELECT value FROM json_each(@deliveries))
-      UNION ALL SELECT delivery_id, reason FROM dead_letter_overflow
-      WHERE message_id = @message AND delivery_id IN (SELECT value FROM json_each(@deliveries))`),
+      UNION ALL SELECT delivery_id, reason, 0 FROM dead_letter_overflow
+      WHERE message_id = @message AND delivery_id IN (SELECT value FROM json_each(@deliveries))
+      UNION ALL SELECT delivery_id, result, 1 FROM dead_letter_events
+      WHERE delivery_id IN (SELECT value FROM json_each(@deliveries))
+        AND action = 'replay_withdrawn'`),
     requestOf: p(`SELECT actor, job_id FROM dead_letter_events
       WHERE delivery_id = ? AND action = 'replay_requested' ORDER BY seq LIMIT 1`),
     // The state guard is what makes a replay single: a second request finds it replaying. A

@@ -336,6 +336,10 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
         result: "no request was sent: endpoint disabled",
         deliveryId: unsent.id,
       });
+      // Its delivery says why it ended, as the original's would; the one sent says nothing.
+      expect(await t.store.deadLetterReasons(record.messageId, [failed.id, unsent.id])).toEqual(
+        new Map([[unsent.id, "endpoint disabled"]]),
+      );
     });
   });
 

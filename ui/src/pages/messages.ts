@@ -202,6 +202,13 @@ interface Destination {
  */
 function givenUpBecause(d: Destination, last: Attempt | undefined): string {
   const recorded = d.delivery?.reason;
+  // A replay withdrawn unsent (its endpoint disabled while it waited) has no attempt of its own,
+  // but the delivery it replays was sent: "it was never sent" denied the attempts listed below.
+  if (d.delivery?.origin === "replay" && !d.delivery.attemptCount) {
+    const why = recorded ? ` (${recorded})` : "";
+    const before = last ? `; the last attempt before it: ${attemptResult(viewOf(last))}` : "";
+    return `its replay from the dead-letter queue was not sent${why}${before}`;
+  }
   if (!last || !d.delivery?.attemptCount) {
     return recorded ? `it was never sent (${recorded})` : "it was never sent";
   }
