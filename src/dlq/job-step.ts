@@ -186,8 +186,9 @@ export function withSkips(reason: string, skips: { detail: string; records: numb
 /**
  * What a job slower than one replay a second waits for between its replays, or null for a faster
  * one. Its window is one replay, which each replay fills: until its next token is due (up to
- * 100 s away) it waits for its rate, whether or not the replay's result is in. A faster job waits
- * for a token a fraction of a second at most, too briefly to say.
+ * 100 s away) it waits for its rate, whether or not the replay's result is in (the runner says
+ * results instead while a replay is out if results, not the rate, held the job back last). A
+ * faster job waits for a token a fraction of a second at most, too briefly to say.
  */
 export function rateWait(job: ReplayJob): string | null {
   if (job.ratePerSecond >= 1) return null;

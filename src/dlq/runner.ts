@@ -255,6 +255,12 @@ export class ReplayJobRunner {
     let shownReason = prepared.reason;
     // The canary's verdict once given: it stands until the rest's first replay goes.
     let verdict: string | undefined;
+    // What last held a slow job back on its own: its rate (a result came in before the next
+    // token was due) or its results (the token came first). While a replay is out and the token
+    // is not due either, both hold it, and the reason stays the one that did last: a receiver
+    // slower than the rate otherwise read "waiting for its rate" as each replay went and "waiting
+    // for results" once its token was due, two lines a replay for a CLI following the job.
+    let heldBy: "rate" | "results" | null = null;
     while (this.running && !run.stopped) {
       const seen = run.signal.version;
       try {
@@ -278,6 +284,7 @@ export class ReplayJobRunner {
           case "enqueue": {
             const wait = bucket.take();
             if (wait > 0) {
+              heldBy = "rate";
               // A slow job reaches its verdict between two tokens: replaced here, it would show
               // for a moment only, unseen by the CLI or the dashboard following the job.
               const reason = shownReason === verdict ? null : rateWait(job);
@@ -301,8 +308,12 @@ export class ReplayJobRunner {
             break;
           }
           case "wait": {
-            // A full window with the next token not yet due: the rate holds the job, not results.
-            const reason = (step.window && bucket.wait() > 0 ? rateWait(job) : null) ?? step.reason;
+            // A full window with the next token due: results alone hold the job. With the token
+            // not due either, both do: it is said to wait for what held it back alone last time.
+            const tokenDue = step.window && bucket.wait() === 0;
+            if (tokenDue) heldBy = "results";
+            const byRate = step.window && !tokenDue && heldBy !== "results";
+            const reason = (byRate ? rateWait(job) : null) ?? step.reason;
             if (!(await show(reason))) return await this.letGo(job.id);
             await run.signal.wait(seen, (done) => this.realTimer(done, this.pollMs));
             break;
