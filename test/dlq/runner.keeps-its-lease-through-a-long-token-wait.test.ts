@@ -39,6 +39,9 @@ it("renews its lease while it waits for a token, so no other runner takes the jo
 
   // The first replay comes back as the engine would report it; the next token is 100 s away.
   const updates = vi.spyOn(store, "updateReplayJob");
+  // The runner's waits on the clock for its next renewal (its looks wait an hour).
+  const timers = vi.spyOn(clock, "setTimer");
+  const waits = () => timers.mock.calls.filter(([, ms]) => ms === LEASE_MS / 3).length;
   const [replay] = await claimAll(store, clock.now());
   const { changes } = await store.recordAttempts([replayOutcome(replay!, clock.now(), true)]);
   for (const change of changes) events.emit({ type: "dead-letter", change });
@@ -47,7 +50,13 @@ it("renews its lease while it waits for a token, so no other runner takes the jo
 
   // Through the wait, the runner says it still holds the job at least every third of the lease.
   let renewals = updates.mock.calls.length;
+  let armed = 0;
   for (let waited = 0; waited < 60_000; waited += LEASE_MS / 3) {
+    // Time moves on once the runner waits on the clock. Moved while it was still between its
+    // renewal's answer and its wait (as a loaded machine let happen), the wait began a third of
+    // the lease later than the test counted, and no renewal came.
+    await vi.waitFor(() => expect(waits()).toBeGreaterThan(armed), WAIT);
+    armed = waits();
     clock.advance(LEASE_MS / 3);
     await vi.waitFor(() => expect(updates.mock.calls.length).toBeGreaterThan(renewals), WAIT);
     renewals = updates.mock.calls.length;
