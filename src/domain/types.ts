@@ -238,6 +238,11 @@ export interface ReplayJob {
   note: string | null;
   /** Why it stopped, was cancelled, or is waiting. */
   reason: string | null;
+  /**
+   * Until when the runner that took it up holds it (renewed as it runs); null, or past, when no
+   * runner does: a running job is then taken up by the next runner with room.
+   */
+  leaseUntil: number | null;
   progress: {
     /** Records selected; null until the job starts and takes its selection. */
     total: number | null;

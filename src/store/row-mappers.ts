@@ -203,6 +203,7 @@ export function rowMappers({ json, bool }: RowDecoders) {
       createdBy: String(r.created_by),
       note: str(r.note),
       reason: str(r.reason),
+      leaseUntil: num(r.lease_until),
       progress: {
         total: num(r.total),
         queued: Number(r.queued),

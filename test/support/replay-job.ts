@@ -19,6 +19,7 @@ export function aRunningJob(
     createdBy: "ops",
     note: null,
     reason: null,
+    leaseUntil: null,
     progress: {
       total: 30,
       queued: 0,

@@ -215,7 +215,8 @@ export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
           iterator: query.iterator ?? null,
           order: query.order ?? "descending",
         });
-        return ok(listAnswer({ ...page, data: page.data.map(replayJobOut) }));
+        const now = clock.now();
+        return ok(listAnswer({ ...page, data: page.data.map((j) => replayJobOut(j, now)) }));
       },
     }),
   ];

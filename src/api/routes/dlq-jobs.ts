@@ -20,7 +20,7 @@ import { DLQ_TAG, dlqErrors, endpointFilter } from "./dlq.js";
 
 /** Bulk replay jobs and the Svix recover call. */
 export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
-  const { store, dlq } = deps;
+  const { store, dlq, clock } = deps;
   const base = "/api/v1/dlq/replay";
   const common = { tag: DLQ_TAG, extension: true };
   return [
@@ -64,7 +64,7 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
           note: body.note ?? null,
           actor: actorOf(request),
         });
-        return { status: 202, body: replayJobOut(job) };
+        return { status: 202, body: replayJobOut(job, clock.now()) };
       },
     }),
     defineRoute({
@@ -77,7 +77,7 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
         200: { description: "The job", schema: ReplayJobOut },
         404: { description: "No such job", schema: HttpError },
       },
-      handler: async ({ params }) => ok(replayJobOut(await dlq.job(params.job_id!))),
+      handler: async ({ params }) => ok(replayJobOut(await dlq.job(params.job_id!), clock.now())),
     }),
     defineRoute({
       ...common,
@@ -93,7 +93,7 @@ export function dlqJobRoutes(deps: ApiDeps): RouteDef[] {
         409: dlqErrors[409],
       },
       handler: async ({ params, request }) =>
-        ok(replayJobOut(await dlq.cancelJob(params.job_id!, actorOf(request)))),
+        ok(replayJobOut(await dlq.cancelJob(params.job_id!, actorOf(request)), clock.now())),
     }),
     defineRoute({
       method: "POST",

@@ -13,6 +13,7 @@ import type {
 } from "../../domain/types.js";
 import { DATE_TIME_ERROR, EventTypeName, listQueryOf, QueryTime } from "../validation.js";
 import { isLater, isNamedTime, namedTime, type NamedTime } from "../named-time.js";
+import { reasonShown } from "../../dlq/job-reason.js";
 import { Timestamp, iso } from "./common.js";
 
 const DLQ_STATES = ["open", "replaying", "resolved", "abandoned"] as const;
@@ -358,7 +359,14 @@ export const ReplayJobOut = z.object({
   startAt: Timestamp,
   createdBy: z.string(),
   note: z.string().nullable(),
-  reason: z.string().nullable(),
+  reason: z
+    .string()
+    .nullable()
+    .describe(
+      "What a running job waits for, its canary's verdict, why a scheduled one due has not " +
+        "started, or why an ended one ended; of a running job no hookline process holds (the " +
+        "one running it stopped or was killed) that it waits to be taken up again",
+    ),
   progress: z.object({
     total: z.int().nullable(),
     queued: z.int(),
@@ -377,8 +385,8 @@ export const ReplayJobOut = z.object({
   finishedAt: Timestamp.nullable(),
 });
 
-/** A job as the API shows it. */
-export function replayJobOut(j: ReplayJob): z.output<typeof ReplayJobOut> {
+/** A job as the API shows it at `now` (its reason is worked out then: see reasonShown). */
+export function replayJobOut(j: ReplayJob, now: number): z.output<typeof ReplayJobOut> {
   const p = j.progress;
   const { since, until, ...selection } = j.selection;
   return {
@@ -396,7 +404,7 @@ export function replayJobOut(j: ReplayJob): z.output<typeof ReplayJobOut> {
     startAt: iso(j.startAt),
     createdBy: j.createdBy,
     note: j.note,
-    reason: j.reason,
+    reason: reasonShown(j, now),
     progress: {
       ...p,
       waiting: p.total === null ? null : p.total - p.queued - p.skipped,

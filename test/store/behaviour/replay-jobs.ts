@@ -63,13 +63,20 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
         note: "after the outage",
         progress: { total: null, queued: 0, succeeded: 0, failed: 0, skipped: 0, withdrawn: 0 },
         startedAt: null,
+        leaseUntil: null,
       });
       expect(await t.store.nextReplayJobAt()).toBe(T0 + 2 * HOUR);
       const claim = (now: number, runner = RUNNER) =>
         t.store.claimReplayJobs({ now, leaseUntil: now + MINUTE, limit: 10, runner });
       expect(await claim(T0 + HOUR)).toEqual([]);
       const [taken] = await claim(T0 + 2 * HOUR);
-      expect(taken).toMatchObject({ id: job.id, state: "running", startedAt: T0 + 2 * HOUR });
+      // Its lease is read back with it: the API says whether anyone holds a running job.
+      expect(taken).toMatchObject({
+        id: job.id,
+        state: "running",
+        startedAt: T0 + 2 * HOUR,
+        leaseUntil: T0 + 2 * HOUR + MINUTE,
+      });
       expect(await t.store.nextReplayJobAt()).toBeNull();
       expect(await claim(T0 + 2 * HOUR + SECOND)).toEqual([]);
       // Its holder went away: once the lease has run out, another may take it up.
