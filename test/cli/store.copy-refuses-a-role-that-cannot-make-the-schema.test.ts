@@ -3,7 +3,10 @@
  * a schema made for the role. A role without it failed at the migration, after the dry run had
  * said the copy would go through, with PostgreSQL's "permission denied" as a copy that failed and
  * was rolled back. Both now refuse it before anything is written, naming the right missing and
- * how to give it; a schema the role owns, without CREATE on the database, is copied into.
+ * how to give it; a schema the role owns, without CREATE on the database, is copied into. A
+ * schema whose tables another role made, which this one cannot read, fails both at their first
+ * look: that was said as a copy written in one transaction and rolled back, by the dry run too,
+ * when nothing had been written; both now say nothing was.
  */
 import { randomBytes } from "node:crypto";
 import { expect, it } from "vitest";
@@ -82,4 +85,31 @@ it("refuses a role that cannot make the schema, dry or not, and copies into one 
   const copied = await spawnStoreCopy(env, args);
   expect(copied.code, copied.err).toBe(0);
   expect(await adminQuery(`SELECT count(*)::int AS n FROM ${schema}.messages`)).toEqual([{ n: 2 }]);
+}, 60_000);
+
+it("says nothing was written when it cannot read what another role made, dry or not", async () => {
+  const { dir } = await aSqliteDataDir(cleanup, { messages: 2 });
+  const { role, url } = await aRole();
+  const schema = freshSchemaName();
+  cleanup.push(() => dropSchema(schema));
+  // A schema another role made and migrated, its tables that role's: this one may make tables
+  // there, but not read the ledger. The copy fails at its first look, before writing anything.
+  await adminQuery(`CREATE SCHEMA ${schema}`);
+  await adminQuery(
+    `CREATE TABLE ${schema}.hookline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+  );
+  await adminQuery(`GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${role}`);
+  const args = ["--to", url, "--schema", schema];
+
+  const dry = await spawnStoreCopy({ HOOKLINE_DATA_DIR: dir }, [...args, "--dry-run"]);
+  const real = await spawnStoreCopy({ HOOKLINE_DATA_DIR: dir }, args);
+  expect([dry.code, real.code]).toEqual([1, 1]);
+  expect(dry.err).toBe(real.err);
+  // Not "written in one transaction, rolled back": nothing was, and a dry run never writes.
+  expect(real.err).toBe(
+    `hookline: the copy cannot go ahead: permission denied for table hookline_migrations; nothing was written to the PostgreSQL schema "${schema}", and the SQLite store is unchanged\n`,
+  );
+  expect(
+    await adminQuery(`SELECT tablename FROM pg_tables WHERE schemaname = $1`, [schema]),
+  ).toEqual([{ tablename: "hookline_migrations" }]);
 }, 60_000);

@@ -83,6 +83,8 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
     checkEveryTableIsPlanned(source.tables());
     source.checkKeys(req.cipher);
     const dest = await connect(req.to);
+    // Up to the migration only read: a failure before it (a dry run's among them) wrote nothing.
+    let writing = false;
     try {
       const liveAfter = req.now() - req.workerDeadAfterMs;
       // What migrating would refuse, refused before it (a dry run does not migrate): a role that
@@ -95,6 +97,7 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
       if (found.length > 0) throw occupiedError(dest.schema, found);
       refuseNewerSchema(destination.version, MIGRATIONS, `the PostgreSQL schema "${dest.schema}"`);
       if (req.dryRun) return countWhatWouldBeCopied(source, destination, req.now());
+      writing = true;
       await dest.migrate();
       await dest.begin();
       // Again under the lock: a hookline may have written there since the first look.
@@ -106,7 +109,7 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
       await dest.analyze().catch(() => undefined);
       return summary;
     } catch (err) {
-      throw failed(err, dest.schema);
+      throw failed(err, dest.schema, writing);
     } finally {
       await dest.close();
     }
@@ -251,10 +254,18 @@ async function checkCounts(
 }
 
 /** Any failure past the first look at the destination, said with what became of it. */
-function failed(err: unknown, schema: string): unknown {
+function failed(err: unknown, schema: string, writing: boolean): unknown {
   if (err instanceof HooklineError && err.code === "config") return err;
   const root = err instanceof HooklineError && err.cause ? err.cause : err;
   const lost = isUnavailable(root) ? " (PostgreSQL was lost or did not answer)" : "";
+  if (!writing) {
+    // Said alike by the dry run and the copy, as its refusals are.
+    return new HooklineError(
+      "copy_failed",
+      `the copy cannot go ahead${lost}: ${messageOf(err)}; nothing was written to the PostgreSQL schema "${schema}", and the SQLite store is unchanged`,
+      { cause: err },
+    );
+  }
   return new HooklineError(
     "copy_failed",
     `the copy failed${lost}: ${messageOf(err)}; none of its rows were kept in the PostgreSQL schema "${schema}" (they were written in one transaction, rolled back), and the SQLite store is unchanged`,
