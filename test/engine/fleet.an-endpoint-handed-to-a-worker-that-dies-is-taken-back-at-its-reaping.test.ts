@@ -1,9 +1,11 @@
 /**
  * Worker A owns two busy endpoints; worker B joins, and A hands one of them (E) over, as it owns
- * more than its share. B takes E and dies at once (it stops beating, as after a SIGKILL). A is
- * the only worker left, and the one that hands over does not take an endpoint back for 5 s: so
- * when A declares B dead and frees E, that quiet must not hold E back too. With a dead-after
- * time under 5 s, E waited for the quiet to end, past the dead-after time scaling.md promises.
+ * more than its share. B dies (it stops beating, as after a SIGKILL), either once it has taken E
+ * (reaping B frees it) or before it has claimed it (E has no owner at all, and reaping B frees
+ * nothing). A is the only worker left, and the one that hands over does not take an endpoint back
+ * for 5 s: so when A declares B dead, that quiet must not hold E back, in either case. With a
+ * dead-after time under 5 s, E waited for the quiet to end, past the dead-after time scaling.md
+ * promises: about 4 s after the reaping.
  */
 import { describe, expect, it } from "vitest";
 import { useCleanup } from "../support/cleanup.js";
@@ -19,7 +21,8 @@ const B = "wkr_b";
 describe("an endpoint handed to a worker that then dies", () => {
   const cleanup = useCleanup();
 
-  it("is taken back by the worker that handed it over as soon as it declares the other dead", async () => {
+  /** A hands E to B, which takes it (or not) and dies; A must send to E soon after the reaping. */
+  async function handedOverThenDies(bClaimsFirst: boolean): Promise<void> {
     const schema = freshSchemaName();
     const store = await aSharedStore(cleanup, schema);
     const coordination = store.coordination!;
@@ -69,20 +72,23 @@ describe("an endpoint handed to a worker that then dies", () => {
       );
       return rows.map((r) => String(r.id));
     };
-    await expect.poll(unowned, { timeout: 20 * HEARTBEAT_MS }).toHaveLength(1);
+    await expect.poll(unowned, { timeout: 20 * HEARTBEAT_MS, interval: 10 }).toHaveLength(1);
     const [e] = await unowned();
 
-    // B takes E with a claim of its own, then dies: no heartbeat from here on.
-    const now = Date.now();
-    const claimed = await store.claimDue({
-      now,
-      limit: 2,
-      excludeEndpoints: [],
-      leaseUntil: now + 60_000,
-      endpointId: e!,
-      worker: { id: B, deadBefore: now - DEAD_AFTER_MS, onContended: () => {} },
-    });
-    expect(claimed).toHaveLength(2);
+    if (bClaimsFirst) {
+      // B takes E with a claim of its own.
+      const now = Date.now();
+      const claimed = await store.claimDue({
+        now,
+        limit: 2,
+        excludeEndpoints: [],
+        leaseUntil: now + 60_000,
+        endpointId: e!,
+        worker: { id: B, deadBefore: now - DEAD_AFTER_MS, onContended: () => {} },
+      });
+      expect(claimed).toHaveLength(2);
+    }
+    // B dies: no heartbeat from here on.
     beating = false;
     await beats;
     const diedAt = Date.now();
@@ -96,5 +102,13 @@ describe("an endpoint handed to a worker that then dies", () => {
     const sentAfter = () => rx.requests.filter((r) => r.path === path && r.at > diedAt).length;
     await expect.poll(sentAfter, { timeout: 20 * HEARTBEAT_MS, interval: 10 }).toBeGreaterThan(0);
     expect(a.fleet!.owned.has(e!)).toBe(true);
+  }
+
+  it("is taken back by the worker that handed it over as soon as it declares the other dead", async () => {
+    await handedOverThenDies(true);
+  }, 30_000);
+
+  it("is taken back so too when the other died before claiming it, owned by nobody", async () => {
+    await handedOverThenDies(false);
   }, 30_000);
 });
