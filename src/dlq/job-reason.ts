@@ -20,7 +20,7 @@ export function reasonShown(job: ReplayJob, now: number): string | null {
       ? ""
       : ` (its hold on the job ran out at ${new Date(job.leaseUntil).toISOString()})`;
   return (
-    `waiting to be taken up again: the hookline process running it stopped${ranOut}; ` +
+    `waiting to be taken up again: the hookline process running it stopped holding it${ranOut}; ` +
     "the next process with room for another replay job takes it up and carries on where it was"
   );
 }

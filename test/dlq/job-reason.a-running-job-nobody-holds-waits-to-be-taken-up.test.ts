@@ -17,7 +17,7 @@ it("shows what the runner holding a running job wrote", () => {
 
 it("says a running job whose lease ran out waits to be taken up again, and since when", () => {
   expect(reasonShown(job({ leaseUntil: NOW - 60_000 }), NOW)).toBe(
-    "waiting to be taken up again: the hookline process running it stopped (its hold on the job " +
+    "waiting to be taken up again: the hookline process running it stopped holding it (its hold on the job " +
       "ran out at 2026-03-02T09:39:00.000Z); the next process with room for another replay job " +
       "takes it up and carries on where it was",
   );
@@ -27,7 +27,7 @@ it("says a running job whose lease ran out waits to be taken up again, and since
 
 it("says so of a running job let go at a start, without a time", () => {
   expect(reasonShown(job({ leaseUntil: null }), NOW)).toBe(
-    "waiting to be taken up again: the hookline process running it stopped; the next process " +
+    "waiting to be taken up again: the hookline process running it stopped holding it; the next process " +
       "with room for another replay job takes it up and carries on where it was",
   );
 });

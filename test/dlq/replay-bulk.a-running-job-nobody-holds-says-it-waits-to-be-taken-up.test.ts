@@ -31,7 +31,7 @@ import { PostgresStore } from "../../src/store/postgres/store.js";
 const cleanup = useCleanup();
 
 const TAKEN_UP =
-  /^waiting to be taken up again: the hookline process running it stopped \(its hold on the job ran out at (\S+)\); the next process with room for another replay job takes it up and carries on where it was$/;
+  /^waiting to be taken up again: the hookline process running it stopped holding it \(its hold on the job ran out at (\S+)\); the next process with room for another replay job takes it up and carries on where it was$/;
 
 it("says a running job nobody holds waits to be taken up again, while every runner is full", async () => {
   const schema = freshSchemaName();
