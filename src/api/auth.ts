@@ -218,7 +218,9 @@ function accessOfRequest(
   // /metrics is the one route outside /api/ (where Prometheus expects it); it is guarded too.
   // Anything else outside /api/ is the dashboard's pages and assets, which are public.
   if (!path.startsWith("/api/") && path !== "/metrics") return "public";
-  if (routeUrl === undefined) return "admin"; // an unknown route, answered 404 to admins only
+  // An unknown route under /api/ needs a token, of any kind: its 404 names only what the caller
+  // sent, and a 403 would tell an application's token that an admin token would do better.
+  if (routeUrl === undefined) return "any";
   const method = request.method === "HEAD" ? "GET" : request.method;
   // A route not in the API's list (none should be) needs an admin token, like any not said open.
   return accessByRoute.get(`${method} ${routeUrl}`) ?? "admin";

@@ -2,8 +2,11 @@
  * The Svix client calls api.md lists under "What hookline does not have" answer 404 with a body
  * that names the route hookline does not serve, so a client user sees at once that the call is
  * not there rather than that a resource is missing; nothing is changed. The calls hookline has
- * beside them keep working.
+ * beside them keep working. So they do for an application's token (a portal link's, a customer's
+ * backend): no token reaches a route hookline does not have, so "this route needs an admin token"
+ * would send its holder to ask an operator for one that does no better.
  */
+import { Svix } from "svix";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startApi, type ApiHarness } from "./harness.js";
 
@@ -17,10 +20,10 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 
-it("answers each with 404 naming its route", async () => {
-  const s = api.svix;
+/** Each call hookline does not have, made through `s` on the application `shop`. */
+function unsupportedCalls(s: Svix): [string, () => Promise<unknown>][] {
   const since = new Date(Date.now() - 60_000);
-  const calls: [string, () => Promise<unknown>][] = [
+  return [
     ["endpoint.transformationGet", () => s.endpoint.transformationGet("shop", "orders")],
     [
       "endpoint.patchTransformation",
@@ -49,6 +52,10 @@ it("answers each with 404 naming its route", async () => {
     ],
     ["backgroundTask.list", () => s.backgroundTask.list()],
   ];
+}
+
+/** Makes each call and expects a 404 whose detail names the route. */
+async function expectEach404(calls: [string, () => Promise<unknown>][]): Promise<void> {
   for (const [name, call] of calls) {
     const err = (await call().then(
       () => null,
@@ -57,7 +64,29 @@ it("answers each with 404 naming its route", async () => {
     expect(err?.code, name).toBe(404);
     expect(err?.body?.detail, name).toMatch(/^no route for /);
   }
+}
+
+it("answers each with 404 naming its route", async () => {
+  const s = api.svix;
+  await expectEach404(unsupportedCalls(s));
   // Nothing was taken away, and the calls hookline has still answer.
   expect((await s.message.get("shop", msgId)).payload).toEqual({ a: 1 });
   expect(await s.endpoint.getStats("shop", "orders")).toMatchObject({ success: 0 });
+});
+
+it("answers an application's token the same, not 403", async () => {
+  const made = await api.call("POST", "/api/v1/tokens", {
+    name: "shop backend",
+    scope: "app",
+    appId: "shop",
+  });
+  const { token } = (await made.json()) as { token: string };
+  const s = new Svix(token, { serverUrl: api.url });
+  await expectEach404(unsupportedCalls(s));
+  // Its own routes still answer it, and an admin route it may not call is still 403.
+  expect((await s.message.get("shop", msgId)).payload).toEqual({ a: 1 });
+  const tokens = await api.call("GET", "/api/v1/tokens", undefined, {
+    authorization: `Bearer ${token}`,
+  });
+  expect(tokens.status).toBe(403);
 });
