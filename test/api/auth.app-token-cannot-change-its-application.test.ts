@@ -1,7 +1,9 @@
 /**
  * An application's token (a customer's, or a portal link's) reads its application but cannot
  * change or delete the record itself: a token that could rename the application's uid to one not
- * yet taken would capture the messages later sent for a new customer with that uid.
+ * yet taken would capture the messages later sent for a new customer with that uid. Its delivery
+ * policy has a route of its own under the application's path, which the token may use, as it may
+ * set its endpoints' policies (which take precedence over the application's).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type ApiHarness } from "./harness.js";
@@ -49,6 +51,22 @@ describe("an application's token on its own application record", () => {
       });
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ id: appId, uid: "app-a" });
+    }
+  });
+
+  it("may set its delivery policy, which its endpoints' own policies override anyway", async () => {
+    for (const token of [appToken, portalToken]) {
+      const as = { authorization: `Bearer ${token}` };
+      const path = `/api/v1/app/${appId}/delivery-policy`;
+      const put = await api.call("PUT", path, { timeoutMs: 2000 }, as);
+      expect(put.status).toBe(200);
+      expect(await (await api.call("GET", path, undefined, as)).json()).toEqual({
+        timeoutMs: 2000,
+      });
+      // The record's own field stays the admins': the same change through PATCH is refused.
+      const patch = { deliveryPolicy: { timeoutMs: 3000 } };
+      expect((await api.call("PATCH", `/api/v1/app/${appId}`, patch, as)).status).toBe(403);
+      expect((await api.call("PUT", path, {}, as)).status).toBe(200);
     }
   });
 
