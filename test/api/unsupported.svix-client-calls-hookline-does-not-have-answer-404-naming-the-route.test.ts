@@ -43,6 +43,17 @@ function unsupportedCalls(s: Svix): [string, () => Promise<unknown>][] {
       () => s.messageAttempt.expungeContent("shop", msgId, "atmpt_x"),
     ],
     ["authentication.dashboardAccess", () => s.authentication.dashboardAccess("shop")],
+    ["authentication.streamPortalAccess", () => s.authentication.streamPortalAccess("strm_x")],
+    ["authentication.streamLogout", () => s.authentication.streamLogout()],
+    ["authentication.streamExpireAll", () => s.authentication.streamExpireAll("strm_x")],
+    [
+      "authentication.getStreamPollerToken",
+      () => s.authentication.getStreamPollerToken("strm_x", "sink_x"),
+    ],
+    [
+      "authentication.rotateStreamPollerToken",
+      () => s.authentication.rotateStreamPollerToken("strm_x", "sink_x"),
+    ],
     ["integration.list", () => s.integration.list("shop")],
     ["integration.create", () => s.integration.create("shop", { name: "Zapier" })],
     ["statistics.aggregateEventTypes", () => s.statistics.aggregateEventTypes()],
