@@ -3,7 +3,8 @@
  * automatic `auto_<uuid>` on every POST). The first request with a key runs and its answer is
  * kept for 24 h; a repeat gets the same status and bytes without running again. A repeat that
  * arrives while the first is still running is told so (409), and so is a different request
- * reusing the key. Server errors and conflicts (409) are not kept, so a retry after one runs again.
+ * reusing the key. Server errors, conflicts (409) and not-founds (404) are not kept, so a retry
+ * after one runs again.
  * What the store cannot take as a request ends (it went away) is written once it is back: see
  * unsettled-keys.ts.
  */
@@ -146,9 +147,12 @@ export function installIdempotency(
     }
     const body = payloadText(payload);
     // A conflict (409) wrote nothing and may clear ("send it again"): like a server error, it is
-    // not kept, so the same request with the same key runs again. Nothing is written once a
-    // repeat has taken the key (this request ran past its lock).
-    const free = reply.statusCode >= 500 || reply.statusCode === 409 || body === null;
+    // not kept, so the same request with the same key runs again. So with a 404: what the path
+    // names may be made next (an application a client posts to before it exists), and the key
+    // must not go on saying "not found" of it. Nothing is written once a repeat has taken the key
+    // (this request ran past its lock).
+    const status = reply.statusCode;
+    const free = status >= 500 || status === 409 || status === 404 || body === null;
     try {
       await unsettled.settle(inHand, free ? null : { status: reply.statusCode, body });
     } catch (err) {
