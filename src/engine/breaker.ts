@@ -115,6 +115,11 @@ export class CircuitBreaker {
     }
   }
 
+  /** Whether the circuit is open: nothing but its probe goes, once due. */
+  isOpen(): boolean {
+    return this.state === "open";
+  }
+
   /**
    * The most requests the circuit lets out at once: the trickle's while half-open, else none of
    * its own (closed: the endpoint's limit; open: the probe, admitted one at a time).

@@ -159,7 +159,13 @@ export class Dispatcher {
     // closed circuit.
     if (rt.room() < 0) await this.handBackBeyondRoom(rt);
     while (rt.queue.length && host.isRunning()) {
-      if (rt.inFlight >= rt.limit.effective) return;
+      if (rt.inFlight >= rt.limit.effective) {
+        // The probe may have taken the endpoint's last slot (its only one at a limit of 1): the
+        // rest wait for its result in the store, as they do behind a probe at any limit, not in
+        // hand, claimed, read as being sent while it is out.
+        if (rt.breaker.isOpen()) await this.holdForProbe(rt);
+        return;
+      }
       const throttled = rt.throttle?.wait() ?? 0;
       if (throttled > 0) return this.waitForThrottle(rt, throttled);
       const wait = this.deps.budget.take();
