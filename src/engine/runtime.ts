@@ -112,14 +112,23 @@ export class EndpointRuntime {
 
   /**
    * How many more deliveries it may hold, in flight and waiting (negative when it holds more): a
-   * rate-limited endpoint one second of requests; a half-open circuit's endpoint its trickle's
-   * (the rest are pending in the store, as the API shows them, not claimed as if being sent while
-   * they wait for the trickle); any other as many as a claim brings.
+   * rate-limited endpoint one second of requests; a half-open circuit's endpoint its trickle's,
+   * within its own limit (the rest are pending in the store, as the API shows them, not claimed
+   * as if being sent while they wait for the trickle); any other as many as a claim brings.
    */
   room(): number {
-    const most = Math.min(this.throttleRate ?? Number.POSITIVE_INFINITY, this.breaker.trickle());
+    const most = Math.min(this.throttleRate ?? Number.POSITIVE_INFINITY, this.trial());
     if (most === Number.POSITIVE_INFINITY) return most;
     return most - this.inFlight - this.queue.length;
+  }
+
+  /**
+   * What a half-open circuit's trickle can have out at once here, within the endpoint's limit (one
+   * at a limit of 1); infinite otherwise, the circuit setting no bound of its own.
+   */
+  private trial(): number {
+    const trickle = this.breaker.trickle();
+    return trickle === Number.POSITIVE_INFINITY ? trickle : Math.min(trickle, this.limit.effective);
   }
 
   /** True while the engine must keep this runtime (work in hand or a circuit to remember). */

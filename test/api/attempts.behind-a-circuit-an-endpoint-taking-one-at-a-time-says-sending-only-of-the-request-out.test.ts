@@ -5,7 +5,10 @@
  * in the engine's hands, claimed, while it was out (up to the request's timeout, at every probe
  * of an endpoint that keeps failing): the API said each of them was being sent. With a larger
  * limit they went back to the store at once, to wait for the probe's result as pending. Now they
- * do whatever the limit; read through the Svix client on both stores.
+ * do whatever the limit. Once the probe gets through, the half-open circuit's trickle is one at a
+ * time too, and the engine held one delivery more than that, read as being sent: it holds what
+ * can go out, the trickle within the endpoint's limit. Read through the Svix client on both
+ * stores.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHooklineOn, type TestHookline } from "../support/hookline.js";
@@ -16,6 +19,8 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   let rx: Receiver;
   let answerProbe: () => void = () => {};
   const probeHeld = new Promise<void>((r) => (answerProbe = r));
+  let answerTrickle: () => void = () => {};
+  const trickleHeld = new Promise<void>((r) => (answerTrickle = r));
   let appId: string;
   let epId: string;
   const msgIds: string[] = [];
@@ -44,9 +49,10 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
       {},
       { breaker: { consecutiveFailures: 1, probeDelayMs: 1_000 } },
     );
-    // The first request fails; the probe is held until the test answers it.
+    // The first request fails; the probe, then the trickle after it, are held until the test
+    // answers them.
     rx = await Receiver.start((_, i) =>
-      i === 0 ? { status: 500 } : { status: 200, until: probeHeld },
+      i === 0 ? { status: 500 } : { status: 200, until: i === 1 ? probeHeld : trickleHeld },
     );
     const app = await h.api<{ id: string }>("POST", "/api/v1/app", {
       name: "Acme",
@@ -67,6 +73,7 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   });
   afterAll(async () => {
     answerProbe();
+    answerTrickle();
     await h?.stop();
     await rx?.close();
   });
@@ -83,8 +90,22 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
       .toEqual({ statuses: expected, sending: 1, pending: 8, success: 0 });
   });
 
-  it("sends them all once the probe is answered, and closes", async () => {
+  it("once the probe got through, says sending only of the trickle's one request out", async () => {
+    const probed = rx.requests[1]!.headers["webhook-id"]!;
     answerProbe();
+    await h.waitFor((e) => e.type === "circuit" && e.transition.to === "half-open");
+    await rx.waitFor(3);
+    const out = rx.requests[2]!.headers["webhook-id"]!;
+    const expected = Object.fromEntries(
+      msgIds.map((id) => [id, id === probed ? "success" : id === out ? "sending" : "pending"]),
+    );
+    await expect
+      .poll(standing, { timeout: 10_000 })
+      .toEqual({ statuses: expected, sending: 1, pending: 7, success: 1 });
+  });
+
+  it("sends them all once the trickle is answered, and closes", async () => {
+    answerTrickle();
     await h.waitFor((e) => e.type === "circuit" && e.transition.to === "closed");
     for (const id of msgIds) {
       await h.waitFor(
