@@ -91,9 +91,9 @@ export class Fleet {
    * Set while this worker cannot tell the dead from the live: from its first failed heartbeat
    * until dead-after has passed since its first one to get through again. The others' heartbeats
    * most likely failed too (a database outage), so none is declared dead for silence that may
-   * be the outage's: no reaping, and claims treat as dead only workers silent for dead-after
-   * before this worker's last good heartbeat (`deadBefore`). Every live worker thus gets a full
-   * dead-after window to beat again.
+   * be the outage's: no reaping (and claims take no endpoint of a worker not reaped), and the
+   * heartbeat counts as live every worker heard within dead-after before this worker's last good
+   * heartbeat (`deadBefore`). Every live worker thus gets a full dead-after window to beat again.
    */
   private distrust: { deadBefore: number; recoveredAt: number | null } | null = null;
   private beats = 0;
@@ -160,7 +160,7 @@ export class Fleet {
     };
   }
 
-  /** Makes the endpoint ours now, unless another live worker owns it; whether it is ours. */
+  /** Makes the endpoint ours now, unless another worker not declared dead owns it; whether it is. */
   async take(endpointId: string): Promise<boolean> {
     const now = this.clock.now();
     const deadBefore = this.deadBefore(now);
@@ -218,7 +218,10 @@ export class Fleet {
     for (const resolve of this.hearing.splice(0)) resolve();
   }
 
-  /** Workers whose heartbeat is older than this may be treated as dead (see `distrust`). */
+  /**
+   * Workers whose heartbeat is older than this count as gone in the fleet's share, and ownership
+   * rows older than this may be taken once their worker is reaped (see `distrust`).
+   */
   private deadBefore(now: number): number {
     const plain = now - this.settings.deadAfterMs;
     return this.distrust ? Math.min(plain, this.distrust.deadBefore) : plain;
@@ -310,7 +313,7 @@ export class Fleet {
       // (a signal lost, a hand-over that went nowhere), they are taken within seconds.
       step = "looking for due work no worker owns";
       if (++this.beats % ORPHAN_SWEEP_BEATS === 0) {
-        this.host.adopt(await this.coordination.orphans(now, this.deadBefore(now), 1_000));
+        this.host.adopt(await this.coordination.orphans(now, 1_000));
       }
       // Every beat, this worker's own endpoints with due work: should a wake-up ever be lost, or
       // a scan step past rows another worker's claim held locked a moment, they are taken

@@ -41,7 +41,11 @@ export interface Reaped {
 /** A worker's claim identity: claims take only endpoints it owns or may now own. */
 export interface ClaimingWorker {
   id: string;
-  /** Owners whose heartbeat is older than this are dead; their endpoints are free. */
+  /**
+   * An ownership row newer than this is never taken, even if its worker is not in the claim's
+   * snapshot (it may have joined as the claim ran). An owner is dead, and its endpoints free, once
+   * a reaping has removed it, however long it has been silent before.
+   */
   deadBefore: number;
   /**
    * Told of endpoints whose due rows this claim passed over because another worker took the
@@ -76,10 +80,11 @@ export interface WorkerCoordination {
    */
   reap(now: number, deadBefore: number): Promise<Reaped>;
   /**
-   * Endpoints with deliveries due by `now` that no live worker owns (at most `limit`): work that
-   * every worker's scan may have stepped past, found through each endpoint's own index.
+   * Endpoints with deliveries due by `now` that no worker owns (at most `limit`): work that every
+   * worker's scan may have stepped past, found through each endpoint's own index. A silent
+   * worker's endpoints are not among them until a reaping has declared it dead.
    */
-  orphans(now: number, deadBefore: number, limit: number): Promise<string[]>;
+  orphans(now: number, limit: number): Promise<string[]>;
   /**
    * Endpoints this worker owns that have deliveries due by `now`, found through each endpoint's
    * own index: the heartbeat's fallback look for work no signal announced. Its cost follows the
@@ -88,7 +93,7 @@ export interface WorkerCoordination {
   dueOwned(workerId: string, now: number): Promise<string[]>;
   /**
    * Makes the endpoint the worker's own now, whether or not anything of it is due, unless another
-   * live worker owns it; whether it is the worker's. A failure drill takes its endpoint so: its
+   * worker not declared dead owns it; whether it is the worker's. A failure drill takes its endpoint so: its
    * receiver listens on its own process's loopback, which no other worker can reach.
    */
   take(req: { id: string; endpointId: string; now: number; deadBefore: number }): Promise<boolean>;

@@ -1,9 +1,9 @@
 /**
- * Two claims of one endpoint whose owner is dead, on PostgreSQL: worker B joins and takes it
- * while worker A's claim is running, its snapshot taken before B existed. A's claim must not take
- * the endpoint from B (it could not see B's heartbeat, only B's fresh ownership row): B keeps it,
- * and A claims none of its deliveries. The order is forced with B's transaction held open on an
- * admin connection.
+ * Two claims of one endpoint nobody owns (its owner died and was reaped), on PostgreSQL: worker B
+ * joins and takes it while worker A's claim is running, its snapshot taken before B existed. A's
+ * claim must not take the endpoint from B (it cannot see B's row, which would look like an owner
+ * reaped, only B's fresh ownership row): B keeps it, and A claims none of its deliveries. The
+ * order is forced with B's transaction held open on an admin connection.
  */
 import { expect, it } from "vitest";
 import type { ClaimedDelivery } from "../../src/store/port.js";
@@ -52,6 +52,7 @@ for (const via of ["the due index", "the endpoint's own index"] as const) {
       `INSERT INTO ${schema}.endpoint_owners (endpoint_id, worker_id, since) VALUES ($1, $2, $3)`,
       [endpointId, "wkr_dead", NOW - MINUTE],
     );
+    expect((await c.reap(NOW, NOW - 10 * SECOND)).endpointIds).toEqual([endpointId]);
 
     // B joins and takes the endpoint, not yet committed.
     await admin.query("BEGIN");
@@ -61,7 +62,7 @@ for (const via of ["the due index", "the endpoint's own index"] as const) {
       [NOW],
     );
     await admin.query(
-      `UPDATE ${schema}.endpoint_owners SET worker_id = 'wkr_b', since = $2 WHERE endpoint_id = $1`,
+      `INSERT INTO ${schema}.endpoint_owners (endpoint_id, worker_id, since) VALUES ($1, 'wkr_b', $2)`,
       [endpointId, NOW],
     );
     const claiming = claimAs(store, "wkr_a", via === "the due index" ? undefined : endpointId);

@@ -1,11 +1,11 @@
 /**
  * A claim by worker W runs on PostgreSQL while another worker reaps W (W paused long enough to be
  * declared dead, and has not noticed). The claim read the workers table before the reap deleted
- * W's row, then waited for a lock (on a dead-looking owner's endpoint it takes over) while the
- * reap committed. Whatever the order, once the reap has committed no delivery may stay claimed by
- * W, nor any endpoint owned by it: W has no row, so a claim it made is either put back by that
- * reap or never made, not left to the next reap (a heartbeat later) while W sends it. The order
- * is forced with a lock held on an admin connection.
+ * W's row, then waited for a lock (on a free endpoint it takes, which another worker was taking
+ * in a transaction that then failed) while the reap ran. Whatever the order, once the reap has
+ * committed no delivery may stay claimed by W, nor any endpoint owned by it: W has no row, so a
+ * claim it made is either put back by that reap or never made, not left to the next reap (a
+ * heartbeat later) while W sends it. The order is forced with a lock held on an admin connection.
  */
 import { expect, it } from "vitest";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
@@ -34,21 +34,21 @@ it("a claim that overlaps the reap of its own worker leaves it nothing claimed",
   const { admin, watch, adminPid } = await raceConnections(cleanup);
   const { app, endpoints } = await seedApp(store, [{}, {}]);
   const [mine, taken] = endpoints.map((e) => e.id) as [string, string];
-  // W paused a minute ago; X beat 20 s ago: dead to W's claim (10 s), alive to the reap (30 s).
+  // W paused a minute ago; X is alive. W owns one endpoint; the other is nobody's.
   await join(store, "wkr_w", NOW - MINUTE);
-  await join(store, "wkr_x", NOW - 20 * SECOND);
+  await join(store, "wkr_x", NOW);
   await admin.query(
-    `INSERT INTO ${schema}.endpoint_owners (endpoint_id, worker_id, since)
-     VALUES ($1, 'wkr_w', $3), ($2, 'wkr_x', $3)`,
-    [mine, taken, NOW - MINUTE],
+    `INSERT INTO ${schema}.endpoint_owners (endpoint_id, worker_id, since) VALUES ($1, 'wkr_w', $2)`,
+    [mine, NOW - MINUTE],
   );
   await accept(store, app.id, { now: T0 });
 
-  // W's claim reaches X's endpoint, whose ownership row the admin connection holds.
+  // X is taking the free endpoint, not yet committed; W's claim reaches it and waits.
   await admin.query("BEGIN");
-  await admin.query(`SELECT 1 FROM ${schema}.endpoint_owners WHERE endpoint_id = $1 FOR UPDATE`, [
-    taken,
-  ]);
+  await admin.query(
+    `INSERT INTO ${schema}.endpoint_owners (endpoint_id, worker_id, since) VALUES ($1, 'wkr_x', $2)`,
+    [taken, NOW],
+  );
   const claiming = store.claimDue({
     now: NOW,
     limit: 100,
@@ -64,7 +64,8 @@ it("a claim that overlaps the reap of its own worker leaves it nothing claimed",
   while (!reapDone && (await watch.query(BLOCKED_BY, [claimPid])).rows.length === 0) {
     await sleep(10);
   }
-  await admin.query("COMMIT");
+  // X's take fails: the endpoint is W's claim's to take.
+  await admin.query("ROLLBACK");
   await claiming;
   expect((await reaping).workers).toEqual(["wkr_w"]);
 

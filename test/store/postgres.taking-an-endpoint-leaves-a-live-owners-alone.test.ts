@@ -1,8 +1,9 @@
 /**
  * `coordination.take` (a failure drill keeping its endpoint with its own worker) makes an endpoint
  * the worker's without a due delivery to take it with, under the claim's rules: never from a live
- * owner, from a dead one (its ownership older than the dead-after time), again by its own owner,
- * and never by a worker that has no row (reaped while it paused). The claims that follow keep to it.
+ * owner, nor from a silent one until a reaping has declared it dead, from a reaped one, again by
+ * its own owner, and never by a worker that has no row (reaped while it paused). The claims that
+ * follow keep to it.
  */
 import { expect, it } from "vitest";
 import { accept, HOUR, MINUTE, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
@@ -14,7 +15,7 @@ const DEAD_BEFORE = NOW - 10 * SECOND;
 
 const cleanup = useCleanup();
 
-it("takes a free or dead worker's endpoint, never a live worker's", async () => {
+it("takes a free or reaped worker's endpoint, never a live or merely silent worker's", async () => {
   const schema = freshSchemaName();
   const store = await aSharedStore(cleanup, schema);
   const { app, endpoints } = await seedApp(store, [{}, {}]);
@@ -31,9 +32,12 @@ it("takes a free or dead worker's endpoint, never a live worker's", async () => 
   expect(await take("wkr_a", free, NOW + SECOND)).toBe(true);
   expect(await take("wkr_gone", free)).toBe(false);
 
-  // A dead worker's endpoint is taken; the same rule as a claim's.
+  // A silent worker's endpoint is taken once a reaping has declared it dead, not before (its
+  // heartbeat may yet land, and it would go on sending); the same rule as a claim's.
   await c.register({ id: "wkr_c", role: "worker", host: "test", now: NOW });
   expect(await take("wkr_dead", deadOnes, NOW - MINUTE)).toBe(true);
+  expect(await take("wkr_c", deadOnes)).toBe(false);
+  expect((await c.reap(NOW, DEAD_BEFORE)).workers).toEqual(["wkr_dead"]);
   expect(await take("wkr_c", deadOnes)).toBe(true);
 
   // B's claims pass over A's endpoint, however due its deliveries are; A's take them.

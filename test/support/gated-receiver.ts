@@ -1,11 +1,16 @@
 /**
  * A receiver on loopback that holds every request until the test opens its gate, then answers
- * them all with one status (200 unless told otherwise).
+ * them all with one status (200 unless told otherwise). It counts the requests it holds at once.
  */
 import { createServer, type Server } from "node:http";
 
 export class GatedReceiver {
   readonly ids: string[] = [];
+  /** The `x-worker` header of each request, beside `ids` (a test's sender may tag its requests). */
+  readonly workers: (string | null)[] = [];
+  /** The most requests held unanswered at the same moment. */
+  maxOpen = 0;
+  private openNow = 0;
   private open = false;
   private held: (() => void)[] = [];
   private arrivals: (() => void)[] = [];
@@ -22,7 +27,13 @@ export class GatedReceiver {
       req.resume();
       req.on("end", () => {
         rx.ids.push(String(req.headers["webhook-id"]));
-        const answer = () => res.writeHead(rx.status).end("ok");
+        const worker = req.headers["x-worker"];
+        rx.workers.push(typeof worker === "string" ? worker : null);
+        rx.maxOpen = Math.max(rx.maxOpen, ++rx.openNow);
+        const answer = () => {
+          rx.openNow--;
+          res.writeHead(rx.status).end("ok");
+        };
         if (rx.open) answer();
         else rx.held.push(answer);
         for (const wake of rx.arrivals.splice(0)) wake();
@@ -41,10 +52,21 @@ export class GatedReceiver {
     while (this.ids.length < n) await new Promise<void>((r) => this.arrivals.push(r));
   }
 
+  /** Resolves once at least `n` requests tagged `worker` have arrived. */
+  async arrivedFrom(worker: string, n: number): Promise<void> {
+    const count = () => this.workers.filter((w) => w === worker).length;
+    while (count() < n) await new Promise<void>((r) => this.arrivals.push(r));
+  }
+
+  /** Answers the requests held now; later ones are held as before. */
+  answerWaiting(): void {
+    for (const answer of this.held.splice(0)) answer();
+  }
+
   /** Answers every held request and every later one. */
   release(): void {
     this.open = true;
-    for (const answer of this.held.splice(0)) answer();
+    this.answerWaiting();
   }
 
   async close(): Promise<void> {

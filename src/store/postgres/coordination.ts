@@ -51,14 +51,15 @@ const SQL = {
     )
     SELECT coalesce((SELECT array_agg(endpoint_id) FROM freed), '{}') AS endpoints,
       (SELECT count(*) FROM back) AS deliveries`,
-  // One probe of the pending-by-endpoint index per endpoint without a live owner: the cost
-  // follows the number of endpoints, never the backlog.
+  // One probe of the pending-by-endpoint index per endpoint without an owner (or with one
+  // declared dead: its worker's row gone), the endpoints a claim may take: the cost follows the
+  // number of endpoints, never the backlog.
   orphans: `SELECT e.id FROM endpoints e
     WHERE NOT EXISTS (SELECT 1 FROM endpoint_owners o JOIN workers w ON w.id = o.worker_id
-        WHERE o.endpoint_id = e.id AND w.heartbeat_at >= $2)
+        WHERE o.endpoint_id = e.id)
       AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending'
         AND d.next_attempt_at <= $1)
-    LIMIT $3`,
+    LIMIT $2`,
   // One probe of the pending-by-endpoint index per endpoint the worker owns.
   dueOwned: `SELECT o.endpoint_id FROM endpoint_owners o
     WHERE o.worker_id = $1
@@ -156,8 +157,8 @@ export class PostgresCoordination implements WorkerCoordination {
     );
   }
 
-  async orphans(now: number, deadBefore: number, limit: number): Promise<string[]> {
-    const rows = await this.run(() => all(this.fleetPool, SQL.orphans, [now, deadBefore, limit]));
+  async orphans(now: number, limit: number): Promise<string[]> {
+    const rows = await this.run(() => all(this.fleetPool, SQL.orphans, [now, limit]));
     return rows.map((r) => String(r.id));
   }
 

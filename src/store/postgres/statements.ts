@@ -92,14 +92,16 @@ const ADD_TO_STATS = `ON CONFLICT (endpoint_id) DO UPDATE SET
 const STILL_HELD = "(v.claimed_by IS NULL OR d.claimed_by = v.claimed_by)";
 
 /**
- * An ownership row a claim may take over (ON CONFLICT … WHERE): its worker has not beaten since
- * `deadBefore`, and the row itself is older than that. The workers table is read in the claim's
- * own snapshot, which may predate a worker that joined and took the endpoint while the claim
- * ran; the row is read as it is now, so its fresh `since` keeps that worker's ownership.
+ * An ownership row a claim may take over (ON CONFLICT … WHERE): its worker has been declared dead
+ * (reaped: its row is gone), and the row itself is older than `deadBefore`. A worker that is only
+ * silent keeps its endpoints until a reaping declares it dead: its heartbeat may still land (a
+ * stall, a pause), and then it goes on sending what it holds, which a taker would send beside it.
+ * The workers table is read in the claim's own snapshot, which may predate a worker that joined
+ * and took the endpoint while the claim ran; the row is read as it is now, so its fresh `since`
+ * keeps that worker's ownership.
  */
 export const OWNER_DEAD = (deadBefore: string) => `endpoint_owners.since < ${deadBefore}
-        AND NOT EXISTS (SELECT 1 FROM workers w
-          WHERE w.id = endpoint_owners.worker_id AND w.heartbeat_at >= ${deadBefore})`;
+        AND NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = endpoint_owners.worker_id)`;
 
 /**
  * A claiming worker must have a row: one reaped while alive (a pause) that has not yet noticed,
@@ -196,8 +198,9 @@ export const DELIVERIES = {
     ${withMessages()}`,
   ),
   // The claim of a worker sharing the database ($6 the worker, $7 the dead-before time). Rows of
-  // endpoints another live worker owns are passed over; of the rest, the worker's own are claimed,
-  // and endpoints nobody (alive) owns become its own in the same statement. Two workers taking
+  // endpoints another worker owns are passed over, however long it has been silent, until a
+  // reaping declares it dead (OWNER_DEAD); of the rest, the worker's own are claimed, and
+  // endpoints nobody owns become its own in the same statement. Two workers taking
   // one endpoint at once meet on its endpoint_owners row: the second's ON CONFLICT sees the
   // first's row and changes nothing, so its rows of that endpoint stay pending, and it reports
   // the endpoint as contended (kind 'lost') so the owner can be told to look for them.
@@ -211,8 +214,7 @@ export const DELIVERIES = {
       LEFT JOIN workers w ON w.id = o.worker_id
       WHERE d.state = 'pending' AND d.next_attempt_at <= $1 AND d.endpoint_id <> ALL($2::text[])
         AND d.next_attempt_at >= $5 AND ${REGISTERED("$6")}
-        AND (o.worker_id IS NULL OR o.worker_id = $6 OR w.heartbeat_at IS NULL
-          OR w.heartbeat_at < $7)
+        AND (o.worker_id IS NULL OR o.worker_id = $6 OR w.id IS NULL)
       ORDER BY d.next_attempt_at
       LIMIT $3
       FOR UPDATE OF d SKIP LOCKED
