@@ -134,7 +134,7 @@ export class Dispatcher {
    */
   private async dispatch(rt: EndpointRuntime): Promise<void> {
     const { host, holdings } = this.deps;
-    if (rt.stale && !(await this.deps.runtimes.load(rt.endpoint.id))) {
+    if (rt.stale && !(await this.deps.runtimes.refresh(rt))) {
       this.forgetDeleted(rt);
       return;
     }

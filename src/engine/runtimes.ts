@@ -31,9 +31,20 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
   private readonly apps = new Map<string, Application | null>();
   /** The loads under way, by endpoint. */
   private readonly loading = new Map<string, Set<Hearing>>();
+  /** How many times every runtime was forgotten at once (see `clear`). */
+  private clears = 0;
 
   constructor(private readonly deps: RuntimeDeps) {
     super();
+  }
+
+  /**
+   * Forgets every runtime (a worker declared dead drops all it holds). A load begun before puts
+   * none back: what it loads for, a claim of the identity the worker gave up, is another's now.
+   */
+  override clear(): void {
+    this.clears++;
+    super.clear();
   }
 
   /** The endpoint changed: its runtime reloads its settings before it is used again. */
@@ -79,10 +90,33 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
 
   /**
    * The endpoint's runtime, loaded (or its settings reloaded) when it is not known or stale.
-   * Null when the endpoint no longer exists.
+   * Null when the endpoint no longer exists, or when every runtime was forgotten while it loaded
+   * and it had none in hand (see `clear`).
    */
-  async load(endpointId: string): Promise<EndpointRuntime | null> {
-    for (let known = this.get(endpointId); ;) {
+  load(endpointId: string): Promise<EndpointRuntime | null> {
+    const clears = this.clears;
+    return this.loadRuntime(endpointId, this.get(endpointId), () => this.clears === clears);
+  }
+
+  /**
+   * Reloads the settings of a stale runtime the dispatcher holds, known or forgotten, and never
+   * puts a runtime in the map: one forgotten (handed back, dropped on joining the fleet again,
+   * evicted) before or while its settings are read stays forgotten. Made anew, it stayed, for an
+   * endpoint perhaps owned by another worker by then, with its circuit as read at that moment:
+   * taken again, the endpoint was sent to by it instead of being loaded afresh. False when the
+   * endpoint no longer exists.
+   */
+  async refresh(rt: EndpointRuntime): Promise<boolean> {
+    return (await this.loadRuntime(rt.endpoint.id, rt, () => false)) !== null;
+  }
+
+  /** Loads from `start` (the runtime in hand, if any); a new one goes in the map if `mayAdd()`. */
+  private async loadRuntime(
+    endpointId: string,
+    start: EndpointRuntime | undefined,
+    mayAdd: () => boolean,
+  ): Promise<EndpointRuntime | null> {
+    for (let known = start; ;) {
       if (known && !known.stale) return known;
       const hearing: Hearing = { changed: false };
       let hearings = this.loading.get(endpointId);
@@ -90,7 +124,7 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
       hearings.add(hearing);
       let rt: EndpointRuntime | null;
       try {
-        rt = await this.loadOnce(endpointId, known, hearing);
+        rt = await this.loadOnce(endpointId, known, hearing, mayAdd);
       } finally {
         hearings.delete(hearing);
         if (hearings.size === 0 && this.loading.get(endpointId) === hearings) {
@@ -111,6 +145,7 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
     endpointId: string,
     known: EndpointRuntime | undefined,
     hearing: Hearing,
+    mayAdd: () => boolean,
   ): Promise<EndpointRuntime | null> {
     const endpoint = await this.deps.store.getEndpoint(endpointId);
     if (!endpoint) {
@@ -119,8 +154,8 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
       return null;
     }
     const app = await this.appFor(endpoint.appId, hearing);
-    // Dispatch reloads the runtime it holds, even one forgotten meanwhile. An open circuit's
-    // probe may have been brought forward with the change (a new URL): taken from the store.
+    // The runtime in hand is reloaded, even one forgotten meanwhile. An open circuit's probe may
+    // have been brought forward with the change (a new URL): taken from the store.
     if (known?.breaker.waitingForProbe()) {
       known.breaker.takeSoonerProbe(await this.deps.store.getCircuit(endpointId));
     }
@@ -130,9 +165,13 @@ export class EndpointRuntimes extends Map<string, EndpointRuntime> {
     // would be counted on two and its limit exceeded.
     let rt = this.get(endpointId);
     if (!rt) {
+      // None known: one in hand that was forgotten stays so, and none is made unless asked for
+      // (see `refresh` and `clear`).
+      if (!mayAdd()) return known ?? null;
       const circuit = await this.deps.store.getCircuit(endpointId);
       rt = this.get(endpointId);
       if (!rt) {
+        if (!mayAdd()) return known ?? null;
         const { settings, clock } = this.deps;
         rt = new EndpointRuntime(endpoint, app, settings.policyDefaults, settings, clock, circuit);
         this.set(endpointId, rt);
