@@ -35,7 +35,7 @@ describe("operator console: the dead-letter page left open", () => {
       .waitFor();
     await page
       .getByRole("table", { name: "Groups of open records" })
-      .getByRole("button", { name: /Replay all/ })
+      .getByRole("button", { name: /Replay group/ })
       .waitFor();
     // The first read and three refreshes, about 6 s.
     while (reads.records < 4) await page.waitForTimeout(200);

@@ -144,7 +144,9 @@ let toastTimer: number | undefined;
 
 /**
  * A table with a caption and header row; rows are arrays of cells, or `empty` said without any. Each cell carries its column's
- * name (`data-label`), shown beside it when the table turns into cards at phone width.
+ * name (`data-label`), shown beside it when the table turns into cards at phone width. A column
+ * named "" holds a row's buttons: its header is "Actions" to a screen reader only, so that the
+ * buttons' cells are not announced under no column at all.
  */
 export function table(
   caption: string,
@@ -165,7 +167,9 @@ export function table(
         h(
           "tr",
           {},
-          head.map((c) => h("th", { scope: "col" }, c)),
+          head.map((c) =>
+            h("th", { scope: "col" }, c || h("span", { class: "visually-hidden" }, "Actions")),
+          ),
         ),
       ),
       h(

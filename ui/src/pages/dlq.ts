@@ -93,7 +93,8 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
               },
               {
                 "data-key": `group-${g.endpointId}-${g.failureClass}`,
-                "aria-label": `Replay all ${g.failureClass} records of ${g.url ?? g.endpointId}`,
+                // Its words first, so that one saying "Replay group" finds it by voice.
+                "aria-label": `Replay group: every ${g.failureClass} record of ${g.url ?? g.endpointId}`,
               },
             ),
         ]),
