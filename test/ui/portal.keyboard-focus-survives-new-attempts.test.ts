@@ -1,8 +1,11 @@
 /**
  * A keyboard user reading an endpoint's attempts keeps their place when a new attempt arrives and
- * the table is redrawn: focus stays on the same attempt's link or "Request and response". It used
- * to fall back to the page (the controls had nothing to be found again by), so on a busy endpoint
- * focus was lost every two seconds.
+ * the table is redrawn: focus stays on the same attempt's link or "Request and response", or on
+ * the response body or request headers unfolded beneath it, which take focus to be scrolled with
+ * the keyboard. It used to fall back to the page (the controls had nothing to be found again by),
+ * so on a busy endpoint focus was lost every two seconds; the unfolded texts lost it so until they
+ * were keyed too. Their names ("Response body") were given as labels a screen reader does not read
+ * on a `pre`; each is now a named group.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { openPortal, useDashboard } from "../support/browser.js";
@@ -36,21 +39,29 @@ describe("customer portal: focus on a live attempts table", () => {
       "`${document.activeElement.tagName} ${document.activeElement.closest('tr')?.querySelector('a')?.textContent ?? ''}`",
     );
 
+  const firstRow = () => ui.page.getByRole("row").filter({ hasText: firstMsg });
+  /** The first attempt unfolded, then `name`, a text in it. */
+  const unfolded = (name: string) => async () => {
+    const details = firstRow().locator("details");
+    if ((await details.getAttribute("open")) === null) {
+      await firstRow().getByText("Request and response", { exact: true }).click();
+    }
+    return firstRow().getByLabel(name, { exact: true });
+  };
+
   for (const [what, control] of [
     ["the attempt's message link", () => ui.page.getByRole("link", { name: firstMsg })],
     [
       "the attempt's Request and response",
-      () =>
-        ui.page
-          .getByRole("row")
-          .filter({ hasText: firstMsg })
-          .getByText("Request and response", { exact: true }),
+      () => firstRow().getByText("Request and response", { exact: true }),
     ],
+    ["the attempt's response body", unfolded("Response body")],
+    ["the attempt's request headers", unfolded("Request headers")],
   ] as const) {
     it(`keeps focus on ${what}`, async () => {
       const rows = ui.page.getByRole("table", { name: "Recent attempts" }).locator("tbody tr");
       const before = await rows.count();
-      await control().focus();
+      await (await control()).focus();
       const was = await focused();
       expect(was).toContain(firstMsg);
       await send();
@@ -58,4 +69,12 @@ describe("customer portal: focus on a live attempts table", () => {
       expect(await focused()).toBe(was);
     });
   }
+
+  it("names the unfolded texts for a screen reader", async () => {
+    // A `pre`'s own label is not read out: each is a group, named.
+    await unfolded("Response body")();
+    for (const name of ["Response body", "Request headers"]) {
+      expect(await firstRow().getByRole("group", { name }).count()).toBe(1);
+    }
+  });
 });

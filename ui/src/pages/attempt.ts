@@ -99,12 +99,24 @@ function isolateStrings(json: string): (Node | string)[] {
 }
 
 /**
+ * A block of text someone may scroll with the keyboard (a payload, a response body), so it takes
+ * focus. Named, as a group: a `pre`'s own label is not read out. Keyed, so that focus stays on it
+ * when the region around it is redrawn (a new attempt, a replay) rather than falling to the page.
+ */
+const textBlock = (label: string, key: string, text: (Node | string)[] | string): HTMLElement =>
+  h(
+    "pre",
+    { class: "payload", tabindex: 0, role: "group", "aria-label": label, "data-key": key },
+    text,
+  );
+
+/**
  * A payload, from the API's answer: indented to be read, and folded beneath it the text as sent,
  * byte for byte, to check a signature against (one computed over the indented text never matches).
  */
 export function payloadView(answer: string): HTMLElement[] {
   return [
-    h("pre", { class: "payload", tabindex: 0 }, isolateStrings(pretty(answer))),
+    textBlock("Payload", "payload", isolateStrings(pretty(answer))),
     h(
       "details",
       { class: "attempt-details", "data-key": "payload-as-sent" },
@@ -113,11 +125,7 @@ export function payloadView(answer: string): HTMLElement[] {
         { "data-key": "payload-as-sent-summary" },
         "As sent: the exact bytes each signature covers",
       ),
-      h(
-        "pre",
-        { class: "payload as-sent", tabindex: 0, "aria-label": "Payload as sent" },
-        isolateStrings(asSent(answer)),
-      ),
+      textBlock("Payload as sent", "payload-as-sent-text", isolateStrings(asSent(answer))),
     ),
   ];
 }
@@ -164,16 +172,14 @@ export function attemptDetails(a: AttemptView): HTMLElement {
       h(
         "dd",
         {},
-        a.response
-          ? h("pre", { class: "payload", tabindex: 0, "aria-label": "Response body" }, a.response)
-          : "none",
+        a.response ? textBlock("Response body", `attempt-response-${a.id}`, a.response) : "none",
         h("small", {}, "hookline keeps the first 4 KiB of a response."),
       ),
       h("dt", {}, "Request headers"),
       h(
         "dd",
         {},
-        h("pre", { class: "payload", tabindex: 0, "aria-label": "Request headers" }, headers),
+        textBlock("Request headers", `attempt-headers-${a.id}`, headers),
         h(
           "small",
           {},
