@@ -25,7 +25,13 @@ export async function renderEndpoint(
   const app = await api<App>("GET", `/api/v1/app/${seg(p.app!)}`);
   const path = `/api/v1/app/${seg(app.id)}/endpoint/${seg(p.ep!)}`;
   const first = await api<Endpoint>("GET", path);
-  const head = h("section", { "aria-label": "Endpoint state" });
+  // The banner is drawn again only when what it says changes, not with the facts below it (their
+  // in-flight count changes at every request): a screen reader announces an alert, or a status,
+  // each time one is drawn.
+  const banner = h("div");
+  let bannerSays = "";
+  const facts = h("div");
+  const head = h("section", { "aria-label": "Endpoint state" }, banner, facts);
   const counts = h("section", { "aria-labelledby": "counts-title" });
   const stats = countsOf(path);
   // The endpoint as the state above last read it: why waiting messages wait, said below it.
@@ -77,7 +83,7 @@ export async function renderEndpoint(
   );
   await Promise.all([
     live(
-      head,
+      facts,
       async () => {
         const ep = await api<Endpoint>("GET", path);
         return { ep, circuit: await api<Circuit>("GET", `${path}/circuit`) };
@@ -89,8 +95,12 @@ export async function renderEndpoint(
         actions.follow(ep);
         // The URL may have been edited since the page opened (here or through the API).
         title.textContent = ep.url;
+        const says = JSON.stringify(ep.disabled ? { reason: ep.disabledReason } : { circuit });
+        if (says !== bannerSays) {
+          bannerSays = says;
+          banner.replaceChildren((ep.disabled ? disabledBanner(ep) : circuitBanner(circuit)) ?? "");
+        }
         return [
-          (ep.disabled ? disabledBanner(ep) : circuitBanner(circuit)) ?? h("span"),
           h(
             "dl",
             { class: "facts" },
