@@ -20,7 +20,7 @@ describe("customer portal: rotating a secret", () => {
     await openPortal(page, h, appId);
   });
 
-  const secretSection = () => ui.page.getByRole("region", { name: "Send a test event" });
+  const secretSection = () => ui.page.getByRole("region", { name: "Signing secret" });
 
   it("says, once revealed, that no other secret signs before any rotation", async () => {
     const { page } = ui;

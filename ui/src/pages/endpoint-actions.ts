@@ -64,8 +64,8 @@ export function endpointActions(
   const channels = h("input", { name: "channels", value: ep.channels?.join(", ") ?? "" });
   const edit = h(
     "form",
-    { class: "card" },
-    h("h2", {}, "Edit"),
+    { class: "card", "aria-labelledby": "edit-title" },
+    h("h2", { id: "edit-title" }, "Edit"),
     field("URL", url),
     field("Description", description),
     field("Event types", types, "Comma-separated; empty for every type"),
@@ -118,51 +118,64 @@ export function endpointActions(
     toast(disabled ? "Endpoint disabled" : "Endpoint enabled");
     await refreshNow();
   });
+  // One region per heading: a screen reader's list of regions named the whole card after its
+  // first heading, "Send a test event", the secret and Delete endpoint within it.
+  const region = (id: string, title: string, ...content: Node[]) =>
+    h("section", { "aria-labelledby": id }, h("h2", { id }, title), ...content);
   const element = h(
     "div",
     { class: "actions-grid" },
     h(
-      "section",
-      { class: "card", "aria-labelledby": "test-title" },
-      h("h2", { id: "test-title" }, "Send a test event"),
-      field("Event type", eventType),
-      action("Send test event", async () => {
-        const msg = await api<{ id: string }>("POST", `${path}/send-example`, {
-          eventType: eventType.value,
-        });
-        toast(`Test event ${msg.id} queued`);
-        await refreshNow();
-      }),
-      h("h2", {}, "Signing secret"),
-      h(
-        "div",
-        { class: "row" },
-        action("Reveal secret", show),
-        action("Rotate secret", async () => {
-          if (!confirm(rotateQuestion(current.rotationGracePeriodSeconds))) return;
-          await api("POST", `${path}/secret/rotate`, {});
-          await show();
-          toast("Secret rotated");
+      "div",
+      { class: "card" },
+      region(
+        "test-title",
+        "Send a test event",
+        field("Event type", eventType),
+        action("Send test event", async () => {
+          const msg = await api<{ id: string }>("POST", `${path}/send-example`, {
+            eventType: eventType.value,
+          });
+          toast(`Test event ${msg.id} queued`);
+          await refreshNow();
         }),
       ),
-      secret,
-      replaced,
-      h("h2", {}, "Availability"),
-      h(
-        "div",
-        { class: "row" },
-        toggle,
-        action(
-          "Delete endpoint",
-          async () => {
-            if (!confirm(`Delete ${current.url}? Its pending deliveries stop.`)) return;
-            await api("DELETE", path);
-            // Said, so the toast of an earlier action (an error, "Endpoint enabled") is not what
-            // the endpoint list opens under.
-            toast(`Endpoint ${current.url} deleted`);
-            location.hash = `#/app/${appId}/endpoints`;
-          },
-          { class: "danger" },
+      region(
+        "secret-title",
+        "Signing secret",
+        h(
+          "div",
+          { class: "row" },
+          action("Reveal secret", show),
+          action("Rotate secret", async () => {
+            if (!confirm(rotateQuestion(current.rotationGracePeriodSeconds))) return;
+            await api("POST", `${path}/secret/rotate`, {});
+            await show();
+            toast("Secret rotated");
+          }),
+        ),
+        secret,
+        replaced,
+      ),
+      region(
+        "availability-title",
+        "Availability",
+        h(
+          "div",
+          { class: "row" },
+          toggle,
+          action(
+            "Delete endpoint",
+            async () => {
+              if (!confirm(`Delete ${current.url}? Its pending deliveries stop.`)) return;
+              await api("DELETE", path);
+              // Said, so the toast of an earlier action (an error, "Endpoint enabled") is not
+              // what the endpoint list opens under.
+              toast(`Endpoint ${current.url} deleted`);
+              location.hash = `#/app/${appId}/endpoints`;
+            },
+            { class: "danger" },
+          ),
         ),
       ),
     ),
