@@ -1,0 +1,125 @@
+/**
+ * A customer with a keyboard alone reaches every action of the portal with Tab, in the page's
+ * order, and uses it with Enter: send a test event, reveal and rotate the secret, disable and
+ * enable, delete, edit, resend a message, add an endpoint. The questions asked first (rotate,
+ * delete) are the browser's own dialogs, which hold the focus while open and close with Escape
+ * (answered "no" here, as Escape answers): focus is back on the button either way.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { openPortal, useDashboard } from "../support/browser.js";
+
+describe("customer portal: by keyboard alone", () => {
+  const ui = useDashboard();
+  let appId: string;
+  let epId: string;
+  let msgId: string;
+
+  beforeAll(async () => {
+    const { h, rx, page } = ui;
+    appId = (await h.svix.application.create({ name: "Acme" })).id;
+    epId = (await h.svix.endpoint.create(appId, { url: rx.url("/hook") })).id;
+    const msg = await h.svix.message.create(appId, { eventType: "order.paid", payload: { a: 1 } });
+    msgId = msg.id;
+    await h.waitFor((e) => e.type === "delivery" && e.messageId === msgId && e.attempt !== null);
+    await openPortal(page, h, appId);
+  });
+
+  /** The focused control: its label, or its name, or its text. */
+  const focused = () =>
+    ui.page.evaluate<string>(
+      "(() => { const a = document.activeElement; return a.labels?.[0]?.textContent ?? a.getAttribute('aria-label') ?? a.textContent ?? ''; })()",
+    );
+
+  /** Presses Tab until the control named `name` has focus, as someone finding it would. */
+  const tabTo = async (name: string) => {
+    const passed: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      await ui.page.keyboard.press("Tab");
+      const now = await focused();
+      if (now === name) return;
+      passed.push(now);
+    }
+    throw new Error(`Tab never reached ${name}; it went through ${passed.join(" | ")}`);
+  };
+
+  /** Answers the next question the page asks (`confirm`) and says what it asked. */
+  const answer = (accept: boolean): Promise<string> =>
+    new Promise((resolve) =>
+      ui.page.once("dialog", (d) => {
+        resolve(d.message());
+        void (accept ? d.accept() : d.dismiss());
+      }),
+    );
+
+  const said = (text: string | RegExp) =>
+    ui.page.getByRole("status").getByText(text).first().waitFor();
+
+  it("uses every action of an endpoint's page", async () => {
+    const { h, page } = ui;
+    await page.goto(`${h.url}/portal/#/app/${appId}/endpoint/${epId}`);
+    await page.getByRole("heading", { name: /\/hook$/ }).waitFor();
+
+    await tabTo("Send test event");
+    await page.keyboard.press("Enter");
+    await said(/^Test event msg_\w+ queued$/);
+    expect(await focused()).toBe("Send test event");
+
+    await tabTo("Reveal secret");
+    await page.keyboard.press("Enter");
+    await page.getByText(/^whsec_/).waitFor();
+    const first = await page.getByText(/^whsec_/).innerText();
+
+    await tabTo("Rotate secret");
+    let asked = answer(false);
+    await page.keyboard.press("Enter");
+    expect(await asked).toMatch(/^Rotate the signing secret\?/);
+    expect(await focused()).toBe("Rotate secret");
+    expect(await page.getByText(/^whsec_/).innerText()).toBe(first);
+    asked = answer(true);
+    await page.keyboard.press("Enter");
+    await asked;
+    await said("Secret rotated");
+    expect(await page.getByText(/^whsec_/).innerText()).not.toBe(first);
+    expect(await focused()).toBe("Rotate secret");
+
+    await tabTo("Disable");
+    await page.keyboard.press("Enter");
+    await said("Endpoint disabled");
+    expect(await focused()).toBe("Enable");
+    await page.keyboard.press("Enter");
+    await said("Endpoint enabled");
+    expect(await focused()).toBe("Disable");
+
+    await tabTo("Delete endpoint");
+    asked = answer(false);
+    await page.keyboard.press("Enter");
+    expect(await asked).toMatch(/^Delete /);
+    expect(await focused()).toBe("Delete endpoint");
+
+    await tabTo("Description");
+    await page.keyboard.type("Orders");
+    await page.keyboard.press("Enter");
+    await said("Endpoint saved");
+    await expect
+      .poll(async () => (await h.svix.endpoint.get(appId, epId)).description)
+      .toBe("Orders");
+    expect((await h.svix.endpoint.get(appId, epId)).disabled).toBe(false);
+  });
+
+  it("resends a message and adds an endpoint", async () => {
+    const { h, rx, page } = ui;
+    await page.goto(`${h.url}/portal/#/app/${appId}/message/${msgId}`);
+    await page.getByRole("heading", { name: /order\.paid/ }).waitFor();
+    await tabTo(`Resend to this endpoint, ${rx.url("/hook")}`);
+    await page.keyboard.press("Enter");
+    await said("Resend queued");
+
+    await page.goto(`${h.url}/portal/#/app/${appId}/endpoints`);
+    await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor();
+    await tabTo("URL");
+    await page.keyboard.type(rx.url("/second"));
+    await page.keyboard.press("Enter");
+    await said(`Endpoint ${rx.url("/second")} added`);
+    await page.getByRole("link", { name: rx.url("/second") }).waitFor();
+  });
+});
