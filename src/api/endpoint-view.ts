@@ -5,7 +5,7 @@
  */
 import type { Application, CircuitRecord, Endpoint, EndpointStats } from "../domain/types.js";
 import { effectiveAfterLimitChange } from "../engine/adaptive-limit.js";
-import { neverOpened } from "../engine/breaker.js";
+import { neverOpened, PUT_OFF_BY_RETRY_AFTER } from "../engine/breaker.js";
 import { resolvePolicy } from "../engine/policy.js";
 import type { ApiDeps } from "./deps.js";
 import { iso } from "./schemas/common.js";
@@ -33,9 +33,28 @@ export function circuitOut(circuit: CircuitRecord) {
   return {
     state: circuit.state,
     since: iso(circuit.since),
-    reason: circuit.reason,
+    reason: withoutOldWait(circuit.reason),
     nextProbeAt: iso(circuit.nextProbeAt),
   };
+}
+
+/**
+ * The words an older hookline ended an open circuit's reason with: the wait it had just set,
+ * counted from then ("probe failed: HTTP 503; next probe in 1 h 30 min, as its Retry-After
+ * asked"). Such a reason stays stored until the circuit next changes.
+ */
+const OLD_WAIT =
+  /; next probe in \d+(?:\.\d+)? (?:ms|s|min|h|d)(?: \d+ (?:s|min|h))?(, as its Retry-After asked)?$/;
+
+/**
+ * A circuit's reason without the wait an older hookline wrote in it, which read as if counted from
+ * now, and stayed after a changed URL brought the probe forward. When it said the receiver's
+ * Retry-After set the wait, it says so as the breaker does now.
+ */
+function withoutOldWait(reason: string | null): string | null {
+  const wait = reason === null ? null : OLD_WAIT.exec(reason);
+  if (!reason || !wait) return reason;
+  return reason.slice(0, wait.index) + (wait[1] ? PUT_OFF_BY_RETRY_AFTER : "");
 }
 
 /** The fields Svix's EndpointOut has, from the stored endpoint alone. */

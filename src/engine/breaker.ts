@@ -203,11 +203,7 @@ export class CircuitBreaker {
     this.probeOutstanding = false;
     const now = this.clock.now();
     const next = laterOfWaitAndRetryAfter(now + this.probeWait(), notBefore);
-    return this.move(
-      "open",
-      `probe answered HTTP 429; ${nextProbe(next.at - now, next.asked)}`,
-      next.at,
-    );
+    return this.move("open", `probe answered HTTP 429${putOff(next.asked)}`, next.at);
   }
 
   /** The probe was admitted but never sent (e.g. shutdown): let another be admitted. */
@@ -247,9 +243,7 @@ export class CircuitBreaker {
     this.reopenCount = 0;
     this.probeOutstanding = false;
     const next = laterOfWaitAndRetryAfter(now + s.probeDelayMs, notBefore);
-    // The first wait is the configured one, not worth saying; a Retry-After that moved it is.
-    const when = next.asked ? `; ${nextProbe(next.at - now, true)}` : "";
-    return this.move("open", `${why}; last: ${reason}${when}`, next.at);
+    return this.move("open", `${why}; last: ${reason}${putOff(next.asked)}`, next.at);
   }
 
   // Each reopening doubles the wait before the next probe, up to maxProbeDelayMs, so a
@@ -259,7 +253,7 @@ export class CircuitBreaker {
     this.reopenCount++;
     this.halfOpenWins = 0;
     const next = laterOfWaitAndRetryAfter(now + this.probeWait(), notBefore);
-    return this.move("open", `${why}; ${nextProbe(next.at - now, next.asked)}`, next.at);
+    return this.move("open", `${why}${putOff(next.asked)}`, next.at);
   }
 
   /** The wait before a probe after `reopenCount` reopenings. */
@@ -279,7 +273,12 @@ export class CircuitBreaker {
   }
 }
 
-/** The reason's words for when the next probe goes, and whether the receiver's Retry-After said so. */
-function nextProbe(waitMs: number, asked: boolean): string {
-  return `next probe in ${formatDuration(waitMs)}${asked ? ", as its Retry-After asked" : ""}`;
-}
+/** How a reason ends when the receiver's Retry-After put the probe later than the wait would. */
+export const PUT_OFF_BY_RETRY_AFTER = "; the receiver's Retry-After put the probe off";
+
+/**
+ * The reason's words for the probe: whether the receiver's Retry-After put it off, and no wait
+ * ("next probe in 1 h" was true only as it was written, and stayed after a changed URL brought
+ * the probe forward): when the probe goes is the circuit's `nextProbeAt`.
+ */
+const putOff = (asked: boolean): string => (asked ? PUT_OFF_BY_RETRY_AFTER : "");

@@ -427,7 +427,12 @@ export class Dispatcher {
     } catch (err) {
       this.deps.log.error({ err, endpointId: rt.endpoint.id }, "saving circuit state failed");
     }
-    this.deps.events.emit({ type: "circuit", endpointId: rt.endpoint.id, transition: t });
+    this.deps.events.emit({
+      type: "circuit",
+      endpointId: rt.endpoint.id,
+      transition: t,
+      nextProbeAt: snapshot.nextProbeAt,
+    });
   }
 }
 

@@ -28,7 +28,13 @@ export type EngineEvent =
       /** A dead-letter replay's delivery: its ending is the record's, not a delivery's. */
       replay?: boolean;
     }
-  | { type: "circuit"; endpointId: string; transition: CircuitTransition }
+  | {
+      type: "circuit";
+      endpointId: string;
+      transition: CircuitTransition;
+      /** When the circuit, open after the transition, probes next; null unless open. */
+      nextProbeAt: number | null;
+    }
   | {
       type: "endpoint.disabled";
       endpointId: string;

@@ -47,6 +47,7 @@ export function logDeliveries(events: EngineEvents, logger: Logger): void {
           from: t.from,
           to: t.to,
           reason: withoutRedirectTarget(t.reason),
+          nextProbeAt: e.nextProbeAt === null ? undefined : new Date(e.nextProbeAt).toISOString(),
         },
         "circuit",
       );

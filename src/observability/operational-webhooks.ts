@@ -145,7 +145,12 @@ export class OperationalWebhooks {
     }
     if (e.type === "circuit") {
       const t = e.transition;
-      return { type, data: { ...base, from: t.from, reason: t.reason, at: iso(t.at) } };
+      // The reason names no wait: when an open circuit probes next is said on its own.
+      const nextProbeAt = e.nextProbeAt === null ? null : iso(e.nextProbeAt);
+      return {
+        type,
+        data: { ...base, from: t.from, reason: t.reason, at: iso(t.at), nextProbeAt },
+      };
     }
     if (e.type === "dead-letter") {
       const c = e.change;

@@ -41,7 +41,7 @@ describe("a receiver that answers 503 with Retry-After", () => {
       const probeAt = Date.parse(shown.body.nextProbeAt);
       expect(probeAt).toBeGreaterThanOrEqual(before + 3_600_000);
       expect(probeAt).toBeLessThanOrEqual(Date.now() + 3_600_000);
-      expect(shown.body.reason).toMatch(/next probe in 1 h, as its Retry-After asked$/);
+      expect(shown.body.reason).toMatch(/; the receiver's Retry-After put the probe off$/);
     },
   );
 });

@@ -29,7 +29,7 @@ describe("a failure with Retry-After that opens the circuit", () => {
     const { clock, breaker, t } = opened(1_700_000_000_000 + 60 * MIN);
     expect(t?.to).toBe("open");
     expect(t?.reason).toBe(
-      "5 consecutive failures within 60 s; last: HTTP 503; next probe in 1 h, as its Retry-After asked",
+      "5 consecutive failures within 60 s; last: HTTP 503; the receiver's Retry-After put the probe off",
     );
     expect(breaker.snapshot().nextProbeAt).toBe(clock.t + 60 * MIN);
     clock.t += 5 * MIN;
@@ -51,7 +51,7 @@ describe("a failure with Retry-After that opens the circuit", () => {
     breaker.onFailure(true, "HTTP 503", clock.t + 90 * MIN);
     expect(breaker.snapshot()).toMatchObject({ nextProbeAt: clock.t + 90 * MIN, reopenCount: 1 });
     expect(breaker.snapshot().reason).toBe(
-      "probe failed: HTTP 503; next probe in 1 h 30 min, as its Retry-After asked",
+      "probe failed: HTTP 503; the receiver's Retry-After put the probe off",
     );
     clock.t += 90 * MIN;
     expect(breaker.admit(0)).toEqual({ allowed: true, probe: true });

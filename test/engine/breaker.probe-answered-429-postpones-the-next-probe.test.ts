@@ -35,7 +35,7 @@ describe("a probe answered 429", () => {
       from: "open",
       to: "open",
       at: clock.t,
-      reason: "probe answered HTTP 429; next probe in 5 min",
+      reason: "probe answered HTTP 429",
     });
     expect(breaker.snapshot()).toMatchObject({
       state: "open",
@@ -68,7 +68,7 @@ describe("a probe answered 429", () => {
     later.breaker.onProbeRateLimited(later.clock.t + 30 * MIN);
     expect(later.breaker.snapshot().nextProbeAt).toBe(later.clock.t + 30 * MIN);
     expect(later.breaker.snapshot().reason).toBe(
-      "probe answered HTTP 429; next probe in 30 min, as its Retry-After asked",
+      "probe answered HTTP 429; the receiver's Retry-After put the probe off",
     );
 
     const sooner = probing();

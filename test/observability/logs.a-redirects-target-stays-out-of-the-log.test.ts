@@ -69,8 +69,12 @@ it("a redirect's target, the endpoint's URL with its token, is in no log line; t
 it("every reason a redirect ends up in loses only the target, wherever it stands in it", () => {
   const at = `https://receiver.example/hook?token=${TOKEN}`;
   expect(
-    withoutRedirectTarget(`probe failed: HTTP 308 (Location: ${at}); next probe in 10 min`),
-  ).toBe("probe failed: HTTP 308 (Location left out of the log); next probe in 10 min");
+    withoutRedirectTarget(
+      `probe failed: HTTP 308 (Location: ${at}); the receiver's Retry-After put the probe off`,
+    ),
+  ).toBe(
+    "probe failed: HTTP 308 (Location left out of the log); the receiver's Retry-After put the probe off",
+  );
   expect(withoutRedirectTarget(`all 3 attempts failed; last: HTTP 301 (Location: ${at})`)).toBe(
     "all 3 attempts failed; last: HTTP 301 (Location left out of the log)",
   );

@@ -46,7 +46,12 @@ describe("a deleted endpoint's metrics", () => {
 
     // A transition announced after the deletion comes back under _other, not as the endpoint.
     const transition: CircuitTransition = { from: "closed", to: "open", at: 0, reason: "late" };
-    h.hookline.engine.events.emit({ type: "circuit", endpointId: gone.endpointId, transition });
+    h.hookline.engine.events.emit({
+      type: "circuit",
+      endpointId: gone.endpointId,
+      transition,
+      nextProbeAt: 300_000,
+    });
     s = await scrape(h.url, h.token);
     expect(seriesOf(s, gone.endpointId)).toEqual([]);
     expect(s.get('hookline_circuit_transitions_total{endpoint="_other",to="open"}')).toBe(1);

@@ -206,6 +206,10 @@ describe("operational webhooks", () => {
       (e) => e.data.endpointId === tripping.endpointId,
     );
     expect(opened.data).toMatchObject({ from: "closed" });
+    // When it probes next, a field of its own: the reason names no wait, which would go stale.
+    expect(Date.parse(String(opened.data.nextProbeAt))).toBe(
+      Date.parse(String(opened.data.at)) + 300,
+    );
     // The probe succeeded (half-open); a few more successes close the circuit.
     for (let i = 0; i < 5; i++) await post(h, tripping.appId, { i });
     await h.waitFor(
@@ -214,7 +218,11 @@ describe("operational webhooks", () => {
         e.endpointId === tripping.endpointId &&
         e.transition.to === "closed",
     );
-    await waitForEvent("endpoint.circuit_closed", (e) => e.data.endpointId === tripping.endpointId);
+    const closed = await waitForEvent(
+      "endpoint.circuit_closed",
+      (e) => e.data.endpointId === tripping.endpointId,
+    );
+    expect(closed.data).toMatchObject({ from: "half-open", nextProbeAt: null });
   });
 
   it("announce a circuit opening once, not again when a failed probe keeps it open", async () => {

@@ -1,9 +1,11 @@
 /**
  * The circuit banner said why the circuit opened in the breaker's words, written as it opened,
- * and they end with when it probes next from then: "probe failed: HTTP 500; next probe in 1 h".
+ * and they ended with when it probes next from then: "probe failed: HTTP 500; next probe in 1 h".
  * Twenty minutes on the banner still said "next probe in 1 h" beside its own, kept current,
  * "Next probe in 40 min". The banner now says when the next probe runs once, from the probe's
- * time, and still says when the receiver's Retry-After set it.
+ * time, and still says when the receiver's Retry-After set it. The breaker writes no wait in its
+ * reason any more; a circuit an older hookline stored keeps one until it next changes, and its
+ * banner reads as a new one's.
  */
 import type { Locator } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +23,7 @@ describe("customer portal: the circuit banner as time passes", () => {
   let appId: string;
   let reopened: string;
   let asked: string;
+  let older: string;
 
   beforeAll(async () => {
     const { h, rx, page } = ui;
@@ -40,6 +43,16 @@ describe("customer portal: the circuit banner as time passes", () => {
     await h.svix.endpoint.patch(appId, reopened, { url: rx.url("/still-down") });
     await h.waitFor(
       (e) => e.type === "circuit" && e.endpointId === reopened && e.transition.from === "open",
+    );
+    // Stored by an older hookline, which wrote the wait it set in the reason: nothing sent to it
+    // since, so the engine holds no circuit of its own for it, and the stored one is shown.
+    older = await endpoint("/older", "to.older");
+    const at = Date.now();
+    const reason = "probe failed: HTTP 503; next probe in 1 h, as its Retry-After asked";
+    await h.hookline.store.saveCircuit(
+      older,
+      { state: "open", since: at, reason, nextProbeAt: at + 3_600_000, reopenCount: 1 },
+      { from: "open", to: "open", at, reason },
     );
     // The browser's clock is the test's: moving it on is time passing for the page alone.
     await page.clock.install();
@@ -74,7 +87,18 @@ describe("customer portal: the circuit banner as time passes", () => {
     const text = await banner.innerText();
     expect(text).not.toMatch(/in 1 h/);
     expect(text).toMatch(
-      /Why: 1 consecutive failures within 60 s; last: HTTP 503; the receiver's Retry-After set when to probe next\. Since/,
+      /Why: 1 consecutive failures within 60 s; last: HTTP 503; the receiver's Retry-After put the probe off\. Since/,
+    );
+  });
+
+  it("says so of a circuit an older hookline stored with the wait it set then", async () => {
+    // The page's clock may have been moved on 30 min already, by the tests before.
+    const [banner, minutes] = await bannerOf(older);
+    expect([60, 40, 30]).toContain(minutes);
+    const text = await banner.innerText();
+    expect(text).not.toMatch(/in 1 h/);
+    expect(text).toMatch(
+      /Why: probe failed: HTTP 503; the receiver's Retry-After put the probe off\. Since/,
     );
   });
 });

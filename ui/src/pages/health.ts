@@ -14,22 +14,6 @@ export const circuitBadge = (state: CircuitState): HTMLElement =>
   h("span", { class: `badge circuit-${state}` }, `Circuit ${WORDS[state]}`);
 
 /**
- * The breaker's words for when it probes next, at the end of the reason it wrote as the circuit
- * changed ("probe failed: HTTP 503; next probe in 10 min, as its Retry-After asked"): a countdown
- * from then, which a banner shown ten minutes on still said, beside its own from the probe's time.
- */
-const PROBE_WORDS = /; next probe in [^;]+?(, as its Retry-After asked)?$/;
-
-/** Why the circuit is not closed, without the countdown it was written with. */
-function whyNotClosed(reason: string | null): string {
-  if (!reason) return "repeated failures";
-  const probe = PROBE_WORDS.exec(reason);
-  if (!probe) return reason;
-  const asked = probe[1] ? "; the receiver's Retry-After set when to probe next" : "";
-  return reason.slice(0, probe.index) + asked;
-}
-
-/**
  * The banner shown while the circuit is not closed: why, since when, and when the next probe runs,
  * counted down from the probe's time as the page updates.
  */
@@ -47,7 +31,9 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
     h(
       "p",
       {},
-      `Why: ${whyNotClosed(c.reason)}. Since ${time(c.since)} (`,
+      // The reason names no wait (the API leaves out one an older hookline wrote in it): the
+      // banner's own, counted down from the probe's time, is the only one it says.
+      `Why: ${c.reason ?? "repeated failures"}. Since ${time(c.since)} (`,
       ago(c.since),
       ").",
       c.nextProbeAt ? [" Next probe ", until(c.nextProbeAt), ` (${time(c.nextProbeAt)}).`] : "",
