@@ -63,6 +63,14 @@ export function atMostEvery<T>(ms: number, load: () => Promise<T>): () => Promis
   };
 }
 
+/**
+ * Runs `check` at every poll while `region`'s page is shown: for words that change with the clock
+ * alone, not with what hookline answers (a replaced secret whose time to sign has passed).
+ */
+export function atEveryPoll(region: HTMLElement, check: () => void): void {
+  refreshers.push({ region, refresh: () => Promise.resolve(check()) });
+}
+
 /** Forgets the previous page's refreshers (called on every navigation). */
 export function resetLive(): void {
   refreshers = [];

@@ -2,7 +2,7 @@
 import { api } from "../api.js";
 import { action, field, h, toast } from "../dom.js";
 import { seconds, time, until } from "../format.js";
-import { refreshNow } from "../live.js";
+import { atEveryPoll, refreshNow } from "../live.js";
 import type { Endpoint, EndpointSecret } from "../types.js";
 import { namedTypes, typesOf } from "./endpoints.js";
 
@@ -49,10 +49,26 @@ export function endpointActions(
 ): { element: HTMLElement; follow(ep: Endpoint): void } {
   const secret = h("output", { class: "secret", "aria-live": "polite" });
   const replaced = h("p", { class: "hint", "aria-live": "polite" });
+  // The secrets the shown one replaced, as last read (null: none shown yet), and how many the note
+  // names. It is drawn again as each one's time passes: drawn only when read, it went on saying
+  // the old secret "also signs until … (now)" long after hookline had stopped signing with it.
+  let previous: EndpointSecret["previousSecrets"] | null = null;
+  let named = -1;
+  const note = () => {
+    if (!previous) return;
+    const now = Date.now();
+    const signing = previous.filter((p) => Date.parse(p.signsUntil) > now);
+    if (signing.length === named) return;
+    named = signing.length;
+    replaced.replaceChildren(...replacedNote(signing));
+  };
+  atEveryPoll(replaced, note);
   const show = async () => {
     const answer = await api<EndpointSecret>("GET", `${path}/secret`);
     secret.textContent = answer.key;
-    replaced.replaceChildren(...replacedNote(answer.previousSecrets));
+    previous = answer.previousSecrets;
+    named = -1;
+    note();
   };
   // The test event's type: the endpoint's first event type, following its edits until typed over.
   const suggestedType = (e: Endpoint): string => e.filterTypes?.[0] ?? "hookline.test";
