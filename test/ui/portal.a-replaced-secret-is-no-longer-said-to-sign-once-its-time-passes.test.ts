@@ -29,8 +29,7 @@ describe("customer portal: a replaced secret's time passing", () => {
     await page.getByRole("button", { name: "Rotate secret" }).click();
   });
 
-  const note = () =>
-    ui.page.getByRole("region", { name: "Send a test event" }).getByText(/signs?\b/);
+  const note = () => ui.page.getByRole("region", { name: "Signing secret" }).getByText(/signs?\b/);
 
   it("says both replaced secrets sign, until when each does", async () => {
     await ui.page.getByText(/The 2 secrets it replaced also sign/).waitFor();
