@@ -1,6 +1,6 @@
 /** What one can do to an endpoint: edit, disable, delete, reveal or rotate its secret, test it. */
 import { api } from "../api.js";
-import { action, field, h, toast } from "../dom.js";
+import { action, field, h, onSubmit, toast } from "../dom.js";
 import { seconds, time, until } from "../format.js";
 import { atEveryPoll, refreshNow } from "../live.js";
 import type { Endpoint, EndpointSecret } from "../types.js";
@@ -104,21 +104,18 @@ export function endpointActions(
   // A field's value as formOf writes it ("a,b" and "a, b" are the same event types).
   const valueOf = (k: keyof typeof inputs): string =>
     isList(k) ? (typesOf(inputs[k].value)?.join(", ") ?? "") : inputs[k].value;
-  edit.addEventListener("submit", (e) => {
-    e.preventDefault();
+  // Once at a time: a second Enter while hookline had not answered sent the save again.
+  onSubmit(edit, async () => {
     const changed = fields.filter((k) => valueOf(k) !== filled[k]);
     const body = Object.fromEntries(
       changed.map((k) => [k, isList(k) ? typesOf(inputs[k].value) : inputs[k].value]),
     );
-    void api("PATCH", path, body)
-      .then(async () => {
-        toast("Endpoint saved");
-        await refreshNow();
-      })
-      .catch((err: Error) => {
-        const named = namedTypes(err.message, typesOf(types.value));
-        toast(namedChannels(named, typesOf(channels.value)), true);
-      });
+    await api("PATCH", path, body).catch((err: Error) => {
+      const named = namedTypes(err.message, typesOf(types.value));
+      throw new Error(namedChannels(named, typesOf(channels.value)), { cause: err });
+    });
+    toast("Endpoint saved");
+    await refreshNow();
   });
   // The endpoint can change under the page (the engine disables it on 410 Gone, someone else
   // enables it): the button offers what the latest state allows.
