@@ -6,10 +6,11 @@ import type { ReplayJob } from "../domain/types.js";
 
 /**
  * The reason the job's runner last wrote, save for a running job no runner holds: its runner
- * stopped (handing it back) or was killed and its lease ran out, and no runner has taken it up
- * yet, which lasts while every runner that looks has its four jobs. Nothing writes that: the
- * runner that could is gone, and one that is full has no lease on the job to write it under. The
- * reason written was about replays that runner was waiting for, and read as if it still were.
+ * stopped (handing it back), or was killed or stalled past its lease and the lease ran out, and
+ * no runner has taken it up yet, which lasts while every runner that looks has its four jobs.
+ * Nothing writes that: the runner that could is gone or stalled, and one that is full has no
+ * lease on the job to write it under. The reason written was about replays that runner was
+ * waiting for, and read as if it still were.
  */
 export function reasonShown(job: ReplayJob, now: number): string | null {
   if (job.state !== "running" || (job.leaseUntil !== null && job.leaseUntil > now)) {
