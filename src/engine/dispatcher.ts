@@ -155,8 +155,8 @@ export class Dispatcher {
       host.recoverLater();
       return;
     }
-    // Checked here, not awaited on every dispatch: most endpoints have no rate limit, and a
-    // closed circuit.
+    // Checked here, not awaited on every dispatch: most endpoints have no rate limit, and their
+    // circuit is closed.
     if (rt.room() < 0) await this.handBackBeyondRoom(rt);
     while (rt.queue.length && host.isRunning()) {
       if (rt.inFlight >= rt.limit.effective) {
@@ -172,7 +172,7 @@ export class Dispatcher {
       if (wait > 0) return this.waitForPace(rt, wait);
       const admission = rt.breaker.admit(rt.inFlight);
       if (!admission.allowed) {
-        if (rt.breaker.snapshot().state === "open") await this.holdForProbe(rt);
+        if (rt.breaker.isOpen()) await this.holdForProbe(rt);
         return;
       }
       const d = rt.queue.shift()!;

@@ -103,7 +103,7 @@ export class EndpointRuntime {
    */
   isFull(): boolean {
     const waiting = this.inFlight + this.queue.length;
-    if (this.breaker.snapshot().state === "open") return waiting > 0;
+    if (this.breaker.isOpen()) return waiting > 0;
     // A rate-limited endpoint holds one second of requests at most, and a half-open one its
     // trickle's: more would wait in hand, under a lease, shown as being sent, for seconds or
     // minutes while other workers could not have them.
