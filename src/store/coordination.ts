@@ -93,8 +93,9 @@ export interface WorkerCoordination {
   dueOwned(workerId: string, now: number): Promise<string[]>;
   /**
    * Makes the endpoint the worker's own now, whether or not anything of it is due, unless another
-   * worker not declared dead owns it; whether it is the worker's. A failure drill takes its endpoint so: its
-   * receiver listens on its own process's loopback, which no other worker can reach.
+   * worker not declared dead owns it; whether it is the worker's. A failure drill takes its
+   * endpoint so: its receiver listens on its own process's loopback, which no other worker can
+   * reach.
    */
   take(req: { id: string; endpointId: string; now: number; deadBefore: number }): Promise<boolean>;
   /** A clean stop: frees the worker's endpoints and removes it; returns the endpoints freed. */

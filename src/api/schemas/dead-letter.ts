@@ -365,7 +365,8 @@ export const ReplayJobOut = z.object({
     .describe(
       "What a running job waits for, its canary's verdict, why a scheduled one due has not " +
         "started, or why an ended one ended; of a running job no hookline process holds (the " +
-        "one running it stopped, was killed or stalled past its hold) that it waits to be taken up again",
+        "one running it stopped, was killed or stalled past its hold) that it waits to be " +
+        "taken up again",
     ),
   progress: z.object({
     total: z.int().nullable(),
