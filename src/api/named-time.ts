@@ -56,7 +56,8 @@ export const msAtOrAfter = (t: NamedTime): number => (t.finer === "" ? t.ms : t.
 export function msNotBefore(iso: string): number {
   const dot = iso.indexOf(".");
   const fourth = dot < 0 ? -1 : iso.charCodeAt(dot + 4);
-  if (fourth < 48 || fourth > 57) return Date.parse(iso);
+  // Past the end charCodeAt gives NaN, which no comparison holds for: read as "no fourth digit".
+  if (!(fourth >= 48 && fourth <= 57)) return Date.parse(iso);
   return msAtOrAfter(namedTime(iso));
 }
 
