@@ -1,0 +1,92 @@
+/**
+ * hookline's built command (`bin/hookline.js`, what operators run) as a child process, for tests
+ * that kill it or interrupt it: `npm run build` first. Only the settings a test gives reach it,
+ * none of the test run's own HOOKLINE_* variables or DATABASE_URL.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { TEST_TOKEN } from "./process.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+/** A running `hookline …`: its process, how it ended, and what it printed so far. */
+export interface CliRun {
+  child: ChildProcess;
+  /** Resolves with the exit code, or the signal's name, once the process and its pipes end. */
+  exited: Promise<number | string>;
+  out(): string;
+  err(): string;
+}
+
+/** Starts `hookline <args>` with `env` as its settings. */
+export function spawnCli(args: string[], env: Record<string, string>): CliRun {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith("HOOKLINE_") && name !== "DATABASE_URL",
+    ),
+  );
+  const child = spawn(process.execPath, ["bin/hookline.js", ...args], {
+    cwd: root,
+    env: { ...inherited, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on("close", (code, signal) => resolve(code ?? signal ?? "unknown")),
+  );
+  return { child, exited, out: () => out, err: () => err };
+}
+
+/** Runs `hookline <args>` to its end. */
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | string; out: string; err: string }> {
+  const run = spawnCli(args, env);
+  const code = await run.exited;
+  return { code, out: run.out(), err: run.err() };
+}
+
+/**
+ * `hookline serve` with `env` (and the tests' admin token, any port, loopback targets allowed),
+ * once it listens: its URL and a way to stop it (SIGTERM, waiting for the end). Fails with what
+ * it printed if it ends first.
+ */
+export async function serveBuilt(
+  env: Record<string, string>,
+): Promise<{ url: string; run: CliRun; stop(): Promise<void> }> {
+  const run = spawnCli(["serve"], {
+    HOOKLINE_PORT: "0",
+    HOOKLINE_ADMIN_TOKEN: TEST_TOKEN,
+    HOOKLINE_ALLOW_PRIVATE_TARGETS: "1",
+    HOOKLINE_LOG_LEVEL: "warn",
+    ...env,
+  });
+  const stop = async () => {
+    run.child.kill("SIGTERM");
+    await run.exited;
+  };
+  const url = await new Promise<string>((resolve, reject) => {
+    // Not left running: nothing would stop it after the test.
+    const timer = setTimeout(() => {
+      run.child.kill("SIGKILL");
+      reject(new Error(`hookline did not start:\n${run.out()}${run.err()}`));
+    }, 30_000);
+    const check = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(run.out());
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    run.child.stdout!.on("data", check);
+    void run.exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`hookline exited (${code}) before listening:\n${run.out()}${run.err()}`));
+    });
+  });
+  return { url, run, stop };
+}
