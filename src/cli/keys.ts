@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { resolveConfig, unknownIn, type Config } from "../config.js";
 import { keyId } from "../security/cipher.js";
-import { rotateKeys } from "../security/rotate.js";
+import { rotate, type RotatedTable, type RotationTotals } from "../security/rotate.js";
 import { openStore } from "../store/factory.js";
 import { storeFailure } from "../start-failure.js";
 import { describeUnknown } from "../unknown-settings.js";
@@ -20,13 +20,43 @@ function rowsPerBatch(value: string): number {
   return n;
 }
 
-/** The `keys` command group. */
-export function keysCommand(env: Record<string, string | undefined>, out: NodeJS.WritableStream) {
+/** What `keys rotate` needs of its process besides stdout. */
+export interface KeysIo {
+  /** Where a long rotation says how far it is, and a stopped one what it leaves. */
+  err: NodeJS.WritableStream;
+  now(): number;
+  /**
+   * Until the returned function is called, a stop signal (Ctrl-C, SIGTERM, SIGHUP) calls `stop`
+   * with its name instead of ending the process.
+   */
+  onStop(stop: (signal: NodeJS.Signals) => void): () => void;
+  setExitCode(code: number): void;
+}
+
+/** A long rotation says where it stands this often (on stderr); a short one says nothing there. */
+const PROGRESS_EVERY_MS = 2_000;
+
+/** The exit code of a command stopped by a signal, as a shell reports one it ended. */
+const STOPPED_BY: Partial<Record<NodeJS.Signals, number>> = {
+  SIGHUP: 129,
+  SIGINT: 130,
+  SIGTERM: 143,
+};
+
+/**
+ * The `keys` command group. Without `io` (tests calling it in-process), no progress is shown and
+ * signals end the process as they would any other.
+ */
+export function keysCommand(
+  env: Record<string, string | undefined>,
+  out: NodeJS.WritableStream,
+  io?: KeysIo,
+) {
   const keys = new Command("keys").description("encryption of secrets and payloads at rest");
   keys
     .command("rotate")
     .description(
-      "re-encrypt every stored secret, payload and idempotency answer with HOOKLINE_ENCRYPTION_KEY (old keys in HOOKLINE_ENCRYPTION_OLD_KEYS)",
+      "re-encrypt every stored secret, payload and idempotency answer with HOOKLINE_ENCRYPTION_KEY (old keys in HOOKLINE_ENCRYPTION_OLD_KEYS), a transaction per batch: stopped (Ctrl-C ends the batch under way) or killed, it leaves every value readable with those keys, and running it again finishes",
     )
     .option("--batch-size <n>", "rows per transaction", rowsPerBatch, 500)
     .action(async (opts: { batchSize: number }) => {
@@ -51,9 +81,23 @@ export function keysCommand(env: Record<string, string | undefined>, out: NodeJS
         });
         const current = config.encryptionKey ? `key ${keyId(config.encryptionKey)}` : "plaintext";
         out.write(`re-encrypting with ${current}\n`);
-        const totals = await rotateKeys(store, { batchSize: opts.batchSize });
-        for (const [table, t] of Object.entries(totals)) {
+        // Stopped between two batches, each a transaction of its own: what it leaves is said,
+        // rather than left to guess whether the old keys may go.
+        let stopSignal: NodeJS.Signals | null = null;
+        const forget = io?.onStop((signal) => (stopSignal ??= signal));
+        const { totals, stoppedIn } = await rotate(store, {
+          batchSize: opts.batchSize,
+          onBatch: io && progressOn(io),
+          stopRequested: () => stopSignal !== null,
+        }).finally(() => forget?.());
+        for (const [table, t] of Object.entries(totals) as [RotatedTable, Totals][]) {
+          if (stoppedIn && t.scanned === 0 && table !== stoppedIn) continue;
           out.write(`  ${table}: ${t.rewritten} rewritten of ${t.scanned}\n`);
+        }
+        if (stoppedIn && stopSignal) {
+          io?.err.write(`hookline: ${stoppedSaying(stopSignal, stoppedIn, config)}\n`);
+          io?.setExitCode(STOPPED_BY[stopSignal] ?? 1);
+          return;
         }
         // Old keys are there to be retired only if some were set (not when plaintext rows were
         // just encrypted for the first time).
@@ -67,4 +111,33 @@ export function keysCommand(env: Record<string, string | undefined>, out: NodeJS
       }
     });
   return keys;
+}
+
+type Totals = RotationTotals[RotatedTable];
+
+/** Progress lines on stderr, one every PROGRESS_EVERY_MS at most, none in a rotation shorter. */
+function progressOn(io: KeysIo): (table: RotatedTable, totals: RotationTotals) => void {
+  let last = io.now();
+  return (table, totals) => {
+    const now = io.now();
+    if (now - last < PROGRESS_EVERY_MS) return;
+    last = now;
+    const t = totals[table];
+    io.err.write(
+      `hookline: re-encrypting ${table}: ${t.scanned} looked at, ${t.rewritten} rewritten\n`,
+    );
+  };
+}
+
+/** What a rotation stopped by `signal` in `table` leaves, and what to do next. */
+function stoppedSaying(signal: string, table: RotatedTable, config: Readonly<Config>): string {
+  const keep =
+    config.encryptionOldKeys.length > 0
+      ? ", some sealed with the old keys: keep HOOKLINE_ENCRYPTION_OLD_KEYS as it is, and"
+      : ";";
+  return (
+    `stopped by ${signal} while re-encrypting ${table}, between two batches: the rows rewritten ` +
+    `so far stay so, and the others are as they were${keep} run \`hookline keys rotate\` again to ` +
+    "finish (it passes over the rows already rewritten)"
+  );
 }

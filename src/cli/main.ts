@@ -286,6 +286,34 @@ function onSignals(hookline: Hookline, starting: Promise<void>): { stopping(): b
   return { stopping: () => stopping };
 }
 
+/**
+ * For a command that stops cleanly when asked (`keys rotate`: at the end of its batch): the first
+ * SIGINT, SIGTERM or SIGHUP calls `stop`, and one more, a second or more later, ends the process at
+ * once, its transaction under way rolled back. One within a second of the first is the same Ctrl-C
+ * passed on by npx (see REPEAT_IGNORED_MS).
+ */
+function stopCleanly(stop: (signal: NodeJS.Signals) => void): () => void {
+  let firstAt: number | null = null;
+  const handlers = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((signal) => {
+    const handler = () => {
+      if (firstAt === null) {
+        firstAt = performance.now();
+        stop(signal);
+      } else if (performance.now() - firstAt >= REPEAT_IGNORED_MS) {
+        process.stderr.write(
+          `hookline: stopped at once by ${signal}: the batch under way was rolled back, and what was done before it stays so\n`,
+        );
+        process.exit(1);
+      }
+    };
+    process.on(signal, handler);
+    return [signal, handler] as const;
+  });
+  return () => {
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+  };
+}
+
 /** What a stop the database did not hear of leaves behind, for the operator reading the log. */
 function stoppedUntold(config: Readonly<Config>): string {
   const after = config.databaseUrl
@@ -313,7 +341,14 @@ program.hook("preAction", (_program, action) => {
 
 program.addCommand(dlqCommand(connectionFromEnv(), io));
 
-program.addCommand(keysCommand(process.env, process.stdout));
+program.addCommand(
+  keysCommand(process.env, process.stdout, {
+    err: process.stderr,
+    now: () => Date.now(),
+    onStop: stopCleanly,
+    setExitCode: (code) => (process.exitCode = code),
+  }),
+);
 program.addCommand(
   storeCommand(process.env, { out: process.stdout, err: process.stderr, now: () => Date.now() }),
 );
