@@ -74,7 +74,12 @@ export function keysCommand(
       // Only a store that exists: rotating a new, empty one (a typo, or ./data of another
       // directory) would end in "done" and tell the operator to remove keys the real store
       // still needs.
-      const store = openStore(config, undefined, { existingOnly: true });
+      // A batch left hanging (the process stopped, its machine gone) holds its rows locked, from
+      // hookline and from the rerun: on PostgreSQL, the server ends it after the query timeout.
+      const store = openStore(config, undefined, {
+        existingOnly: true,
+        idleInTransactionTimeoutMs: config.pgQueryTimeoutMs,
+      });
       try {
         await store.verifySealing().catch((err: unknown) => {
           throw storeFailure(err, config);

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { adminQuery } from "./postgres.js";
 import { TEST_TOKEN } from "./process.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -89,4 +90,27 @@ export async function serveBuilt(
     });
   });
   return { url, run, stop };
+}
+
+/**
+ * Stops `run` (SIGSTOP) at a moment its session on `schema` is inside a transaction: the process
+ * is frozen, its connection left open and its transaction unfinished, as a machine that went down
+ * leaves them until PostgreSQL hears of it. Tries again (SIGCONT) when it stopped between two
+ * transactions; fails if the command ends first.
+ */
+export async function freezeInTransaction(run: CliRun, schema: string): Promise<void> {
+  for (;;) {
+    if (run.child.exitCode !== null || run.child.signalCode !== null) {
+      throw new Error(`the command ended before it could be frozen:\n${run.out()}${run.err()}`);
+    }
+    run.child.kill("SIGSTOP");
+    const open = await adminQuery(
+      `SELECT 1 FROM pg_stat_activity
+       WHERE application_name = $1 AND xact_start IS NOT NULL AND pid <> pg_backend_pid()`,
+      [`hookline/${schema}`],
+    );
+    if (open.length > 0) return;
+    run.child.kill("SIGCONT");
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }

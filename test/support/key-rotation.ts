@@ -26,10 +26,13 @@ export interface RotatedRow {
 
 /**
  * Fills `store` (opened with the first key) with applications, endpoints with signing secrets (one
- * with a previous secret) and custom headers, and BULK_MESSAGES messages whose deliveries are due
+ * with a previous secret) and custom headers, and `count` messages whose deliveries are due
  * tomorrow: a store hookline starts on without sending anything while the test reads it.
  */
-export async function fillStore(store: Store): Promise<{ quietAppId: string }> {
+export async function fillStore(
+  store: Store,
+  count = BULK_MESSAGES,
+): Promise<{ quietAppId: string }> {
   const acme = await store.createApplication(anApplication({ uid: "acme", name: "Acme" }));
   const quiet = await store.createApplication(anApplication({ uid: "quiet", name: "Quiet" }));
   const now = Date.now();
@@ -58,8 +61,8 @@ export async function fillStore(store: Store): Promise<{ quietAppId: string }> {
   }
   const pad = randomBytes(3_000).toString("base64");
   // A few at a time: on PostgreSQL, each is a transaction of its own with its round trips.
-  for (let i = 0; i < BULK_MESSAGES; i += 8) {
-    const some = Array.from({ length: Math.min(8, BULK_MESSAGES - i) }, (_, j) =>
+  for (let i = 0; i < count; i += 8) {
+    const some = Array.from({ length: Math.min(8, count - i) }, (_, j) =>
       accept(store, acme.id, {
         payload: Buffer.from(JSON.stringify({ invoice: i + j, note: pad })),
         now: now + i + j,

@@ -6,7 +6,7 @@
 import type pg from "pg";
 import { ConfigError } from "../../errors.js";
 import { newClient, openPool } from "../postgres/connections.js";
-import { isTimeout, type PostgresOptions } from "../postgres/database.js";
+import { DEFAULT_QUERY_TIMEOUT_MS, isTimeout, type PostgresOptions } from "../postgres/database.js";
 import { migrate } from "../postgres/migrate.js";
 import { COPIED, DESTINATION_ONLY, type CopiedTable } from "./plan.js";
 
@@ -39,7 +39,7 @@ export class PostgresDestination {
   ) {}
 
   static async connect(options: DestinationOptions): Promise<PostgresDestination> {
-    const client = newClient({ ...options, poolSize: 1 });
+    const client = newClient(connectionOptions(options));
     client.on("error", () => {}); // a connection lost fails the next statement instead
     await client.connect();
     return new PostgresDestination(client, options);
@@ -100,7 +100,7 @@ export class PostgresDestination {
 
   /** Brings the schema to this hookline's version (making it if missing), as `serve` would. */
   async migrate(): Promise<void> {
-    const pool = openPool({ ...this.options, poolSize: 1 });
+    const pool = openPool(connectionOptions(this.options));
     try {
       await migrate(pool, this.schema);
     } finally {
@@ -222,6 +222,22 @@ export class PostgresDestination {
       throw err;
     }
   }
+}
+
+/**
+ * One connection, whose transaction the server ends once left idle past the query timeout. The
+ * copy's transaction holds every table of the schema locked, and its migrations the schema's
+ * migration lock: a copy whose process hung or whose machine went down mid-copy would otherwise
+ * hold them until the server's TCP keep-alive gave up on it (hours), and a copy run again, or a
+ * hookline started on the schema, would wait on them as long. The copy itself is never idle that
+ * long between two statements: it reads one batch from SQLite.
+ */
+function connectionOptions(options: DestinationOptions): PostgresOptions {
+  return {
+    ...options,
+    poolSize: 1,
+    idleInTransactionTimeoutMs: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+  };
 }
 
 /**

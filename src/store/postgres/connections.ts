@@ -59,6 +59,9 @@ function connectionConfig(options: PostgresOptions): pg.ClientConfig {
     // must be ours.
     options: [
       `-c statement_timeout=${queryTimeoutMs + SERVER_GRACE_MS}`,
+      ...(options.idleInTransactionTimeoutMs
+        ? [`-c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs}`]
+        : []),
       ...(theirs ? [theirs] : []),
       `-c search_path=${options.schema}`,
     ].join(" "),

@@ -38,6 +38,15 @@ export interface PostgresOptions {
    * already there (`hookline keys rotate`), where a new, empty schema means the wrong setting.
    */
   existingOnly?: boolean;
+  /**
+   * Has the server end a transaction of these connections left idle this long (mid-transaction,
+   * between two statements), rolling it back and freeing its locks. For the commands an operator
+   * runs (`keys rotate`, `store copy`), whose process may hang or whose machine may go down
+   * mid-transaction: the server hears of a client gone without closing its connection only when
+   * TCP keep-alive gives up on it, hours later, and its locks held everything that needs those
+   * rows, the command's rerun first. Unset: no such bound.
+   */
+  idleInTransactionTimeoutMs?: number;
 }
 
 /** The default of `PostgresOptions.queryTimeoutMs` (HOOKLINE_PG_QUERY_TIMEOUT_MS). */
