@@ -296,7 +296,10 @@ export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
 
   dlq
     .command("replay-bulk")
-    .description("replay open records in the background: a canary sample first, then the rest")
+    .summary("replay open records in the background: a canary sample first, then the rest")
+    .description(
+      "replay open records in the background: a canary sample first, then the rest. It starts a job in hookline and follows it until it ends (--detach: not at all); stopping the command (Ctrl-C) or killing it stops only the following: the job carries on in hookline (`hookline dlq cancel <id>` stops it)",
+    )
     .option("--app <id>", "application id or uid")
     .option("--endpoint <id>", "endpoint id (or uid, with --app)")
     .option("--since <time>", "dead-lettered at or after (ISO-8601 or 2h, 1d…)", time("--since"))
