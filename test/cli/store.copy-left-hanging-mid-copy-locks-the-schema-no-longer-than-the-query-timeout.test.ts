@@ -18,7 +18,7 @@ import { aSqliteDataDir } from "../support/store-copy.js";
 const cleanup = useCleanup();
 
 it("the rerun goes through once the server has ended the hanging copy's transaction", async () => {
-  const { dir } = await aSqliteDataDir(cleanup, { messages: 3_000 });
+  const { dir } = await aSqliteDataDir(cleanup, { messages: 5_000 });
   const schema = freshSchemaName();
   cleanup.push(() => dropSchema(schema));
   const args = ["store", "copy", "--to", TEST_DATABASE_URL, "--schema", schema];
@@ -47,5 +47,5 @@ it("the rerun goes through once the server has ended the hanging copy's transact
   copyFileSync(join(dir, "hookline.db"), join(elsewhere, "hookline.db"));
   const again = await runCli(args, { HOOKLINE_DATA_DIR: elsewhere, ...timeout });
   expect(again.code, again.out + again.err).toBe(0);
-  expect(again.out).toMatch(/\n {2}messages: +3000\n/);
+  expect(again.out).toMatch(/\n {2}messages: +5000\n/);
 }, 60_000);

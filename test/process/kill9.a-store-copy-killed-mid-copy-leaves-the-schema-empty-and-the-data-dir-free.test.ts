@@ -35,7 +35,7 @@ async function sessionsOn(schema: string): Promise<string[]> {
 
 it("killed while writing messages, it leaves no row and no session, and the rerun goes through", async () => {
   const key = randomBytes(32);
-  const { dir } = await aSqliteDataDir(cleanup, { messages: 3_000, key });
+  const { dir } = await aSqliteDataDir(cleanup, { messages: 5_000, key });
   const schema = freshSchemaName();
   cleanup.push(() => dropSchema(schema));
   const env = { HOOKLINE_DATA_DIR: dir, HOOKLINE_ENCRYPTION_KEY: key.toString("base64") };
@@ -64,6 +64,6 @@ it("killed while writing messages, it leaves no row and no session, and the reru
   // The lock was the dead process's: the rerun is not told a hookline runs there.
   const again = await runCli(args, env);
   expect(again.code, again.out + again.err).toBe(0);
-  expect(again.out).toMatch(/\n {2}messages: +3000\n/);
-  expect(await rowsIn(schema)).toMatchObject({ applications: 1, endpoints: 1, messages: 3_000 });
+  expect(again.out).toMatch(/\n {2}messages: +5000\n/);
+  expect(await rowsIn(schema)).toMatchObject({ applications: 1, endpoints: 1, messages: 5_000 });
 }, 60_000);
