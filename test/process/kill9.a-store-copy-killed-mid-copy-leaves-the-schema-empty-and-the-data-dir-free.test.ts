@@ -43,11 +43,12 @@ it("killed while writing messages, it leaves no row and no session, and the reru
 
   const run = spawnCli(args, env);
   cleanup.push(async () => void run.child.kill("SIGKILL"));
-  // Killed as its transaction writes the messages: past the applications and endpoints it wrote.
+  // Killed as its transaction writes the messages or their deliveries: past the applications and
+  // endpoints it wrote. (Either, so that a poll slowed by a loaded machine still finds it there.)
   let writing = false;
   while (!writing && run.child.exitCode === null) {
     const [row] = await adminQuery(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'INSERT INTO messages%'",
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND query ~ '^INSERT INTO (messages|deliveries) '",
       [`hookline/${schema}`],
     );
     writing = Number(row!.n) > 0;
