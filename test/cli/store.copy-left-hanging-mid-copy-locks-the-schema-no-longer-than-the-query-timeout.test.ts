@@ -29,10 +29,11 @@ it("the rerun goes through once the server has ended the hanging copy's transact
     hanging.child.kill("SIGKILL");
     await hanging.exited;
   });
-  // Frozen as its transaction writes the messages: past the migration, every table locked.
+  // Frozen as its transaction writes the messages or their deliveries: past the migration, every
+  // table locked. (Either, so that a poll slowed by a loaded machine still finds it there.)
   for (;;) {
     const [row] = await adminQuery(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'INSERT INTO messages%'",
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND query ~ '^INSERT INTO (messages|deliveries) '",
       [`hookline/${schema}`],
     );
     if (Number(row!.n) > 0) break;
