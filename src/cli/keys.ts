@@ -6,6 +6,7 @@ import { rotate, type RotatedTable, type RotationTotals } from "../security/rota
 import { openStore } from "../store/factory.js";
 import { storeFailure } from "../start-failure.js";
 import { describeUnknown } from "../unknown-settings.js";
+import { EXIT_CODE_OF, type StopSignal } from "./signals.js";
 
 /**
  * --batch-size: a whole number of rows, at least 1 (a typo must not reach the query as NaN), and
@@ -29,19 +30,12 @@ export interface KeysIo {
    * Until the returned function is called, a stop signal (Ctrl-C, SIGTERM, SIGHUP) calls `stop`
    * with its name instead of ending the process.
    */
-  onStop(stop: (signal: NodeJS.Signals) => void): () => void;
+  onStop(stop: (signal: StopSignal) => void): () => void;
   setExitCode(code: number): void;
 }
 
 /** A long rotation says where it stands this often (on stderr); a short one says nothing there. */
 const PROGRESS_EVERY_MS = 2_000;
-
-/** The exit code of a command stopped by a signal, as a shell reports one it ended. */
-const STOPPED_BY: Partial<Record<NodeJS.Signals, number>> = {
-  SIGHUP: 129,
-  SIGINT: 130,
-  SIGTERM: 143,
-};
 
 /**
  * The `keys` command group. Without `io` (tests calling it in-process), no progress is shown and
@@ -88,7 +82,7 @@ export function keysCommand(
         out.write(`re-encrypting with ${current}\n`);
         // Stopped between two batches, each a transaction of its own: what it leaves is said,
         // rather than left to guess whether the old keys may go.
-        let stopSignal: NodeJS.Signals | null = null;
+        let stopSignal: StopSignal | null = null;
         const forget = io?.onStop((signal) => (stopSignal ??= signal));
         const { totals, stoppedIn } = await rotate(store, {
           batchSize: opts.batchSize,
@@ -101,7 +95,7 @@ export function keysCommand(
         }
         if (stoppedIn && stopSignal) {
           io?.err.write(`hookline: ${stoppedSaying(stopSignal, stoppedIn, config)}\n`);
-          io?.setExitCode(STOPPED_BY[stopSignal] ?? 1);
+          io?.setExitCode(EXIT_CODE_OF[stopSignal]);
           return;
         }
         // Old keys are there to be retired only if some were set (not when plaintext rows were

@@ -9,6 +9,7 @@ import { withoutPassword } from "../start-failure.js";
 import { describeUnknown } from "../unknown-settings.js";
 import { dlqCommand, type CliIo } from "./dlq.js";
 import { keysCommand } from "./keys.js";
+import { EXIT_CODE_OF, onStopSignals, type StopSignal } from "./signals.js";
 import { storeCommand } from "./store.js";
 import { drillCommand } from "./drill.js";
 import { VERSION } from "../version.js";
@@ -25,20 +26,11 @@ const io: CliIo = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
   setExitCode: (code) => (process.exitCode = code),
-  onInterrupt: (say) => {
-    const signals = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
-    const handlers = Object.entries(signals).map(([signal, code]) => {
-      const handler = () => {
-        process.stderr.write(`hookline: ${say()}\n`);
-        process.exit(code);
-      };
-      process.on(signal, handler);
-      return [signal, handler] as const;
-    });
-    return () => {
-      for (const [signal, handler] of handlers) process.off(signal, handler);
-    };
-  },
+  onInterrupt: (say) =>
+    onStopSignals((signal) => {
+      process.stderr.write(`hookline: ${say()}\n`);
+      process.exit(EXIT_CODE_OF[signal]);
+    }),
 };
 
 /** Lines to print after the error if the command fails (see serve). */
@@ -237,7 +229,7 @@ function onSignals(hookline: Hookline, starting: Promise<void>): { stopping(): b
   const { logger } = hookline;
   let stopping = false;
   let firstAt = 0;
-  const shutdown = (signal: NodeJS.Signals) => {
+  const shutdown = (signal: StopSignal) => {
     if (stopping && performance.now() - firstAt < REPEAT_IGNORED_MS) return;
     if (stopping) {
       logger.warn(
@@ -248,7 +240,7 @@ function onSignals(hookline: Hookline, starting: Promise<void>): { stopping(): b
     }
     if (!hookline.storeReady) {
       process.stderr.write(`hookline: stopped by ${signal} while opening the store\n`);
-      for (const [s, handler] of handlers) process.off(s, handler);
+      forget();
       process.kill(process.pid, signal);
       return;
     }
@@ -279,10 +271,7 @@ function onSignals(hookline: Hookline, starting: Promise<void>): { stopping(): b
       () => undefined,
     );
   };
-  const handlers = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map(
-    (signal) => [signal, () => shutdown(signal)] as const,
-  );
-  for (const [signal, handler] of handlers) process.on(signal, handler);
+  const forget = onStopSignals(shutdown);
   return { stopping: () => stopping };
 }
 
@@ -292,26 +281,19 @@ function onSignals(hookline: Hookline, starting: Promise<void>): { stopping(): b
  * once, its transaction under way rolled back. One within a second of the first is the same Ctrl-C
  * passed on by npx (see REPEAT_IGNORED_MS).
  */
-function stopCleanly(stop: (signal: NodeJS.Signals) => void): () => void {
+function stopCleanly(stop: (signal: StopSignal) => void): () => void {
   let firstAt: number | null = null;
-  const handlers = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((signal) => {
-    const handler = () => {
-      if (firstAt === null) {
-        firstAt = performance.now();
-        stop(signal);
-      } else if (performance.now() - firstAt >= REPEAT_IGNORED_MS) {
-        process.stderr.write(
-          `hookline: stopped at once by ${signal}: the batch under way was rolled back, and what was done before it stays so\n`,
-        );
-        process.exit(1);
-      }
-    };
-    process.on(signal, handler);
-    return [signal, handler] as const;
+  return onStopSignals((signal) => {
+    if (firstAt === null) {
+      firstAt = performance.now();
+      stop(signal);
+    } else if (performance.now() - firstAt >= REPEAT_IGNORED_MS) {
+      process.stderr.write(
+        `hookline: stopped at once by ${signal}: the batch under way was rolled back, and what was done before it stays so\n`,
+      );
+      process.exit(1);
+    }
   });
-  return () => {
-    for (const [signal, handler] of handlers) process.off(signal, handler);
-  };
 }
 
 /** What a stop the database did not hear of leaves behind, for the operator reading the log. */

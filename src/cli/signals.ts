@@ -1,0 +1,24 @@
+/** The signals that ask a command to stop, and what a command they end exits with. */
+
+/** Ctrl-C, a service manager's stop, the terminal closed. */
+export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+export type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/** The exit code a shell reports for a command a signal ended: 128 and the signal's number. */
+export const EXIT_CODE_OF: Readonly<Record<StopSignal, number>> = {
+  SIGHUP: 129,
+  SIGINT: 130,
+  SIGTERM: 143,
+};
+
+/**
+ * Calls `handler` on each stop signal, in place of ending the process, until the function it
+ * returns is called.
+ */
+export function onStopSignals(handler: (signal: StopSignal) => void): () => void {
+  const handlers = STOP_SIGNALS.map((signal) => [signal, () => handler(signal)] as const);
+  for (const [signal, h] of handlers) process.on(signal, h);
+  return () => {
+    for (const [signal, h] of handlers) process.off(signal, h);
+  };
+}
