@@ -19,6 +19,7 @@ import {
 } from "../store/copy/sqlite-to-postgres.js";
 import { MIGRATIONS } from "../store/postgres/migrations.js";
 import { sqliteFile } from "../store/factory.js";
+import { newestVersion } from "../store/newer-schema.js";
 import { describeUnknown } from "../unknown-settings.js";
 
 /** Where the command writes: the summary on `out`, progress on `err`; `now` paces the progress. */
@@ -29,7 +30,7 @@ export interface StoreIo {
 }
 
 /** The PostgreSQL schema version a copy migrates its destination to. */
-const CURRENT_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
+const CURRENT_VERSION = newestVersion(MIGRATIONS);
 
 /** A long copy says where it stands this often (on stderr); a short one says nothing there. */
 const PROGRESS_EVERY_MS = 2_000;

@@ -6,13 +6,18 @@
  */
 import { ConfigError } from "../errors.js";
 
+/** The schema version these migrations bring a database to (0 with none). */
+export function newestVersion(migrations: readonly { version: number }[]): number {
+  return Math.max(0, ...migrations.map((m) => m.version));
+}
+
 /** Throws when the ledger's newest version is past the newest migration this hookline knows. */
 export function refuseNewerSchema(
   applied: number | null,
   migrations: readonly { version: number }[],
   where: string,
 ): void {
-  const known = Math.max(0, ...migrations.map((m) => m.version));
+  const known = newestVersion(migrations);
   if (applied === null || applied <= known) return;
   throw new ConfigError(
     `${where} was migrated by a newer hookline (schema version ${applied}; this version knows ` +
