@@ -120,6 +120,11 @@ export class CircuitBreaker {
     return this.state === "open";
   }
 
+  /** Whether the circuit is closed: the endpoint's own limit is the only bound. */
+  isClosed(): boolean {
+    return this.state === "closed";
+  }
+
   /**
    * The most requests the circuit lets out at once: the trickle's while half-open, else none of
    * its own (closed: the endpoint's limit; open: the probe, admitted one at a time).

@@ -51,7 +51,7 @@ export class EngineIntake implements Intake {
     if (!host.isRunning() || !host.caughtUp() || holdings.claiming()) return 0;
     const rt = this.deps.runtimes.get(endpointId);
     if (!rt || rt.stale || rt.leaving || rt.endpoint.disabled || rt.queue.length > 0) return 0;
-    if (holdings.backlogged.has(rt) || rt.breaker.snapshot().state !== "closed") return 0;
+    if (holdings.backlogged.has(rt) || !rt.breaker.isClosed()) return 0;
     const slots = Math.min(rt.limit.effective - rt.inFlight, rt.room()) - forEndpoint;
     return Math.max(0, Math.min(slots, host.free() - all));
   }

@@ -133,7 +133,7 @@ export class EndpointRuntime {
 
   /** True while the engine must keep this runtime (work in hand or a circuit to remember). */
   get busy(): boolean {
-    return this.inFlight > 0 || this.queue.length > 0 || this.breaker.snapshot().state !== "closed";
+    return this.inFlight > 0 || this.queue.length > 0 || !this.breaker.isClosed();
   }
 
   status(): EndpointLiveStatus {
