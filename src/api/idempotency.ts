@@ -154,7 +154,7 @@ export function installIdempotency(
     const status = reply.statusCode;
     const free = status >= 500 || status === 409 || status === 404 || body === null;
     try {
-      await unsettled.settle(inHand, free ? null : { status: reply.statusCode, body });
+      await unsettled.settle(inHand, free ? null : { status, body });
     } catch (err) {
       // The answer itself is fine; the key stays locked until its lock ends, then may run again.
       deps.logger?.error(
