@@ -86,6 +86,11 @@ describe("customer portal: by keyboard alone", () => {
     await page.keyboard.press("Enter");
     await said("Endpoint disabled");
     expect(await focused()).toBe("Enable");
+    // The button stays busy (a press ignored) until the page has read the endpoint again after
+    // the toast: a press then, on a loaded machine, went unheard and the test waited for ever.
+    await expect
+      .poll(() => page.getByRole("button", { name: "Enable" }).getAttribute("aria-disabled"))
+      .toBeNull();
     await page.keyboard.press("Enter");
     await said("Endpoint enabled");
     expect(await focused()).toBe("Disable");
