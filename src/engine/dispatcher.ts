@@ -397,7 +397,13 @@ export class Dispatcher {
       // Still held: it waits at the head of its endpoint's queue until the store is back.
       rt.queue.unshift(d);
       this.deps.log.error(
-        { err, deliveryId: d.id, endpointId: rt.endpoint.id },
+        {
+          err,
+          messageId: d.messageId,
+          deliveryId: d.id,
+          endpointId: rt.endpoint.id,
+          appId: d.appId,
+        },
         "putting back a delivery whose request hookline lost failed; trying again in 1 s",
       );
       this.failed.add(rt);

@@ -172,7 +172,13 @@ export class DeliveryEngine implements EngineControl, EndpointPinning {
       onError: (err) => this.log.error({ err }, "recording attempt outcomes failed; retrying"),
       onRefused: (o, err) =>
         this.log.error(
-          { err, deliveryId: o.deliveryId, endpointId: o.endpointId },
+          {
+            err,
+            messageId: o.messageId,
+            deliveryId: o.deliveryId,
+            endpointId: o.endpointId,
+            appId: o.appId,
+          },
           "the store refused an attempt's outcome; its delivery stays claimed and is made " +
             "again when claims are next recovered",
         ),

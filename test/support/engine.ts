@@ -10,7 +10,7 @@ import { systemClock } from "../../src/clock.js";
 import type { Application, DeliveryPolicy, Endpoint } from "../../src/domain/types.js";
 import { DEFAULT_ADAPTIVE, type AdaptiveSettings } from "../../src/engine/adaptive-limit.js";
 import { DEFAULT_BREAKER, type BreakerSettings } from "../../src/engine/breaker.js";
-import { DeliveryEngine } from "../../src/engine/engine.js";
+import { DeliveryEngine, type EngineLogger } from "../../src/engine/engine.js";
 import type { EngineEvent } from "../../src/engine/events.js";
 import type { LoopBudgetSettings } from "../../src/engine/loop-budget.js";
 import { HttpSender, type Sender } from "../../src/engine/sender.js";
@@ -50,6 +50,8 @@ export async function startEngine(
     loopBudget?: Partial<LoopBudgetSettings>;
     /** The engine's sender (default: an HttpSender); the harness closes it. */
     sender?: Sender;
+    /** Where the engine logs (default: nowhere). */
+    logger?: EngineLogger;
   } = {},
 ): Promise<EngineHarness> {
   const dir = mkdtempSync(join(tmpdir(), "hookline-engine-"));
@@ -65,6 +67,7 @@ export async function startEngine(
       store,
       sender,
       clock,
+      logger: options.logger,
       random: options.random ?? (() => 0.5),
       settings: {
         policyDefaults: { retry: { preset: "default" }, concurrencyLimit: 100, timeoutMs: 15_000 },
