@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { signIn, useDashboard, type Dashboard } from "../support/browser.js";
 import { anEndpoint } from "../support/dlq.js";
 
-/** Clicks Rotate secret, dismisses the question, and answers what it said. */
+/** Clicks Rotate secret, cancels the question, and answers what it said. */
 async function rotateQuestion(ui: Dashboard): Promise<string> {
   const { h, rx, page } = ui;
   const ep = await anEndpoint(h, rx.url("/hook"));
@@ -19,14 +19,12 @@ async function rotateQuestion(ui: Dashboard): Promise<string> {
 }
 
 async function asked(page: Page): Promise<string> {
-  let question = "";
-  page.once("dialog", (d) => {
-    question = d.message();
-    void d.dismiss();
-  });
   await page.getByRole("button", { name: "Rotate secret" }).click();
-  await expect.poll(() => question).not.toBe("");
-  return question;
+  const question = page.getByRole("dialog", { name: "Rotate the signing secret?" });
+  const said = await question.innerText();
+  await question.getByRole("button", { name: "Cancel" }).click();
+  await question.waitFor({ state: "detached" });
+  return said;
 }
 
 describe("operator console: rotating a secret with no grace period", () => {

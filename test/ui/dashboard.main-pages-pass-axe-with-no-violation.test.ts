@@ -4,9 +4,10 @@
  * a revealed secret, a toast, an error), checked by axe-core: no rule it runs by default (WCAG 2 A
  * and AA, and its best practices) is broken, at any level (a control without a name or named
  * otherwise than it reads, text too faint to read, a table column without a header, a broken
- * landmark or ARIA role). Before, the dead-letter groups' "Replay group" buttons were named
- * "Replay all … records of …", which someone saying what they see ("click Replay group") could
- * not reach, and the button columns had no header.
+ * landmark or ARIA role), the question asked before deleting an endpoint included. Before, the
+ * dead-letter groups' "Replay group" buttons were named "Replay all … records of …", which
+ * someone saying what they see ("click Replay group") could not reach, and the button columns
+ * had no header.
  */
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -231,6 +232,33 @@ describe("the dashboard's main pages, checked by axe", () => {
       await phone.goto(`${h.url}/portal/#/app/${appId}/message/${delivered}`);
       await phone.getByText("hookline stopped trying").waitFor();
       expect(await axeViolations(phone)).toEqual([]);
+    } finally {
+      await phone.close();
+    }
+  });
+
+  it("portal: the question before deleting an endpoint, at phone width", async () => {
+    const { h, browser } = ui;
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      const link = await h.svix.authentication.appPortalAccess(appId, { expiry: 3600 });
+      await phone.goto(link.url);
+      await phone.getByRole("heading", { name: "Endpoints of Acme Store" }).waitFor();
+      await phone.goto(`${h.url}/portal/#/app/${appId}/endpoint/${orders}`);
+      await phone.getByRole("button", { name: "Delete endpoint" }).click();
+      const asked = phone.getByRole("dialog", { name: /^Delete / });
+      await asked.waitFor();
+      expect(await axeViolations(phone)).toEqual([]);
+      // Within the window, its buttons too.
+      const box = (await asked.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+      for (const b of await asked.getByRole("button").all()) {
+        const at = (await b.boundingBox())!;
+        expect(at.x + at.width).toBeLessThanOrEqual(box.x + box.width);
+      }
+      await asked.getByRole("button", { name: "Cancel" }).click();
+      await asked.waitFor({ state: "detached" });
     } finally {
       await phone.close();
     }

@@ -25,8 +25,8 @@ describe("customer portal: a replaced secret's time passing", () => {
     await page.clock.install();
     await openPortal(page, h, appId);
     await page.goto(`${h.url}/portal/#/app/${appId}/endpoint/${epId}`);
-    page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: "Rotate secret" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Rotate secret" }).click();
   });
 
   const note = () => ui.page.getByRole("region", { name: "Signing secret" }).getByText(/signs?\b/);

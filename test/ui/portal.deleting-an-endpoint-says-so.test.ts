@@ -13,7 +13,6 @@ describe("customer portal: deleting an endpoint", () => {
     const { h, rx, page } = ui;
     const app = await h.svix.application.create({ name: "Acme" });
     const ep = await h.svix.endpoint.create(app.id, { url: rx.url("/old"), disabled: true });
-    page.on("dialog", (d) => void d.accept());
     await openPortal(page, h, app.id);
     await page.getByRole("link", { name: rx.url("/old") }).click();
     await page.getByRole("heading", { name: rx.url("/old") }).waitFor();
@@ -24,6 +23,7 @@ describe("customer portal: deleting an endpoint", () => {
     await toast.getByText("the endpoint is disabled").waitFor();
 
     await page.getByRole("button", { name: "Delete endpoint" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete endpoint" }).click();
     await page.getByRole("heading", { name: "Endpoints of Acme" }).waitFor();
     await toast.getByText(`Endpoint ${rx.url("/old")} deleted`).waitFor();
     expect(await page.locator("#toast").getAttribute("class")).not.toContain("error");

@@ -2,8 +2,9 @@
  * A customer with a keyboard alone reaches every action of the portal with Tab, in the page's
  * order, and uses it with Enter: send a test event, reveal and rotate the secret, disable and
  * enable, delete, edit, resend a message, add an endpoint. The questions asked first (rotate,
- * delete) are the browser's own dialogs, which hold the focus while open and close with Escape
- * (answered "no" here, as Escape answers): focus is back on the button either way.
+ * delete) are the page's own dialogs: they open with focus on Cancel, so Enter answers "no", Tab
+ * reaches the action's own button and Escape answers "no" too; focus is back on the button that
+ * asked either way.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { openPortal, useDashboard } from "../support/browser.js";
@@ -42,14 +43,19 @@ describe("customer portal: by keyboard alone", () => {
     throw new Error(`Tab never reached ${name}; it went through ${passed.join(" | ")}`);
   };
 
-  /** Answers the next question the page asks (`confirm`) and says what it asked. */
-  const answer = (accept: boolean): Promise<string> =>
-    new Promise((resolve) =>
-      ui.page.once("dialog", (d) => {
-        resolve(d.message());
-        void (accept ? d.accept() : d.dismiss());
-      }),
-    );
+  /** The question named `name` the page asks before an action, once open with focus on Cancel. */
+  const question = async (name: string | RegExp) => {
+    const dialog = ui.page.getByRole("dialog", { name });
+    await dialog.waitFor();
+    expect(await focused()).toBe("Cancel");
+    return dialog;
+  };
+
+  /** Waits until the button named `name` is no longer busy: a press meanwhile is ignored. */
+  const ready = (name: string) =>
+    expect
+      .poll(() => ui.page.getByRole("button", { name }).getAttribute("aria-disabled"))
+      .toBeNull();
 
   const said = (text: string | RegExp) =>
     ui.page.getByRole("status").getByText(text).first().waitFor();
@@ -70,14 +76,18 @@ describe("customer portal: by keyboard alone", () => {
     const first = await page.getByText(/^whsec_/).innerText();
 
     await tabTo("Rotate secret");
-    let asked = answer(false);
     await page.keyboard.press("Enter");
-    expect(await asked).toMatch(/^Rotate the signing secret\?/);
+    let asked = await question("Rotate the signing secret?");
+    await page.keyboard.press("Enter");
+    await asked.waitFor({ state: "detached" });
     expect(await focused()).toBe("Rotate secret");
     expect(await page.getByText(/^whsec_/).innerText()).toBe(first);
-    asked = answer(true);
+    await ready("Rotate secret");
     await page.keyboard.press("Enter");
-    await asked;
+    asked = await question("Rotate the signing secret?");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("Rotate secret");
+    await page.keyboard.press("Enter");
     await said("Secret rotated");
     expect(await page.getByText(/^whsec_/).innerText()).not.toBe(first);
     expect(await focused()).toBe("Rotate secret");
@@ -96,9 +106,10 @@ describe("customer portal: by keyboard alone", () => {
     expect(await focused()).toBe("Disable");
 
     await tabTo("Delete endpoint");
-    asked = answer(false);
     await page.keyboard.press("Enter");
-    expect(await asked).toMatch(/^Delete /);
+    asked = await question(/^Delete /);
+    await page.keyboard.press("Escape");
+    await asked.waitFor({ state: "detached" });
     expect(await focused()).toBe("Delete endpoint");
 
     await tabTo("Description");

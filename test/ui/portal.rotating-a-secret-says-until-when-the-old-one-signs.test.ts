@@ -35,8 +35,8 @@ describe("customer portal: rotating a secret", () => {
 
   it("says until when the old secret signs beside the new one once rotated", async () => {
     const { page } = ui;
-    page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: "Rotate secret" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Rotate secret" }).click();
     await secretSection()
       .getByText(/also signs until/)
       .waitFor();
@@ -56,8 +56,8 @@ describe("customer portal: rotating a secret", () => {
 
   it("says until when each signs after another rotation", async () => {
     const { page } = ui;
-    page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: "Rotate secret" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Rotate secret" }).click();
     const note = secretSection().getByText(/The 2 secrets it replaced also sign/);
     await note.waitFor();
     expect(await note.innerText()).toMatch(

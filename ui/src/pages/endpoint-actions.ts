@@ -1,5 +1,6 @@
 /** What one can do to an endpoint: edit, disable, delete, reveal or rotate its secret, test it. */
 import { api } from "../api.js";
+import { confirmed } from "../confirm.js";
 import { action, field, h, onSubmit, toast } from "../dom.js";
 import { seconds, time, until } from "../format.js";
 import { atEveryPoll, refreshNow } from "../live.js";
@@ -12,14 +13,16 @@ const namedChannels = (message: string, typed: string[] | null): string =>
     typed?.[Number(i)] === undefined ? all : `channel "${typed[Number(i)]}"`,
   );
 
-/** What rotating the secret does to the old one, as this hookline is set up. */
-function rotateQuestion(graceSeconds: number): string {
-  const old =
-    graceSeconds > 0
-      ? `The old one keeps signing for ${seconds(graceSeconds)} beside the new one.`
-      : "The old one stops signing at once: receivers must verify with the new one from now on.";
-  return `Rotate the signing secret? ${old}`;
-}
+/** Asks before rotating, saying what it does to the old secret as this hookline is set up. */
+const rotationConfirmed = (graceSeconds: number): Promise<boolean> =>
+  confirmed({
+    question: "Rotate the signing secret?",
+    detail:
+      graceSeconds > 0
+        ? `The old one keeps signing for ${seconds(graceSeconds)} beside the new one.`
+        : "The old one stops signing at once: receivers must verify with the new one from now on.",
+    verb: "Rotate secret",
+  });
 
 /**
  * Until when the secrets the current one replaced still sign beside it: a receiver may see their
@@ -161,7 +164,7 @@ export function endpointActions(
           { class: "row" },
           action("Reveal secret", show),
           action("Rotate secret", async () => {
-            if (!confirm(rotateQuestion(current.rotationGracePeriodSeconds))) return;
+            if (!(await rotationConfirmed(current.rotationGracePeriodSeconds))) return;
             await api("POST", `${path}/secret/rotate`, {});
             await show();
             toast("Secret rotated");
@@ -180,7 +183,13 @@ export function endpointActions(
           action(
             "Delete endpoint",
             async () => {
-              if (!confirm(`Delete ${current.url}? Its pending deliveries stop.`)) return;
+              const asked = {
+                question: `Delete ${current.url}?`,
+                detail: "Its pending deliveries stop.",
+                verb: "Delete endpoint",
+                danger: true,
+              };
+              if (!(await confirmed(asked))) return;
               await api("DELETE", path);
               // Said, so the toast of an earlier action (an error, "Endpoint enabled") is not
               // what the endpoint list opens under.

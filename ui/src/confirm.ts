@@ -1,0 +1,65 @@
+/**
+ * The question asked before an action that cannot be undone (rotating a secret, deleting an
+ * endpoint), in the page itself. It was the browser's `confirm()`, which a sandboxed iframe
+ * without `allow-modals` (how products commonly embed the portal) answers "no" at once, showing
+ * nothing: the action then did nothing and said nothing. A `<dialog>` opened with `showModal()`
+ * needs no sandbox flag, holds the focus and closes with Escape as `confirm()` did.
+ */
+import { h } from "./dom.js";
+
+/** What to ask: the question (the dialog's name), what follows (its description), the verb. */
+export interface Question {
+  question: string;
+  detail: string;
+  /** The action's own words, on the button that goes ahead ("Delete endpoint"). */
+  verb: string;
+  /** Marks the verb's button as the danger it is, as the button that asked. */
+  danger?: boolean;
+}
+
+let asked = 0;
+
+/**
+ * Asks `q` in a modal dialog, and resolves true if the verb's button is pressed, false on Cancel,
+ * Escape or the page moving to another route. Focus starts on Cancel, the safe answer, and goes
+ * back to the control that had it once answered. The answer is taken once: a second Enter finds
+ * the dialog gone, its focus back on the button that asked, which is busy while its action runs.
+ */
+export function confirmed(q: Question): Promise<boolean> {
+  const n = ++asked;
+  const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  const cancel = h("button", { type: "button", class: "secondary" }, "Cancel");
+  const go = h("button", { type: "button", class: q.danger ? "danger" : null }, q.verb);
+  const dialog = h(
+    "dialog",
+    {
+      class: "confirm",
+      "aria-labelledby": `confirm-${n}`,
+      "aria-describedby": `confirm-${n}-detail`,
+    },
+    h("p", { id: `confirm-${n}`, class: "question" }, q.question),
+    h("p", { id: `confirm-${n}-detail` }, q.detail),
+    h("div", { class: "row" }, cancel, go),
+  );
+  return new Promise((resolve) => {
+    let answered = false;
+    const answer = (yes: boolean) => {
+      if (answered) return;
+      answered = true;
+      window.removeEventListener("hashchange", away);
+      dialog.close();
+      dialog.remove();
+      if (opener?.isConnected) opener.focus();
+      resolve(yes);
+    };
+    const away = () => answer(false);
+    cancel.addEventListener("click", () => answer(false));
+    go.addEventListener("click", () => answer(true));
+    // Escape closes a modal dialog by itself (firing "cancel" only when the browser allows).
+    dialog.addEventListener("close", () => answer(false));
+    window.addEventListener("hashchange", away);
+    document.body.append(dialog);
+    dialog.showModal();
+    cancel.focus();
+  });
+}
