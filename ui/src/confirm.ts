@@ -21,9 +21,10 @@ let asked = 0;
 
 /**
  * Asks `q` in a modal dialog, and resolves true if the verb's button is pressed, false on Cancel,
- * Escape or the page moving to another route. Focus starts on Cancel, the safe answer, and goes
- * back to the control that had it once answered. The answer is taken once: a second Enter finds
- * the dialog gone, its focus back on the button that asked, which is busy while its action runs.
+ * Escape or the page under it changing (another route, or the same one drawn again). Focus starts
+ * on Cancel, the safe answer, and goes back to the control that had it once answered. The answer
+ * is taken once: a second Enter finds the dialog gone, its focus back on the button that asked,
+ * which is busy while its action runs.
  */
 export function confirmed(q: Question): Promise<boolean> {
   const n = ++asked;
@@ -43,10 +44,15 @@ export function confirmed(q: Question): Promise<boolean> {
   );
   return new Promise((resolve) => {
     let answered = false;
+    // Every page is drawn into #main (main.ts), and drawn again there without the address changing
+    // when the session ends or what it showed was deleted: left open, the question stayed over the
+    // page saying so, still offering to act on what the page had shown.
+    const redrawn = new MutationObserver(() => answer(false));
     const answer = (yes: boolean) => {
       if (answered) return;
       answered = true;
       window.removeEventListener("hashchange", away);
+      redrawn.disconnect();
       dialog.close();
       dialog.remove();
       if (opener?.isConnected) opener.focus();
@@ -58,6 +64,8 @@ export function confirmed(q: Question): Promise<boolean> {
     // Escape closes a modal dialog by itself (firing "cancel" only when the browser allows).
     dialog.addEventListener("close", () => answer(false));
     window.addEventListener("hashchange", away);
+    const main = document.getElementById("main");
+    if (main) redrawn.observe(main, { childList: true });
     document.body.append(dialog);
     dialog.showModal();
     cancel.focus();
