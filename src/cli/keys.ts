@@ -67,13 +67,10 @@ export function keysCommand(
       for (const u of config.unknownSettings) out.write(`WARNING: ${describeUnknown(u)}\n`);
       // Only a store that exists: rotating a new, empty one (a typo, or ./data of another
       // directory) would end in "done" and tell the operator to remove keys the real store
-      // still needs.
-      // A batch left hanging (the process stopped, its machine gone) holds its rows locked, from
-      // hookline and from the rerun: on PostgreSQL, the server ends it after the query timeout.
-      const store = openStore(config, undefined, {
-        existingOnly: true,
-        idleInTransactionTimeoutMs: config.pgQueryTimeoutMs,
-      });
+      // still needs. A batch left hanging (the process stopped, its machine gone) holds its rows
+      // locked, from hookline and from the rerun: on PostgreSQL, the server ends it after the
+      // query timeout, as it does serve's (openStore).
+      const store = openStore(config, undefined, { existingOnly: true });
       try {
         await store.verifySealing().catch((err: unknown) => {
           throw storeFailure(err, config);

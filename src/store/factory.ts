@@ -30,13 +30,13 @@ export interface StoreLogger {
  * (hookline's start), so a database that is down fails start-up with StoreUnavailableError.
  * `existingOnly` refuses, with a ConfigError, a store hookline has not made yet instead of
  * making it: no SQLite file in the data dir, or no hookline tables in the PostgreSQL schema.
- * `idleInTransactionTimeoutMs` is PostgreSQL's (see PostgresOptions), for the commands an operator
- * runs.
+ * On PostgreSQL the server ends a transaction left idle past HOOKLINE_PG_QUERY_TIMEOUT_MS (see
+ * `PostgresOptions.idleInTransactionTimeoutMs`), for serve and keys rotate alike.
  */
 export function openStore(
   config: Readonly<Config>,
   log?: StoreLogger,
-  options: { existingOnly?: boolean; idleInTransactionTimeoutMs?: number } = {},
+  options: { existingOnly?: boolean } = {},
 ): Store {
   const limits = { maxOpenDeadLettersPerEndpoint: config.dlqMaxPerEndpoint };
   const cipher = new FieldCipher(config.encryptionKey, config.encryptionOldKeys);
@@ -48,7 +48,7 @@ export function openStore(
       preparedStatements: config.pgPreparedStatements,
       queryTimeoutMs: config.pgQueryTimeoutMs,
       existingOnly: options.existingOnly,
-      idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs,
+      idleInTransactionTimeoutMs: config.pgQueryTimeoutMs,
       limits,
       cipher,
     });

@@ -114,3 +114,41 @@ export async function freezeInTransaction(run: CliRun, schema: string): Promise<
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/** Whether a session of `schema`'s hookline (its application_name) matches `where`. */
+async function aSessionOf(schema: string, where: string): Promise<boolean> {
+  const rows = await adminQuery(
+    `SELECT 1 FROM pg_stat_activity
+     WHERE application_name = $1 AND pid <> pg_backend_pid() AND ${where}`,
+    [`hookline/${schema}`],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Stops `run` (SIGSTOP) inside a transaction at a moment the test chooses: once a session of
+ * `schema` waits for a lock that `release` lets go of, which is then called. The session takes
+ * the lock, answers the stopped process and waits, its transaction unfinished, holding what it
+ * locked, as a machine that went down leaves it until PostgreSQL hears of it.
+ */
+export async function freezeBehindLock(
+  run: CliRun,
+  schema: string,
+  release: () => Promise<unknown>,
+): Promise<void> {
+  const ended = () => {
+    if (run.child.exitCode !== null || run.child.signalCode !== null) {
+      throw new Error(`the command ended before it could be frozen:\n${run.out()}${run.err()}`);
+    }
+  };
+  while (!(await aSessionOf(schema, "wait_event_type = 'Lock'"))) {
+    ended();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  run.child.kill("SIGSTOP");
+  await release();
+  while (!(await aSessionOf(schema, "state = 'idle in transaction'"))) {
+    ended();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -40,11 +40,14 @@ export interface PostgresOptions {
   existingOnly?: boolean;
   /**
    * Has the server end a transaction of these connections left idle this long (mid-transaction,
-   * between two statements), rolling it back and freeing its locks. For the commands an operator
-   * runs (`keys rotate`, `store copy`), whose process may hang or whose machine may go down
-   * mid-transaction: the server hears of a client gone without closing its connection only when
-   * TCP keep-alive gives up on it, hours later, and its locks held everything that needs those
-   * rows, the command's rerun first. Unset: no such bound.
+   * between two statements), closing the session, rolling it back and freeing its locks. For a
+   * process that may hang or whose machine may go down mid-transaction (`serve`, `keys rotate`,
+   * `store copy` all set it to the query timeout): the server hears of a client gone without
+   * closing its connection only when TCP keep-alive gives up on it, hours later, and its locks
+   * held everything that needs those rows (a migration's, every hookline started on the schema).
+   * None of hookline's transactions waits on anything but its own statements between two of them,
+   * and a statement waiting for a lock (a migration's for another's) is not idle; the LISTEN
+   * connection holds no transaction. Unset: no such bound.
    */
   idleInTransactionTimeoutMs?: number;
 }
