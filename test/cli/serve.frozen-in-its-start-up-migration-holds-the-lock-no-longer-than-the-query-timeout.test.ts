@@ -5,7 +5,7 @@
  * up on it, hours later. Every hookline started on the schema meanwhile waited on that lock, and
  * a migration's wait for it has no bound. The server now ends a transaction of serve's left idle
  * longer than HOOKLINE_PG_QUERY_TIMEOUT_MS, and the next hookline starts; the frozen one, once
- * continued, finds its session gone and stops.
+ * continued, finds its session gone and stops, saying why.
  */
 import pg from "pg";
 import { expect, it } from "vitest";
@@ -57,4 +57,7 @@ it("the next hookline starts once the server has ended the frozen one's migratio
   // migration it no longer holds.
   frozen.child.kill("SIGCONT");
   expect(await frozen.exited, frozen.out() + frozen.err()).toBe(1);
+  expect(frozen.err()).toContain(
+    "PostgreSQL store unavailable (25P03: the server ended a transaction of this process's left idle past HOOKLINE_PG_QUERY_TIMEOUT_MS",
+  );
 }, 60_000);

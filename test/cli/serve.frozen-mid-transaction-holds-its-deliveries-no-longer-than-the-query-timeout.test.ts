@@ -73,6 +73,12 @@ it("another worker sends the delivery once the server has ended the frozen one's
   await expect
     .poll(() => frozen.run.out() + frozen.run.err())
     .toContain("this worker was declared dead by the others; dropping its work and joining again");
+  // Recording the answer it held failed, and its log says why.
+  await expect
+    .poll(() => frozen.run.out())
+    .toContain(
+      "PostgreSQL store unavailable (25P03: the server ended a transaction of this process's left idle past HOOKLINE_PG_QUERY_TIMEOUT_MS",
+    );
   // It works on: it takes a message, which is delivered.
   const res = await call(frozen.url, "POST", "/api/v1/app/acme/msg", {
     eventType: "e",

@@ -5,7 +5,12 @@
  */
 import pg from "pg";
 import { finishedWithin } from "../../finished-within.js";
-import { DEFAULT_QUERY_TIMEOUT_MS, SCHEMA_NAME, type PostgresOptions } from "./database.js";
+import {
+  DEFAULT_QUERY_TIMEOUT_MS,
+  noteSessionEnd,
+  SCHEMA_NAME,
+  type PostgresOptions,
+} from "./database.js";
 
 /**
  * Silence on an idle connection after which the kernel starts probing the server (Node then
@@ -91,8 +96,9 @@ export function openPool(options: PostgresOptions): pg.Pool {
   pool.on("error", () => {});
   // The pool listens only to idle connections. One checked out (inside a transaction, between two
   // statements) whose server goes away emits "error" with no listener, which would end the
-  // process; its next statement fails instead, as StoreUnavailableError.
-  pool.on("connect", (client) => client.on("error", () => {}));
+  // process; its next statement fails instead, as StoreUnavailableError, told why if the server
+  // ended the session for idling in its transaction.
+  pool.on("connect", (client) => client.on("error", (err) => noteSessionEnd(client, err)));
   return pool;
 }
 

@@ -225,17 +225,19 @@ export async function tx<T>(
         throw err;
       }
       return result;
-    } catch (err) {
+    } catch (caught) {
+      const err = await endedIdle(client, caught);
       // A statement that timed out may still be answered later, so the connection's state is
       // unknown: it is closed rather than rolled back (a ROLLBACK would only queue behind the
       // unanswered statement), and the server rolls back what was not committed when it sees
       // the connection go, or when `commitLanded` ends its process.
-      if (isTimeout(err)) broken = err as Error;
+      if (isTimeout(caught)) broken = caught as Error;
       else await client.query("ROLLBACK").catch((rollbackErr: Error) => (broken = rollbackErr));
       if (!lost) {
         if (attempt < 3 && RETRYABLE.has(sqlState(err))) continue;
         throw err;
       }
+      lost.err = err;
     } finally {
       // A connection that could not roll back, or timed out, is destroyed rather than reused.
       client.release(broken);
@@ -291,6 +293,35 @@ function sqlState(err: unknown): string {
   return typeof code === "string" ? code : "";
 }
 
+/** SQLSTATE of a session the server ended, its transaction idle past the idle timeout. */
+const IDLE_IN_TRANSACTION_ENDED = "25P03";
+
+/** The server's word that it ended a connection's session for idling in a transaction. */
+const endedForIdling = new WeakMap<pg.ClientBase, Error>();
+
+/**
+ * Keeps what the server said as it ended `client`'s session, if it ended it for idling in a
+ * transaction (see {@link endedIdle}); for the listener on a connection's errors.
+ */
+export function noteSessionEnd(client: pg.ClientBase, err: Error): void {
+  if (sqlState(err) === IDLE_IN_TRANSACTION_ENDED) endedForIdling.set(client, err);
+}
+
+/**
+ * What to report of a transaction's statement on `client` that failed with `err`: the server's
+ * word, if it had ended the session for being left idle in the transaction (the process was
+ * stopped, or its machine paused, past `idleInTransactionTimeoutMs`), rather than what the
+ * statement ran into next. Continued, the process fails the statement it was waiting on by its
+ * query timeout before it reads the server's word, or sends the next one into a connection that
+ * is gone: either says nothing of why, nor that the transaction is no longer there. The word is
+ * read with the socket's pending data, which is given a turn first; only on this failure path.
+ */
+export async function endedIdle(client: pg.ClientBase, err: unknown): Promise<unknown> {
+  if (sqlState(err) === IDLE_IN_TRANSACTION_ENDED || !isUnavailable(err)) return err;
+  for (let turn = 0; turn < 2; turn++) await new Promise((r) => setImmediate(r));
+  return endedForIdling.get(client) ?? err;
+}
+
 /** Whether pg gave up waiting for a statement's answer (`query_timeout`). */
 export function isTimeout(err: unknown): boolean {
   return err instanceof Error && err.message === "Query read timeout";
@@ -317,11 +348,12 @@ export function isUnavailable(err: unknown): boolean {
   // pg_cancel_backend) and 55P03 (its lock_timeout) are the server's side of the query timeout:
   // the database did not get to the statement in time, which says nothing against the request.
   // 42P01 (no such table) and 3F000 (no such schema): hookline's schema was dropped under it (a
-  // restore begun with hookline running); it works again once the schema is back.
+  // restore begun with hookline running); it works again once the schema is back. 25P03: the
+  // server ended the session, its transaction left idle too long (the process was stopped).
   if (/^(08|28|53|58)/.test(code)) return true;
   const codes = [
     ...["57P01", "57P02", "57P03", "57014", "55P03", "25006", "3D000", "XX001", "XX002"],
-    ...["42P01", "3F000"],
+    ...["42P01", "3F000", IDLE_IN_TRANSACTION_ENDED],
   ];
   if (codes.includes(code)) return true;
   const message = err instanceof Error ? err.message : "";
@@ -334,6 +366,12 @@ export function isUnavailable(err: unknown): boolean {
 export function mapError(err: unknown, uniqueWhat?: string): unknown {
   if (sqlState(err) === "23505" && uniqueWhat) {
     return new ConflictError(`${uniqueWhat} already exists`, { cause: err });
+  }
+  if (sqlState(err) === IDLE_IN_TRANSACTION_ENDED) {
+    return new StoreUnavailableError(
+      `PostgreSQL store unavailable (${IDLE_IN_TRANSACTION_ENDED}: the server ended a transaction of this process's left idle past HOOKLINE_PG_QUERY_TIMEOUT_MS, as when the process is stopped or its machine paused, and rolled it back)`,
+      { cause: err },
+    );
   }
   if (isUnavailable(err)) {
     const code = sqlState(err) || (err instanceof Error ? err.message : "unknown");

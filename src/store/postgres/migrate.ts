@@ -1,6 +1,13 @@
 /** Brings a schema up to date with the numbered migrations, safely from many processes at once. */
 import type pg from "pg";
-import { isTimeout, isUnavailable, NO_SERVER_BOUND, SCHEMA_NAME, unbounded } from "./database.js";
+import {
+  endedIdle,
+  isTimeout,
+  isUnavailable,
+  NO_SERVER_BOUND,
+  SCHEMA_NAME,
+  unbounded,
+} from "./database.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 import { ConfigError, StoreUnavailableError } from "../../errors.js";
 import { refuseNewerSchema } from "../newer-schema.js";
@@ -88,11 +95,14 @@ export async function migrate(
           applied++;
         }
         await query("COMMIT");
-      } catch (err) {
+      } catch (caught) {
+        // A process stopped mid-migration, continued once the server has ended its transaction,
+        // holds the migration lock no more: it says so, and goes no further.
+        const err = await endedIdle(client, caught);
         // A statement left unanswered may be answered yet: the connection is closed rather than
         // rolled back (a ROLLBACK would queue behind it), and the server rolls back when it sees
         // it go.
-        if (isTimeout(err)) broken = err as Error;
+        if (isTimeout(caught)) broken = caught as Error;
         else await query("ROLLBACK").catch((rollbackErr: Error) => (broken = rollbackErr));
         throw err;
       }
