@@ -28,9 +28,10 @@ export interface KeysIo {
   now(): number;
   /**
    * Until the returned function is called, a stop signal (Ctrl-C, SIGTERM, SIGHUP) calls `stop`
-   * with its name instead of ending the process.
+   * with its name instead of ending the process; one more, a second or more later, ends it at
+   * once, saying what `atOnce` says.
    */
-  onStop(stop: (signal: StopSignal) => void): () => void;
+  onStop(stop: (signal: StopSignal) => void, atOnce: (signal: StopSignal) => string): () => void;
   setExitCode(code: number): void;
 }
 
@@ -80,7 +81,11 @@ export function keysCommand(
         // Stopped between two batches, each a transaction of its own: what it leaves is said,
         // rather than left to guess whether the old keys may go.
         let stopSignal: StopSignal | null = null;
-        const forget = io?.onStop((signal) => (stopSignal ??= signal));
+        const forget = io?.onStop(
+          (signal) => (stopSignal ??= signal),
+          (signal) =>
+            `stopped at once by ${signal}: the batch under way was rolled back, and what was done before it stays so`,
+        );
         const { totals, stoppedIn } = await rotate(store, {
           batchSize: opts.batchSize,
           onBatch: io && progressOn(io),

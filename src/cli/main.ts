@@ -276,21 +276,22 @@ function onSignals(hookline: Hookline, starting: Promise<void>): { stopping(): b
 }
 
 /**
- * For a command that stops cleanly when asked (`keys rotate`: at the end of its batch): the first
- * SIGINT, SIGTERM or SIGHUP calls `stop`, and one more, a second or more later, ends the process at
- * once, its transaction under way rolled back. One within a second of the first is the same Ctrl-C
- * passed on by npx (see REPEAT_IGNORED_MS).
+ * For a command that stops cleanly when asked (`keys rotate`: at the end of its batch; `store
+ * copy`: rolled back): the first SIGINT, SIGTERM or SIGHUP calls `stop`, and one more, a second or
+ * more later, ends the process at once, saying what `atOnce` says of it. One within a second of the
+ * first is the same Ctrl-C passed on by npx (see REPEAT_IGNORED_MS).
  */
-function stopCleanly(stop: (signal: StopSignal) => void): () => void {
+function stopCleanly(
+  stop: (signal: StopSignal) => void,
+  atOnce: (signal: StopSignal) => string,
+): () => void {
   let firstAt: number | null = null;
   return onStopSignals((signal) => {
     if (firstAt === null) {
       firstAt = performance.now();
       stop(signal);
     } else if (performance.now() - firstAt >= REPEAT_IGNORED_MS) {
-      process.stderr.write(
-        `hookline: stopped at once by ${signal}: the batch under way was rolled back, and what was done before it stays so\n`,
-      );
+      process.stderr.write(`hookline: ${atOnce(signal)}\n`);
       process.exit(1);
     }
   });
@@ -332,7 +333,16 @@ program.addCommand(
   }),
 );
 program.addCommand(
-  storeCommand(process.env, { out: process.stdout, err: process.stderr, now: () => Date.now() }),
+  storeCommand(process.env, {
+    out: process.stdout,
+    err: process.stderr,
+    now: () => Date.now(),
+    signals: {
+      onStop: stopCleanly,
+      exit: (code) => process.exit(code),
+      setExitCode: (code) => (process.exitCode = code),
+    },
+  }),
 );
 program.addCommand(drillCommand(connectionFromEnv(), io));
 

@@ -12,21 +12,39 @@ import { lockDataDir, type DataDirLock } from "../data-dir-lock.js";
 import { ConfigError } from "../errors.js";
 import { FieldCipher, keyId } from "../security/cipher.js";
 import { withoutPassword } from "../start-failure.js";
+import type { DestinationState } from "../store/copy/postgres-destination.js";
 import {
   copySqliteToPostgres,
   type CopyProgress,
+  type CopyStage,
   type CopySummary,
 } from "../store/copy/sqlite-to-postgres.js";
 import { MIGRATIONS } from "../store/postgres/migrations.js";
 import { sqliteFile } from "../store/factory.js";
 import { newestVersion } from "../store/newer-schema.js";
 import { describeUnknown } from "../unknown-settings.js";
+import { EXIT_CODE_OF, type StopSignal } from "./signals.js";
 
 /** Where the command writes: the summary on `out`, progress on `err`; `now` paces the progress. */
 export interface StoreIo {
   out: NodeJS.WritableStream;
   err: NodeJS.WritableStream;
   now: () => number;
+  /** How a copy run as a process of its own stops; without, a signal ends it as any other. */
+  signals?: StopSignals;
+}
+
+/** What `store copy` needs of its process to stop on Ctrl-C, SIGTERM or SIGHUP. */
+export interface StopSignals {
+  /**
+   * Until the returned function is called, the first stop signal calls `stop` with its name
+   * instead of ending the process, and one more, a second or more later, ends it at once, saying
+   * what `atOnce` says.
+   */
+  onStop(stop: (signal: StopSignal) => void, atOnce: (signal: StopSignal) => string): () => void;
+  /** Ends the process now. */
+  exit(code: number): never;
+  setExitCode(code: number): void;
 }
 
 /** The PostgreSQL schema version a copy migrates its destination to. */
@@ -43,7 +61,7 @@ export function storeCommand(env: Record<string, string | undefined>, io: StoreI
   store
     .command("copy")
     .description(
-      "copy everything in the SQLite store of HOOKLINE_DATA_DIR (applications, endpoints and their secrets, event types, messages, attempts, deliveries still to be sent, dead letters, replay jobs, tokens, idempotency keys, alerts) into an empty PostgreSQL schema, migrated first, in one transaction; the SQLite store is only read. Stop hookline first; then start it with DATABASE_URL, the schema and the same encryption keys",
+      "copy everything in the SQLite store of HOOKLINE_DATA_DIR (applications, endpoints and their secrets, event types, messages, attempts, deliveries still to be sent, dead letters, replay jobs, tokens, idempotency keys, alerts) into an empty PostgreSQL schema, migrated first, in one transaction: stopped (Ctrl-C) or killed, it leaves none of its rows there; the SQLite store is only read. Stop hookline first; then start it with DATABASE_URL, the schema and the same encryption keys",
     )
     .requiredOption("--to <url>", "the PostgreSQL database, as a postgres:// URL")
     .option(
@@ -115,6 +133,21 @@ async function copy(
   const keys = config.encryptionKey
     ? `HOOKLINE_ENCRYPTION_KEY (key ${keyId(config.encryptionKey)})${config.encryptionOldKeys.length > 0 ? " and HOOKLINE_ENCRYPTION_OLD_KEYS" : ""}`
     : null;
+  // Stopped before it writes, it ends at once: there is nothing to roll back, and its checks may
+  // wait long on PostgreSQL. Once it writes, it ends its step, rolls back, and says so.
+  let stage: CopyStage = "checking";
+  let stopSignal: StopSignal | null = null;
+  const { signals } = io;
+  const forget = signals?.onStop(
+    (signal) => {
+      if (stage === "checking") {
+        io.err.write(`hookline: ${stoppedBeforeWriting(signal, schema)}\n`);
+        signals.exit(EXIT_CODE_OF[signal]);
+      }
+      stopSignal ??= signal;
+    },
+    (signal) => stoppedAtOnce(signal, stage, schema),
+  );
   io.out.write(
     dryRun
       ? `dry run: checking a copy of ${file} to ${where}; nothing is written\n`
@@ -128,7 +161,14 @@ async function copy(
     now: io.now,
     onProgress: progressOn(io),
     dryRun,
-  });
+    onStage: (s) => (stage = s),
+    stopRequested: () => stopSignal !== null,
+  }).finally(() => forget?.());
+  if (summary.stopped && stopSignal) {
+    io.err.write(`hookline: ${stoppedSaying(stopSignal, summary, schema)}\n`);
+    signals?.setExitCode(EXIT_CODE_OF[stopSignal]);
+    return;
+  }
   if (dryRun) io.out.write("the copy would go through, and would copy:\n");
   printCounts(summary, dryRun, io);
   if (dryRun) {
@@ -205,4 +245,45 @@ function progressOn(io: StoreIo): (p: CopyProgress) => void {
     last = now;
     io.err.write(`hookline: copying ${p.table.label}: ${p.copied} of ${p.total}\n`);
   };
+}
+
+const AGAIN = "run `hookline store copy` again to copy";
+
+/** A copy stopped before its first write. */
+function stoppedBeforeWriting(signal: StopSignal, schema: string): string {
+  return `store copy stopped by ${signal} before writing anything: nothing was copied, the PostgreSQL schema "${schema}" is as it was, and the SQLite store is unchanged`;
+}
+
+/** What a copy that stopped as asked, having rolled back, left. */
+function stoppedSaying(signal: StopSignal, summary: CopySummary, schema: string): string {
+  const { table } = summary.stopped!;
+  const where = table
+    ? `while copying ${table.label}: nothing was copied, as the rows written so far were rolled back (the copy is one transaction)`
+    : "once the PostgreSQL schema was migrated, before copying: nothing was copied";
+  return `store copy stopped by ${signal} ${where}; ${migrated(summary.destination, schema)}; the SQLite store is unchanged; ${AGAIN}`;
+}
+
+/** The destination a stopped copy leaves: migrated, and without hookline data. */
+function migrated({ exists, version }: DestinationState, schema: string): string {
+  if (!exists) {
+    return `the copy made the PostgreSQL schema "${schema}" and migrated it to version ${CURRENT_VERSION}, and it holds no hookline data`;
+  }
+  if (version !== CURRENT_VERSION) {
+    return `the copy migrated the PostgreSQL schema "${schema}" to version ${CURRENT_VERSION}, and it holds no hookline data`;
+  }
+  return `the PostgreSQL schema "${schema}" is as it was`;
+}
+
+/** What a copy ended at once in `stage` leaves (by the second signal: the first ends its step). */
+function stoppedAtOnce(signal: StopSignal, stage: CopyStage, schema: string): string {
+  switch (stage) {
+    case "checking":
+      return stoppedBeforeWriting(signal, schema);
+    case "migrating":
+      return `store copy stopped at once by ${signal} while migrating the PostgreSQL schema "${schema}": nothing was copied, and the SQLite store is unchanged; each migration commits on its own, so the schema may have been made and migrated part of the way, without hookline data; ${AGAIN}`;
+    case "copying":
+      return `store copy stopped at once by ${signal} while copying: nothing was copied, as PostgreSQL rolls back the copy's transaction when its connection closes, leaving the schema "${schema}" without hookline data; the SQLite store is unchanged; ${AGAIN}`;
+    case "finishing":
+      return `store copy stopped at once by ${signal} as it finished: the PostgreSQL schema "${schema}" holds either the whole copy or none of it (\`hookline store copy --dry-run\` tells which: it refuses a schema that holds hookline data); the SQLite store is unchanged`;
+  }
 }

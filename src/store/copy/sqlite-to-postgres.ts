@@ -47,7 +47,21 @@ export interface CopyRequest {
    * it: nothing is written to the destination (no schema, migration, lock or sequence).
    */
   dryRun?: boolean;
+  /** Told as the copy enters each stage, for what a stop then leaves (a dry run only checks). */
+  onStage?: (stage: CopyStage) => void;
+  /**
+   * Asked once the destination is migrated and after each batch: true stops the copy there, its
+   * transaction rolled back (see CopySummary.stopped). Not asked once it is finishing.
+   */
+  stopRequested?: () => boolean;
 }
+
+/**
+ * What a copy is doing, for what stopping it leaves: checking (nothing written yet), migrating
+ * the destination (each migration commits on its own), copying (in one transaction), finishing
+ * (counting again, committing, then gathering statistics).
+ */
+export type CopyStage = "checking" | "migrating" | "copying" | "finishing";
 
 /** Where a copy stands. */
 export interface CopyProgress {
@@ -66,6 +80,11 @@ export interface CopySummary {
   recovered: number;
   /** Text values holding NUL characters, which were written as U+FFFD (see toPostgres). */
   nulsReplaced: number;
+  /**
+   * Set when the copy stopped as asked (stopRequested): in `table`, or with no table once the
+   * destination was migrated, before copying. What it wrote was rolled back.
+   */
+  stopped: { table: CopiedTable | null } | null;
 }
 
 const DEFAULT_BATCH = { rows: 500, bytes: 8 * 1024 * 1024 };
@@ -75,6 +94,7 @@ const MAX_PARAMETERS = 65_535;
 /**
  * Copies, or throws having written nothing (a refusal) or having rolled everything back. A dry run
  * runs the same checks, on the same path, and stops before the first write with what it would copy.
+ * Asked to stop (stopRequested), it rolls back what it wrote and says where it stopped.
  */
 export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummary> {
   const source = SqliteSource.open(req.sqliteFile);
@@ -98,12 +118,19 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
       refuseNewerSchema(destination.version, MIGRATIONS, `the PostgreSQL schema "${dest.schema}"`);
       if (req.dryRun) return countWhatWouldBeCopied(source, destination, req.now());
       writing = true;
+      req.onStage?.("migrating");
       await dest.migrate();
+      // Asked meanwhile: the migration was let end, as its transactions are the schema's own.
+      if (req.stopRequested?.()) return { ...emptySummary(destination), stopped: { table: null } };
+      req.onStage?.("copying");
       await dest.begin();
       // Again under the lock: a hookline may have written there since the first look.
       const foundNow = await dest.occupied(liveAfter);
       if (foundNow.length > 0) throw occupiedError(dest.schema, foundNow);
       const summary = await copyTables(source, dest, destination, req);
+      // Left uncommitted: closing the destination rolls it back.
+      if (summary.stopped) return summary;
+      req.onStage?.("finishing");
       await checkCounts(source, dest, summary);
       await dest.commit();
       await dest.analyze().catch(() => undefined);
@@ -165,7 +192,7 @@ function countWhatWouldBeCopied(
 }
 
 function emptySummary(destination: DestinationState): CopySummary {
-  return { destination, tables: [], pending: 0, recovered: 0, nulsReplaced: 0 };
+  return { destination, tables: [], pending: 0, recovered: 0, nulsReplaced: 0, stopped: null };
 }
 
 /** Counts `n` deliveries, read as `raw` and copied as `copied`, in the summary. */
@@ -206,6 +233,11 @@ async function copyTables(
         await dest.insert(table, columns, values);
         copied += batch.length;
         req.onProgress?.({ table, copied, total });
+        if (req.stopRequested?.()) {
+          summary.tables.push({ table, rows: copied });
+          summary.stopped = { table };
+          return summary;
+        }
       }
       if (table.identity) await dest.moveIdentityPast(table, source.sequence(table.name));
     } catch (err) {
