@@ -1,5 +1,4 @@
 /** `hookline store …`: chores on a stopped hookline's store, run on the store directly. */
-import { existsSync } from "node:fs";
 import { Command } from "commander";
 import {
   checkPostgresUrl,
@@ -20,7 +19,7 @@ import {
   type CopySummary,
 } from "../store/copy/sqlite-to-postgres.js";
 import { MIGRATIONS } from "../store/postgres/migrations.js";
-import { sqliteFile } from "../store/factory.js";
+import { existingSqliteFile } from "../store/factory.js";
 import { newestVersion } from "../store/newer-schema.js";
 import { describeUnknown } from "../unknown-settings.js";
 import { EXIT_CODE_OF, type StopSignal } from "./signals.js";
@@ -84,12 +83,7 @@ export function storeCommand(env: Record<string, string | undefined>, io: StoreI
       checkPostgresUrl(opts.to, "--to", "");
       const schema = opts.schema ?? config.pgSchema;
       checkSchemaName(schema, "--schema");
-      const file = sqliteFile(config.dataDir);
-      if (!existsSync(file)) {
-        throw new ConfigError(
-          `HOOKLINE_DATA_DIR ${config.dataDir} holds no hookline store (no hookline.db)`,
-        );
-      }
+      const file = existingSqliteFile(config.dataDir);
       // Held to the end: a hookline started on the data dir meanwhile would take messages the
       // copy never sees.
       const lock = lockForCopy(config.dataDir);

@@ -18,6 +18,25 @@ export function sqliteFile(dataDir: string): string {
   return join(dataDir, "hookline.db");
 }
 
+/**
+ * The SQLite file of a data dir that holds one; else a ConfigError naming HOOKLINE_DATA_DIR, for a
+ * dir without one (new, or a typo) and, said as `serve` says it, for a path that cannot be used (a
+ * file on the way, no access), which is not one that holds nothing.
+ */
+export function existingSqliteFile(dataDir: string): string {
+  const file = sqliteFile(dataDir);
+  let found: boolean;
+  try {
+    found = statSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch (err) {
+    throw dataDirFailure(err, dataDir);
+  }
+  if (!found) {
+    throw new ConfigError(`HOOKLINE_DATA_DIR ${dataDir} holds no hookline store (no hookline.db)`);
+  }
+  return file;
+}
+
 /** Where the store reports trouble it survives. */
 export interface StoreLogger {
   warn(obj: object, msg: string): void;
@@ -53,24 +72,11 @@ export function openStore(
       cipher,
     });
   }
-  if (options.existingOnly && missing(sqliteFile(config.dataDir))) {
-    throw new ConfigError(
-      `HOOKLINE_DATA_DIR ${config.dataDir} holds no hookline store (no hookline.db)`,
-    );
-  }
+  if (options.existingOnly) existingSqliteFile(config.dataDir);
   try {
     return openSqlite(config, limits, cipher, log);
   } catch (err) {
     throw dataDirFailure(err, config.dataDir);
-  }
-}
-
-/** No file at `path`; other failures (a file in the path, no access) are for opening to name. */
-function missing(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false }) === undefined;
-  } catch {
-    return false;
   }
 }
 
