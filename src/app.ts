@@ -4,7 +4,7 @@
  * stopped in the right order.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -19,6 +19,7 @@ import { ConfigError } from "./errors.js";
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.js";
 import { exposedFiles } from "./exposed-files.js";
 import { finishedWithin } from "./finished-within.js";
+import { makeDirectory } from "./make-directory.js";
 import { StopDeadline } from "./stop-deadline.js";
 import { RetentionPruner, type RetentionSettings } from "./dlq/retention.js";
 import { ReplayJobRunner } from "./dlq/runner.js";
@@ -429,7 +430,7 @@ function openDataDir(
       config.adminToken ??
       (config.role === "worker" ? null : loadOrCreateAdminToken(config.dataDir));
     if (!config.databaseUrl) {
-      mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+      makeDirectory(config.dataDir, 0o700);
       lock = lockDataDir(config.dataDir);
     }
   } catch (err) {
@@ -461,7 +462,7 @@ export function loadOrCreateAdminToken(dataDir: string): string {
     }
     return kept;
   }
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeDirectory(dataDir, 0o700);
   const token = `hl_admin_${randomBytes(24).toString("base64url")}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: "wx" });
   chmodSync(file, 0o600);

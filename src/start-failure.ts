@@ -3,7 +3,15 @@
  * HOOKLINE_PORT, a data dir that cannot be written about HOOKLINE_DATA_DIR, an unreachable
  * database about DATABASE_URL. Node's own messages name none of them.
  */
-import { accessSync, constants, existsSync, lstatSync, readlinkSync, statfsSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  lstatSync,
+  readlinkSync,
+  statfsSync,
+  statSync,
+} from "node:fs";
 import { dirname, parse, resolve, sep } from "node:path";
 import type { Config } from "./config.js";
 import { ConfigError, StoreUnavailableError } from "./errors.js";
@@ -61,7 +69,7 @@ export function dataDirFailure(
   const code = codeOf(cause);
   const reason =
     fileSystemReason(code, () => fileSystem(dataDir)) ??
-    (code === "ENOENT" ? linkToNothing(dataDir) : null) ??
+    (code === "ENOENT" ? (linkToNothing(dataDir) ?? takesNoDirectories(cause)) : null) ??
     knownReason(cause);
   return new ConfigError(`HOOKLINE_DATA_DIR ${dataDir} cannot be used: ${reason}`, { cause: err });
 }
@@ -86,9 +94,10 @@ function fileSystemReason(code: string, fileSystem: () => FileSystemState): stri
 }
 
 /**
- * The symbolic link on the way to `dir` that leads nowhere, said as such: a recursive mkdir makes
- * every missing directory, so its ENOENT means a link whose target is not there (most often a
- * disk that is not mounted), and Node names only the directory it was making.
+ * The symbolic link on the way to `dir` that leads nowhere, said as such: making the data dir
+ * makes every missing directory, so its ENOENT means a link whose target is not there (most often
+ * a disk that is not mounted), and Node names only the directory it was making; or else a file
+ * system that takes no new directories (takesNoDirectories).
  */
 function linkToNothing(dir: string, depth = 0): string | null {
   const path = resolve(dir);
@@ -109,6 +118,22 @@ function linkToNothing(dir: string, depth = 0): string | null {
     return further ?? `${at} is a symbolic link to ${target}, which does not exist`;
   }
   return null;
+}
+
+/**
+ * A directory that could not be made in one that is there, refused with ENOENT: a file system the
+ * kernel fills (/proc) takes no new entries, and says so as if the parent were missing.
+ */
+function takesNoDirectories(cause: unknown): string | null {
+  const { syscall, path } = (cause ?? {}) as { syscall?: unknown; path?: unknown };
+  if (syscall !== "mkdir" || typeof path !== "string") return null;
+  const parent = dirname(path);
+  try {
+    if (!statSync(parent).isDirectory()) return null;
+  } catch {
+    return null;
+  }
+  return `${path} cannot be made, as ${parent} takes no new directories`;
 }
 
 function knownReason(cause: unknown): string {

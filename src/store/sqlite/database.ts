@@ -1,8 +1,9 @@
 import Database from "better-sqlite3";
 import type { Database as Db } from "better-sqlite3";
-import { closeSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { StoreUnavailableError } from "../../errors.js";
+import { makeDirectory } from "../../make-directory.js";
 import type { FieldCipher } from "../../security/cipher.js";
 import type { CheckpointSettings } from "./checkpointer.js";
 import type { StoreLimits } from "../port.js";
@@ -33,7 +34,7 @@ export function openDatabase(options: SqliteOptions): Db {
   // A data dir hookline makes is its own (0700): without an encryption key the file holds
   // endpoint secrets in plaintext. A directory that already exists keeps its mode.
   if (options.path !== ":memory:") {
-    mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
+    makeDirectory(dirname(options.path), 0o700);
   }
   let db: Db;
   try {

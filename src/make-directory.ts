@@ -1,0 +1,47 @@
+/**
+ * `mkdir -p` that always ends. Node's recursive mkdir loops for ever, at full CPU and deaf to
+ * signals, where a directory that is there refuses a new entry with ENOENT, as /proc does: it takes
+ * the ENOENT for a missing parent, makes the parent (there already) and tries again. A data dir
+ * under /proc hung `hookline serve` so.
+ */
+import { mkdirSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+
+/**
+ * Makes `dir` with `mode`, and each missing directory above it; throws Node's error for the first
+ * one that cannot be made (a file on the way: EEXIST or ENOTDIR; a link to nothing: ENOENT).
+ */
+export function makeDirectory(dir: string, mode: number): void {
+  const path = resolve(dir);
+  try {
+    mkdirOnce(path, mode);
+  } catch (err) {
+    const parent = dirname(path);
+    // With its parent there, ENOENT is the file system's answer, not a missing parent.
+    if (codeOf(err) !== "ENOENT" || parent === path || isDirectory(parent)) throw err;
+    makeDirectory(parent, mode);
+    mkdirOnce(path, mode);
+  }
+}
+
+/** Makes `path` alone; one there already will do if it is a directory. */
+function mkdirOnce(path: string, mode: number): void {
+  try {
+    mkdirSync(path, { mode });
+  } catch (err) {
+    // A link to nothing is there, but stat follows it and throws ENOENT: thrown as such.
+    if (codeOf(err) !== "EEXIST" || !statSync(path).isDirectory()) throw err;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function codeOf(err: unknown): unknown {
+  return (err as { code?: unknown } | null)?.code;
+}
