@@ -73,6 +73,12 @@ export interface AlertSample {
    * down never makes the attempts a rate needs.
    */
   down: Map<string, Exclude<CircuitState, "closed">>;
+  /**
+   * Endpoints nothing is sent to any more, disabled or deleted, of those the rules judge (see
+   * {@link AlertRules.endpointsJudged}): left out of `endpoint_failing`, their alerts resolving at
+   * once. Enabled again, an endpoint is judged on its attempts since alone.
+   */
+  stopped: Map<string, "disabled" | "deleted">;
   dlqDepth: number;
   dlqOldestAt: number | null;
   oldestDueAt: number | null;
@@ -199,6 +205,24 @@ export class AlertRules {
     }
   }
 
+  /**
+   * The endpoints these rules judge or may judge at the next evaluation: those with attempts or
+   * down in the rate window, and those pending or firing. The evaluator asks the store which of
+   * them are disabled or deleted (`AlertSample.stopped`).
+   */
+  endpointsJudged(): Set<string> {
+    const ids = new Set<string>();
+    for (const s of this.samples) {
+      for (const id of s.endpoints.keys()) ids.add(id);
+      for (const id of s.down.keys()) ids.add(id);
+    }
+    for (const key of this.states.keys()) {
+      const id = endpointOfKey(key);
+      if (id) ids.add(id);
+    }
+    return ids;
+  }
+
   /** Alerts firing now. */
   firing(): AlertRecord[] {
     const out: AlertRecord[] = [];
@@ -220,6 +244,7 @@ export class AlertRules {
     for (const s of this.samples) {
       if (sample.at - s.at > this.t.windowMs && s.endpoints.size) s.endpoints = new Map();
       if (sample.at - s.at > this.t.windowMs && s.down.size) s.down = new Map();
+      if (sample.at - s.at > this.t.windowMs && s.stopped.size) s.stopped = new Map();
     }
     const conditions = this.conditions(sample);
     const changes: AlertChanges = { fired: [], resolved: [], updated: [] };
@@ -228,13 +253,17 @@ export class AlertRules {
       seen.add(c.key);
       this.step(c, sample.at, changes);
     }
-    // Subjects no longer judged (an endpoint with no traffic in the window) are inactive.
+    // Subjects no longer judged (an endpoint with no traffic in the window) are inactive. An
+    // endpoint disabled or deleted is over at once, however its alert came to be held.
     for (const [key, state] of this.states) {
       if (seen.has(key)) continue;
       if (state.kind === "firing") {
-        if (!this.canJudge(state, sample.at)) continue;
-        const alert = { ...state.alert, resolvedAt: sample.at };
-        changes.resolved.push(alert);
+        const stopped = state.alert.endpointId ? sample.stopped.get(state.alert.endpointId) : null;
+        if (!stopped && !this.canJudge(state, sample.at)) continue;
+        const summary = stopped
+          ? `${state.alert.summary}; resolved: endpoint ${stopped}`
+          : state.alert.summary;
+        changes.resolved.push({ ...state.alert, summary, resolvedAt: sample.at });
       }
       this.states.delete(key);
     }
@@ -445,7 +474,13 @@ export class AlertRules {
     const zero = { attempts: 0, successes: 0 };
     const inWindow = this.samples.filter((s) => s.at > from);
     const downUntil = new Map<string, number>();
-    for (const s of inWindow) for (const id of s.down.keys()) downUntil.set(id, s.at);
+    // An endpoint disabled or deleted is left out, and its attempts until then are nobody's: not
+    // its own once enabled again, nor the others' (whose health they would drag down).
+    const stoppedUntil = new Map<string, number>();
+    for (const s of inWindow) {
+      for (const id of s.down.keys()) downUntil.set(id, s.at);
+      for (const id of s.stopped.keys()) stoppedUntil.set(id, s.at);
+    }
     // Per endpoint: all its attempts in the window (taken out of the others'), and those since
     // its circuit was last seen not closed (what it is judged on).
     const totals = new Map<string, EndpointCounts>();
@@ -459,6 +494,7 @@ export class AlertRules {
     let all = { ...zero };
     for (const s of inWindow) {
       for (const [id, c] of s.endpoints) {
+        if (s.at <= (stoppedUntil.get(id) ?? -Infinity)) continue;
         add(totals, id, c);
         if (s.at > (downUntil.get(id) ?? -Infinity)) add(sinceDown, id, c);
         all = { attempts: all.attempts + c.attempts, successes: all.successes + c.successes };
@@ -466,6 +502,7 @@ export class AlertRules {
     }
     const out: Condition[] = [];
     const seen = new Set([...totals.keys(), ...now.down.keys()]);
+    for (const id of now.stopped.keys()) seen.delete(id);
     for (const id of seen) {
       const key = keyOf("endpoint_failing", id);
       const circuit = now.down.get(id);
@@ -512,6 +549,7 @@ export class AlertRules {
 }
 
 const keyOf = (rule: string, endpointId: string | null) => `${rule}|${endpointId ?? ""}`;
+const endpointOfKey = (key: string) => key.slice(key.indexOf("|") + 1) || null;
 
 /** Orders alerts by how long they have fired: earliest `since` first, then by id. */
 const olderFirst = (a: AlertRecord, b: AlertRecord) =>

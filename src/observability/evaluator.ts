@@ -107,6 +107,8 @@ export class AlertEvaluator {
       const [drill] = await store.listDrillRuns(1);
       const down = await this.downEndpoints();
       const t = metrics.tally;
+      const endpoints = t.drainEndpoints();
+      const stopped = await this.stoppedEndpoints(endpoints);
       const at = clock.now();
       this.note(
         this.rules.evaluate({
@@ -114,8 +116,9 @@ export class AlertEvaluator {
           ended: t.succeeded + t.exhausted + t.permanent,
           exhausted: t.exhausted,
           dlqLeft: t.dlqLeft,
-          endpoints: t.drainEndpoints(),
+          endpoints,
           down,
+          stopped,
           dlqDepth: backlog.deadLetters,
           dlqOldestAt: backlog.oldestDeadLetterAt,
           dlqClosedAt: backlog.lastDeadLetterClosedAt,
@@ -149,6 +152,21 @@ export class AlertEvaluator {
       down.set(endpointId, circuit.state);
     }
     return down;
+  }
+
+  /**
+   * Which endpoints of those the rules judge, with this sample's, are disabled or deleted: one
+   * read of the store per evaluation, so that disabling or deleting a failing endpoint ends its
+   * alert now rather than once its attempts have left the window. Read from the store, not the
+   * engine: in a fleet the worker evaluating an alert need not be the one that owns (or owned) its
+   * endpoint, nor the one whose API changed it.
+   */
+  private async stoppedEndpoints(
+    endpoints: AlertSample["endpoints"],
+  ): Promise<AlertSample["stopped"]> {
+    const ids = this.rules.endpointsJudged();
+    for (const id of endpoints.keys()) ids.add(id);
+    return ids.size ? this.deps.store.listStoppedEndpoints([...ids]) : new Map();
   }
 
   /** Takes on the firing alerts no running worker evaluates (see the module comment). */

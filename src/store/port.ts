@@ -195,6 +195,11 @@ export interface Store {
    * in no given order): a message's destinations show a page of up to 250.
    */
   getEndpoints(ids: string[]): Promise<Endpoint[]>;
+  /**
+   * Of `ids`, those nothing is sent to any more: disabled, or deleted (no longer stored), in one
+   * read of ids alone whatever their number. The alert evaluator leaves them out.
+   */
+  listStoppedEndpoints(ids: string[]): Promise<Map<string, "disabled" | "deleted">>;
   listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>>;
   /**
    * Writes `ep` over the stored endpoint; false when there is none. With `seenAt`, the

@@ -24,6 +24,7 @@ const lagging = (at: number, oldestDueAt: number | null): AlertSample => ({
   dlqClosedAt: null,
   endpoints: new Map(),
   down: new Map(),
+  stopped: new Map(),
   dlqDepth: 0,
   dlqOldestAt: null,
   oldestDueAt,

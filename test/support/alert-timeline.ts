@@ -29,6 +29,7 @@ export function timeline(overrides: Partial<AlertThresholds> = {}) {
     lastDrill: null,
     lastDrillPassedAt: null,
     down: new Map(),
+    stopped: new Map(),
   };
   let at = T0;
   const fired: string[] = [];
@@ -46,6 +47,7 @@ export function timeline(overrides: Partial<AlertThresholds> = {}) {
         at,
         endpoints: new Map(Object.entries(endpoints)),
         down: new Map(state.down),
+        stopped: new Map(state.stopped),
       });
       fired.push(...changes.fired.map((a) => `${a.rule}${a.endpointId ? `:${a.endpointId}` : ""}`));
       resolved.push(...changes.resolved.map((a) => a.rule));

@@ -118,6 +118,11 @@ export class Catalogue {
     return (await all(this.pool, S.getEndpoints, [ids])).map(endpointFromRow);
   }
 
+  async listStoppedEndpoints(ids: string[]): Promise<Map<string, "disabled" | "deleted">> {
+    const rows = await all(this.pool, S.stoppedEndpoints, [ids]);
+    return new Map(rows.map((r) => [String(r.id), r.deleted ? "deleted" : "disabled"]));
+  }
+
   listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>> {
     const params = new Params();
     return paginate(

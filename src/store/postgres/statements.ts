@@ -36,6 +36,8 @@ export const CATALOGUE = {
     ORDER BY id = $2 DESC LIMIT 1`,
   getEndpoint: "SELECT * FROM endpoints WHERE id = $1",
   getEndpoints: "SELECT * FROM endpoints WHERE id = ANY($1::text[])",
+  stoppedEndpoints: `SELECT i.id, e.id IS NULL AS deleted FROM unnest($1::text[]) AS i(id)
+    LEFT JOIN endpoints e ON e.id = i.id WHERE e.id IS NULL OR e.disabled`,
   // Deleting endpoints holds their rows from the start: the first of what it takes, in the order
   // recording outcomes takes them too (endpoint, job, record, delivery).
   endpointExists: "SELECT 1 FROM endpoints WHERE id = $1 AND app_id = $2 FOR UPDATE",

@@ -245,6 +245,10 @@ export class PostgresStore implements Store {
     return eps.map((ep) => this.sealing.endpointOut(ep));
   }
 
+  async listStoppedEndpoints(ids: string[]): Promise<Map<string, "disabled" | "deleted">> {
+    return this.run(() => this.catalogue.listStoppedEndpoints(ids));
+  }
+
   async listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>> {
     const page = await this.run(() => this.catalogue.listEndpoints(appId, q));
     return { ...page, data: page.data.map((e) => this.sealing.endpointOut(e)) };

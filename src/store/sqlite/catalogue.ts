@@ -133,6 +133,11 @@ export class Catalogue {
     return (this.s.getEndpoints.all(JSON.stringify(ids)) as Row[]).map(endpointFromRow);
   }
 
+  listStoppedEndpoints(ids: string[]): Map<string, "disabled" | "deleted"> {
+    const rows = this.s.stoppedEndpoints.all(JSON.stringify(ids)) as Row[];
+    return new Map(rows.map((r) => [String(r.id), r.deleted ? "deleted" : "disabled"]));
+  }
+
   listEndpoints(appId: string, q: PageQuery): Page<Endpoint> {
     return paginate(
       this.db,

@@ -70,6 +70,8 @@ function prepareCatalogue(db: Db) {
       ORDER BY id = @v DESC LIMIT 1`),
     getEndpoint: p("SELECT * FROM endpoints WHERE id = ?"),
     getEndpoints: p("SELECT * FROM endpoints WHERE id IN (SELECT value FROM json_each(?))"),
+    stoppedEndpoints: p(`SELECT j.value AS id, e.id IS NULL AS deleted FROM json_each(?) j
+      LEFT JOIN endpoints e ON e.id = j.value WHERE e.id IS NULL OR e.disabled = 1`),
     insertEventType: p(`INSERT INTO event_types (name, description, archived, deprecated,
       feature_flags, group_name, schemas, created_at, updated_at)
       VALUES (@name, @description, @archived, @deprecated, @feature_flags, @group_name, @schemas,

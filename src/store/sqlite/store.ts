@@ -211,6 +211,10 @@ export class SqliteStore implements Store {
     );
   }
 
+  async listStoppedEndpoints(ids: string[]): Promise<Map<string, "disabled" | "deleted">> {
+    return this.run(() => this.catalogue.listStoppedEndpoints(ids));
+  }
+
   async listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>> {
     const page = this.run(() => this.catalogue.listEndpoints(appId, q));
     return { ...page, data: page.data.map((e) => this.sealing.endpointOut(e)) };

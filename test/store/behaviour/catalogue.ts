@@ -227,6 +227,36 @@ export function catalogueBehaviour(t: StoreUnderTest): void {
       expect(await t.store.getEndpoints([])).toEqual([]);
     });
 
+    it("names, of several endpoints at once, those disabled and those deleted", async () => {
+      const { app, endpoints } = await seedApp(t.store, [{}, {}, {}, { disabled: true }]);
+      const [sent, disabled, deleted, createdDisabled] = endpoints.map((e) => e.id) as [
+        string,
+        string,
+        string,
+        string,
+      ];
+      await t.store.updateEndpoint({ ...endpoints[1]!, disabled: true });
+      await t.store.deleteEndpoint(app.id, deleted);
+      const none = Array.from({ length: 1_100 }, (_, i) => `ep_none${i}`);
+      const stopped = await t.store.listStoppedEndpoints([
+        sent,
+        disabled,
+        deleted,
+        createdDisabled,
+        ...none,
+      ]);
+      expect(Object.fromEntries(stopped)).toEqual({
+        [disabled]: "disabled",
+        [deleted]: "deleted",
+        [createdDisabled]: "disabled",
+        ...Object.fromEntries(none.map((id) => [id, "deleted"])),
+      });
+      // Enabled again, it is sent to.
+      await t.store.updateEndpoint({ ...endpoints[1]!, disabled: false });
+      expect(await t.store.listStoppedEndpoints([sent, disabled])).toEqual(new Map());
+      expect(await t.store.listStoppedEndpoints([])).toEqual(new Map());
+    });
+
     it("does not find another application's endpoint by id or uid", async () => {
       const { endpoints } = await seedApp(t.store, [{ uid: "billing" }]);
       const other = await t.store.createApplication(anApplication());
