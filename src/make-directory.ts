@@ -17,9 +17,11 @@ export function makeDirectory(dir: string, mode: number): void {
     mkdirOnce(path, mode);
   } catch (err) {
     const parent = dirname(path);
-    // With its parent there, ENOENT is the file system's answer, not a missing parent.
-    if (codeOf(err) !== "ENOENT" || parent === path || isDirectory(parent)) throw err;
-    makeDirectory(parent, mode);
+    if (codeOf(err) !== "ENOENT" || parent === path) throw err;
+    // With its parent there, ENOENT may be the file system's answer rather than a missing parent,
+    // or another process made the parent since (two hooklines starting on one new data dir): one
+    // more try tells, and a second refusal is thrown.
+    if (!isDirectory(parent)) makeDirectory(parent, mode);
     mkdirOnce(path, mode);
   }
 }
