@@ -152,9 +152,13 @@ describe("the dashboard's main pages, checked by axe", () => {
     await open(page, `/dlq/${recordId}`, async (p) => {
       await p.getByRole("table", { name: "History" }).waitFor();
     });
-    // Resolving without a note says why not, as an error.
+    // Resolving without a note says why not, as an error (the toast's alert).
     await page.getByRole("button", { name: "Resolve" }).click();
-    await page.getByText("Write a note saying why first.").waitFor();
+    await page
+      .locator("#toast")
+      .getByRole("alert")
+      .getByText("Write a note saying why first.")
+      .waitFor();
     expect(await axeViolations(page)).toEqual([]);
   });
 

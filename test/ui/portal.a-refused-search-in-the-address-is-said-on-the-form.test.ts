@@ -24,7 +24,7 @@ describe("customer portal: a refused search in the address", () => {
     const { h, page } = ui;
     await page.goto(`${h.url}/portal/#/app/${appId}/messages?event_types=order%24paid`);
     await expect
-      .poll(() => page.getByRole("alert").textContent())
+      .poll(() => page.getByRole("search").getByRole("alert").textContent())
       .toMatch(/^Not searched: .*order\$paid/);
     expect(await page.getByLabel("Event types").inputValue()).toBe("order$paid");
     const table = page.getByRole("table", { name: "Newest messages first" });

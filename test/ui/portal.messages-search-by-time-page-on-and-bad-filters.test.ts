@@ -75,7 +75,7 @@ describe("customer portal: searching the message log", () => {
     await page.getByLabel("Sent after").fill("");
     await page.getByLabel("Event types").fill("order.paid bad/type");
     await page.getByRole("button", { name: "Search" }).click();
-    const alert = page.getByRole("alert");
+    const alert = page.getByRole("search").getByRole("alert");
     await alert.getByText(/"bad\/type"/).waitFor({ timeout: 15_000 });
     expect(await alert.innerText()).not.toContain("event_types");
 

@@ -132,14 +132,23 @@ export function onSubmit(form: HTMLFormElement, run: () => Promise<unknown>): vo
   });
 }
 
-/** A short message read out by screen readers. */
+/**
+ * A short message read out by screen readers: what an action did politely, in the toast's status
+ * region, and an error (an action or an update failed) at once, in its alert region. Both regions
+ * are in the page from the start (a region added with its message is not announced), and only one
+ * holds a message: the other is emptied, so an error is not left to be read again under a later
+ * success. The message on show, told again (every update failing alike), is left as it is and
+ * only stays longer: written again, it was announced again every 2 s.
+ */
 export function toast(message: string, error = false): void {
-  const el = document.getElementById("toast")!;
-  el.className = error ? "error" : "";
-  el.textContent = message;
+  const [said, other] = [toastRegion(error), toastRegion(!error)];
+  if (other.textContent) other.textContent = "";
+  if (said.textContent !== message) said.textContent = message;
   window.clearTimeout(toastTimer);
-  toastTimer = window.setTimeout(() => (el.textContent = ""), 8_000);
+  toastTimer = window.setTimeout(() => (said.textContent = ""), 8_000);
 }
+const toastRegion = (error: boolean): HTMLElement =>
+  document.getElementById(error ? "toast-error" : "toast-said")!;
 let toastTimer: number | undefined;
 
 /**
