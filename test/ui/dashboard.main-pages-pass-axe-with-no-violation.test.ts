@@ -216,6 +216,14 @@ describe("the dashboard's main pages, checked by axe", () => {
         .waitFor();
     });
     expect(await axeViolations(portal)).toEqual([]);
+    // With the keyboard in a row, its time's exact time shows beside it (a focus the keyboard
+    // moved: the page was clicked before).
+    await portal.getByRole("link", { name: delivered }).focus();
+    await portal.keyboard.press("Shift+Tab");
+    await portal.keyboard.press("Tab");
+    const row = portal.getByRole("row").filter({ hasText: delivered });
+    expect((await row.locator("time > .exact").boundingBox())!.width).toBeGreaterThan(1);
+    expect(await axeViolations(portal)).toEqual([]);
     await open(portal, `/app/${appId}/message/${delivered}`, async (p) => {
       await p.getByText("hookline stopped trying").waitFor();
     });

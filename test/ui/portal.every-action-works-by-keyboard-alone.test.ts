@@ -1,10 +1,11 @@
 /**
  * A customer with a keyboard alone reaches every action of the portal with Tab, in the page's
  * order, and uses it with Enter: send a test event, reveal and rotate the secret, disable and
- * enable, delete, edit, resend a message, add an endpoint. The questions asked first (rotate,
- * delete) are the page's own dialogs: they open with focus on Cancel, so Enter answers "no", Tab
- * reaches the action's own button and Escape answers "no" too; focus is back on the button that
- * asked either way.
+ * enable, delete, edit, resend a message, add an endpoint; and the exact time of a relative one
+ * ("5 min ago"), which was only a tooltip, is read with it and shown once Tab reaches its row.
+ * The questions asked first (rotate, delete) are the page's own dialogs: they open with focus on
+ * Cancel, so Enter answers "no", Tab reaches the action's own button and Escape answers "no" too;
+ * focus is back on the button that asked either way.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { openPortal, useDashboard } from "../support/browser.js";
@@ -137,5 +138,30 @@ describe("customer portal: by keyboard alone", () => {
     await page.keyboard.press("Enter");
     await said(`Endpoint ${rx.url("/second")} added`);
     await page.getByRole("link", { name: rx.url("/second") }).waitFor();
+  });
+
+  it("reaches the exact time of a relative one", async () => {
+    const { h, page } = ui;
+    await page.goto(`${h.url}/portal/#/app/${appId}/messages`);
+    const row = page
+      .getByRole("table", { name: "Newest messages first" })
+      .getByRole("row")
+      .filter({ hasText: msgId });
+    const when = row.locator("time");
+    await when.waitFor();
+    const exact = await page.evaluate<string>(
+      `new Date(${JSON.stringify(await when.getAttribute("datetime"))}).toLocaleString(undefined, { timeZoneName: "short" })`,
+    );
+    // A screen reader reads it with the relative time: it is not only the tooltip.
+    const text = (await when.textContent())!.replace(/\s/g, " ");
+    expect(text).toMatch(/^\d+ (s|min) ago \(/);
+    expect(text).toContain(` (${exact})`);
+    // Out of sight until the keyboard is in its row; then shown, within the table.
+    const shown = async () => (await row.getByText(`(${exact})`).boundingBox())?.width ?? 0;
+    expect(await shown()).toBeLessThanOrEqual(1);
+    await tabTo(msgId);
+    expect(await shown()).toBeGreaterThan(50);
+    await page.keyboard.press("Shift+Tab");
+    expect(await shown()).toBeLessThanOrEqual(1);
   });
 });

@@ -13,36 +13,54 @@ function untilText(isoTime: string, now: number): string {
 
 const RELATIVE = { ago: agoText, until: untilText };
 
+/** Where the exact time of a relative one is: beside it in the text already, or not. */
+export interface Relative {
+  /** The text around it says the exact time already ("Since 9:06 AM (5 min ago)"). */
+  exactBeside?: boolean;
+}
+
 /**
  * A time relative to now ("5 min ago", "in 12 s") that keeps following the clock: the poll loop
  * rewrites it every tick ({@link refreshRelativeTimes}), so a quiet page does not keep saying
- * "in 7 s" long after. The exact time is its tooltip and its `datetime`.
+ * "in 7 s" long after. The exact time follows it in parentheses, read by screen readers and shown
+ * while the keyboard is in its row (style.css); it was only the tooltip, which neither a keyboard
+ * nor a screen reader reaches. The tooltip stays, for the mouse.
  */
-function relative(kind: keyof typeof RELATIVE, isoTime: string): HTMLTimeElement {
+function relative(kind: keyof typeof RELATIVE, isoTime: string, o: Relative): HTMLTimeElement {
   const el = document.createElement("time");
   el.dateTime = isoTime;
   el.title = time(isoTime);
   el.dataset.relative = kind;
   // Its ticking is not news: a live region around it (the circuit banner) must not re-announce.
   el.setAttribute("aria-live", "off");
-  el.textContent = RELATIVE[kind](isoTime, Date.now());
+  const said = document.createElement("span");
+  said.textContent = RELATIVE[kind](isoTime, Date.now());
+  el.append(said);
+  if (!o.exactBeside) {
+    const exact = document.createElement("span");
+    exact.className = "exact";
+    // A no-break space: an ordinary one, first in the hidden box (style.css), was dropped.
+    exact.textContent = `\u00a0(${time(isoTime)})`;
+    el.append(exact);
+  }
   return el;
 }
 
-/** "5 min ago", kept current; "never" without a time. */
-export const ago = (isoTime: string | null | undefined): Node =>
-  isoTime ? relative("ago", isoTime) : document.createTextNode("never");
+/** "5 min ago", kept current, with its exact time; "never" without a time. */
+export const ago = (isoTime: string | null | undefined, o: Relative = {}): Node =>
+  isoTime ? relative("ago", isoTime, o) : document.createTextNode("never");
 
-/** "in 12 s" or "now", kept current; "—" without a time. */
-export const until = (isoTime: string | null | undefined): Node =>
-  isoTime ? relative("until", isoTime) : document.createTextNode("—");
+/** "in 12 s" or "now", kept current, with its exact time; "—" without a time. */
+export const until = (isoTime: string | null | undefined, o: Relative = {}): Node =>
+  isoTime ? relative("until", isoTime, o) : document.createTextNode("—");
 
 /** Brings every relative time on the page up to date with the clock. */
 export function refreshRelativeTimes(now = Date.now()): void {
   for (const el of document.querySelectorAll<HTMLTimeElement>("time[data-relative]")) {
     const kind = el.dataset.relative as keyof typeof RELATIVE;
     const text = RELATIVE[kind](el.dateTime, now);
-    if (el.textContent !== text) el.textContent = text;
+    const said = el.firstElementChild!;
+    if (said.textContent !== text) said.textContent = text;
   }
 }
 

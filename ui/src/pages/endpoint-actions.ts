@@ -34,7 +34,7 @@ function replacedNote(replaced: EndpointSecret["previousSecrets"]): (Node | stri
   const times = replaced.flatMap((p, i) => [
     i === 0 ? "" : i === replaced.length - 1 ? " and " : ", ",
     `${time(p.signsUntil)} (`,
-    until(p.signsUntil),
+    until(p.signsUntil, { exactBeside: true }),
     ")",
   ]);
   const [what, whose] =

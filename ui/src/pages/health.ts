@@ -34,9 +34,15 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
       // The reason names no wait (the API leaves out one an older hookline wrote in it): the
       // banner's own, counted down from the probe's time, is the only one it says.
       `Why: ${c.reason ?? "repeated failures"}. Since ${time(c.since)} (`,
-      ago(c.since),
+      ago(c.since, { exactBeside: true }),
       ").",
-      c.nextProbeAt ? [" Next probe ", until(c.nextProbeAt), ` (${time(c.nextProbeAt)}).`] : "",
+      c.nextProbeAt
+        ? [
+            " Next probe ",
+            until(c.nextProbeAt, { exactBeside: true }),
+            ` (${time(c.nextProbeAt)}).`,
+          ]
+        : "",
       c.reopenCount ? ` Reopened ${plural(c.reopenCount, "time")} in a row.` : "",
     ),
   );
