@@ -28,6 +28,7 @@ describe("operator console: a replay job that has not started", () => {
     expect(await page.getByTestId("job-progress").textContent()).toMatch(/^scheduled to start /);
 
     await page.getByRole("button", { name: "Cancel job" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel job" }).click();
     await page.getByTestId("job-state").getByText("cancelled").waitFor();
     expect(await page.getByTestId("job-progress").textContent()).toBe(
       "cancelled before it selected any records",

@@ -30,6 +30,8 @@ describe("operator console: the bulk replay form", () => {
       fill: async (label: string, value: string) => page.getByLabel(label).fill(value),
       start: async () => {
         await page.getByRole("button", { name: "Start bulk replay" }).click();
+        // Asked first (the count of records it would replay).
+        await page.getByRole("dialog").getByRole("button", { name: "Start bulk replay" }).click();
         await page.getByRole("heading", { name: /Bulk replay job_/ }).waitFor();
         const job = page.getByRole("region", { name: "Job" }).locator("p").first();
         await job.getByText(/canary/).waitFor();

@@ -39,11 +39,16 @@ describe("operator console: one endpoint's dead letters", () => {
   });
 
   it("starts its bulk replay for that endpoint's records only", async () => {
-    const { h, page } = ui;
+    const { h, rx, page } = ui;
     await page.goto(`${h.url}/ui/#/dlq?endpoint=${shown.endpointId}`);
     await page.getByTestId("dlq-filter").waitFor();
     expect(await page.getByLabel("Endpoint id").inputValue()).toBe(shown.endpointId);
     await page.getByRole("button", { name: "Start bulk replay" }).click();
+    // The question names that endpoint and its record alone.
+    await page
+      .getByRole("dialog", { name: `Replay 1 record to ${rx.url("/shown")}?` })
+      .getByRole("button", { name: "Start bulk replay" })
+      .click();
     await page.getByRole("heading", { name: /Bulk replay job_/ }).waitFor();
     const id = /#\/jobs\/([^/?]+)/.exec(page.url())![1]!;
     const job = await h.api<{ selection: Record<string, unknown> }>(

@@ -50,6 +50,11 @@ describe("operator console: dead letters", () => {
     await page.goto(`${h.url}/ui/#/dlq`);
     await page.getByLabel("Canary size").fill("1");
     await page.getByRole("button", { name: "Start bulk replay" }).click();
+    // Asked first: the two records still open, at the one endpoint.
+    await page
+      .getByRole("dialog", { name: `Replay 2 records to ${rx.url("/orders")}?` })
+      .getByRole("button", { name: "Start bulk replay" })
+      .click();
     await page.getByRole("heading", { name: /Bulk replay job_/ }).waitFor();
     await page.getByTestId("job-state").getByText("completed").waitFor();
     expect(await page.getByTestId("job-progress").textContent()).toContain("2 of 2 done");

@@ -31,6 +31,8 @@ describe("operator console: cancelling a replay job", () => {
     await page.goto(`${h.url}/ui/#/jobs/${job.body.id}`);
     await page.getByTestId("job-state").getByText("scheduled").waitFor();
     await page.getByRole("button", { name: "Cancel job" }).click();
+    // Asked first, in the page.
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel job" }).click();
     await page.getByTestId("job-state").getByText("cancelled").waitFor();
     await page
       .getByRole("button", { name: "Cancel job" })

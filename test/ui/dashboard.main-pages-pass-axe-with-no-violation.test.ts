@@ -4,10 +4,10 @@
  * a revealed secret, a toast, an error), checked by axe-core: no rule it runs by default (WCAG 2 A
  * and AA, and its best practices) is broken, at any level (a control without a name or named
  * otherwise than it reads, text too faint to read, a table column without a header, a broken
- * landmark or ARIA role), the question asked before deleting an endpoint included. Before, the
- * dead-letter groups' "Replay group" buttons were named "Replay all … records of …", which
- * someone saying what they see ("click Replay group") could not reach, and the button columns
- * had no header.
+ * landmark or ARIA role), the questions asked before deleting an endpoint and before replaying a
+ * dead-letter group included. Before, the dead-letter groups' "Replay group" buttons were named
+ * "Replay all … records of …", which someone saying what they see ("click Replay group") could
+ * not reach, and the button columns had no header.
  */
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -149,6 +149,13 @@ describe("the dashboard's main pages, checked by axe", () => {
       await p.getByRole("button", { name: `Replay ${recordId}` }).waitFor();
     });
     expect(await axeViolations(page)).toEqual([]);
+    // The question before a group's replay, open.
+    await page.getByRole("button", { name: /^Replay group/ }).click();
+    const asked = page.getByRole("dialog", { name: /^Replay \d+ / });
+    await asked.waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await asked.getByRole("button", { name: "Cancel" }).click();
+    await asked.waitFor({ state: "detached" });
     await open(page, `/dlq/${recordId}`, async (p) => {
       await p.getByRole("table", { name: "History" }).waitFor();
     });

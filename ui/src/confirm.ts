@@ -1,6 +1,7 @@
 /**
- * The question asked before an action that cannot be undone (rotating a secret, deleting an
- * endpoint), in the page itself. It was the browser's `confirm()`, which a sandboxed iframe
+ * The question asked before an action that cannot be undone or that sends many requests to a
+ * customer's endpoint (rotating a secret, deleting an endpoint, bulk replays, cancelling a replay
+ * job, abandoning a dead-letter record), in the page itself. It was the browser's `confirm()`, which a sandboxed iframe
  * without `allow-modals` (how products commonly embed the portal) answers "no" at once, showing
  * nothing: the action then did nothing and said nothing. A `<dialog>` opened with `showModal()`
  * needs no sandbox flag, holds the focus and closes with Escape as `confirm()` did.
@@ -15,21 +16,25 @@ export interface Question {
   verb: string;
   /** Marks the verb's button as the danger it is, as the button that asked. */
   danger?: boolean;
+  /** The safe answer's words: "Cancel", unless the verb is a cancel itself ("Keep job"). */
+  keep?: string;
 }
 
 let asked = 0;
 
 /**
- * Asks `q` in a modal dialog, and resolves true if the verb's button is pressed, false on Cancel,
- * Escape or the page under it changing (another route, or the same one drawn again). Focus starts
- * on Cancel, the safe answer, and goes back to the control that had it once answered. The answer
- * is taken once: a second Enter finds the dialog gone, its focus back on the button that asked,
- * which is busy while its action runs.
+ * Asks `q` in a modal dialog, and resolves true if the verb's button is pressed, false on Cancel
+ * (or `q.keep`), Escape or the page under it changing (another route, or the same one drawn
+ * again). Focus starts on Cancel, the safe answer, and goes back to the control that had it once
+ * answered. The answer is taken once: a second Enter finds the dialog gone, its focus back on the
+ * button that asked, which is busy while its action runs.
  */
 export function confirmed(q: Question): Promise<boolean> {
   const n = ++asked;
   const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-  const cancel = h("button", { type: "button", class: "secondary" }, "Cancel");
+  // A button in a region an update redrew meanwhile (a dead-letter group's) is found again by key.
+  const key = opener?.getAttribute("data-key");
+  const cancel = h("button", { type: "button", class: "secondary" }, q.keep ?? "Cancel");
   const go = h("button", { type: "button", class: q.danger ? "danger" : null }, q.verb);
   const dialog = h(
     "dialog",
@@ -55,7 +60,12 @@ export function confirmed(q: Question): Promise<boolean> {
       redrawn.disconnect();
       dialog.close();
       dialog.remove();
-      if (opener?.isConnected) opener.focus();
+      const back = opener?.isConnected
+        ? opener
+        : key
+          ? document.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`)
+          : null;
+      back?.focus();
       resolve(yes);
     };
     const away = () => answer(false);

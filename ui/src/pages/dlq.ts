@@ -4,6 +4,7 @@
  * records with one-click replay, bulk replay by time window, and one record in full.
  */
 import { api, getWithText, seg } from "../api.js";
+import { confirmed } from "../confirm.js";
 import { action, field, h, link, table, toast } from "../dom.js";
 import { ago, latency, seconds, time, withLocalTimes } from "../format.js";
 import { live, refreshNow } from "../live.js";
@@ -11,6 +12,7 @@ import { addressQuery } from "../address.js";
 import { pagedList, pagesAt } from "../paging.js";
 import type { DeadLetter, DeadLetterRecord, SummaryRow } from "../types.js";
 import { attemptResult, payloadView, responseCell } from "./attempt.js";
+import { abandonQuestion, groupReplayQuestion } from "./dlq-questions.js";
 import { circuitBadge } from "./health.js";
 import { bulkReplayForm } from "./jobs.js";
 
@@ -84,6 +86,8 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
             action(
               "Replay group",
               async () => {
+                // Asked first: it sends every record of the group to the endpoint again.
+                if (!(await confirmed(groupReplayQuestion(g)))) return;
                 const job = await api<{ id: string }>("POST", "/api/v1/dlq/replay", {
                   endpointId: g.endpointId,
                   failureClass: g.failureClass,
@@ -152,13 +156,25 @@ export async function renderDeadLetter(
   // Opened from one endpoint's records (see renderDlq), it leads back to them.
   const from = addressQuery().get("endpoint");
   const note = h("input", { name: "note", maxlength: 1000, placeholder: "why" });
+  // The record as last read, which the question before abandoning it speaks of.
+  let shown: DeadLetterRecord | null = null;
+  // Abandoning is asked first: the record cannot be reopened. Resolving is not: a resolved record
+  // can still be replayed. One not open is left to hookline to refuse, saying why.
   const decide = (verb: "resolve" | "abandon") =>
-    action(verb === "resolve" ? "Resolve" : "Abandon", async () => {
-      if (!note.value.trim()) throw new Error("Write a note saying why first.");
-      await api("POST", `${path}/${verb}`, { note: note.value.trim() });
-      toast(`Record ${verb === "resolve" ? "resolved" : "abandoned"}`);
-      await refreshNow();
-    });
+    action(
+      verb === "resolve" ? "Resolve" : "Abandon",
+      async () => {
+        if (!note.value.trim()) throw new Error("Write a note saying why first.");
+        if (verb === "abandon") {
+          const r = shown ?? (await api<DeadLetterRecord>("GET", path));
+          if (r.state === "open" && !(await confirmed(await abandonQuestion(r)))) return;
+        }
+        await api("POST", `${path}/${verb}`, { note: note.value.trim() });
+        toast(`Record ${verb === "resolve" ? "resolved" : "abandoned"}`);
+        await refreshNow();
+      },
+      { class: verb === "abandon" ? "danger" : null },
+    );
   page.append(
     h(
       "p",
@@ -189,6 +205,7 @@ export async function renderDeadLetter(
     head,
     async () => {
       const { value, text } = await getWithText<DeadLetterRecord>(path);
+      shown = value;
       return { ...value, text };
     },
     (r) => [

@@ -1,10 +1,12 @@
 /** Bulk replays: the form that starts one (time window, canary), the list, and live progress. */
 import { api, seg } from "../api.js";
+import { confirmed } from "../confirm.js";
 import { action, field, h, link, onSubmit, table, toast } from "../dom.js";
 import { ago, isoOf, localInput, localZone, time, withLocalTimes } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList, pagesAt } from "../paging.js";
 import type { ReplayJob } from "../types.js";
+import { cancelJobQuestion, nothingToReplay, windowReplayQuestion } from "./dlq-questions.js";
 
 /**
  * Starts a bulk replay of open records dead-lettered in a time window, canary first; `endpointId`
@@ -50,15 +52,20 @@ export function bulkReplayForm(endpointId?: string): HTMLElement {
     ),
     h("button", { type: "submit" }, "Start bulk replay"),
   );
-  // Once at a time: a double click started two jobs over the same records.
+  // Once at a time: a double click started two jobs over the same records. Asked first, with the
+  // count of records it would replay now: it sends each to a customer's endpoint again.
   onSubmit(form, async () => {
-    const job = await api<ReplayJob>("POST", "/api/v1/dlq/replay", {
+    const replay = {
       since: isoOf(since.value),
       until: isoOf(until.value),
       endpointId: endpoint.value.trim() || undefined,
       canarySize: numberOf(canary),
       ratePerSecond: numberOf(rate),
-    });
+    };
+    const question = await windowReplayQuestion(replay);
+    if (!question) throw new Error(nothingToReplay(replay));
+    if (!(await confirmed(question))) return;
+    const job = await api<ReplayJob>("POST", "/api/v1/dlq/replay", replay);
     toast(`Bulk replay ${job.id} started`);
     location.hash = `#/jobs/${job.id}`;
   });
@@ -145,9 +152,13 @@ export async function renderJobs(page: HTMLElement): Promise<void> {
 export async function renderJob(page: HTMLElement, p: Record<string, string>): Promise<void> {
   const path = `/api/v1/dlq/replay/${seg(p.id!)}`;
   const view = h("section", { "aria-label": "Job" });
+  // The job as last read, which the question before cancelling it speaks of.
+  let shown: ReplayJob | null = null;
   const cancel = action(
     "Cancel job",
     async () => {
+      const j = shown;
+      if (!j || !(await confirmed(cancelJobQuestion(j, done(j))))) return;
       await api("POST", `${path}/cancel`);
       toast("Job cancelled");
       await refreshNow();
@@ -161,7 +172,8 @@ export async function renderJob(page: HTMLElement, p: Record<string, string>): P
   );
   await live(
     view,
-    () => api<ReplayJob>("GET", path),
+    // Kept as read: the job moves on while the question is open, and it speaks of it as shown.
+    async () => (shown = await api<ReplayJob>("GET", path)),
     (j) => [
       h(
         "p",
