@@ -5,72 +5,66 @@
  * directories, as /proc is, and stopped start-up saying so. It now tries once more, as Node's
  * recursive mkdir did, and only a second refusal stops it.
  */
-import type * as Fs from "node:fs";
-import { statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { expect, it, vi } from "vitest";
-import { makeDirectory } from "../src/make-directory.js";
+import { expect, it } from "vitest";
+import { makeDirectory, type MakeOne } from "../src/make-directory.js";
 import { tempDir, useCleanup } from "./support/cleanup.js";
 
 /**
- * `makes`: the parent another process makes, right after this one's mkdir below it was refused.
- * `refuses`: a directory that refuses every new entry with ENOENT, as /proc does; `tries` counts.
+ * Makes directories as the file system would, but with another process that makes `parent` right
+ * after this one's mkdir below it was refused.
  */
-const other = vi.hoisted(() => ({
-  makes: null as string | null,
-  refuses: null as string | null,
-  tries: 0,
-}));
-
-vi.mock("node:fs", async (importOriginal) => {
-  const fs = await importOriginal<typeof Fs>();
-  const mkdir = ((path: string, options?: { mode?: number }) => {
-    if (dirname(String(path)) === other.refuses) {
-      other.tries++;
-      throw Object.assign(new Error(`ENOENT: no such file or directory, mkdir '${path}'`), {
-        code: "ENOENT",
-        syscall: "mkdir",
-        path,
-      });
-    }
+function anotherProcessMakes(parent: string): { makeOne: MakeOne; made: () => boolean } {
+  let pending = true;
+  const makeOne: MakeOne = (path, options) => {
     try {
-      return fs.mkdirSync(path, options);
+      return mkdirSync(path, options);
     } catch (err) {
-      const parent = other.makes;
-      if ((err as { code?: string }).code === "ENOENT" && dirname(String(path)) === parent) {
-        other.makes = null;
-        fs.mkdirSync(parent, { mode: 0o700 });
+      if (pending && (err as { code?: string }).code === "ENOENT" && dirname(path) === parent) {
+        pending = false;
+        mkdirSync(parent, { mode: 0o700 });
       }
       throw err;
     }
-  }) as typeof fs.mkdirSync;
-  return { ...fs, mkdirSync: mkdir, default: { ...fs, mkdirSync: mkdir } };
-});
+  };
+  return { makeOne, made: () => !pending };
+}
+
+/** A file system where `dir` refuses every new entry with ENOENT, as /proc does. */
+function refusingUnder(dir: string): { makeOne: MakeOne; tries: () => number } {
+  let tries = 0;
+  const makeOne: MakeOne = (path, options) => {
+    if (dirname(path) !== dir) return mkdirSync(path, options);
+    tries++;
+    throw Object.assign(new Error(`ENOENT: no such file or directory, mkdir '${path}'`), {
+      code: "ENOENT",
+      syscall: "mkdir",
+      path,
+    });
+  };
+  return { makeOne, tries: () => tries };
+}
 
 const cleanup = useCleanup();
 
 it("a parent made by another process meanwhile is used, and the data dir made", () => {
   const root = tempDir(cleanup, "hookline-make-directory-");
   const dataDir = join(root, "volume", "data");
-  other.makes = join(root, "volume");
+  const other = anotherProcessMakes(join(root, "volume"));
 
-  makeDirectory(dataDir, 0o700);
+  makeDirectory(dataDir, 0o700, other.makeOne);
 
-  expect(other.makes).toBeNull();
+  expect(other.made()).toBe(true);
   expect(statSync(dataDir).isDirectory()).toBe(true);
   expect(statSync(dataDir).mode & 0o777).toBe(0o700);
 });
 
 it("a directory that refuses new entries with ENOENT still stops it at once", () => {
   const root = tempDir(cleanup, "hookline-make-directory-");
-  other.refuses = root;
-  other.tries = 0;
-  try {
-    expect(() => makeDirectory(join(root, "data"), 0o700)).toThrow(
-      expect.objectContaining({ code: "ENOENT", path: join(root, "data") }),
-    );
-    expect(other.tries).toBeLessThanOrEqual(2);
-  } finally {
-    other.refuses = null;
-  }
+  const fs = refusingUnder(root);
+  expect(() => makeDirectory(join(root, "data"), 0o700, fs.makeOne)).toThrow(
+    expect.objectContaining({ code: "ENOENT", path: join(root, "data") }),
+  );
+  expect(fs.tries()).toBeLessThanOrEqual(2);
 });
