@@ -230,7 +230,9 @@ export class PostgresDestination {
  * migration lock: a copy whose process hung or whose machine went down mid-copy would otherwise
  * hold them until the server's TCP keep-alive gave up on it (hours), and a copy run again, or a
  * hookline started on the schema, would wait on them as long. The copy itself is never idle that
- * long between two statements: it reads one batch from SQLite.
+ * long between two statements: it reads one batch from SQLite, a walk in key order that stops
+ * at the batch's rows or bytes. What may take long on a large store, counting its rows, it does
+ * before its transaction begins.
  */
 function connectionOptions(options: DestinationOptions): PostgresOptions {
   return {

@@ -117,6 +117,9 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
       if (found.length > 0) throw occupiedError(dest.schema, found);
       refuseNewerSchema(destination.version, MIGRATIONS, `the PostgreSQL schema "${dest.schema}"`);
       if (req.dryRun) return countWhatWouldBeCopied(source, destination, req.now());
+      // Counted here, outside the transaction: on a large store on a cold disk a count can take
+      // longer than the server lets the transaction stand idle (see postgres-destination.ts).
+      const counts = countSource(source);
       writing = true;
       req.onStage?.("migrating");
       await dest.migrate();
@@ -127,11 +130,11 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
       // Again under the lock: a hookline may have written there since the first look.
       const foundNow = await dest.occupied(liveAfter);
       if (foundNow.length > 0) throw occupiedError(dest.schema, foundNow);
-      const summary = await copyTables(source, dest, destination, req);
+      const summary = await copyTables(source, dest, destination, counts, req);
       // Left uncommitted: closing the destination rolls it back.
       if (summary.stopped) return summary;
       req.onStage?.("finishing");
-      await checkCounts(source, dest, summary);
+      await checkCounts(counts, dest, summary);
       await dest.commit();
       await dest.analyze().catch(() => undefined);
       return summary;
@@ -201,10 +204,26 @@ function countDelivery(summary: CopySummary, raw: SourceRow, copied: SourceRow, 
   if (copied.state === "pending") summary.pending += n;
 }
 
+/**
+ * The source's rows per copied table and open dead letters per endpoint. The source reads one
+ * snapshot (see SqliteSource), so these stand for the whole copy: its progress, and the check
+ * before its commit.
+ */
+interface SourceCounts {
+  rows: ReadonlyMap<string, number>;
+  depth: ReadonlyMap<string, number>;
+}
+
+function countSource(source: SqliteSource): SourceCounts {
+  const rows = new Map(COPIED.map((t) => [t.name, source.count(t.name)]));
+  return { rows, depth: source.depth() };
+}
+
 async function copyTables(
   source: SqliteSource,
   dest: PostgresDestination,
   destination: DestinationState,
+  counts: SourceCounts,
   req: CopyRequest,
 ): Promise<CopySummary> {
   const now = req.now();
@@ -214,7 +233,7 @@ async function copyTables(
     const columns = source.columns(table.name);
     const types = await dest.columnTypes(table.name);
     checkColumns(table, columns, types);
-    const total = source.count(table.name);
+    const total = counts.rows.get(table.name)!;
     req.onProgress?.({ table, copied: 0, total });
     const rows = Math.min(limits.rows, Math.floor(MAX_PARAMETERS / columns.length));
     let copied = 0;
@@ -263,18 +282,21 @@ function checkColumns(table: CopiedTable, columns: readonly string[], types: Col
   }
 }
 
-/** Every table's rows, and the dead-letter depth per endpoint, counted on both sides. */
+/**
+ * Every table's rows, and the dead-letter depth per endpoint, counted in PostgreSQL against
+ * SQLite's counts (taken before the transaction).
+ */
 async function checkCounts(
-  source: SqliteSource,
+  counts: SourceCounts,
   dest: PostgresDestination,
   summary: CopySummary,
 ): Promise<void> {
   const differ: string[] = [];
   for (const { table } of summary.tables) {
-    const [from, to] = [source.count(table.name), await dest.count(table.name)];
+    const [from, to] = [counts.rows.get(table.name)!, await dest.count(table.name)];
     if (from !== to) differ.push(`${table.name}: ${from} in SQLite, ${to} in PostgreSQL`);
   }
-  const [from, to] = [source.depth(), await dest.depth()];
+  const [from, to] = [counts.depth, await dest.depth()];
   for (const endpoint of new Set([...from.keys(), ...to.keys()])) {
     const [a, b] = [from.get(endpoint) ?? 0, to.get(endpoint) ?? 0];
     if (a !== b)
