@@ -6,7 +6,13 @@
 import type pg from "pg";
 import { ConfigError } from "../../errors.js";
 import { newClient, openPool } from "../postgres/connections.js";
-import { DEFAULT_QUERY_TIMEOUT_MS, isTimeout, type PostgresOptions } from "../postgres/database.js";
+import {
+  DEFAULT_QUERY_TIMEOUT_MS,
+  endedIdle,
+  isTimeout,
+  noteSessionEnd,
+  type PostgresOptions,
+} from "../postgres/database.js";
 import { migrate } from "../postgres/migrate.js";
 import { COPIED, DESTINATION_ONLY, type CopiedTable } from "./plan.js";
 
@@ -40,7 +46,13 @@ export class PostgresDestination {
 
   static async connect(options: DestinationOptions): Promise<PostgresDestination> {
     const client = newClient(connectionOptions(options));
-    client.on("error", () => {}); // a connection lost fails the next statement instead
+    // A connection lost fails the next statement instead, which says why if the server ended
+    // the session for idling in the copy's transaction (see failed in sqlite-to-postgres.ts).
+    client.on("error", (err) => noteSessionEnd(client, err));
+    // Its word reaches the client's "error" only between statements. A copy stopped (or paused)
+    // as it waited on one fails that statement by its query timeout once it goes on, before it
+    // reads the answer and the word behind it, which pg then hands to the abandoned statement.
+    client.connection.on("errorMessage", (err: Error) => noteSessionEnd(client, err));
     await client.connect();
     return new PostgresDestination(client, options);
   }
@@ -219,7 +231,7 @@ export class PostgresDestination {
     } catch (err) {
       // Unanswered, the statement may still run: a ROLLBACK would only queue behind it.
       if (isTimeout(err)) this.broken = err as Error;
-      throw err;
+      throw await endedIdle(this.client, err);
     }
   }
 }

@@ -7,7 +7,7 @@
 import { HooklineError } from "../../errors.js";
 import type { FieldCipher } from "../../security/cipher.js";
 import { refuseNewerSchema } from "../newer-schema.js";
-import { isUnavailable } from "../postgres/database.js";
+import { DEFAULT_QUERY_TIMEOUT_MS, isEndedIdle, isUnavailable } from "../postgres/database.js";
 import { MIGRATIONS } from "../postgres/migrations.js";
 import {
   asRestarted,
@@ -139,7 +139,7 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
       await dest.analyze().catch(() => undefined);
       return summary;
     } catch (err) {
-      throw failed(err, dest.schema, writing);
+      throw failed(err, dest.schema, writing, req.to.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
     } finally {
       await dest.close();
     }
@@ -307,11 +307,18 @@ async function checkCounts(
   }
 }
 
-/** Any failure past the first look at the destination, said with what became of it. */
-function failed(err: unknown, schema: string, writing: boolean): unknown {
+/**
+ * Any failure past the first look at the destination, said with what became of it, and why, when
+ * the server ended the copy's session for idling in its transaction (`idleMs`).
+ */
+function failed(err: unknown, schema: string, writing: boolean, idleMs: number): unknown {
   if (err instanceof HooklineError && err.code === "config") return err;
   const root = err instanceof HooklineError && err.cause ? err.cause : err;
-  const lost = isUnavailable(root) ? " (PostgreSQL was lost or did not answer)" : "";
+  const lost = isEndedIdle(root)
+    ? ` (PostgreSQL ended the copy's session, its transaction left idle past HOOKLINE_PG_QUERY_TIMEOUT_MS (${idleMs} ms), as when the copy's process is stopped or its machine paused)`
+    : isUnavailable(root)
+      ? " (PostgreSQL was lost or did not answer)"
+      : "";
   if (!writing) {
     // Said alike by the dry run and the copy, as its refusals are.
     return new HooklineError(

@@ -304,7 +304,12 @@ const endedForIdling = new WeakMap<pg.ClientBase, Error>();
  * transaction (see {@link endedIdle}); for the listener on a connection's errors.
  */
 export function noteSessionEnd(client: pg.ClientBase, err: Error): void {
-  if (sqlState(err) === IDLE_IN_TRANSACTION_ENDED) endedForIdling.set(client, err);
+  if (isEndedIdle(err)) endedForIdling.set(client, err);
+}
+
+/** Whether `err` is the server's word that it ended the session for idling in a transaction. */
+export function isEndedIdle(err: unknown): boolean {
+  return sqlState(err) === IDLE_IN_TRANSACTION_ENDED;
 }
 
 /**
@@ -317,7 +322,7 @@ export function noteSessionEnd(client: pg.ClientBase, err: Error): void {
  * read with the socket's pending data, which is given a turn first; only on this failure path.
  */
 export async function endedIdle(client: pg.ClientBase, err: unknown): Promise<unknown> {
-  if (sqlState(err) === IDLE_IN_TRANSACTION_ENDED || !isUnavailable(err)) return err;
+  if (isEndedIdle(err) || !isUnavailable(err)) return err;
   for (let turn = 0; turn < 2; turn++) await new Promise((r) => setImmediate(r));
   return endedForIdling.get(client) ?? err;
 }
@@ -367,7 +372,7 @@ export function mapError(err: unknown, uniqueWhat?: string): unknown {
   if (sqlState(err) === "23505" && uniqueWhat) {
     return new ConflictError(`${uniqueWhat} already exists`, { cause: err });
   }
-  if (sqlState(err) === IDLE_IN_TRANSACTION_ENDED) {
+  if (isEndedIdle(err)) {
     return new StoreUnavailableError(
       `PostgreSQL store unavailable (${IDLE_IN_TRANSACTION_ENDED}: the server ended a transaction of this process's left idle past HOOKLINE_PG_QUERY_TIMEOUT_MS, as when the process is stopped or its machine paused, and rolled it back)`,
       { cause: err },
