@@ -6,21 +6,14 @@
  * is open and no wait; when the probe goes is the circuit's `nextProbeAt`, and it is on the
  * circuit's log line and in its event too.
  */
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { anEndpoint, post } from "../support/dlq.js";
 import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
+import { loggerToLines } from "../support/log-lines.js";
 import { Receiver } from "../support/receiver.js";
 
 const HOUR = 3_600_000;
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk: Buffer, _enc, done) {
-    lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
-    done();
-  },
-});
+const { logger, lines } = loggerToLines({ level: "warn" });
 
 let h: TestHookline;
 let rx: Receiver;
@@ -29,7 +22,7 @@ beforeAll(async () => {
   h = await startHookline({
     overrides: {
       breaker: { consecutiveFailures: 1 },
-      logger: pino({ level: "warn" }, sink),
+      logger,
     },
   });
   // Down for maintenance, back in an hour; the fixed URL's probe is held until the test is done.

@@ -6,42 +6,17 @@
  * where it ended the reason or came before "; ", so this one, most often the endpoint's own URL
  * with its token, was logged whole. It is left out wherever the reason goes on.
  */
-import { Writable } from "node:stream";
-import { pino } from "pino";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { withoutRedirectTarget } from "../../src/engine/sender.js";
 import { anEndpoint, post } from "../support/dlq.js";
-import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
-import { Receiver } from "../support/receiver.js";
+import { deliveryOf } from "../support/hookline.js";
+import { useSelfRedirectingReceiver } from "../support/redirect-log.js";
 
 const TOKEN = "url-token-7741";
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk: Buffer, _enc, done) {
-    lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
-    done();
-  },
-});
-
-let h: TestHookline;
-let rx: Receiver;
-beforeAll(async () => {
-  h = await startHookline({
-    // One record kept per endpoint: the second is not kept, and that is logged.
-    env: { HOOKLINE_DLQ_MAX_PER_ENDPOINT: "1" },
-    overrides: { logger: pino({ level: "debug" }, sink) },
-  });
-  rx = await Receiver.start(() => ({
-    status: 308,
-    headers: { location: `https://127.0.0.1:${rx.port}/hook?token=${TOKEN}` },
-  }));
-});
-afterAll(async () => {
-  await h.stop();
-  await rx.close();
-});
+const redirects = useSelfRedirectingReceiver(TOKEN);
 
 it("a redirect counted permanent leaves its target, the endpoint's URL with its token, out of the log", async () => {
+  const { h, rx, lines } = redirects;
   const ep = await anEndpoint(h, rx.url(`/hook?token=${TOKEN}`), { permanentStatuses: [308] });
   const ids = [await post(h, ep.appId, { n: 1 }), await post(h, ep.appId, { n: 2 })];
   for (const id of ids) await h.waitFor(deliveryOf(id, "dead"));

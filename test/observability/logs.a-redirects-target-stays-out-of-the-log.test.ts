@@ -7,43 +7,17 @@
  * holds an endpoint's URL; those lines now say a redirect's target is left out, and the API still
  * shows it.
  */
-import { Writable } from "node:stream";
-import { pino } from "pino";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { withoutRedirectTarget } from "../../src/engine/sender.js";
 import { anEndpoint, ONE_ATTEMPT, post } from "../support/dlq.js";
-import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
-import { Receiver } from "../support/receiver.js";
+import { deliveryOf } from "../support/hookline.js";
+import { useSelfRedirectingReceiver } from "../support/redirect-log.js";
 
 const TOKEN = "url-token-5150";
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk: Buffer, _enc, done) {
-    lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
-    done();
-  },
-});
-
-let h: TestHookline;
-let rx: Receiver;
-beforeAll(async () => {
-  h = await startHookline({
-    // One record kept per endpoint: the others are not kept, and that is logged.
-    env: { HOOKLINE_DLQ_MAX_PER_ENDPOINT: "1" },
-    overrides: { logger: pino({ level: "debug" }, sink) },
-  });
-  // Where the endpoint says it is, over https: what a receiver moved to TLS answers.
-  rx = await Receiver.start(() => ({
-    status: 308,
-    headers: { location: `https://127.0.0.1:${rx.port}/hook?token=${TOKEN}` },
-  }));
-});
-afterAll(async () => {
-  await h.stop();
-  await rx.close();
-});
+const redirects = useSelfRedirectingReceiver(TOKEN);
 
 it("a redirect's target, the endpoint's URL with its token, is in no log line; the API still shows it", async () => {
+  const { h, rx, lines } = redirects;
   const ep = await anEndpoint(h, rx.url(`/hook?token=${TOKEN}`), ONE_ATTEMPT);
   // Five failures in a row open the circuit; four of the five records are not kept.
   const ids: string[] = [];

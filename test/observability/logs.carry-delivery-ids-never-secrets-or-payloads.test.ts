@@ -3,26 +3,19 @@
  * every line about a delivery names its message, delivery and endpoint; no line holds a signing
  * secret, a payload, a custom header's value or the endpoint's URL.
  */
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anEndpoint, post } from "../support/dlq.js";
 import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
+import { loggerToLines } from "../support/log-lines.js";
 import { Receiver } from "../support/receiver.js";
 
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk: Buffer, _enc, done) {
-    lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
-    done();
-  },
-});
+const { logger, lines } = loggerToLines({ level: "debug" });
 
 let h: TestHookline;
 let rx: Receiver;
 let calls = 0;
 beforeAll(async () => {
-  h = await startHookline({ overrides: { logger: pino({ level: "debug" }, sink) } });
+  h = await startHookline({ overrides: { logger } });
   rx = await Receiver.start((req) => {
     if (req.path === "/dead") return { status: 500 };
     return { status: calls++ === 0 ? 503 : 200 };

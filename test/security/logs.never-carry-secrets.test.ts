@@ -1,8 +1,7 @@
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { afterEach, expect, it } from "vitest";
 import { REDACTED_LOG_PATHS } from "../../src/app.js";
 import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
+import { loggerToLines } from "../support/log-lines.js";
 import { Receiver } from "../support/receiver.js";
 
 const SECRET = "whsec_c2VjcmV0LXRoYXQtbXVzdC1ub3QtbGVhaw==";
@@ -16,14 +15,7 @@ afterEach(async () => {
 });
 
 it("logs at trace level carry no endpoint secret or custom header, even when delivery fails", async () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  const logger = pino({ level: "trace", redact: REDACTED_LOG_PATHS }, sink);
+  const { logger, lines } = loggerToLines({ level: "trace", redact: REDACTED_LOG_PATHS });
   rx = await Receiver.start(() => ({ status: 500, body: "no" }));
   h = await startHookline({ overrides: { logger } });
   const app = await h.svix.application.create({ name: "shop" });

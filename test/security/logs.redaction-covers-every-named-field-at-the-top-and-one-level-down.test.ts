@@ -5,20 +5,12 @@
  * logging a request's headers as `headers` carried its bearer token and cookies. Each name is now
  * redacted among a line's own fields and one level down, as security.md says.
  */
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { expect, it } from "vitest";
 import { REDACTED_LOG_PATHS } from "../../src/app.js";
+import { loggerToLines } from "../support/log-lines.js";
 
 it("redacts each named field among a line's own fields and one level down", () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(chunk.toString("utf8"));
-      done();
-    },
-  });
-  const log = pino({ level: "info", redact: REDACTED_LOG_PATHS }, sink);
+  const { logger: log, lines } = loggerToLines({ level: "info", redact: REDACTED_LOG_PATHS });
   const named = (v: string) => ({
     secret: `${v}-secret`,
     secrets: { current: `${v}-secrets` },

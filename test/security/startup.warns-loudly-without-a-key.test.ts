@@ -1,21 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { expect, it } from "vitest";
 import { startHookline } from "../support/hookline.js";
+import { loggerToLines } from "../support/log-lines.js";
 
 async function warningsAtStart(env: Record<string, string>): Promise<string[]> {
-  const warnings: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      const line = JSON.parse(chunk.toString()) as { level: number; msg: string };
-      if (line.level === 40) warnings.push(line.msg);
-      done();
-    },
-  });
-  const h = await startHookline({ env, overrides: { logger: pino({ level: "info" }, sink) } });
+  const { logger, lines } = loggerToLines({ level: "info" });
+  const h = await startHookline({ env, overrides: { logger } });
   await h.stop();
-  return warnings;
+  return lines
+    .map((l) => JSON.parse(l) as { level: number; msg: string })
+    .filter((l) => l.level === 40)
+    .map((l) => l.msg);
 }
 
 it("warns once, loudly, when secrets and payloads would be stored in plaintext", async () => {
