@@ -9,10 +9,10 @@ import { expect, it } from "vitest";
 import { keysCommand } from "../../src/cli/keys.js";
 import { useCleanup } from "../support/cleanup.js";
 import {
-  adminQuery,
+  aSchemaName,
   aSharedStore,
-  dropSchema,
   freshSchemaName,
+  schemaExists,
   TEST_DATABASE_URL,
 } from "../support/postgres.js";
 
@@ -24,13 +24,11 @@ function rotate(schema: string, out = new PassThrough()): Promise<unknown> {
 }
 
 it("refuses a schema that does not exist, creating nothing", async () => {
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
   await expect(rotate(schema)).rejects.toThrow(
     `the PostgreSQL schema "${schema}" (HOOKLINE_PG_SCHEMA) holds no hookline store`,
   );
-  const found = await adminQuery("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
-  expect(found).toEqual([]);
+  expect(await schemaExists(schema)).toBe(false);
 });
 
 it("rotates a schema hookline made", async () => {

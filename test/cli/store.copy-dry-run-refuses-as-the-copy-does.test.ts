@@ -13,30 +13,15 @@ import { tempDir, useCleanup } from "../support/cleanup.js";
 import { startHookline } from "../support/hookline.js";
 import {
   adminQuery,
+  aSchemaName,
   aSharedStore,
-  dropSchema,
   freshSchemaName,
+  schemaExists,
   TEST_DATABASE_URL,
 } from "../support/postgres.js";
 import { aSqliteDataDir, spawnStoreCopy, type CopyProcessRun } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
-
-/** A data dir with one application, endpoint and message, sealed with `key` if given. */
-async function aSqliteStore(key?: Buffer): Promise<string> {
-  return (await aSqliteDataDir(cleanup, { key })).dir;
-}
-
-/** A schema name dropped after the test. */
-function aSchema(): string {
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
-  return schema;
-}
-
-async function schemaExists(schema: string): Promise<boolean> {
-  return (await adminQuery("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).length > 0;
-}
 
 /**
  * The dry run, `checkAfter` (that it wrote nothing), then the copy: each refused alike. Returns
@@ -61,7 +46,7 @@ async function refusedAlike(
 it("refuses while a hookline serves the data dir", async () => {
   const running = await startHookline();
   cleanup.push(() => running.stop());
-  const schema = aSchema();
+  const schema = aSchemaName(cleanup);
 
   const err = await refusedAlike(
     { HOOKLINE_DATA_DIR: running.dataDir },
@@ -74,7 +59,7 @@ it("refuses while a hookline serves the data dir", async () => {
 }, 60_000);
 
 it("refuses a schema that holds hookline data, and one a hookline runs on", async () => {
-  const dir = await aSqliteStore();
+  const { dir } = await aSqliteDataDir(cleanup);
   const schema = freshSchemaName();
   const there = await aSharedStore(cleanup, schema);
   await there.createApplication(anApplication({ id: "app_already_there" }));
@@ -111,7 +96,7 @@ it("refuses a schema that holds hookline data, and one a hookline runs on", asyn
 }, 60_000);
 
 it("refuses a schema a newer hookline migrated, before migrating anything", async () => {
-  const dir = await aSqliteStore();
+  const { dir } = await aSqliteDataDir(cleanup);
   const schema = freshSchemaName();
   await aSharedStore(cleanup, schema);
   await adminQuery(`INSERT INTO ${schema}.hookline_migrations VALUES (9999, 'later', 0)`);
@@ -131,8 +116,8 @@ it("refuses a schema a newer hookline migrated, before migrating anything", asyn
 }, 60_000);
 
 it("refuses a store the keys given cannot open, naming the key it needs", async () => {
-  const dir = await aSqliteStore(randomBytes(32));
-  const schema = aSchema();
+  const { dir } = await aSqliteDataDir(cleanup, { key: randomBytes(32) });
+  const schema = aSchemaName(cleanup);
 
   const err = await refusedAlike(
     { HOOKLINE_DATA_DIR: dir, HOOKLINE_ENCRYPTION_KEY: randomBytes(32).toString("base64") },
@@ -145,14 +130,14 @@ it("refuses a store the keys given cannot open, naming the key it needs", async 
 }, 60_000);
 
 it("refuses a SQLite file at another version, and one with a table it does not know", async () => {
-  const dir = await aSqliteStore();
+  const { dir } = await aSqliteDataDir(cleanup);
   const file = join(dir, "hookline.db");
   const change = (sql: string) => {
     const db = new Database(file);
     db.exec(sql);
     db.close();
   };
-  const schema = aSchema();
+  const schema = aSchemaName(cleanup);
   const args = ["--to", TEST_DATABASE_URL, "--schema", schema];
   const unmade = async () => expect(await schemaExists(schema)).toBe(false);
 
@@ -176,7 +161,7 @@ it("refuses a data dir with no store, and a server it cannot reach", async () =>
     `hookline: HOOKLINE_DATA_DIR ${empty} holds no hookline store (no hookline.db)\n`,
   );
 
-  const dir = await aSqliteStore();
+  const { dir } = await aSqliteDataDir(cleanup);
   const away = await refusedAlike({ HOOKLINE_DATA_DIR: dir }, [
     "--to",
     "postgres://postgres@127.0.0.1:1/test",

@@ -15,7 +15,7 @@ import { keyId } from "../../src/security/cipher.js";
 import { migrate } from "../../src/store/postgres/migrate.js";
 import { MIGRATIONS } from "../../src/store/postgres/migrations.js";
 import { useCleanup } from "../support/cleanup.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { adminQuery, aSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { aSqliteDataDir, spawnStoreCopy } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
@@ -68,8 +68,7 @@ async function snapshot(schema: string): Promise<Record<string, unknown>> {
 it("says what it would copy, leaves the schema unmade and the SQLite file as it was, and the copy then moves that", async () => {
   const key = randomBytes(32);
   const { dir, messageIds } = await aSqliteDataDir(cleanup, { messages: 3, key });
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
   // One delivery claimed when hookline stopped, and a name an older hookline took with a NUL.
   const db = new Database(join(dir, "hookline.db"));
   db.prepare("UPDATE deliveries SET state = 'inflight' WHERE message_id = ?").run(messageIds[0]);
@@ -124,8 +123,7 @@ it("leaves a schema a hookline made and left as it was: its version, tables and 
   db.exec("INSERT INTO sqlite_sequence (name, seq) VALUES ('circuit_transitions', 41)");
   db.close();
   const before = fingerprint(dir);
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
   // Made by the hookline before this one: one migration short of this version.
   const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
   try {

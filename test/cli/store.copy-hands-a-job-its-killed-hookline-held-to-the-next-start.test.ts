@@ -7,11 +7,10 @@
 import { expect, it } from "vitest";
 import type { JobOut } from "../support/dlq.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
-import { startHookline } from "../support/hookline.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { adminQuery, aSchemaName } from "../support/postgres.js";
 import { call, spawnHookline, stopAfter, TEST_TOKEN } from "../support/process.js";
 import { Receiver } from "../support/receiver.js";
-import { runStoreCopy } from "../support/store-copy.js";
+import { copyToSchema, startHooklineOnTheCopy } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
 
@@ -27,8 +26,7 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20
 
 it("a replay job running when SQLite hookline was killed goes on at once from the copy", async () => {
   const dir = tempDir(cleanup, "hookline-copy-job-");
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
   const rx = await Receiver.start(() => ({ status: 404 }));
   cleanup.push(() => rx.close());
 
@@ -63,26 +61,15 @@ it("a replay job running when SQLite hookline was killed goes on at once from th
   await proc.exited;
 
   // ---- the copy, and a hookline on it --------------------------------------------------------
-  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
-    "--to",
-    TEST_DATABASE_URL,
-    "--schema",
-    schema,
-  ]);
+  const run = await copyToSchema(dir, schema);
   expect(run.failure).toBeNull();
   expect(await adminQuery(`SELECT state, lease_until, held_by FROM ${schema}.replay_jobs`)).toEqual(
     [{ state: "running", lease_until: null, held_by: null }],
   );
 
-  const pg = await startHookline({
-    dataDir: dir,
-    env: {
-      DATABASE_URL: TEST_DATABASE_URL,
-      HOOKLINE_PG_SCHEMA: schema,
-      HOOKLINE_ADMIN_TOKEN: TEST_TOKEN,
-    },
+  const pg = await startHooklineOnTheCopy(cleanup, dir, schema, {
+    HOOKLINE_ADMIN_TOKEN: TEST_TOKEN,
   });
-  cleanup.push(() => pg.stop(true));
   // The job's next replay goes out well within the dead runner's lease of a minute.
   await rx.waitFor(5, undefined, 15_000);
   const after = await pg.api<JobOut>("GET", `/api/v1/dlq/replay/${job.body.id}`);

@@ -6,22 +6,16 @@
  */
 import { expect, it } from "vitest";
 import { useCleanup } from "../support/cleanup.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { aSqliteDataDir, runStoreCopy } from "../support/store-copy.js";
+import { adminQuery, aSchemaName } from "../support/postgres.js";
+import { aSqliteDataDir, copyToSchema } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
 
 it("has PostgreSQL's statistics of every table it wrote once it ends", async () => {
   const { dir } = await aSqliteDataDir(cleanup, { messages: 3 });
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
 
-  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
-    "--to",
-    TEST_DATABASE_URL,
-    "--schema",
-    schema,
-  ]);
+  const run = await copyToSchema(dir, schema);
 
   expect(run.failure).toBeNull();
   const unanalyzed = await adminQuery(

@@ -12,15 +12,14 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { freezeInTransaction, runCli, spawnCli } from "../support/built-cli.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { adminQuery, aSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { aSqliteDataDir } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
 
 it("the rerun goes through once the server has ended the hanging copy's transaction", async () => {
   const { dir } = await aSqliteDataDir(cleanup, { messages: 5_000 });
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
   const args = ["store", "copy", "--to", TEST_DATABASE_URL, "--schema", schema];
   const timeout = { HOOKLINE_PG_QUERY_TIMEOUT_MS: "2000" };
 

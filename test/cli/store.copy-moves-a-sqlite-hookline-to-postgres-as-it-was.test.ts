@@ -10,9 +10,9 @@ import { expect, it } from "vitest";
 import { untilJob, type JobOut } from "../support/dlq.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 import { deliveryOf, startHookline, type TestHookline } from "../support/hookline.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { adminQuery, aSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
-import { readEverything, runStoreCopy } from "../support/store-copy.js";
+import { readEverything, runStoreCopy, startHooklineOnTheCopy } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
 
@@ -22,8 +22,7 @@ let strictStatus = 400;
 it("a hookline started on the copy carries on where the SQLite one stopped", async () => {
   const key = randomBytes(32).toString("base64");
   const dataDir = tempDir(cleanup, "hookline-copy-");
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
   const rx = await Receiver.start((req) =>
     req.path === "/flaky"
       ? { status: 503 }
@@ -74,11 +73,7 @@ it("a hookline started on the copy carries on where the SQLite one stopped", asy
   ).rejects.toThrow(/encrypted with key [0-9a-f]{8}, which is not configured/);
 
   // ---- hookline on PostgreSQL, same key, same data dir (its admin token) --------------------
-  const pg = await startHookline({
-    dataDir,
-    env: { ...env, DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema },
-  });
-  cleanup.push(() => pg.stop(true));
+  const pg = await startHooklineOnTheCopy(cleanup, dataDir, schema, env);
   expect(pg.hookline.store.kind).toBe("postgres");
   expect(await readEverything(pg)).toEqual(waiting);
   expect(before).not.toEqual(waiting);

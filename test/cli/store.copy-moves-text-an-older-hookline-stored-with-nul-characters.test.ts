@@ -9,16 +9,15 @@ import Database from "better-sqlite3";
 import { expect, it } from "vitest";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 import { deliveryOf, startHookline } from "../support/hookline.js";
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { aSchemaName } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
-import { runStoreCopy } from "../support/store-copy.js";
+import { copyToSchema, startHooklineOnTheCopy } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
 
 it("copies text holding NUL characters with U+FFFD in their place, and says so", async () => {
   const dataDir = tempDir(cleanup, "hookline-copy-nul-");
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
   const rx = await Receiver.start(() => ({ status: 200, body: "ok then more" }));
   cleanup.push(() => rx.close());
 
@@ -35,22 +34,13 @@ it("copies text holding NUL characters with U+FFFD in their place, and says so",
   db.prepare("UPDATE applications SET name = ? WHERE id = ?").run("Acme\u0000Inc", app.id);
   db.close();
 
-  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: dataDir }, [
-    "--to",
-    TEST_DATABASE_URL,
-    "--schema",
-    schema,
-  ]);
+  const run = await copyToSchema(dataDir, schema);
   expect(run.failure).toBeNull();
   expect(run.out).toContain(
     "2 text values held NUL characters, which PostgreSQL cannot store: each NUL was copied as U+FFFD",
   );
 
-  const pg = await startHookline({
-    dataDir,
-    env: { DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema },
-  });
-  cleanup.push(() => pg.stop(true));
+  const pg = await startHooklineOnTheCopy(cleanup, dataDir, schema);
   const attempts = await pg.svix.messageAttempt.listByEndpoint(app.id, ep.id);
   expect(attempts.data.map((a) => a.response)).toEqual(["ok\uFFFDthen more"]);
   expect((await pg.svix.application.get("acme")).name).toBe("Acme\uFFFDInc");

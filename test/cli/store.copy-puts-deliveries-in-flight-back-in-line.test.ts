@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 import { GatedReceiver } from "../support/gated-receiver.js";
-import { deliveryOf, startHookline } from "../support/hookline.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { deliveryOf } from "../support/hookline.js";
+import { adminQuery, aSchemaName } from "../support/postgres.js";
 import { postOneMessage, spawnHookline, stopAfter, TEST_TOKEN } from "../support/process.js";
-import { runStoreCopy } from "../support/store-copy.js";
+import { copyToSchema, startHooklineOnTheCopy } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
 
@@ -28,8 +28,7 @@ function fingerprint(dir: string): string {
 
 it("a delivery in flight when SQLite hookline was killed is sent again from the copy", async () => {
   const dir = tempDir(cleanup, "hookline-copy-inflight-");
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
   const rx = await GatedReceiver.start();
   cleanup.push(() => rx.close());
   const proc = stopAfter(cleanup, await spawnHookline(dir), "SIGKILL");
@@ -40,12 +39,7 @@ it("a delivery in flight when SQLite hookline was killed is sent again from the 
   const before = fingerprint(dir);
 
   const copiedAt = Date.now();
-  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
-    "--to",
-    TEST_DATABASE_URL,
-    "--schema",
-    schema,
-  ]);
+  const run = await copyToSchema(dir, schema);
   expect(run.failure).toBeNull();
   expect(run.out).toContain(
     "deliveries still to be sent: 1 (1 of them in flight when hookline stopped: due again, as a restart would leave them)",
@@ -59,15 +53,9 @@ it("a delivery in flight when SQLite hookline was killed is sent again from the 
   expect(Number(row!.next_attempt_at)).toBeGreaterThan(copiedAt - 60_000);
 
   rx.release();
-  const pg = await startHookline({
-    dataDir: dir,
-    env: {
-      DATABASE_URL: TEST_DATABASE_URL,
-      HOOKLINE_PG_SCHEMA: schema,
-      HOOKLINE_ADMIN_TOKEN: TEST_TOKEN,
-    },
+  const pg = await startHooklineOnTheCopy(cleanup, dir, schema, {
+    HOOKLINE_ADMIN_TOKEN: TEST_TOKEN,
   });
-  cleanup.push(() => pg.stop(true));
   await pg.waitFor(deliveryOf(msgId, "succeeded"), 20_000);
   expect(rx.ids).toEqual([msgId, msgId]);
 }, 60_000);

@@ -11,7 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { expect, it } from "vitest";
 import { useCleanup } from "../support/cleanup.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { adminQuery, aSchemaName, schemaExists, TEST_DATABASE_URL } from "../support/postgres.js";
 import { aSqliteDataDir, spawnStoreCopy } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
@@ -30,16 +30,11 @@ async function aRole(): Promise<{ role: string; url: string }> {
   return { role, url: url.toString() };
 }
 
-async function schemaExists(schema: string): Promise<boolean> {
-  return (await adminQuery("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).length > 0;
-}
-
 it("refuses a role that cannot make the schema, dry or not, and copies into one it owns", async () => {
   const { dir } = await aSqliteDataDir(cleanup, { messages: 2 });
   const { role, url } = await aRole();
   const database = new URL(TEST_DATABASE_URL).pathname.slice(1);
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
   const env = { HOOKLINE_DATA_DIR: dir };
   const args = ["--to", url, "--schema", schema];
 
@@ -90,8 +85,7 @@ it("refuses a role that cannot make the schema, dry or not, and copies into one 
 it("says nothing was written when it cannot read what another role made, dry or not", async () => {
   const { dir } = await aSqliteDataDir(cleanup, { messages: 2 });
   const { role, url } = await aRole();
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
   // A schema another role made and migrated, its tables that role's: this one may make tables
   // there, but not read the ledger. The copy fails at its first look, before writing anything.
   await adminQuery(`CREATE SCHEMA ${schema}`);

@@ -14,43 +14,23 @@ import { tempDir, useCleanup } from "../support/cleanup.js";
 import { startHookline } from "../support/hookline.js";
 import {
   adminQuery,
+  aSchemaName,
   aSharedStore,
   freshSchemaName,
-  dropSchema,
+  schemaExists,
   TEST_DATABASE_URL,
 } from "../support/postgres.js";
-import { aSqliteDataDir, runStoreCopy } from "../support/store-copy.js";
+import { aSqliteDataDir, copyToSchema, runStoreCopy } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
 
-/** A data dir with one application, endpoint and message, sealed with `key` if given. */
-async function aSqliteStore(key?: Buffer): Promise<string> {
-  return (await aSqliteDataDir(cleanup, { key })).dir;
-}
-
-/** A schema name dropped after the test. */
-function aSchema(): string {
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
-  return schema;
-}
-
-async function schemaExists(schema: string): Promise<boolean> {
-  return (await adminQuery("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).length > 0;
-}
-
 it("refuses a schema that holds hookline data, naming what it holds, and writes nothing", async () => {
-  const dir = await aSqliteStore();
+  const { dir } = await aSqliteDataDir(cleanup);
   const schema = freshSchemaName();
   const there = await aSharedStore(cleanup, schema);
   await there.createApplication(anApplication({ id: "app_already_there" }));
 
-  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
-    "--to",
-    TEST_DATABASE_URL,
-    "--schema",
-    schema,
-  ]);
+  const run = await copyToSchema(dir, schema);
   expect(run.failure?.message).toBe(
     `the PostgreSQL schema "${schema}" already holds hookline data: applications (1 rows); the copy writes only into a schema without any (it never merges), and wrote nothing. Name another with --schema, or drop this one (DROP SCHEMA ${schema} CASCADE) if nothing in it is to be kept`,
   );
@@ -62,19 +42,14 @@ it("refuses a schema that holds hookline data, naming what it holds, and writes 
 });
 
 it("refuses a schema a hookline is running on, even with nothing in it yet, and names the token it leaves once stopped", async () => {
-  const dir = await aSqliteStore();
-  const schema = aSchema();
+  const { dir } = await aSqliteDataDir(cleanup);
+  const schema = aSchemaName(cleanup);
   const running = await startHookline({
     env: { DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema },
   });
   cleanup.push(() => running.stop());
 
-  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
-    "--to",
-    TEST_DATABASE_URL,
-    "--schema",
-    schema,
-  ]);
+  const run = await copyToSchema(dir, schema);
   expect(run.failure?.message).toMatch(
     new RegExp(
       `^the PostgreSQL schema "${schema}" already holds hookline data: .*a running hookline \\(worker wkr_`,
@@ -84,12 +59,7 @@ it("refuses a schema a hookline is running on, even with nothing in it yet, and 
 
   // Stopped, it leaves its admin token behind, which the refusal says is the likely reason.
   await running.stop();
-  const again = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
-    "--to",
-    TEST_DATABASE_URL,
-    "--schema",
-    schema,
-  ]);
+  const again = await copyToSchema(dir, schema);
   expect(again.failure?.message).toContain(
     `already holds hookline data: api_tokens (1 rows) (a hookline started on a schema registers its admin token there: was one started on it?); `,
   );
@@ -99,7 +69,7 @@ it("refuses a schema a hookline is running on, even with nothing in it yet, and 
 it("refuses while a hookline serves the data dir, and leaves the schema unmade", async () => {
   const running = await startHookline();
   cleanup.push(() => running.stop());
-  const schema = aSchema();
+  const schema = aSchemaName(cleanup);
 
   const run = await runStoreCopy({ HOOKLINE_DATA_DIR: running.dataDir }, [
     "--to",
@@ -114,8 +84,8 @@ it("refuses while a hookline serves the data dir, and leaves the schema unmade",
 });
 
 it("refuses a store whose secrets the keys given cannot open, naming the key it needs", async () => {
-  const dir = await aSqliteStore(randomBytes(32));
-  const schema = aSchema();
+  const { dir } = await aSqliteDataDir(cleanup, { key: randomBytes(32) });
+  const schema = aSchemaName(cleanup);
 
   const run = await runStoreCopy(
     { HOOKLINE_DATA_DIR: dir, HOOKLINE_ENCRYPTION_KEY: randomBytes(32).toString("base64") },
@@ -128,7 +98,7 @@ it("refuses a store whose secrets the keys given cannot open, naming the key it 
 });
 
 it("refuses a destination that is not a PostgreSQL URL, and a schema name it cannot use", async () => {
-  const dir = await aSqliteStore();
+  const { dir } = await aSqliteDataDir(cleanup);
   const bad = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, ["--to", "mysql://db/hookline"]);
   expect(bad.failure?.message).toBe("--to must be a postgres:// URL");
   const unparsed = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
@@ -151,7 +121,7 @@ it("refuses a data dir with no store in it, and a server it cannot reach, saying
   expect(none.failure?.message).toBe(
     `HOOKLINE_DATA_DIR ${empty} holds no hookline store (no hookline.db)`,
   );
-  const dir = await aSqliteStore();
+  const { dir } = await aSqliteDataDir(cleanup);
   const away = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
     "--to",
     "postgres://postgres@127.0.0.1:1/test",
@@ -162,24 +132,23 @@ it("refuses a data dir with no store in it, and a server it cannot reach, saying
 });
 
 it("refuses a SQLite file at another schema version than this hookline's, saying what to do", async () => {
-  const dir = await aSqliteStore();
+  const { dir } = await aSqliteDataDir(cleanup);
   const file = join(dir, "hookline.db");
   const ledger = (sql: string) => {
     const db = new Database(file);
     db.exec(sql);
     db.close();
   };
-  const schema = aSchema();
-  const args = ["--to", TEST_DATABASE_URL, "--schema", schema];
+  const schema = aSchemaName(cleanup);
 
   const [current, previous] = MIGRATIONS.map((m) => m.version).reverse();
   ledger(`DELETE FROM hookline_migrations WHERE version = ${current}`);
-  const older = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, args);
+  const older = await copyToSchema(dir, schema);
   expect(older.failure?.message).toBe(
     `the SQLite database ${file} is at schema version ${previous}, this hookline's is ${current}: start this version of hookline on it once (it brings the file up to date as it opens it), stop it, then copy`,
   );
   ledger(`INSERT INTO hookline_migrations VALUES (${current}, 'x', 0), (9999, 'later', 0)`);
-  const newer = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, args);
+  const newer = await copyToSchema(dir, schema);
   expect(newer.failure?.message).toBe(
     `the SQLite database ${file} was migrated by a newer hookline (schema version 9999; this version knows up to ${current}): copy it with that version`,
   );

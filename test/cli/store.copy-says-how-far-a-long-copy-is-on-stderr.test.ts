@@ -4,15 +4,14 @@
  */
 import { expect, it } from "vitest";
 import { useCleanup } from "../support/cleanup.js";
-import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { aSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { aSqliteDataDir, runStoreCopy } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
 
 async function copyWithClock(messages: number, stepMs: number) {
   const { dir } = await aSqliteDataDir(cleanup, { messages });
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
   let now = 0;
   const args = ["--to", TEST_DATABASE_URL, "--schema", schema];
   return runStoreCopy({ HOOKLINE_DATA_DIR: dir }, args, () => (now += stepMs));

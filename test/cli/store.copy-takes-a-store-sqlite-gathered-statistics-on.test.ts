@@ -7,8 +7,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect, it } from "vitest";
 import { useCleanup } from "../support/cleanup.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { aSqliteDataDir, runStoreCopy } from "../support/store-copy.js";
+import { adminQuery, aSchemaName, schemaExists } from "../support/postgres.js";
+import { aSqliteDataDir, copyToSchema } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
 
@@ -21,15 +21,9 @@ it("copies a store SQLite gathered statistics on, leaving the statistics behind"
     .all();
   db.close();
   expect(stats).toEqual([{ name: "sqlite_stat1" }, { name: "sqlite_stat4" }]);
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
 
-  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
-    "--to",
-    TEST_DATABASE_URL,
-    "--schema",
-    schema,
-  ]);
+  const run = await copyToSchema(dir, schema);
 
   expect(run.failure).toBeNull();
   expect(run.out).toMatch(/messages: +3\n/);
@@ -43,18 +37,12 @@ it("still refuses a table that is neither hookline's nor SQLite's own, writing n
   // What sqlite3's .recover leaves for the rows it could not place.
   db.exec("CREATE TABLE lost_and_found (rootpgno INTEGER, pgno INTEGER, nfield INTEGER)");
   db.close();
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
 
-  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
-    "--to",
-    TEST_DATABASE_URL,
-    "--schema",
-    schema,
-  ]);
+  const run = await copyToSchema(dir, schema);
 
   expect(run.failure?.message).toBe(
     "the SQLite database has tables this copy does not know how to move (lost_and_found); nothing was written",
   );
-  expect(await adminQuery("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).toEqual([]);
+  expect(await schemaExists(schema)).toBe(false);
 });

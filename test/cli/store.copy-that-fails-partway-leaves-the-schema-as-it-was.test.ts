@@ -10,15 +10,14 @@ import { expect, it } from "vitest";
 import { PostgresStore } from "../../src/store/postgres/store.js";
 import { COPIED } from "../../src/store/copy/plan.js";
 import { useCleanup } from "../support/cleanup.js";
-import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { aSqliteDataDir, runStoreCopy } from "../support/store-copy.js";
+import { adminQuery, aSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { aSqliteDataDir, copyToSchema } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
 
 /** A schema migrated and empty, as the copy would leave it before writing, dropped after. */
 async function anEmptySchema(): Promise<string> {
-  const schema = freshSchemaName();
-  cleanup.push(() => dropSchema(schema));
+  const schema = aSchemaName(cleanup);
   const store = await PostgresStore.open({
     connectionString: TEST_DATABASE_URL,
     schema,
@@ -58,8 +57,7 @@ it("a row refused in the third batch of messages leaves no row of the copy", asy
   const bad = messageIds[1_100]!;
   await onMessage(schema, bad, "RAISE EXCEPTION 'refused on purpose'");
 
-  const args = ["--to", TEST_DATABASE_URL, "--schema", schema];
-  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, args);
+  const run = await copyToSchema(dir, schema);
   expect(run.failure?.message).toBe(
     `the copy failed: writing messages (1000 of 1200 rows written) failed: refused on purpose; none of its rows were kept in the PostgreSQL schema "${schema}" (they were written in one transaction, rolled back), and the SQLite store is unchanged`,
   );
@@ -67,7 +65,7 @@ it("a row refused in the third batch of messages leaves no row of the copy", asy
   expect(sha(join(dir, "hookline.db"))).toBe(before);
 
   await adminQuery(`DROP TRIGGER fault ON ${schema}.messages`);
-  const again = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, args);
+  const again = await copyToSchema(dir, schema);
   expect(again.failure).toBeNull();
   expect(await rowsIn(schema)).toEqual({
     applications: 1,
@@ -82,12 +80,7 @@ it("the connection lost partway leaves no row of the copy, and says the database
   const schema = await anEmptySchema();
   await onMessage(schema, messageIds[550]!, "PERFORM pg_terminate_backend(pg_backend_pid())");
 
-  const run = await runStoreCopy({ HOOKLINE_DATA_DIR: dir }, [
-    "--to",
-    TEST_DATABASE_URL,
-    "--schema",
-    schema,
-  ]);
+  const run = await copyToSchema(dir, schema);
   expect(run.failure?.message).toMatch(
     /^the copy failed \(PostgreSQL was lost or did not answer\): writing messages \(500 of 600 rows written\) failed: .*; none of its rows were kept/,
   );

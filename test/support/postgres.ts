@@ -17,6 +17,18 @@ export function freshSchemaName(): string {
   return `hl_test_${randomBytes(6).toString("hex")}`;
 }
 
+/** A schema name no other test uses, whatever a test makes under it dropped by `cleanup`. */
+export function aSchemaName(cleanup: Cleanup): string {
+  const schema = freshSchemaName();
+  cleanup.push(() => dropSchema(schema));
+  return schema;
+}
+
+/** Whether the test database has a schema of that name. */
+export async function schemaExists(schema: string): Promise<boolean> {
+  return (await adminQuery("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).length > 0;
+}
+
 /** Runs one statement on a connection of its own. */
 export async function adminQuery(
   text: string,

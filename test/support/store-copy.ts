@@ -11,7 +11,8 @@ import { FieldCipher } from "../../src/security/cipher.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { tempDir, type Cleanup } from "./cleanup.js";
-import type { TestHookline } from "./hookline.js";
+import { startHookline, type TestHookline } from "./hookline.js";
+import { TEST_DATABASE_URL } from "./postgres.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -64,6 +65,29 @@ export async function runStoreCopy(
     run.failure = e as Error;
   }
   return run;
+}
+
+/** `hookline store copy --to <the test database> --schema <schema>` of the data dir `dir`. */
+export function copyToSchema(dir: string, schema: string): Promise<CopyRun> {
+  return runStoreCopy({ HOOKLINE_DATA_DIR: dir }, ["--to", TEST_DATABASE_URL, "--schema", schema]);
+}
+
+/**
+ * A hookline on the copy: the data dir `dataDir` with its store in the PostgreSQL schema `schema`,
+ * and `env` besides; stopped by `cleanup`, which leaves the data dir.
+ */
+export async function startHooklineOnTheCopy(
+  cleanup: Cleanup,
+  dataDir: string,
+  schema: string,
+  env: Record<string, string> = {},
+): Promise<TestHookline> {
+  const h = await startHookline({
+    dataDir,
+    env: { ...env, DATABASE_URL: TEST_DATABASE_URL, HOOKLINE_PG_SCHEMA: schema },
+  });
+  cleanup.push(() => h.stop(true));
+  return h;
 }
 
 /** How `hookline store copy` ran as a process of its own: its exit code and what it printed. */
