@@ -9,8 +9,9 @@
  * stores; a disabled endpoint's delivery keeps its own time, when hookline gives it up.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHooklineOn, type TestHookline } from "../support/hookline.js";
+import { circuitOf, failTogether } from "../support/circuit.js";
 import { GatedReceiver } from "../support/gated-receiver.js";
+import { startHooklineOn, type TestHookline } from "../support/hookline.js";
 
 const MIN = 60_000;
 
@@ -20,7 +21,7 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   let appId: string;
   let epId: string;
   let probeAt: number;
-  const msgIds: string[] = [];
+  let msgIds: string[];
 
   beforeAll(async () => {
     // Two failures open the circuit, and its probe is half an hour off.
@@ -32,22 +33,11 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
     rx = await GatedReceiver.start(503);
     appId = (await h.svix.application.create({ name: "Acme" })).id;
     epId = (await h.svix.endpoint.create(appId, { url: rx.url() })).id;
-    for (const n of [1, 2, 3]) {
-      msgIds.push(
-        (await h.svix.message.create(appId, { eventType: "order.paid", payload: { n } })).id,
-      );
-    }
-    // The three fail at once: the circuit opens as their retries are being set.
-    await rx.arrived(3);
-    rx.release();
-    await h.waitFor((e) => e.type === "circuit" && e.endpointId === epId);
+    msgIds = await failTogether(h, rx, appId, epId, 3);
     for (const id of msgIds) {
       await h.waitFor((e) => e.type === "delivery" && e.messageId === id && e.state === "pending");
     }
-    const { body: circuit } = await h.api<{ state: string; nextProbeAt: string }>(
-      "GET",
-      `/api/v1/app/${appId}/endpoint/${epId}/circuit`,
-    );
+    const circuit = await circuitOf(h, appId, epId);
     expect(circuit.state).toBe("open");
     probeAt = Date.parse(circuit.nextProbeAt);
     expect(probeAt - Date.now()).toBeGreaterThan(29 * MIN);

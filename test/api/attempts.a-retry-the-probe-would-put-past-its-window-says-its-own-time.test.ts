@@ -7,8 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MessageStatus } from "svix";
-import { startHooklineOn, type TestHookline } from "../support/hookline.js";
+import { circuitOf, failTogether } from "../support/circuit.js";
 import { GatedReceiver } from "../support/gated-receiver.js";
+import { startHooklineOn, type TestHookline } from "../support/hookline.js";
 
 const MIN = 60_000;
 
@@ -34,24 +35,13 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
       deliveryPolicy: { retry: { delays: [60, 60], window: 600 } },
     });
     epId = ep.body.id;
-    const msgIds: string[] = [];
-    for (const n of [1, 2]) {
-      msgIds.push(
-        (await h.svix.message.create(appId, { eventType: "order.paid", payload: { n } })).id,
-      );
-    }
     // Both fail at once: the first is set to retry a minute on before the second opens the
     // circuit, and the second, judged with the circuit open, is given up at once.
-    await rx.arrived(2);
-    rx.release();
-    await h.waitFor((e) => e.type === "circuit" && e.endpointId === epId);
+    const msgIds = await failTogether(h, rx, appId, epId, 2);
     for (const id of msgIds) {
       await h.waitFor((e) => e.type === "delivery" && e.messageId === id && e.state !== "inflight");
     }
-    const { body: circuit } = await h.api<{ state: string; nextProbeAt: string }>(
-      "GET",
-      `/api/v1/app/${appId}/endpoint/${epId}/circuit`,
-    );
+    const circuit = await circuitOf(h, appId, epId);
     expect(circuit.state).toBe("open");
     probeAt = Date.parse(circuit.nextProbeAt);
     const pending = [];

@@ -11,6 +11,7 @@
  * stores.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPENS_AT_ONE_FAILURE, postOrder } from "../support/circuit.js";
 import { startHooklineOn, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
 
@@ -24,10 +25,7 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   let appId: string;
   let epId: string;
   const msgIds: string[] = [];
-  const post = async (n: number) =>
-    msgIds.push(
-      (await h.svix.message.create(appId, { eventType: "order.paid", payload: { n } })).id,
-    );
+  const post = async (n: number) => msgIds.push(await postOrder(h, appId, n));
   /** Each message's status at the endpoint, and the endpoint's counts. */
   const standing = async () => {
     const statuses: Record<string, string> = {};
@@ -43,12 +41,7 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   };
 
   beforeAll(async () => {
-    // One failure opens the circuit; the probe goes a second later.
-    h = await startHooklineOn(
-      kind,
-      {},
-      { breaker: { consecutiveFailures: 1, probeDelayMs: 1_000 } },
-    );
+    h = await startHooklineOn(kind, {}, { breaker: OPENS_AT_ONE_FAILURE });
     // The first request fails; the probe, then the trickle after it, are held until the test
     // answers them.
     rx = await Receiver.start((_, i) =>

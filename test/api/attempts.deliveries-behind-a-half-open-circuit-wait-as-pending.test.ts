@@ -8,6 +8,11 @@
  * answered.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  deliveriesBehindAHalfOpenCircuit,
+  OPENS_AT_ONE_FAILURE,
+  probedThenHeld,
+} from "../support/circuit.js";
 import { startHooklineOn, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
 
@@ -18,41 +23,12 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   const trickleHeld = new Promise<void>((r) => (answerTrickle = r));
   let appId: string;
   let epId: string;
-  const msgIds: string[] = [];
-  const post = async (n: number) =>
-    msgIds.push(
-      (await h.svix.message.create(appId, { eventType: "order.paid", payload: { n } })).id,
-    );
+  let msgIds: string[];
 
   beforeAll(async () => {
-    // One failure opens the circuit; the probe goes a second later.
-    h = await startHooklineOn(
-      kind,
-      {},
-      { breaker: { consecutiveFailures: 1, probeDelayMs: 1_000 } },
-    );
-    // The first request fails, the probe succeeds, and the trickle after it is held.
-    rx = await Receiver.start((_, i) =>
-      i === 0 ? { status: 500 } : i === 1 ? { status: 200 } : { status: 200, until: trickleHeld },
-    );
-    // The first message's retry comes a second after its failure, with the probe, not 30 s on.
-    const app = await h.api<{ id: string }>("POST", "/api/v1/app", {
-      name: "Acme",
-      // The longest request timeout: the held trickle must not time out while the test reads.
-      deliveryPolicy: { retry: { delays: [1], window: 3600 }, timeoutMs: 30_000 },
-    });
-    appId = app.body.id;
-    epId = (await h.svix.endpoint.create(appId, { url: rx.url("/hook") })).id;
-    await post(0);
-    await h.waitFor((e) => e.type === "circuit" && e.endpointId === epId);
-    // Held for the probe, these all come due at once when it gets through.
-    for (let n = 1; n <= 8; n++) await post(n);
-    await h.waitFor((e) => e.type === "circuit" && e.transition.to === "half-open");
-    await rx.waitFor(4);
-    const probed = rx.requests[1]!.headers["webhook-id"];
-    await h.waitFor(
-      (e) => e.type === "delivery" && e.messageId === probed && e.state === "succeeded",
-    );
+    h = await startHooklineOn(kind, {}, { breaker: OPENS_AT_ONE_FAILURE });
+    rx = await Receiver.start(probedThenHeld(trickleHeld));
+    ({ appId, epId, msgIds } = await deliveriesBehindAHalfOpenCircuit(h, rx));
   });
   afterAll(async () => {
     answerTrickle();

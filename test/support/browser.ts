@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { startHookline, type TestHookline } from "./hookline.js";
 import { Receiver, type Behaviour } from "./receiver.js";
@@ -61,6 +61,14 @@ export async function openPortal(
   const link = await h.svix.authentication.appPortalAccess(appId, { expiry: 3600 });
   await page.goto(link.url);
   await page.getByRole("heading", { name: `Endpoints of ${appName}` }).waitFor();
+}
+
+/**
+ * On a message's page in the portal: the first line of its first delivery's card, which says
+ * where the delivery stands ("pending · …", "fail · …").
+ */
+export function firstDeliveryStanding(page: Page): Locator {
+  return page.getByRole("region", { name: "Deliveries" }).getByRole("article").locator("p").first();
 }
 
 /** What {@link useDashboard} gives a describe block's tests. */

@@ -6,7 +6,8 @@
  * The next attempt shown is now the probe's time when that is later.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPortal, useDashboard } from "../support/browser.js";
+import { firstDeliveryStanding, openPortal, useDashboard } from "../support/browser.js";
+import { failTogether } from "../support/circuit.js";
 import { GatedReceiver } from "../support/gated-receiver.js";
 
 describe("customer portal: a retry due before its endpoint's probe", () => {
@@ -16,22 +17,14 @@ describe("customer portal: a retry due before its endpoint's probe", () => {
   });
   let rx: GatedReceiver;
   let appId: string;
-  const msgIds: string[] = [];
+  let msgIds: string[];
 
   beforeAll(async () => {
     const { h, page } = ui;
     rx = await GatedReceiver.start(503);
     appId = (await h.svix.application.create({ name: "Acme" })).id;
     const ep = await h.svix.endpoint.create(appId, { url: rx.url() });
-    for (const n of [1, 2, 3]) {
-      msgIds.push(
-        (await h.svix.message.create(appId, { eventType: "order.paid", payload: { n } })).id,
-      );
-    }
-    // The three fail at once: the circuit opens as their retries are being set.
-    await rx.arrived(3);
-    rx.release();
-    await h.waitFor((e) => e.type === "circuit" && e.endpointId === ep.id);
+    msgIds = await failTogether(h, rx, appId, ep.id, 3);
     for (const id of msgIds) {
       await h.waitFor((e) => e.type === "delivery" && e.messageId === id && e.state === "pending");
     }
@@ -43,11 +36,7 @@ describe("customer portal: a retry due before its endpoint's probe", () => {
     const { h, page } = ui;
     for (const id of msgIds) {
       await page.goto(`${h.url}/portal/#/app/${appId}/message/${id}`);
-      const standing = page
-        .getByRole("region", { name: "Deliveries" })
-        .getByRole("article")
-        .locator("p")
-        .first();
+      const standing = firstDeliveryStanding(page);
       await standing.getByText(/waits for the circuit's probe/).waitFor({ timeout: 15_000 });
       const text = await standing.innerText();
       // Each relative time with its exact one, which a screen reader reads with it.

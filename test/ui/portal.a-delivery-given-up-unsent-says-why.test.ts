@@ -5,7 +5,8 @@
  * own. It now says why as the delivery's dead-letter record does: the endpoint was disabled.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { openPortal, useDashboard } from "../support/browser.js";
+import { firstDeliveryStanding, openPortal, useDashboard } from "../support/browser.js";
+import { anEndpoint } from "../support/dlq.js";
 import { deliveryOf } from "../support/hookline.js";
 
 describe("customer portal: a delivery given up while its endpoint was disabled", () => {
@@ -15,27 +16,22 @@ describe("customer portal: a delivery given up while its endpoint was disabled",
 
   beforeAll(async () => {
     const { h, rx, page } = ui;
-    appId = (await h.svix.application.create({ name: "Acme" })).id;
-    const ep = await h.api<{ id: string }>("POST", `/api/v1/app/${appId}/endpoint`, {
-      url: rx.url("/hook"),
-      deliveryPolicy: { retry: { delays: [3, 600, 600], window: 7200 } },
+    const ep = await anEndpoint(h, rx.url("/hook"), {
+      retry: { delays: [3, 600, 600], window: 7200 },
     });
+    appId = ep.appId;
     msgId = (await h.svix.message.create(appId, { eventType: "order.paid", payload: {} })).id;
-    await h.waitFor(deliveryOf(msgId, "pending", ep.body.id));
-    await h.svix.endpoint.patch(appId, ep.body.id, { disabled: true });
-    await h.waitFor(deliveryOf(msgId, "dead", ep.body.id), 10_000);
-    await h.svix.endpoint.patch(appId, ep.body.id, { disabled: false });
+    await h.waitFor(deliveryOf(msgId, "pending", ep.endpointId));
+    await h.svix.endpoint.patch(appId, ep.endpointId, { disabled: true });
+    await h.waitFor(deliveryOf(msgId, "dead", ep.endpointId), 10_000);
+    await h.svix.endpoint.patch(appId, ep.endpointId, { disabled: false });
     await openPortal(page, h, appId);
   });
 
   it("says the endpoint was disabled, not that no retry was left", async () => {
     const { h, page } = ui;
     await page.goto(`${h.url}/portal/#/app/${appId}/message/${msgId}`);
-    const standing = page
-      .getByRole("region", { name: "Deliveries" })
-      .getByRole("article")
-      .locator("p")
-      .first();
+    const standing = firstDeliveryStanding(page);
     await standing.getByText("hookline stopped trying").waitFor({ timeout: 15_000 });
     expect(await standing.innerText()).toBe(
       "fail · hookline stopped trying: endpoint disabled. Nothing more is sent unless it is " +

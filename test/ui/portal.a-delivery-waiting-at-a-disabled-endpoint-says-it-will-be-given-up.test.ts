@@ -7,7 +7,8 @@
  * endpoint for maintenance expected the retries to resume, and found them given up.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { openPortal, useDashboard } from "../support/browser.js";
+import { firstDeliveryStanding, openPortal, useDashboard } from "../support/browser.js";
+import { anEndpoint } from "../support/dlq.js";
 
 describe("customer portal: a delivery waiting at an endpoint disabled meanwhile", () => {
   const ui = useDashboard({ receiver: () => ({ status: 503, body: "down" }) });
@@ -17,12 +18,9 @@ describe("customer portal: a delivery waiting at an endpoint disabled meanwhile"
 
   beforeAll(async () => {
     const { h, rx, page } = ui;
-    appId = (await h.svix.application.create({ name: "Acme" })).id;
-    const ep = await h.api<{ id: string }>("POST", `/api/v1/app/${appId}/endpoint`, {
-      url: rx.url("/hook"),
-      deliveryPolicy: { retry: { delays: [600], window: 7200 } },
-    });
-    epId = ep.body.id;
+    ({ appId, endpointId: epId } = await anEndpoint(h, rx.url("/hook"), {
+      retry: { delays: [600], window: 7200 },
+    }));
     msgId = (await h.svix.message.create(appId, { eventType: "order.paid", payload: {} })).id;
     await h.waitFor((e) => e.type === "delivery" && e.messageId === msgId && e.state === "pending");
     await h.svix.endpoint.patch(appId, epId, { disabled: true });
@@ -32,11 +30,7 @@ describe("customer portal: a delivery waiting at an endpoint disabled meanwhile"
   it("says on the message that it is given up when its retry comes, unless enabled first", async () => {
     const { h, page } = ui;
     await page.goto(`${h.url}/portal/#/app/${appId}/message/${msgId}`);
-    const standing = page
-      .getByRole("region", { name: "Deliveries" })
-      .getByRole("article")
-      .locator("p")
-      .first();
+    const standing = firstDeliveryStanding(page);
     await standing.getByText("Endpoint disabled").waitFor({ timeout: 15_000 });
     const text = await standing.innerText();
     expect(text).toMatch(

@@ -6,7 +6,8 @@
  * delivery's record then does.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPortal, useDashboard } from "../support/browser.js";
+import { firstDeliveryStanding, openPortal, useDashboard } from "../support/browser.js";
+import { failTogether } from "../support/circuit.js";
 import { GatedReceiver } from "../support/gated-receiver.js";
 
 describe("customer portal: a retry its circuit holds past its window", () => {
@@ -27,17 +28,9 @@ describe("customer portal: a retry its circuit holds past its window", () => {
       url: rx.url(),
       deliveryPolicy: { retry: { delays: [30], window: 60 } },
     });
-    const msgIds: string[] = [];
-    for (const n of [1, 2, 3]) {
-      msgIds.push(
-        (await h.svix.message.create(appId, { eventType: "order.paid", payload: { n } })).id,
-      );
-    }
     // The three fail at once: the circuit opens as their retries are being set. Those set before
     // it opened wait for their own time; the others are given up at once.
-    await rx.arrived(3);
-    rx.release();
-    await h.waitFor((e) => e.type === "circuit" && e.endpointId === ep.body.id);
+    const msgIds = await failTogether(h, rx, appId, ep.body.id, 3);
     for (const id of msgIds) {
       const e = await h.waitFor(
         (e) => e.type === "delivery" && e.messageId === id && ["pending", "dead"].includes(e.state),
@@ -51,11 +44,7 @@ describe("customer portal: a retry its circuit holds past its window", () => {
 
   it("says hookline gives it up at its own time, not that it goes at the probe", async () => {
     const { h, page } = ui;
-    const standing = page
-      .getByRole("region", { name: "Deliveries" })
-      .getByRole("article")
-      .locator("p")
-      .first();
+    const standing = firstDeliveryStanding(page);
     for (const id of waiting) {
       await page.goto(`${h.url}/portal/#/app/${appId}/message/${id}`);
       await standing.getByText(/Circuit Open/).waitFor({ timeout: 15_000 });

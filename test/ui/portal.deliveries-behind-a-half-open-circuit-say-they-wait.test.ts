@@ -6,48 +6,31 @@
  * two requests out. Those not sent now say they wait, and why: the circuit is half-open.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPortal, screenshot, useDashboard } from "../support/browser.js";
+import { firstDeliveryStanding, openPortal, screenshot, useDashboard } from "../support/browser.js";
+import {
+  deliveriesBehindAHalfOpenCircuit,
+  OPENS_AT_ONE_FAILURE,
+  probedThenHeld,
+} from "../support/circuit.js";
 
 let answerTrickle: () => void = () => {};
 const trickleHeld = new Promise<void>((r) => (answerTrickle = r));
 
 describe("customer portal: deliveries behind a half-open circuit", () => {
   const ui = useDashboard({
-    // One failure opens the circuit; the probe goes a second later.
-    hookline: { overrides: { breaker: { consecutiveFailures: 1, probeDelayMs: 1_000 } } },
-    // The first request fails, the probe succeeds, and the trickle after it is held.
-    receiver: (_, i) =>
-      i === 0 ? { status: 500 } : i === 1 ? { status: 200 } : { status: 200, until: trickleHeld },
+    hookline: { overrides: { breaker: OPENS_AT_ONE_FAILURE } },
+    receiver: probedThenHeld(trickleHeld),
   });
   let appId: string;
   let epId: string;
-  const msgIds: string[] = [];
+  let msgIds: string[];
   let out: Set<string>;
   let probed: string;
 
   beforeAll(async () => {
     const { h, rx, page } = ui;
-    const app = await h.api<{ id: string }>("POST", "/api/v1/app", {
-      name: "Acme",
-      // The longest request timeout: the held trickle must not time out while the test reads.
-      deliveryPolicy: { retry: { delays: [1], window: 3600 }, timeoutMs: 30_000 },
-    });
-    appId = app.body.id;
-    epId = (await h.svix.endpoint.create(appId, { url: rx.url("/hook") })).id;
-    const post = async (n: number) =>
-      msgIds.push(
-        (await h.svix.message.create(appId, { eventType: "order.paid", payload: { n } })).id,
-      );
-    await post(0);
-    await h.waitFor((e) => e.type === "circuit" && e.endpointId === epId);
-    for (let n = 1; n <= 8; n++) await post(n);
-    await h.waitFor((e) => e.type === "circuit" && e.transition.to === "half-open");
-    await rx.waitFor(4);
-    probed = rx.requests[1]!.headers["webhook-id"]!;
+    ({ appId, epId, msgIds, probed } = await deliveriesBehindAHalfOpenCircuit(h, rx));
     out = new Set(rx.requests.slice(2).map((r) => r.headers["webhook-id"]!));
-    await h.waitFor(
-      (e) => e.type === "delivery" && e.messageId === probed && e.state === "succeeded",
-    );
     await openPortal(page, h, appId);
   });
   // Before hookline stops, which would otherwise wait for the held requests.
@@ -75,11 +58,7 @@ describe("customer portal: deliveries behind a half-open circuit", () => {
     const { h, page } = ui;
     const waiting = msgIds.find((id) => !out.has(id) && id !== probed)!;
     await page.goto(`${h.url}/portal/#/app/${appId}/message/${waiting}`);
-    const standing = page
-      .getByRole("region", { name: "Deliveries" })
-      .getByRole("article")
-      .locator("p")
-      .first();
+    const standing = firstDeliveryStanding(page);
     await standing.getByText("Circuit Half-open").waitFor({ timeout: 15_000 });
     expect(await standing.innerText()).toMatch(/^pending · .*Circuit Half-open waits its turn/);
     await screenshot(page, "message-behind-a-half-open-circuit");
