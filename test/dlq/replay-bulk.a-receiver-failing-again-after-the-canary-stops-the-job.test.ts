@@ -5,7 +5,7 @@
  * the replays it queued that were not sent.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { anEndpoint, deadLetters, untilJob, type JobOut, type RecordOut } from "../support/dlq.js";
+import { aReplayItsReceiverFailsAgain, type RecordOut } from "../support/dlq.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
 
@@ -21,30 +21,8 @@ describe("a bulk replay whose receiver fails again after the canary", () => {
     h = await startHookline({
       overrides: { breaker: { consecutiveFailures: 3, probeDelayMs: 3_600_000 } },
     });
-    // 429 is no failure to the breaker: the records are made with its circuit closed.
-    rx = await Receiver.start(() => ({ status: 429 }));
-    // One request at a time: the third failure opens the circuit while the other replays wait
-    // for the endpoint, not after they were all sent (with room for every replay at once, a
-    // loaded machine sent all seventeen before the third answer came back, and nothing was
-    // left to withdraw).
-    const ep = await anEndpoint(h, rx.url("/hooks"), {
-      retry: { preset: "manual" },
-      concurrencyLimit: 1,
-    });
-    await deadLetters(h, ep, 20);
-    let replays = 0;
-    rx.behave(() => ({ status: ++replays <= 3 ? 200 : 503 }));
-
-    const started = await h.api<JobOut>("POST", "/api/v1/dlq/replay", {
-      endpointId: ep.endpointId,
-      ratePerSecond: 1000,
-      canarySize: 3,
-    });
-    const job = await untilJob(
-      h,
-      started.body.id,
-      (j) => j.state !== "running" && j.progress.outstanding === 0,
-    );
+    rx = await Receiver.start();
+    const { ep, job } = await aReplayItsReceiverFailsAgain(h, rx);
     expect(job.state).toBe("stopped");
     expect(job.reason).toMatch(
       new RegExp(

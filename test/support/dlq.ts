@@ -7,6 +7,7 @@ import type { DeliveryPolicy } from "../../src/domain/types.js";
 import type { BreakerSettings } from "../../src/engine/breaker.js";
 import type { EngineEvent } from "../../src/engine/events.js";
 import { deliveryOf, type TestHookline } from "./hookline.js";
+import type { Receiver } from "./receiver.js";
 
 let seq = 0;
 
@@ -130,6 +131,42 @@ export async function untilJob(
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`job ${jobId} did not reach the state asked for: ${JSON.stringify(job)}`);
+}
+
+/**
+ * A bulk replay whose receiver fails again after its canary passed, on a hookline whose breaker
+ * three failures open with the probe far off. `rx` first answers 429 (no failure to the breaker,
+ * so the records are made with the circuit closed) to make twenty dead letters at an endpoint
+ * taking one request at a time: the third failure then opens the circuit while the other replays
+ * wait for the endpoint, not after they were all sent (with room for every replay at once, a
+ * loaded machine sent all seventeen before the third answer came back, and nothing was left to
+ * withdraw). The job replays them with a canary of three that `rx` answers 200, then 503 to the
+ * rest. Resolves with the endpoint and the job once it has ended with nothing outstanding.
+ */
+export async function aReplayItsReceiverFailsAgain(
+  h: TestHookline,
+  rx: Receiver,
+): Promise<{ ep: TestEndpoint; job: JobOut }> {
+  rx.behave(() => ({ status: 429 }));
+  const ep = await anEndpoint(h, rx.url("/hooks"), {
+    retry: { preset: "manual" },
+    concurrencyLimit: 1,
+  });
+  await deadLetters(h, ep, 20);
+  let replays = 0;
+  rx.behave(() => ({ status: ++replays <= 3 ? 200 : 503 }));
+
+  const started = await h.api<JobOut>("POST", "/api/v1/dlq/replay", {
+    endpointId: ep.endpointId,
+    ratePerSecond: 1000,
+    canarySize: 3,
+  });
+  const job = await untilJob(
+    h,
+    started.body.id,
+    (j) => j.state !== "running" && j.progress.outstanding === 0,
+  );
+  return { ep, job };
 }
 
 /** Matches a dead-letter change of `kind` (of `deadLetterId`, if given) on the event bus. */
