@@ -5,30 +5,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { useDashboard } from "../support/browser.js";
+import { anEndpointPageWithFourAttempts, everyOtherFails } from "../support/console.js";
 
 describe("operator console: going back from a message to an endpoint's failed attempts", () => {
-  let n = 0;
-  // Every other request fails; one attempt each, so each message ends with one result.
-  const ui = useDashboard({
-    signedIn: true,
-    receiver: () => (n++ % 2 === 0 ? { status: 200, body: "ok" } : { status: 500, body: "no" }),
-  });
+  const ui = useDashboard({ signedIn: true, receiver: everyOtherFails() });
 
   it("shows the failed attempts still", async () => {
-    const { h, rx, page } = ui;
-    const app = await h.svix.application.create({ name: "Acme" });
-    const ep = await h.svix.endpoint.create(app.id, { url: rx.url("/hooks") });
-    await h.api("PUT", `/api/v1/app/${app.id}/endpoint/${ep.id}/delivery-policy`, {
-      retry: { preset: "manual" },
-    });
-    for (let i = 0; i < 4; i++) {
-      await h.svix.message.create(app.id, { eventType: "order.paid", payload: { i } });
-    }
-    await expect.poll(() => rx.on("/hooks").length, { timeout: 15_000 }).toBe(4);
-
-    await page.goto(`${h.url}/ui/#/app/${app.id}/endpoint/${ep.id}`);
-    const rows = page.getByRole("table", { name: "Recent attempts" }).locator("tbody tr");
-    await rows.nth(3).waitFor();
+    const { rx, page } = ui;
+    const rows = await anEndpointPageWithFourAttempts(ui);
     await page.getByLabel("Show").selectOption({ label: "Failed attempts" });
     await rows.nth(2).waitFor({ state: "detached" });
     expect(await rows.allInnerTexts()).toEqual([
