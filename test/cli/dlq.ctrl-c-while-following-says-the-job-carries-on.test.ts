@@ -5,37 +5,26 @@
  * the command says the job carries on, and how to follow or cancel it.
  */
 import { spawn } from "node:child_process";
-import { createServer, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { anEndpoint, deadLetters, PATIENT_BREAKER, type JobOut } from "../support/dlq.js";
-import { startHookline, type TestHookline } from "../support/hookline.js";
+import { recordsWhoseReplaysHang, type JobOut } from "../support/dlq.js";
+import type { TestHookline } from "../support/hookline.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 let h: TestHookline;
 let appId: string;
-/** Fails every request until `hang`; then keeps the requests unanswered (the replays stay out). */
-let hang = false;
-const held: ServerResponse[] = [];
-const receiver = createServer((req, res) => {
-  req.resume();
-  req.on("end", () => (hang ? held.push(res) : res.writeHead(503).end("down")));
-});
+let answerHeld: () => void;
+let closeReceiver: () => Promise<void>;
 
 beforeAll(async () => {
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
-  const { port } = receiver.address() as { port: number };
-  h = await startHookline({ overrides: { breaker: PATIENT_BREAKER } });
-  const ep = await anEndpoint(h, `http://127.0.0.1:${port}/hooks`);
-  appId = ep.appId;
-  await deadLetters(h, ep, 2);
-  hang = true;
+  ({ h, appId, answerHeld, closeReceiver } = await recordsWhoseReplaysHang());
 });
 afterAll(async () => {
-  for (const res of held.splice(0)) res.writeHead(503).end("down");
+  answerHeld();
   await h.stop();
-  await new Promise<void>((r) => receiver.close(() => r()));
+  await closeReceiver();
 });
 
 /** Runs `hookline <args>` from source; sends `signal` once it printed something to stdout. */

@@ -4,34 +4,20 @@
  * hookline" alone: the job, which carries on after the restart, was named nowhere. The message
  * names it, and how to follow or cancel it.
  */
-import { createServer, type ServerResponse } from "node:http";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { dlqCommand } from "../../src/cli/dlq.js";
-import { anEndpoint, deadLetters, PATIENT_BREAKER } from "../support/dlq.js";
-import { startHookline, type TestHookline } from "../support/hookline.js";
+import { recordsWhoseReplaysHang } from "../support/dlq.js";
+import type { TestHookline } from "../support/hookline.js";
 
 let h: TestHookline;
 let appId: string;
-/** Fails every request until `hang`; then keeps the requests unanswered (the replays stay out). */
-let hang = false;
-const held: ServerResponse[] = [];
-const receiver = createServer((req, res) => {
-  req.resume();
-  req.on("end", () => (hang ? held.push(res) : res.writeHead(503).end("down")));
-});
+let answerHeld: () => void;
+let closeReceiver: () => Promise<void>;
 
 beforeAll(async () => {
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
-  const { port } = receiver.address() as { port: number };
-  h = await startHookline({ overrides: { breaker: PATIENT_BREAKER } });
-  const ep = await anEndpoint(h, `http://127.0.0.1:${port}/hooks`);
-  appId = ep.appId;
-  await deadLetters(h, ep, 2);
-  hang = true;
+  ({ h, appId, answerHeld, closeReceiver } = await recordsWhoseReplaysHang());
 });
-afterAll(async () => {
-  await new Promise<void>((r) => receiver.close(() => r()));
-});
+afterAll(() => closeReceiver());
 
 it("replay-bulk --json, losing hookline while it follows the job, names the job", async () => {
   let out = "";
@@ -45,7 +31,7 @@ it("replay-bulk --json, losing hookline while it follows the job, names the job"
       sleep: async () => {
         if (stopped) return;
         stopped = true;
-        for (const res of held.splice(0)) res.writeHead(503).end("down");
+        answerHeld();
         await h.stop();
       },
       setExitCode: () => {},

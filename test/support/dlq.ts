@@ -6,8 +6,8 @@ import { expect } from "vitest";
 import type { DeliveryPolicy } from "../../src/domain/types.js";
 import type { BreakerSettings } from "../../src/engine/breaker.js";
 import type { EngineEvent } from "../../src/engine/events.js";
-import { deliveryOf, type TestHookline } from "./hookline.js";
-import type { Receiver } from "./receiver.js";
+import { deliveryOf, startHookline, type TestHookline } from "./hookline.js";
+import { Receiver } from "./receiver.js";
 
 let seq = 0;
 
@@ -167,6 +167,31 @@ export async function aReplayItsReceiverFailsAgain(
     (j) => j.state !== "running" && j.progress.outstanding === 0,
   );
   return { ep, job };
+}
+
+/**
+ * Two dead letters on a hookline whose breaker stays closed, at an endpoint whose receiver then
+ * holds every request unanswered: a replay of them stays out for as long as a test needs.
+ * `answerHeld` answers the held requests and any later one (503), as a test must before it stops
+ * `h`; `closeReceiver` stops the receiver.
+ */
+export async function recordsWhoseReplaysHang(): Promise<{
+  h: TestHookline;
+  appId: string;
+  answerHeld: () => void;
+  closeReceiver: () => Promise<void>;
+}> {
+  let answerHeld = () => {};
+  const held = new Promise<void>((r) => (answerHeld = r));
+  let hang = false;
+  const rx = await Receiver.start(() =>
+    hang ? { status: 503, body: "down", until: held } : { status: 503, body: "down" },
+  );
+  const h = await startHookline({ overrides: { breaker: PATIENT_BREAKER } });
+  const ep = await anEndpoint(h, rx.url("/hooks"));
+  await deadLetters(h, ep, 2);
+  hang = true;
+  return { h, appId: ep.appId, answerHeld, closeReceiver: () => rx.close() };
 }
 
 /** Matches a dead-letter change of `kind` (of `deadLetterId`, if given) on the event bus. */
