@@ -4,13 +4,10 @@
  * selected them all and left them waiting, and the log said it was running.
  */
 import { expect, it, vi } from "vitest";
-import { ReplayJobRunner } from "../../src/dlq/runner.js";
-import { EngineEvents } from "../../src/engine/events.js";
-import { SignallingControl } from "../../src/engine/signalling.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { useCleanup } from "../support/cleanup.js";
 import { holdFirstCall } from "../support/held-store-call.js";
-import { aJob, aSqliteStore, WAIT } from "../support/replay-runner.js";
+import { aJob, aLoneRunner, aSqliteStore, WAIT } from "../support/replay-runner.js";
 
 const LISTED = ["dlq_00000000000000000000000001", "dlq_00000000000000000000000002"];
 
@@ -21,16 +18,9 @@ it("leaves a job cancelled before it took its selection as it was cancelled", as
   const clock = new FakeClock();
   const held = holdFirstCall(store, "prepareReplayJob");
   const logs: string[] = [];
-  const runner = new ReplayJobRunner({
-    store: held.store,
-    engine: new SignallingControl(null, null, () => "wkr_test", { warn: () => {} }),
-    events: new EngineEvents(),
-    clock,
-    settings: { maxReplays: 0, takeOverOnStart: true },
+  const runner = await aLoneRunner(held.store, clock, cleanup, {
     logger: { info: (_o, msg) => logs.push(msg), error: (_o, msg) => logs.push(msg) },
   });
-  await runner.start();
-  cleanup.push(() => runner.stop());
 
   const job = await aJob(store, clock, LISTED);
   runner.wake();

@@ -6,17 +6,22 @@
  * than at each look, and it goes once the job starts.
  */
 import { describe, expect, it, vi } from "vitest";
-import { ReplayJobRunner } from "../../src/dlq/runner.js";
 import type { ReplayJob } from "../../src/domain/types.js";
-import { EngineEvents } from "../../src/engine/events.js";
-import { SignallingControl } from "../../src/engine/signalling.js";
 import type { Store } from "../../src/store/port.js";
 import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
 import { seedApp } from "../store/behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { aSharedStore } from "../support/postgres.js";
-import { aJob, aRunner, aSqliteStore, POLL_MS, untilJob, WAIT } from "../support/replay-runner.js";
+import {
+  aJob,
+  aLoneRunner,
+  aRunner,
+  aSqliteStore,
+  POLL_MS,
+  untilJob,
+  WAIT,
+} from "../support/replay-runner.js";
 
 const cleanup = useCleanup();
 
@@ -34,16 +39,7 @@ const setups = [
     reason: ALONE,
     async start(clock: FakeClock) {
       const store = await aSqliteStore(cleanup);
-      const runner = new ReplayJobRunner({
-        store,
-        // No engine: each replay stays out, and its job waits for the result.
-        engine: new SignallingControl(null, null, () => "wkr_test", { warn: () => {} }),
-        events: new EngineEvents(),
-        clock,
-        settings: { maxReplays: 0, takeOverOnStart: true },
-      });
-      await runner.start();
-      cleanup.push(() => runner.stop());
+      const runner = await aLoneRunner(store, clock, cleanup);
       return { store: store as Store, runner };
     },
   },

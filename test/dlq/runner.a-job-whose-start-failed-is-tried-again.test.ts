@@ -4,13 +4,10 @@
  * jobs when woken or when a scheduled one is due, and the job stays running under its lease.
  */
 import { expect, it } from "vitest";
-import { ReplayJobRunner } from "../../src/dlq/runner.js";
-import { EngineEvents } from "../../src/engine/events.js";
-import { SignallingControl } from "../../src/engine/signalling.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { useCleanup } from "../support/cleanup.js";
 import { holdFirstCall } from "../support/held-store-call.js";
-import { aJob, aSqliteStore, untilJob } from "../support/replay-runner.js";
+import { aJob, aLoneRunner, aSqliteStore, untilJob } from "../support/replay-runner.js";
 
 const MISSING = ["dlq_00000000000000000000000001", "dlq_00000000000000000000000002"];
 
@@ -21,17 +18,9 @@ it("takes the selection again after it failed once, and the job completes", asyn
   const clock = new FakeClock();
   const held = holdFirstCall(store, "prepareReplayJob");
   const errors: string[] = [];
-  const runner = new ReplayJobRunner({
-    store: held.store,
-    engine: new SignallingControl(null, null, () => "wkr_test", { warn: () => {} }),
-    events: new EngineEvents(),
-    clock,
-    // As app.ts makes it for a store of its own.
-    settings: { maxReplays: 0, takeOverOnStart: true },
+  const runner = await aLoneRunner(held.store, clock, cleanup, {
     logger: { info: () => {}, error: (_o, msg) => errors.push(msg) },
   });
-  await runner.start();
-  cleanup.push(() => runner.stop());
 
   const job = await aJob(store, clock, MISSING);
   runner.wake();

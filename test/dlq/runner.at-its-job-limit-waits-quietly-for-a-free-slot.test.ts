@@ -5,14 +5,11 @@
  * each would write its lease on every wake-up.
  */
 import { expect, it, vi } from "vitest";
-import { ReplayJobRunner } from "../../src/dlq/runner.js";
-import { EngineEvents } from "../../src/engine/events.js";
-import { SignallingControl } from "../../src/engine/signalling.js";
 import { deadLetter } from "../store/behaviour/dlq-fixtures.js";
 import { seedApp } from "../store/behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { useCleanup } from "../support/cleanup.js";
-import { aJob, aSqliteStore, untilJob } from "../support/replay-runner.js";
+import { aJob, aLoneRunner, aSqliteStore, untilJob } from "../support/replay-runner.js";
 
 const cleanup = useCleanup();
 
@@ -26,16 +23,9 @@ it("a due job beyond the limit does not make the runner look again and again", a
   const clock = new FakeClock();
   const { app } = await seedApp(store);
   const record = await deadLetter(store, app.id, { at: clock.now() });
-  const runner = new ReplayJobRunner({
-    store,
-    // No engine: the replay stays out, and its job waits for the result.
-    engine: new SignallingControl(null, null, () => "wkr_test", { warn: () => {} }),
-    events: new EngineEvents(),
-    clock,
-    settings: { maxJobs: 1, maxReplays: 0, takeOverOnStart: true, pollMs: 60_000 },
+  const runner = await aLoneRunner(store, clock, cleanup, {
+    settings: { maxJobs: 1, pollMs: 60_000 },
   });
-  await runner.start();
-  cleanup.push(() => runner.stop());
 
   const first = await aJob(store, clock, [record.id]);
   runner.wake();

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, vi } from "vitest";
-import { ReplayJobRunner, type RunnerLogger } from "../../src/dlq/runner.js";
+import { ReplayJobRunner, type ReplayRunnerDeps, type RunnerLogger } from "../../src/dlq/runner.js";
 import type { ReplayJob } from "../../src/domain/types.js";
 import type { EngineControl } from "../../src/engine/control.js";
 import { EngineEvents } from "../../src/engine/events.js";
@@ -63,6 +63,30 @@ export async function aRunner(
   await vi.waitFor(() => expect(looks).toHaveBeenCalled(), WAIT);
   await looks.mock.results[0]!.value;
   looks.mockRestore();
+  return runner;
+}
+
+/**
+ * A runner as app.ts makes it for a store of its own (it takes up the jobs left running when it
+ * starts), with no engine: each replay stays out, and its job waits for the result. Started;
+ * stopped by `cleanup`. `settings` adds to or replaces those.
+ */
+export async function aLoneRunner(
+  store: Store,
+  clock: FakeClock,
+  cleanup: Cleanup,
+  options: { settings?: Partial<ReplayRunnerDeps["settings"]>; logger?: RunnerLogger } = {},
+): Promise<ReplayJobRunner> {
+  const runner = new ReplayJobRunner({
+    store,
+    engine: new SignallingControl(null, null, () => "wkr_test", { warn: () => {} }),
+    events: new EngineEvents(),
+    clock,
+    settings: { maxReplays: 0, takeOverOnStart: true, ...options.settings },
+    logger: options.logger,
+  });
+  await runner.start();
+  cleanup.push(() => runner.stop());
   return runner;
 }
 
