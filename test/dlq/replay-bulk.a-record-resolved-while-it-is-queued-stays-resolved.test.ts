@@ -11,20 +11,12 @@ import { newId } from "../../src/ids.js";
 import { aPreparedReplayJob, deadLetter } from "../store/behaviour/dlq-fixtures.js";
 import { claimAll, HOUR, seedApp, T0 } from "../store/behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
-import {
-  aSharedStore,
-  BLOCKED_BY,
-  freshSchemaName,
-  raceConnections,
-  waitForPid,
-} from "../support/postgres.js";
+import { aStoreToRace, BLOCKED_BY, waitForPid } from "../support/postgres.js";
 
 const cleanup = useCleanup();
 
 it("a record a person resolves while the job is queueing it is skipped, not replayed", async () => {
-  const schema = freshSchemaName();
-  const store = await aSharedStore(cleanup, schema);
-  const { admin, watch, adminPid } = await raceConnections(cleanup);
+  const { schema, store, admin, watch, adminPid } = await aStoreToRace(cleanup);
 
   const { app } = await seedApp(store);
   const record = await deadLetter(store, app.id);

@@ -10,13 +10,7 @@ import type { ClaimedDelivery } from "../../src/store/port.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, HOUR, MINUTE, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
-import {
-  aSharedStore,
-  raceConnections,
-  BLOCKED_BY,
-  freshSchemaName,
-  waitForPid,
-} from "../support/postgres.js";
+import { aStoreToRace, BLOCKED_BY, waitForPid } from "../support/postgres.js";
 
 const NOW = T0 + HOUR;
 
@@ -39,9 +33,7 @@ function claimAs(
 
 for (const via of ["the due index", "the endpoint's own index"] as const) {
   it(`a claim through ${via} leaves an endpoint to the worker that took it meanwhile`, async () => {
-    const schema = freshSchemaName();
-    const store = await aSharedStore(cleanup, schema);
-    const { admin, watch, adminPid } = await raceConnections(cleanup);
+    const { schema, store, admin, watch, adminPid } = await aStoreToRace(cleanup);
     const { app, endpoints } = await seedApp(store, [{}]);
     const endpointId = endpoints[0]!.id;
     const c = store.coordination!;

@@ -9,20 +9,12 @@
 import { expect, it } from "vitest";
 import { accept, seedApp } from "./behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
-import {
-  aSharedStore,
-  BLOCKED_BY,
-  freshSchemaName,
-  raceConnections,
-  waitForPid,
-} from "../support/postgres.js";
+import { aStoreToRace, BLOCKED_BY, waitForPid } from "../support/postgres.js";
 
 const cleanup = useCleanup();
 
 it("a delivery written as its endpoint was deleted is removed by clearDeletedEndpoint", async () => {
-  const schema = freshSchemaName();
-  const store = await aSharedStore(cleanup, schema);
-  const { admin, watch, adminPid } = await raceConnections(cleanup);
+  const { schema, store, admin, watch, adminPid } = await aStoreToRace(cleanup);
   const { app, endpoints } = await seedApp(store, [{}, {}]);
   const [gone, kept] = endpoints.map((e) => e.id);
 

@@ -11,13 +11,7 @@ import { expect, it } from "vitest";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, HOUR, MINUTE, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
-import {
-  aSharedStore,
-  BLOCKED_BY,
-  freshSchemaName,
-  raceConnections,
-  waitForPid,
-} from "../support/postgres.js";
+import { aStoreToRace, BLOCKED_BY, waitForPid } from "../support/postgres.js";
 
 const NOW = T0 + HOUR;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -29,9 +23,7 @@ async function join(store: PostgresStore, id: string, heartbeatAt: number): Prom
 }
 
 it("a claim that overlaps the reap of its own worker leaves it nothing claimed", async () => {
-  const schema = freshSchemaName();
-  const store = await aSharedStore(cleanup, schema);
-  const { admin, watch, adminPid } = await raceConnections(cleanup);
+  const { schema, store, admin, watch, adminPid } = await aStoreToRace(cleanup);
   const { app, endpoints } = await seedApp(store, [{}, {}]);
   const [mine, taken] = endpoints.map((e) => e.id) as [string, string];
   // W paused a minute ago; X is alive. W owns one endpoint; the other is nobody's.

@@ -11,20 +11,12 @@ import { expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
 import { accept, HOUR, seedApp, T0 } from "./behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
-import {
-  aSharedStore,
-  BLOCKED_BY,
-  freshSchemaName,
-  raceConnections,
-  waitForPid,
-} from "../support/postgres.js";
+import { aStoreToRace, BLOCKED_BY, waitForPid } from "../support/postgres.js";
 
 const cleanup = useCleanup();
 
 it("a resend queued while its endpoint is being deleted goes with the endpoint", async () => {
-  const schema = freshSchemaName();
-  const store = await aSharedStore(cleanup, schema);
-  const { admin, watch, adminPid } = await raceConnections(cleanup);
+  const { schema, store, admin, watch, adminPid } = await aStoreToRace(cleanup);
   const { app, endpoints } = await seedApp(store);
   const endpointId = endpoints[0]!.id;
   const { message } = await accept(store, app.id);

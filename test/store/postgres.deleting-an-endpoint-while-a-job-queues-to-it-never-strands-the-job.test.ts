@@ -12,20 +12,12 @@ import { newId } from "../../src/ids.js";
 import { aPreparedReplayJob, deadLetter, replayOutcome } from "./behaviour/dlq-fixtures.js";
 import { claimAll, HOUR, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
-import {
-  aSharedStore,
-  raceConnections,
-  BLOCKED_BY,
-  freshSchemaName,
-  waitForPid,
-} from "../support/postgres.js";
+import { aStoreToRace, BLOCKED_BY, waitForPid } from "../support/postgres.js";
 
 const cleanup = useCleanup();
 
 it("a replay queued to an endpoint deleted meanwhile counts as withdrawn, and the job finishes", async () => {
-  const schema = freshSchemaName();
-  const store = await aSharedStore(cleanup, schema);
-  const { admin, watch, adminPid } = await raceConnections(cleanup);
+  const { schema, store, admin, watch, adminPid } = await aStoreToRace(cleanup);
 
   const { app, endpoints } = await seedApp(store, [{}, {}]);
   const [gone, kept] = endpoints.map((e) => e.id) as [string, string];

@@ -14,20 +14,12 @@ import { newId } from "../../src/ids.js";
 import { deadLetter } from "./behaviour/dlq-fixtures.js";
 import { HOUR, SECOND, seedApp, T0 } from "./behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
-import {
-  aSharedStore,
-  BLOCKED_BY,
-  freshSchemaName,
-  raceConnections,
-  waitForPid,
-} from "../support/postgres.js";
+import { aStoreToRace, BLOCKED_BY, waitForPid } from "../support/postgres.js";
 
 const cleanup = useCleanup();
 
 it("a replay queued while its endpoint is being deleted goes with the endpoint", async () => {
-  const schema = freshSchemaName();
-  const store = await aSharedStore(cleanup, schema);
-  const { admin, watch, adminPid } = await raceConnections(cleanup);
+  const { schema, store, admin, watch, adminPid } = await aStoreToRace(cleanup);
   const { app, endpoints } = await seedApp(store);
   const endpointId = endpoints[0]!.id;
   const record = await deadLetter(store, app.id, { endpointId, at: T0 + SECOND });

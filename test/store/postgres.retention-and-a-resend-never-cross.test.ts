@@ -12,13 +12,7 @@ import type { Delivery } from "../../src/domain/types.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import { accept, claimAll, HOUR, seedApp, succeeded, T0 } from "./behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
-import {
-  aSharedStore,
-  raceConnections,
-  BLOCKED_BY,
-  freshSchemaName,
-  waitForPid,
-} from "../support/postgres.js";
+import { aStoreToRace, BLOCKED_BY, waitForPid } from "../support/postgres.js";
 
 const RETENTION = 30 * 24 * HOUR;
 const NOW = T0 + RETENTION + HOUR;
@@ -27,9 +21,7 @@ const cleanup = useCleanup();
 
 /** A store with one old message, delivered, and two spare connections. */
 async function setUp() {
-  const schema = freshSchemaName();
-  const store = await aSharedStore(cleanup, schema);
-  const { admin, watch, adminPid } = await raceConnections(cleanup);
+  const { schema, store, admin, watch, adminPid } = await aStoreToRace(cleanup);
   const { app, endpoints } = await seedApp(store);
   const { message } = await accept(store, app.id, { now: T0 });
   await store.recordAttempts((await claimAll(store, T0)).map((d) => succeeded(d, T0)));

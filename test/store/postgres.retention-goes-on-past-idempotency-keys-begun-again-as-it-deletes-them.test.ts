@@ -14,23 +14,14 @@ import { RetentionPruner } from "../../src/dlq/retention.js";
 import { HOUR, SECOND, T0 } from "./behaviour/fixtures.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { useCleanup } from "../support/cleanup.js";
-import {
-  adminQuery,
-  aSharedStore,
-  BLOCKED_BY,
-  freshSchemaName,
-  raceConnections,
-  waitForPid,
-} from "../support/postgres.js";
+import { adminQuery, aStoreToRace, BLOCKED_BY, waitForPid } from "../support/postgres.js";
 
 const SCOPE = "admin:POST /api/v1/app/acme/msg";
 
 const cleanup = useCleanup();
 
 it("a batch whose keys were all begun again as it deleted them does not end the run", async () => {
-  const schema = freshSchemaName();
-  const store = await aSharedStore(cleanup, schema);
-  const { admin, watch, adminPid } = await raceConnections(cleanup);
+  const { schema, store, admin, watch, adminPid } = await aStoreToRace(cleanup);
 
   // Two answered keys; the first, older, is the first a batch of one picks.
   for (const [key, at] of [

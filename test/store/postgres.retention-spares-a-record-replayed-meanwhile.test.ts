@@ -11,22 +11,14 @@ import type { ReplayEnqueued } from "../../src/store/port.js";
 import { deadLetter } from "./behaviour/dlq-fixtures.js";
 import { HOUR, seedApp, T0 } from "./behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
-import {
-  aSharedStore,
-  raceConnections,
-  BLOCKED_BY,
-  freshSchemaName,
-  waitForPid,
-} from "../support/postgres.js";
+import { aStoreToRace, BLOCKED_BY, waitForPid } from "../support/postgres.js";
 
 const RETENTION = 30 * 24 * HOUR;
 
 const cleanup = useCleanup();
 
 it("a record replayed while retention runs is never deleted after the replay was queued", async () => {
-  const schema = freshSchemaName();
-  const store = await aSharedStore(cleanup, schema);
-  const { admin, watch, adminPid } = await raceConnections(cleanup);
+  const { schema, store, admin, watch, adminPid } = await aStoreToRace(cleanup);
 
   const { app } = await seedApp(store);
   const record = await deadLetter(store, app.id);

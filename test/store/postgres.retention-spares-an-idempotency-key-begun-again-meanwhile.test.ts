@@ -8,20 +8,12 @@
 import { expect, it } from "vitest";
 import { HOUR, SECOND, T0 } from "./behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
-import {
-  aSharedStore,
-  raceConnections,
-  BLOCKED_BY,
-  freshSchemaName,
-  waitForPid,
-} from "../support/postgres.js";
+import { aStoreToRace, BLOCKED_BY, waitForPid } from "../support/postgres.js";
 
 const cleanup = useCleanup();
 
 it("a key begun again while retention deletes the expired ones stays, with its new expiry", async () => {
-  const schema = freshSchemaName();
-  const store = await aSharedStore(cleanup, schema);
-  const { admin, watch, adminPid } = await raceConnections(cleanup);
+  const { schema, store, admin, watch, adminPid } = await aStoreToRace(cleanup);
   const key = {
     scope: "admin:POST /api/v1/app/acme/msg",
     key: "order-42",

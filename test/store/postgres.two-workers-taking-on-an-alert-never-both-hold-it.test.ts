@@ -8,22 +8,14 @@
 import { expect, it } from "vitest";
 import { anAlert, HOUR, saveAlerts, T0 } from "./behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
-import {
-  aSharedStore,
-  BLOCKED_BY,
-  freshSchemaName,
-  raceConnections,
-  waitForPid,
-} from "../support/postgres.js";
+import { aStoreToRace, BLOCKED_BY, waitForPid } from "../support/postgres.js";
 
 const NOW = T0 + HOUR;
 
 const cleanup = useCleanup();
 
 it("an alert taken on by a worker that joined meanwhile stays with that worker", async () => {
-  const schema = freshSchemaName();
-  const store = await aSharedStore(cleanup, schema);
-  const { admin, watch, adminPid } = await raceConnections(cleanup);
+  const { schema, store, admin, watch, adminPid } = await aStoreToRace(cleanup);
   await store.coordination!.register({ id: "wkr_a", role: "worker", host: "test", now: NOW });
   await saveAlerts(store, "wkr_gone", [anAlert("alrt_1")]);
 

@@ -135,3 +135,20 @@ export async function raceConnections(
   const { rows } = await admin.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
   return { admin, watch, adminPid: rows[0]!.pid };
 }
+
+/**
+ * Where a test that forces a race on PostgreSQL starts: a store on a fresh schema (as
+ * {@link aSharedStore} makes it) and the two plain connections of {@link raceConnections}; all
+ * closed, and the schema dropped, by `cleanup`.
+ */
+export async function aStoreToRace(cleanup: Cleanup): Promise<{
+  schema: string;
+  store: PostgresStore;
+  admin: pg.Client;
+  watch: pg.Client;
+  adminPid: number;
+}> {
+  const schema = freshSchemaName();
+  const store = await aSharedStore(cleanup, schema);
+  return { schema, store, ...(await raceConnections(cleanup)) };
+}
