@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import pg from "pg";
@@ -7,6 +6,7 @@ import { migrate } from "../../src/store/postgres/migrate.js";
 import { MIGRATIONS } from "../../src/store/postgres/migrations.js";
 import { PostgresStore } from "../../src/store/postgres/store.js";
 import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { raceInChildren } from "../support/race-in-children.js";
 import { anApplication } from "./behaviour/fixtures.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -31,41 +31,6 @@ const everyVersion = () => MIGRATIONS.map(({ version, name }) => ({ version, nam
 /** A pool of its own, as another hookline process would have. */
 function aPool(): pg.Pool {
   return new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
-}
-
-/**
- * Runs one child process per script, each with its imports done before any connects: they all
- * report "ready", then are released together so their migrations race.
- */
-async function raceInChildren(scripts: string[]): Promise<string[]> {
-  const children = scripts.map((script) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", "--input-type=module", "-e", script],
-      { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-    const ready = new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", () => stdout.includes("ready\n") && resolve());
-      child.once("exit", () => reject(new Error(`child exited before ready: ${stderr}`)));
-    });
-    const exited = new Promise<string>((resolve, reject) => {
-      child.once("exit", (code) =>
-        code === 0
-          ? resolve(stdout.replace("ready\n", "").trim())
-          : reject(new Error(`child exited with ${code}: ${stderr}`)),
-      );
-    });
-    // Awaited below only once every child is ready; keep an early failure from going unhandled.
-    exited.catch(() => {});
-    return { child, ready, exited };
-  });
-  await Promise.all(children.map((c) => c.ready));
-  for (const c of children) c.child.stdin.end("go\n");
-  return Promise.all(children.map((c) => c.exited));
 }
 
 describe("postgres migrations", () => {

@@ -1,5 +1,4 @@
 import Database from "better-sqlite3";
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrate } from "../../src/store/sqlite/database.js";
 import { MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
+import { raceInChildren } from "../support/race-in-children.js";
 import { anApplication } from "./behaviour/fixtures.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -33,41 +33,6 @@ function readLedger(path: string): LedgerRow[] {
 }
 
 const everyVersion = () => MIGRATIONS.map(({ version, name }) => ({ version, name }));
-
-/**
- * Runs one child process per script, each with its imports done before any opens the database:
- * they all report "ready", then are released together so their migrations race.
- */
-async function raceInChildren(scripts: string[]): Promise<string[]> {
-  const children = scripts.map((script) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", "--input-type=module", "-e", script],
-      { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-    const ready = new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", () => stdout.includes("ready\n") && resolve());
-      child.once("exit", () => reject(new Error(`child exited before ready: ${stderr}`)));
-    });
-    const exited = new Promise<string>((resolve, reject) => {
-      child.once("exit", (code) =>
-        code === 0
-          ? resolve(stdout.replace("ready\n", "").trim())
-          : reject(new Error(`child exited with ${code}: ${stderr}`)),
-      );
-    });
-    // Awaited below only once every child is ready; keep an early failure from going unhandled.
-    exited.catch(() => {});
-    return { child, ready, exited };
-  });
-  await Promise.all(children.map((c) => c.ready));
-  for (const c of children) c.child.stdin.end("go\n");
-  return Promise.all(children.map((c) => c.exited));
-}
 
 // Imports first, then "ready", then wait for the parent's go (stdin closing) before opening.
 const released = `
