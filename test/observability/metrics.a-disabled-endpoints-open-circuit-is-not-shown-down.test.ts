@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anEndpoint, post } from "../support/dlq.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
-import { scrape } from "../support/metrics.js";
+import { circuitStateSeries, scrape } from "../support/metrics.js";
 import { Receiver } from "../support/receiver.js";
 
 let rx: Receiver;
@@ -22,9 +22,6 @@ afterAll(async () => {
   await h.stop();
   await rx.close();
 });
-
-const series = (endpoint: string, state: string) =>
-  `hookline_circuit_state{endpoint="${endpoint}",state="${state}"}`;
 
 const setDisabled = async (ep: { appId: string; endpointId: string }, disabled: boolean) => {
   const r = await h.api("PATCH", `/api/v1/app/${ep.appId}/endpoint/${ep.endpointId}`, {
@@ -44,16 +41,16 @@ describe("a disabled endpoint's open circuit", () => {
       await h.waitFor(
         (e) => e.type === "circuit" && e.endpointId === ep.endpointId && e.transition.to === "open",
       );
-      expect((await scrape(h.url, h.token)).get(series(ep.endpointId, "open"))).toBe(1);
+      expect((await scrape(h.url, h.token)).get(circuitStateSeries(ep.endpointId, "open"))).toBe(1);
 
       await setDisabled(ep, true);
       // The engine still holds the endpoint, and reads its settings again only at the probe.
       expect(h.hookline.engine.endpointStatus(ep.endpointId)?.circuit.state).toBe("open");
       const disabled = await scrape(h.url, h.token);
-      expect(disabled.has(series(ep.endpointId, "open"))).toBe(false);
+      expect(disabled.has(circuitStateSeries(ep.endpointId, "open"))).toBe(false);
 
       await setDisabled(ep, false);
-      expect((await scrape(h.url, h.token)).get(series(ep.endpointId, "open"))).toBe(1);
+      expect((await scrape(h.url, h.token)).get(circuitStateSeries(ep.endpointId, "open"))).toBe(1);
 
       // Shown as stored after a restart: left out while disabled there too.
       await setDisabled(ep, true);
@@ -63,8 +60,8 @@ describe("a disabled endpoint's open circuit", () => {
         overrides: { breaker: { consecutiveFailures: 2 } },
       });
       const restarted = await scrape(h.url, h.token);
-      expect(restarted.has(series(ep.endpointId, "open"))).toBe(false);
-      expect(restarted.has(series(ep.endpointId, "closed"))).toBe(false);
+      expect(restarted.has(circuitStateSeries(ep.endpointId, "open"))).toBe(false);
+      expect(restarted.has(circuitStateSeries(ep.endpointId, "closed"))).toBe(false);
     },
   );
 });

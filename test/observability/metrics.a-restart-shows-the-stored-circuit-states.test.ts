@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { CircuitRecord } from "../../src/domain/types.js";
 import { anEndpoint } from "../support/dlq.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
-import { scrape } from "../support/metrics.js";
+import { circuitStateSeries, scrape } from "../support/metrics.js";
 
 const MINUTE = 60_000;
 
@@ -17,9 +17,6 @@ let h: TestHookline | null = null;
 afterAll(async () => {
   await h?.stop();
 });
-
-const series = (endpoint: string, state: string) =>
-  `hookline_circuit_state{endpoint="${endpoint}",state="${state}"}`;
 
 describe("hookline_circuit_state after a restart", () => {
   it("shows the stored state of circuits not closed, within the endpoint slots", async () => {
@@ -47,12 +44,12 @@ describe("hookline_circuit_state after a restart", () => {
 
     h = await start(h.dataDir);
     const m = await scrape(h.url, h.token);
-    expect(m.get(series(open, "open"))).toBe(1);
-    expect(m.get(series(open, "closed"))).toBe(0);
-    expect(m.get(series(halfOpen, "half-open"))).toBe(1);
-    expect(m.get(series(halfOpen, "open"))).toBe(0);
+    expect(m.get(circuitStateSeries(open, "open"))).toBe(1);
+    expect(m.get(circuitStateSeries(open, "closed"))).toBe(0);
+    expect(m.get(circuitStateSeries(halfOpen, "half-open"))).toBe(1);
+    expect(m.get(circuitStateSeries(halfOpen, "open"))).toBe(0);
     // Two slots: the circuit that changed longest ago has none.
-    expect(m.has(series(older, "open"))).toBe(false);
+    expect(m.has(circuitStateSeries(older, "open"))).toBe(false);
     expect(m.get("hookline_metrics_tracked_endpoints")).toBe(2);
 
     // Another worker of a fleet closes one: the state read at start is not shown any longer.
@@ -62,7 +59,7 @@ describe("hookline_circuit_state after a restart", () => {
       null,
     );
     const after = await scrape(h.url, h.token);
-    expect(after.has(series(open, "open"))).toBe(false);
-    expect(after.get(series(halfOpen, "half-open"))).toBe(1);
+    expect(after.has(circuitStateSeries(open, "open"))).toBe(false);
+    expect(after.get(circuitStateSeries(halfOpen, "half-open"))).toBe(1);
   });
 });

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { CircuitRecord } from "../../src/domain/types.js";
 import { anEndpoint } from "../support/dlq.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
-import { scrape } from "../support/metrics.js";
+import { circuitStateSeries, scrape } from "../support/metrics.js";
 
 const MINUTE = 60_000;
 
@@ -17,9 +17,6 @@ let h: TestHookline | null = null;
 afterAll(async () => {
   await h?.stop();
 });
-
-const series = (endpoint: string, state: string) =>
-  `hookline_circuit_state{endpoint="${endpoint}",state="${state}"}`;
 
 describe("an endpoint disabled at start and enabled again", () => {
   it("has its stored open circuit shown from the next scrape on, long before its probe", async () => {
@@ -45,18 +42,20 @@ describe("an endpoint disabled at start and enabled again", () => {
 
     h = await startHookline({ dataDir: h.dataDir });
     const atStart = await scrape(h.url, h.token);
-    expect(atStart.has(series(ep.endpointId, "open"))).toBe(false);
+    expect(atStart.has(circuitStateSeries(ep.endpointId, "open"))).toBe(false);
 
     await setDisabled(false);
     const enabled = await scrape(h.url, h.token);
-    expect(enabled.get(series(ep.endpointId, "open"))).toBe(1);
-    expect(enabled.get(series(ep.endpointId, "closed"))).toBe(0);
-    expect(enabled.get(series(ep.endpointId, "half-open"))).toBe(0);
+    expect(enabled.get(circuitStateSeries(ep.endpointId, "open"))).toBe(1);
+    expect(enabled.get(circuitStateSeries(ep.endpointId, "closed"))).toBe(0);
+    expect(enabled.get(circuitStateSeries(ep.endpointId, "half-open"))).toBe(0);
     // Shown as stored: the engine has not taken the endpoint up, its probe an hour away.
     expect(h.hookline.engine.endpointStatus(ep.endpointId)).toBeNull();
 
     // And left out again once disabled again.
     await setDisabled(true);
-    expect((await scrape(h.url, h.token)).has(series(ep.endpointId, "open"))).toBe(false);
+    expect((await scrape(h.url, h.token)).has(circuitStateSeries(ep.endpointId, "open"))).toBe(
+      false,
+    );
   });
 });

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anEndpoint, post } from "../support/dlq.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
-import { scrape } from "../support/metrics.js";
+import { circuitStateSeries, scrape } from "../support/metrics.js";
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { Receiver } from "../support/receiver.js";
 
@@ -33,9 +33,6 @@ afterAll(async () => {
   await dropSchema(schema);
 });
 
-const series = (endpoint: string, state: string) =>
-  `hookline_circuit_state{endpoint="${endpoint}",state="${state}"}`;
-
 describe("an open circuit whose endpoint the engine let go of", () => {
   it("is still shown open, until it closes", { timeout: 60_000 }, async () => {
     // The default ladder: the retries wait in the database for the circuit's probe.
@@ -46,7 +43,7 @@ describe("an open circuit whose endpoint the engine let go of", () => {
       (e) => e.type === "circuit" && e.endpointId === ep.endpointId && e.transition.to === "open",
     );
     const shown = await scrape(h.url, h.token);
-    expect(shown.get(series(ep.endpointId, "open"))).toBe(1);
+    expect(shown.get(circuitStateSeries(ep.endpointId, "open"))).toBe(1);
 
     // The worker lets go of the idle endpoint (10 s, checked at each heartbeat).
     const until = Date.now() + 40_000;
@@ -55,8 +52,8 @@ describe("an open circuit whose endpoint the engine let go of", () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     const after = await scrape(h.url, h.token);
-    expect(after.get(series(ep.endpointId, "open"))).toBe(1);
-    expect(after.get(series(ep.endpointId, "closed"))).toBe(0);
+    expect(after.get(circuitStateSeries(ep.endpointId, "open"))).toBe(1);
+    expect(after.get(circuitStateSeries(ep.endpointId, "closed"))).toBe(0);
 
     // Closed elsewhere (another worker's probe succeeded): no longer shown.
     const stored = (await h.hookline.store.getCircuit(ep.endpointId))!;
@@ -66,6 +63,6 @@ describe("an open circuit whose endpoint the engine let go of", () => {
       null,
     );
     const closed = await scrape(h.url, h.token);
-    expect(closed.has(series(ep.endpointId, "open"))).toBe(false);
+    expect(closed.has(circuitStateSeries(ep.endpointId, "open"))).toBe(false);
   });
 });

@@ -22,3 +22,8 @@ export async function scrape(url: string, token: string): Promise<Map<string, nu
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
   return parseMetrics(await res.text());
 }
+
+/** The hookline_circuit_state series of endpoint `endpointId` in `state`, as a scrape names it. */
+export function circuitStateSeries(endpointId: string, state: string): string {
+  return `hookline_circuit_state{endpoint="${endpointId}",state="${state}"}`;
+}
