@@ -71,6 +71,30 @@ export function firstDeliveryStanding(page: Page): Locator {
   return page.getByRole("region", { name: "Deliveries" }).getByRole("article").locator("p").first();
 }
 
+/**
+ * Where `needle` is drawn in the element of `locator`: the box of its first occurrence in the
+ * element's text, in the page's pixels. Fails when the text does not hold it.
+ */
+export async function whereDrawn(
+  locator: Locator,
+  needle: string,
+): Promise<{ left: number; right: number; top: number }> {
+  return locator.evaluate((el, needle) => {
+    const doc = el.ownerDocument;
+    const walker = doc.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const i = n.textContent!.indexOf(needle);
+      if (i < 0) continue;
+      const range = doc.createRange();
+      range.setStart(n, i);
+      range.setEnd(n, i + needle.length);
+      const { left, right, top } = range.getBoundingClientRect();
+      return { left, right, top };
+    }
+    throw new Error(`${needle} is not shown`);
+  }, needle);
+}
+
 /** What {@link useDashboard} gives a describe block's tests. */
 export interface Dashboard {
   readonly h: TestHookline;

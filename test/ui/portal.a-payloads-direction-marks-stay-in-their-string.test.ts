@@ -5,7 +5,7 @@
  * sender's string could make the portal show a payload other than the one sent and signed.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { openPortal, useDashboard } from "../support/browser.js";
+import { openPortal, useDashboard, whereDrawn } from "../support/browser.js";
 
 describe("customer portal: direction controls in a payload", () => {
   const ui = useDashboard();
@@ -41,25 +41,9 @@ describe("customer portal: direction controls in a payload", () => {
       expect(await asSent.textContent()).toContain(',"n":12345,"tail":"xyz"}');
       for (const pre of [page.locator("pre.payload").first(), asSent]) {
         // Where the number and the member after it are drawn, left to right.
-        const drawn = await pre.evaluate((el) => {
-          const doc = el.ownerDocument;
-          const rectOf = (needle: string) => {
-            const walker = doc.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
-            for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-              const i = n.textContent!.indexOf(needle);
-              if (i < 0) continue;
-              const range = doc.createRange();
-              range.setStart(n, i);
-              range.setEnd(n, i + needle.length);
-              return range.getBoundingClientRect();
-            }
-            throw new Error(`${needle} is not shown`);
-          };
-          const number = rectOf("12345");
-          const tail = rectOf('"tail"');
-          return { number: number.right, tail: tail.left, sameLine: number.top === tail.top };
-        });
-        if (drawn.sameLine) expect(drawn.tail).toBeGreaterThanOrEqual(drawn.number - 1);
+        const number = await whereDrawn(pre, "12345");
+        const tail = await whereDrawn(pre, '"tail"');
+        if (number.top === tail.top) expect(tail.left).toBeGreaterThanOrEqual(number.right - 1);
         // The indented view puts each member on a line of its own, and a line starts left.
       }
       // And the number itself reads as sent, not reversed.

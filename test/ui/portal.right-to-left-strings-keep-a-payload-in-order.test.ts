@@ -4,7 +4,7 @@
  * `["שלום",1,2]`, read `["1,2,"שלום]`, which is not what the receiver got.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { openPortal, useDashboard } from "../support/browser.js";
+import { openPortal, useDashboard, whereDrawn } from "../support/browser.js";
 
 describe("customer portal: right-to-left strings in a payload", () => {
   const ui = useDashboard();
@@ -27,22 +27,8 @@ describe("customer portal: right-to-left strings in a payload", () => {
     const sent = page.getByLabel("Payload as sent");
     expect(await sent.textContent()).toBe('{"items":["שלום",1,2],"city":"תל אביב"}');
     // Where the word and what follows it are drawn, left to right.
-    const drawn = await sent.evaluate((pre) => {
-      const doc = pre.ownerDocument;
-      const rectOf = (needle: string) => {
-        const walker = doc.createTreeWalker(pre, 4 /* NodeFilter.SHOW_TEXT */);
-        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-          const i = n.textContent!.indexOf(needle);
-          if (i < 0) continue;
-          const range = doc.createRange();
-          range.setStart(n, i);
-          range.setEnd(n, i + needle.length);
-          return range.getBoundingClientRect();
-        }
-        throw new Error(`${needle} is not shown`);
-      };
-      return { wordRight: rectOf("שלום").right, numbersLeft: rectOf(",1,2]").left };
-    });
-    expect(drawn.numbersLeft).toBeGreaterThanOrEqual(drawn.wordRight - 1);
+    const word = await whereDrawn(sent, "שלום");
+    const numbers = await whereDrawn(sent, ",1,2]");
+    expect(numbers.left).toBeGreaterThanOrEqual(word.right - 1);
   });
 });
