@@ -1,18 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { AdaptiveLimit, DEFAULT_ADAPTIVE } from "../../src/engine/adaptive-limit.js";
-
-// A fake clock: time moves only when a test moves it.
-function fakeClock(t = 1_700_000_000_000) {
-  return {
-    t,
-    now(): number {
-      return this.t;
-    },
-    advance(ms: number): void {
-      this.t += ms;
-    },
-  };
-}
+import { settableClock } from "../support/fake-clock.js";
 
 function feed(
   limit: AdaptiveLimit,
@@ -30,7 +18,7 @@ const repeat = (n: number, v: number): number[] => Array.from({ length: n }, () 
 
 describe("the adaptive limit halves when an endpoint is slow", () => {
   it("keeps the limit while p99 is at or under 3 s", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const limit = new AdaptiveLimit(16, DEFAULT_ADAPTIVE, clock);
     feed(limit, clock, repeat(50, 3000), 200);
     expect(limit.effective).toBe(16);
@@ -38,7 +26,7 @@ describe("the adaptive limit halves when an endpoint is slow", () => {
   });
 
   it("halves once 10 samples show a slow p99, then at most every 5 s, never below 1", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const limit = new AdaptiveLimit(16, DEFAULT_ADAPTIVE, clock);
     feed(limit, clock, repeat(9, 5000));
     expect(limit.effective).toBe(16);
@@ -57,7 +45,7 @@ describe("the adaptive limit halves when an endpoint is slow", () => {
   });
 
   it("doubles back toward the limit, never above it, once the slow samples leave the window", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const limit = new AdaptiveLimit(10, DEFAULT_ADAPTIVE, clock);
     feed(limit, clock, repeat(10, 8000));
     clock.advance(5000);
@@ -74,7 +62,7 @@ describe("the adaptive limit halves when an endpoint is slow", () => {
   });
 
   it("judges p99, so a single slow outlier among 100 fast ones does not count", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const limit = new AdaptiveLimit(8, DEFAULT_ADAPTIVE, clock);
     feed(limit, clock, [...repeat(99, 100), 30_000], 10);
     expect(limit.p99()).toBe(100);
@@ -84,7 +72,7 @@ describe("the adaptive limit halves when an endpoint is slow", () => {
   });
 
   it("p99 is null with no samples in the window and memory stays bounded", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const limit = new AdaptiveLimit(4, DEFAULT_ADAPTIVE, clock);
     expect(limit.p99()).toBeNull();
     feed(limit, clock, repeat(10_000, 10));
@@ -99,7 +87,7 @@ describe("the adaptive limit halves when an endpoint is slow", () => {
     // Distinct durations in a scrambled order, so a sample lost or kept twice shows in the p99.
     const durations = Array.from({ length: 1_300 }, (_, i) => (i * 7919) % 1_300);
     for (const n of [1, 15, 16, 17, 33, 100, 511, 512, 513, 1_300]) {
-      const clock = fakeClock();
+      const clock = settableClock();
       const limit = new AdaptiveLimit(4, DEFAULT_ADAPTIVE, clock);
       feed(limit, clock, durations.slice(0, n));
       expect(limit.p99(), `after ${n} samples`).toBe(
@@ -109,7 +97,7 @@ describe("the adaptive limit halves when an endpoint is slow", () => {
   });
 
   it("setLimit moves an undegraded limit at once and lowers a degraded one only if needed", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const limit = new AdaptiveLimit(8, DEFAULT_ADAPTIVE, clock);
     limit.setLimit(12);
     expect([limit.limit, limit.effective]).toEqual([12, 12]);

@@ -5,21 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { CircuitBreaker, DEFAULT_BREAKER } from "../../src/engine/breaker.js";
+import { settableClock } from "../support/fake-clock.js";
 
 const HOUR = 3_600_000;
 
-function fakeClock(t = 1_700_000_000_000) {
-  return {
-    t,
-    now(): number {
-      return this.t;
-    },
-  };
-}
-
 describe("the breaker when the clock goes back an hour", () => {
   it("does not trip on 5 failures spread over 8 minutes", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(DEFAULT_BREAKER, clock);
     for (let i = 0; i < 4; i++) {
       expect(breaker.onFailure(false, "HTTP 503")).toBeNull();
@@ -31,7 +23,7 @@ describe("the breaker when the clock goes back an hour", () => {
   });
 
   it("does not trip on 19 failures ten minutes before one more", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(DEFAULT_BREAKER, clock);
     for (let i = 0; i < 19; i++) {
       breaker.onFailure(false, "HTTP 503");
@@ -44,7 +36,7 @@ describe("the breaker when the clock goes back an hour", () => {
   });
 
   it("still trips on a burst after the step", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(DEFAULT_BREAKER, clock);
     breaker.onFailure(false, "HTTP 503");
     clock.t -= HOUR;

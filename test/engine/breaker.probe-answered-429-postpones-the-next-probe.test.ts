@@ -1,24 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { CircuitBreaker, DEFAULT_BREAKER } from "../../src/engine/breaker.js";
-
-// A fake clock: time moves only when a test moves it.
-function fakeClock(t = 1_700_000_000_000) {
-  return {
-    t,
-    now(): number {
-      return this.t;
-    },
-    advance(ms: number): void {
-      this.t += ms;
-    },
-  };
-}
+import { settableClock } from "../support/fake-clock.js";
 
 const MIN = 60_000;
 
 /** An open circuit whose first probe is due: admitted, it is the probe. */
 function probing() {
-  const clock = fakeClock();
+  const clock = settableClock();
   const breaker = new CircuitBreaker(DEFAULT_BREAKER, clock);
   for (let i = 0; i < DEFAULT_BREAKER.consecutiveFailures; i++)
     breaker.onFailure(false, "HTTP 503");

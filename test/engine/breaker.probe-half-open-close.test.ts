@@ -1,23 +1,11 @@
 import { describe, it, expect } from "vitest";
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerSettings } from "../../src/engine/breaker.js";
-
-// A fake clock: time moves only when a test moves it.
-function fakeClock(t = 1_700_000_000_000) {
-  return {
-    t,
-    now(): number {
-      return this.t;
-    },
-    advance(ms: number): void {
-      this.t += ms;
-    },
-  };
-}
+import { settableClock } from "../support/fake-clock.js";
 
 const MIN = 60_000;
 
 function openBreaker(settings: BreakerSettings = DEFAULT_BREAKER) {
-  const clock = fakeClock();
+  const clock = settableClock();
   const breaker = new CircuitBreaker(settings, clock);
   for (let i = 0; i < settings.consecutiveFailures; i++) breaker.onFailure(false, "HTTP 503");
   return { clock, breaker };

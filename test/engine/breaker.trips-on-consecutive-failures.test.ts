@@ -1,22 +1,10 @@
 import { describe, it, expect } from "vitest";
 import { CircuitBreaker, DEFAULT_BREAKER } from "../../src/engine/breaker.js";
-
-// A fake clock: time moves only when a test moves it.
-function fakeClock(t = 1_700_000_000_000) {
-  return {
-    t,
-    now(): number {
-      return this.t;
-    },
-    advance(ms: number): void {
-      this.t += ms;
-    },
-  };
-}
+import { settableClock } from "../support/fake-clock.js";
 
 describe("the breaker trips on consecutive failures", () => {
   it("opens on the 5th consecutive failure within 60 s, explaining why", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(DEFAULT_BREAKER, clock);
     for (let i = 0; i < 4; i++) {
       expect(breaker.onFailure(false, "HTTP 503")).toBeNull();
@@ -39,7 +27,7 @@ describe("the breaker trips on consecutive failures", () => {
   });
 
   it("a success resets the count", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(DEFAULT_BREAKER, clock);
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 4; i++) expect(breaker.onFailure(false, "timeout")).toBeNull();
@@ -49,7 +37,7 @@ describe("the breaker trips on consecutive failures", () => {
   });
 
   it("does not trip when the run of failures is spread over more than the window", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(DEFAULT_BREAKER, clock);
     for (let i = 0; i < 8; i++) {
       expect(breaker.onFailure(false, "HTTP 500")).toBeNull();
@@ -59,7 +47,7 @@ describe("the breaker trips on consecutive failures", () => {
   });
 
   it("trips once the latest 5 of a long run fall within the window", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(DEFAULT_BREAKER, clock);
     for (let i = 0; i < 3; i++) {
       breaker.onFailure(false, "HTTP 500");
@@ -73,7 +61,7 @@ describe("the breaker trips on consecutive failures", () => {
   });
 
   it("holds deliveries while open, saying when the probe is due", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(DEFAULT_BREAKER, clock);
     expect(breaker.admit(100)).toEqual({ allowed: true, probe: false });
     for (let i = 0; i < 5; i++) breaker.onFailure(false, "HTTP 503");
@@ -81,7 +69,7 @@ describe("the breaker trips on consecutive failures", () => {
   });
 
   it("ignores results of requests sent before it opened", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(DEFAULT_BREAKER, clock);
     for (let i = 0; i < 5; i++) breaker.onFailure(false, "HTTP 503");
     const before = breaker.snapshot();

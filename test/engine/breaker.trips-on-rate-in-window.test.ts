@@ -1,18 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerSettings } from "../../src/engine/breaker.js";
-
-// A fake clock: time moves only when a test moves it.
-function fakeClock(t = 1_700_000_000_000) {
-  return {
-    t,
-    now(): number {
-      return this.t;
-    },
-    advance(ms: number): void {
-      this.t += ms;
-    },
-  };
-}
+import { settableClock } from "../support/fake-clock.js";
 
 // Alternate failure and success so the consecutive rule never fires.
 function flaky(
@@ -32,7 +20,7 @@ function flaky(
 
 describe("the breaker trips on the failure rate in a window", () => {
   it("opens on the 20th failure within 5 min even with successes between them", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(DEFAULT_BREAKER, clock);
     const transitions = flaky(breaker, clock, 20, 10_000);
     expect(transitions.slice(0, 19).every((t) => t === null)).toBe(true);
@@ -44,7 +32,7 @@ describe("the breaker trips on the failure rate in a window", () => {
   });
 
   it("forgets failures older than the window", () => {
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(DEFAULT_BREAKER, clock);
     // 20 failures spread over 6+ minutes: never 20 inside any 5 minutes.
     const transitions = flaky(breaker, clock, 40, 20_000);
@@ -58,7 +46,7 @@ describe("the breaker trips on the failure rate in a window", () => {
       consecutiveFailures: 3,
       windowFailures: 4,
     };
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(settings, clock);
     flaky(breaker, clock, 3, 1_000);
     expect(breaker.onFailure(false, "timeout")?.reason).toBe(
@@ -77,7 +65,7 @@ describe("the breaker trips on the failure rate in a window", () => {
       windowFailures: 3,
       halfOpenSuccesses: 1,
     };
-    const clock = fakeClock();
+    const clock = settableClock();
     const breaker = new CircuitBreaker(settings, clock);
     flaky(breaker, clock, 3, 1_000);
     expect(breaker.snapshot().state).toBe("open");

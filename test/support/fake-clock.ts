@@ -48,3 +48,23 @@ export class FakeClock implements Clock {
     }
   }
 }
+
+/**
+ * A bare clock for the pure rules (the breaker, the adaptive limit), which only ask it `now()`:
+ * its time is `t`, which a test reads and sets, or moves on with `advance`.
+ */
+export function settableClock(t = 1_700_000_000_000): {
+  t: number;
+  now(): number;
+  advance(ms: number): void;
+} {
+  return {
+    t,
+    now(): number {
+      return this.t;
+    },
+    advance(ms: number): void {
+      this.t += ms;
+    },
+  };
+}
