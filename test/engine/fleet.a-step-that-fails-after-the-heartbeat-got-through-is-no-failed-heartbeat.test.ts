@@ -6,8 +6,13 @@
  * fake clock and a scripted coordination stand in for the database.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { Fleet } from "../../src/engine/fleet.js";
-import { idleFleetHost, quietCoordination, runFleetClock } from "../support/fleet-host.js";
+import type { Fleet } from "../../src/engine/fleet.js";
+import {
+  aStartedFleet,
+  idleFleetHost,
+  quietCoordination,
+  runFleetClock,
+} from "../support/fleet-host.js";
 import { FakeClock } from "../support/fake-clock.js";
 
 const HEARTBEAT_MS = 1_000;
@@ -41,20 +46,12 @@ describe("a beat whose heartbeat got through but whose reap failed", () => {
     const host = idleFleetHost({
       log: { warn: () => {}, error: (_obj, msg) => errors.push(msg) },
     });
-    fleet = new Fleet(
+    fleet = await aStartedFleet(
       c.fleet,
       clock,
-      {
-        heartbeatMs: HEARTBEAT_MS,
-        deadAfterMs: DEAD_AFTER_MS,
-        idleReleaseMs: 10_000,
-        role: "worker",
-        host: "test",
-      },
+      { heartbeatMs: HEARTBEAT_MS, deadAfterMs: DEAD_AFTER_MS },
       host,
-      () => "wkr_test",
     );
-    await fleet.start();
     failing = true;
     await runFleetClock(clock, 1_500);
     expect(errors).toHaveLength(1);

@@ -6,8 +6,8 @@
  * until that beat came. A fake clock and a scripted coordination stand in for the database.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { Fleet } from "../../src/engine/fleet.js";
-import { idleFleetHost, quietCoordination, runFleetClock } from "../support/fleet-host.js";
+import type { Fleet } from "../../src/engine/fleet.js";
+import { aStartedFleet, quietCoordination, runFleetClock } from "../support/fleet-host.js";
 import { FakeClock } from "../support/fake-clock.js";
 
 const HEARTBEAT_MS = 1_000;
@@ -30,20 +30,10 @@ describe("a worker whose wall clock is set back", () => {
         return { alive: true, liveWorkers: 1, ownedTotal: 0, ownedByMe: 0, releasedWithWork: [] };
       },
     });
-    fleet = new Fleet(
-      coordination,
-      clock,
-      {
-        heartbeatMs: HEARTBEAT_MS,
-        deadAfterMs: DEAD_AFTER_MS,
-        idleReleaseMs: 10_000,
-        role: "worker",
-        host: "test",
-      },
-      idleFleetHost(),
-      () => "wkr_test",
-    );
-    await fleet.start();
+    fleet = await aStartedFleet(coordination, clock, {
+      heartbeatMs: HEARTBEAT_MS,
+      deadAfterMs: DEAD_AFTER_MS,
+    });
     await runFleetClock(clock, 2 * HEARTBEAT_MS + 100);
     expect(beats.length).toBeGreaterThanOrEqual(2);
 
@@ -73,20 +63,10 @@ describe("a worker whose wall clock is set back", () => {
         return { workers: [], endpointIds: [], deliveries: 0 };
       },
     });
-    fleet = new Fleet(
-      coordination,
-      clock,
-      {
-        heartbeatMs: HEARTBEAT_MS,
-        deadAfterMs: DEAD_AFTER_MS,
-        idleReleaseMs: 10_000,
-        role: "worker",
-        host: "test",
-      },
-      idleFleetHost(),
-      () => "wkr_test",
-    );
-    await fleet.start();
+    fleet = await aStartedFleet(coordination, clock, {
+      heartbeatMs: HEARTBEAT_MS,
+      deadAfterMs: DEAD_AFTER_MS,
+    });
     down = true;
     await runFleetClock(clock, 2 * HEARTBEAT_MS + 100);
     down = false;

@@ -5,8 +5,13 @@
  * and a scripted coordination stand in for the database.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { Fleet } from "../../src/engine/fleet.js";
-import { idleFleetHost, quietCoordination, runFleetClock } from "../support/fleet-host.js";
+import type { Fleet } from "../../src/engine/fleet.js";
+import {
+  aStartedFleet,
+  idleFleetHost,
+  quietCoordination,
+  runFleetClock,
+} from "../support/fleet-host.js";
 import type { Heartbeat } from "../../src/store/coordination.js";
 import { FakeClock } from "../support/fake-clock.js";
 
@@ -45,20 +50,12 @@ describe("a worker whose heartbeats failed for longer than the dead-after time",
     const t0 = clock.now();
     let failing = false;
     const c = coordination(() => failing);
-    fleet = new Fleet(
+    fleet = await aStartedFleet(
       c.fleet,
       clock,
-      {
-        heartbeatMs: HEARTBEAT_MS,
-        deadAfterMs: DEAD_AFTER_MS,
-        idleReleaseMs: 10_000,
-        role: "worker",
-        host: "test",
-      },
+      { heartbeatMs: HEARTBEAT_MS, deadAfterMs: DEAD_AFTER_MS },
       host,
-      () => "wkr_test",
     );
-    await fleet.start();
     await runFleetClock(clock, 1_500);
     // One good beat at t0 + 1 s; then the database goes away for five beats.
     const lastGood = c.beats.at(-1)!;

@@ -4,8 +4,13 @@
  * fail the worker tries again at its heartbeat, not at every look (no flood of errors).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { Fleet, type FleetHost } from "../../src/engine/fleet.js";
-import { idleFleetHost, quietCoordination, runFleetClock } from "../support/fleet-host.js";
+import type { Fleet, FleetHost } from "../../src/engine/fleet.js";
+import {
+  aStartedFleet,
+  idleFleetHost,
+  quietCoordination,
+  runFleetClock,
+} from "../support/fleet-host.js";
 import type { Heartbeat, WorkerCoordination } from "../../src/store/coordination.js";
 import { FakeClock } from "../support/fake-clock.js";
 
@@ -47,20 +52,12 @@ describe("a worker handing an endpoint over", () => {
   });
 
   const start = async (c: WorkerCoordination, h: FleetHost, clock: FakeClock) => {
-    fleet = new Fleet(
+    fleet = await aStartedFleet(
       c,
       clock,
-      {
-        heartbeatMs: HEARTBEAT_MS,
-        deadAfterMs: 3 * HEARTBEAT_MS,
-        idleReleaseMs: 10_000,
-        role: "worker",
-        host: "test",
-      },
+      { heartbeatMs: HEARTBEAT_MS, deadAfterMs: 3 * HEARTBEAT_MS },
       h,
-      () => "wkr_test",
     );
-    await fleet.start();
   };
 
   it("frees it within a look of it being ready, not at the next heartbeat", async () => {

@@ -7,7 +7,7 @@ import type { Application, Endpoint } from "../../src/domain/types.js";
 import { DEFAULT_ADAPTIVE } from "../../src/engine/adaptive-limit.js";
 import { DEFAULT_BREAKER } from "../../src/engine/breaker.js";
 import { engineFleetHost } from "../../src/engine/fleet-host.js";
-import type { FleetHost } from "../../src/engine/fleet.js";
+import { Fleet, type FleetHost } from "../../src/engine/fleet.js";
 import { Holdings } from "../../src/engine/holdings.js";
 import { EndpointRuntimes } from "../../src/engine/runtimes.js";
 import type { WorkerCoordination } from "../../src/store/coordination.js";
@@ -57,6 +57,27 @@ export function quietCoordination(overrides: Partial<WorkerCoordination> = {}): 
     subscribe: async () => async () => {},
     ...overrides,
   };
+}
+
+/**
+ * A worker's Fleet, "wkr_test" on host "test", on `coordination` and `clock` with the heartbeat
+ * and dead-after time given (an idle endpoint is let go after 10 s), around `host`; started.
+ */
+export async function aStartedFleet(
+  coordination: WorkerCoordination,
+  clock: FakeClock,
+  timing: { heartbeatMs: number; deadAfterMs: number },
+  host: FleetHost = idleFleetHost(),
+): Promise<Fleet> {
+  const fleet = new Fleet(
+    coordination,
+    clock,
+    { ...timing, idleReleaseMs: 10_000, role: "worker", host: "test" },
+    host,
+    () => "wkr_test",
+  );
+  await fleet.start();
+  return fleet;
 }
 
 /** Moves the clock in 5 ms steps, letting each beat's promises settle. */
