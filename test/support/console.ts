@@ -1,5 +1,5 @@
-/** For the operator console's tests of an endpoint's attempts. */
-import type { Locator } from "playwright-core";
+/** For the operator console's tests: an endpoint's attempts, and lists refreshed on the test's clock. */
+import type { Locator, Page } from "playwright-core";
 import { expect } from "vitest";
 import type { Dashboard } from "./browser.js";
 import type { Behaviour } from "./receiver.js";
@@ -32,4 +32,43 @@ export async function anEndpointPageWithFourAttempts(ui: Dashboard): Promise<Loc
   const rows = page.getByRole("table", { name: "Recent attempts" }).locator("tbody tr");
   await rows.nth(3).waitFor();
   return rows;
+}
+
+/**
+ * Opens `url` in `page` with the page's clock installed first: the page is the test's clock's, and
+ * a list on it refreshes only when the test moves that clock on.
+ */
+export async function openOnTheTestsClock(page: Page, url: string): Promise<void> {
+  await page.clock.install();
+  await page.goto(url);
+  await page.reload();
+}
+
+/**
+ * Counts the page's reads of the list at `path` as they are asked: `first`, of its first page (no
+ * iterator), and `later`, of the pages after it.
+ */
+export function countListReads(page: Page, path: string): { first: number; later: number } {
+  const reads = { first: 0, later: 0 };
+  page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (url.pathname !== path) return;
+    if (url.searchParams.has("iterator")) reads.later++;
+    else reads.first++;
+  });
+  return reads;
+}
+
+/**
+ * Moves the page's clock on, half a second at a time, until `reads()` has grown: until the next
+ * refresh of a list has started (one starts only once the one before it has ended).
+ */
+export async function runClockUntilARefresh(page: Page, reads: () => number): Promise<void> {
+  const before = reads();
+  await expect
+    .poll(async () => {
+      if (reads() === before) await page.clock.runFor(500);
+      return reads();
+    })
+    .toBeGreaterThan(before);
 }

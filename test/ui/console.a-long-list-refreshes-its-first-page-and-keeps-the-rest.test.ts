@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { useDashboard } from "../support/browser.js";
+import { countListReads, openOnTheTestsClock, runClockUntilARefresh } from "../support/console.js";
 
 const MESSAGES = 120;
 
@@ -22,18 +23,9 @@ describe("operator console: a message log paged on, left open", () => {
       const msg = await h.svix.message.create(appId, { eventType: "order.paid", payload: { i } });
       ids.push(msg.id);
     }
-    const reads = { first: 0, later: 0 };
-    page.on("request", (r) => {
-      const url = new URL(r.url());
-      if (url.pathname !== `/api/v1/app/${appId}/msg`) return;
-      if (url.searchParams.has("iterator")) reads.later++;
-      else reads.first++;
-    });
+    const reads = countListReads(page, `/api/v1/app/${appId}/msg`);
 
-    // The page's clock is the test's: a refresh happens when the test moves it on.
-    await page.clock.install();
-    await page.goto(`${h.url}/ui/#/app/${appId}/messages`);
-    await page.reload();
+    await openOnTheTestsClock(page, `${h.url}/ui/#/app/${appId}/messages`);
     const list = page.getByRole("table", { name: "Newest messages first" });
     const rows = list.locator("tbody tr");
     const more = page.getByRole("button", { name: "More messages" });
@@ -47,15 +39,7 @@ describe("operator console: a message log paged on, left open", () => {
 
     /** Moves the clock on until the next refresh starts (the last one has ended). */
     let started = reads.first;
-    const nextRefresh = async (): Promise<void> => {
-      const before = reads.first;
-      await expect
-        .poll(async () => {
-          if (reads.first === before) await page.clock.runFor(500);
-          return reads.first;
-        })
-        .toBeGreaterThan(before);
-    };
+    const nextRefresh = () => runClockUntilARefresh(page, () => reads.first);
     /** The pages past the first read since the last call, each ended by the next refresh. */
     const laterSince = (() => {
       let seen = reads.later;

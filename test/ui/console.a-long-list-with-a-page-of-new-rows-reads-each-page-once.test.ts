@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { useDashboard } from "../support/browser.js";
+import { countListReads, openOnTheTestsClock, runClockUntilARefresh } from "../support/console.js";
 
 describe("operator console: a long list with more than a page of new rows", () => {
   const ui = useDashboard({ signedIn: true });
@@ -26,15 +27,10 @@ describe("operator console: a long list with more than a page of new rows", () =
     };
     const older = await send(130);
     const path = `/api/v1/app/${app.id}/msg`;
-    let reads = 0;
-    page.on("request", (r) => {
-      if (new URL(r.url()).pathname === path) reads++;
-    });
+    const counted = countListReads(page, path);
+    const reads = () => counted.first + counted.later;
 
-    // The page's clock is the test's: a refresh happens when the test moves it on.
-    await page.clock.install();
-    await page.goto(`${h.url}/ui/#/app/${app.id}/messages`);
-    await page.reload();
+    await openOnTheTestsClock(page, `${h.url}/ui/#/app/${app.id}/messages`);
     const list = page.getByRole("table", { name: "Newest messages first" });
     await list.getByRole("link", { name: older[0]!, exact: true }).waitFor();
     await page.clock.pauseAt(Date.now() + 1_000);
@@ -43,16 +39,11 @@ describe("operator console: a long list with more than a page of new rows", () =
 
     // More than a page comes in; one refresh runs, and shows the two pages from the top.
     const newer = await send(60);
-    const before = reads;
-    await expect
-      .poll(async () => {
-        if (reads === before) await page.clock.runFor(500);
-        return reads;
-      })
-      .toBeGreaterThan(before);
+    const before = reads();
+    await runClockUntilARefresh(page, reads);
     await list.getByRole("link", { name: newer[0]!, exact: true }).waitFor();
     const shown = await list.locator("tbody tr a[data-key^='msg-']").allTextContents();
     expect(shown).toEqual([...newer, ...older].slice(0, 100));
-    expect(reads - before).toBe(2);
+    expect(reads() - before).toBe(2);
   }, 120_000);
 });

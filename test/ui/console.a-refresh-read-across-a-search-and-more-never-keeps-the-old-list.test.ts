@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { useDashboard } from "../support/browser.js";
+import { countListReads, openOnTheTestsClock, runClockUntilARefresh } from "../support/console.js";
 
 describe("operator console: a refresh read across a search and More", () => {
   const ui = useDashboard({ signedIn: true });
@@ -26,25 +27,10 @@ describe("operator console: a refresh read across a search and More", () => {
     };
     await send(120);
     const path = `/api/v1/app/${app.id}/msg`;
-    let firstReads = 0;
-    page.on("request", (r) => {
-      const url = new URL(r.url());
-      if (url.pathname === path && !url.searchParams.has("iterator")) firstReads++;
-    });
-    const refresh = async () => {
-      const before = firstReads;
-      await expect
-        .poll(async () => {
-          if (firstReads === before) await page.clock.runFor(500);
-          return firstReads;
-        })
-        .toBeGreaterThan(before);
-    };
+    const reads = countListReads(page, path);
+    const refresh = () => runClockUntilARefresh(page, () => reads.first);
 
-    // The page's clock is the test's: a refresh happens when the test moves it on.
-    await page.clock.install();
-    await page.goto(`${h.url}/ui/#/app/${app.id}/messages`);
-    await page.reload();
+    await openOnTheTestsClock(page, `${h.url}/ui/#/app/${app.id}/messages`);
     const list = page.getByRole("table", { name: "Newest messages first" });
     const rows = list.locator("tbody tr");
     await rows.nth(49).waitFor();

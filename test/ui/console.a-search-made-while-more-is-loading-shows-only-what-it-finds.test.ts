@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { useDashboard } from "../support/browser.js";
+import { countListReads, openOnTheTestsClock, runClockUntilARefresh } from "../support/console.js";
 
 const MESSAGES = 240;
 
@@ -25,16 +26,9 @@ describe("operator console: a search made while More is loading", () => {
       if (eventType === "order.paid") wanted.unshift(msg.id);
     }
     const path = `/api/v1/app/${app.id}/msg`;
-    let firstReads = 0;
-    page.on("request", (r) => {
-      const url = new URL(r.url());
-      if (url.pathname === path && !url.searchParams.has("iterator")) firstReads++;
-    });
+    const reads = countListReads(page, path);
 
-    // The page's clock is the test's: a refresh happens when the test moves it on.
-    await page.clock.install();
-    await page.goto(`${h.url}/ui/#/app/${app.id}/messages`);
-    await page.reload();
+    await openOnTheTestsClock(page, `${h.url}/ui/#/app/${app.id}/messages`);
     const list = page.getByRole("table", { name: "Newest messages first" });
     const rows = list.locator("tbody tr");
     await rows.nth(49).waitFor();
@@ -70,23 +64,9 @@ describe("operator console: a search made while More is loading", () => {
     release();
     await expect.poll(() => laterAnswered, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
     await page.unroute(() => true);
-    for (let i = 0; i < 2; i++) {
-      const before = firstReads;
-      await expect
-        .poll(async () => {
-          if (firstReads === before) await page.clock.runFor(500);
-          return firstReads;
-        })
-        .toBeGreaterThan(before);
-    }
+    for (let i = 0; i < 2; i++) await runClockUntilARefresh(page, () => reads.first);
     // One more, so the last read started is drawn before the list is looked at.
-    const before = firstReads;
-    await expect
-      .poll(async () => {
-        if (firstReads === before) await page.clock.runFor(500);
-        return firstReads;
-      })
-      .toBeGreaterThan(before);
+    await runClockUntilARefresh(page, () => reads.first);
     expect(await shownIds()).toEqual(wanted.slice(0, 50));
   }, 120_000);
 });

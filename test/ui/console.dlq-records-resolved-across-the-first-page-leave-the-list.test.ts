@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { useDashboard } from "../support/browser.js";
+import { countListReads, openOnTheTestsClock, runClockUntilARefresh } from "../support/console.js";
 import { anEndpoint, deadLetters, PATIENT_BREAKER } from "../support/dlq.js";
 
 describe("operator console: dead letters resolved across the first page", () => {
@@ -27,16 +28,9 @@ describe("operator console: dead letters resolved across the first page", () => 
     );
     const ids = newestFirst.body.data.map((r) => r.id);
     expect(ids).toHaveLength(110);
-    let firstReads = 0;
-    page.on("request", (r) => {
-      const url = new URL(r.url());
-      if (url.pathname === "/api/v1/dlq" && !url.searchParams.has("iterator")) firstReads++;
-    });
+    const reads = countListReads(page, "/api/v1/dlq");
 
-    // The page's clock is the test's: a refresh happens when the test moves it on.
-    await page.clock.install();
-    await page.goto(`${h.url}/ui/#/dlq`);
-    await page.reload();
+    await openOnTheTestsClock(page, `${h.url}/ui/#/dlq`);
     const list = page.getByRole("table", { name: "Open records, newest first" });
     const shownIds = () => list.locator("tbody tr a[data-key^='dlq-dlq_']").allTextContents();
     await list.getByRole("link", { name: ids[0]!, exact: true }).waitFor();
@@ -49,13 +43,7 @@ describe("operator console: dead letters resolved across the first page", () => 
       const res = await h.api("POST", `/api/v1/dlq/${id}/resolve`, { note: "handled by hand" });
       expect(res.status).toBe(200);
     }
-    const before = firstReads;
-    await expect
-      .poll(async () => {
-        if (firstReads === before) await page.clock.runFor(500);
-        return firstReads;
-      })
-      .toBeGreaterThan(before);
+    await runClockUntilARefresh(page, () => reads.first);
     await expect
       .poll(shownIds, { timeout: 15_000 })
       .toEqual([...ids.slice(0, 40), ...ids.slice(60, 100)]);

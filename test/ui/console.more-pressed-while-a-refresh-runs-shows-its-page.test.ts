@@ -8,6 +8,7 @@
 import type { Request } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { useDashboard } from "../support/browser.js";
+import { openOnTheTestsClock } from "../support/console.js";
 
 describe("operator console: More pressed while a refresh runs", () => {
   const ui = useDashboard({ signedIn: true });
@@ -30,10 +31,7 @@ describe("operator console: More pressed while a refresh runs", () => {
     page.on("requestfinished", (r) => reading.delete(r));
     page.on("requestfailed", (r) => reading.delete(r));
 
-    // The page's clock is the test's: a refresh happens when the test moves it on.
-    await page.clock.install();
-    await page.goto(`${h.url}/ui/#/app/${app.id}/messages`);
-    await page.reload();
+    await openOnTheTestsClock(page, `${h.url}/ui/#/app/${app.id}/messages`);
     const list = page.getByRole("table", { name: "Newest messages first" });
     const shownIds = () => list.locator("tbody tr a[data-key^='msg-']").allTextContents();
     await list.getByRole("link", { name: ids[0]!, exact: true }).waitFor();
