@@ -13,6 +13,7 @@ import type { EndpointPinning, EngineControl } from "../engine/control.js";
 import { endpointsDeleted } from "../engine/endpoints-deleted.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
 import type { ExemptTargets } from "../engine/guarded-connect.js";
+import { ConflictError } from "../errors.js";
 import { newId } from "../ids.js";
 import { generateSecret } from "../signing/secret.js";
 import type { DrillRun, DrillStep, Store } from "../store/port.js";
@@ -216,54 +217,48 @@ export class DrillRunner {
     const app = await ensureSystemApp(store, clock, DRILL_APP_UID);
     this.deps.metrics.drillApplication(app.id);
     this.deps.onPrepared?.();
-    // The last run's endpoint is deleted once it is ours: a drill running in another process
-    // keeps it until that drill ends (and its worker lets go of it).
     for (;;) {
-      const last = await store.findEndpoint(app.id, DRILL_ENDPOINT_UID);
-      if (!last) break;
+      await this.deleteLastEndpoint(app.id, pinned);
+      const now = clock.now();
+      const id = newId("ep", now);
+      // Ours before it exists, so a drill starting elsewhere meanwhile waits for this one.
+      await this.pin(id);
+      pinned.push(id);
+      try {
+        return await store.createEndpoint(drillEndpoint(id, app.id, url, secret, now));
+      } catch (err) {
+        // A drill elsewhere made its endpoint between this one's look and its create (it had
+        // deleted the last one, so there was none to wait for): that one is the one to wait for.
+        if (!(err instanceof ConflictError)) throw err;
+        pinned.pop();
+        this.deps.pinning?.unpin(id);
+      }
+    }
+  }
+
+  /**
+   * Deletes the last run's drill endpoint once it is ours: a drill running in another process
+   * keeps it until that drill ends (and its worker lets go of it).
+   */
+  private async deleteLastEndpoint(appId: string, pinned: string[]): Promise<void> {
+    const { store } = this.deps;
+    for (;;) {
+      const last = await store.findEndpoint(appId, DRILL_ENDPOINT_UID);
+      if (!last) return;
       await this.pin(last.id);
       pinned.push(last.id);
       // Replaced meanwhile by a drill elsewhere: that one's is the one to wait for. The take
       // just made is of an endpoint that drill deleted; let go of it now rather than count it in
       // this worker's share for the whole of the wait and the drill.
-      if ((await store.findEndpoint(app.id, DRILL_ENDPOINT_UID))?.id !== last.id) {
+      if ((await store.findEndpoint(appId, DRILL_ENDPOINT_UID))?.id !== last.id) {
         pinned.pop();
         this.deps.pinning?.unpin(last.id);
         continue;
       }
-      await store.deleteEndpoint(app.id, last.id);
+      await store.deleteEndpoint(appId, last.id);
       endpointsDeleted(this.deps, [last.id]);
-      break;
+      return;
     }
-    const now = clock.now();
-    const id = newId("ep", now);
-    // Ours before it exists, so a drill starting elsewhere meanwhile waits for this one.
-    await this.pin(id);
-    pinned.push(id);
-    return store.createEndpoint({
-      id,
-      appId: app.id,
-      uid: DRILL_ENDPOINT_UID,
-      description: "hookline failure drills",
-      version: 1,
-      headers: {},
-      metadata: {},
-      rateLimit: null,
-      createdAt: now,
-      url,
-      disabled: false,
-      disabledReason: null,
-      secrets: { current: secret, previous: [] },
-      filterTypes: [DRILL_EVENT_TYPE],
-      // The drill message has no channel: an endpoint given channels by hand would not take it.
-      channels: null,
-      // A short ladder: three attempts a second apart, so the drill ends in seconds.
-      deliveryPolicy: {
-        retry: { delays: [1, 1], jitter: { strategy: "none" as const } },
-        timeoutMs: 5_000,
-      },
-      updatedAt: now,
-    });
   }
 
   /**
@@ -292,4 +287,32 @@ export class DrillRunner {
     p.catch(() => undefined);
     return p;
   }
+}
+
+/** The drill's endpoint: its receiver, secret and a ladder short enough to end in seconds. */
+function drillEndpoint(id: string, appId: string, url: string, secret: string, now: number) {
+  return {
+    id,
+    appId,
+    uid: DRILL_ENDPOINT_UID,
+    description: "hookline failure drills",
+    version: 1,
+    headers: {},
+    metadata: {},
+    rateLimit: null,
+    createdAt: now,
+    url,
+    disabled: false,
+    disabledReason: null,
+    secrets: { current: secret, previous: [] },
+    filterTypes: [DRILL_EVENT_TYPE],
+    // The drill message has no channel: an endpoint given channels by hand would not take it.
+    channels: null,
+    // A short ladder: three attempts a second apart, so the drill ends in seconds.
+    deliveryPolicy: {
+      retry: { delays: [1, 1], jitter: { strategy: "none" as const } },
+      timeoutMs: 5_000,
+    },
+    updatedAt: now,
+  } satisfies Endpoint;
 }
