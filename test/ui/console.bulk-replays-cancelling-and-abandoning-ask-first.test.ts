@@ -131,6 +131,20 @@ describe("operator console: the questions before bulk replays, cancelling and ab
     expect(await jobs()).toHaveLength(before);
   });
 
+  it("names the form's field when the endpoint it names is refused, as starting the job did", async () => {
+    const { h, page } = ui;
+    const before = (await jobs()).length;
+    await page.goto(`${h.url}/ui/#/dlq`);
+    // An endpoint's uid, not its id: refused by the count as the job's start refuses it.
+    await page.getByLabel("Endpoint id").fill("orders-hook");
+    await page.getByRole("button", { name: "Start bulk replay" }).click();
+    const refused = page.locator("#toast").getByRole("alert");
+    await refused.getByText(/is not an endpoint id/).waitFor();
+    expect(await refused.textContent()).toMatch(/^endpointId: is not an endpoint id \(ep_…\)/);
+    expect(await page.getByRole("dialog").count()).toBe(0);
+    expect(await jobs()).toHaveLength(before);
+  });
+
   it("asks before cancelling a job, and keeps it when told to", async () => {
     const { h, page } = ui;
     const job = await h.api<{ id: string }>("POST", "/api/v1/dlq/replay", {

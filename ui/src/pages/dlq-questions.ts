@@ -4,7 +4,7 @@
  * be started again; an abandoned record cannot be reopened or replayed. A single replay, resolving
  * a record (it can still be replayed) and anything reversible are not asked about.
  */
-import { api, seg, type ListOut } from "../api.js";
+import { api, ApiError, seg, type ListOut } from "../api.js";
 import type { Question } from "../confirm.js";
 import { plural, time } from "../format.js";
 import type { DeadLetter, DeadLetterRecord, Endpoint, ReplayJob, SummaryRow } from "../types.js";
@@ -51,7 +51,7 @@ export async function windowReplayQuestion(r: WindowReplay): Promise<Question | 
   if (r.until) query.set("until", r.until);
   if (r.endpointId) query.set("endpoint_id", r.endpointId);
   const [open, summary] = await Promise.all([
-    api<ListOut<DeadLetter>>("GET", `/api/v1/dlq?${query}`),
+    api<ListOut<DeadLetter>>("GET", `/api/v1/dlq?${query}`).catch(asTheJobsField),
     // Where each endpoint with open records is, by its URL.
     api<{ data: SummaryRow[] }>("GET", "/api/v1/dlq/summary"),
   ]);
@@ -70,6 +70,15 @@ export async function windowReplayQuestion(r: WindowReplay): Promise<Question | 
     detail: `The records open now that were ${windowOf(r)}. ${howSent(r.canarySize, r.ratePerSecond)}`,
     verb: "Start bulk replay",
   };
+}
+
+/**
+ * The count's refusal of what the form sent (an endpoint's uid, not its id), naming the field as
+ * the job's start names it: the list's query calls it `endpoint_id`, a word the form never shows.
+ */
+function asTheJobsField(err: unknown): never {
+  if (!(err instanceof ApiError) || err.status !== 422) throw err;
+  throw new ApiError(err.status, err.message.replace(/(^|; )endpoint_id:/g, "$1endpointId:"));
 }
 
 const windowOf = (r: WindowReplay): string =>
