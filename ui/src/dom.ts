@@ -137,13 +137,15 @@ export function onSubmit(form: HTMLFormElement, run: () => Promise<unknown>): vo
  * region, and an error (an action or an update failed) at once, in its alert region. Both regions
  * are in the page from the start (a region added with its message is not announced), and only one
  * holds a message: the other is emptied, so an error is not left to be read again under a later
- * success. The message on show, told again (every update failing alike), is left as it is and
- * only stays longer: written again, it was announced again every 2 s.
+ * success. A message that hookline's updates tell again by themselves (every update failing alike)
+ * is told `{ again: "quiet" }`: on show already, it is left as it is and only stays longer, where
+ * written again it was announced every 2 s. An action's result is written each time: a second
+ * press ending as the first did is news, and left as it was, it was not read out at all.
  */
-export function toast(message: string, error = false): void {
+export function toast(message: string, error = false, o: { again?: "quiet" } = {}): void {
   const [said, other] = [toastRegion(error), toastRegion(!error)];
   if (other.textContent) other.textContent = "";
-  if (said.textContent !== message) said.textContent = message;
+  if (said.textContent !== message || o.again !== "quiet") said.textContent = message;
   window.clearTimeout(toastTimer);
   toastTimer = window.setTimeout(() => (said.textContent = ""), 8_000);
 }

@@ -106,7 +106,10 @@ export function startPolling(): void {
         // Deleted meanwhile (in another tab, or through the API): the page is loaded again and
         // says so once, instead of showing it as it was and failing every update.
         if (err instanceof ApiError && err.status === 404) onGone();
-        else toast(`Live update failed: ${err instanceof Error ? err.message : String(err)}`, true);
+        else {
+          const why = err instanceof Error ? err.message : String(err);
+          toast(`Live update failed: ${why}`, true, { again: "quiet" });
+        }
       }
     }
     timer = window.setTimeout(tick, POLL_MS);

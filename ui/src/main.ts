@@ -269,7 +269,8 @@ whenUnauthorized(() => {
   signedOut = false;
   noSessionHere = false;
   session.signOut();
-  toast("Your session has ended: the token is no longer valid.", true);
+  // Each request refused at once says it: read out once.
+  toast("Your session has ended: the token is no longer valid.", true, { again: "quiet" });
   void show();
 });
 // What the page showed was deleted: loaded again, it says "not found" and stops updating.
