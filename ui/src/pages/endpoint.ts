@@ -118,7 +118,7 @@ export async function renderEndpoint(
               {},
               circuitBadge(circuit.state),
               ` since ${time(circuit.since)} (`,
-              ago(circuit.since),
+              ago(circuit.since, { exactBeside: true }),
               ")",
             ),
             h("dt", {}, "In flight"),
