@@ -6,7 +6,7 @@ import { rotate, type RotatedTable, type RotationTotals } from "../security/rota
 import { openStore } from "../store/factory.js";
 import { storeFailure } from "../start-failure.js";
 import { describeUnknown } from "../unknown-settings.js";
-import { EXIT_CODE_OF, type StopSignal } from "./signals.js";
+import { EXIT_CODE_OF, type StopCleanly, type StopSignal } from "./signals.js";
 
 /**
  * --batch-size: a whole number of rows, at least 1 (a typo must not reach the query as NaN), and
@@ -26,12 +26,8 @@ export interface KeysIo {
   /** Where a long rotation says how far it is, and a stopped one what it leaves. */
   err: NodeJS.WritableStream;
   now(): number;
-  /**
-   * Until the returned function is called, a stop signal (Ctrl-C, SIGTERM, SIGHUP) calls `stop`
-   * with its name instead of ending the process; one more, a second or more later, ends it at
-   * once, saying what `atOnce` says.
-   */
-  onStop(stop: (signal: StopSignal) => void, atOnce: (signal: StopSignal) => string): () => void;
+  /** Hears Ctrl-C, SIGTERM and SIGHUP, so that a rotation ends its batch (see StopCleanly). */
+  onStop: StopCleanly;
   setExitCode(code: number): void;
 }
 

@@ -9,7 +9,7 @@ import { withoutPassword } from "../start-failure.js";
 import { describeUnknown } from "../unknown-settings.js";
 import { dlqCommand, type CliIo } from "./dlq.js";
 import { keysCommand } from "./keys.js";
-import { EXIT_CODE_OF, onStopSignals, type StopSignal } from "./signals.js";
+import { EXIT_CODE_OF, onStopSignals, type StopCleanly, type StopSignal } from "./signals.js";
 import { storeCommand } from "./store.js";
 import { drillCommand } from "./drill.js";
 import { VERSION } from "../version.js";
@@ -281,10 +281,7 @@ function onSignals(hookline: Hookline, starting: Promise<void>): { stopping(): b
  * more later, ends the process at once, saying what `atOnce` says of it. One within a second of the
  * first is the same Ctrl-C passed on by npx (see REPEAT_IGNORED_MS).
  */
-function stopCleanly(
-  stop: (signal: StopSignal) => void,
-  atOnce: (signal: StopSignal) => string,
-): () => void {
+const stopCleanly: StopCleanly = (stop, atOnce) => {
   let firstAt: number | null = null;
   return onStopSignals((signal) => {
     if (firstAt === null) {
@@ -295,7 +292,7 @@ function stopCleanly(
       process.exit(1);
     }
   });
-}
+};
 
 /** What a stop the database did not hear of leaves behind, for the operator reading the log. */
 function stoppedUntold(config: Readonly<Config>): string {

@@ -12,6 +12,16 @@ export const EXIT_CODE_OF: Readonly<Record<StopSignal, number>> = {
 };
 
 /**
+ * How a command that stops cleanly when asked (`keys rotate`, `store copy`) hears stop signals:
+ * until the returned function is called, the first calls `stop` with its name instead of ending
+ * the process, and one more, a second or more later, ends it at once, saying what `atOnce` says.
+ */
+export type StopCleanly = (
+  stop: (signal: StopSignal) => void,
+  atOnce: (signal: StopSignal) => string,
+) => () => void;
+
+/**
  * Calls `handler` on each stop signal, in place of ending the process, until the function it
  * returns is called.
  */

@@ -22,7 +22,7 @@ import { MIGRATIONS } from "../store/postgres/migrations.js";
 import { existingSqliteFile } from "../store/factory.js";
 import { newestVersion } from "../store/newer-schema.js";
 import { describeUnknown } from "../unknown-settings.js";
-import { EXIT_CODE_OF, type StopSignal } from "./signals.js";
+import { EXIT_CODE_OF, type StopCleanly, type StopSignal } from "./signals.js";
 
 /** Where the command writes: the summary on `out`, progress on `err`; `now` paces the progress. */
 export interface StoreIo {
@@ -35,12 +35,8 @@ export interface StoreIo {
 
 /** What `store copy` needs of its process to stop on Ctrl-C, SIGTERM or SIGHUP. */
 export interface StopSignals {
-  /**
-   * Until the returned function is called, the first stop signal calls `stop` with its name
-   * instead of ending the process, and one more, a second or more later, ends it at once, saying
-   * what `atOnce` says.
-   */
-  onStop(stop: (signal: StopSignal) => void, atOnce: (signal: StopSignal) => string): () => void;
+  /** Hears Ctrl-C, SIGTERM and SIGHUP (see StopCleanly). */
+  onStop: StopCleanly;
   /** Ends the process now. */
   exit(code: number): never;
   setExitCode(code: number): void;
