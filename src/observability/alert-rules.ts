@@ -6,7 +6,7 @@
  * The evaluator (evaluator.ts) feeds it samples on the injected clock and persists what changes.
  */
 import type { CircuitState } from "../engine/breaker.js";
-import type { AlertRecord } from "../store/port.js";
+import type { AlertRecord, EndpointStopped } from "../store/port.js";
 import type { EndpointCounts } from "./tally.js";
 
 /** Thresholds of every rule; see docs/observability.md and the HOOKLINE_ALERT_* variables. */
@@ -78,7 +78,7 @@ export interface AlertSample {
    * {@link AlertRules.endpointsJudged}): left out of `endpoint_failing`, their alerts resolving at
    * once. Enabled again, an endpoint is judged on its attempts since alone.
    */
-  stopped: Map<string, "disabled" | "deleted">;
+  stopped: Map<string, EndpointStopped>;
   dlqDepth: number;
   dlqOldestAt: number | null;
   oldestDueAt: number | null;

@@ -131,6 +131,9 @@ export interface EndpointKeys {
   scopes(appTokenIds: readonly string[]): IdempotencyScopes;
 }
 
+/** Why nothing is sent to an endpoint any more (see Store.listStoppedEndpoints). */
+export type EndpointStopped = "disabled" | "deleted";
+
 export type IdempotencyState =
   | { kind: "new" }
   | { kind: "replay"; status: number; body: string }
@@ -199,7 +202,7 @@ export interface Store {
    * Of `ids`, those nothing is sent to any more: disabled, or deleted (no longer stored), in one
    * read of ids alone whatever their number. The alert evaluator leaves them out.
    */
-  listStoppedEndpoints(ids: string[]): Promise<Map<string, "disabled" | "deleted">>;
+  listStoppedEndpoints(ids: string[]): Promise<Map<string, EndpointStopped>>;
   listEndpoints(appId: string, q: PageQuery): Promise<Page<Endpoint>>;
   /**
    * Writes `ep` over the stored endpoint; false when there is none. With `seenAt`, the

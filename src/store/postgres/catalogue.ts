@@ -7,6 +7,7 @@ import { scopeRanges } from "../idempotency-scopes.js";
 import type {
   ApplicationFilter,
   EndpointKeys,
+  EndpointStopped,
   EventTypeQuery,
   HeldIdempotencyKey,
   IdempotencyBegin,
@@ -118,7 +119,7 @@ export class Catalogue {
     return (await all(this.pool, S.getEndpoints, [ids])).map(endpointFromRow);
   }
 
-  async listStoppedEndpoints(ids: string[]): Promise<Map<string, "disabled" | "deleted">> {
+  async listStoppedEndpoints(ids: string[]): Promise<Map<string, EndpointStopped>> {
     const rows = await all(this.pool, S.stoppedEndpoints, [ids]);
     return new Map(rows.map((r) => [String(r.id), r.deleted ? "deleted" : "disabled"]));
   }

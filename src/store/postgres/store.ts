@@ -22,6 +22,7 @@ import { ConfigError, StoreUnavailableError } from "../../errors.js";
 import {
   DEFAULT_STORE_LIMITS,
   type AcceptResult,
+  type EndpointStopped,
   type AlertRecord,
   type AlertSave,
   type BacklogSnapshot,
@@ -245,7 +246,7 @@ export class PostgresStore implements Store {
     return eps.map((ep) => this.sealing.endpointOut(ep));
   }
 
-  async listStoppedEndpoints(ids: string[]): Promise<Map<string, "disabled" | "deleted">> {
+  async listStoppedEndpoints(ids: string[]): Promise<Map<string, EndpointStopped>> {
     return this.run(() => this.catalogue.listStoppedEndpoints(ids));
   }
 

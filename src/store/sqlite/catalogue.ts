@@ -8,6 +8,7 @@ import { scopeRanges } from "../idempotency-scopes.js";
 import type {
   ApplicationFilter,
   EndpointKeys,
+  EndpointStopped,
   EventTypeQuery,
   HeldIdempotencyKey,
   IdempotencyBegin,
@@ -133,7 +134,7 @@ export class Catalogue {
     return (this.s.getEndpoints.all(JSON.stringify(ids)) as Row[]).map(endpointFromRow);
   }
 
-  listStoppedEndpoints(ids: string[]): Map<string, "disabled" | "deleted"> {
+  listStoppedEndpoints(ids: string[]): Map<string, EndpointStopped> {
     const rows = this.s.stoppedEndpoints.all(JSON.stringify(ids)) as Row[];
     return new Map(rows.map((r) => [String(r.id), r.deleted ? "deleted" : "disabled"]));
   }

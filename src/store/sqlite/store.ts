@@ -22,6 +22,7 @@ import { ConflictError, StoreUnavailableError } from "../../errors.js";
 import {
   DEFAULT_STORE_LIMITS,
   type AcceptResult,
+  type EndpointStopped,
   type AlertRecord,
   type AlertSave,
   type BacklogSnapshot,
@@ -211,7 +212,7 @@ export class SqliteStore implements Store {
     );
   }
 
-  async listStoppedEndpoints(ids: string[]): Promise<Map<string, "disabled" | "deleted">> {
+  async listStoppedEndpoints(ids: string[]): Promise<Map<string, EndpointStopped>> {
     return this.run(() => this.catalogue.listStoppedEndpoints(ids));
   }
 
