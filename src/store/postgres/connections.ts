@@ -60,8 +60,8 @@ function connectionConfig(options: PostgresOptions): pg.ClientConfig {
     // The server ends a statement a little after hookline stops waiting for it: a connection
     // given up on is closed, but a backend waiting for a lock never looks at its socket, and
     // would otherwise go on waiting, holding the locks it has, and then run the statement anyway.
-    // A statement_timeout of their own in the URL's options comes later, so it wins; the schema
-    // must be ours.
+    // A statement_timeout or idle_in_transaction_session_timeout of their own in the URL's options
+    // comes later, so it wins; the schema must be ours.
     options: [
       `-c statement_timeout=${queryTimeoutMs + SERVER_GRACE_MS}`,
       ...(options.idleInTransactionTimeoutMs
