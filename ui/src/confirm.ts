@@ -1,10 +1,11 @@
 /**
  * The question asked before an action that cannot be undone or that sends many requests to a
  * customer's endpoint (rotating a secret, deleting an endpoint, bulk replays, cancelling a replay
- * job, abandoning a dead-letter record), in the page itself. It was the browser's `confirm()`, which a sandboxed iframe
- * without `allow-modals` (how products commonly embed the portal) answers "no" at once, showing
- * nothing: the action then did nothing and said nothing. A `<dialog>` opened with `showModal()`
- * needs no sandbox flag, holds the focus and closes with Escape as `confirm()` did.
+ * job, abandoning a dead-letter record), in the page itself. It was the browser's `confirm()`,
+ * which a sandboxed iframe without `allow-modals` (how products commonly embed the portal) answers
+ * "no" at once, showing nothing: the action then did nothing and said nothing. A `<dialog>` opened
+ * with `showModal()` needs no sandbox flag, holds the focus and closes with Escape as `confirm()`
+ * did.
  */
 import { h } from "./dom.js";
 
