@@ -10,7 +10,7 @@ import {
   DEFAULT_QUERY_TIMEOUT_MS,
   endedIdle,
   isTimeout,
-  noteSessionEnd,
+  hearSessionEnd,
   type PostgresOptions,
 } from "../postgres/database.js";
 import { migrate } from "../postgres/migrate.js";
@@ -48,11 +48,7 @@ export class PostgresDestination {
     const client = newClient(connectionOptions(options));
     // A connection lost fails the next statement instead, which says why if the server ended
     // the session for idling in the copy's transaction (see failed in sqlite-to-postgres.ts).
-    client.on("error", (err) => noteSessionEnd(client, err));
-    // Its word reaches the client's "error" only between statements. A copy stopped (or paused)
-    // as it waited on one fails that statement by its query timeout once it goes on, before it
-    // reads the answer and the word behind it, which pg then hands to the abandoned statement.
-    client.connection.on("errorMessage", (err: Error) => noteSessionEnd(client, err));
+    hearSessionEnd(client);
     await client.connect();
     return new PostgresDestination(client, options);
   }

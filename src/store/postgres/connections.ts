@@ -7,7 +7,7 @@ import pg from "pg";
 import { finishedWithin } from "../../finished-within.js";
 import {
   DEFAULT_QUERY_TIMEOUT_MS,
-  noteSessionEnd,
+  hearSessionEnd,
   SCHEMA_NAME,
   type PostgresOptions,
 } from "./database.js";
@@ -98,7 +98,7 @@ export function openPool(options: PostgresOptions): pg.Pool {
   // statements) whose server goes away emits "error" with no listener, which would end the
   // process; its next statement fails instead, as StoreUnavailableError, told why if the server
   // ended the session for idling in its transaction.
-  pool.on("connect", (client) => client.on("error", (err) => noteSessionEnd(client, err)));
+  pool.on("connect", (client) => hearSessionEnd(client as pg.Client));
   return pool;
 }
 

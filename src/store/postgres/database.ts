@@ -301,10 +301,23 @@ const endedForIdling = new WeakMap<pg.ClientBase, Error>();
 
 /**
  * Keeps what the server said as it ended `client`'s session, if it ended it for idling in a
- * transaction (see {@link endedIdle}); for the listener on a connection's errors.
+ * transaction (see {@link endedIdle}).
  */
-export function noteSessionEnd(client: pg.ClientBase, err: Error): void {
+function noteSessionEnd(client: pg.ClientBase, err: Error): void {
   if (isEndedIdle(err)) endedForIdling.set(client, err);
+}
+
+/**
+ * Listens on `client` for the server ending its session, for {@link endedIdle} to tell. A lost
+ * connection fails the next statement instead of ending the process. The server's word reaches
+ * the client's "error" only between statements: a process stopped (or paused) as it waited on one
+ * fails that statement by its query timeout once it goes on, before it reads the answer and the
+ * word behind it, which pg then hands to the abandoned statement; the connection's own
+ * "errorMessage" hears it either way.
+ */
+export function hearSessionEnd(client: pg.Client): void {
+  client.on("error", (err) => noteSessionEnd(client, err));
+  client.connection.on("errorMessage", (err: Error) => noteSessionEnd(client, err));
 }
 
 /** Whether `err` is the server's word that it ended the session for idling in a transaction. */
