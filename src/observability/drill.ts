@@ -222,16 +222,14 @@ export class DrillRunner {
       const now = clock.now();
       const id = newId("ep", now);
       // Ours before it exists, so a drill starting elsewhere meanwhile waits for this one.
-      await this.pin(id);
-      pinned.push(id);
+      await this.hold(id, pinned);
       try {
         return await store.createEndpoint(drillEndpoint(id, app.id, url, secret, now));
       } catch (err) {
         // A drill elsewhere made its endpoint between this one's look and its create (it had
         // deleted the last one, so there was none to wait for): that one is the one to wait for.
         if (!(err instanceof ConflictError)) throw err;
-        pinned.pop();
-        this.deps.pinning?.unpin(id);
+        this.letGoOfLast(pinned);
       }
     }
   }
@@ -245,20 +243,30 @@ export class DrillRunner {
     for (;;) {
       const last = await store.findEndpoint(appId, DRILL_ENDPOINT_UID);
       if (!last) return;
-      await this.pin(last.id);
-      pinned.push(last.id);
+      await this.hold(last.id, pinned);
       // Replaced meanwhile by a drill elsewhere: that one's is the one to wait for. The take
       // just made is of an endpoint that drill deleted; let go of it now rather than count it in
       // this worker's share for the whole of the wait and the drill.
       if ((await store.findEndpoint(appId, DRILL_ENDPOINT_UID))?.id !== last.id) {
-        pinned.pop();
-        this.deps.pinning?.unpin(last.id);
+        this.letGoOfLast(pinned);
         continue;
       }
       await store.deleteEndpoint(appId, last.id);
       endpointsDeleted(this.deps, [last.id]);
       return;
     }
+  }
+
+  /** Takes `endpointId` (see {@link pin}) and keeps it in `pinned`, let go of as the drill ends. */
+  private async hold(endpointId: string, pinned: string[]): Promise<void> {
+    await this.pin(endpointId);
+    pinned.push(endpointId);
+  }
+
+  /** Lets go of the endpoint taken last, now rather than as the drill ends. */
+  private letGoOfLast(pinned: string[]): void {
+    const id = pinned.pop();
+    if (id) this.deps.pinning?.unpin(id);
   }
 
   /**
