@@ -242,9 +242,10 @@ export class AlertRules {
     // Per-endpoint counts are only read within the rate window: drop them sooner, so ten
     // thousand active endpoints cost one window of counts, not an hour of them.
     for (const s of this.samples) {
-      if (sample.at - s.at > this.t.windowMs && s.endpoints.size) s.endpoints = new Map();
-      if (sample.at - s.at > this.t.windowMs && s.down.size) s.down = new Map();
-      if (sample.at - s.at > this.t.windowMs && s.stopped.size) s.stopped = new Map();
+      if (sample.at - s.at <= this.t.windowMs) continue;
+      if (s.endpoints.size) s.endpoints = new Map();
+      if (s.down.size) s.down = new Map();
+      if (s.stopped.size) s.stopped = new Map();
     }
     const conditions = this.conditions(sample);
     const changes: AlertChanges = { fired: [], resolved: [], updated: [] };
