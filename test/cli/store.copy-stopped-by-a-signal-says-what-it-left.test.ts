@@ -9,7 +9,6 @@
  */
 import pg from "pg";
 import { expect, it } from "vitest";
-import { COPIED } from "../../src/store/copy/plan.js";
 import { MIGRATION_LOCK } from "../../src/store/postgres/migrate.js";
 import { MIGRATIONS } from "../../src/store/postgres/migrations.js";
 import { newestVersion } from "../../src/store/newer-schema.js";
@@ -17,20 +16,10 @@ import { runCli, spawnCli, type CliRun } from "../support/built-cli.js";
 import { useCleanup } from "../support/cleanup.js";
 import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { SilentPostgres } from "../support/silent-postgres.js";
-import { aSqliteDataDir } from "../support/store-copy.js";
+import { aSqliteDataDir, rowsIn } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
 const VERSION = newestVersion(MIGRATIONS);
-
-/** The copied tables of `schema` that hold rows, and how many. */
-async function rowsIn(schema: string): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const t of [...COPIED.map((c) => c.name), "dead_letter_depth"]) {
-    const [row] = await adminQuery(`SELECT count(*)::int AS n FROM ${schema}.${t}`);
-    if (row!.n) counts[t] = Number(row!.n);
-  }
-  return counts;
-}
 
 /** `hookline store copy` of `dir` into `schema`, killed after the test if it still runs. */
 function spawnCopy(dir: string, schema: string, to = TEST_DATABASE_URL): CliRun {

@@ -8,10 +8,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { PostgresStore } from "../../src/store/postgres/store.js";
-import { COPIED } from "../../src/store/copy/plan.js";
 import { useCleanup } from "../support/cleanup.js";
 import { adminQuery, aSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { aSqliteDataDir, copyToSchema } from "../support/store-copy.js";
+import { aSqliteDataDir, copyToSchema, rowsIn } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
 
@@ -37,15 +36,6 @@ async function onMessage(schema: string, id: string, action: string): Promise<vo
   await adminQuery(
     `CREATE TRIGGER fault BEFORE INSERT ON ${schema}.messages FOR EACH ROW EXECUTE FUNCTION ${schema}.fault()`,
   );
-}
-
-async function rowsIn(schema: string): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const t of [...COPIED.map((c) => c.name), "dead_letter_depth"]) {
-    const [row] = await adminQuery(`SELECT count(*)::int AS n FROM ${schema}.${t}`);
-    if (row!.n) counts[t] = Number(row!.n);
-  }
-  return counts;
 }
 
 const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");

@@ -7,22 +7,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { expect, it } from "vitest";
-import { COPIED } from "../../src/store/copy/plan.js";
 import { runCli, spawnCli } from "../support/built-cli.js";
 import { useCleanup } from "../support/cleanup.js";
 import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { aSqliteDataDir } from "../support/store-copy.js";
+import { aSqliteDataDir, rowsIn } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
-
-async function rowsIn(schema: string): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const t of [...COPIED.map((c) => c.name), "dead_letter_depth"]) {
-    const [row] = await adminQuery(`SELECT count(*)::int AS n FROM ${schema}.${t}`);
-    if (row!.n) counts[t] = Number(row!.n);
-  }
-  return counts;
-}
 
 /** The sessions of hookline processes on `schema` (their application name says which schema). */
 async function sessionsOn(schema: string): Promise<string[]> {

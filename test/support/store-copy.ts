@@ -8,11 +8,12 @@ import { fileURLToPath } from "node:url";
 import { PassThrough } from "node:stream";
 import { storeCommand } from "../../src/cli/store.js";
 import { FieldCipher } from "../../src/security/cipher.js";
+import { COPIED } from "../../src/store/copy/plan.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { tempDir, type Cleanup } from "./cleanup.js";
 import { startHookline, type TestHookline } from "./hookline.js";
-import { TEST_DATABASE_URL } from "./postgres.js";
+import { adminQuery, TEST_DATABASE_URL } from "./postgres.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -193,4 +194,14 @@ export async function readEverything(h: TestHookline): Promise<Record<string, un
   await get("/api/v1/tokens?limit=250");
   seen.tokenPages = await pagesOf(h, "/api/v1/tokens");
   return seen;
+}
+
+/** The copied tables of `schema` that hold rows, and how many (a copy rolled back: none). */
+export async function rowsIn(schema: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const t of [...COPIED.map((c) => c.name), "dead_letter_depth"]) {
+    const [row] = await adminQuery(`SELECT count(*)::int AS n FROM ${schema}.${t}`);
+    if (row!.n) counts[t] = Number(row!.n);
+  }
+  return counts;
 }
