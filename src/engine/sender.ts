@@ -3,6 +3,7 @@
  * read. Keep-alive pools per origin come from undici's Agent; redirects are never followed.
  */
 import { Agent, buildConnector, type Dispatcher } from "undici";
+import { readingBeforeWriteFails } from "./answer-before-write-error.js";
 import { boundingAnswers } from "./bounded-answer.js";
 import { guardedConnector, type ExemptTargets } from "./guarded-connect.js";
 import type { TransportErrorClass } from "./outcome.js";
@@ -93,11 +94,13 @@ export class HttpSender implements Sender {
       connections: null,
       pipelining: 1,
       maxHeaderSize: MAX_HEADER_BYTES,
-      connect: readingPastContinue(
-        boundingAnswers(
-          options.refusePrivateTargets
-            ? guardedConnector(CONNECT_TIMEOUT_MS, options.exemptTargets)
-            : buildConnector({ timeout: CONNECT_TIMEOUT_MS }),
+      connect: readingBeforeWriteFails(
+        readingPastContinue(
+          boundingAnswers(
+            options.refusePrivateTargets
+              ? guardedConnector(CONNECT_TIMEOUT_MS, options.exemptTargets)
+              : buildConnector({ timeout: CONNECT_TIMEOUT_MS }),
+          ),
         ),
       ),
     });

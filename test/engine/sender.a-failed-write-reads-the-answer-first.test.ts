@@ -1,0 +1,66 @@
+/**
+ * The receiver's answer and its reset both reach the socket before hookline writes: the write
+ * fails at once (ECONNRESET), with the answer unread in the kernel. On a loaded machine this is
+ * what happens part way through a large body when the receiver refuses it (sender thread, seen in
+ * CI): the answer, a 413, must still be what the attempt records, not a retried reset.
+ *
+ * The receiver runs on a thread of its own; this thread is held from the moment its connection is
+ * made until the receiver has answered and reset, so the first write is the first thing it does.
+ */
+import { channel } from "node:diagnostics_channel";
+import type { Socket } from "node:net";
+import { Worker } from "node:worker_threads";
+import { afterEach, expect, it } from "vitest";
+import { HttpSender } from "../../src/engine/sender.js";
+
+const RECEIVER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const net = require("node:net");
+const done = new Int32Array(workerData);
+const server = net.createServer((socket) => {
+  socket.on("error", () => {});
+  socket.on("close", () => {
+    Atomics.store(done, 0, 1);
+    Atomics.notify(done, 0);
+  });
+  socket.write(
+    "HTTP/1.1 413 Payload Too Large\\r\\nContent-Length: 17\\r\\n\\r\\npayload too large",
+    () => socket.resetAndDestroy(),
+  );
+});
+server.listen(0, "127.0.0.1", () => parentPort.postMessage(server.address().port));
+parentPort.on("message", () => server.close(() => process.exit(0)));
+`;
+
+const connected = channel("net.client.socket");
+let receiver: Worker | undefined;
+let holdOnConnect: ((message: unknown) => void) | undefined;
+let sender: HttpSender | undefined;
+afterEach(async () => {
+  if (holdOnConnect) connected.unsubscribe(holdOnConnect);
+  await sender?.close();
+  receiver?.postMessage("stop");
+  await new Promise((r) => receiver?.once("exit", r));
+});
+
+it("a write failing on a reset reads the answer already on the socket first", async () => {
+  const done = new SharedArrayBuffer(4);
+  receiver = new Worker(RECEIVER, { eval: true, workerData: done });
+  const port = await new Promise<number>((r) => receiver!.once("message", r));
+  holdOnConnect = (message) => {
+    const { socket } = message as { socket: Socket };
+    socket.once("connect", () => {
+      if (socket.remotePort === port) Atomics.wait(new Int32Array(done), 0, 0, 10_000);
+    });
+  };
+  connected.subscribe(holdOnConnect);
+  sender = new HttpSender();
+  const result = await sender.send({
+    url: `http://127.0.0.1:${port}/hook`,
+    headers: {},
+    body: Buffer.alloc(64 * 1024, "x"),
+    timeoutMs: 5_000,
+  });
+  expect(Atomics.load(new Int32Array(done), 0)).toBe(1);
+  expect(result).toMatchObject({ status: 413, error: null, snippet: "payload too large" });
+});
