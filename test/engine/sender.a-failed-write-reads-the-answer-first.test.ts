@@ -5,7 +5,8 @@
  * CI): the answer, a 413, must still be what the attempt records, not a retried reset.
  *
  * The receiver runs on a thread of its own; this thread is held from the moment its connection is
- * made until the receiver has answered and reset, so the first write is the first thing it does.
+ * made (which the receiver waits to hear of) until the receiver has answered and reset, so the
+ * first write is the first thing it does.
  */
 import { channel } from "node:diagnostics_channel";
 import type { Socket } from "node:net";
@@ -19,6 +20,8 @@ const net = require("node:net");
 const done = new Int32Array(workerData);
 const server = net.createServer((socket) => {
   socket.on("error", () => {});
+  // Answering before hookline has seen its connection made would fail the connect instead.
+  Atomics.wait(done, 1, 0, 10_000);
   socket.on("close", () => {
     Atomics.store(done, 0, 1);
     Atomics.notify(done, 0);
@@ -44,13 +47,17 @@ afterEach(async () => {
 });
 
 it("a write failing on a reset reads the answer already on the socket first", async () => {
-  const done = new SharedArrayBuffer(4);
+  const done = new SharedArrayBuffer(8);
   receiver = new Worker(RECEIVER, { eval: true, workerData: done });
   const port = await new Promise<number>((r) => receiver!.once("message", r));
   holdOnConnect = (message) => {
     const { socket } = message as { socket: Socket };
     socket.once("connect", () => {
-      if (socket.remotePort === port) Atomics.wait(new Int32Array(done), 0, 0, 10_000);
+      if (socket.remotePort !== port) return;
+      const flags = new Int32Array(done);
+      Atomics.store(flags, 1, 1);
+      Atomics.notify(flags, 1);
+      Atomics.wait(flags, 0, 0, 10_000);
     });
   };
   connected.subscribe(holdOnConnect);
