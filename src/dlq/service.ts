@@ -165,14 +165,14 @@ export class DeadLetterQueue {
   async resolve(id: string, by: { actor: string; note: string }): Promise<DeadLetter> {
     const now = this.deps.clock.now();
     const done = await this.deps.store.resolveDeadLetter({ id, ...by, now });
-    return this.decided(id, done, "resolved", ["open", "abandoned"], by.actor, now);
+    return this.decided(id, done, "resolved", ["open", "abandoned"], by, now);
   }
 
   /** open → abandoned: a person gives up on delivering it. */
   async abandon(id: string, by: { actor: string; note: string }): Promise<DeadLetter> {
     const now = this.deps.clock.now();
     const done = await this.deps.store.abandonDeadLetter({ id, ...by, now });
-    return this.decided(id, done, "abandoned", ["open"], by.actor, now);
+    return this.decided(id, done, "abandoned", ["open"], by, now);
   }
 
   /**
@@ -284,7 +284,7 @@ export class DeadLetterQueue {
     done: DeadLetterDecided,
     to: "resolved" | "abandoned",
     from: DeadLetter["state"][],
-    actor: string,
+    by: { actor: string; note: string },
     at: number,
   ): DeadLetter {
     if (!done.ok) throw refusal(id, done.record, to, from);
@@ -295,9 +295,10 @@ export class DeadLetterQueue {
       appId: r.appId,
       endpointId: r.endpointId,
       deliveryId: null,
-      actor,
+      actor: by.actor,
       at,
-      detail: `${to} by ${actor}`,
+      detail: `${to} by ${by.actor}`,
+      note: by.note,
     };
     this.deps.events.emit({ type: "dead-letter", change });
     return r;

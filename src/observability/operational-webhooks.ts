@@ -156,7 +156,16 @@ export class OperationalWebhooks {
       const c = e.change;
       return {
         type,
-        data: { ...base, dlqId: c.deadLetterId, actor: c.actor, detail: c.detail, at: iso(c.at) },
+        data: {
+          ...base,
+          dlqId: c.deadLetterId,
+          actor: c.actor,
+          // Why, in the words of whoever abandoned it, as the record's history shows it; null
+          // when hookline did, after failed replays (the detail says so).
+          note: c.note ?? null,
+          detail: c.detail,
+          at: iso(c.at),
+        },
       };
     }
     if (e.type !== "delivery") return null;

@@ -35,6 +35,11 @@ export interface DeadLetterChange {
   actor: string;
   at: number;
   detail: string;
+  /**
+   * The person's note of a record resolved or abandoned by hand, as the record's history keeps
+   * it; absent for what hookline did by itself.
+   */
+  note?: string;
 }
 
 export interface DeadLetterQuery extends PageQuery {
