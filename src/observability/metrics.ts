@@ -11,7 +11,7 @@ import { ExpiringMap } from "../expiring-map.js";
 import { finishedWithin, PROBE_WAIT_MS } from "../finished-within.js";
 import type { DeliveryBudget, EngineControl } from "../engine/control.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
-import type { BacklogSnapshot, DeadLetterChange, Store } from "../store/port.js";
+import type { BacklogSnapshot, DeadLetterChange, EndpointStopped, Store } from "../store/port.js";
 import { DRILL_ENDPOINTS, EndpointSlots, OTHER_ENDPOINTS } from "./endpoint-slots.js";
 import { Tally } from "./tally.js";
 
@@ -100,6 +100,14 @@ export class HooklineMetrics {
    * gone. Read again at each scrape, so one enabled again is shown again.
    */
   private circuitsHidden = new Set<string>();
+  /**
+   * Endpoints with a slot found disabled by the last scrape that could read the store (see
+   * {@link recheckEndpoints}); shown as `hookline_endpoint_disabled`, which the shipped
+   * HooklineEndpointFailing joins on to leave them out, as hookline's own `endpoint_failing` does.
+   * Kept as it was while the store cannot be read: a disabled endpoint does not turn failing again
+   * for the length of an outage.
+   */
+  private disabled = new Set<string>();
   /** Whether stored circuits are shown (see {@link showStoredCircuits}): processes that deliver. */
   private showsStored = false;
 
@@ -319,18 +327,36 @@ export class HooklineMetrics {
   }
 
   /**
+   * Reads which endpoints with a slot are disabled or gone (one read, whatever their number), and
+   * then the circuits shown not closed. A person may disable an endpoint through another process,
+   * and the engine reads an endpoint's settings again only before its next delivery, which behind
+   * an open circuit is the probe: so the store is asked at each scrape.
+   */
+  private async recheckEndpoints(): Promise<void> {
+    const tracked = [...this.slots.tracked()];
+    const stopped: Map<string, EndpointStopped> = tracked.length
+      ? await this.deps.store.listStoppedEndpoints(tracked)
+      : new Map();
+    const disabled = new Set<string>();
+    for (const [id, why] of stopped) if (why === "disabled") disabled.add(id);
+    this.disabled = disabled;
+    await this.recheckCircuits(tracked, stopped);
+  }
+
+  /**
    * Reads again from the store the circuits shown not closed, and shows those found not shown yet
    * (see {@link adoptStoredCircuits}). Those the engine does not hold (see
    * {@link storedCircuits}) are dropped once closed: another worker of a fleet may have closed one,
    * and this process would not hear of it; those it holds are shown live, kept up to date by its
-   * transitions. Either kind is left out while its endpoint is disabled (see
-   * {@link circuitsHidden}): a person may disable it through another process, and the engine reads
-   * an endpoint's settings again only before its next delivery, which behind an open circuit is
-   * the probe.
+   * transitions. Either kind is left out while its endpoint is disabled or gone, as `stopped`
+   * says (see {@link circuitsHidden}).
    */
-  private async recheckCircuits(): Promise<void> {
+  private async recheckCircuits(
+    tracked: readonly string[],
+    stopped: ReadonlyMap<string, EndpointStopped>,
+  ): Promise<void> {
     const live = (id: string) => this.deps.engine.endpointStatus(id)?.circuit.state;
-    const down = [...this.slots.tracked()].filter(
+    const down = tracked.filter(
       (id) => (live(id) ?? this.storedCircuits.get(id) ?? "closed") !== "closed",
     );
     if (down.length === 0 && !this.showsStored) {
@@ -346,14 +372,14 @@ export class HooklineMetrics {
       let c = listed.get(id) ?? null;
       if (!c) {
         // Not listed: disabled or gone, left out of a full list for newer ones, or opened by the
-        // engine here and not saved yet. Its endpoint tells which.
-        const endpoint = await this.deps.store.getEndpoint(id);
-        if (!endpoint) {
+        // engine here and not saved yet. The read of stopped endpoints tells which.
+        const why = stopped.get(id);
+        if (why === "deleted") {
           hidden.add(id);
           this.storedCircuits.delete(id);
           continue;
         }
-        if (endpoint.disabled) {
+        if (why === "disabled") {
           hidden.add(id);
           continue;
         }
@@ -375,8 +401,9 @@ export class HooklineMetrics {
    */
   async render(): Promise<string> {
     const read = this.refresh();
-    // Within the same wait; stored circuits it cannot read again are shown as they were.
-    const recheck = this.recheckCircuits().catch(() => {});
+    // Within the same wait; stored circuits and disabled endpoints it cannot read again are shown
+    // as they were.
+    const recheck = this.recheckEndpoints().catch(() => {});
     let shown: BacklogSnapshot | null = null;
     try {
       if (await finishedWithin(PROBE_WAIT_MS, Promise.all([read, recheck]))) {
@@ -490,6 +517,15 @@ export class HooklineMetrics {
             g.set({ endpoint: id, state }, shown === state ? 1 : 0);
           }
         }
+      },
+    );
+    this.gauge(
+      "hookline_endpoint_disabled",
+      "1 for each endpoint with series of its own that is disabled, as read at the last scrape " +
+        "that could read the store; absent for the others",
+      ["endpoint"],
+      (g) => {
+        for (const id of self.disabled) if (self.slots.has(id)) g.set({ endpoint: id }, 1);
       },
     );
     const budget = (pick: (b: DeliveryBudget) => number) => (g: Gauge<string>) => {
