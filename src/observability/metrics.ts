@@ -1,18 +1,20 @@
 /**
  * hookline's Prometheus metrics (prom-client): counters fed by the domain event bus as outcomes
  * are committed, gauges read from the store and the engine when /metrics is scraped. Per-endpoint
- * series are bounded by {@link EndpointSlots}; see docs/observability.md for every metric.
+ * series are bounded by {@link EndpointSlots}; what the store says of those endpoints (circuits
+ * the engine does not hold, which are disabled) is in {@link StoredEndpointStates}. See
+ * docs/observability.md for every metric.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Clock } from "../clock.js";
-import type { Attempt, CircuitRecord } from "../domain/types.js";
-import type { CircuitState } from "../engine/breaker.js";
+import type { Attempt } from "../domain/types.js";
 import { ExpiringMap } from "../expiring-map.js";
 import { finishedWithin, PROBE_WAIT_MS } from "../finished-within.js";
 import type { DeliveryBudget, EngineControl } from "../engine/control.js";
 import type { EngineEvent, EngineEvents } from "../engine/events.js";
-import type { BacklogSnapshot, DeadLetterChange, EndpointStopped, Store } from "../store/port.js";
+import type { BacklogSnapshot, DeadLetterChange, Store } from "../store/port.js";
 import { DRILL_ENDPOINTS, EndpointSlots, OTHER_ENDPOINTS } from "./endpoint-slots.js";
+import { StoredEndpointStates } from "./endpoint-states.js";
 import { Tally } from "./tally.js";
 
 export interface MetricsSettings {
@@ -85,31 +87,8 @@ export class HooklineMetrics {
   private lastDrillSuccessAt: number | null = null;
   /** The failure drills' application, once a drill has run here (see {@link drillApplication}). */
   private drillAppId: string | null = null;
-  /**
-   * Circuits not closed, by endpoint with a slot, shown while the engine holds no live state of
-   * the endpoint: found in the store at start or at a scrape (see {@link showStoredCircuits}), or
-   * left open by this engine's last transition. On PostgreSQL a worker lets go of an endpoint idle
-   * for 10 s, open circuit or not (its deliveries wait in the database for the probe), and an
-   * alert on open circuits must not go quiet then. Read again from the store at each scrape until
-   * closed.
-   */
-  private readonly storedCircuits = new Map<string, CircuitState>();
-  /**
-   * Endpoints with a circuit not closed whose series of it are left out: disabled ones (nothing is
-   * sent to them, and someone chose that; hookline's own `endpoint_failing` skips them too), or
-   * gone. Read again at each scrape, so one enabled again is shown again.
-   */
-  private circuitsHidden = new Set<string>();
-  /**
-   * Endpoints with a slot found disabled by the last scrape that could read the store (see
-   * {@link recheckEndpoints}); shown as `hookline_endpoint_disabled`, which the shipped
-   * HooklineEndpointFailing joins on to leave them out, as hookline's own `endpoint_failing` does.
-   * Kept as it was while the store cannot be read: a disabled endpoint does not turn failing again
-   * for the length of an outage.
-   */
-  private disabled = new Set<string>();
-  /** Whether stored circuits are shown (see {@link showStoredCircuits}): processes that deliver. */
-  private showsStored = false;
+  /** What the store says of endpoints with a slot: circuits the engine does not hold, disabled. */
+  private readonly stored: StoredEndpointStates;
 
   private readonly attempts = this.counter(
     "hookline_delivery_attempts_total",
@@ -176,6 +155,14 @@ export class HooklineMetrics {
       this.forget(id),
     );
     this.deleted = new ExpiringMap(deps.settings.slotIdleMs);
+    this.stored = new StoredEndpointStates({
+      store: deps.store,
+      engine: deps.engine,
+      clock: deps.clock,
+      slots: this.slots,
+      maxEndpoints: deps.settings.maxEndpoints,
+      deletedLately: (id, now) => this.deleted.get(id, now) === true,
+    });
     // Series whose labels are known in advance start at 0: one that first appears at 1 shows no
     // increase() in Prometheus, so the first failed drill since start would fire nothing.
     for (const result of ["passed", "failed"]) this.drills.inc({ result }, 0);
@@ -230,14 +217,11 @@ export class HooklineMetrics {
     } else if (e.type === "circuit") {
       const ep = this.label(e.endpointId, now);
       this.inc(this.transitions, { endpoint: ep, to: e.transition.to });
-      // Kept for when the engine lets go of the endpoint (see storedCircuits).
-      if (ep !== e.endpointId || e.transition.to === "closed")
-        this.storedCircuits.delete(e.endpointId);
-      else this.storedCircuits.set(ep, e.transition.to);
+      this.stored.transitioned(e.endpointId, ep, e.transition.to);
     } else if (e.type === "endpoint.deleted") {
       // Its series go now rather than when another endpoint needs the slot (totals keep it all).
       this.deleted.put(e.endpointId, true, now);
-      this.storedCircuits.delete(e.endpointId);
+      this.stored.forget(e.endpointId);
       this.slots.release(e.endpointId);
     } else if (e.type === "dead-letter") {
       const kind = e.change.kind;
@@ -248,36 +232,9 @@ export class HooklineMetrics {
     }
   }
 
-  /**
-   * Shows the stored state of circuits not closed, read once at start: the engine knows an
-   * endpoint only once something happens to it, and an open circuit's probe may be an hour away,
-   * so after a restart its state would be missing just when alerts on open circuits need it. Each
-   * takes a slot while one is free, the most recently changed first; the engine's live state takes
-   * over once it has the endpoint.
-   */
-  async showStoredCircuits(): Promise<void> {
-    const max = this.deps.settings.maxEndpoints;
-    if (max <= 0) return;
-    this.showsStored = true;
-    this.adoptStoredCircuits(await this.deps.store.listUnclosedCircuits(max));
-  }
-
-  /**
-   * Gives a slot, while one is free, to each circuit listed that this process does not show yet
-   * and whose endpoint the engine does not hold, and shows its stored state. At start, and again
-   * at each scrape: an endpoint disabled at start is not listed then, and once enabled again its
-   * circuit, open for an hour perhaps before its probe, must be shown from the next scrape on.
-   */
-  private adoptStoredCircuits(found: { endpointId: string; circuit: CircuitRecord }[]): void {
-    const now = this.deps.clock.now();
-    // Oldest first, so the slots keep the most recently changed longest.
-    for (let i = found.length - 1; i >= 0; i--) {
-      const { endpointId, circuit } = found[i]!;
-      if (this.deleted.get(endpointId, now) || this.slots.has(endpointId)) continue;
-      if (this.deps.engine.endpointStatus(endpointId)) continue;
-      if (this.slots.label(endpointId, now) !== endpointId) continue;
-      this.storedCircuits.set(endpointId, circuit.state);
-    }
+  /** See {@link StoredEndpointStates.showStoredCircuits}. */
+  showStoredCircuits(): Promise<void> {
+    return this.stored.showStoredCircuits();
   }
 
   /**
@@ -327,73 +284,6 @@ export class HooklineMetrics {
   }
 
   /**
-   * Reads which endpoints with a slot are disabled or gone (one read, whatever their number), and
-   * then the circuits shown not closed. A person may disable an endpoint through another process,
-   * and the engine reads an endpoint's settings again only before its next delivery, which behind
-   * an open circuit is the probe: so the store is asked at each scrape.
-   */
-  private async recheckEndpoints(): Promise<void> {
-    const tracked = [...this.slots.tracked()];
-    const stopped: Map<string, EndpointStopped> = tracked.length
-      ? await this.deps.store.listStoppedEndpoints(tracked)
-      : new Map();
-    const disabled = new Set<string>();
-    for (const [id, why] of stopped) if (why === "disabled") disabled.add(id);
-    this.disabled = disabled;
-    await this.recheckCircuits(tracked, stopped);
-  }
-
-  /**
-   * Reads again from the store the circuits shown not closed, and shows those found not shown yet
-   * (see {@link adoptStoredCircuits}). Those the engine does not hold (see
-   * {@link storedCircuits}) are dropped once closed: another worker of a fleet may have closed one,
-   * and this process would not hear of it; those it holds are shown live, kept up to date by its
-   * transitions. Either kind is left out while its endpoint is disabled or gone, as `stopped`
-   * says (see {@link circuitsHidden}).
-   */
-  private async recheckCircuits(
-    tracked: readonly string[],
-    stopped: ReadonlyMap<string, EndpointStopped>,
-  ): Promise<void> {
-    const live = (id: string) => this.deps.engine.endpointStatus(id)?.circuit.state;
-    const down = tracked.filter(
-      (id) => (live(id) ?? this.storedCircuits.get(id) ?? "closed") !== "closed",
-    );
-    if (down.length === 0 && !this.showsStored) {
-      this.circuitsHidden = new Set();
-      return;
-    }
-    const limit = this.deps.settings.maxEndpoints;
-    const found = await this.deps.store.listUnclosedCircuits(limit);
-    if (this.showsStored) this.adoptStoredCircuits(found);
-    const listed = new Map(found.map((r) => [r.endpointId, r.circuit]));
-    const hidden = new Set<string>();
-    for (const id of down) {
-      let c = listed.get(id) ?? null;
-      if (!c) {
-        // Not listed: disabled or gone, left out of a full list for newer ones, or opened by the
-        // engine here and not saved yet. The read of stopped endpoints tells which.
-        const why = stopped.get(id);
-        if (why === "deleted") {
-          hidden.add(id);
-          this.storedCircuits.delete(id);
-          continue;
-        }
-        if (why === "disabled") {
-          hidden.add(id);
-          continue;
-        }
-        if (found.length === limit) c = await this.deps.store.getCircuit(id);
-      }
-      // Unless the engine took it up meanwhile, or it lost its slot, while this read.
-      if (!this.storedCircuits.has(id) || this.deps.engine.endpointStatus(id)) continue;
-      if (c && c.state !== "closed") this.storedCircuits.set(id, c.state);
-      else this.storedCircuits.delete(id);
-    }
-    this.circuitsHidden = hidden;
-  }
-
-  /**
    * The Prometheus text exposition, with fresh gauges. A store that fails or does not answer
    * within PROBE_WAIT_MS leaves out the gauges read from it (`hookline_store_up` 0), not
    * the page: during a database outage the counters and the engine's gauges are what operators
@@ -403,7 +293,7 @@ export class HooklineMetrics {
     const read = this.refresh();
     // Within the same wait; stored circuits and disabled endpoints it cannot read again are shown
     // as they were.
-    const recheck = this.recheckEndpoints().catch(() => {});
+    const recheck = this.stored.recheck().catch(() => {});
     let shown: BacklogSnapshot | null = null;
     try {
       if (await finishedWithin(PROBE_WAIT_MS, Promise.all([read, recheck]))) {
@@ -511,8 +401,8 @@ export class HooklineMetrics {
       ["endpoint", "state"],
       (g) => {
         for (const id of self.slots.tracked()) {
-          const shown = status(id)?.circuit.state ?? self.storedCircuits.get(id);
-          if (!shown || (shown !== "closed" && self.circuitsHidden.has(id))) continue;
+          const shown = self.stored.circuitShown(id);
+          if (!shown) continue;
           for (const state of ["closed", "open", "half-open"]) {
             g.set({ endpoint: id, state }, shown === state ? 1 : 0);
           }
@@ -525,7 +415,7 @@ export class HooklineMetrics {
         "that could read the store; absent for the others",
       ["endpoint"],
       (g) => {
-        for (const id of self.disabled) if (self.slots.has(id)) g.set({ endpoint: id }, 1);
+        for (const id of self.stored.disabled()) g.set({ endpoint: id }, 1);
       },
     );
     const budget = (pick: (b: DeliveryBudget) => number) => (g: Gauge<string>) => {
@@ -623,7 +513,7 @@ export class HooklineMetrics {
 
   /** Removes the series of an endpoint that lost its slot. */
   private forget(endpoint: string): void {
-    this.storedCircuits.delete(endpoint);
+    this.stored.forget(endpoint);
     for (const ofMetric of this.series.get(endpoint)?.values() ?? []) {
       for (const remove of ofMetric.values()) remove();
     }
