@@ -106,7 +106,7 @@ export function installBoundary(
   app: FastifyInstance,
   logger?: ApiLogger,
   /** Said after "no route for …": why this process has none (a worker serves no API). */
-  notFoundWhy = "",
+  notFoundWhy: (method: string, path: string) => string = () => "",
 ): void {
   // JSON.parse makes a `__proto__` key an own property like any other, never an object's
   // prototype, so such keys are parsed, not refused as "not valid JSON": a payload carrying one is
@@ -149,9 +149,10 @@ export function installBoundary(
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split("?")[0] ?? request.url;
-    return reply
-      .code(404)
-      .send({ code: "not_found", detail: `no route for ${request.method} ${path}${notFoundWhy}` });
+    return reply.code(404).send({
+      code: "not_found",
+      detail: `no route for ${request.method} ${path}${notFoundWhy(request.method, path)}`,
+    });
   });
 }
 

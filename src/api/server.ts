@@ -66,6 +66,20 @@ export function apiRoutes(deps: ApiDeps): RouteDef[] {
  */
 const WORKER_PATHS = new Set(["/api/v1/health", "/api/v1/health/ready", "/metrics"]);
 
+/**
+ * Why a worker has no route for a request: it serves no API. A drill needs the API and deliveries
+ * in one process, which an API-only process lacks too (it answers 409 saying so): that one is
+ * sent to `--role all` alone.
+ */
+function workerHasNoRoute(method: string, path: string): string {
+  const where =
+    method === "POST" && path === "/api/v1/drill"
+      ? "failure drills run in a process that serves the API and delivers: run the drill " +
+        "against a process started with --role all"
+      : "the API is served by --role api and --role all processes";
+  return `: this is a --role worker process, which serves only its health, readiness and /metrics; ${where}`;
+}
+
 /** Builds the API server (not yet listening). */
 export function buildApi(deps: ApiDeps): FastifyInstance {
   const app = Fastify({
@@ -91,14 +105,7 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   // idempotency key's replay): the dashboard's page and assets say otherwise.
   app.addHook("onRequest", keepNoCopy);
   // A CLI or client pointed at a worker's port meets only 404s: say why.
-  installBoundary(
-    app,
-    deps.logger,
-    deps.config.role === "worker"
-      ? ": this is a --role worker process, which serves only its health, readiness and " +
-          "/metrics; the API is served by --role api and --role all processes"
-      : "",
-  );
+  installBoundary(app, deps.logger, deps.config.role === "worker" ? workerHasNoRoute : undefined);
   closeConnectionsWhenStopping(app);
 
   const worker = deps.config.role === "worker";
