@@ -1,4 +1,6 @@
 /** `hookline store …`: chores on a stopped hookline's store, run on the store directly. */
+import { accessSync, constants } from "node:fs";
+import { userInfo } from "node:os";
 import { Command } from "commander";
 import {
   checkPostgresUrl,
@@ -80,6 +82,7 @@ export function storeCommand(env: Record<string, string | undefined>, io: StoreI
       const schema = opts.schema ?? config.pgSchema;
       checkSchemaName(schema, "--schema");
       const file = existingSqliteFile(config.dataDir);
+      refuseUnwritable(config.dataDir);
       // Held to the end: a hookline started on the data dir meanwhile would take messages the
       // copy never sees.
       const lock = lockForCopy(config.dataDir);
@@ -90,6 +93,37 @@ export function storeCommand(env: Record<string, string | undefined>, io: StoreI
       }
     });
   return store;
+}
+
+/**
+ * The copy only reads the store, but SQLite reads a store in WAL mode through a shared-memory
+ * file it makes beside it, and the lock is a file of its own there: a user who may read the data
+ * dir but not write it met SQLite's "attempt to write a readonly database", or "unable to open
+ * database file", naming neither the setting nor what to do.
+ */
+function refuseUnwritable(dataDir: string): void {
+  try {
+    accessSync(dataDir, constants.W_OK);
+  } catch (err) {
+    const who =
+      (err as { code?: unknown }).code === "EROFS"
+        ? "it is on a read-only file system"
+        : `this one (${userOf()}) may not write there`;
+    throw new ConfigError(
+      `HOOKLINE_DATA_DIR ${dataDir} must be writable by the user running the copy, and ${who}: the copy only reads the store, but SQLite reads a store in WAL mode through a shared-memory file it makes beside it (hookline.db-shm), and the copy takes the data dir's lock (hookline.lock) as hookline does; run the copy as the user hookline runs as, or let this one write to the data dir; nothing was copied`,
+      { cause: err },
+    );
+  }
+}
+
+/** This process's user, by name when it has one. */
+function userOf(): string {
+  const uid = process.getuid?.();
+  try {
+    return `${userInfo().username}, uid ${uid}`;
+  } catch {
+    return `uid ${uid}`;
+  }
 }
 
 /** The data dir's lock, as `serve` takes it; refused with why while a hookline runs there. */

@@ -19,8 +19,14 @@ export interface CliRun {
   err(): string;
 }
 
+/** Whom a command runs as, when not as the test run's user: a uid and gid (the tests' root may). */
+export interface RunAs {
+  uid: number;
+  gid: number;
+}
+
 /** Starts `hookline <args>` with `env` as its settings. */
-export function spawnCli(args: string[], env: Record<string, string>): CliRun {
+export function spawnCli(args: string[], env: Record<string, string>, as?: RunAs): CliRun {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(
       ([name]) => !name.startsWith("HOOKLINE_") && name !== "DATABASE_URL",
@@ -30,6 +36,7 @@ export function spawnCli(args: string[], env: Record<string, string>): CliRun {
     cwd: root,
     env: { ...inherited, ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...as,
   });
   let out = "";
   let err = "";
@@ -45,8 +52,9 @@ export function spawnCli(args: string[], env: Record<string, string>): CliRun {
 export async function runCli(
   args: string[],
   env: Record<string, string>,
+  as?: RunAs,
 ): Promise<{ code: number | string; out: string; err: string }> {
-  const run = spawnCli(args, env);
+  const run = spawnCli(args, env, as);
   const code = await run.exited;
   return { code, out: run.out(), err: run.err() };
 }
