@@ -158,7 +158,8 @@ async function copy(
     ? `HOOKLINE_ENCRYPTION_KEY (key ${keyId(config.encryptionKey)})${config.encryptionOldKeys.length > 0 ? " and HOOKLINE_ENCRYPTION_OLD_KEYS" : ""}`
     : null;
   // Stopped before it writes, it ends at once: there is nothing to roll back, and its checks may
-  // wait long on PostgreSQL. Once it writes, it ends its step, rolls back, and says so.
+  // wait long on PostgreSQL. Once it writes, it ends its step, rolls back, and says so. As it
+  // finishes, the copy is all but done: it goes on to the end, saying so.
   let stage: CopyStage = "checking";
   let stopSignal: StopSignal | null = null;
   const { signals } = io;
@@ -168,6 +169,7 @@ async function copy(
         io.err.write(`hookline: ${stoppedBeforeWriting(signal, schema)}\n`);
         signals.exit(EXIT_CODE_OF[signal]);
       }
+      if (stage === "finishing") io.err.write(`hookline: ${finishingAnyway(signal)}\n`);
       stopSignal ??= signal;
     },
     (signal) => stoppedAtOnce(signal, stage, schema),
@@ -210,6 +212,12 @@ async function copy(
   io.out.write(
     `done: start hookline with DATABASE_URL and HOOKLINE_PG_SCHEMA=${schema}, and the same admin token (HOOKLINE_ADMIN_TOKEN, or this data dir's admin-token); the SQLite store is unchanged, and starting hookline without DATABASE_URL goes back to it\n`,
   );
+  // Heard too late to stop it (as it finished, or after its last batch): said, as it was asked.
+  if (stopSignal) {
+    io.err.write(
+      `hookline: store copy finished after ${stopSignal}, heard as it was finishing: the copy is complete\n`,
+    );
+  }
 }
 
 /** Rows per table, the deliveries still to be sent and the NULs replaced, copied or to be. */
@@ -272,6 +280,11 @@ function progressOn(io: StoreIo): (p: CopyProgress) => void {
 }
 
 const AGAIN = "run `hookline store copy` again to copy";
+
+/** A signal heard as the copy finishes, which it does: stopping then would only roll it back. */
+function finishingAnyway(signal: StopSignal): string {
+  return `store copy heard ${signal} as it was finishing (counting the rows again in PostgreSQL, committing, gathering statistics): it finishes rather than stop; another signal, a second or more from now, ends it at once`;
+}
 
 /** A copy stopped before its first write. */
 function stoppedBeforeWriting(signal: StopSignal, schema: string): string {
