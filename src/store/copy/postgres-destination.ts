@@ -57,6 +57,11 @@ export class PostgresDestination {
     return this.options.schema;
   }
 
+  /** How long the server lets the copy's transaction stand idle before it ends the session. */
+  get idleTimeoutMs(): number {
+    return idleTimeoutOf(this.options);
+  }
+
   /**
    * What already holds hookline data there: the copied tables that have rows, and processes that
    * have beaten within `liveAfter` (a hookline running on the schema). An empty schema a hookline
@@ -243,11 +248,12 @@ export class PostgresDestination {
  * before its transaction begins.
  */
 function connectionOptions(options: DestinationOptions): PostgresOptions {
-  return {
-    ...options,
-    poolSize: 1,
-    idleInTransactionTimeoutMs: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
-  };
+  return { ...options, poolSize: 1, idleInTransactionTimeoutMs: idleTimeoutOf(options) };
+}
+
+/** The copy's idle-in-transaction timeout: the query timeout (see connectionOptions). */
+function idleTimeoutOf(options: DestinationOptions): number {
+  return options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { HooklineError } from "../../errors.js";
 import type { FieldCipher } from "../../security/cipher.js";
 import { refuseNewerSchema } from "../newer-schema.js";
-import { DEFAULT_QUERY_TIMEOUT_MS, isEndedIdle, isUnavailable } from "../postgres/database.js";
+import { isEndedIdle, isUnavailable } from "../postgres/database.js";
 import { MIGRATIONS } from "../postgres/migrations.js";
 import {
   asRestarted,
@@ -139,7 +139,7 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
       await dest.analyze().catch(() => undefined);
       return summary;
     } catch (err) {
-      throw failed(err, dest.schema, writing, req.to.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
+      throw failed(err, dest.schema, writing, dest.idleTimeoutMs);
     } finally {
       await dest.close();
     }
@@ -184,8 +184,9 @@ function countWhatWouldBeCopied(
   now: number,
 ): CopySummary {
   const summary = emptySummary(destination);
+  const rows = countRows(source);
   for (const table of COPIED) {
-    summary.tables.push({ table, rows: source.count(table.name) });
+    summary.tables.push({ table, rows: rows.get(table.name)! });
     summary.nulsReplaced += source.nulValues(table.name, source.columns(table.name));
   }
   for (const [state, n] of source.deliveryStates()) {
@@ -215,8 +216,12 @@ interface SourceCounts {
 }
 
 function countSource(source: SqliteSource): SourceCounts {
-  const rows = new Map(COPIED.map((t) => [t.name, source.count(t.name)]));
-  return { rows, depth: source.depth() };
+  return { rows: countRows(source), depth: source.depth() };
+}
+
+/** The source's rows per copied table, as a dry run reports them and a copy checks them. */
+function countRows(source: SqliteSource): ReadonlyMap<string, number> {
+  return new Map(COPIED.map((t) => [t.name, source.count(t.name)]));
 }
 
 async function copyTables(
