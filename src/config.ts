@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { ConfigError } from "./errors.js";
+import { pgVariablesUsed, type PgVariable } from "./postgres-environment.js";
 import { parseKey } from "./security/cipher.js";
 import { unknownSettings, type UnknownSetting } from "./unknown-settings.js";
 
@@ -17,6 +18,8 @@ export interface Config {
   /** Null means: use the token kept in the data dir, or generate one on first start. */
   adminToken: string | null;
   databaseUrl: string | null;
+  /** PG* variables the driver takes for what DATABASE_URL leaves out, named when it fails. */
+  pgVariables: readonly PgVariable[];
   /** Schema holding hookline's tables in the PostgreSQL database (with DATABASE_URL). */
   pgSchema: string;
   /** Connections one hookline process may open to PostgreSQL at once. */
@@ -124,6 +127,7 @@ function resolveRecording(given: Env, read: Set<string>): Readonly<Config> {
     dataDir: resolve(str(env, "HOOKLINE_DATA_DIR", "./data")),
     adminToken: token(env),
     databaseUrl: env.DATABASE_URL?.trim() || null,
+    pgVariables: [],
     pgSchema: schema(env, "HOOKLINE_PG_SCHEMA", "hookline"),
     pgPoolSize: int(env, "HOOKLINE_PG_POOL_SIZE", 10, 1, 1000),
     pgPreparedStatements: bool(env, "HOOKLINE_PG_PREPARED_STATEMENTS", true),
@@ -185,7 +189,11 @@ function resolveRecording(given: Env, read: Set<string>): Readonly<Config> {
     unknownSettings: [],
   };
   config.unknownSettings = Object.freeze(unknownSettings(Object.keys(given), read));
-  if (config.databaseUrl) checkPostgresUrl(config.databaseUrl);
+  if (config.databaseUrl) {
+    checkPostgresUrl(config.databaseUrl);
+    // From `given`: they are PostgreSQL's variables, not settings of hookline's to record.
+    config.pgVariables = Object.freeze(pgVariablesUsed(config.databaseUrl, given));
+  }
   if (config.role !== "all" && !config.databaseUrl) {
     throw new ConfigError(
       `HOOKLINE_ROLE (--role) ${config.role} needs DATABASE_URL=postgres://…: separate API and worker processes share one PostgreSQL; embedded SQLite serves one process running both`,

@@ -1,7 +1,8 @@
 /**
  * Errors that stop start-up, said in terms of the setting to change: a port in use is about
  * HOOKLINE_PORT, a data dir that cannot be written about HOOKLINE_DATA_DIR, an unreachable
- * database about DATABASE_URL. Node's own messages name none of them.
+ * database about DATABASE_URL (and the PG* variables filling it in). Node's own messages name
+ * none of them.
  */
 import {
   accessSync,
@@ -15,6 +16,7 @@ import {
 import { dirname, parse, resolve, sep } from "node:path";
 import type { Config } from "./config.js";
 import { ConfigError, StoreUnavailableError } from "./errors.js";
+import { sayPgVariables } from "./postgres-environment.js";
 
 function codeOf(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
@@ -181,7 +183,8 @@ export function listenFailure(err: unknown, config: Readonly<Config>): unknown {
 }
 
 /**
- * The store could not be used at start: for PostgreSQL, says which server was asked; for SQLite,
+ * The store could not be used at start: for PostgreSQL, says which server was asked, and the PG*
+ * variables that filled in what DATABASE_URL leaves out (a stray PGUSER, say); for SQLite,
  * which data dir (SQLite opens a file it may not write without a word, so the first write, in
  * whichever part starts first, is where that shows).
  */
@@ -192,7 +195,7 @@ export function storeFailure(err: unknown, config: Readonly<Config>): unknown {
   const server = err.cause instanceof Error ? err.cause.message : "";
   const why = server && !err.message.includes(server) ? `${err.message}: ${server}` : err.message;
   return new StoreUnavailableError(
-    `cannot use PostgreSQL at ${withoutPassword(config.databaseUrl)} (DATABASE_URL): ${why}`,
+    `cannot use PostgreSQL at ${withoutPassword(config.databaseUrl)} (DATABASE_URL): ${why}${sayPgVariables("DATABASE_URL", config.pgVariables)}`,
     { cause: err },
   );
 }

@@ -11,6 +11,7 @@ import {
 } from "../config.js";
 import { lockDataDir, type DataDirLock } from "../data-dir-lock.js";
 import { ConfigError } from "../errors.js";
+import { pgVariablesUsed, type PgVariable } from "../postgres-environment.js";
 import { FieldCipher, keyId } from "../security/cipher.js";
 import { withoutPassword } from "../start-failure.js";
 import type { DestinationState } from "../store/copy/postgres-destination.js";
@@ -87,7 +88,13 @@ export function storeCommand(env: Record<string, string | undefined>, io: StoreI
       // copy never sees.
       const lock = lockForCopy(config.dataDir);
       try {
-        await copy(config, { to: opts.to, schema, dryRun: opts.dryRun === true }, file, io);
+        const pgVariables = pgVariablesUsed(opts.to, env);
+        await copy(
+          config,
+          { to: opts.to, pgVariables, schema, dryRun: opts.dryRun === true },
+          file,
+          io,
+        );
       } finally {
         lock.release();
       }
@@ -142,6 +149,8 @@ function lockForCopy(dataDir: string): DataDirLock {
 /** Where the copy goes, and whether only to try it. */
 interface CopyTarget {
   to: string;
+  /** The PG* variables filling in what `to` leaves out (the driver reads them). */
+  pgVariables: readonly PgVariable[];
   schema: string;
   dryRun: boolean;
 }
@@ -152,7 +161,7 @@ async function copy(
   file: string,
   io: StoreIo,
 ): Promise<void> {
-  const { to, schema, dryRun } = target;
+  const { to, pgVariables, schema, dryRun } = target;
   const where = `PostgreSQL ${withoutPassword(to)}, schema ${schema}`;
   const keys = config.encryptionKey
     ? `HOOKLINE_ENCRYPTION_KEY (key ${keyId(config.encryptionKey)})${config.encryptionOldKeys.length > 0 ? " and HOOKLINE_ENCRYPTION_OLD_KEYS" : ""}`
@@ -182,6 +191,7 @@ async function copy(
   const summary = await copySqliteToPostgres({
     sqliteFile: file,
     to: { connectionString: to, schema, queryTimeoutMs: config.pgQueryTimeoutMs },
+    pgVariables,
     cipher: new FieldCipher(config.encryptionKey, config.encryptionOldKeys),
     workerDeadAfterMs: config.workerDeadAfterMs,
     now: io.now,

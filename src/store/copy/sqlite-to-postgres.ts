@@ -5,6 +5,7 @@
  * the deliveries still to be sent. The tables and how each is copied: plan.ts.
  */
 import { HooklineError } from "../../errors.js";
+import { sayPgVariables, type PgVariable } from "../../postgres-environment.js";
 import type { FieldCipher } from "../../security/cipher.js";
 import { refuseNewerSchema } from "../newer-schema.js";
 import { isEndedIdle, isUnavailable } from "../postgres/database.js";
@@ -33,6 +34,8 @@ export interface CopyRequest {
   /** The SQLite database file (`<data dir>/hookline.db`). */
   sqliteFile: string;
   to: DestinationOptions;
+  /** The PG* variables filling in what `to`'s URL leaves out, named if it cannot connect. */
+  pgVariables?: readonly PgVariable[];
   /** The keys hookline runs with: the source's sealed values must open with them. */
   cipher: FieldCipher;
   /** A process on the destination heard from within this long is taken to be running there. */
@@ -102,7 +105,7 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
     source.checkVersion();
     checkEveryTableIsPlanned(source.tables());
     source.checkKeys(req.cipher);
-    const dest = await connect(req.to);
+    const dest = await connect(req.to, req.pgVariables ?? []);
     // Up to the migration only read: a failure before it (a dry run's among them) wrote nothing.
     let writing = false;
     try {
@@ -160,13 +163,16 @@ function checkEveryTableIsPlanned(tables: readonly string[]): void {
   }
 }
 
-async function connect(to: DestinationOptions): Promise<PostgresDestination> {
+async function connect(
+  to: DestinationOptions,
+  pgVariables: readonly PgVariable[],
+): Promise<PostgresDestination> {
   try {
     return await PostgresDestination.connect(to);
   } catch (err) {
     throw new HooklineError(
       "copy_failed",
-      `cannot connect to the PostgreSQL database (--to): ${messageOf(err)}; nothing was written`,
+      `cannot connect to the PostgreSQL database (--to): ${messageOf(err)}${sayPgVariables("--to", pgVariables)}; nothing was written`,
       { cause: err },
     );
   }
