@@ -13,18 +13,25 @@ function untilText(isoTime: string, now: number): string {
 
 const RELATIVE = { ago: agoText, until: untilText };
 
-/** Where the exact time of a relative one is: beside it in the text already, or not. */
+/** Where the exact time of a relative one is, and how the keyboard reaches it. */
 export interface Relative {
   /** The text around it says the exact time already ("Since 9:06 AM (5 min ago)"). */
   exactBeside?: boolean;
+  /**
+   * The time takes the keyboard focus itself, under this `data-key` (kept through a redraw): for
+   * a table row with no link or button, which the keyboard could not otherwise be in, so its
+   * exact times never showed but to a mouse (style.css).
+   */
+  focusKey?: string;
 }
 
 /**
  * A time relative to now ("5 min ago", "in 12 s") that keeps following the clock: the poll loop
  * rewrites it every tick ({@link refreshRelativeTimes}), so a quiet page does not keep saying
- * "in 7 s" long after. The exact time follows it in parentheses, read by screen readers and shown
- * while the keyboard is in its row (style.css); it was only the tooltip, which neither a keyboard
- * nor a screen reader reaches. The tooltip stays, for the mouse.
+ * "in 7 s" long after. The exact time follows it in parentheses, read by screen readers; in a
+ * table it is shown while the keyboard is in its row, elsewhere always (style.css). It was only
+ * the tooltip, which neither a keyboard nor a screen reader reaches. The tooltip stays, for the
+ * mouse.
  */
 function relative(kind: keyof typeof RELATIVE, isoTime: string, o: Relative): HTMLTimeElement {
   const el = document.createElement("time");
@@ -33,6 +40,10 @@ function relative(kind: keyof typeof RELATIVE, isoTime: string, o: Relative): HT
   el.dataset.relative = kind;
   // Its ticking is not news: a live region around it (the circuit banner) must not re-announce.
   el.setAttribute("aria-live", "off");
+  if (o.focusKey) {
+    el.tabIndex = 0;
+    el.dataset.key = o.focusKey;
+  }
   const said = document.createElement("span");
   said.textContent = RELATIVE[kind](isoTime, Date.now());
   el.append(said);

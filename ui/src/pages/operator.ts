@@ -31,15 +31,17 @@ const unavailable = (what: string) =>
 export async function renderAlerts(page: HTMLElement): Promise<void> {
   const region = h("section", { "aria-label": "Alerts" });
   page.append(h("h1", {}, "Alerts"), region);
-  const row = (a: Alert) => [
-    h("span", { class: `badge severity-${a.severity}` }, a.severity),
+  const row = (a: Alert) => {
     // An endpoint's alert leads to the endpoint's page, where its attempts say what went wrong.
-    a.endpointId && a.appId
-      ? link(`/app/${a.appId}/endpoint/${a.endpointId}`, a.summary)
-      : a.summary,
-    alertValue(a),
-    ago(a.since),
-  ];
+    const leads = a.endpointId && a.appId;
+    return [
+      h("span", { class: `badge severity-${a.severity}` }, a.severity),
+      leads ? link(`/app/${a.appId}/endpoint/${a.endpointId}`, a.summary) : a.summary,
+      alertValue(a),
+      // A row with no link: its time is where the keyboard stops to show the row's exact times.
+      ago(a.since, leads ? {} : { focusKey: `alert-since-${a.id}` }),
+    ];
+  };
   await live(
     region,
     () => maybe<{ firing: Alert[]; resolved: Alert[] }>("/api/v1/alerts"),
