@@ -183,6 +183,10 @@ describe("the dashboard: exact times outside a table's rows, and the lists' Tab 
     expect(await exactShown(fact("Last success"))).toBe(true);
     await open(`/app/${appId}/endpoint/${billing}`, /next probe in/);
     expect(await exactShown(fact("Waiting now, of any age"))).toBe(true);
+    // Within the sentence's parentheses, after a comma: not in parentheses of its own.
+    expect(await ui.page.locator(`dt:text-is("Waiting now, of any age") + dd`).innerText()).toMatch(
+      /\(next probe in 1 h, at \d+\/\d+\/\d{4}, [^()]+\)\.$/,
+    );
   });
 
   it("shows a delivery's next attempt with its exact time", async () => {
@@ -192,6 +196,9 @@ describe("the dashboard: exact times outside a table's rows, and the lists' Tab 
       expect(await exactShown(when)).toBe(true);
     }
     expect(await standing.locator("time").count()).toBe(2);
+    expect(await standing.innerText()).toMatch(
+      /waits for the circuit's probe \(in 1 h, at \d+\/\d+\/\d{4}, [^()]+\)/,
+    );
     expect(await axeViolations(ui.page)).toEqual([]);
   });
 

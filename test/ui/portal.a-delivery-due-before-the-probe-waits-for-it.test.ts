@@ -44,7 +44,7 @@ describe("customer portal: a retry due before its endpoint's probe", () => {
         /^pending · 1 attempt failed, retrying: next attempt in (29|30) min\s\(\d+\/\d+\/\d{4}, [^()]+\) · /,
       );
       expect(text).toMatch(
-        /waits for the circuit's probe \(in (29|30) min\s\(\d+\/\d+\/\d{4}, [^()]+\)\)/,
+        /waits for the circuit's probe \(in (29|30) min, at \d+\/\d+\/\d{4}, [^()]+\)/,
       );
     }
   });

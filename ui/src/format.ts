@@ -18,6 +18,12 @@ export interface Relative {
   /** The text around it says the exact time already ("Since 9:06 AM (5 min ago)"). */
   exactBeside?: boolean;
   /**
+   * It stands within parentheses already ("waits for the circuit's probe (in 4 min)"): its exact
+   * time follows after a comma, "in 4 min, at 12/6/2026, 9:10:33 AM EST", not in parentheses of
+   * its own, which read "(in 4 min (12/6/2026, 9:10:33 AM EST))".
+   */
+  inParentheses?: boolean;
+  /**
    * The time takes the keyboard focus itself, under this `data-key` (kept through a redraw): for
    * a table row with no link or button, which the keyboard could not otherwise be in, so its
    * exact times never showed but to a mouse (style.css).
@@ -51,7 +57,7 @@ function relative(kind: keyof typeof RELATIVE, isoTime: string, o: Relative): HT
     const exact = document.createElement("span");
     exact.className = "exact";
     // A no-break space: an ordinary one, first in the hidden box (style.css), was dropped.
-    exact.textContent = `\u00a0(${time(isoTime)})`;
+    exact.textContent = o.inParentheses ? `, at ${time(isoTime)}` : `\u00a0(${time(isoTime)})`;
     el.append(exact);
   }
   return el;

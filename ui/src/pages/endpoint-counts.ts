@@ -64,7 +64,9 @@ function whyWaiting(held: Counts["held"]): Node[] {
     c.state === "open"
       ? [
           ": held back after repeated failures; they go out once a probe gets through",
-          c.nextProbeAt ? [" (next probe ", until(c.nextProbeAt), ")"] : "",
+          c.nextProbeAt
+            ? [" (next probe ", until(c.nextProbeAt, { inParentheses: true }), ")"]
+            : "",
           ".",
         ]
       : ": held back while a few at a time test the endpoint, its probe having got through.";

@@ -79,7 +79,10 @@ export function heldBy(c: Endpoint["circuit"]): Node[] {
   if (c.state === "closed") return [];
   const why =
     c.state === "open"
-      ? [" waits for the circuit's probe", c.nextProbeAt ? [" (", until(c.nextProbeAt), ")"] : ""]
+      ? [
+          " waits for the circuit's probe",
+          c.nextProbeAt ? [" (", until(c.nextProbeAt, { inParentheses: true }), ")"] : "",
+        ]
       : " waits its turn: the probe got through, and a few deliveries at a time test the " +
         "endpoint before the rest go";
   return [document.createTextNode(" · "), circuitBadge(c.state), h("span", {}, why)];
