@@ -64,7 +64,11 @@ function afterReading(socket: Socket, callback: WriteCallback): WriteCallback {
       return;
     }
     const timer = setTimeout(done, READ_SIDE_WAIT_MS);
-    socket.once("end", done);
+    // The write took the reset's error, so reading ends as if the receiver had closed: undici's
+    // own 'end' listener would fail the request as "other side closed". Heard ahead of it, the
+    // write error ends the connection, and the attempt says the receiver reset it. 'end' comes
+    // only once undici has read all there was, an answer included.
+    socket.prependOnceListener("end", done);
     socket.once("close", done);
     // Reading may be paused between undici's reads; this starts it if so.
     socket.read(0);
