@@ -4,19 +4,38 @@
  * body: the write fails (EPIPE, or a reset), but the receiver did answer, and its answer is what
  * the customer's attempt log must show — a 413 is permanent, a reset would be retried and counted
  * toward the circuit breaker. undici reads what arrived before the failed write; these hold it to
- * that, on both ways hookline sends.
+ * that, on both ways hookline sends, to HTTPS receivers as to plain ones.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Sender } from "../../src/engine/sender.js";
 import { senders } from "../support/senders.js";
+import { acceptingAnyCertificate, receiverCertificate } from "../support/tls.js";
 
 /** About 1 MB, far more than a receiver reads before refusing it. */
 const BODY = Buffer.alloc(1024 * 1024, "x");
 
 /** Holds this thread, as a busy event loop would: what the receiver sent all arrives at once. */
 const hold = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/** Answers once `readBytes` of the request have been read, then drops the connection. */
+function refuse(status: number, readBytes: number) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    let read = 0;
+    const answer = () => {
+      res.writeHead(status, { "content-type": "text/plain" });
+      res.end(`refused with ${status}`);
+      req.socket.destroy();
+    };
+    if (readBytes === 0) return answer();
+    req.on("data", (chunk: Buffer) => {
+      read += chunk.length;
+      if (read >= readBytes && !res.headersSent) answer();
+    });
+  };
+}
 
 describe.each(senders)("an answer sent before the body is read (%s)", (_, make) => {
   let sender: Sender;
@@ -35,20 +54,7 @@ describe.each(senders)("an answer sent before the body is read (%s)", (_, make) 
   const send = (url: string) => sender.send({ url, headers: {}, body: BODY, timeoutMs: 5_000 });
 
   /** A node:http receiver that answers once it has read `readBytes`, then drops the connection. */
-  const refusing = (status: number, readBytes: number) =>
-    createServer((req: IncomingMessage, res: ServerResponse) => {
-      let read = 0;
-      const refuse = () => {
-        res.writeHead(status, { "content-type": "text/plain" });
-        res.end(`refused with ${status}`);
-        req.socket.destroy();
-      };
-      if (readBytes === 0) return refuse();
-      req.on("data", (chunk: Buffer) => {
-        read += chunk.length;
-        if (read >= readBytes && !res.headersSent) refuse();
-      });
-    });
+  const refusing = (status: number, readBytes: number) => createServer(refuse(status, readBytes));
 
   it("a 413 after the first 16 KiB is recorded as the 413, every time", async () => {
     sender = make();
@@ -95,6 +101,48 @@ describe.each(senders)("an answer sent before the body is read (%s)", (_, make) 
       status: 413,
       error: null,
       snippet: "payload too large",
+    });
+  });
+});
+
+describe.each(senders)("an answer sent before the body is read, over HTTPS (%s)", (_, make) => {
+  let sender: Sender;
+  let server: ReturnType<typeof createHttpsServer> | undefined;
+  let trustedNoMore: () => void;
+  beforeAll(() => (trustedNoMore = acceptingAnyCertificate()));
+  afterAll(() => trustedNoMore());
+  afterEach(async () => {
+    await sender.close();
+    await new Promise((r) => server?.close(r));
+  });
+
+  async function listenRefusing(status: number, readBytes: number): Promise<string> {
+    server = createHttpsServer(receiverCertificate, refuse(status, readBytes));
+    await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
+    return `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  }
+
+  const send = (url: string) => sender.send({ url, headers: {}, body: BODY, timeoutMs: 5_000 });
+
+  it("a 413 after the first 16 KiB is recorded as the 413, every time", async () => {
+    sender = make();
+    const url = await listenRefusing(413, 16 * 1024);
+    for (let i = 0; i < 5; i++) {
+      expect(await send(url)).toMatchObject({
+        status: 413,
+        error: null,
+        snippet: "refused with 413",
+      });
+    }
+  });
+
+  it("a 401 sent on the headers alone is recorded as the 401", async () => {
+    sender = make();
+    const url = await listenRefusing(401, 0);
+    expect(await send(url)).toMatchObject({
+      status: 401,
+      error: null,
+      snippet: "refused with 401",
     });
   });
 });
