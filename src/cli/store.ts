@@ -112,12 +112,19 @@ function refuseUnwritable(dataDir: string): void {
   try {
     accessSync(dataDir, constants.W_OK);
   } catch (err) {
-    const who =
+    // On a read-only file system no user may write it: another user would fare no better.
+    const [who, remedy] =
       (err as { code?: unknown }).code === "EROFS"
-        ? "it is on a read-only file system"
-        : `this one (${userOf()}) may not write there`;
+        ? [
+            "it is on a read-only file system",
+            "copy the data dir, every file in it, to a writable file system (cp -a) and run the copy with HOOKLINE_DATA_DIR there, or mount it read-write",
+          ]
+        : [
+            `this one (${userOf()}) may not write there`,
+            "run the copy as the user hookline runs as, or let this one write to the data dir",
+          ];
     throw new ConfigError(
-      `HOOKLINE_DATA_DIR ${dataDir} must be writable by the user running the copy, and ${who}: the copy only reads the store, but SQLite reads a store in WAL mode through a shared-memory file it makes beside it (hookline.db-shm), and the copy takes the data dir's lock (hookline.lock) as hookline does; run the copy as the user hookline runs as, or let this one write to the data dir; nothing was copied`,
+      `HOOKLINE_DATA_DIR ${dataDir} must be writable by the user running the copy, and ${who}: the copy only reads the store, but SQLite reads a store in WAL mode through a shared-memory file it makes beside it (hookline.db-shm), and the copy takes the data dir's lock (hookline.lock) as hookline does; ${remedy}; nothing was copied`,
       { cause: err },
     );
   }

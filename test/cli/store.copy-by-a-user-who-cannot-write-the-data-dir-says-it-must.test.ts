@@ -9,7 +9,14 @@
  *
  * The user is made real: the data dir is read-only to all (0555), and the tests' root, which may
  * write anything, runs the copy as the unprivileged uid 65534.
+ *
+ * On a read-only file system (a backup or snapshot mounted read-only, say) no user may write the
+ * data dir: the refusal said so, yet sent the operator to run the copy as hookline's user, which
+ * fails the same. It now says to copy the data dir to a writable file system first, or mount it
+ * read-write. That file system is made real too: the copy runs in a mount namespace of its own
+ * where the data dir is mounted read-only over itself.
  */
+import { spawnSync } from "node:child_process";
 import { chmodSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -56,3 +63,32 @@ for (const served of [false, true]) {
     );
   });
 }
+
+/** Whether this run may mount a directory read-only for one command (root, util-linux's unshare). */
+const mayMount = process.getuid?.() === 0 && spawnSync("unshare", ["-m", "true"]).status === 0;
+
+it.skipIf(!mayMount)(
+  "on a read-only file system, is refused saying to copy the data dir to a writable one",
+  async () => {
+    const { dir } = await aSqliteDataDir(cleanup, { messages: 2 });
+    const schema = aSchemaName(cleanup);
+
+    const run = await runCli(
+      ["store", "copy", "--to", TEST_DATABASE_URL, "--schema", schema],
+      { HOOKLINE_DATA_DIR: dir },
+      { readOnly: dir },
+    );
+    expect(run.code, run.err).toBe(1);
+    expect(run.err).toMatch(
+      new RegExp(
+        `^hookline: HOOKLINE_DATA_DIR ${dir} must be writable by the user running the copy, and it is on a read-only file system: `,
+      ),
+    );
+    expect(run.err).toContain(
+      "copy the data dir, every file in it, to a writable file system (cp -a) and run the copy with HOOKLINE_DATA_DIR there, or mount it read-write; nothing was copied\n",
+    );
+    expect(run.err).not.toContain("run the copy as the user hookline runs as");
+    expect(await schemaExists(schema)).toBe(false);
+    expect(readdirSync(dir)).toEqual(["hookline.db"]);
+  },
+);

@@ -19,11 +19,20 @@ export interface CliRun {
   err(): string;
 }
 
-/** Whom a command runs as, when not as the test run's user: a uid and gid (the tests' root may). */
+/**
+ * How a command runs, when not as the test run's own: as another user (a uid and gid, which the
+ * tests' root may take), or seeing one directory read-only, as on a read-only file system (a
+ * mount of its own, which only it sees: root, and util-linux's unshare).
+ */
 export interface RunAs {
-  uid: number;
-  gid: number;
+  uid?: number;
+  gid?: number;
+  readOnly?: string;
 }
+
+/** Mounts `$1` read-only over itself, then runs the rest: given to `unshare -m sh -c`. */
+const READ_ONLY_MOUNT =
+  'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"';
 
 /** Starts `hookline <args>` with `env` as its settings. */
 export function spawnCli(args: string[], env: Record<string, string>, as?: RunAs): CliRun {
@@ -32,11 +41,16 @@ export function spawnCli(args: string[], env: Record<string, string>, as?: RunAs
       ([name]) => !name.startsWith("HOOKLINE_") && name !== "DATABASE_URL",
     ),
   );
-  const child = spawn(process.execPath, ["bin/hookline.js", ...args], {
+  const { readOnly, ...user } = as ?? {};
+  const command = [process.execPath, "bin/hookline.js", ...args];
+  const [file, ...argv] = readOnly
+    ? ["unshare", "-m", "sh", "-c", READ_ONLY_MOUNT, "sh", readOnly, ...command]
+    : command;
+  const child = spawn(file!, argv, {
     cwd: root,
     env: { ...inherited, ...env },
     stdio: ["ignore", "pipe", "pipe"],
-    ...as,
+    ...user,
   });
   let out = "";
   let err = "";
