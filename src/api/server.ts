@@ -71,7 +71,7 @@ const WORKER_PATHS = new Set(["/api/v1/health", "/api/v1/health/ready", "/metric
  * in one process, which an API-only process lacks too (it answers 409 saying so): that one is
  * sent to `--role all` alone.
  */
-function workerHasNoRoute(method: string, path: string): string {
+function whyWorkerHasNoRoute(method: string, path: string): string {
   const where =
     method === "POST" && path === "/api/v1/drill"
       ? "failure drills run in a process that serves the API and delivers: run the drill " +
@@ -105,7 +105,11 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
   // idempotency key's replay): the dashboard's page and assets say otherwise.
   app.addHook("onRequest", keepNoCopy);
   // A CLI or client pointed at a worker's port meets only 404s: say why.
-  installBoundary(app, deps.logger, deps.config.role === "worker" ? workerHasNoRoute : undefined);
+  installBoundary(
+    app,
+    deps.logger,
+    deps.config.role === "worker" ? whyWorkerHasNoRoute : undefined,
+  );
   closeConnectionsWhenStopping(app);
 
   const worker = deps.config.role === "worker";
