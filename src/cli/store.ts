@@ -113,7 +113,7 @@ function refuseUnwritable(dataDir: string): void {
     accessSync(dataDir, constants.W_OK);
   } catch (err) {
     // On a read-only file system no user may write it: another user would fare no better.
-    const [who, remedy] =
+    const [why, remedy] =
       (err as { code?: unknown }).code === "EROFS"
         ? [
             "it is on a read-only file system",
@@ -124,7 +124,7 @@ function refuseUnwritable(dataDir: string): void {
             "run the copy as the user hookline runs as, or let this one write to the data dir",
           ];
     throw new ConfigError(
-      `HOOKLINE_DATA_DIR ${dataDir} must be writable by the user running the copy, and ${who}: the copy only reads the store, but SQLite reads a store in WAL mode through a shared-memory file it makes beside it (hookline.db-shm), and the copy takes the data dir's lock (hookline.lock) as hookline does; ${remedy}; nothing was copied`,
+      `HOOKLINE_DATA_DIR ${dataDir} must be writable by the user running the copy, and ${why}: the copy only reads the store, but SQLite reads a store in WAL mode through a shared-memory file it makes beside it (hookline.db-shm), and the copy takes the data dir's lock (hookline.lock) as hookline does; ${remedy}; nothing was copied`,
       { cause: err },
     );
   }
