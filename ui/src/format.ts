@@ -34,7 +34,8 @@ export interface Relative {
 /**
  * A time relative to now ("5 min ago", "in 12 s") that keeps following the clock: the poll loop
  * rewrites it every tick ({@link refreshRelativeTimes}), so a quiet page does not keep saying
- * "in 7 s" long after. The exact time follows it in parentheses, read by screen readers; in a
+ * "in 7 s" long after. The exact time follows it in parentheses (after a comma where the time
+ * stands in parentheses already, {@link Relative.inParentheses}), read by screen readers; in a
  * table it is shown while the keyboard is in its row, elsewhere always (style.css). It was only
  * the tooltip, which neither a keyboard nor a screen reader reaches. The tooltip stays, for the
  * mouse.
