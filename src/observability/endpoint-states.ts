@@ -12,6 +12,7 @@ import type { EngineControl } from "../engine/control.js";
 import type { EndpointStopped, Store } from "../store/port.js";
 import type { EndpointSlots } from "./endpoint-slots.js";
 
+/** What {@link StoredEndpointStates} reads, passed in by the metrics that own it. */
 export interface StoredEndpointDeps {
   store: Store;
   engine: EngineControl;
