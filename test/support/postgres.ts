@@ -34,7 +34,36 @@ export async function adminQuery(
   text: string,
   values: unknown[] = [],
 ): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  return queryIn(TEST_DATABASE_URL, text, values);
+}
+
+/**
+ * A database of its own on the test server, made with `encoding` (and the C locale, which every
+ * encoding takes), named `<prefix>_<random>` and dropped by `cleanup`; returns its URL.
+ */
+export async function aDatabase(
+  cleanup: Cleanup,
+  prefix: string,
+  encoding: string,
+): Promise<string> {
+  const name = `${prefix}_${randomBytes(4).toString("hex")}`;
+  await adminQuery(
+    `CREATE DATABASE ${name} ENCODING '${encoding}' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`,
+  );
+  // FORCE: a connection hookline left in its pool's last moments would otherwise stop the drop.
+  cleanup.push(() => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => {}));
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Runs one statement on a connection of its own to the database at `url`. */
+export async function queryIn(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return (await client.query(text, values)).rows;

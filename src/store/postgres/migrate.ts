@@ -8,6 +8,7 @@ import {
   SCHEMA_NAME,
   unbounded,
 } from "./database.js";
+import { ENCODING_COLUMNS, narrowEncodingError, type DatabaseEncoding } from "./encoding.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 import { ConfigError, StoreUnavailableError } from "../../errors.js";
 import { refuseNewerSchema } from "../newer-schema.js";
@@ -40,6 +41,12 @@ export async function migrate(
   let broken: Error | undefined;
   let applied = 0;
   try {
+    try {
+      await refuseNarrowEncoding(query, schema);
+    } catch (err) {
+      if (isTimeout(err)) broken = err as Error;
+      throw err;
+    }
     for (const m of migrations) {
       try {
         await query("BEGIN");
@@ -111,6 +118,23 @@ export async function migrate(
   } finally {
     client.release(broken);
   }
+}
+
+/**
+ * Refuses, before anything is written, a database that cannot hold every character hookline
+ * accepts (see encoding.ts): a hookline started on one migrated it, then failed request by request.
+ */
+async function refuseNarrowEncoding(
+  query: (text: string) => Promise<pg.QueryResult<DatabaseEncoding>>,
+  schema: string,
+): Promise<void> {
+  const { rows } = await query(`SELECT ${ENCODING_COLUMNS}`);
+  const refusal = narrowEncodingError(
+    rows[0]!,
+    "DATABASE_URL",
+    `point DATABASE_URL at it; hookline's data already in this one moves over with pg_dump --schema=${schema}, restored into the new one with psql (PostgreSQL converts it), a SQLite store's with hookline store copy. hookline wrote nothing there`,
+  );
+  if (refusal) throw refusal;
 }
 
 /**
