@@ -68,7 +68,7 @@ export function storeCommand(env: Record<string, string | undefined>, io: StoreI
     )
     .option(
       "--dry-run",
-      "run every check the copy runs before it writes (the data dir writable by this user, hookline stopped, the store's version, tables and keys, the role's rights to make the schema, the schema without hookline data or a running hookline) and say what it would copy, writing nothing to PostgreSQL or to the SQLite store; it exits as the copy would, 0 when it would go through. Run it first",
+      "run every check the copy runs before it writes (the data dir writable by this user, hookline stopped, the store's version, tables and keys, the database's encoding, the role's rights to make the schema, the schema without hookline data or a running hookline) and say what it would copy, writing nothing to PostgreSQL or to the SQLite store; it exits as the copy would, 0 when it would go through. Run it first",
     )
     .action(async (opts: { to: string; schema?: string; dryRun?: boolean }) => {
       let config: Readonly<Config>;

@@ -13,6 +13,11 @@ import {
   hearSessionEnd,
   type PostgresOptions,
 } from "../postgres/database.js";
+import {
+  ENCODING_COLUMNS,
+  narrowEncodingError,
+  type DatabaseEncoding,
+} from "../postgres/encoding.js";
 import { migrate } from "../postgres/migrate.js";
 import { COPIED, DESTINATION_ONLY, type CopiedTable } from "./plan.js";
 
@@ -32,6 +37,8 @@ export interface DestinationState {
   version: number | null;
   /** The role the copy connects as, and whether it may look into the schema and make its tables. */
   rights: { role: string; database: string; usage: boolean; make: boolean };
+  /** The database's encoding (PostgreSQL's name for it: UTF8, LATIN1…). */
+  encoding: string;
 }
 
 /** One PostgreSQL schema being written by a copy. */
@@ -100,15 +107,16 @@ export class PostgresDestination {
       ? "has_schema_privilege($1, 'USAGE') AS usage, has_schema_privilege($1, 'CREATE') AS make"
       : "true AS usage, has_database_privilege(current_database(), 'CREATE') AS make";
     const granted = await this.q(
-      `SELECT current_user AS role, current_database() AS database, ${asked}`,
+      `SELECT current_user AS role, ${ENCODING_COLUMNS}, ${asked}`,
       exists ? [this.schema] : [],
     );
-    const rights = granted.rows[0] as DestinationState["rights"];
+    const { encoding, ...rights } = granted.rows[0] as DestinationState["rights"] &
+      DatabaseEncoding;
     if (!exists || !rights.usage || !(await this.exists("hookline_migrations"))) {
-      return { exists, version: null, rights };
+      return { exists, version: null, rights, encoding };
     }
     const ledger = await this.q(`SELECT max(version) AS v FROM ${this.schema}.hookline_migrations`);
-    return { exists, version: (ledger.rows[0] as { v: number | null }).v, rights };
+    return { exists, version: (ledger.rows[0] as { v: number | null }).v, rights, encoding };
   }
 
   /** Brings the schema to this hookline's version (making it if missing), as `serve` would. */
@@ -254,6 +262,19 @@ function connectionOptions(options: DestinationOptions): PostgresOptions {
 /** The copy's idle-in-transaction timeout: the query timeout (see connectionOptions). */
 function idleTimeoutOf(options: DestinationOptions): number {
   return options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+}
+
+/**
+ * Refuses a database that cannot hold every character hookline accepts (see encoding.ts): the copy
+ * would fail at the first row it cannot hold, or leave a copy no hookline starts on.
+ */
+export function refuseNarrowEncoding({ rights, encoding }: DestinationState): void {
+  const refusal = narrowEncodingError(
+    { database: rights.database, encoding },
+    "--to",
+    "copy into that one; nothing was written",
+  );
+  if (refusal) throw refusal;
 }
 
 /**

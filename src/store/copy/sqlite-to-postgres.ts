@@ -22,6 +22,7 @@ import {
 import {
   occupiedError,
   PostgresDestination,
+  refuseNarrowEncoding,
   refuseWithoutRights,
   type ColumnTypes,
   type DestinationOptions,
@@ -110,10 +111,11 @@ export async function copySqliteToPostgres(req: CopyRequest): Promise<CopySummar
     let writing = false;
     try {
       const liveAfter = req.now() - req.workerDeadAfterMs;
-      // What migrating would refuse, refused before it (a dry run does not migrate): a role that
-      // cannot make the schema or its tables (first: without USAGE, nothing in it can be read),
-      // and a schema a newer hookline migrated.
+      // What migrating would refuse, refused before it (a dry run does not migrate): a database
+      // that cannot hold every character, a role that cannot make the schema or its tables
+      // (first: without USAGE, nothing in it can be read), and a schema a newer hookline migrated.
       const destination = await dest.state();
+      refuseNarrowEncoding(destination);
       refuseWithoutRights(dest.schema, destination);
       // Before migrating: a schema holding data is refused untouched, even one of an older version.
       const found = await dest.occupied(liveAfter);
