@@ -31,7 +31,7 @@ async function schemasIn(url: string): Promise<unknown[]> {
 it.each(["LATIN1", "WIN1252", "EUC_JP"])(
   "refuses a database in %s at start, saying what to do, and writes nothing there",
   async (encoding) => {
-    const url = await aDatabase(cleanup, `pgutf8_${encoding.toLowerCase()}`, encoding);
+    const url = await aDatabase(cleanup, `hl_test_${encoding.toLowerCase()}`, encoding);
     const database = new URL(url).pathname.slice(1);
     const run = spawnCli(["serve"], {
       DATABASE_URL: url,
@@ -59,7 +59,7 @@ it.each(["LATIN1", "WIN1252", "EUC_JP"])(
 );
 
 it("runs on a SQL_ASCII database, giving back every character as it was sent", async () => {
-  const url = await aDatabase(cleanup, "pgutf8_sql_ascii", "SQL_ASCII");
+  const url = await aDatabase(cleanup, "hl_test_sql_ascii", "SQL_ASCII");
   const receiver = await Receiver.start(() => ({
     status: 500,
     headers: { "content-type": "text/plain; charset=utf-8" },

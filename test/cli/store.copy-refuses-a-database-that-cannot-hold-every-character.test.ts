@@ -17,7 +17,7 @@ const cleanup = useCleanup();
 
 it("refuses a LATIN1 database, dry or not, and writes nothing there", async () => {
   const { dir } = await aSqliteDataDir(cleanup, { messages: 2 });
-  const url = await aDatabase(cleanup, "pgutf8_copy_latin1", "LATIN1");
+  const url = await aDatabase(cleanup, "hl_test_copy_latin1", "LATIN1");
   const database = new URL(url).pathname.slice(1);
   const args = ["store", "copy", "--to", url, "--schema", "hooks"];
 
@@ -33,7 +33,7 @@ it("refuses a LATIN1 database, dry or not, and writes nothing there", async () =
 
 it("copies into a SQL_ASCII database", async () => {
   const { dir } = await aSqliteDataDir(cleanup, { messages: 2 });
-  const url = await aDatabase(cleanup, "pgutf8_copy_sql_ascii", "SQL_ASCII");
+  const url = await aDatabase(cleanup, "hl_test_copy_sql_ascii", "SQL_ASCII");
   const args = ["store", "copy", "--to", url, "--schema", "hooks"];
 
   const dry = await runCli([...args, "--dry-run"], { HOOKLINE_DATA_DIR: dir });
