@@ -50,6 +50,14 @@ export class StoredEndpointStates {
   private disabledNow = new Set<string>();
   /** Whether stored circuits are shown (see {@link showStoredCircuits}): processes that deliver. */
   private showsStored = false;
+  /**
+   * Rechecks started, and the latest whose stopped endpoints, and whose circuits, were taken. A
+   * read a scrape stopped waiting for goes on, and on a slow store may answer after a newer one:
+   * its answer is taken only if no later one was, or it would put back what the store said before.
+   */
+  private rechecks = 0;
+  private stoppedTaken = 0;
+  private circuitsTaken = 0;
 
   constructor(private readonly deps: StoredEndpointDeps) {}
 
@@ -96,14 +104,17 @@ export class StoredEndpointStates {
    * then the circuits shown not closed (see {@link recheckCircuits}).
    */
   async recheck(): Promise<void> {
+    const seq = ++this.rechecks;
     const tracked = [...this.deps.slots.tracked()];
     const stopped: Map<string, EndpointStopped> = tracked.length
       ? await this.deps.store.listStoppedEndpoints(tracked)
       : new Map();
+    if (seq < this.stoppedTaken) return;
+    this.stoppedTaken = seq;
     const disabled = new Set<string>();
     for (const [id, why] of stopped) if (why === "disabled") disabled.add(id);
     this.disabledNow = disabled;
-    await this.recheckCircuits(tracked, stopped);
+    await this.recheckCircuits(seq, tracked, stopped);
   }
 
   /**
@@ -133,6 +144,7 @@ export class StoredEndpointStates {
    * while its endpoint is disabled or gone, as `stopped` says (see {@link circuitsHidden}).
    */
   private async recheckCircuits(
+    seq: number,
     tracked: readonly string[],
     stopped: ReadonlyMap<string, EndpointStopped>,
   ): Promise<void> {
@@ -141,33 +153,37 @@ export class StoredEndpointStates {
       (id) => (live(id) ?? this.circuits.get(id) ?? "closed") !== "closed",
     );
     if (down.length === 0 && !this.showsStored) {
+      this.circuitsTaken = seq;
       this.circuitsHidden = new Set();
       return;
     }
     const limit = this.deps.maxEndpoints;
     const found = await this.deps.store.listUnclosedCircuits(limit);
-    if (this.showsStored) this.adopt(found);
     const listed = new Map(found.map((r) => [r.endpointId, r.circuit]));
+    // Not listed: disabled or gone, left out of a full list for newer ones, or opened by the
+    // engine here and not saved yet. The read of stopped endpoints tells which; in a full list,
+    // those it does not explain are read one by one.
+    const readAlone = new Map<string, CircuitRecord | null>();
+    if (found.length === limit) {
+      for (const id of down) {
+        if (listed.has(id) || stopped.has(id)) continue;
+        readAlone.set(id, await this.deps.store.getCircuit(id));
+      }
+    }
+    if (seq < this.circuitsTaken) return;
+    this.circuitsTaken = seq;
+    if (this.showsStored) this.adopt(found);
     const hidden = new Set<string>();
     for (const id of down) {
-      let c = listed.get(id) ?? null;
-      if (!c) {
-        // Not listed: disabled or gone, left out of a full list for newer ones, or opened by the
-        // engine here and not saved yet. The read of stopped endpoints tells which.
-        const why = stopped.get(id);
-        if (why === "deleted") {
-          hidden.add(id);
-          this.circuits.delete(id);
-          continue;
-        }
-        if (why === "disabled") {
-          hidden.add(id);
-          continue;
-        }
-        if (found.length === limit) c = await this.deps.store.getCircuit(id);
+      const why = listed.has(id) ? undefined : stopped.get(id);
+      if (why) {
+        hidden.add(id);
+        if (why === "deleted") this.circuits.delete(id);
+        continue;
       }
       // Unless the engine took it up meanwhile, or it lost its slot, while this read.
       if (!this.circuits.has(id) || this.deps.engine.endpointStatus(id)) continue;
+      const c = listed.get(id) ?? readAlone.get(id) ?? null;
       if (c && c.state !== "closed") this.circuits.set(id, c.state);
       else this.circuits.delete(id);
     }
