@@ -6,7 +6,7 @@ import { rotate, type RotatedTable, type RotationTotals } from "../security/rota
 import { openStore } from "../store/factory.js";
 import { storeFailure } from "../start-failure.js";
 import { describeUnknown } from "../unknown-settings.js";
-import { EXIT_CODE_OF, type StopCleanly, type StopSignal } from "./signals.js";
+import { EXIT_CODE_OF, finishedAfter, type StopCleanly, type StopSignal } from "./signals.js";
 
 /**
  * --batch-size: a whole number of rows, at least 1 (a typo must not reach the query as NaN), and
@@ -103,6 +103,16 @@ export function keysCommand(
             ? "done: the old keys may now be removed from HOOKLINE_ENCRYPTION_OLD_KEYS\n"
             : `done: every stored value is ${config.encryptionKey ? `sealed with ${current}` : "plaintext"}\n`,
         );
+        // Heard during the last batch, with no batch left to stop before: said, as it was asked.
+        if (stopSignal) {
+          const done = finishedAfter(
+            "keys rotate",
+            stopSignal,
+            "during its last batch",
+            "the rotation is complete",
+          );
+          io?.err.write(`hookline: ${done}\n`);
+        }
       } finally {
         await store.close();
       }

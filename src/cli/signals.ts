@@ -1,4 +1,7 @@
-/** The signals that ask a command to stop, and what a command they end exits with. */
+/**
+ * The signals that ask a command to stop, what a command they end exits with, and what one that
+ * finishes anyway says.
+ */
 
 /** Ctrl-C, a service manager's stop, the terminal closed. */
 export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -20,6 +23,19 @@ export type StopCleanly = (
   stop: (signal: StopSignal) => void,
   atOnce: (signal: StopSignal) => string,
 ) => () => void;
+
+/**
+ * What a command that stops cleanly says once it finished after a first stop signal heard too late
+ * to stop it (`when`): it did not stop, and `outcome` says what it finished.
+ */
+export function finishedAfter(
+  command: string,
+  signal: StopSignal,
+  when: string,
+  outcome: string,
+): string {
+  return `${command} finished after ${signal}, heard ${when}: ${outcome}`;
+}
 
 /**
  * Calls `handler` on each stop signal, in place of ending the process, until the function it

@@ -25,7 +25,7 @@ import { MIGRATIONS } from "../store/postgres/migrations.js";
 import { existingSqliteFile } from "../store/factory.js";
 import { newestVersion } from "../store/newer-schema.js";
 import { describeUnknown } from "../unknown-settings.js";
-import { EXIT_CODE_OF, type StopCleanly, type StopSignal } from "./signals.js";
+import { EXIT_CODE_OF, finishedAfter, type StopCleanly, type StopSignal } from "./signals.js";
 
 /** Where the command writes: the summary on `out`, progress on `err`; `now` paces the progress. */
 export interface StoreIo {
@@ -232,7 +232,7 @@ async function copy(
   // Heard too late to stop it (as it finished, or after its last batch): said, as it was asked.
   if (stopSignal) {
     io.err.write(
-      `hookline: store copy finished after ${stopSignal}, heard as it was finishing: the copy is complete\n`,
+      `hookline: ${finishedAfter("store copy", stopSignal, "as it was finishing", "the copy is complete")}\n`,
     );
   }
 }
