@@ -3,12 +3,48 @@
  * token, and the API's error answers turned into one readable message.
  */
 import { Agent, fetch as undiciFetch } from "undici";
-import { HooklineError } from "../errors.js";
+import type { Command } from "commander";
+import { ConfigError, HooklineError } from "../errors.js";
 
 /** Where hookline runs and how to reach it; resolved by the entry point. */
 export interface Connection {
   url: string;
   token: string;
+}
+
+/** The URL the client commands call when neither --url nor HOOKLINE_URL gives one. */
+export const DEFAULT_URL = "http://127.0.0.1:8080";
+
+/** The client commands' two inputs, each given by its option or by its setting. */
+const GIVEN_BY = {
+  url: { option: "--url", setting: "HOOKLINE_URL" },
+  token: { option: "--token", setting: "HOOKLINE_TOKEN" },
+} as const;
+
+/**
+ * Where the operator gives `input`, as every message that blames it ends: "(--url or
+ * HOOKLINE_URL)", with `note` after a colon when there is more to say.
+ */
+export function givenBy(input: keyof typeof GIVEN_BY, note?: string): string {
+  const { option, setting } = GIVEN_BY[input];
+  return `(${option} or ${setting}${note ? `: ${note}` : ""})`;
+}
+
+/** Adds --url and --token, the options every client command takes, to `cmd`. */
+export function withConnectionOptions(cmd: Command): Command {
+  return cmd
+    .option("--url <url>", `hookline's URL (${GIVEN_BY.url.setting}, default ${DEFAULT_URL})`)
+    .option("--token <token>", `the admin token (${GIVEN_BY.token.setting})`);
+}
+
+/** The connection from the options given, else the entry point's settings; a token is needed. */
+export function connectionOf(
+  given: Partial<Connection>,
+  settings: Partial<Connection>,
+): Connection {
+  const token = given.token ?? settings.token;
+  if (!token) throw new ConfigError(`give the admin token ${givenBy("token")}`);
+  return { url: given.url ?? settings.url ?? DEFAULT_URL, token };
 }
 
 /** The option that set each API field (`query.limit` → `--limit`), to name it in a refusal. */
@@ -36,10 +72,8 @@ export class ApiClient {
     // `127.0.0.1:8080`, as curl takes it, would fail as "cannot reach": wrong where it is not.
     const protocol = URL.canParse(this.base) ? new URL(this.base).protocol : "";
     if (protocol !== "http:" && protocol !== "https:") {
-      throw new HooklineError(
-        "api",
-        `--url (or HOOKLINE_URL) ${connection.url} is not an http:// or https:// URL`,
-      );
+      const url = connection.url === "" ? "an empty URL" : connection.url;
+      throw new HooklineError("api", `${url} is not an http:// or https:// URL ${givenBy("url")}`);
     }
   }
 
@@ -80,7 +114,7 @@ export class ApiClient {
     } catch (err) {
       throw new HooklineError(
         "api",
-        `cannot reach hookline at ${this.base} (--url, or HOOKLINE_URL): ${whyNot(err)}`,
+        `cannot reach hookline at ${this.base} ${givenBy("url")}: ${whyNot(err)}`,
         { cause: err },
       );
     }
@@ -94,7 +128,7 @@ export class ApiClient {
       const type = res.headers.get("content-type")?.split(";")[0] || "an empty body";
       throw new HooklineError(
         "api",
-        `${res.status} ${res.statusText} from ${this.base}, with ${type} rather than hookline's JSON: is it another service, or a proxy in front of hookline? (--url, or HOOKLINE_URL)`,
+        `${res.status} ${res.statusText} from ${this.base}, with ${type} rather than hookline's JSON: is it another service, or a proxy in front of hookline? ${givenBy("url")}`,
       );
     }
     if (!res.ok) {
@@ -110,10 +144,10 @@ export class ApiClient {
    * banner prints too, given for hookline's address).
    */
   private inputToBlame(res: Response, reason: string): string {
-    if (res.status === 401) return " (--token, or HOOKLINE_TOKEN)";
+    if (res.status === 401) return ` ${givenBy("token")}`;
     if (res.status !== 404 || !reason.startsWith("no route for ")) return "";
-    const apiPath = /\/api\/v1$/.test(this.base) ? ": hookline's address, without /api/v1" : "";
-    return ` (--url, or HOOKLINE_URL${apiPath})`;
+    const apiPath = /\/api\/v1$/.test(this.base) ? "hookline's address, without /api/v1" : "";
+    return ` ${givenBy("url", apiPath)}`;
   }
 }
 

@@ -14,7 +14,7 @@ import type {
 import { memberBytes } from "../api/payload-bytes.js";
 import { MAX_TIMEOUT_MS } from "../clock.js";
 import { ConfigError, HooklineError } from "../errors.js";
-import { ApiClient, type OptionNames } from "./client.js";
+import { ApiClient, connectionOf, type OptionNames, withConnectionOptions } from "./client.js";
 import { ago, duration, parseTime, printable, table } from "./format.js";
 import { ProgressBar, renderProgress } from "./progress.js";
 
@@ -76,7 +76,6 @@ interface BulkOptions extends Selecting {
   interval: number;
 }
 
-const DEFAULT_URL = "http://127.0.0.1:8080";
 const FINISHED = new Set(["completed", "stopped", "cancelled"]);
 /** The shortest --interval between looks at a job. */
 const MIN_INTERVAL_MS = 100;
@@ -114,19 +113,17 @@ const NOTE_OPTION: OptionNames = { "body.note": "--note" };
 
 /** The `dlq` command and its subcommands. */
 export function dlqCommand(defaults: DlqDefaults, io: CliIo): Command {
-  const dlq = new Command("dlq")
-    .description("inspect, replay and close dead-letter records of a running hookline")
-    .option("--url <url>", `hookline's URL (HOOKLINE_URL, default ${DEFAULT_URL})`)
-    .option("--token <token>", "the admin token (HOOKLINE_TOKEN)")
-    .option("--json", "print the API's JSON answers, for scripts");
+  const dlq = withConnectionOptions(
+    new Command("dlq").description(
+      "inspect, replay and close dead-letter records of a running hookline",
+    ),
+  ).option("--json", "print the API's JSON answers, for scripts");
 
   const print = (s: string): void => void io.out.write(`${s}\n`);
   const json = (v: unknown): void => print(JSON.stringify(v, null, 2));
   const setup = (cmd: Command, names: OptionNames = {}) => {
     const o = cmd.optsWithGlobals<GlobalOptions>();
-    const token = o.token ?? defaults.token;
-    if (!token) throw new ConfigError("give the admin token with --token or HOOKLINE_TOKEN");
-    const api = new ApiClient({ url: o.url ?? defaults.url ?? DEFAULT_URL, token }, names);
+    const api = new ApiClient(connectionOf(o, defaults), names);
     return { api, asJson: o.json === true };
   };
   const time =

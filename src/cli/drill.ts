@@ -5,28 +5,21 @@
 import { Command } from "commander";
 import type { z } from "zod";
 import type { DrillRunOut } from "../api/schemas/observability.js";
-import { ConfigError } from "../errors.js";
-import { ApiClient } from "./client.js";
+import { ApiClient, connectionOf, withConnectionOptions } from "./client.js";
 import type { CliIo, DlqDefaults } from "./dlq.js";
 
 type DrillRun = z.output<typeof DrillRunOut>;
 
-const DEFAULT_URL = "http://127.0.0.1:8080";
-
 /** The `drill` command. */
 export function drillCommand(defaults: DlqDefaults, io: CliIo): Command {
-  return new Command("drill")
-    .description(
-      "run a failure drill: a receiver answering 503 then 200, retries, dead-lettering, a replay",
-    )
-    .option("--url <url>", `hookline's URL (HOOKLINE_URL, default ${DEFAULT_URL})`)
-    .option("--token <token>", "the admin token (HOOKLINE_TOKEN)")
+  const drill = new Command("drill").description(
+    "run a failure drill: a receiver answering 503 then 200, retries, dead-lettering, a replay",
+  );
+  return withConnectionOptions(drill)
     .option("--json", "print the API's JSON answer, for scripts")
     .action(async (o: { url?: string; token?: string; json?: boolean }) => {
-      const token = o.token ?? defaults.token;
-      if (!token) throw new ConfigError("give the admin token with --token or HOOKLINE_TOKEN");
       // A drill takes as long as its steps do (each up to the server's step timeout).
-      const api = new ApiClient({ url: o.url ?? defaults.url ?? DEFAULT_URL, token }, {}, null);
+      const api = new ApiClient(connectionOf(o, defaults), {}, null);
       const { body: run } = await api.post<DrillRun>("/api/v1/drill");
       if (o.json) io.out.write(`${JSON.stringify(run, null, 2)}\n`);
       else {

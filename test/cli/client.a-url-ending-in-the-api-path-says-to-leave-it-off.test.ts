@@ -32,13 +32,13 @@ async function failure(url: string): Promise<string> {
 it("names --url and the path to leave off when the URL ends in /api/v1", async () => {
   for (const url of [`${h.url}/api/v1`, `${h.url}/api/v1/`]) {
     expect(await failure(url)).toBe(
-      "404: no route for GET /api/v1/api/v1/dlq/summary (--url, or HOOKLINE_URL: hookline's address, without /api/v1)",
+      "404: no route for GET /api/v1/api/v1/dlq/summary (--url or HOOKLINE_URL: hookline's address, without /api/v1)",
     );
   }
 });
 
 it("names --url when the URL has another path hookline does not serve", async () => {
   expect(await failure(`${h.url}/hookline`)).toBe(
-    "404: no route for GET /hookline/api/v1/dlq/summary (--url, or HOOKLINE_URL)",
+    "404: no route for GET /hookline/api/v1/dlq/summary (--url or HOOKLINE_URL)",
   );
 });

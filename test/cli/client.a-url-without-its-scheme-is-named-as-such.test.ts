@@ -28,13 +28,20 @@ it.each(["127.0.0.1:8080", "localhost:8080", "ftp://127.0.0.1:8080", "hookline"]
     const message = await failure(
       dlqCommand({ url, token }, io).parseAsync(["summary"], { from: "user" }),
     );
-    expect(message).toBe(`--url (or HOOKLINE_URL) ${url} is not an http:// or https:// URL`);
+    expect(message).toBe(`${url} is not an http:// or https:// URL (--url or HOOKLINE_URL)`);
   },
 );
+
+it("an empty --url is named as empty, not left as a blank before the rest", async () => {
+  const message = await failure(
+    dlqCommand({ token }, io).parseAsync(["--url", "", "summary"], { from: "user" }),
+  );
+  expect(message).toBe("an empty URL is not an http:// or https:// URL (--url or HOOKLINE_URL)");
+});
 
 it("drill too", async () => {
   const message = await failure(
     drillCommand({ url: "127.0.0.1:8080", token }, io).parseAsync([], { from: "user" }),
   );
-  expect(message).toContain("is not an http:// or https:// URL");
+  expect(message).toBe("127.0.0.1:8080 is not an http:// or https:// URL (--url or HOOKLINE_URL)");
 });

@@ -47,7 +47,7 @@ it.each([["list"], ["summary"], ["show", "dlq_x"], ["job", "job_x"], ["replay", 
     const err = await failure(dlqCommand({ url, token }, io).parseAsync(args, { from: "user" }));
     expect(err).toBeInstanceOf(HooklineError);
     expect(err.message).toContain(`200 OK from ${url}`);
-    expect(err.message).toContain("HOOKLINE_URL");
+    expect(err.message).toMatch(/ \(--url or HOOKLINE_URL\)$/);
     expect(err.message).not.toContain("\n");
   },
 );
@@ -56,6 +56,7 @@ it("drill against another service says so too", async () => {
   const err = await failure(drillCommand({ url, token }, io).parseAsync([], { from: "user" }));
   expect(err).toBeInstanceOf(HooklineError);
   expect(err.message).toContain(`200 OK from ${url}`);
+  expect(err.message).toMatch(/ \(--url or HOOKLINE_URL\)$/);
 });
 
 it("a proxy's error page is named by its status, on one line", async () => {

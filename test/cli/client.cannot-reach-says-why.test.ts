@@ -45,7 +45,7 @@ it("a refused connection is named as one", async () => {
     dlqCommand({ url, token }, io).parseAsync(["summary"], { from: "user" }),
   );
   expect(message).toBe(
-    `cannot reach hookline at ${url} (--url, or HOOKLINE_URL): connect ECONNREFUSED ${url.slice(7)}`,
+    `cannot reach hookline at ${url} (--url or HOOKLINE_URL): connect ECONNREFUSED ${url.slice(7)}`,
   );
 });
 
@@ -55,7 +55,7 @@ it("https:// to a plain-HTTP port says TLS failed, in a line a person reads", as
     dlqCommand({ url, token }, io).parseAsync(["summary"], { from: "user" }),
   );
   expect(message).toBe(
-    `cannot reach hookline at ${url} (--url, or HOOKLINE_URL): TLS failed: wrong version number`,
+    `cannot reach hookline at ${url} (--url or HOOKLINE_URL): TLS failed: wrong version number`,
   );
 });
 
@@ -63,6 +63,6 @@ it("a URL with a user and password in it, which fetch will not send, says so (dr
   const url = api.url.replace("http://", "http://ops:secret@");
   const message = await failure(drillCommand({ url, token }, io).parseAsync([], { from: "user" }));
   expect(message).toMatch(
-    /^cannot reach hookline at \S+ \(--url, or HOOKLINE_URL\): Request cannot be constructed from a URL that includes credentials/,
+    /^cannot reach hookline at \S+ \(--url or HOOKLINE_URL\): Request cannot be constructed from a URL that includes credentials/,
   );
 });

@@ -108,7 +108,7 @@ describe("hookline dlq, against a running hookline", () => {
   it("refuses to run without a token, and says why an API call failed", async () => {
     const noToken = await hookline(["dlq", "summary"], { HOOKLINE_URL: h.url });
     expect(noToken.code).toBe(1);
-    expect(noToken.stderr).toBe("hookline: give the admin token with --token or HOOKLINE_TOKEN\n");
+    expect(noToken.stderr).toBe("hookline: give the admin token (--token or HOOKLINE_TOKEN)\n");
     const missing = await hookline(["dlq", "show", "dlq_00000000000000000000000000"], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(

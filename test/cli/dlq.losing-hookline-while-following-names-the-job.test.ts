@@ -46,7 +46,7 @@ it("replay-bulk --json, losing hookline while it follows the job, names the job"
   const jobId = /job (job_\w+) carries on/.exec(message)?.[1];
   expect(jobId).toBeDefined();
   expect(message).toBe(
-    `cannot reach hookline at ${h.url} (--url, or HOOKLINE_URL): connect ECONNREFUSED ${h.url.slice(7)}; ` +
+    `cannot reach hookline at ${h.url} (--url or HOOKLINE_URL): connect ECONNREFUSED ${h.url.slice(7)}; ` +
       `job ${jobId} carries on in hookline: ` +
       `\`hookline dlq job ${jobId} --watch\` follows it again, \`hookline dlq cancel ${jobId}\` stops it`,
   );

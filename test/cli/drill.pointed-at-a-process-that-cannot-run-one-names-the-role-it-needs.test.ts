@@ -38,7 +38,7 @@ describe("hookline drill against a process that cannot run one", () => {
         "against a process started with --role all",
     );
     expect(fromWorker.err).not.toContain("--role api");
-    expect(fromWorker.err).toContain("(--url, or HOOKLINE_URL)");
+    expect(fromWorker.err).toContain("(--url or HOOKLINE_URL)");
 
     const fromApi = await drill(api.url);
     expect(fromApi.code, fromApi.err).toBe(1);
