@@ -90,8 +90,16 @@ export class ApiClient {
     return { body: answer.body as T, text: answer.text };
   }
 
-  async post<T>(path: string, body?: unknown): Promise<{ status: number; body: T }> {
-    const answer = await this.call("POST", path, body ?? {});
+  /**
+   * `wrongProcess`: an error status this route answers only from a process of a fleet that
+   * cannot do this (a drill's 409 from an API-only one), whose message then names --url too.
+   */
+  async post<T>(
+    path: string,
+    body?: unknown,
+    wrongProcess?: number,
+  ): Promise<{ status: number; body: T }> {
+    const answer = await this.call("POST", path, body ?? {}, wrongProcess);
     return { status: answer.status, body: answer.body as T };
   }
 
@@ -99,6 +107,7 @@ export class ApiClient {
     method: string,
     path: string,
     body?: unknown,
+    wrongProcess?: number,
   ): Promise<{ status: number; body: unknown; text: string }> {
     let res: Response;
     try {
@@ -133,18 +142,21 @@ export class ApiClient {
     }
     if (!res.ok) {
       const reason = reasonOf(parsed, this.names);
-      throw new HooklineError("api", `${res.status}: ${reason}${this.inputToBlame(res, reason)}`);
+      const blame = this.inputToBlame(res, reason, wrongProcess);
+      throw new HooklineError("api", `${res.status}: ${reason}${blame}`);
     }
     return { status: res.status, body: parsed, text };
   }
 
   /**
    * The input an error answer is about, when it is one the operator gave one of two ways: a
-   * refused token, or a URL under which hookline has no route (the API's own URL, which serve's
-   * banner prints too, given for hookline's address).
+   * refused token, a URL under which hookline has no route (the API's own URL, which serve's
+   * banner prints too, given for hookline's address), or a URL naming a process that cannot do
+   * what was asked.
    */
-  private inputToBlame(res: Response, reason: string): string {
+  private inputToBlame(res: Response, reason: string, wrongProcess?: number): string {
     if (res.status === 401) return ` ${givenBy("token")}`;
+    if (res.status === wrongProcess) return ` ${givenBy("url")}`;
     if (res.status !== 404 || !reason.startsWith("no route for ")) return "";
     const apiPath = /\/api\/v1$/.test(this.base) ? "hookline's address, without /api/v1" : "";
     return ` ${givenBy("url", apiPath)}`;

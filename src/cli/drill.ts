@@ -20,7 +20,8 @@ export function drillCommand(defaults: DlqDefaults, io: CliIo): Command {
     .action(async (o: { url?: string; token?: string; json?: boolean }) => {
       // A drill takes as long as its steps do (each up to the server's step timeout).
       const api = new ApiClient(connectionOf(o, defaults), {}, null);
-      const { body: run } = await api.post<DrillRun>("/api/v1/drill");
+      // An API-only process answers 409: it delivers nothing, so the URL names the wrong process.
+      const { body: run } = await api.post<DrillRun>("/api/v1/drill", undefined, 409);
       if (o.json) io.out.write(`${JSON.stringify(run, null, 2)}\n`);
       else {
         for (const s of run.steps) {

@@ -3,7 +3,8 @@
  * can: one started with `--role all`, since a drill needs the API and deliveries in one process.
  * An API-only process answers 409 saying so. A worker has no drill route, and its 404 said the API
  * is served by "--role api and --role all processes": an operator who followed it to an API
- * process met that process's 409 next.
+ * process met that process's 409 next. Both answers name --url and HOOKLINE_URL, the input to
+ * change: the 409 named neither, though only the 404 was blamed on the URL.
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -42,7 +43,10 @@ describe("hookline drill against a process that cannot run one", () => {
 
     const fromApi = await drill(api.url);
     expect(fromApi.code, fromApi.err).toBe(1);
-    expect(fromApi.err).toContain("this one serves the API only (--role api)");
-    expect(fromApi.err).toContain("run the drill against a process started with --role all");
+    expect(fromApi.err).toBe(
+      "hookline: 409: failure drills run in a process that delivers, and this one serves the API " +
+        "only (--role api): run the drill against a process started with --role all " +
+        "(--url or HOOKLINE_URL)\n",
+    );
   }, 60_000);
 });
