@@ -428,7 +428,7 @@ export class Dispatcher {
     try {
       await this.deps.store.saveCircuit(rt.endpoint.id, snapshot, t);
       if (t.to === "open" && snapshot.nextProbeAt !== null) {
-        await this.deps.store.pauseEndpoint(rt.endpoint.id, snapshot.nextProbeAt);
+        await this.deps.store.pauseEndpoint(rt.endpoint.id, snapshot.nextProbeAt, rt.policy.ladder);
       }
     } catch (err) {
       this.deps.log.error({ err, endpointId: rt.endpoint.id }, "saving circuit state failed");

@@ -99,7 +99,8 @@ export class EndpointRuntime {
    * Whether the next claim must skip this endpoint: it has no free slot, or its open circuit has a
    * probe out. Skipping keeps a slow or broken endpoint from filling a batch meant for others; a
    * finishing attempt wakes the engine to look again. An open circuit with nothing out is not
-   * skipped: its deliveries were moved to the probe time, so they come due exactly then.
+   * skipped: its deliveries were moved to the probe time, so they come due exactly then (or at
+   * their own time, sooner, those with no attempt left by then, to be given up).
    */
   isFull(): boolean {
     const waiting = this.inFlight + this.queue.length;

@@ -24,6 +24,7 @@ import type {
   AttemptBucket,
 } from "../domain/types.js";
 import type { CircuitTransition } from "../engine/breaker.js";
+import type { RetryLadder } from "../engine/ladder.js";
 import type {
   ApiTokenQuery,
   ApplicationFilter,
@@ -75,6 +76,9 @@ export * from "./port/dead-letters.js";
 export * from "./port/observability.js";
 
 /** One batch of re-sealing with the current key (key rotation): a table, walked in key order. */
+/** What `pauseEndpoint` asks of an endpoint's delivery policy: its attempts and retry window. */
+export type PauseLadder = Pick<RetryLadder, "attempts" | "windowMs">;
+
 export interface ResealRequest {
   table: "endpoints" | "messages" | "idempotency_keys";
   /** Rows after this cursor (an id; the adapter's own for idempotency keys); "" to start. */
@@ -336,8 +340,13 @@ export interface Store {
   recordAttempts(outcomes: readonly DeliveryOutcome[]): Promise<RecordedOutcomes>;
   /** Returns claimed deliveries to pending without spending an attempt. */
   releaseDeliveries(releases: readonly Release[]): Promise<void>;
-  /** Moves every pending delivery of an endpoint due before `until` to `until` (circuit open). */
-  pauseEndpoint(endpointId: string, until: number): Promise<number>;
+  /**
+   * Moves every pending delivery of an endpoint due before `until` to `until` (circuit open),
+   * except a retry that `ladder` leaves no attempt for there (its attempts spent, or its retry
+   * window ending before `until`): that keeps its own time, when the engine gives it up unsent,
+   * rather than waiting for the probe only to be given up then.
+   */
+  pauseEndpoint(endpointId: string, until: number, ladder: PauseLadder): Promise<number>;
   getDelivery(id: string): Promise<Delivery | null>;
   listDeliveries(messageId: string): Promise<Delivery[]>;
 

@@ -18,7 +18,13 @@
 import { expect, it } from "vitest";
 import type { DeliveryEngine } from "../../src/engine/engine.js";
 import type { Store } from "../../src/store/port.js";
-import { accept, anApplication, anEndpoint, MINUTE } from "../store/behaviour/fixtures.js";
+import {
+  accept,
+  anApplication,
+  anEndpoint,
+  MINUTE,
+  ROOMY_LADDER,
+} from "../store/behaviour/fixtures.js";
 import { useCleanup } from "../support/cleanup.js";
 import {
   declaredDeadAndTakenOver,
@@ -126,7 +132,7 @@ async function takenAgainWithItsCircuitOpen(
     { state: "open", since: now, reason: "failing", nextProbeAt: probeAt, reopenCount: 0 },
     { from: "closed", to: "open", at: now, reason: "failing" },
   );
-  await shared.pauseEndpoint(endpointId, probeAt);
+  await shared.pauseEndpoint(endpointId, probeAt, ROOMY_LADDER);
   await adminQuery(
     `UPDATE ${schema}.deliveries SET state = 'succeeded', claimed_by = NULL WHERE message_id = $1`,
     [firstMessage],

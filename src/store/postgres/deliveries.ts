@@ -19,6 +19,7 @@ import type {
   Release,
   ScanResult,
   Store,
+  PauseLadder,
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
 import { acceptedMessage, dueEndpointsFrom } from "../row-mappers.js";
@@ -437,8 +438,9 @@ export class Deliveries {
     ]);
   }
 
-  pauseEndpoint(endpointId: string, until: number): Promise<number> {
-    return exec(this.pool, this.sql.pauseEndpoint, [until, endpointId]);
+  pauseEndpoint(endpointId: string, until: number, ladder: PauseLadder): Promise<number> {
+    const { attempts, windowMs } = ladder;
+    return exec(this.pool, this.sql.pauseEndpoint, [until, endpointId, attempts, windowMs]);
   }
 
   async getDelivery(id: string): Promise<Delivery | null> {

@@ -395,8 +395,11 @@ export const DELIVERIES = {
     FROM unnest($1::text[], $2::bigint[], $3::text[]) AS v(id, at, claimed_by)
     WHERE d.id = v.id AND d.state = 'inflight' AND ${STILL_HELD}`,
   ),
+  // A retry with no attempt left at the probe (endedBeforeSending) keeps its own time.
   pauseEndpoint: `UPDATE deliveries SET next_attempt_at = $1
-    WHERE endpoint_id = $2 AND state = 'pending' AND next_attempt_at < $1`,
+    WHERE endpoint_id = $2 AND state = 'pending' AND next_attempt_at < $1
+      AND (attempt_count = 0 OR first_attempt_at IS NULL
+        OR (attempt_count < $3 AND first_attempt_at + $4::bigint >= $1))`,
   getDelivery: "SELECT * FROM deliveries WHERE id = $1",
   deliveriesOfMessage: "SELECT * FROM deliveries WHERE message_id = $1 ORDER BY id",
 } as const;

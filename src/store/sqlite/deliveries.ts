@@ -21,6 +21,7 @@ import {
   type ScanPosition,
   type ScanResult,
   type Store,
+  type PauseLadder,
 } from "../port.js";
 import { addToStats, type StatsDelta } from "../endpoint-stats.js";
 import {
@@ -429,8 +430,9 @@ export class Deliveries {
     })();
   }
 
-  pauseEndpoint(endpointId: string, until: number): number {
-    return this.s.pauseEndpoint.run(until, endpointId, until).changes;
+  pauseEndpoint(endpointId: string, until: number, ladder: PauseLadder): number {
+    const { attempts, windowMs } = ladder;
+    return this.s.pauseEndpoint.run(until, endpointId, until, attempts, windowMs, until).changes;
   }
 
   getDelivery(id: string): Delivery | null {

@@ -258,8 +258,12 @@ function prepareDeliveries(db: Db) {
       WHERE id = ? AND state = 'inflight' RETURNING dead_letter_id`),
     release: p(`UPDATE deliveries SET state = 'pending', lease_until = NULL, next_attempt_at = ?
       WHERE id = ? AND state = 'inflight'`),
+    // (until, endpoint, until, attempts, window, until): a retry with no attempt left at `until`
+    // (endedBeforeSending) keeps its own time.
     pauseEndpoint: p(`UPDATE deliveries SET next_attempt_at = ?
-      WHERE endpoint_id = ? AND state = 'pending' AND next_attempt_at < ?`),
+      WHERE endpoint_id = ? AND state = 'pending' AND next_attempt_at < ?
+        AND (attempt_count = 0 OR first_attempt_at IS NULL
+          OR (attempt_count < ? AND first_attempt_at + ? >= ?))`),
     getDelivery: p("SELECT * FROM deliveries WHERE id = ?"),
     deliveriesOfMessage: p("SELECT * FROM deliveries WHERE message_id = ? ORDER BY id"),
   };

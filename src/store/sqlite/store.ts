@@ -70,6 +70,7 @@ import {
   type ResealProgress,
   type ResealRequest,
   type Store,
+  type PauseLadder,
 } from "../port.js";
 import { FieldCipher } from "../../security/cipher.js";
 import { Sealing } from "../sealing.js";
@@ -360,8 +361,8 @@ export class SqliteStore implements Store {
     if (releases.length) this.run(() => this.deliveries.releaseDeliveries(releases));
   }
 
-  async pauseEndpoint(endpointId: string, until: number): Promise<number> {
-    return this.run(() => this.deliveries.pauseEndpoint(endpointId, until));
+  async pauseEndpoint(endpointId: string, until: number, ladder: PauseLadder): Promise<number> {
+    return this.run(() => this.deliveries.pauseEndpoint(endpointId, until, ladder));
   }
 
   async getDelivery(id: string): Promise<Delivery | null> {

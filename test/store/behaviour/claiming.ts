@@ -13,6 +13,7 @@ import {
   MINUTE,
   only,
   retried,
+  ROOMY_LADDER,
   SECOND,
   seedApp,
   succeeded,
@@ -291,7 +292,7 @@ export function claimingBehaviour(t: StoreUnderTest): void {
       const elsewhere = await accept(t.store, app.id, { channels: ["q"], dueAt: T0 });
 
       const until = T0 + 10 * MINUTE;
-      expect(await t.store.pauseEndpoint(paused, until)).toBe(2);
+      expect(await t.store.pauseEndpoint(paused, until, ROOMY_LADDER)).toBe(2);
 
       const dueOf = async (messageId: string) =>
         only(await t.store.listDeliveries(messageId)).nextAttemptAt;
@@ -304,6 +305,37 @@ export function claimingBehaviour(t: StoreUnderTest): void {
         state: "inflight",
       });
       expect((await claimAll(t.store, until - 1)).map((d) => d.endpointId)).toEqual([other]);
+    });
+
+    it("leaves a retry with no attempt left by `until` at its own time", async () => {
+      const { app, endpoints } = await seedApp(t.store);
+      const ep = endpoints[0]!.id;
+      const firstTriedAt = async (dueAt: number, nextAt: number) => {
+        const { message } = await accept(t.store, app.id, { now: dueAt, dueAt });
+        await t.store.recordAttempts([
+          retried(only(await claimAll(t.store, dueAt)), dueAt, nextAt),
+        ]);
+        return message.id;
+      };
+      const retry = T0 + 10 * SECOND;
+      // Its window, from its first attempt now, reaches past `until`: it waits for the probe.
+      const inWindow = await firstTriedAt(T0, retry);
+      // Its window, from its first attempt half an hour ago, ends before `until`.
+      const pastWindow = await firstTriedAt(T0 - 30 * MINUTE, retry);
+      // Its second and last attempt is the one due.
+      const spent = await firstTriedAt(T0 - 20 * SECOND, T0 - 10 * SECOND);
+      await t.store.recordAttempts([retried(only(await claimAll(t.store, T0)), T0, retry)]);
+      const fresh = (await accept(t.store, app.id, { dueAt: T0 + SECOND })).message.id;
+
+      const until = T0 + 10 * MINUTE;
+      const ladder = { attempts: 2, windowMs: 30 * MINUTE };
+      expect(await t.store.pauseEndpoint(ep, until, ladder)).toBe(2);
+
+      const deliveryOf = async (messageId: string) => only(await t.store.listDeliveries(messageId));
+      expect(await deliveryOf(inWindow)).toMatchObject({ attemptCount: 1, nextAttemptAt: until });
+      expect(await deliveryOf(fresh)).toMatchObject({ attemptCount: 0, nextAttemptAt: until });
+      expect(await deliveryOf(pastWindow)).toMatchObject({ attemptCount: 1, nextAttemptAt: retry });
+      expect(await deliveryOf(spent)).toMatchObject({ attemptCount: 2, nextAttemptAt: retry });
     });
   });
 
@@ -318,7 +350,7 @@ export function claimingBehaviour(t: StoreUnderTest): void {
       const later = await accept(t.store, app.id, { channels: ["p"], dueAt: probeAt + MINUTE });
       const elsewhere = await accept(t.store, app.id, { channels: ["q"], dueAt: probeAt });
       await t.store.saveCircuit(ep, { ...open, nextProbeAt: probeAt, reopenCount: 3 }, null);
-      await t.store.pauseEndpoint(ep, probeAt);
+      await t.store.pauseEndpoint(ep, probeAt, ROOMY_LADDER);
 
       const at = T0 + 10 * MINUTE;
       expect(await t.store.bringProbeForward(ep, at)).toBe(true);

@@ -39,6 +39,9 @@ export const SECOND = 1_000;
 export const MINUTE = 60 * SECOND;
 export const HOUR = 60 * MINUTE;
 
+/** An endpoint's attempts and retry window for `pauseEndpoint` that leave every retry room. */
+export const ROOMY_LADDER = { attempts: 10, windowMs: 24 * HOUR };
+
 export type AttemptRecord = NonNullable<DeliveryOutcome["attempt"]>;
 
 export function aSecret(): string {

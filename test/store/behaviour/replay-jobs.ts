@@ -7,6 +7,7 @@ import type { NewReplayJob, ReplayJobUpdate, Store } from "../../../src/store/po
 import {
   claimAll,
   HOUR,
+  ROOMY_LADDER,
   MINUTE,
   outcomeFor,
   SECOND,
@@ -316,7 +317,7 @@ export function replayJobBehaviour(t: StoreUnderTest): void {
       await t.store.prepareReplayJob(job.id, T0 + HOUR);
       await queue(t.store, job.id, 2);
       // Held for the circuit's probe, an hour off.
-      await t.store.pauseEndpoint(ep.id, T0 + 2 * HOUR);
+      await t.store.pauseEndpoint(ep.id, T0 + 2 * HOUR, ROOMY_LADDER);
       expect(await claimAll(t.store, T0 + HOUR + SECOND)).toEqual([]);
 
       const at = T0 + HOUR + 2 * SECOND;
