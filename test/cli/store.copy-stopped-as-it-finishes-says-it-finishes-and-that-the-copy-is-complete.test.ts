@@ -7,7 +7,9 @@
  * complete.
  *
  * The copy is held at its commit by a proxy in front of PostgreSQL that keeps the COMMIT back
- * until the test lets it through.
+ * until the test lets it through. The proxy is told before the copy starts to hold the first
+ * COMMIT after the copy's first INSERT INTO messages (its migrations commit before), so it holds
+ * that commit however slowly the test runs beside the copy.
  */
 import { expect, it } from "vitest";
 import { spawnCli } from "../support/built-cli.js";
@@ -27,6 +29,7 @@ it("says it heard the signal and finishes, then that the copy is complete, exit 
   cleanup.push(() => proxy.cut());
   pgUrl.port = String(proxy.port);
 
+  const committing = proxy.holdCommitAfter("INSERT INTO messages ");
   const run = spawnCli(["store", "copy", "--to", pgUrl.toString(), "--schema", schema], {
     HOOKLINE_DATA_DIR: dir,
   });
@@ -48,14 +51,13 @@ it("says it heard the signal and finishes, then that the copy is complete, exit 
     }
   };
 
-  // Copying: its migrations have committed, so the next COMMIT is the copy's own.
-  await until(() => sessionOfTheCopy("query ~ '^INSERT INTO messages '"));
-  proxy.holdNextCommit("request");
-  // Its last statement before the commit (the open dead letters counted again) answered, the
-  // COMMIT held: the copy is finishing, waiting for the commit's answer.
-  await until(() =>
-    sessionOfTheCopy("state = 'idle in transaction' AND query ~ 'FROM dead_letter_depth'"),
-  );
+  // The COMMIT held: the copy is finishing, waiting for the commit's answer, its last statement
+  // before it (the open dead letters counted again) answered.
+  const held = await Promise.race([committing.then(() => true), run.exited.then(() => false)]);
+  expect(held, run.out() + run.err()).toBe(true);
+  expect(
+    await sessionOfTheCopy("state = 'idle in transaction' AND query ~ 'FROM dead_letter_depth'"),
+  ).toBe(true);
 
   run.child.kill("SIGINT");
   const heard =

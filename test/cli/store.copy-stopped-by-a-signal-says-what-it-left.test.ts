@@ -6,6 +6,10 @@
  * while the destination is migrated, it lets the migration end, then stops before copying. A
  * second signal, a second or more after the first, ends it at once. Each time, the rerun goes
  * through.
+ *
+ * Stopped while it writes, the copy is held at its first INSERT INTO messages by a proxy in front
+ * of PostgreSQL, told before the copy starts: the signal comes while it copies messages however
+ * slowly the test runs beside the copy.
  */
 import pg from "pg";
 import { expect, it } from "vitest";
@@ -17,6 +21,7 @@ import { useCleanup } from "../support/cleanup.js";
 import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 import { SilentPostgres } from "../support/silent-postgres.js";
 import { aSqliteDataDir, rowsIn } from "../support/store-copy.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
 
 const cleanup = useCleanup();
 const VERSION = newestVersion(MIGRATIONS);
@@ -33,19 +38,6 @@ function spawnCopy(dir: string, schema: string, to = TEST_DATABASE_URL): CliRun 
   return run;
 }
 
-/** Waits until a session of the copy on `schema` runs a statement matching `query`. */
-async function untilRunning(run: CliRun, schema: string, query: string): Promise<void> {
-  for (;;) {
-    const [row] = await adminQuery(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND query ~ $2",
-      [`hookline/${schema}`, query],
-    );
-    if (Number(row!.n) > 0) return;
-    expect(run.child.exitCode, run.out() + run.err()).toBeNull();
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 /** The copy's own line on stderr, the last (progress lines may come before it). */
 const lastLine = (run: CliRun) => run.err().trimEnd().split("\n").pop();
 
@@ -53,14 +45,22 @@ it("SIGINT while it writes rolls the copy back, says nothing was copied, and exi
   const { dir } = await aSqliteDataDir(cleanup, { messages: 5_000 });
   const schema = freshSchemaName();
   cleanup.push(() => dropSchema(schema));
-  const run = spawnCopy(dir, schema);
-  await untilRunning(run, schema, "^INSERT INTO messages ");
+  const pgUrl = new URL(TEST_DATABASE_URL);
+  const proxy = await TcpProxy.start({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
+  cleanup.push(() => proxy.cut());
+  pgUrl.port = String(proxy.port);
+  const copyingMessages = proxy.holdStatement("INSERT INTO messages ");
+  const run = spawnCopy(dir, schema, pgUrl.toString());
+  const held = await Promise.race([copyingMessages.then(() => true), run.exited.then(() => false)]);
+  expect(held, run.out() + run.err()).toBe(true);
   run.child.kill("SIGINT");
+  // Its first batch of messages goes through; the copy stops after it, or after the next.
+  proxy.forward();
   expect(await run.exited, run.out() + run.err()).toBe(130);
 
   expect(lastLine(run)).toMatch(
     new RegExp(
-      `^hookline: store copy stopped by SIGINT while copying (messages|deliveries): nothing was ` +
+      `^hookline: store copy stopped by SIGINT while copying messages: nothing was ` +
         `copied, as the rows written so far were rolled back \\(the copy is one transaction\\); ` +
         `the copy made the PostgreSQL schema "${schema}" and migrated it to version ${VERSION}, ` +
         "and it holds no hookline data; the SQLite store is unchanged; run `hookline store copy` " +

@@ -9,6 +9,17 @@ import { createConnection, createServer, type Server, type Socket } from "node:n
 /** A simple-protocol query message `COMMIT` as the PostgreSQL client sends it. */
 const COMMIT_QUERY = Buffer.from("Q\0\0\0\x0bCOMMIT\0", "latin1");
 
+/**
+ * A request to hold wherever the client is when it makes it: the first chunk carrying `match` on
+ * a connection that has sent `after` before it (any connection without), held with both ways of
+ * that connection as {@link TcpProxy.holdNextCommit} holds a COMMIT.
+ */
+interface RequestTrap {
+  match: Buffer;
+  after: Buffer | null;
+  held: () => void;
+}
+
 /** One direction of one proxied connection. */
 interface Link {
   from: Socket;
@@ -25,6 +36,7 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private readonly links = new Set<Link>();
   private commitTrap: "answer" | "request" | "hold-answer" | "hold-request" | null = null;
+  private requestTrap: RequestTrap | null = null;
   private blackHoled = false;
 
   private constructor(
@@ -54,7 +66,35 @@ export class TcpProxy {
         upstream.destroy();
         client.destroy();
       };
+      // Since the request trap was set: the end of what the client sent (for a text split between
+      // chunks), and whether it sent the trap's `after`.
+      let trapSeen: RequestTrap | null = null;
+      let before = Buffer.alloc(0);
+      let afterSent = false;
       client.on("data", (chunk: Buffer) => {
+        const request = this.requestTrap;
+        if (request) {
+          if (trapSeen !== request) {
+            trapSeen = request;
+            before = Buffer.alloc(0);
+            afterSent = false;
+          }
+          const sent = Buffer.concat([before, chunk]);
+          const tail = Math.max(request.match.length, request.after?.length ?? 0);
+          before = sent.subarray(Math.max(0, sent.length - tail));
+          if (afterSent || !request.after || sent.includes(request.after)) {
+            // Searched past `after`'s first byte there: what it is held at comes after it.
+            const from = afterSent || !request.after ? 0 : sent.indexOf(request.after) + 1;
+            afterSent = true;
+            if (sent.includes(request.match, from)) {
+              this.requestTrap = null;
+              up.held = down.held = true;
+              this.pass(up, chunk);
+              request.held();
+              return;
+            }
+          }
+        }
         const trap = this.commitTrap;
         if (trap && chunk.includes(COMMIT_QUERY)) {
           this.commitTrap = null;
@@ -109,6 +149,27 @@ export class TcpProxy {
    */
   holdNextCommit(hold: "answer" | "request"): void {
     this.commitTrap = hold === "answer" ? "hold-answer" : "hold-request";
+  }
+
+  /**
+   * Holds, as {@link holdNextCommit} `"request"` does, the first COMMIT a connection sends after
+   * it sent `statement` (a statement's text): armed before the client gets there, it holds that
+   * commit however late the test looks. Resolves once it is held.
+   */
+  holdCommitAfter(statement: string): Promise<void> {
+    return this.holdRequest(COMMIT_QUERY, Buffer.from(statement));
+  }
+
+  /**
+   * Holds the first request that carries `statement` (a statement's text) before it reaches the
+   * server, and the connection both ways, until {@link forward}. Resolves once it is held.
+   */
+  holdStatement(statement: string): Promise<void> {
+    return this.holdRequest(Buffer.from(statement), null);
+  }
+
+  private holdRequest(match: Buffer, after: Buffer | null): Promise<void> {
+    return new Promise((held) => (this.requestTrap = { match, after, held }));
   }
 
   /**
