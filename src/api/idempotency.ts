@@ -167,6 +167,19 @@ export function installIdempotency(
 }
 
 /**
+ * The idempotency key `request` holds, for a write that keeps the request's answer in its own
+ * transaction (a message's: see `KeyAnswer`); null when it holds none.
+ */
+export function heldKey(request: FastifyRequest): HeldIdempotencyKey | null {
+  return request.idempotency?.held ?? null;
+}
+
+/** The request's answer was kept with what it wrote: nothing is left to write as it is sent. */
+export function answerKept(request: FastifyRequest): void {
+  request.idempotency = null;
+}
+
+/**
  * The keys an application takes with it: an admin's, taken on paths (or bodies) that name it by
  * one of `names` (its id or uid), forgotten when the application is deleted, or gives up its uid, so a
  * key used before never answers for an application made later with that uid. An application

@@ -37,9 +37,18 @@ export class Sealing {
   messageIn(msg: NewMessage): NewMessage {
     if (!this.cipher.enabled) return msg;
     const intake = msg.intake;
+    const keyAnswer = msg.keyAnswer;
     return {
       ...msg,
       payload: this.cipher.sealBytes(msg.payload),
+      // Told what was written opened, as the caller will be; the answer it makes kept sealed.
+      keyAnswer: keyAnswer && {
+        held: keyAnswer.held,
+        answer: (r) => {
+          const kept = keyAnswer.answer(this.acceptedOut(msg, r));
+          return kept && { status: kept.status, body: this.answerIn(kept.body) };
+        },
+      },
       // Written sealed, handed to the engine open: deliveries it takes carry the caller's bytes.
       intake: intake && {
         room: (endpointId, forEndpoint, all) => intake.room(endpointId, forEndpoint, all),

@@ -4,7 +4,9 @@ import { filteredOut } from "../../domain/fan-out.js";
 import type { Endpoint, Message } from "../../domain/types.js";
 import { ConflictError } from "../../errors.js";
 import { newId } from "../../ids.js";
+import type { AcceptResult } from "../../store/port.js";
 import type { ApiDeps } from "../deps.js";
+import { answerKept, heldKey } from "../idempotency.js";
 import { endpointPages, requireApp, requireMessage, requireOrCreateApp } from "../lookup.js";
 import { msBetween, msNotBefore } from "../named-time.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
@@ -101,6 +103,16 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           tags: body.tags?.length ? body.tags : null,
           payload: payloadBytes(request.rawBody, body.payload),
         };
+        const withContent = query.with_content ?? true;
+        const held = heldKey(request);
+        // The answer, made once: kept on the key inside the message's transaction, and sent.
+        let answered: { id: string; status: number; body: string } | null = null;
+        const answer = (r: AcceptResult) => {
+          if (!r.created && contentDifferences(r.message, posted).length > 0) return null;
+          const status = r.created ? 202 : 200;
+          answered = { id: r.message.id, status, body: messageJson(r.message, withContent) };
+          return answered;
+        };
         // Fields named, not spread: every message passes here (see attempt.ts on spreads in V8).
         const result = await store.acceptMessage({
           id: newId("msg", now),
@@ -115,14 +127,20 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           deliverAt: body.deliverAt ? deliverAt : null,
           newDeliveryId: () => newId("dlv", now),
           intake: engine.intake() ?? undefined,
+          keyAnswer: held ? { held, answer } : undefined,
         });
         // The message is committed by now; only then is the engine told and the caller answered.
         // What its intake took is in its hands already; only deliveries left due need a wake-up.
         engine.callerWaited(performance.now() - started);
         if (!result.created) refuseOtherContent(result.message, posted);
         if (result.deliveries > result.taken) engine.wake(dueAt);
-        const json = messageJson(result.message, query.with_content ?? true);
-        return { status: result.created ? 202 : 200, json };
+        const status = result.created ? 202 : 200;
+        const kept = answered as { id: string; status: number; body: string } | null;
+        if (kept?.id === result.message.id && kept.status === status) {
+          answerKept(request);
+          return { status, json: kept.body };
+        }
+        return { status, json: messageJson(result.message, withContent) };
       },
     }),
     defineRoute({

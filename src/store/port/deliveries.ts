@@ -7,6 +7,7 @@ import type {
   RetryAfterUse,
 } from "../../domain/types.js";
 import type { ClaimingWorker } from "../coordination.js";
+import type { HeldIdempotencyKey } from "../port.js";
 import type { DeadLetterChange } from "./dead-letters.js";
 
 /** A message to accept, with the endpoints it must go to already chosen inside the transaction. */
@@ -29,6 +30,19 @@ export interface NewMessage {
   onlyEndpointId?: string;
   /** The engine, offering to take deliveries it would send at once (see `Intake`). */
   intake?: Intake;
+  /** The idempotency key the post holds, whose answer is kept in the message's transaction. */
+  keyAnswer?: KeyAnswer;
+}
+
+/**
+ * A post's idempotency key and its answer, written with the message: kept apart, an answer the
+ * store failed to keep after the message committed left the key to run again once its lock ended,
+ * and the message to be made twice. `answer` is called inside the transaction with what it did;
+ * null keeps none (the post is refused, and its key is freed as it ends).
+ */
+export interface KeyAnswer {
+  held: HeldIdempotencyKey;
+  answer(result: AcceptResult): { status: number; body: string } | null;
 }
 
 /**

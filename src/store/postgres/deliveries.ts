@@ -12,6 +12,7 @@ import type {
   DueEndpointsRequest,
   EndpointMessage,
   EndpointMessageQuery,
+  KeyAnswer,
   MessageQuery,
   NewMessage,
   Page,
@@ -83,54 +84,71 @@ export class Deliveries {
     return tx(
       this.pool,
       async (c): Promise<AcceptResult> => {
-        const insert = () =>
-          exec(c, this.sql.insertMessage, [
-            msg.id,
-            msg.appId,
-            msg.eventType,
-            msg.eventId,
-            toJson(msg.channels),
-            toJson(msg.tags),
-            msg.payload,
-            msg.now,
-            msg.deliverAt ?? null,
-          ]);
-        while ((await insert()) === 0) {
-          // Only a repeated eventId conflicts (ON CONFLICT names its index); the first one stands.
-          const existing = await one(c, this.sql.findMessageByEventId, [msg.appId, msg.eventId]);
-          if (existing) {
-            return { message: messageFromRow(existing), created: false, deliveries: 0, taken: 0 };
-          }
-          // Retention took it between the two statements: the eventId is free again.
-        }
-        const ids: string[] = [];
-        const endpoints: string[] = [];
-        const due: number[] = [];
-        for (const ep of await all(c, this.sql.fanOutTargets, [msg.appId])) {
-          if (!matches(ep, msg)) continue;
-          // An open circuit holds new deliveries until its probe, so they spend nothing meanwhile.
-          const probeAt = ep.circuit_state === "open" ? Number(ep.next_probe_at ?? 0) : 0;
-          ids.push(msg.newDeliveryId());
-          endpoints.push(String(ep.id));
-          due.push(Math.max(msg.dueAt, probeAt));
-        }
-        if (ids.length) {
-          await exec(c, this.sql.insertDeliveries, [
-            msg.appId,
-            msg.id,
-            "message",
-            msg.now,
-            ids,
-            endpoints,
-            due,
-          ]);
-        }
-        const message = acceptedMessage(msg);
-        return { message, created: true, deliveries: ids.length, taken: 0 };
+        const accepted = await this.acceptRows(c, msg);
+        if (msg.keyAnswer) await this.keepAnswer(c, msg.keyAnswer, accepted);
+        return accepted;
       },
       "write",
       messageLanded,
     );
+  }
+
+  /** Keeps a post's answer on its idempotency key, in the message's transaction. */
+  private async keepAnswer(
+    c: pg.PoolClient,
+    { held, answer }: KeyAnswer,
+    accepted: AcceptResult,
+  ): Promise<void> {
+    const kept = answer(accepted);
+    if (!kept) return;
+    await exec(c, this.sql.keepAnswer, [held.scope, held.key, held.owner, kept.status, kept.body]);
+  }
+
+  private async acceptRows(c: pg.PoolClient, msg: NewMessage): Promise<AcceptResult> {
+    const insert = () =>
+      exec(c, this.sql.insertMessage, [
+        msg.id,
+        msg.appId,
+        msg.eventType,
+        msg.eventId,
+        toJson(msg.channels),
+        toJson(msg.tags),
+        msg.payload,
+        msg.now,
+        msg.deliverAt ?? null,
+      ]);
+    while ((await insert()) === 0) {
+      // Only a repeated eventId conflicts (ON CONFLICT names its index); the first one stands.
+      const existing = await one(c, this.sql.findMessageByEventId, [msg.appId, msg.eventId]);
+      if (existing) {
+        return { message: messageFromRow(existing), created: false, deliveries: 0, taken: 0 };
+      }
+      // Retention took it between the two statements: the eventId is free again.
+    }
+    const ids: string[] = [];
+    const endpoints: string[] = [];
+    const due: number[] = [];
+    for (const ep of await all(c, this.sql.fanOutTargets, [msg.appId])) {
+      if (!matches(ep, msg)) continue;
+      // An open circuit holds new deliveries until its probe, so they spend nothing meanwhile.
+      const probeAt = ep.circuit_state === "open" ? Number(ep.next_probe_at ?? 0) : 0;
+      ids.push(msg.newDeliveryId());
+      endpoints.push(String(ep.id));
+      due.push(Math.max(msg.dueAt, probeAt));
+    }
+    if (ids.length) {
+      await exec(c, this.sql.insertDeliveries, [
+        msg.appId,
+        msg.id,
+        "message",
+        msg.now,
+        ids,
+        endpoints,
+        due,
+      ]);
+    }
+    const message = acceptedMessage(msg);
+    return { message, created: true, deliveries: ids.length, taken: 0 };
   }
 
   async findMessages(

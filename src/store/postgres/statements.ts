@@ -143,6 +143,11 @@ export const DELIVERIES = {
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
     ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING`,
   ),
+  keepAnswer: prepared(
+    "keepAnswer",
+    `UPDATE idempotency_keys SET state = 'done', status = $4, body = $5
+    WHERE scope = $1 AND key = $2 AND owner = $3`,
+  ),
   fanOutTargets: prepared(
     "fanOutTargets",
     `SELECT e.id, e.filter_types, e.channels, c.state AS circuit_state,

@@ -14,6 +14,7 @@ import {
   type EndpointMessage,
   type EndpointMessageQuery,
   type MessageQuery,
+  type KeyAnswer,
   type NewMessage,
   type Page,
   type RecordedOutcomes,
@@ -111,7 +112,7 @@ export class Deliveries {
     };
     const takenFor = new Map<string, number>();
     let takenAll = 0;
-    return (msg) => {
+    const acceptOne = (msg: NewMessage): Accepted => {
       if (msg.eventId !== null) {
         const existing = this.s.findMessageByEventId.get(msg.appId, msg.eventId) as Row | undefined;
         if (existing) {
@@ -170,6 +171,17 @@ export class Deliveries {
       const message = acceptedMessage(msg);
       return { message, created: true, deliveries, taken: handOver.length, handOver };
     };
+    return (msg) => {
+      const accepted = acceptOne(msg);
+      if (msg.keyAnswer) this.keepAnswer(msg.keyAnswer, accepted);
+      return accepted;
+    };
+  }
+
+  /** Keeps a post's answer on its idempotency key, in the message's transaction. */
+  private keepAnswer({ held, answer }: KeyAnswer, accepted: Accepted): void {
+    const kept = answer(accepted);
+    if (kept) this.s.keepAnswer.run(kept.status, kept.body, held.scope, held.key, held.owner);
   }
 
   findMessage(appId: string, idOrEventId: string): Message | null {

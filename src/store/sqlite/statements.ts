@@ -150,6 +150,8 @@ function prepareDeliveries(db: Db) {
     insertMessage: p(`INSERT INTO messages
       (id, app_id, event_type, event_id, channels, tags, payload, created_at, deliver_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    keepAnswer: p(`UPDATE idempotency_keys SET state = 'done', status = ?, body = ?
+      WHERE scope = ? AND key = ? AND owner = ?`),
     fanOutTargets: p(`SELECT e.id, e.filter_types, e.channels, c.state AS circuit_state,
       c.next_probe_at FROM endpoints e LEFT JOIN circuits c ON c.endpoint_id = e.id
       WHERE e.app_id = ? AND e.disabled = 0`),
