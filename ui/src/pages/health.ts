@@ -73,15 +73,19 @@ export const disabledBanner = (ep: Endpoint): HTMLElement =>
 
 /**
  * Why a pending delivery to an endpoint waits, when its circuit holds it: "Circuit Open · waits
- * for the circuit's probe (in 4 min)". Nothing while the circuit is closed.
+ * for the circuit's probe (in 4 min)". Nothing while the circuit is closed. `probeTimeSaid`: the
+ * text before says the probe's time already (the delivery's next attempt is at the probe), so it
+ * is not said again.
  */
-export function heldBy(c: Endpoint["circuit"]): Node[] {
+export function heldBy(c: Endpoint["circuit"], { probeTimeSaid = false } = {}): Node[] {
   if (c.state === "closed") return [];
   const why =
     c.state === "open"
       ? [
           " waits for the circuit's probe",
-          c.nextProbeAt ? [" (", until(c.nextProbeAt, { inParentheses: true }), ")"] : "",
+          c.nextProbeAt && !probeTimeSaid
+            ? [" (", until(c.nextProbeAt, { inParentheses: true }), ")"]
+            : "",
         ]
       : " waits its turn: the probe got through, and a few deliveries at a time test the " +
         "endpoint before the rest go";

@@ -303,14 +303,22 @@ function standing(
   return [badge, retrying, until(d.nextAttempt)];
 }
 
+/** Whether the delivery's next attempt is its circuit's probe (the API says it so when later). */
+const atProbe = (d: Destination): boolean =>
+  d.nextAttempt !== null &&
+  d.circuit.nextProbeAt !== null &&
+  Date.parse(d.nextAttempt) === Date.parse(d.circuit.nextProbeAt);
+
 /**
  * What holds a waiting delivery back: its endpoint's circuit, and its probe, unless the delivery is
- * given up before the probe, which it then does not wait for (the circuit's badge alone).
+ * given up before the probe, which it then does not wait for (the circuit's badge alone). The
+ * probe's time is left out where it is the next attempt's, said just before: "next attempt in 1 h
+ * (…) · Circuit Open waits for the circuit's probe", not the same time twice.
  */
 const heldAt = (d: Destination): Node[] =>
   d.delivery?.endsUnsent && d.circuit.state !== "closed"
     ? [document.createTextNode(" · "), circuitBadge(d.circuit.state)]
-    : heldBy(d.circuit);
+    : heldBy(d.circuit, { probeTimeSaid: atProbe(d) });
 
 /**
  * The tag hookline gives a test event (an endpoint page's "Send test event"), which goes to that
