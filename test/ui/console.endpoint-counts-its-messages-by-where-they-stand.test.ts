@@ -74,7 +74,7 @@ describe("endpoint page: its messages counted by where they stand", () => {
     expect(counts).toEqual({
       Waiting: "1",
       "Waiting now, of any age": expect.stringMatching(
-        /^1 · Circuit Open: held back after repeated failures; .*next probe in \d+ min/,
+        /^1 · Circuit Open: held back after repeated failures; .*next probe in\s\d+\smin/,
       ),
       "In flight": "0",
       Delivered: "3",

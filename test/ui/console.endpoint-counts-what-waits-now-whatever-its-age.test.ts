@@ -51,7 +51,7 @@ describe("endpoint page: what waits now, however old", () => {
     expect(Object.fromEntries(terms.map((t, i) => [t, values[i]]))).toEqual({
       Waiting: "0",
       "Waiting now, of any age": expect.stringMatching(
-        /^3 · Circuit Open: held back after repeated failures; .*next probe in \d+ d, at \d+\/\d+\/\d{4}, [^()]+\)/,
+        /^3 · Circuit Open: held back after repeated failures; .*next probe in\s\d+\sd, at \d+\/\d+\/\d{4}, [^()]+\)/,
       ),
       "In flight": "0",
       Delivered: "0",

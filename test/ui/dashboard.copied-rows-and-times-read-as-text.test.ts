@@ -37,7 +37,11 @@ describe("the dashboard: text copied from it", () => {
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: h.url });
   });
 
-  /** "N s ago (its exact time)", as relative time `when` says it in the page. */
+  /**
+   * "N s ago (its exact time)", as relative time `when` says it in the page, its spaces ordinary
+   * ones: the page joins a relative time's words with no-break spaces, which a copy gives as
+   * spaces.
+   */
   const agoWithExact = async (page: Page, when: Locator): Promise<string> => {
     const exact = await page.evaluate<string>(
       `new Date(${JSON.stringify(await when.getAttribute("datetime"))}).toLocaleString(undefined, { timeZoneName: "short" })`,

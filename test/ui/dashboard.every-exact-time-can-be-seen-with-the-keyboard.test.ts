@@ -185,7 +185,7 @@ describe("the dashboard: exact times outside a table's rows, and the lists' Tab 
     expect(await exactShown(fact("Waiting now, of any age"))).toBe(true);
     // Within the sentence's parentheses, after a comma: not in parentheses of its own.
     expect(await ui.page.locator(`dt:text-is("Waiting now, of any age") + dd`).innerText()).toMatch(
-      /\(next probe in 1 h, at \d+\/\d+\/\d{4}, [^()]+\)\.$/,
+      /\(next probe in\s1\sh, at \d+\/\d+\/\d{4}, [^()]+\)\.$/,
     );
   });
 
@@ -198,7 +198,7 @@ describe("the dashboard: exact times outside a table's rows, and the lists' Tab 
     // Its next attempt is at the probe: one time, said once.
     expect(await standing.locator("time").count()).toBe(1);
     expect(await standing.innerText()).toMatch(
-      /next attempt in 1 h\s\(\d+\/\d+\/\d{4}, [^()]+\) · Circuit Open waits for the circuit's probe /,
+      /next attempt in\s1\sh\s\(\d+\/\d+\/\d{4}, [^()]+\) · Circuit Open waits for the circuit's probe /,
     );
     expect(await axeViolations(ui.page)).toEqual([]);
   });

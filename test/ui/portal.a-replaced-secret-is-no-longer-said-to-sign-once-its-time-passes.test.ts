@@ -33,7 +33,7 @@ describe("customer portal: a replaced secret's time passing", () => {
 
   it("says both replaced secrets sign, until when each does", async () => {
     await ui.page.getByText(/The 2 secrets it replaced also sign/).waitFor();
-    expect(await note().innerText()).toMatch(/until .+ \(in (1 d|24 h)\) and .+ \(in 1 h\)/);
+    expect(await note().innerText()).toMatch(/until .+ \(in\s(1\sd|24\sh)\) and .+ \(in\s1\sh\)/);
   });
 
   it("leaves out the one whose time has passed", async () => {
@@ -41,7 +41,7 @@ describe("customer portal: a replaced secret's time passing", () => {
     await ui.page
       .getByText(/^The secret it replaced also signs until/)
       .waitFor({ timeout: 10_000 });
-    expect(await note().innerText()).toMatch(/until .+ \(in (22|23) h\): the receiver may see/);
+    expect(await note().innerText()).toMatch(/until .+ \(in\s(22|23)\sh\): the receiver may see/);
   });
 
   it("says only the current secret signs once the last one's time has passed", async () => {

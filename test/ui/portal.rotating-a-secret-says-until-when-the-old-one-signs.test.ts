@@ -41,7 +41,7 @@ describe("customer portal: rotating a secret", () => {
       .getByText(/also signs until/)
       .waitFor();
     const said = await secretSection().innerText();
-    expect(said).toMatch(/The secret it replaced also signs until .+ \(in (1 d|24 h)\)/);
+    expect(said).toMatch(/The secret it replaced also signs until .+ \(in\s(1\sd|24\sh)\)/);
   });
 
   it("says so again when the secret is revealed on coming back", async () => {
@@ -50,7 +50,7 @@ describe("customer portal: rotating a secret", () => {
     await page.goto(path);
     await page.getByRole("button", { name: "Reveal secret" }).click();
     await secretSection()
-      .getByText(/also signs until .+ \(in (1 d|24 h)\)/)
+      .getByText(/also signs until .+ \(in\s(1\sd|24\sh)\)/)
       .waitFor();
   });
 
@@ -61,7 +61,7 @@ describe("customer portal: rotating a secret", () => {
     const note = secretSection().getByText(/The 2 secrets it replaced also sign/);
     await note.waitFor();
     expect(await note.innerText()).toMatch(
-      /until .+ \(in (1 d|24 h)\) and .+ \(in (1 d|24 h)\): the receiver may see their signatures/,
+      /until .+ \(in\s(1\sd|24\sh)\) and .+ \(in\s(1\sd|24\sh)\): the receiver may see their signatures/,
     );
     await screenshot(page, "portal-secret-rotated-twice");
   });

@@ -1,14 +1,21 @@
 /** How times, durations and rates read on the dashboard. */
 
-/** "3 s ago", "5 min ago", "2 h ago", "4 d ago". */
+/**
+ * A relative time's words joined by no-break spaces: it reads as one thing, and a line ending
+ * between its number and its unit ("next attempt in 1" / "h") made it hard to read on a phone.
+ * Copied, the browser gives them as ordinary spaces.
+ */
+const unbroken = (words: string): string => words.replaceAll(" ", "\u00a0");
+
+/** "3 s ago", "5 min ago", "2 h ago", "4 d ago", on one line. */
 function agoText(isoTime: string, now: number): string {
-  return `${span(now - Date.parse(isoTime))} ago`;
+  return unbroken(`${span(now - Date.parse(isoTime))} ago`);
 }
 
-/** "in 12 s" or "now". */
+/** "in 12 s" or "now", on one line. */
 function untilText(isoTime: string, now: number): string {
   const ms = Date.parse(isoTime) - now;
-  return ms <= 0 ? "now" : `in ${span(ms)}`;
+  return ms <= 0 ? "now" : unbroken(`in ${span(ms)}`);
 }
 
 const RELATIVE = { ago: agoText, until: untilText };
