@@ -4,7 +4,7 @@ import { filteredOut } from "../../domain/fan-out.js";
 import type { Endpoint, Message } from "../../domain/types.js";
 import { ConflictError } from "../../errors.js";
 import { newId } from "../../ids.js";
-import type { AcceptResult } from "../../store/port.js";
+import type { AcceptResult, HeldIdempotencyKey, KeyAnswer } from "../../store/port.js";
 import type { ApiDeps } from "../deps.js";
 import { answerKept, heldKey } from "../idempotency.js";
 import { endpointPages, requireApp, requireMessage, requireOrCreateApp } from "../lookup.js";
@@ -105,14 +105,8 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         };
         const withContent = query.with_content ?? true;
         const held = heldKey(request);
-        // The answer, made once: kept on the key inside the message's transaction, and sent.
-        let answered: { id: string; status: number; body: string } | null = null;
-        const answer = (r: AcceptResult) => {
-          if (!r.created && contentDifferences(r.message, posted).length > 0) return null;
-          const status = r.created ? 202 : 200;
-          answered = { id: r.message.id, status, body: messageJson(r.message, withContent) };
-          return answered;
-        };
+        // Only a keyed post makes its answer inside the transaction; others pay nothing for it.
+        const keyed = held ? answerOnKey(held, posted, withContent) : null;
         // Fields named, not spread: every message passes here (see attempt.ts on spreads in V8).
         const result = await store.acceptMessage({
           id: newId("msg", now),
@@ -127,7 +121,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           deliverAt: body.deliverAt ? deliverAt : null,
           newDeliveryId: () => newId("dlv", now),
           intake: engine.intake() ?? undefined,
-          keyAnswer: held ? { held, answer } : undefined,
+          keyAnswer: keyed?.keyAnswer,
         });
         // The message is committed by now; only then is the engine told and the caller answered.
         // What its intake took is in its hands already; only deliveries left due need a wake-up.
@@ -135,8 +129,8 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         if (!result.created) refuseOtherContent(result.message, posted);
         if (result.deliveries > result.taken) engine.wake(dueAt);
         const status = result.created ? 202 : 200;
-        const kept = answered as { id: string; status: number; body: string } | null;
-        if (kept?.id === result.message.id && kept.status === status) {
+        const kept = keyed?.made.answer;
+        if (kept && kept.id === result.message.id && kept.status === status) {
           answerKept(request);
           return { status, json: kept.body };
         }
@@ -230,4 +224,30 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
       },
     }),
   ];
+}
+
+/** A keyed post's answer as made inside the message's transaction, to be sent as it was kept. */
+interface MadeAnswer {
+  id: string;
+  status: number;
+  body: string;
+}
+
+/**
+ * The answer a keyed post keeps on its key in the message's own transaction, made there once and
+ * then sent: none (the post refused) when an earlier message with its eventId differs in content.
+ */
+function answerOnKey(
+  held: HeldIdempotencyKey,
+  posted: PostedContent,
+  withContent: boolean,
+): { keyAnswer: KeyAnswer; made: { answer: MadeAnswer | null } } {
+  const made: { answer: MadeAnswer | null } = { answer: null };
+  const answer = (r: AcceptResult): MadeAnswer | null => {
+    if (!r.created && contentDifferences(r.message, posted).length > 0) return null;
+    const status = r.created ? 202 : 200;
+    made.answer = { id: r.message.id, status, body: messageJson(r.message, withContent) };
+    return made.answer;
+  };
+  return { keyAnswer: { held, answer }, made };
 }
