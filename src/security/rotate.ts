@@ -48,6 +48,10 @@ export async function rotate(store: Store, options: RotationOptions = {}): Promi
       afterId = batch.lastId;
     }
   }
+  // A stop signal that came while the last batch waited is heard in the turn of the event loop
+  // that reads the batch's answer, possibly after it: one more turn, and it is heard before the
+  // caller stops listening, to say the rotation finished after it rather than nothing.
+  await new Promise((resolve) => setImmediate(resolve));
   return { totals, stoppedIn: null };
 }
 
