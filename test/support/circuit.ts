@@ -3,8 +3,9 @@
  * portal: messages that fail together as the circuit opens, the trickle a half-open circuit lets
  * out, and the circuit as the API gives it.
  */
+import { ONE_ATTEMPT, post } from "./dlq.js";
 import type { GatedReceiver } from "./gated-receiver.js";
-import type { TestHookline } from "./hookline.js";
+import { deliveryOf, type TestHookline } from "./hookline.js";
 import type { Behaviour, Receiver } from "./receiver.js";
 
 /** Posts an `order.paid` message with the payload `{ n }` to `appId`; resolves with its id. */
@@ -86,4 +87,38 @@ export async function deliveriesBehindAHalfOpenCircuit(
     (e) => e.type === "delivery" && e.messageId === probed && e.state === "succeeded",
   );
   return { appId, epId, msgIds, probed };
+}
+
+/**
+ * A dashboard's hookline and receiver (`useDashboard`'s options) for {@link heldForTheProbe}: two
+ * failures in a row open a circuit, whose probe is an hour off; the receiver fails at /billing.
+ */
+export const BILLING_FAILS = {
+  hookline: { overrides: { breaker: { consecutiveFailures: 2, probeDelayMs: 60 * 60_000 } } },
+  receiver: ((req) =>
+    req.path === "/billing"
+      ? { status: 500, body: "down" }
+      : { status: 200, body: "ok" }) as Behaviour,
+};
+
+/**
+ * With {@link BILLING_FAILS}: adds `appId` an endpoint at /billing tried once per message, has two
+ * messages given up there (its circuit opens), and posts a third once it is open, which waits for
+ * the probe. Resolves with the endpoint's id and the waiting message's.
+ */
+export async function heldForTheProbe(
+  h: TestHookline,
+  rx: Receiver,
+  appId: string,
+): Promise<{ billing: string; held: string }> {
+  const billing = (
+    await h.api<{ id: string }>("POST", `/api/v1/app/${appId}/endpoint`, {
+      url: rx.url("/billing"),
+      deliveryPolicy: ONE_ATTEMPT,
+    })
+  ).body.id;
+  for (const n of [1, 2]) {
+    await h.waitFor(deliveryOf(await post(h, appId, { invoice: n }), "dead", billing));
+  }
+  return { billing, held: await post(h, appId, { invoice: 3 }) };
 }

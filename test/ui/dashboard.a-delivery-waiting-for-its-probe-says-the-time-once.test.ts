@@ -9,35 +9,19 @@
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openPortal, signIn, useDashboard } from "../support/browser.js";
-import { ONE_ATTEMPT, post } from "../support/dlq.js";
-import { deliveryOf } from "../support/hookline.js";
-
-const MINUTE = 60_000;
+import { BILLING_FAILS, heldForTheProbe } from "../support/circuit.js";
 
 describe("the dashboard: a delivery waiting for its circuit's probe", () => {
-  const ui = useDashboard({
-    // Two failures in a row open the circuit, whose probe is an hour off: a third message waits.
-    hookline: { overrides: { breaker: { consecutiveFailures: 2, probeDelayMs: 60 * MINUTE } } },
-    receiver: (req) =>
-      req.path === "/billing" ? { status: 500, body: "down" } : { status: 200, body: "ok" },
-  });
+  // Two failures in a row open the circuit, whose probe is an hour off: a third message waits.
+  const ui = useDashboard(BILLING_FAILS);
   let appId: string;
   let held: string;
 
   beforeAll(async () => {
     const { h, rx } = ui;
     appId = (await h.svix.application.create({ name: "Acme" })).id;
-    const billing = (
-      await h.api<{ id: string }>("POST", `/api/v1/app/${appId}/endpoint`, {
-        url: rx.url("/billing"),
-        deliveryPolicy: ONE_ATTEMPT,
-      })
-    ).body.id;
-    for (const n of [1, 2]) {
-      await h.waitFor(deliveryOf(await post(h, appId, { invoice: n }), "dead", billing));
-    }
     // Posted once the circuit is open: it waits for the probe.
-    held = await post(h, appId, { invoice: 3 });
+    ({ held } = await heldForTheProbe(h, rx, appId));
   });
 
   /** The delivery's line on the message page at `base`: as shown, and as a screen reader reads it. */

@@ -8,10 +8,7 @@
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openPortal, useDashboard } from "../support/browser.js";
-import { ONE_ATTEMPT, post } from "../support/dlq.js";
-import { deliveryOf } from "../support/hookline.js";
-
-const MINUTE = 60_000;
+import { BILLING_FAILS, heldForTheProbe } from "../support/circuit.js";
 
 /**
  * The relative times drawn on more than one line at each page width from `from` down to `to`
@@ -37,28 +34,15 @@ async function brokenAcrossLines(page: Page, from: number, to: number): Promise<
 }
 
 describe("the dashboard: a relative time at phone widths", () => {
-  const ui = useDashboard({
-    // Two failures in a row open the circuit, whose probe is an hour off: a third message waits.
-    hookline: { overrides: { breaker: { consecutiveFailures: 2, probeDelayMs: 60 * MINUTE } } },
-    receiver: (req) =>
-      req.path === "/billing" ? { status: 500, body: "down" } : { status: 200, body: "ok" },
-  });
+  // Two failures in a row open the circuit, whose probe is an hour off: a third message waits.
+  const ui = useDashboard(BILLING_FAILS);
   let appId: string;
   let held: string;
 
   beforeAll(async () => {
     const { h, rx, page } = ui;
     appId = (await h.svix.application.create({ name: "Acme" })).id;
-    const billing = (
-      await h.api<{ id: string }>("POST", `/api/v1/app/${appId}/endpoint`, {
-        url: rx.url("/billing"),
-        deliveryPolicy: ONE_ATTEMPT,
-      })
-    ).body.id;
-    for (const n of [1, 2]) {
-      await h.waitFor(deliveryOf(await post(h, appId, { invoice: n }), "dead", billing));
-    }
-    held = await post(h, appId, { invoice: 3 });
+    ({ held } = await heldForTheProbe(h, rx, appId));
     await openPortal(page, h, appId);
   });
 

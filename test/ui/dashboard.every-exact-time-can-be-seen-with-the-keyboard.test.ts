@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { AlertRecord } from "../../src/store/port/observability.js";
 import { axeViolations } from "../support/axe.js";
 import { signIn, useDashboard } from "../support/browser.js";
-import { ONE_ATTEMPT, post } from "../support/dlq.js";
+import { BILLING_FAILS, heldForTheProbe } from "../support/circuit.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { deliveryOf } from "../support/hookline.js";
 
@@ -129,12 +129,8 @@ describe("operator console: an alert with no endpoint to follow", () => {
 });
 
 describe("the dashboard: exact times outside a table's rows, and the lists' Tab order", () => {
-  const ui = useDashboard({
-    // Two failures in a row open the circuit, whose probe is far off: a third message waits.
-    hookline: { overrides: { breaker: { consecutiveFailures: 2, probeDelayMs: 60 * MINUTE } } },
-    receiver: (req) =>
-      req.path === "/billing" ? { status: 500, body: "down" } : { status: 200, body: "ok" },
-  });
+  // Two failures in a row open the circuit, whose probe is far off: a third message waits.
+  const ui = useDashboard(BILLING_FAILS);
   let appId: string;
   let billing: string;
   let orders: string;
@@ -145,17 +141,8 @@ describe("the dashboard: exact times outside a table's rows, and the lists' Tab 
     const { h, rx, page } = ui;
     appId = (await h.svix.application.create({ name: "Acme" })).id;
     orders = (await h.svix.endpoint.create(appId, { url: rx.url("/orders") })).id;
-    billing = (
-      await h.api<{ id: string }>("POST", `/api/v1/app/${appId}/endpoint`, {
-        url: rx.url("/billing"),
-        deliveryPolicy: ONE_ATTEMPT,
-      })
-    ).body.id;
-    for (const n of [1, 2]) {
-      await h.waitFor(deliveryOf(await post(h, appId, { invoice: n }), "dead", billing));
-    }
-    // Posted once the circuit is open: it waits for the probe.
-    held = await post(h, appId, { invoice: 3 });
+    // The third message, posted once the circuit is open, waits for the probe.
+    ({ billing, held } = await heldForTheProbe(h, rx, appId));
     await h.waitFor(deliveryOf(held, "succeeded", orders));
     jobId = (
       await h.api<{ id: string }>("POST", "/api/v1/dlq/replay", {
