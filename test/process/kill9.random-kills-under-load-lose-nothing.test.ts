@@ -144,5 +144,6 @@ describe.each([
     // In flight at a kill: up to LIMIT requests being sent, plus outcomes answered but not yet
     // committed (the outcome writer commits them in batches).
     expect(duplicates).toBeLessThanOrEqual(KILLS * 4 * LIMIT);
-  }, 120_000);
+    // Ten restarts take about a minute; a machine busy with other work has taken over two.
+  }, 240_000);
 });
