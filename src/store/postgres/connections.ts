@@ -3,7 +3,8 @@
  * keep-alive and the query timeout), the pool, the LISTEN connection, and closing them all within
  * a bound even when the server's host vanished.
  */
-import pg from "pg";
+import { createRequire } from "node:module";
+import type pg from "pg";
 import { finishedWithin } from "../../finished-within.js";
 import {
   DEFAULT_QUERY_TIMEOUT_MS,
@@ -20,6 +21,16 @@ import {
  */
 const KEEP_ALIVE_AFTER_MS = 10_000;
 
+/**
+ * The driver's JavaScript client, pool and type parsers, loaded as its own index loads them but
+ * not through it: that index swaps in the native client (which needs pg-native, not installed)
+ * whenever NODE_PG_FORCE_NATIVE is set, even to 0, and would fail every command at start.
+ */
+const fromDriver = createRequire(createRequire(import.meta.url).resolve("pg"));
+const Client = fromDriver("./client.js") as typeof pg.Client;
+const Pool = fromDriver("pg-pool") as new (config: pg.PoolConfig, client: typeof Client) => pg.Pool;
+const types = fromDriver("pg-types") as typeof pg.types;
+
 const INT8_OID = 20;
 
 /**
@@ -30,7 +41,7 @@ const TYPES = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === INT8_OID && format !== "binary"
       ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
 };
 
 /**
@@ -86,11 +97,10 @@ function connectionConfig(options: PostgresOptions): pg.ClientConfig {
 
 /** Opens the pool; connections are made on demand, each with search_path set to the schema. */
 export function openPool(options: PostgresOptions): pg.Pool {
-  const pool = new pg.Pool({
-    ...connectionConfig(options),
-    max: options.poolSize,
-    idleTimeoutMillis: 30_000,
-  });
+  const pool = new Pool(
+    { ...connectionConfig(options), max: options.poolSize, idleTimeoutMillis: 30_000 },
+    Client,
+  );
   // An idle connection that breaks (the server restarted) is dropped by the pool; the next query
   // opens a new one or fails with StoreUnavailableError. Without a listener it would crash us.
   pool.on("error", () => {});
@@ -148,5 +158,5 @@ export function destroy(client: pg.ClientBase): void {
 
 /** A connection outside the pool (LISTEN needs one of its own), configured like the pool's. */
 export function newClient(options: PostgresOptions): pg.Client {
-  return new pg.Client(connectionConfig(options));
+  return new Client(connectionConfig(options));
 }
