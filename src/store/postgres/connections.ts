@@ -72,13 +72,17 @@ function connectionConfig(options: PostgresOptions): pg.ClientConfig {
     // given up on is closed, but a backend waiting for a lock never looks at its socket, and
     // would otherwise go on waiting, holding the locks it has, and then run the statement anyway.
     // A statement_timeout or idle_in_transaction_session_timeout of their own in the URL's options
-    // comes later, so it wins; the schema must be ours.
+    // comes later, so it wins; the float digits and the schema must be ours.
     options: [
       `-c statement_timeout=${queryTimeoutMs + SERVER_GRACE_MS}`,
       ...(options.idleInTransactionTimeoutMs
         ? [`-c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs}`]
         : []),
       ...(theirs ? [theirs] : []),
+      // DOUBLE PRECISION values (alerts' values, replay rates) come back as text with the digits
+      // this allows: a lower default of the database or role, or in the URL's options, would
+      // round them. 3 is every digit on any server (from PostgreSQL 12, the shortest exact text).
+      "-c extra_float_digits=3",
       `-c search_path=${options.schema}`,
     ].join(" "),
     // Tells an operator (pg_stat_activity) which hookline, by schema, a connection belongs to.
