@@ -18,13 +18,24 @@ import {
   flagsOfChange,
 } from "../schemas/event-type.js";
 import { changeEventType, RACED } from "../stored-change.js";
-import { EventTypeName, ListQuery, QueryBool, parseWith } from "../validation.js";
+import { numbersNotKept } from "../json-numbers.js";
+import { memberBytes } from "../payload-bytes.js";
+import { EventTypeName, ListQuery, QueryBool, parseWith, throwIfProblems } from "../validation.js";
 
 const TAG = "Event Type";
 const errors = {
   404: { description: "No such event type", schema: HttpError },
   422: { description: "Invalid input", schema: HttpValidationError },
 };
+
+/**
+ * Refuses `schemas` holding a number that would be kept as another (1e400 as null): they are
+ * kept parsed, as doubles, where a message's payload is kept as written.
+ */
+function schemasKeptAsSent(raw: Buffer | null, schemas: object | null | undefined): void {
+  const sent = schemas && raw ? memberBytes(raw, "schemas") : undefined;
+  if (sent) throwIfProblems(numbersNotKept(sent.toString("utf8"), schemas, ["body", "schemas"]));
+}
 
 export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock } = deps;
@@ -73,7 +84,8 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
         409: { description: `A live event type has this name, or: ${RACED}`, schema: HttpError },
         422: errors[422],
       },
-      handler: async ({ body }) => {
+      handler: async ({ body, request }) => {
+        schemasKeptAsSent(request.rawBody, body.schemas);
         const now = clock.now();
         const fields = {
           name: body.name,
@@ -138,7 +150,8 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
         201: { description: "Created", schema: EventTypeOut },
         422: errors[422],
       },
-      handler: async ({ params, body }) => {
+      handler: async ({ params, body, request }) => {
+        schemasKeptAsSent(request.rawBody, body.schemas);
         const name = params.event_type_name!;
         const now = clock.now();
         const existing = await store.findEventType(name);
@@ -187,7 +200,8 @@ export function eventTypeRoutes(deps: ApiDeps): RouteDef[] {
         ...errors,
         409: { description: RACED, schema: HttpError },
       },
-      handler: async ({ params, body }) => {
+      handler: async ({ params, body, request }) => {
+        schemasKeptAsSent(request.rawBody, body.schemas);
         const { after } = await changeEventType(
           deps,
           () => load(params.event_type_name!),
