@@ -294,9 +294,14 @@ function resolveExponential(
   jitter: JitterSpec,
   bad: Bad,
 ): RetryLadder {
-  const baseMs = checkDelay(raw.base, ["base"], bad) ?? 0;
-  const capMs = checkDelay(raw.cap, ["cap"], bad) ?? 0;
-  if (capMs < baseMs) bad(["cap"], "must be at least base", "out_of_range");
+  const base = checkDelay(raw.base, ["base"], bad);
+  const cap = checkDelay(raw.cap, ["cap"], bad);
+  // Compared only when both are valid: one refused already says so, and is no 0 to compare.
+  if (base !== null && cap !== null && cap < base) {
+    bad(["cap"], "must be at least base", "out_of_range");
+  }
+  const baseMs = base ?? 0;
+  const capMs = cap ?? 0;
   const factor = isNum(raw.factor) && raw.factor >= 1 ? raw.factor : 1;
   if (factor !== raw.factor) bad(["factor"], "must be a number of at least 1", "out_of_range");
   const a = raw.attempts;
