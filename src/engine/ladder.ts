@@ -170,6 +170,8 @@ export function resolveLadder(
 
 type Bad = (loc: (string | number)[], msg: string, type: string) => void;
 
+const EXPONENTIAL_FIELDS = ["base", "cap", "factor", "attempts", "window"];
+
 // The fields each form of a policy acts on, keyed by the field that names the form.
 const FORM_FIELDS: Record<string, readonly string[]> = {
   preset: ["preset"],
@@ -294,8 +296,14 @@ function resolveExponential(
   jitter: JitterSpec,
   bad: Bad,
 ): RetryLadder {
-  const base = checkDelay(raw.base, ["base"], bad);
-  const cap = checkDelay(raw.cap, ["cap"], bad);
+  // The rule takes all five; one left out is said to be required, not also judged out of range.
+  const missing = EXPONENTIAL_FIELDS.filter((field) => raw[field] === undefined);
+  for (const field of missing) bad([field], "field required", "missing");
+  const judge: Bad = (loc, msg, type) => {
+    if (!missing.includes(String(loc[0]))) bad(loc, msg, type);
+  };
+  const base = checkDelay(raw.base, ["base"], judge);
+  const cap = checkDelay(raw.cap, ["cap"], judge);
   // Compared only when both are valid: one refused already says so, and is no 0 to compare.
   if (base !== null && cap !== null && cap < base) {
     bad(["cap"], "must be at least base", "out_of_range");
@@ -303,13 +311,13 @@ function resolveExponential(
   const baseMs = base ?? 0;
   const capMs = cap ?? 0;
   const factor = isNum(raw.factor) && raw.factor >= 1 ? raw.factor : 1;
-  if (factor !== raw.factor) bad(["factor"], "must be a number of at least 1", "out_of_range");
+  if (factor !== raw.factor) judge(["factor"], "must be a number of at least 1", "out_of_range");
   const a = raw.attempts;
   const okAttempts =
     Number.isInteger(a) && Number(a) >= 1 && Number(a) <= LADDER_LIMITS.maxAttempts;
   const attempts = okAttempts ? Number(a) : 1;
-  if (!okAttempts) bad(["attempts"], "must be a whole number from 1 to 50", "out_of_range");
-  const windowMs = checkWindow(raw.window, attempts - 1, bad);
+  if (!okAttempts) judge(["attempts"], "must be a whole number from 1 to 50", "out_of_range");
+  const windowMs = checkWindow(raw.window, attempts - 1, judge);
   // Rounding after the min keeps the sequence non-decreasing: both steps are monotone.
   const nominalDelaysMs = Array.from({ length: attempts - 1 }, (_, i) =>
     Math.round(growth(baseMs, factor, i, capMs)),

@@ -129,4 +129,37 @@ describe("retry policy validation", () => {
       /retry\.delays\.1: must not be shorter than the one before/,
     );
   });
+  it("says a field the exponential rule needs is required when it is missing, not out of range", () => {
+    const problems = (spec: unknown) =>
+      (() => {
+        try {
+          resolveLadder(spec as RetryPolicySpec);
+        } catch (err) {
+          return (err as ValidationError).problems.map(({ loc, msg, type }) => ({
+            loc,
+            msg,
+            type,
+          }));
+        }
+        throw new Error("expected a ValidationError");
+      })();
+    const required = (field: string) => ({
+      loc: ["retry", field],
+      msg: "field required",
+      type: "missing",
+    });
+    expect(problems({ base: 30 })).toEqual(["cap", "factor", "attempts", "window"].map(required));
+    expect(problems({ base: 30, factor: 2, cap: 3600, attempts: 10 })).toEqual([
+      required("window"),
+    ]);
+    // Given but wrong is still out of range, and a missing one is never compared with another.
+    expect(problems({ base: 60, factor: 2, attempts: 0, window: 60 })).toEqual([
+      required("cap"),
+      {
+        loc: ["retry", "attempts"],
+        msg: "must be a whole number from 1 to 50",
+        type: "out_of_range",
+      },
+    ]);
+  });
 });
