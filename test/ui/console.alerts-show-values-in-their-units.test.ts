@@ -31,6 +31,6 @@ describe("operator console: alerts", () => {
     const firing = page.getByRole("table", { name: "Firing" });
     const row = firing.getByRole("row").filter({ hasText: "dead-letter record" });
     await row.waitFor();
-    expect(await row.getByRole("cell").nth(2).innerText()).toBe("25 h (threshold 24 h)");
+    expect(await row.getByRole("cell").nth(2).innerText()).toBe("25\u00a0h (threshold 24\u00a0h)");
   });
 });

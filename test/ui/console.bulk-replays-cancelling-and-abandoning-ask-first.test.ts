@@ -104,7 +104,9 @@ describe("operator console: the questions before bulk replays, cancelling and ab
     await page.getByRole("button", { name: "Start bulk replay" }).click();
     asked = page.getByRole("dialog", { name: `Replay 1 record to ${rx.url("/billing")}?` });
     await asked.waitFor();
-    expect(await detail()).toContain("sends each again, without a canary, at 2 per second;");
+    expect(await detail()).toContain(
+      "sends each again, without a canary, at 2\u00a0per\u00a0second;",
+    );
     await asked.getByRole("button", { name: "Start bulk replay" }).click();
     await page.getByRole("heading", { name: /Bulk replay job_/ }).waitFor();
     const started = await jobs();

@@ -10,7 +10,7 @@ import { anEndpoint, deadLetters, type RecordOut, type TestEndpoint } from "../s
 import { signIn, useDashboard } from "../support/browser.js";
 
 // 1.2 s and more: a loaded machine answers later, never sooner.
-const SECONDS = /^\d+\.\d s$/;
+const SECONDS = /^\d+\.\d\u00a0s$/;
 
 describe("operator console: durations of a slow endpoint", () => {
   const ui = useDashboard({
@@ -54,7 +54,7 @@ describe("operator console: durations of a slow endpoint", () => {
       .filter({ hasText: "HTTP 500" })
       .first();
     await line.waitFor();
-    expect(await line.innerText()).toMatch(/ in \d+\.\d s \(/);
+    expect(await line.innerText()).toMatch(/ in \d+\.\d\u00a0s \(/);
   });
 
   it("are in seconds in a dead-letter record's attempts", async () => {

@@ -20,8 +20,8 @@ describe("operator console: an endpoint's charts", () => {
     const rate = page.getByRole("img", { name: /^Success rate per minute: latest 100% at / });
     await rate.waitFor();
     expect(await rate.getAttribute("aria-label")).toMatch(
-      /lowest 100% at .+; highest 100% at .+ \(1 point\)$/,
+      /lowest 100% at .+; highest 100% at .+ \(1\u00a0point\)$/,
     );
-    await page.getByRole("img", { name: /^Mean latency per minute: latest \d+ ms at / }).waitFor();
+    await page.getByRole("img", { name: /^Mean latency per minute: latest \d+\sms at / }).waitFor();
   });
 });

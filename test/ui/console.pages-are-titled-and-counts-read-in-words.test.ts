@@ -56,9 +56,9 @@ describe("operator console: titles and counts", () => {
     const banner = page.getByTestId("circuit-banner");
     // Each failed probe reopens the circuit; how many times by the moment the page draws it is
     // the host's timing, so the test reads the count the banner shows and checks its word.
-    await banner.getByText(/Reopened \d+ times? in a row\./).waitFor({ timeout: 20_000 });
+    await banner.getByText(/Reopened \d+\u00a0times? in a row\./).waitFor({ timeout: 20_000 });
     const text = (await banner.textContent()) ?? "";
-    const [, count, word] = /Reopened (\d+) (times?) in a row\./.exec(text)!;
+    const [, count, word] = /Reopened (\d+)\u00a0(times?) in a row\./.exec(text)!;
     expect(word).toBe(Number(count) === 1 ? "time" : "times");
     expect(text).not.toContain("time(s)");
   });

@@ -21,9 +21,9 @@ describe("operator console: the retry schedule", () => {
     await schedule.getByRole("row").nth(3).waitFor();
     const rows = await schedule.getByRole("row").allInnerTexts();
     expect(rows.slice(1).map((r) => r.split("\t").map((c) => c.trim()))).toEqual([
-      ["#2", "1 min", "1 min"],
-      ["#3", "1 h", "1 h 1 min"],
-      ["#4", "1 h", "2 h 1 min"],
+      ["#2", "1\u00a0min", "1\u00a0min"],
+      ["#3", "1\u00a0h", "1\u00a0h\u00a01\u00a0min"],
+      ["#4", "1\u00a0h", "2\u00a0h\u00a01\u00a0min"],
     ]);
   });
 });

@@ -41,6 +41,6 @@ describe("operator console: rotating a secret with the default grace period", ()
   const ui = useDashboard();
 
   it("says how long the old secret keeps signing", async () => {
-    expect(await rotateQuestion(ui)).toContain("keeps signing for 24 h");
+    expect(await rotateQuestion(ui)).toContain("keeps signing for 24\u00a0h");
   });
 });

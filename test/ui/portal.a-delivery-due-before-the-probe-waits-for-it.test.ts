@@ -41,7 +41,7 @@ describe("customer portal: a retry due before its endpoint's probe", () => {
       const text = await standing.innerText();
       // Each relative time with its exact one, which a screen reader reads with it.
       expect(text).toMatch(
-        /^pending · 1 attempt failed, retrying: next attempt in\s(29|30)\smin\s\(\d+\/\d+\/\d{4}, [^()]+\) · /,
+        /^pending · 1\u00a0attempt failed, retrying: next attempt in\s(29|30)\smin\s\(\d+\/\d+\/\d{4}, [^()]+\) · /,
       );
       // The probe's time is the next attempt's, said once (not again after "probe").
       expect(text).toMatch(/ · Circuit Open waits for the circuit's probe /);

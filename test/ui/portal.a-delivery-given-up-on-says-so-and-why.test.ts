@@ -57,7 +57,7 @@ describe("a message's deliveries that failed", () => {
       "fail · hookline stopped trying: the one attempt failed; last: HTTP 503.",
     );
     const retried = await card(page, "/retried").locator("p").first().textContent();
-    expect(retried).toMatch(/^pending · 1 attempt failed, retrying: next attempt in\s\d+\ss/);
+    expect(retried).toMatch(/^pending · 1\u00a0attempt failed, retrying: next attempt in\s\d+\ss/);
     expect(retried).not.toContain("stopped");
   });
 

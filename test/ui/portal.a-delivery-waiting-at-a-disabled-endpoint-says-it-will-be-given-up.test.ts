@@ -34,7 +34,7 @@ describe("customer portal: a delivery waiting at an endpoint disabled meanwhile"
     await standing.getByText("Endpoint disabled").waitFor({ timeout: 15_000 });
     const text = await standing.innerText();
     expect(text).toMatch(
-      /^pending · 1 attempt failed: next attempt in\s(9|10)\smin\s\(\d+\/\d+\/\d{4}, [^()]+\) if the endpoint is enabled again by then; if not, hookline gives it up then · /,
+      /^pending · 1\u00a0attempt failed: next attempt in\s(9|10)\smin\s\(\d+\/\d+\/\d{4}, [^()]+\) if the endpoint is enabled again by then; if not, hookline gives it up then · /,
     );
     expect(text).not.toContain("retrying");
   });

@@ -32,7 +32,7 @@ describe("customer portal: a replaced secret's time passing", () => {
   const note = () => ui.page.getByRole("region", { name: "Signing secret" }).getByText(/signs?\b/);
 
   it("says both replaced secrets sign, until when each does", async () => {
-    await ui.page.getByText(/The 2 secrets it replaced also sign/).waitFor();
+    await ui.page.getByText(/The 2\u00a0secrets it replaced also sign/).waitFor();
     expect(await note().innerText()).toMatch(/until .+ \(in\s(1\sd|24\sh)\) and .+ \(in\s1\sh\)/);
   });
 

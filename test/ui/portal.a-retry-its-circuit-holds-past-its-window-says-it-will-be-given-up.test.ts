@@ -49,7 +49,7 @@ describe("customer portal: a retry its circuit holds past its window", () => {
       await page.goto(`${h.url}/portal/#/app/${appId}/message/${id}`);
       await standing.getByText(/Circuit Open/).waitFor({ timeout: 15_000 });
       expect(await standing.innerText()).toMatch(
-        /^pending · 1 attempt failed: hookline gives it up (in\s\d+\ss|now)\s\(\d+\/\d+\/\d{4}, [^()]+\), unsent \(the next attempt was held past the retry window\) · Circuit Open Resend to this endpoint$/,
+        /^pending · 1\u00a0attempt failed: hookline gives it up (in\s\d+\ss|now)\s\(\d+\/\d+\/\d{4}, [^()]+\), unsent \(the next attempt was held past the retry window\) · Circuit Open Resend to this endpoint$/,
       );
     }
     // And so it does, when its retry comes.

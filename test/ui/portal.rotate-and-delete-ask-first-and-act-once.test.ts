@@ -49,7 +49,7 @@ describe("customer portal: the question before rotating or deleting", () => {
     const description = await page.evaluate<string>(
       "(() => { const d = document.querySelector('dialog[open]'); return document.getElementById(d.getAttribute('aria-describedby')).textContent; })()",
     );
-    expect(description).toBe("The old one keeps signing for 24 h beside the new one.");
+    expect(description).toBe("The old one keeps signing for 24\u00a0h beside the new one.");
     expect(await asked.getByRole("button").allInnerTexts()).toEqual(["Cancel", "Rotate secret"]);
     expect(await focused()).toBe("Cancel");
     await asked.getByRole("button", { name: "Cancel" }).click();

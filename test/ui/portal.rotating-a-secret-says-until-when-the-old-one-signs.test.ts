@@ -58,7 +58,7 @@ describe("customer portal: rotating a secret", () => {
     const { page } = ui;
     await page.getByRole("button", { name: "Rotate secret" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Rotate secret" }).click();
-    const note = secretSection().getByText(/The 2 secrets it replaced also sign/);
+    const note = secretSection().getByText(/The 2\u00a0secrets it replaced also sign/);
     await note.waitFor();
     expect(await note.innerText()).toMatch(
       /until .+ \(in\s(1\sd|24\sh)\) and .+ \(in\s(1\sd|24\sh)\): the receiver may see their signatures/,

@@ -87,7 +87,7 @@ describe("customer portal: the circuit banner as time passes", () => {
     const text = await banner.innerText();
     expect(text).not.toMatch(/in\s1\sh/);
     expect(text).toMatch(
-      /Why: 1 consecutive failures within 60 s; last: HTTP 503; the receiver's Retry-After put the probe off\. Since/,
+      /Why: 1 consecutive failures within 60\u00a0s; last: HTTP 503; the receiver's Retry-After put the probe off\. Since/,
     );
   });
 

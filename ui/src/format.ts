@@ -1,11 +1,30 @@
 /** How times, durations and rates read on the dashboard. */
 
 /**
- * A relative time's words joined by no-break spaces: it reads as one thing, and a line ending
- * between its number and its unit ("next attempt in 1" / "h") made it hard to read on a phone.
- * Copied, the browser gives them as ordinary spaces.
+ * Words joined by no-break spaces: a relative time, a duration ("1 h 30 min") or a count and its
+ * noun reads as one thing, and a line ending between a number and its unit ("next attempt in 1" /
+ * "h") made it hard to read on a phone. Copied, the browser gives them as ordinary spaces. Only
+ * for such short groups: a sentence must still break where it may.
  */
 const unbroken = (words: string): string => words.replaceAll(" ", "\u00a0");
+
+/**
+ * A number, a space and a unit or a noun hookline counts in ("25.0 h", "±20 % jitter",
+ * "8 attempts", "3 dead-letter records").
+ */
+const NUMBER_AND_UNIT =
+  /(\d) (ms|s|min|h|d|%|attempts?|retries|records?|dead-letter records?)(?![\p{L}\p{N}_-])/gu;
+/** A compound duration's next part: "2 h" then " 8 min", "1 d" then " 3 h". */
+const NEXT_PART = /(\d\u00a0(?:d|h|min)) (?=\d+(?:\.\d+)?\u00a0(?:h|min|s|ms)(?![\p{L}\p{N}_]))/gu;
+
+/**
+ * hookline's own words (an alert's summary, the retry schedule's description, a job's reason)
+ * with each number kept with its unit, and a compound duration whole, by no-break spaces, as
+ * the dashboard's own durations are: "waited 2 h 8 min to be sent" ends no line inside "2 h 8
+ * min". The rest of the sentence breaks as before.
+ */
+export const unitsKept = (text: string): string =>
+  text.replace(NUMBER_AND_UNIT, "$1\u00a0$2").replace(NEXT_PART, "$1\u00a0");
 
 /** "3 s ago", "5 min ago", "2 h ago", "4 d ago", on one line. */
 function agoText(isoTime: string, now: number): string {
@@ -89,8 +108,13 @@ export function refreshRelativeTimes(now = Date.now()): void {
   }
 }
 
-/** A duration in the largest sensible unit ("59 min", then "1 h", not "60 min"). */
-export function span(ms: number): string {
+/**
+ * A duration in the largest sensible unit ("59 min", then "1 h", not "60 min"), its number and
+ * unit {@link unbroken}, as every duration here.
+ */
+export const span = (ms: number): string => unbroken(spanWords(ms));
+
+function spanWords(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s} s`;
   const m = Math.round(s / 60);
@@ -104,7 +128,9 @@ export function span(ms: number): string {
  * Seconds as "30 s", "5 min", "1 h 30 min". Rounded to what is shown before splitting into
  * units, so 59.97 s reads "1 min" and 3599 s "1 h", never "60 s" or "60 min".
  */
-export function seconds(s: number): string {
+export const seconds = (s: number): string => unbroken(secondsWords(s));
+
+function secondsWords(s: number): string {
   const tenths = Math.round(s * 10) / 10;
   if (tenths < 60) return `${tenths} s`;
   const minutes = Math.round(s / 60);
@@ -121,8 +147,8 @@ export function seconds(s: number): string {
  */
 export function latency(ms: number): string {
   const whole = Math.round(ms);
-  if (whole < 1000) return `${whole} ms`;
-  return `${(whole / 1000).toFixed(1)} s`;
+  if (whole < 1000) return unbroken(`${whole} ms`);
+  return unbroken(`${(whole / 1000).toFixed(1)} s`);
 }
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
@@ -141,9 +167,15 @@ export function startOf(text: string, max: number): string {
   return `${out}…`;
 }
 
-/** A count and its noun: "1 attempt", "2 attempts" (or `many` where the plural is not `one` + s). */
+/**
+ * A count and its noun, {@link unbroken}: "1 attempt", "2 attempts" (or `many` where the plural
+ * is not `one` + s).
+ */
 export const plural = (n: number, one: string, many = `${one}s`): string =>
-  `${n} ${n === 1 ? one : many}`;
+  unbroken(`${n} ${n === 1 ? one : many}`);
+
+/** A rate: "2 per second", {@link unbroken}. */
+export const perSecond = (n: number): string => unbroken(`${n} per second`);
 
 export const percent = (r: number | null): string =>
   r === null ? "—" : `${Math.round(r * 1000) / 10}%`;

@@ -6,7 +6,7 @@
  */
 import { api, ApiError, seg, type ListOut } from "../api.js";
 import type { Question } from "../confirm.js";
-import { plural, time } from "../format.js";
+import { perSecond, plural, time } from "../format.js";
 import type { DeadLetter, DeadLetterRecord, Endpoint, ReplayJob, SummaryRow } from "../types.js";
 
 /** The most records a bulk replay's question counts one by one (one page of the list). */
@@ -20,7 +20,7 @@ function howSent(canarySize?: number, ratePerSecond?: number): string {
       : canarySize === 0
         ? "without a canary"
         : `${canarySize} first as a canary`;
-  const rate = ratePerSecond === undefined ? "the configured rate" : `${ratePerSecond} per second`;
+  const rate = ratePerSecond === undefined ? "the configured rate" : perSecond(ratePerSecond);
   return `A bulk replay job sends each again, ${canary}, at ${rate}; a request sent cannot be taken back.`;
 }
 
@@ -58,12 +58,14 @@ export async function windowReplayQuestion(r: WindowReplay): Promise<Question | 
   if (open.data.length === 0) return null;
   const urls = new Map(summary.data.map((g) => [g.endpointId, g.url ?? g.endpointId]));
   const endpoints = new Set(open.data.map((d) => d.endpointId));
-  const count = open.done ? plural(open.data.length, "record") : `more than ${COUNTED} records`;
+  const count = open.done
+    ? plural(open.data.length, "record")
+    : `more than ${plural(COUNTED, "record")}`;
   const only = r.endpointId ?? (open.done && endpoints.size === 1 ? [...endpoints][0] : undefined);
   const to = only
     ? ` to ${urls.get(only) ?? only}`
     : open.done
-      ? ` to ${endpoints.size} endpoints`
+      ? ` to ${plural(endpoints.size, "endpoint")}`
       : ", at every endpoint";
   return {
     question: `Replay ${count}${to}?`,

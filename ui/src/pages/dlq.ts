@@ -6,7 +6,7 @@
 import { api, getWithText, seg } from "../api.js";
 import { confirmed } from "../confirm.js";
 import { action, field, h, link, table, toast } from "../dom.js";
-import { ago, latency, seconds, time, withLocalTimes } from "../format.js";
+import { ago, latency, seconds, time, unitsKept, withLocalTimes } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { addressQuery } from "../address.js";
 import { pagedList, pagesAt } from "../paging.js";
@@ -123,7 +123,7 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
               "data-key": `dlq-ep-${d.id}`,
             }),
             d.eventType,
-            `${d.failureClass}: ${d.reason}`,
+            `${d.failureClass}: ${unitsKept(d.reason)}`,
             ago(d.deadLetteredAt),
             stateBadge(d.state),
             action(
@@ -219,7 +219,7 @@ export async function renderDeadLetter(
         h("dt", {}, "Message"),
         h("dd", {}, link(`/app/${r.appId}/message/${r.messageId}`, r.messageId)),
         h("dt", {}, "Failure"),
-        h("dd", {}, `${r.failureClass}: ${r.reason}`),
+        h("dd", {}, `${r.failureClass}: ${unitsKept(r.reason)}`),
         h("dt", {}, "Replays"),
         h("dd", {}, String(r.replayCount)),
       ),
@@ -246,7 +246,7 @@ export async function renderDeadLetter(
           time(e.at),
           e.actor,
           e.action.replace("_", " "),
-          withLocalTimes(e.result),
+          unitsKept(withLocalTimes(e.result)),
           e.note ?? "",
         ]),
       ),

@@ -2,7 +2,7 @@
 import { api } from "../api.js";
 import { confirmed } from "../confirm.js";
 import { action, field, h, onSubmit, toast } from "../dom.js";
-import { seconds, time, until } from "../format.js";
+import { plural, seconds, time, until } from "../format.js";
 import { atEveryPoll, refreshNow } from "../live.js";
 import type { Endpoint, EndpointSecret } from "../types.js";
 import { namedTypes, typesOf } from "./endpoints.js";
@@ -40,7 +40,10 @@ function replacedNote(replaced: EndpointSecret["previousSecrets"]): (Node | stri
   const [what, whose] =
     replaced.length === 1
       ? ["The secret it replaced also signs until ", "its signature"]
-      : [`The ${replaced.length} secrets it replaced also sign, until `, "their signatures"];
+      : [
+          `The ${plural(replaced.length, "secret")} it replaced also sign, until `,
+          "their signatures",
+        ];
   return [what, ...times, `: the receiver may see ${whose} beside this one's until then.`];
 }
 

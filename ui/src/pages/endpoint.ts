@@ -5,7 +5,7 @@
  */
 import { api, seg } from "../api.js";
 import { field, h, link, table } from "../dom.js";
-import { ago, latency, percent, seconds, time } from "../format.js";
+import { ago, latency, percent, seconds, time, unitsKept } from "../format.js";
 import { lineChart } from "../chart.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList, pagesAt } from "../paging.js";
@@ -203,7 +203,12 @@ export async function renderEndpoint(
       schedule,
       () => api<RetrySchedule>("GET", `${path}/retry-schedule`),
       (r) => [
-        h("p", {}, r.description, ` (preset ${r.preset}, set by the ${r.source} policy).`),
+        h(
+          "p",
+          {},
+          unitsKept(r.description),
+          ` (preset ${r.preset}, set by the ${r.source} policy).`,
+        ),
         table(
           "Retries after a failed attempt",
           ["Retry", "Delay", "After the first attempt"],

@@ -1,6 +1,6 @@
 /** Pieces shared by the endpoint pages: the circuit badge and banners, and why deliveries wait. */
 import { h } from "../dom.js";
-import { ago, plural, time, until } from "../format.js";
+import { ago, plural, time, unitsKept, until } from "../format.js";
 import type { Circuit, CircuitState, Endpoint } from "../types.js";
 
 const WORDS: Record<CircuitState, string> = {
@@ -33,7 +33,7 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
       {},
       // The reason names no wait (the API leaves out one an older hookline wrote in it): the
       // banner's own, counted down from the probe's time, is the only one it says.
-      `Why: ${c.reason ?? "repeated failures"}. Since ${time(c.since)} (`,
+      `Why: ${unitsKept(c.reason ?? "repeated failures")}. Since ${time(c.since)} (`,
       ago(c.since, { exactBeside: true }),
       ").",
       c.nextProbeAt

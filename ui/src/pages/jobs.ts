@@ -2,7 +2,7 @@
 import { api, seg } from "../api.js";
 import { confirmed } from "../confirm.js";
 import { action, field, h, link, onSubmit, table, toast } from "../dom.js";
-import { ago, isoOf, localInput, localZone, time, withLocalTimes } from "../format.js";
+import { ago, isoOf, localInput, localZone, time, unitsKept, withLocalTimes } from "../format.js";
 import { live, refreshNow } from "../live.js";
 import { pagedList, pagesAt } from "../paging.js";
 import type { ReplayJob } from "../types.js";
@@ -186,7 +186,7 @@ export async function renderJob(page: HTMLElement, p: Record<string, string>): P
       h(
         "p",
         { class: j.state === "stopped" ? "error" : "", "data-testid": "job-reason" },
-        j.reason ? `${reasonLabel(j)}${withLocalTimes(j.reason)}` : "",
+        j.reason ? `${reasonLabel(j)}${unitsKept(withLocalTimes(j.reason))}` : "",
       ),
       h(
         "p",

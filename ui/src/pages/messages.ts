@@ -14,6 +14,7 @@ import {
   plural,
   startOf,
   time,
+  unitsKept,
   until,
 } from "../format.js";
 import { live, refreshNow } from "../live.js";
@@ -259,7 +260,7 @@ function standing(
         "span",
         { class: "given-up" },
         h("strong", {}, " · hookline stopped trying"),
-        `: ${why}. `,
+        `: ${unitsKept(why)}. `,
         record
           ? [
               "It is in the dead-letter queue as ",
@@ -293,7 +294,7 @@ function standing(
       badge,
       ` · ${plural(d.delivery!.attemptCount, "attempt")} failed: hookline gives it up `,
       until(ends.at),
-      `, unsent (${ends.reason})`,
+      `, unsent (${unitsKept(ends.reason)})`,
     ];
   }
   const retrying = d.delivery?.attemptCount

@@ -1,7 +1,7 @@
 /** Operator-only views: alerts firing and recently resolved, and the system at a glance. */
 import { maybe } from "../api.js";
 import { h, link, table } from "../dom.js";
-import { ago, percent, seconds, span } from "../format.js";
+import { ago, percent, plural, seconds, span, unitsKept } from "../format.js";
 import { live } from "../live.js";
 import type { Alert, SystemStats } from "../types.js";
 
@@ -14,7 +14,7 @@ const RULE_VALUES: Record<string, (v: number, t: number) => string> = {
   endpoint_failing: (v, t) => `${percent(v)} succeeded (threshold ${percent(t)})`,
   dlq_oldest_age: (v, t) => `${seconds(v)} (threshold ${seconds(t)})`,
   queue_lag: (v, t) => `${seconds(v)} (threshold ${seconds(t)})`,
-  dlq_stuck: (v, t) => `${v} records, none left for ${seconds(t)}`,
+  dlq_stuck: (v, t) => `${plural(v, "record")}, none left for ${seconds(t)}`,
   drill_failing: (v, t) =>
     t > 0
       ? `${seconds(v)} since a drill passed (threshold ${seconds(t)})`
@@ -36,7 +36,9 @@ export async function renderAlerts(page: HTMLElement): Promise<void> {
     const leads = a.endpointId && a.appId;
     return [
       h("span", { class: `badge severity-${a.severity}` }, a.severity),
-      leads ? link(`/app/${a.appId}/endpoint/${a.endpointId}`, a.summary) : a.summary,
+      leads
+        ? link(`/app/${a.appId}/endpoint/${a.endpointId}`, unitsKept(a.summary))
+        : unitsKept(a.summary),
       alertValue(a),
       // A row with no link: its time is where the keyboard stops to show the row's exact times.
       ago(a.since, leads ? {} : { focusKey: `alert-since-${a.id}` }),
