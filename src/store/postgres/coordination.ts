@@ -235,8 +235,6 @@ export class PostgresCoordination implements WorkerCoordination {
         throw err;
       }
     };
-    // The schema (and so the channel's meaning) exists before anyone listens.
-    await this.run(async () => undefined);
     const reconnect = async (): Promise<void> => {
       retry = null;
       if (stopped) return;
@@ -252,7 +250,10 @@ export class PostgresCoordination implements WorkerCoordination {
         reconnecting = false;
       }
     };
-    await listen();
+    // Through the store's wrapper: the schema (and so the channel's meaning) exists before anyone
+    // listens, and a server gone since the store last answered is the store unavailable, as for
+    // any statement, not the driver's own error.
+    await this.run(listen);
     return async () => {
       stopped = true;
       if (retry) clearTimeout(retry);
