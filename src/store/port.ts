@@ -45,6 +45,7 @@ import type {
   DeliveryOutcome,
   DueEndpoints,
   DueEndpointsRequest,
+  KeptAnswer,
   NewMessage,
   RecordedOutcomes,
   Release,
@@ -174,7 +175,8 @@ export interface Store {
   /** Throws StoreUnavailableError when the store cannot be used. */
   ping(): Promise<void>;
 
-  createApplication(app: Application): Promise<Application>;
+  /** `keyAnswer`: the keyed post's answer, kept in the same transaction (see `KeptAnswer`). */
+  createApplication(app: Application, keyAnswer?: KeptAnswer<Application>): Promise<Application>;
   findApplication(idOrUid: string): Promise<Application | null>;
   listApplications(q: PageQuery & ApplicationFilter): Promise<Page<Application>>;
   /**
@@ -194,7 +196,8 @@ export interface Store {
    */
   deleteApplication(id: string, forget?: IdempotencyScopes): Promise<void>;
 
-  createEndpoint(ep: Endpoint): Promise<Endpoint>;
+  /** `keyAnswer`: the keyed post's answer, kept in the same transaction (see `KeptAnswer`). */
+  createEndpoint(ep: Endpoint, keyAnswer?: KeptAnswer<Endpoint>): Promise<Endpoint>;
   findEndpoint(appId: string, idOrUid: string): Promise<Endpoint | null>;
   getEndpoint(id: string): Promise<Endpoint | null>;
   /**
@@ -291,7 +294,8 @@ export interface Store {
    * message twice, once now and once more when the waiting retry's time came. Null, and nothing
    * written, if the message or the endpoint is gone (retention or a deletion may take it between
    * the caller's read and this write). Retention never takes a message whose resend is being
-   * written, and a deletion of its endpoint takes the resend along.
+   * written, and a deletion of its endpoint takes the resend along. `keyAnswer`: the keyed post's
+   * answer, kept in the same transaction (see `KeptAnswer`), told null when nothing was written.
    */
   enqueueResend(input: {
     id: string;
@@ -299,6 +303,7 @@ export interface Store {
     messageId: string;
     endpointId: string;
     now: number;
+    keyAnswer?: KeptAnswer<Delivery | null>;
   }): Promise<Delivery | null>;
 
   /** Puts every claimed delivery back to pending, due at `now` (a single-node start after a crash). */

@@ -6,7 +6,13 @@
  */
 import type { DeadLetterRecord, Endpoint, Message } from "../domain/types.js";
 import type { FieldCipher } from "../security/cipher.js";
-import type { AcceptResult, ClaimedDelivery, IdempotencyState, NewMessage } from "./port.js";
+import type {
+  AcceptResult,
+  ClaimedDelivery,
+  IdempotencyState,
+  KeptAnswer,
+  NewMessage,
+} from "./port.js";
 
 /** Seals and opens the sensitive fields of domain records. */
 export class Sealing {
@@ -41,14 +47,7 @@ export class Sealing {
     return {
       ...msg,
       payload: this.cipher.sealBytes(msg.payload),
-      // Told what was written opened, as the caller will be; the answer it makes kept sealed.
-      keyAnswer: keyAnswer && {
-        held: keyAnswer.held,
-        answer: (r) => {
-          const kept = keyAnswer.answer(this.acceptedOut(msg, r));
-          return kept && { status: kept.status, body: this.answerIn(kept.body) };
-        },
-      },
+      keyAnswer: this.keptAnswerIn(keyAnswer, (r) => this.acceptedOut(msg, r)),
       // Written sealed, handed to the engine open: deliveries it takes carry the caller's bytes.
       intake: intake && {
         room: (endpointId, forEndpoint, all) => intake.room(endpointId, forEndpoint, all),
@@ -88,6 +87,24 @@ export class Sealing {
 
   recordOut(r: DeadLetterRecord | null): DeadLetterRecord | null {
     return r && { ...r, payload: r.payload && this.cipher.openBytes(r.payload) };
+  }
+
+  /**
+   * A keyed request's answer kept in its write's transaction (see `KeptAnswer`): told what was
+   * written opened (`out`), as the caller will be; the answer it makes kept sealed.
+   */
+  keptAnswerIn<R>(
+    kept: KeptAnswer<R> | undefined,
+    out: (written: R) => R,
+  ): KeptAnswer<R> | undefined {
+    if (!kept) return undefined;
+    return {
+      held: kept.held,
+      answer: (written) => {
+        const made = kept.answer(out(written));
+        return made && { status: made.status, body: this.answerIn(made.body) };
+      },
+    };
   }
 
   /** An idempotency key's answer as stored. */

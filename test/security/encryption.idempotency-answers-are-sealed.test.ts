@@ -9,7 +9,9 @@ import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { FieldCipher } from "../../src/security/cipher.js";
 import { rotateKeys } from "../../src/security/rotate.js";
+import type { Endpoint } from "../../src/domain/types.js";
 import type { IdempotencyBegin } from "../../src/store/port.js";
+import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
 import { postgresRaw, rawFiles, sqliteRaw, type RawStore } from "../support/raw-stores.js";
 
@@ -48,6 +50,24 @@ describe.each([
       kind: "replay",
       status: 202,
       body: ANSWER,
+    });
+    await store.close();
+    expect(inClear(await adapter.rawText(), MARKER)).toBe(false);
+  });
+
+  it("an answer kept in its write's transaction is sealed, made of what was written in clear", async () => {
+    adapter = makeAdapter();
+    const store = await adapter.open(new FieldCipher(randomBytes(32)));
+    const app = await store.createApplication(anApplication());
+    const ep = anEndpoint(app.id, { secrets: { current: `whsec_${MARKER}`, previous: [] } });
+    const held = { ...begin(T0), scope: "admin:POST /api/v1/app/app_1/endpoint" };
+    await store.beginIdempotent(held);
+    const answer = (made: Endpoint) => ({ status: 201, body: JSON.stringify(made.secrets) });
+    await store.createEndpoint(ep, { held, answer });
+    expect(await store.beginIdempotent({ ...held, now: T0 + 1000 })).toEqual({
+      kind: "replay",
+      status: 201,
+      body: JSON.stringify(ep.secrets),
     });
     await store.close();
     expect(inClear(await adapter.rawText(), MARKER)).toBe(false);

@@ -35,15 +35,19 @@ export interface NewMessage {
 }
 
 /**
- * A post's idempotency key and its answer, written with the message: kept apart, an answer the
- * store failed to keep after the message committed left the key to run again once its lock ended,
- * and the message to be made twice. `answer` is called inside the transaction with what it did;
- * null keeps none (the post is refused, and its key is freed as it ends).
+ * A keyed request's idempotency key and its answer, kept on the key in the transaction of what the
+ * request writes: kept apart, an answer the store failed to keep after the write committed left the
+ * key to run again once its lock ended, and what it made (a message, an endpoint, a resend) to be
+ * made twice. `answer` is called inside the transaction with what the write did (as the caller will
+ * be told it); null keeps none (the request is refused, and its key is freed as it ends).
  */
-export interface KeyAnswer {
+export interface KeptAnswer<R> {
   held: HeldIdempotencyKey;
-  answer(result: AcceptResult): { status: number; body: string } | null;
+  answer(result: R): { status: number; body: string } | null;
 }
+
+/** A message post's key and answer (see {@link KeptAnswer}). */
+export type KeyAnswer = KeptAnswer<AcceptResult>;
 
 /**
  * Lets the engine of the process that accepts a message take its deliveries as they are written,

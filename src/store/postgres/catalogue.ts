@@ -13,6 +13,7 @@ import type {
   IdempotencyBegin,
   IdempotencyScopes,
   IdempotencyState,
+  KeptAnswer,
   Page,
   PageQuery,
 } from "../port.js";
@@ -30,6 +31,7 @@ import {
   eventTypeValues,
 } from "./rows.js";
 import { CATALOGUE as S } from "./statements.js";
+import { withKeptAnswer } from "./kept-answer.js";
 
 /** Why a bulk replay still out counts as withdrawn when its endpoint (or application) goes. */
 const WITHDRAWN_WITH_ENDPOINT = "withdrawn: its endpoint was deleted before the result came in";
@@ -40,9 +42,12 @@ export class Catalogue {
 
   // ---- applications -------------------------------------------------------------------------
 
-  async createApplication(app: Application): Promise<Application> {
-    await exec(this.pool, S.insertApp, appValues(app));
-    return app;
+  createApplication(app: Application, kept?: KeptAnswer<Application>): Promise<Application> {
+    const write = async (c: Conn) => {
+      await exec(c, S.insertApp, appValues(app));
+      return app;
+    };
+    return withKeptAnswer(this.pool, write, kept);
   }
 
   async findApplication(idOrUid: string): Promise<Application | null> {
@@ -100,9 +105,12 @@ export class Catalogue {
 
   // ---- endpoints ----------------------------------------------------------------------------
 
-  async createEndpoint(ep: Endpoint): Promise<Endpoint> {
-    await exec(this.pool, S.insertEndpoint, endpointValues(ep));
-    return ep;
+  createEndpoint(ep: Endpoint, kept?: KeptAnswer<Endpoint>): Promise<Endpoint> {
+    const write = async (c: Conn) => {
+      await exec(c, S.insertEndpoint, endpointValues(ep));
+      return ep;
+    };
+    return withKeptAnswer(this.pool, write, kept);
   }
 
   async findEndpoint(appId: string, idOrUid: string): Promise<Endpoint | null> {

@@ -12,7 +12,6 @@ import type {
   DueEndpointsRequest,
   EndpointMessage,
   EndpointMessageQuery,
-  KeyAnswer,
   MessageQuery,
   NewMessage,
   Page,
@@ -46,6 +45,7 @@ import {
   type Sql,
 } from "./database.js";
 import type { DeadLetters } from "./dead-letters.js";
+import { keepAnswer, withKeptAnswer } from "./kept-answer.js";
 import { matches } from "./fan-out.js";
 import { messageConditions, paginate } from "./pagination.js";
 import { deliveryFromRow, messageFromRow, toJson } from "./rows.js";
@@ -85,23 +85,12 @@ export class Deliveries {
       this.pool,
       async (c): Promise<AcceptResult> => {
         const accepted = await this.acceptRows(c, msg);
-        if (msg.keyAnswer) await this.keepAnswer(c, msg.keyAnswer, accepted);
+        if (msg.keyAnswer) await keepAnswer(c, msg.keyAnswer, accepted, this.sql.keepAnswer);
         return accepted;
       },
       "write",
       messageLanded,
     );
-  }
-
-  /** Keeps a post's answer on its idempotency key, in the message's transaction. */
-  private async keepAnswer(
-    c: pg.PoolClient,
-    { held, answer }: KeyAnswer,
-    accepted: AcceptResult,
-  ): Promise<void> {
-    const kept = answer(accepted);
-    if (!kept) return;
-    await exec(c, this.sql.keepAnswer, [held.scope, held.key, held.owner, kept.status, kept.body]);
   }
 
   private async acceptRows(c: pg.PoolClient, msg: NewMessage): Promise<AcceptResult> {
@@ -235,15 +224,18 @@ export class Deliveries {
     return this.withContent(q.appId, sized, q, (m) => m.message);
   }
 
-  async enqueueResend(input: ResendRequest): Promise<Delivery | null> {
-    const row = await one(this.pool, this.sql.insertResend, [
-      input.id,
-      input.appId,
-      input.messageId,
-      input.endpointId,
-      input.now,
-    ]);
-    return row ? deliveryFromRow(row) : null;
+  enqueueResend(input: ResendRequest): Promise<Delivery | null> {
+    const write = async (c: Conn) => {
+      const row = await one(c, this.sql.insertResend, [
+        input.id,
+        input.appId,
+        input.messageId,
+        input.endpointId,
+        input.now,
+      ]);
+      return row ? deliveryFromRow(row) : null;
+    };
+    return withKeptAnswer(this.pool, write, input.keyAnswer);
   }
 
   // ---- the engine's side --------------------------------------------------------------------

@@ -49,6 +49,7 @@ import {
   type IdempotencyBegin,
   type IdempotencyState,
   type JobReplaysOut,
+  type KeptAnswer,
   type JobSkips,
   type JobReplaysQueued,
   type MessageQuery,
@@ -196,8 +197,15 @@ export class PostgresStore implements Store {
 
   // ---- applications -------------------------------------------------------------------------
 
-  async createApplication(app: Application): Promise<Application> {
-    return this.run(() => this.catalogue.createApplication(app), "an application with this uid");
+  async createApplication(
+    app: Application,
+    keyAnswer?: KeptAnswer<Application>,
+  ): Promise<Application> {
+    const kept = this.sealing.keptAnswerIn(keyAnswer, (written) => written);
+    return this.run(
+      () => this.catalogue.createApplication(app, kept),
+      "an application with this uid",
+    );
   }
 
   async findApplication(idOrUid: string): Promise<Application | null> {
@@ -225,9 +233,11 @@ export class PostgresStore implements Store {
 
   // ---- endpoints ----------------------------------------------------------------------------
 
-  async createEndpoint(ep: Endpoint): Promise<Endpoint> {
+  async createEndpoint(ep: Endpoint, keyAnswer?: KeptAnswer<Endpoint>): Promise<Endpoint> {
+    // The answer is made of the endpoint as the caller wrote it, not as it is stored (sealed).
+    const kept = this.sealing.keptAnswerIn(keyAnswer, () => ep);
     await this.run(
-      () => this.catalogue.createEndpoint(this.sealing.endpointIn(ep)),
+      () => this.catalogue.createEndpoint(this.sealing.endpointIn(ep), kept),
       "an endpoint with this uid",
     );
     return ep;
@@ -351,7 +361,8 @@ export class PostgresStore implements Store {
   }
 
   async enqueueResend(input: ResendRequest): Promise<Delivery | null> {
-    return this.run(() => this.deliveries.enqueueResend(input));
+    const keyAnswer = this.sealing.keptAnswerIn(input.keyAnswer, (written) => written);
+    return this.run(() => this.deliveries.enqueueResend({ ...input, keyAnswer }));
   }
 
   // ---- the engine's side --------------------------------------------------------------------

@@ -14,9 +14,11 @@ import type {
   IdempotencyBegin,
   IdempotencyScopes,
   IdempotencyState,
+  KeptAnswer,
   Page,
   PageQuery,
 } from "../port.js";
+import { withKeptAnswer } from "./kept-answer.js";
 import { paginate } from "./pagination.js";
 import { ExpiringMap } from "../../expiring-map.js";
 import {
@@ -50,10 +52,13 @@ export class Catalogue {
 
   // ---- applications -------------------------------------------------------------------------
 
-  createApplication(app: Application): Application {
+  createApplication(app: Application, kept?: KeptAnswer<Application>): Application {
     this.apps.clear();
-    this.s.insertApp.run(appParams(app));
-    return app;
+    const write = () => {
+      this.s.insertApp.run(appParams(app));
+      return app;
+    };
+    return withKeptAnswer(this.db, this.s.finishIdem, write, kept);
   }
 
   findApplication(idOrUid: string): Application | null {
@@ -115,9 +120,12 @@ export class Catalogue {
 
   // ---- endpoints ----------------------------------------------------------------------------
 
-  createEndpoint(ep: Endpoint): Endpoint {
-    this.s.insertEndpoint.run(endpointParams(ep));
-    return ep;
+  createEndpoint(ep: Endpoint, kept?: KeptAnswer<Endpoint>): Endpoint {
+    const write = () => {
+      this.s.insertEndpoint.run(endpointParams(ep));
+      return ep;
+    };
+    return withKeptAnswer(this.db, this.s.finishIdem, write, kept);
   }
 
   findEndpoint(appId: string, idOrUid: string): Endpoint | null {

@@ -14,7 +14,6 @@ import {
   type EndpointMessage,
   type EndpointMessageQuery,
   type MessageQuery,
-  type KeyAnswer,
   type NewMessage,
   type Page,
   type RecordedOutcomes,
@@ -41,6 +40,7 @@ import {
   latestDelivery,
 } from "../endpoint-reads.js";
 import type { DeadLetters } from "./dead-letters.js";
+import { keepAnswer, withKeptAnswer } from "./kept-answer.js";
 import { fanOutTarget, matches, type FanOutTarget } from "./fan-out.js";
 import { messageConditions, paginate } from "./pagination.js";
 import { deliveryFromRow, messageFromRow, toJson, type Row } from "./rows.js";
@@ -173,15 +173,9 @@ export class Deliveries {
     };
     return (msg) => {
       const accepted = acceptOne(msg);
-      if (msg.keyAnswer) this.keepAnswer(msg.keyAnswer, accepted);
+      if (msg.keyAnswer) keepAnswer(this.s.keepAnswer, msg.keyAnswer, accepted);
       return accepted;
     };
-  }
-
-  /** Keeps a post's answer on its idempotency key, in the message's transaction. */
-  private keepAnswer({ held, answer }: KeyAnswer, accepted: Accepted): void {
-    const kept = answer(accepted);
-    if (kept) this.s.keepAnswer.run(kept.status, kept.body, held.scope, held.key, held.owner);
   }
 
   findMessage(appId: string, idOrEventId: string): Message | null {
@@ -275,6 +269,10 @@ export class Deliveries {
   }
 
   enqueueResend(input: ResendRequest): Delivery | null {
+    return withKeptAnswer(this.db, this.s.keepAnswer, () => this.resend(input), input.keyAnswer);
+  }
+
+  private resend(input: ResendRequest): Delivery | null {
     const waiting = this.s.bringForwardWaiting.get({
       message: input.messageId,
       endpoint: input.endpointId,

@@ -1,14 +1,19 @@
 /** Idempotency keys: one request per key runs; repeats wait, replay, or are refused. */
 import { describe, expect, it } from "vitest";
 import { ConflictError } from "../../../src/errors.js";
-import type { EndpointKeys, IdempotencyBegin } from "../../../src/store/port.js";
+import type { Application, Delivery, Endpoint } from "../../../src/domain/types.js";
+import type { EndpointKeys, IdempotencyBegin, KeptAnswer } from "../../../src/store/port.js";
 import {
+  accept,
   anApplication,
+  anEndpoint,
   anEventType,
   aToken,
+  claimAll,
   HOUR,
   SECOND,
   seedApp,
+  succeeded,
   T0,
   type StoreUnderTest,
 } from "./fixtures.js";
@@ -196,6 +201,91 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
       expect((await t.store.beginIdempotent(begin({ scope: mine, now: T0 + 1 }))).kind).toBe(
         "replay",
       );
+    });
+
+    describe("a write that keeps its key's answer in its own transaction", () => {
+      const held = { scope: "admin:POST /api/v1/app/x/endpoint", key: "key-1", owner: "first" };
+      const keep = <R>(told: R[]): KeptAnswer<R> => ({
+        held,
+        answer: (written) => {
+          told.push(written);
+          return { status: 201, body: '{"made":true}' };
+        },
+      });
+      const refusing = <R>(): KeptAnswer<R> => ({
+        held,
+        answer: () => {
+          throw new Error("the answer could not be made");
+        },
+      });
+      const state = () => t.store.beginIdempotent(begin({ ...held, owner: "retry", now: T0 + 1 }));
+
+      it("an endpoint's creation: replayed to the retry, told the endpoint as written", async () => {
+        const app = await t.store.createApplication(anApplication());
+        await t.store.beginIdempotent(begin(held));
+        const ep = anEndpoint(app.id);
+        const told: Endpoint[] = [];
+        expect(await t.store.createEndpoint(ep, keep(told))).toEqual(ep);
+        expect(told).toEqual([ep]);
+        expect(await state()).toEqual({ kind: "replay", status: 201, body: '{"made":true}' });
+      });
+
+      it("an endpoint whose answer cannot be kept is not made, and its key still runs", async () => {
+        const app = await t.store.createApplication(anApplication());
+        await t.store.beginIdempotent(begin(held));
+        const ep = anEndpoint(app.id);
+        await expect(t.store.createEndpoint(ep, refusing())).rejects.toThrow();
+        expect(await t.store.getEndpoint(ep.id)).toBeNull();
+        expect(await state()).toEqual({ kind: "in-progress" });
+      });
+
+      it("an application's creation, kept or not made", async () => {
+        await t.store.beginIdempotent(begin(held));
+        const refused = anApplication();
+        await expect(t.store.createApplication(refused, refusing())).rejects.toThrow();
+        expect(await t.store.findApplication(refused.id)).toBeNull();
+        const app = anApplication();
+        const told: Application[] = [];
+        await t.store.createApplication(app, keep(told));
+        expect(told).toEqual([app]);
+        expect(await state()).toEqual({ kind: "replay", status: 201, body: '{"made":true}' });
+      });
+
+      it("a resend, kept or not written; one that finds nothing keeps none", async () => {
+        const { app, endpoints } = await seedApp(t.store);
+        const msg = (await accept(t.store, app.id)).message;
+        for (const d of await claimAll(t.store, T0)) {
+          await t.store.recordAttempts([succeeded(d, T0)]);
+        }
+        await t.store.beginIdempotent(begin(held));
+        const resend = (id: string, keyAnswer: KeptAnswer<Delivery | null>, messageId = msg.id) =>
+          t.store.enqueueResend({
+            id,
+            appId: app.id,
+            messageId,
+            endpointId: endpoints[0]!.id,
+            now: T0 + 1,
+            keyAnswer,
+          });
+        const resent = async () =>
+          (await t.store.listDeliveries(msg.id)).filter((d) => d.origin === "resend");
+
+        await expect(resend("dlv_refused", refusing())).rejects.toThrow();
+        expect(await resent()).toEqual([]);
+
+        const none: (Delivery | null)[] = [];
+        const gone = { held, answer: (d: Delivery | null) => (none.push(d), null) };
+        expect(await resend("dlv_none", gone, "msg_gone")).toBeNull();
+        expect(none).toEqual([null]);
+        expect(await state()).toEqual({ kind: "in-progress" });
+
+        const told: (Delivery | null)[] = [];
+        const made = await resend("dlv_kept", keep(told));
+        expect(made?.id).toBe("dlv_kept");
+        expect(told).toEqual([made]);
+        expect((await resent()).map((d) => d.id)).toEqual(["dlv_kept"]);
+        expect(await state()).toEqual({ kind: "replay", status: 201, body: '{"made":true}' });
+      });
     });
 
     describe("changing an application forgets the keys it is given", () => {
