@@ -86,6 +86,14 @@ export async function endpointView(deps: ApiDeps, app: Application, ep: Endpoint
 }
 
 /**
+ * EndpointOut of an endpoint just made, before it is stored: no circuit opened and nothing sent
+ * yet, so nothing to read (a keyed create's answer is made in the transaction that stores it).
+ */
+export function newEndpointView(deps: ApiDeps, app: Application, ep: Endpoint) {
+  return viewOf(deps, app, ep, circuitShown(deps, ep, null), NO_STATS);
+}
+
+/**
  * A page of endpoints as EndpointOut: their stored circuits and stats in one read for the page,
  * not two per endpoint (a page of 250 made 500 store calls, at each refresh of the dashboard's
  * endpoints page).

@@ -12,7 +12,13 @@ import { createHash, randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ValidationError } from "../errors.js";
 import type { Application, Endpoint, EventType } from "../domain/types.js";
-import type { EndpointKeys, HeldIdempotencyKey, IdempotencyScopes, Store } from "../store/port.js";
+import type {
+  EndpointKeys,
+  HeldIdempotencyKey,
+  IdempotencyScopes,
+  KeptAnswer,
+  Store,
+} from "../store/port.js";
 import type { Clock } from "../clock.js";
 import { UnsettledKeys, type KeyInHand } from "./unsettled-keys.js";
 import { requestFields } from "./boundary.js";
@@ -177,6 +183,51 @@ export function heldKey(request: FastifyRequest): HeldIdempotencyKey | null {
 /** The request's answer was kept with what it wrote: nothing is left to write as it is sent. */
 export function answerKept(request: FastifyRequest): void {
   request.idempotency = null;
+}
+
+/** An answer as a write keeps it on a key, and as it is then sent: JSON text with its status. */
+export interface JsonAnswer {
+  status: number;
+  json: string;
+}
+
+/** A keyed request's answer, made and kept in its write's transaction (see `KeptAnswer`). */
+export interface AnswerInWrite<R> {
+  /** For the store's write: made there of what it wrote. */
+  keyAnswer: KeptAnswer<R>;
+  /**
+   * The answer as the committed write kept it, to be sent as it is (nothing is left to keep as
+   * it is sent); null when it kept none.
+   */
+  kept(): JsonAnswer | null;
+}
+
+/**
+ * For a write that keeps the request's answer in its own transaction: `make` turns what it wrote
+ * into the answer (null: none kept, the key freed as the request ends). Undefined when the request
+ * holds no key: the write then keeps nothing and pays nothing for it.
+ */
+export function answerInWrite<R>(
+  request: FastifyRequest,
+  make: (written: R) => JsonAnswer | null,
+): AnswerInWrite<R> | undefined {
+  const held = heldKey(request);
+  if (!held) return undefined;
+  // The last made is the committed transaction's: one that rolled back and ran again made anew.
+  let made: JsonAnswer | null = null;
+  return {
+    keyAnswer: {
+      held,
+      answer: (written) => {
+        made = make(written);
+        return made && { status: made.status, body: made.json };
+      },
+    },
+    kept: () => {
+      if (made) answerKept(request);
+      return made;
+    },
+  };
 }
 
 /**

@@ -200,7 +200,7 @@ export interface ScriptedAnswer {
  * succeeds, anything else is retried a minute later. The harness has no engine; this stands in.
  */
 export async function attemptDue(
-  api: ApiHarness,
+  api: Pick<ApiHarness<SqliteStore | PostgresStore>, "store">,
   answer: (d: ClaimedDelivery) => ScriptedAnswer,
 ): Promise<void> {
   const now = Date.now();

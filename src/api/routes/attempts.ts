@@ -8,6 +8,7 @@ import { resolvePolicy } from "../../engine/policy.js";
 import { newId } from "../../ids.js";
 import type { AttemptQuery, Page } from "../../store/port.js";
 import type { ApiDeps } from "../deps.js";
+import { answerInWrite, type JsonAnswer } from "../idempotency.js";
 import { requireApp, requireEndpoint, requireMessage } from "../lookup.js";
 import { msBetween } from "../named-time.js";
 import { defineRoute, type RouteDef } from "../route.js";
@@ -64,6 +65,9 @@ const AttemptListQuery = AttemptedQuery.extend({
     .optional(),
 });
 type AttemptListQuery = z.output<typeof AttemptListQuery>;
+
+/** A resend's answer: queued, with an empty body (as Svix answers). */
+const RESENT: JsonAnswer = { status: 202, json: "{}" };
 
 export function attemptRoutes(deps: ApiDeps): RouteDef[] {
   const { store, clock, engine, policyDefaults } = deps;
@@ -305,7 +309,7 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
         ...notFound,
         409: { description: "The endpoint is disabled", schema: HttpError },
       },
-      handler: async ({ params }) => {
+      handler: async ({ request, params }) => {
         const app = await requireApp(store, params.app_id!);
         const msg = await requireMessage(store, app, params.msg_id!);
         const ep = await requireEndpoint(store, app, params.endpoint_id!);
@@ -317,19 +321,23 @@ export function attemptRoutes(deps: ApiDeps): RouteDef[] {
           );
         }
         const now = clock.now();
+        // A keyed resend keeps its answer in its own transaction: kept after it, an answer that
+        // failed to be kept let a retry resend, and the customer receive the message once more.
+        const keyed = answerInWrite(request, (resent: Delivery | null) => (resent ? RESENT : null));
         const resend = await store.enqueueResend({
           id: newId("dlv", now),
           appId: app.id,
           messageId: msg.id,
           endpointId: ep.id,
           now,
+          keyAnswer: keyed?.keyAnswer,
         });
         // Retention took the message, or a deletion the endpoint, after they were read above.
         if (!resend) {
           throw new NotFoundError(`message ${params.msg_id} or endpoint ${params.endpoint_id}`);
         }
         engine.wake(now);
-        return { status: 202, body: {} };
+        return keyed?.kept() ?? RESENT;
       },
     }),
   ];

@@ -1,4 +1,5 @@
 /** Svix endpoints: /api/v1/app/{app_id}/endpoint. */
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { Application, Endpoint } from "../../domain/types.js";
 import { checkTarget } from "../../engine/targets.js";
@@ -9,13 +10,13 @@ import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
 import type { ApiDeps } from "../deps.js";
 import { probeSoonerAfterChange } from "../probe-sooner.js";
 import { changeEndpoint, RACED } from "../stored-change.js";
-import { endpointView, endpointViews } from "../endpoint-view.js";
-import { endpointKeys, namesOf } from "../idempotency.js";
+import { endpointView, endpointViews, newEndpointView } from "../endpoint-view.js";
+import { answerInWrite, endpointKeys, namesOf } from "../idempotency.js";
 import { notKeptProblems, type OwnCalls } from "../kept-by-update.js";
 import { isLater, isNamedTime, msSinceUntil } from "../named-time.js";
 import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
 import { uidOfPut, updateOrCreate } from "../put-or-create.js";
-import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
+import { defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
 import { rateLimitOf } from "../schemas/application.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
 import {
@@ -166,8 +167,16 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
     }
     return next;
   };
-  /** A new endpoint of `app`, its URL checked first: what a POST makes, and a PUT naming none. */
-  const create = async (app: Application, body: EndpointInput): Promise<Answer> => {
+  /**
+   * A new endpoint of `app`, its URL checked first: what a POST makes, and a PUT naming none. A
+   * keyed POST's answer is kept in the endpoint's own transaction: kept after it, an answer that
+   * failed to be kept let a retry make a second endpoint, and every message go to the URL twice.
+   */
+  const create = async (
+    request: FastifyRequest,
+    app: Application,
+    body: EndpointInput,
+  ): Promise<Answer> => {
     await assertTargetAllowed(deps, body.url);
     const ep: Endpoint = {
       ...newEndpoint(app.id, body, clock.now()),
@@ -175,8 +184,13 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       channels: body.channels?.length ? body.channels : null,
       deliveryPolicy: body.deliveryPolicy ?? null,
     };
-    await store.createEndpoint(ep);
-    return created(await endpointView(deps, app, ep));
+    const answer = (made: Endpoint) => ({
+      status: 201,
+      json: JSON.stringify(newEndpointView(deps, app, made)),
+    });
+    const keyed = answerInWrite(request, answer);
+    await store.createEndpoint(ep, keyed?.keyAnswer);
+    return keyed?.kept() ?? answer(ep);
   };
   const base = "/api/v1/app/{app_id}/endpoint";
   return [
@@ -205,8 +219,8 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
       tag: TAG,
       body: EndpointIn,
       responses: { 201: { description: "Created", schema: EndpointOut }, ...errors },
-      handler: async ({ params, body }) =>
-        create(await requireChangeableApp(store, params.app_id!), body),
+      handler: async ({ request, params, body }) =>
+        create(request, await requireChangeableApp(store, params.app_id!), body),
     }),
     defineRoute({
       method: "GET",
@@ -237,7 +251,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
         201: { description: "Created: no endpoint had this id or uid", schema: EndpointOut },
         ...errors,
       },
-      handler: async ({ params, body }) => {
+      handler: async ({ request, params, body }) => {
         const app = await requireChangeableApp(store, params.app_id!);
         const path = params.endpoint_id!;
         const input = { ...body, uid: uidOfPut(path, "ep", body.uid) };
@@ -261,7 +275,7 @@ export function endpointRoutes(deps: ApiDeps): RouteDef[] {
           async () => (await store.findEndpoint(app.id, path)) !== null,
           update,
           // The body's secret and headers too, as a POST's: a secret of its own only without one.
-          () => create(app, input),
+          () => create(request, app, input),
         );
       },
     }),

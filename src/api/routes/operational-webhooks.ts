@@ -12,7 +12,7 @@ import { changeEndpoint, RACED } from "../stored-change.js";
 import { endpointBase } from "../endpoint-view.js";
 import { requireEndpoint } from "../lookup.js";
 import { uidOfPut } from "../put-or-create.js";
-import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
+import { defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, listAnswer, listOf } from "../schemas/common.js";
 import {
   EndpointHeadersIn,
@@ -22,7 +22,7 @@ import {
   headersOut,
   secretOut,
 } from "../schemas/endpoint.js";
-import { endpointKeys, namesOf } from "../idempotency.js";
+import { answerInWrite, endpointKeys, namesOf } from "../idempotency.js";
 import {
   OperationalEndpointIn,
   OperationalEndpointOut,
@@ -104,14 +104,17 @@ export function operationalWebhookRoutes(deps: ApiDeps): RouteDef[] {
       tag: TAG,
       body: OperationalEndpointIn,
       responses: { 201: { description: "Created", schema: OperationalEndpointOut }, ...errors },
-      handler: async ({ body }) => {
+      handler: async ({ request, body }) => {
         checkFilterTypes(body.filterTypes);
         await assertTargetAllowed(deps, body.url);
         const owner = await app();
         const ep = newEndpoint(owner.id, body, deps.clock.now());
-        await deps.store.createEndpoint(ep);
+        // Kept in the endpoint's transaction, as an application's endpoint's (endpoints.ts).
+        const answer = (made: Endpoint) => ({ status: 201, json: JSON.stringify(view(made)) });
+        const keyed = answerInWrite(request, answer);
+        await deps.store.createEndpoint(ep, keyed?.keyAnswer);
         changed();
-        return created(view(ep));
+        return keyed?.kept() ?? answer(ep);
       },
     }),
     defineRoute({

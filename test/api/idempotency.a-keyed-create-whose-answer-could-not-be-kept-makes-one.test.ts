@@ -1,0 +1,162 @@
+/**
+ * A keyed POST that makes something new each time it runs (an endpoint without a uid, a resend)
+ * kept its answer on its key only after its write: when that second write failed, the key stayed
+ * "in progress" for its 60 s lock, and the client's retry after it ran again. A second endpoint at
+ * the same URL had every later message delivered twice; a second resend reached the customer once
+ * more. The answer is now kept in the write's own
+ * transaction, as a message's is: the retry replays it, and when it cannot be kept there, nothing
+ * is written either (500, the key freed), and the retry makes it once.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { FastifyInstance } from "fastify";
+import Database from "better-sqlite3";
+import { buildApi } from "../../src/api/server.js";
+import type { Store } from "../../src/store/port.js";
+import type { PostgresStore } from "../../src/store/postgres/store.js";
+import type { SqliteStore } from "../../src/store/sqlite/store.js";
+import { FakeClock } from "../support/fake-clock.js";
+import { adminQuery } from "../support/postgres.js";
+import { attemptDue, startApi, type ApiHarness } from "./harness.js";
+
+/** The store, whose writes of a key's answer on their own (`finishIdempotent`) all fail. */
+function storeThatCannotKeepAnswers(target: Store): Store {
+  return new Proxy(target, {
+    get(t, prop, receiver) {
+      if (prop === "finishIdempotent") {
+        return () => Promise.reject(new Error("the answer could not be written"));
+      }
+      const value: unknown = Reflect.get(t, prop, receiver);
+      return typeof value === "function" ? value.bind(t) : value;
+    },
+  });
+}
+
+/** One keyed POST that makes something each time it runs, and how many of those there are. */
+interface Case {
+  name: string;
+  status: number;
+  path(): string;
+  body?: unknown;
+  made(): Promise<number>;
+  /** What happens to what it made before the client retries (a resend is delivered). */
+  meanwhile?(): Promise<void>;
+}
+
+describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
+  let api: ApiHarness<SqliteStore | PostgresStore>;
+  let other: FastifyInstance | null = null;
+  let clock: FakeClock;
+  let appId: string;
+  let endpointId: string;
+  let msgId: string;
+  beforeEach(async () => {
+    clock = new FakeClock(Date.now());
+    api = await startApi({}, clock, kind);
+    appId = (await api.svix.application.create({ name: "acme" })).id;
+    endpointId = (await api.svix.endpoint.create(appId, { url: "https://example.com/hook" })).id;
+    msgId = (await api.svix.message.create(appId, { eventType: "a.b", payload: {} })).id;
+    // The message reached the endpoint: a resend now makes a delivery of its own.
+    await attemptDue(api, () => ({ status: 200, url: "https://example.com/hook", response: "" }));
+  });
+  afterEach(async () => {
+    await other?.close();
+    other = null;
+    await api.close();
+  });
+
+  const delivered = () =>
+    attemptDue(api, () => ({ status: 200, url: "https://example.com/hook", response: "" }));
+  const cases: Case[] = [
+    {
+      name: "endpoint.create without a uid",
+      status: 201,
+      path: () => `/api/v1/app/${appId}/endpoint`,
+      body: { url: "https://example.com/second" },
+      made: async () =>
+        (await api.svix.endpoint.list(appId)).data.filter(
+          (ep) => ep.url === "https://example.com/second",
+        ).length,
+    },
+    {
+      name: "a message's resend",
+      status: 202,
+      path: () => `/api/v1/app/${appId}/msg/${msgId}/endpoint/${endpointId}/resend`,
+      made: async () =>
+        (await api.store.listDeliveries(msgId)).filter((d) => d.origin === "resend").length,
+      meanwhile: delivered,
+    },
+  ];
+
+  const postTo = (url: string, c: Case) =>
+    fetch(url + c.path(), {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${api.token}`,
+        "idempotency-key": "once-1",
+        ...(c.body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: c.body === undefined ? undefined : JSON.stringify(c.body),
+    });
+
+  /** Makes the database itself refuse (once) to keep any key's answer, as a real store error. */
+  async function refuseAnswers(): Promise<void> {
+    if (api.db.kind === "sqlite") {
+      const db = new Database(api.db.path);
+      db.exec(`CREATE TRIGGER refuse_answer BEFORE UPDATE OF state ON idempotency_keys
+        BEGIN SELECT RAISE(ABORT, 'answer refused'); END`);
+      db.close();
+      return;
+    }
+    const s = `"${api.db.schema}"`;
+    await adminQuery(`CREATE FUNCTION ${s}.refuse_answer() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'answer refused'; END $$`);
+    await adminQuery(`CREATE TRIGGER refuse_answer BEFORE UPDATE OF state
+      ON ${s}.idempotency_keys FOR EACH ROW EXECUTE FUNCTION ${s}.refuse_answer()`);
+  }
+  async function acceptAnswersAgain(): Promise<void> {
+    if (api.db.kind === "sqlite") {
+      const db = new Database(api.db.path);
+      db.exec("DROP TRIGGER refuse_answer");
+      db.close();
+      return;
+    }
+    await adminQuery(`DROP TRIGGER refuse_answer ON "${api.db.schema}".idempotency_keys`);
+  }
+
+  describe.each(cases)("$name", (c) => {
+    it("replays the answer to the retry, past the key's lock too, and makes one", async () => {
+      other = buildApi({ ...api.deps, store: storeThatCannotKeepAnswers(api.store) });
+      const url = (await other.listen({ host: "127.0.0.1", port: 0 })).replace(
+        "localhost",
+        "127.0.0.1",
+      );
+      const first = await postTo(url, c);
+      expect(first.status).toBe(c.status);
+      const answered = await first.text();
+      await c.meanwhile?.();
+
+      clock.advance(61_000);
+      const retry = await postTo(url, c);
+      expect(retry.status).toBe(c.status);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(await retry.text()).toBe(answered);
+      expect(await c.made()).toBe(1);
+    });
+
+    it("an answer the database refuses fails the post whole, and the retry makes one", async () => {
+      await refuseAnswers();
+      const refused = await postTo(api.url, c);
+      expect(refused.status).toBe(500);
+      expect(await c.made()).toBe(0);
+
+      await acceptAnswersAgain();
+      const retry = await postTo(api.url, c);
+      expect(retry.status).toBe(c.status);
+      expect(retry.headers.get("idempotent-replayed")).toBeNull();
+      const again = await postTo(api.url, c);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(await again.text()).toBe(await retry.text());
+      expect(await c.made()).toBe(1);
+    });
+  });
+});
