@@ -1,9 +1,9 @@
 /**
- * A keyed POST that makes something new each time it runs (an endpoint without a uid, a resend)
- * kept its answer on its key only after its write: when that second write failed, the key stayed
- * "in progress" for its 60 s lock, and the client's retry after it ran again. A second endpoint at
- * the same URL had every later message delivered twice; a second resend reached the customer once
- * more. The answer is now kept in the write's own
+ * A keyed POST that makes something new each time it runs (an endpoint or an application without
+ * a uid, a resend, a test event) kept its answer on its key only after its write: when that second
+ * write failed, the key stayed "in progress" for its 60 s lock, and the client's retry after it ran
+ * again. A second endpoint at the same URL had every later message delivered twice; a second
+ * resend, or test event, reached the customer once more. The answer is now kept in the write's own
  * transaction, as a message's is: the retry replays it, and when it cannot be kept there, nothing
  * is written either (500, the key freed), and the retry makes it once.
  */
@@ -78,11 +78,29 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
         ).length,
     },
     {
+      name: "application.create without a uid",
+      status: 201,
+      path: () => "/api/v1/app",
+      body: { name: "beta" },
+      made: async () =>
+        (await api.svix.application.list()).data.filter((a) => a.name === "beta").length,
+    },
+    {
       name: "a message's resend",
       status: 202,
       path: () => `/api/v1/app/${appId}/msg/${msgId}/endpoint/${endpointId}/resend`,
       made: async () =>
         (await api.store.listDeliveries(msgId)).filter((d) => d.origin === "resend").length,
+      meanwhile: delivered,
+    },
+    {
+      name: "an endpoint's test event",
+      status: 202,
+      path: () => `/api/v1/app/${appId}/endpoint/${endpointId}/send-example`,
+      body: { eventType: "a.b" },
+      made: async () =>
+        (await api.svix.message.list(appId)).data.filter((m) => m.tags?.includes("hookline.test"))
+          .length,
       meanwhile: delivered,
     },
   ];

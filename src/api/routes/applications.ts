@@ -1,4 +1,5 @@
 /** Svix applications: /api/v1/app. */
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { Application } from "../../domain/types.js";
 import { ConflictError, type FieldProblem } from "../../errors.js";
@@ -6,10 +7,10 @@ import { newId } from "../../ids.js";
 import { tokenCacheFor } from "../auth.js";
 import { endpointsDeleted } from "../../engine/endpoints-deleted.js";
 import type { ApiDeps } from "../deps.js";
-import { applicationKeys, namesOf } from "../idempotency.js";
+import { answerInWrite, applicationKeys, namesOf } from "../idempotency.js";
 import { endpointPages, requireApp, requireChangeableApp } from "../lookup.js";
 import { uidOfPut, updateOrCreate } from "../put-or-create.js";
-import { created, defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
+import { defineRoute, noContent, ok, type Answer, type RouteDef } from "../route.js";
 import {
   ApplicationIn,
   ApplicationOut,
@@ -56,11 +57,23 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
     refuseReservedUid(uid, uidLoc, app.uid);
     return app;
   };
-  /** A new application, with a new id: what a POST makes, and a PUT naming none. */
-  const create = async (input: ApplicationInput): Promise<Answer> => {
+  /**
+   * A new application, with a new id: what a POST makes, and a PUT naming none. A keyed POST's
+   * answer is kept in the application's own transaction: kept after it, an answer that failed to
+   * be kept let a retry of a create without a uid make a second application.
+   */
+  const create = async (request: FastifyRequest, input: ApplicationInput): Promise<Answer> => {
     const now = clock.now();
-    const app = await store.createApplication(newApplication(newId("app", now), input, now));
-    return created(applicationOut(app));
+    const answer = (made: Application) => ({
+      status: 201,
+      json: JSON.stringify(applicationOut(made)),
+    });
+    const keyed = answerInWrite(request, answer);
+    const app = await store.createApplication(
+      newApplication(newId("app", now), input, now),
+      keyed?.keyAnswer,
+    );
+    return keyed?.kept() ?? answer(app);
   };
   return [
     defineRoute({
@@ -103,7 +116,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         409: { description: "The uid is taken", schema: HttpError },
         422: errors[422],
       },
-      handler: async ({ query, body }) => {
+      handler: async ({ request, query, body }) => {
         // Before get_if_exists, which would hand out hookline's application as the caller's.
         refuseReservedUid(body.uid, ["body", "uid"]);
         const existing = async (): Promise<Application | null> => {
@@ -114,7 +127,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         const found = await existing();
         if (found) return ok(applicationOut(found));
         try {
-          return await create(body);
+          return await create(request, body);
         } catch (err) {
           // Two get-or-create calls raced: the loser answers with the winner's application.
           const winner = err instanceof ConflictError ? await existing() : null;
@@ -152,7 +165,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
         409: { description: `The uid is taken, ${HOOKLINES}, or: ${RACED}`, schema: HttpError },
         422: errors[422],
       },
-      handler: async ({ params, body }) => {
+      handler: async ({ request, params, body }) => {
         const path = params.app_id!;
         const input = { ...body, uid: uidOfPut(path, "app", body.uid) };
         const uidLoc = body.uid ? ["body", "uid"] : ["path", "app_id"];
@@ -180,7 +193,7 @@ export function applicationRoutes(deps: ApiDeps): RouteDef[] {
           update,
           () => {
             refuseReservedUid(input.uid, uidLoc);
-            return create(input);
+            return create(request, input);
           },
         );
       },

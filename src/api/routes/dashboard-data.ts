@@ -10,7 +10,9 @@ import type { Endpoint } from "../../domain/types.js";
 import { ValidationError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import { featureFlagsOf } from "../auth.js";
+import type { AcceptResult } from "../../store/port.js";
 import type { ApiDeps } from "../deps.js";
+import { answerInWrite } from "../idempotency.js";
 import { requireApp, requireChangeableApp, requireEndpoint } from "../lookup.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
 import { HttpError, HttpValidationError, iso, listAnswer, listOf } from "../schemas/common.js";
@@ -139,6 +141,13 @@ export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
           type: body.eventType,
           data: { test: true, sentAt: iso(now) },
         };
+        // A keyed post keeps its answer in the message's transaction, as a message's post does:
+        // kept after it, an answer that failed to be kept let a retry send the test event again.
+        const answer = (sent: AcceptResult) => ({
+          status: 202,
+          json: messageJson(sent.message, true),
+        });
+        const keyed = answerInWrite(request, answer);
         const result = await store.acceptMessage({
           id: newId("msg", now),
           appId: app.id,
@@ -151,11 +160,12 @@ export function dashboardDataRoutes(deps: ApiDeps): RouteDef[] {
           dueAt: now,
           newDeliveryId: () => newId("dlv", now),
           onlyEndpointId: ep.id,
+          keyAnswer: keyed?.keyAnswer,
         });
         // None only if the endpoint changed since the check above: the message is stored by now,
         // so it is answered as accepted, like one sent a moment before the endpoint changed.
         if (result.deliveries > 0) engine.wake(now);
-        return { status: 202, json: messageJson(result.message, true) };
+        return keyed?.kept() ?? answer(result);
       },
     }),
     defineRoute({
