@@ -548,7 +548,8 @@ export interface Store {
   // ---- API tokens --------------------------------------------------------------------------
 
   /** Stores a token (already hashed); a second token with the same hash is a ConflictError. */
-  createApiToken(token: ApiToken): Promise<ApiToken>;
+  /** `keyAnswer`: the keyed post's answer, kept in the same transaction (see `KeptAnswer`). */
+  createApiToken(token: ApiToken, keyAnswer?: KeptAnswer<ApiToken>): Promise<ApiToken>;
   /** The token with this hex SHA-256, revoked or not, or null. */
   findApiTokenByHash(hash: string): Promise<ApiToken | null>;
   /** A page of tokens, revoked ones too unless asked, oldest first unless asked. */

@@ -6,8 +6,9 @@
 import { z } from "zod";
 import { newPlainToken, tokenCacheFor, tokenDigest } from "../api/auth.js";
 import type { ApiDeps } from "../api/deps.js";
+import { answerInWrite } from "../api/idempotency.js";
 import { requireApp, requireOrCreateApp } from "../api/lookup.js";
-import { defineRoute, noContent, ok, type RouteDef } from "../api/route.js";
+import { defineRoute, noContent, type RouteDef } from "../api/route.js";
 import { ApplicationIn } from "../api/schemas/application.js";
 import { HttpError, HttpValidationError } from "../api/schemas/common.js";
 import { FeatureFlag } from "../api/schemas/event-type.js";
@@ -90,20 +91,27 @@ export function portalAccessRoutes(deps: ApiDeps): RouteDef[] {
         refuseAccessToSystemApp(app);
         const now = clock.now();
         const plain = newPlainToken("app");
-        await store.createApiToken({
-          id: newId("tok", now),
-          name: portalTokenName(body?.sessionId),
-          scope: "app",
-          appId: app.id,
-          hash: tokenDigest(plain).toString("hex"),
-          createdAt: now,
-          revokedAt: null,
-          expiresAt: now + (body?.expiry ?? DEFAULT_EXPIRY_SECONDS) * 1_000,
-          featureFlags: body?.featureFlags?.length ? body.featureFlags : null,
-        });
         const base = config.publicUrl ?? `${request.protocol}://${request.host}`;
         const fragment = new URLSearchParams({ app: app.id, token: plain });
-        return ok({ url: `${base.replace(/\/$/, "")}/portal/#${fragment}`, token: plain });
+        const link = { url: `${base.replace(/\/$/, "")}/portal/#${fragment}`, token: plain };
+        // Kept in the token's own transaction, as an API token's (routes/tokens.ts).
+        const answer = { status: 200, json: JSON.stringify(link) };
+        const keyed = answerInWrite(request, () => answer);
+        await store.createApiToken(
+          {
+            id: newId("tok", now),
+            name: portalTokenName(body?.sessionId),
+            scope: "app",
+            appId: app.id,
+            hash: tokenDigest(plain).toString("hex"),
+            createdAt: now,
+            revokedAt: null,
+            expiresAt: now + (body?.expiry ?? DEFAULT_EXPIRY_SECONDS) * 1_000,
+            featureFlags: body?.featureFlags?.length ? body.featureFlags : null,
+          },
+          keyed?.keyAnswer,
+        );
+        return keyed?.kept() ?? answer;
       },
     }),
     defineRoute({

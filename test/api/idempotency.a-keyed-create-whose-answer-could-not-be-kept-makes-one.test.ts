@@ -1,9 +1,10 @@
 /**
  * A keyed POST that makes something new each time it runs (an endpoint or an application without
- * a uid, a resend, a test event) kept its answer on its key only after its write: when that second
- * write failed, the key stayed "in progress" for its 60 s lock, and the client's retry after it ran
- * again. A second endpoint at the same URL had every later message delivered twice; a second
- * resend, or test event, reached the customer once more. The answer is now kept in the write's own
+ * a uid, a resend, a test event, a token) kept its answer on its key only after its write: when
+ * that second write failed, the key stayed "in progress" for its 60 s lock, and the client's retry
+ * after it ran again. A second endpoint at the same URL had every later message delivered twice; a
+ * second resend, or test event, reached the customer once more; a second token stayed valid with
+ * its secret lost. The answer is now kept in the write's own
  * transaction, as a message's is: the retry replays it, and when it cannot be kept there, nothing
  * is written either (500, the key freed), and the retry makes it once.
  */
@@ -52,7 +53,7 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   beforeEach(async () => {
     clock = new FakeClock(Date.now());
     api = await startApi({}, clock, kind);
-    appId = (await api.svix.application.create({ name: "acme" })).id;
+    appId = (await api.svix.application.create({ name: "acme", uid: "acme" })).id;
     endpointId = (await api.svix.endpoint.create(appId, { url: "https://example.com/hook" })).id;
     msgId = (await api.svix.message.create(appId, { eventType: "a.b", payload: {} })).id;
     // The message reached the endpoint: a resend now makes a delivery of its own.
@@ -102,6 +103,22 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
         (await api.svix.message.list(appId)).data.filter((m) => m.tags?.includes("hookline.test"))
           .length,
       meanwhile: delivered,
+    },
+    {
+      name: "an API token",
+      status: 201,
+      path: () => "/api/v1/tokens",
+      body: { name: "ci", scope: "app", appId: "acme" },
+      made: async () =>
+        (await api.store.listApiTokens({ limit: 50, appId })).data.filter((t) => t.name === "ci")
+          .length,
+    },
+    {
+      name: "a portal link",
+      status: 200,
+      path: () => `/api/v1/auth/app-portal-access/${appId}`,
+      body: {},
+      made: async () => (await api.store.listApiTokens({ limit: 50, appId })).data.length,
     },
   ];
 

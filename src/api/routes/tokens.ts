@@ -5,7 +5,8 @@ import { NotFoundError, ValidationError } from "../../errors.js";
 import { newId } from "../../ids.js";
 import { newPlainToken, tokenCacheFor, tokenDigest } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
-import { created, defineRoute, noContent, ok, type RouteDef } from "../route.js";
+import { answerInWrite } from "../idempotency.js";
+import { defineRoute, noContent, ok, type RouteDef } from "../route.js";
 import { refuseAccessToSystemApp } from "../system-guard.js";
 import { listQueryOf } from "../validation.js";
 import {
@@ -80,7 +81,7 @@ export function tokenRoutes(deps: ApiDeps): RouteDef[] {
         409: { description: "The application is hookline's own", schema: HttpError },
         422: { description: "Invalid input", schema: HttpValidationError },
       },
-      handler: async ({ body }) => {
+      handler: async ({ request, body }) => {
         let appId: string | null = null;
         if (body.scope === "app") {
           const app = await store.findApplication(body.appId!);
@@ -94,16 +95,26 @@ export function tokenRoutes(deps: ApiDeps): RouteDef[] {
         }
         const now = clock.now();
         const plain = newPlainToken(body.scope);
-        const token = await store.createApiToken({
-          id: newId("tok", now),
-          name: body.name,
-          scope: body.scope,
-          appId,
-          hash: tokenDigest(plain).toString("hex"),
-          createdAt: now,
-          revokedAt: null,
+        // Kept in the token's own transaction: kept after it, an answer that failed to be kept let
+        // a retry make a second token, the first left valid with its secret lost.
+        const answer = (made: ApiToken) => ({
+          status: 201,
+          json: JSON.stringify({ ...apiTokenOut(made), token: plain }),
         });
-        return created({ ...apiTokenOut(token), token: plain });
+        const keyed = answerInWrite(request, answer);
+        const token = await store.createApiToken(
+          {
+            id: newId("tok", now),
+            name: body.name,
+            scope: body.scope,
+            appId,
+            hash: tokenDigest(plain).toString("hex"),
+            createdAt: now,
+            revokedAt: null,
+          },
+          keyed?.keyAnswer,
+        );
+        return keyed?.kept() ?? answer(token);
       },
     }),
     defineRoute({

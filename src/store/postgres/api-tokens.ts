@@ -2,21 +2,25 @@
 import type pg from "pg";
 import type { ApiToken } from "../../domain/types.js";
 import { API_TOKEN_COLUMNS, apiTokenFromRow, apiTokenValues } from "../api-token-row.js";
-import type { ApiTokenQuery, Page } from "../port.js";
-import { exec, one, Params } from "./database.js";
+import type { ApiTokenQuery, KeptAnswer, Page } from "../port.js";
+import { exec, one, Params, type Conn } from "./database.js";
+import { withKeptAnswer } from "./kept-answer.js";
 import { paginate } from "./pagination.js";
 
 /** Token operations; `PostgresStore` wraps each call in its error mapping. */
 export class ApiTokens {
   constructor(private readonly pool: pg.Pool) {}
 
-  async create(token: ApiToken): Promise<ApiToken> {
-    await exec(
-      this.pool,
-      `INSERT INTO api_tokens (${API_TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      apiTokenValues(token),
-    );
-    return token;
+  create(token: ApiToken, kept?: KeptAnswer<ApiToken>): Promise<ApiToken> {
+    const write = async (c: Conn) => {
+      await exec(
+        c,
+        `INSERT INTO api_tokens (${API_TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        apiTokenValues(token),
+      );
+      return token;
+    };
+    return withKeptAnswer(this.pool, write, kept);
   }
 
   async findByHash(hash: string): Promise<ApiToken | null> {

@@ -591,8 +591,9 @@ export class PostgresStore implements Store {
 
   // ---- API tokens --------------------------------------------------------------------------
 
-  async createApiToken(token: ApiToken): Promise<ApiToken> {
-    return this.run(() => this.apiTokens.create(token), "an API token with this hash");
+  async createApiToken(token: ApiToken, keyAnswer?: KeptAnswer<ApiToken>): Promise<ApiToken> {
+    const kept = this.sealing.keptAnswerIn(keyAnswer, (written) => written);
+    return this.run(() => this.apiTokens.create(token, kept), "an API token with this hash");
   }
 
   async findApiTokenByHash(hash: string): Promise<ApiToken | null> {

@@ -1,20 +1,28 @@
 /** API tokens: who may call the HTTP API, stored as hashes. */
-import type { Database as Db } from "better-sqlite3";
+import type { Database as Db, Statement } from "better-sqlite3";
 import type { ApiToken } from "../../domain/types.js";
 import { API_TOKEN_COLUMNS, apiTokenFromRow, apiTokenValues } from "../api-token-row.js";
-import type { ApiTokenQuery, Page } from "../port.js";
+import type { ApiTokenQuery, KeptAnswer, Page } from "../port.js";
+import { withKeptAnswer } from "./kept-answer.js";
 import { paginate } from "./pagination.js";
 import type { Row } from "./rows.js";
 
 /** Synchronous token operations; `SqliteStore` wraps each call in its error mapping. */
 export class ApiTokens {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Keeps a keyed request's answer on its key (see kept-answer.ts). */
+    private readonly keep: Statement,
+  ) {}
 
-  create(token: ApiToken): ApiToken {
-    this.db
-      .prepare(`INSERT INTO api_tokens (${API_TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(...apiTokenValues(token));
-    return token;
+  create(token: ApiToken, kept?: KeptAnswer<ApiToken>): ApiToken {
+    const write = () => {
+      this.db
+        .prepare(`INSERT INTO api_tokens (${API_TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .run(...apiTokenValues(token));
+      return token;
+    };
+    return withKeptAnswer(this.db, this.keep, write, kept);
   }
 
   findByHash(hash: string): ApiToken | null {

@@ -140,7 +140,7 @@ export class SqliteStore implements Store {
     this.replayJobs = new ReplayJobs(this.db, s.replayJobs, this.deadLetters);
     this.dashboard = new DashboardQueries(this.db);
     this.retention = new Retention(this.db);
-    this.apiTokens = new ApiTokens(this.db);
+    this.apiTokens = new ApiTokens(this.db, s.catalogue.finishIdem);
     this.turn = new TurnCommit(this.db, (fn) => this.run(fn));
     this.accepts = new AcceptBatcher(
       this.db,
@@ -565,8 +565,9 @@ export class SqliteStore implements Store {
 
   // ---- API tokens --------------------------------------------------------------------------
 
-  async createApiToken(token: ApiToken): Promise<ApiToken> {
-    return this.run(() => this.apiTokens.create(token), "an API token with this hash");
+  async createApiToken(token: ApiToken, keyAnswer?: KeptAnswer<ApiToken>): Promise<ApiToken> {
+    const kept = this.sealing.keptAnswerIn(keyAnswer, (written) => written);
+    return this.run(() => this.apiTokens.create(token, kept), "an API token with this hash");
   }
 
   async findApiTokenByHash(hash: string): Promise<ApiToken | null> {

@@ -1,7 +1,7 @@
 /** Idempotency keys: one request per key runs; repeats wait, replay, or are refused. */
 import { describe, expect, it } from "vitest";
 import { ConflictError } from "../../../src/errors.js";
-import type { Application, Delivery, Endpoint } from "../../../src/domain/types.js";
+import type { ApiToken, Application, Delivery, Endpoint } from "../../../src/domain/types.js";
 import type { EndpointKeys, IdempotencyBegin, KeptAnswer } from "../../../src/store/port.js";
 import {
   accept,
@@ -248,6 +248,18 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
         const told: Application[] = [];
         await t.store.createApplication(app, keep(told));
         expect(told).toEqual([app]);
+        expect(await state()).toEqual({ kind: "replay", status: 201, body: '{"made":true}' });
+      });
+
+      it("an API token's creation, kept or not made", async () => {
+        await t.store.beginIdempotent(begin(held));
+        const refused = aToken({ hash: "a".repeat(64) });
+        await expect(t.store.createApiToken(refused, refusing())).rejects.toThrow();
+        expect(await t.store.findApiTokenByHash(refused.hash)).toBeNull();
+        const token = aToken({ hash: "b".repeat(64) });
+        const told: ApiToken[] = [];
+        await t.store.createApiToken(token, keep(told));
+        expect(told).toEqual([token]);
         expect(await state()).toEqual({ kind: "replay", status: 201, body: '{"made":true}' });
       });
 
