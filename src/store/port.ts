@@ -252,7 +252,11 @@ export interface Store {
   beginIdempotent(req: IdempotencyBegin): Promise<IdempotencyState>;
   /** Keeps the answer for repeats; false, writing nothing, once another request holds the key. */
   finishIdempotent(held: HeldIdempotencyKey, status: number, body: string): Promise<boolean>;
-  /** Frees the key for a repeat to run; false, freeing nothing, once another request holds it. */
+  /**
+   * Frees the key for a repeat to run; false, freeing nothing, once another request holds it, or
+   * once a write kept this request's answer on it (see `KeptAnswer`): what that write made is
+   * answered by it, whatever became of the request after.
+   */
   abandonIdempotent(held: HeldIdempotencyKey): Promise<boolean>;
 
   /**

@@ -58,7 +58,9 @@ export const CATALOGUE = {
     status = NULL, body = NULL, locked_until = $5, expires_at = $6 WHERE scope = $1 AND key = $2`,
   finishIdem: `UPDATE idempotency_keys SET state = 'done', status = $4, body = $5
     WHERE scope = $1 AND key = $2 AND owner = $3`,
-  dropIdem: "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND owner = $3",
+  // A key whose answer its request's write kept is left: what the write made is answered by it.
+  dropIdem: `DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND owner = $3
+    AND state <> 'done'`,
   forgetIdemScopes: "DELETE FROM idempotency_keys WHERE scope = ANY($1::text[])",
   // Every range in one statement: an endpoint's are four for each of its application's tokens.
   forgetIdemRanges: `DELETE FROM idempotency_keys k

@@ -87,7 +87,9 @@ function prepareCatalogue(db: Db) {
       VALUES (?, ?, ?, ?, 'started', ?, ?)`),
     finishIdem: p(`UPDATE idempotency_keys SET state = 'done', status = ?, body = ?
       WHERE scope = ? AND key = ? AND owner = ?`),
-    dropIdem: p("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND owner = ?"),
+    // A key whose answer its request's write kept is left: what the write made is answered by it.
+    dropIdem: p(`DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND owner = ?
+      AND state <> 'done'`),
     forgetIdemScope: p("DELETE FROM idempotency_keys WHERE scope = ?"),
     forgetIdemRange: p("DELETE FROM idempotency_keys WHERE scope >= ? AND scope < ?"),
   };

@@ -230,6 +230,17 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
         expect(await state()).toEqual({ kind: "replay", status: 201, body: '{"made":true}' });
       });
 
+      it("a key whose answer a write kept is not freed by its request failing after", async () => {
+        // A COMMIT whose answer was lost, the check that it landed failing too: the request is
+        // answered 503 and frees its key once the store is back. The endpoint was made: freed,
+        // the key would let the client's retry make a second one.
+        const app = await t.store.createApplication(anApplication());
+        await t.store.beginIdempotent(begin(held));
+        await t.store.createEndpoint(anEndpoint(app.id), keep<Endpoint>([]));
+        expect(await t.store.abandonIdempotent(held)).toBe(false);
+        expect(await state()).toEqual({ kind: "replay", status: 201, body: '{"made":true}' });
+      });
+
       it("an endpoint whose answer cannot be kept is not made, and its key still runs", async () => {
         const app = await t.store.createApplication(anApplication());
         await t.store.beginIdempotent(begin(held));
