@@ -10,27 +10,16 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
-import Database from "better-sqlite3";
 import { buildApi } from "../../src/api/server.js";
-import type { Store } from "../../src/store/port.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import type { SqliteStore } from "../../src/store/sqlite/store.js";
 import { FakeClock } from "../support/fake-clock.js";
-import { adminQuery } from "../support/postgres.js";
+import {
+  acceptAnswersAgain,
+  refuseAnswers,
+  storeThatCannotKeepAnswers,
+} from "../support/answers-not-kept.js";
 import { attemptDue, startApi, type ApiHarness } from "./harness.js";
-
-/** The store, whose writes of a key's answer on their own (`finishIdempotent`) all fail. */
-function storeThatCannotKeepAnswers(target: Store): Store {
-  return new Proxy(target, {
-    get(t, prop, receiver) {
-      if (prop === "finishIdempotent") {
-        return () => Promise.reject(new Error("the answer could not be written"));
-      }
-      const value: unknown = Reflect.get(t, prop, receiver);
-      return typeof value === "function" ? value.bind(t) : value;
-    },
-  });
-}
 
 /** One keyed POST that makes something each time it runs, and how many of those there are. */
 interface Case {
@@ -133,31 +122,6 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
       body: c.body === undefined ? undefined : JSON.stringify(c.body),
     });
 
-  /** Makes the database itself refuse (once) to keep any key's answer, as a real store error. */
-  async function refuseAnswers(): Promise<void> {
-    if (api.db.kind === "sqlite") {
-      const db = new Database(api.db.path);
-      db.exec(`CREATE TRIGGER refuse_answer BEFORE UPDATE OF state ON idempotency_keys
-        BEGIN SELECT RAISE(ABORT, 'answer refused'); END`);
-      db.close();
-      return;
-    }
-    const s = `"${api.db.schema}"`;
-    await adminQuery(`CREATE FUNCTION ${s}.refuse_answer() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'answer refused'; END $$`);
-    await adminQuery(`CREATE TRIGGER refuse_answer BEFORE UPDATE OF state
-      ON ${s}.idempotency_keys FOR EACH ROW EXECUTE FUNCTION ${s}.refuse_answer()`);
-  }
-  async function acceptAnswersAgain(): Promise<void> {
-    if (api.db.kind === "sqlite") {
-      const db = new Database(api.db.path);
-      db.exec("DROP TRIGGER refuse_answer");
-      db.close();
-      return;
-    }
-    await adminQuery(`DROP TRIGGER refuse_answer ON "${api.db.schema}".idempotency_keys`);
-  }
-
   describe.each(cases)("$name", (c) => {
     it("replays the answer to the retry, past the key's lock too, and makes one", async () => {
       other = buildApi({ ...api.deps, store: storeThatCannotKeepAnswers(api.store) });
@@ -179,12 +143,12 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
     });
 
     it("an answer the database refuses fails the post whole, and the retry makes one", async () => {
-      await refuseAnswers();
+      await refuseAnswers(api.db);
       const refused = await postTo(api.url, c);
       expect(refused.status).toBe(500);
       expect(await c.made()).toBe(0);
 
-      await acceptAnswersAgain();
+      await acceptAnswersAgain(api.db);
       const retry = await postTo(api.url, c);
       expect(retry.status).toBe(c.status);
       expect(retry.headers.get("idempotent-replayed")).toBeNull();

@@ -12,23 +12,13 @@ import { buildApi } from "../../src/api/server.js";
 import type { Store } from "../../src/store/port.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
 import type { SqliteStore } from "../../src/store/sqlite/store.js";
-import Database from "better-sqlite3";
 import { FakeClock } from "../support/fake-clock.js";
-import { adminQuery } from "../support/postgres.js";
+import {
+  acceptAnswersAgain,
+  refuseAnswers,
+  storeThatCannotKeepAnswers,
+} from "../support/answers-not-kept.js";
 import { startApi, type ApiHarness } from "./harness.js";
-
-/** The store, whose writes of a key's answer on their own (`finishIdempotent`) all fail. */
-function storeThatCannotKeepAnswers(target: Store): Store {
-  return new Proxy(target, {
-    get(t, prop, receiver) {
-      if (prop === "finishIdempotent") {
-        return () => Promise.reject(new Error("the answer could not be written"));
-      }
-      const value: unknown = Reflect.get(t, prop, receiver);
-      return typeof value === "function" ? value.bind(t) : value;
-    },
-  });
-}
 
 describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
   let api: ApiHarness<SqliteStore | PostgresStore>;
@@ -63,31 +53,6 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
     });
   const messages = async () => (await api.svix.message.list(appId)).data;
 
-  /** Makes the database itself refuse (once) to keep any key's answer, as a real store error. */
-  async function refuseOneAnswer(): Promise<void> {
-    if (api.db.kind === "sqlite") {
-      const db = new Database(api.db.path);
-      db.exec(`CREATE TRIGGER refuse_answer BEFORE UPDATE OF state ON idempotency_keys
-        BEGIN SELECT RAISE(ABORT, 'answer refused'); END`);
-      db.close();
-      return;
-    }
-    const s = `"${api.db.schema}"`;
-    await adminQuery(`CREATE FUNCTION ${s}.refuse_answer() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'answer refused'; END $$`);
-    await adminQuery(`CREATE TRIGGER refuse_answer BEFORE UPDATE OF state
-      ON ${s}.idempotency_keys FOR EACH ROW EXECUTE FUNCTION ${s}.refuse_answer()`);
-  }
-  async function acceptAnswersAgain(): Promise<void> {
-    if (api.db.kind === "sqlite") {
-      const db = new Database(api.db.path);
-      db.exec("DROP TRIGGER refuse_answer");
-      db.close();
-      return;
-    }
-    await adminQuery(`DROP TRIGGER refuse_answer ON "${api.db.schema}".idempotency_keys`);
-  }
-
   it("replays the answer to the retry, then and past the key's lock, and stores one message", async () => {
     await aProcessOver(storeThatCannotKeepAnswers(api.store));
     const first = await post();
@@ -109,12 +74,12 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
 
   it("an answer the database refuses fails the post whole, and the retry makes the message once", async () => {
     await aProcessOver(api.store);
-    await refuseOneAnswer();
+    await refuseAnswers(api.db);
     const refused = await post();
     expect(refused.status).toBe(500);
     expect(await messages()).toEqual([]);
 
-    await acceptAnswersAgain();
+    await acceptAnswersAgain(api.db);
     const retry = await post();
     expect(retry.status).toBe(202);
     expect(retry.headers.get("idempotent-replayed")).toBeNull();
