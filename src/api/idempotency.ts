@@ -196,8 +196,9 @@ export interface AnswerInWrite<R> {
   /** For the store's write: made there of what it wrote. */
   keyAnswer: KeptAnswer<R>;
   /**
-   * The answer as the committed write kept it, to be sent as it is (nothing is left to keep as
-   * it is sent); null when it kept none.
+   * The answer the committed write made, to be sent as it is: kept with the write (unless a repeat
+   * took the key past its lock, which then answers for it), nothing is left to keep as it is sent.
+   * Null when it made none.
    */
   kept(): JsonAnswer | null;
 }
