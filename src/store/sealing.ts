@@ -47,7 +47,8 @@ export class Sealing {
     return {
       ...msg,
       payload: this.cipher.sealBytes(msg.payload),
-      keyAnswer: this.keptAnswerIn(keyAnswer, (r) => this.acceptedOut(msg, r)),
+      // No closure made for the many posts without a key.
+      keyAnswer: keyAnswer && this.keptAnswerIn(keyAnswer, (r) => this.acceptedOut(msg, r)),
       // Written sealed, handed to the engine open: deliveries it takes carry the caller's bytes.
       intake: intake && {
         room: (endpointId, forEndpoint, all) => intake.room(endpointId, forEndpoint, all),
