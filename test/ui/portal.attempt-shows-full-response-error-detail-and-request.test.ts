@@ -55,10 +55,10 @@ describe("customer portal: what an attempt sent and got back", () => {
     // The error's detail is on the attempt's line, not only in its folded details.
     const refusedAttempt = timeline
       .getByRole("listitem")
-      .filter({ hasText: /connection_refused \(ECONNREFUSED/ })
+      .filter({ hasText: /connection refused \(ECONNREFUSED/ })
       .first();
     await refusedAttempt.waitFor({ timeout: 10_000 });
-    expect(await refusedAttempt.innerText()).toMatch(/connection_refused \(ECONNREFUSED/);
+    expect(await refusedAttempt.innerText()).toMatch(/connection refused \(ECONNREFUSED/);
 
     const good = timeline.getByRole("article").filter({ hasText: rx.url("/hook") });
     await good.getByText("Request and response").first().click();

@@ -34,13 +34,62 @@ export const viewOf = (a: Attempt): AttemptView => ({
 });
 
 /**
+ * hookline's transport error classes in a customer's words, and what to check or change for each:
+ * the class names (`connection_refused`, `tls`) and Node's codes in the detail are hookline's and
+ * Node's, not words someone debugging their own server knows.
+ */
+const TRANSPORT: Record<string, { words: string; note: string }> = {
+  timeout: {
+    words: "timed out",
+    note:
+      "hookline waits only so long for an answer: answer as soon as the webhook is received " +
+      "(with a 2xx) and do the work after; if no connection was made, check that the host is " +
+      "up and that a firewall lets hookline in.",
+  },
+  connection_refused: {
+    words: "connection refused",
+    note:
+      "Nothing accepted the connection at this host and port: check that your server is " +
+      "running and listening on the URL's port.",
+  },
+  connection_reset: {
+    words: "connection reset",
+    note:
+      "The connection was closed before an answer came, by your server or by a proxy or load " +
+      "balancer in front of it: their logs say why.",
+  },
+  dns: {
+    words: "host name not found",
+    note: "The URL's host name could not be looked up: check that it is spelt right and has a DNS record.",
+  },
+  tls: {
+    words: "secure connection (TLS) failed",
+    note:
+      "hookline could not set up HTTPS with your server: its certificate must be in date, name " +
+      "the URL's host and be signed by a certificate authority browsers trust (a self-signed " +
+      "certificate is refused).",
+  },
+  network: {
+    words: "network error",
+    note: "The request failed before an answer hookline could read came back; the detail says how.",
+  },
+  refused_target: {
+    words: "address not allowed",
+    note:
+      "hookline does not send to this address (a loopback or private network one): give the " +
+      "endpoint a URL reachable from the internet.",
+  },
+};
+
+/**
  * "HTTP 503", "HTTP 301 (Location: https://…)" for a redirect (not followed), or the transport
- * error with its detail ("connection_refused (ECONNREFUSED …)").
+ * error in words with its detail ("connection refused (ECONNREFUSED …)").
  */
 export function attemptResult(a: AttemptView): string {
   if (a.status) return a.errorDetail ? `HTTP ${a.status} (${a.errorDetail})` : `HTTP ${a.status}`;
   if (!a.error) return "no answer";
-  return a.errorDetail ? `${a.error} (${a.errorDetail})` : a.error;
+  const words = TRANSPORT[a.error]?.words ?? a.error;
+  return a.errorDetail ? `${words} (${a.errorDetail})` : words;
 }
 
 /** A 3xx: hookline never follows one, so the endpoint's messages keep going to the old URL. */
@@ -48,13 +97,16 @@ export const isRedirect = (a: AttemptView): boolean =>
   a.status !== null && a.status >= 300 && a.status < 400;
 
 /**
- * Beside a redirect's result: the customer whose receiver moved learns that the retries will not
- * get through, and what to do instead. Empty for any other result.
+ * Beside a result a customer may not read at once: for a redirect, that the retries will not get
+ * through and what to do instead; for a transport error, what it means and what to check. Empty
+ * for any other result.
  */
-export const redirectNote = (a: AttemptView): string =>
-  isRedirect(a)
-    ? "hookline does not follow redirects: if the endpoint has moved, change its URL."
-    : "";
+export function resultNote(a: AttemptView): string {
+  if (isRedirect(a)) {
+    return "hookline does not follow redirects: if the endpoint has moved, change its URL.";
+  }
+  return !a.status && a.error ? (TRANSPORT[a.error]?.note ?? "") : "";
+}
 
 /** Letters of the right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko and others). */
 const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|\ud802[\udc00-\udfff]|\ud83a[\udc00-\udfff]/;
@@ -166,7 +218,7 @@ export function attemptDetails(a: AttemptView): HTMLElement {
         "dd",
         {},
         attemptResult(a),
-        isRedirect(a) ? h("small", { class: "note" }, redirectNote(a)) : "",
+        resultNote(a) ? h("small", { class: "note" }, resultNote(a)) : "",
       ),
       h("dt", {}, "Response body"),
       h(

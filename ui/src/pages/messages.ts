@@ -22,14 +22,7 @@ import { pagedList, pagesAt } from "../paging.js";
 import { addressQuery, setAddressQuery } from "../address.js";
 import type { Ctx } from "../routes.js";
 import type { App, Attempt, DeadLetter, DeliveryStatus, Endpoint, Message } from "../types.js";
-import {
-  attemptDetails,
-  attemptResult,
-  isRedirect,
-  payloadView,
-  redirectNote,
-  viewOf,
-} from "./attempt.js";
+import { attemptDetails, attemptResult, payloadView, resultNote, viewOf } from "./attempt.js";
 import { namedTypes, typesOf } from "./endpoints.js";
 import { circuitBadge, disabledNote, heldBy } from "./health.js";
 
@@ -530,7 +523,7 @@ export async function renderMessage(
                   h("strong", {}, time(a.timestamp)),
                   ` ${a.trigger}: ${attemptResult(viewOf(a))}`,
                   ` in ${latency(a.responseDurationMs)} (${a.outcome.replace("_", " ")})`,
-                  isRedirect(viewOf(a)) ? ` ${redirectNote(viewOf(a))}` : "",
+                  resultNote(viewOf(a)) ? ` ${resultNote(viewOf(a))}` : "",
                   a.response ? h("code", { class: "snippet" }, ` ${startOf(a.response, 120)}`) : "",
                   attemptDetails(viewOf(a)),
                 ),
