@@ -78,6 +78,14 @@ const waitingNow = ({ count, orMore }: EndpointStats["pendingNow"]): string =>
   `${count.toLocaleString("en-US")}${orMore ? " or more" : ""}`;
 
 /**
+ * In the portal, beside the dead-lettered count: the portal has no dead-letter queue, so a
+ * customer learns there how the messages hookline gave up on reach the endpoint once it is fixed.
+ */
+const RESEND_THEM =
+  "hookline stopped trying these: once the endpoint is fixed, send each again with " +
+  "Resend to this endpoint on its message (the failed attempts below lead to them)";
+
+/**
  * The counts as a list of labelled numbers; the dead-lettered one links to `deadLetters` (the
  * console's dead-letter queue of this endpoint) when there is such a page for the reader. The
  * link is there whatever the count: the count is of the window's messages, and the queue's open
@@ -109,7 +117,9 @@ export function countsView({ stats, held }: Counts, deadLetters: string | null):
         n(stats.fail),
         deadLetters
           ? [" · ", link(deadLetters, "its open records in the dead-letter queue, of any age")]
-          : "",
+          : stats.fail > 0
+            ? ` · ${RESEND_THEM}`
+            : "",
       ),
     ),
     h(
@@ -118,10 +128,13 @@ export function countsView({ stats, held }: Counts, deadLetters: string | null):
       `Each message created in the ${WINDOW_WORDS} is counted once, by where its latest delivery ` +
         `to this endpoint stands (a resend's or a replay's, if any). Waiting now counts every ` +
         `delivery to it still waiting, however old its message (a long outage's are older than ` +
-        `the window), up to ${stats.pendingNow.upTo.toLocaleString("en-US")}. Dead-lettered ` +
-        `counts the window's messages given up on here, and not sent since (their record open, ` +
-        `resolved or abandoned, or none kept past the dead-letter depth cap)` +
-        (deadLetters ? "; the dead-letter queue lists the records open now, of any age" : "") +
+        `the window), up to ${stats.pendingNow.upTo.toLocaleString("en-US")}. ` +
+        (deadLetters
+          ? `Dead-lettered counts the window's messages given up on here, and not sent since ` +
+            `(their record open, resolved or abandoned, or none kept past the dead-letter depth ` +
+            `cap); the dead-letter queue lists the records open now, of any age`
+          : `Dead-lettered counts the window's messages hookline gave up on here and has not ` +
+            `sent since`) +
         `. Read every ${plural(COUNTS_EVERY_MS / 1000, "second")}.`,
     ),
   ];
