@@ -225,7 +225,8 @@ export function attemptDetails(a: AttemptView): HTMLElement {
         "dd",
         {},
         a.response ? textBlock("Response body", `attempt-response-${a.id}`, a.response) : "none",
-        h("small", {}, "hookline keeps the first 4 KiB of a response."),
+        // On a line of its own: beside "none" it read as "nonehookline keeps …".
+        h("small", { class: "note" }, "hookline keeps the first 4 KiB of a response."),
       ),
       h("dt", {}, "Request headers"),
       h(
