@@ -4,7 +4,9 @@
  * `tls (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate)`: words a customer whose endpoint
  * was down, or served a self-signed certificate, had to look up. The result now names what failed
  * in words, the detail kept after it, and says beside it what to check or change, as a redirect's
- * result does.
+ * result does. The TLS note said a self-signed certificate is always refused and asked for an
+ * authority "browsers trust": an operator's NODE_EXTRA_CA_CERTS lets one through, and a server
+ * leaving out its intermediate certificate works in a browser (which fetches it) but not here.
  */
 import { createServer as createHttpsServer, type Server } from "node:https";
 import { createServer } from "node:net";
@@ -24,7 +26,8 @@ async function closedPort(): Promise<number> {
 const REFUSED_NOTE =
   "Nothing accepted the connection at this host and port: check that your server is running " +
   "and listening on the URL's port.";
-const TLS_NOTE = "a self-signed certificate is refused";
+const TLS_NOTE = "a self-signed certificate is refused unless this hookline's operator added it";
+const INTERMEDIATES = "with the intermediate certificates sent along";
 
 describe("customer portal: an attempt that got no answer says why in words", () => {
   const ui = useDashboard();
@@ -76,6 +79,8 @@ describe("customer portal: an attempt that got no answer says why in words", () 
     const tlsLine = await tls.innerText();
     expect(tlsLine).toMatch(/first: secure connection \(TLS\) failed \(DEPTH_ZERO_SELF_SIGNED/);
     expect(tlsLine).toContain(TLS_NOTE);
+    expect(tlsLine).toContain(INTERMEDIATES);
+    expect(tlsLine).not.toContain("browsers trust");
   });
 
   it("says the same in the endpoint's attempts", async () => {

@@ -64,10 +64,14 @@ const TRANSPORT: Record<string, { words: string; note: string }> = {
   },
   tls: {
     words: "secure connection (TLS) failed",
+    // Not "an authority browsers trust": a browser fetches an intermediate the server left out
+    // and hookline does not, and an operator's NODE_EXTRA_CA_CERTS adds authorities of its own.
     note:
       "hookline could not set up HTTPS with your server: its certificate must be in date, name " +
-      "the URL's host and be signed by a certificate authority browsers trust (a self-signed " +
-      "certificate is refused).",
+      "the URL's host and be signed by an authority hookline trusts (the public ones; a " +
+      "self-signed certificate is refused unless this hookline's operator added it), with the " +
+      "intermediate certificates sent along, as hookline does not fetch them as a browser " +
+      "does. An https URL to a port that serves plain HTTP fails so too.",
   },
   network: {
     words: "network error",
