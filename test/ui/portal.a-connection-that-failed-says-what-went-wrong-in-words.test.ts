@@ -7,6 +7,8 @@
  * result does. The TLS note said a self-signed certificate is always refused and asked for an
  * authority "browsers trust": an operator's NODE_EXTRA_CA_CERTS lets one through, and a server
  * leaving out its intermediate certificate works in a browser (which fetches it) but not here.
+ * A failed host name lookup read "host name not found" whatever failed, also a lookup that got no
+ * answer (EAI_AGAIN), where the name may well exist.
  */
 import { createServer as createHttpsServer, type Server } from "node:https";
 import { createServer } from "node:net";
@@ -36,6 +38,7 @@ describe("customer portal: an attempt that got no answer says why in words", () 
   let msgId: string;
   let refusedEp: string;
   let tlsEp: string;
+  let dnsEp: string;
 
   beforeAll(async () => {
     const { h, page } = ui;
@@ -52,8 +55,10 @@ describe("customer portal: an attempt that got no answer says why in words", () 
       await h.svix.endpoint.create(appId, { url: `http://127.0.0.1:${await closedPort()}/hook` })
     ).id;
     tlsEp = (await h.svix.endpoint.create(appId, { url: `https://127.0.0.1:${port}/hook` })).id;
+    // .invalid is never a name (RFC 2606): the lookup fails whatever resolver the machine has.
+    dnsEp = (await h.svix.endpoint.create(appId, { url: "http://hookline-final.invalid/hook" })).id;
     msgId = (await h.svix.message.create(appId, { eventType: "order.paid", payload: { n: 1 } })).id;
-    for (const ep of [refusedEp, tlsEp]) {
+    for (const ep of [refusedEp, tlsEp, dnsEp]) {
       await h.waitFor((e) => e.type === "delivery" && e.messageId === msgId && e.endpointId === ep);
     }
     await openPortal(page, h, appId);
@@ -81,6 +86,12 @@ describe("customer portal: an attempt that got no answer says why in words", () 
     expect(tlsLine).toContain(TLS_NOTE);
     expect(tlsLine).toContain(INTERMEDIATES);
     expect(tlsLine).not.toContain("browsers trust");
+
+    const dns = timeline.getByRole("listitem").filter({ hasText: "getaddrinfo" }).first();
+    await dns.waitFor({ timeout: 10_000 });
+    const dnsLine = await dns.innerText();
+    expect(dnsLine).toMatch(/first: host name lookup failed \(/);
+    expect(dnsLine).toContain("EAI_AGAIN in the detail is a lookup that got no answer");
   });
 
   it("says the same in the endpoint's attempts", async () => {

@@ -43,8 +43,8 @@ const TRANSPORT: Record<string, { words: string; note: string }> = {
     words: "timed out",
     note:
       "hookline waits only so long for an answer: answer as soon as the webhook is received " +
-      "(with a 2xx) and do the work after; if no connection was made, check that the host is " +
-      "up and that a firewall lets hookline in.",
+      "(with a 2xx) and do the work after; if the detail says no connection, none (TCP or TLS) " +
+      "was set up in time: check that the host is up and that a firewall lets hookline in.",
   },
   connection_refused: {
     words: "connection refused",
@@ -59,8 +59,11 @@ const TRANSPORT: Record<string, { words: string; note: string }> = {
       "balancer in front of it: their logs say why.",
   },
   dns: {
-    words: "host name not found",
-    note: "The URL's host name could not be looked up: check that it is spelt right and has a DNS record.",
+    // Every failed lookup, not only a name that does not exist: EAI_AGAIN is one that got no answer.
+    words: "host name lookup failed",
+    note:
+      "The URL's host name could not be looked up: check that it is spelt right and has a DNS " +
+      "record; EAI_AGAIN in the detail is a lookup that got no answer, which may pass.",
   },
   tls: {
     words: "secure connection (TLS) failed",
@@ -80,8 +83,10 @@ const TRANSPORT: Record<string, { words: string; note: string }> = {
   refused_target: {
     words: "address not allowed",
     note:
-      "hookline does not send to this address (a loopback or private network one): give the " +
-      "endpoint a URL reachable from the internet.",
+      "hookline does not send to addresses that are not public (loopback, private network, " +
+      "link-local, cloud metadata and the like), and the URL's host is or resolves to one: " +
+      "give the endpoint a URL whose host resolves only to public internet addresses. hookline " +
+      "gives the message up at once, without retrying.",
   },
 };
 
