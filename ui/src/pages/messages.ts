@@ -206,12 +206,15 @@ function givenUpBecause(d: Destination, last: Attempt | undefined): string {
   if (!last || !d.delivery?.attemptCount) {
     return recorded ? `it was never sent (${recorded})` : "it was never sent";
   }
-  const result = attemptResult(viewOf(last));
+  const lastView = viewOf(last);
+  const result = attemptResult(lastView);
   if (d.delivery.origin === "replay") {
     return `its replay from the dead-letter queue failed (${result})`;
   }
   if (last.outcome === "permanent") {
-    return `a permanent failure: the receiver answered ${result}, which is not retried`;
+    // Only a status is the receiver's answer: an address hookline refuses reached no receiver.
+    const what = lastView.status ? `the receiver answered ${result}` : result;
+    return `a permanent failure: ${what}, which is not retried`;
   }
   if (recorded) return recorded;
   // Neither record nor tombstone left (retention took a closed record): the likeliest reason.
