@@ -43,8 +43,9 @@ describe("customer portal: messages given up on say how to send them again", () 
     const terms = await list.locator("dt").allInnerTexts();
     const given = (await list.locator("dd").allInnerTexts())[terms.indexOf("Dead-lettered")];
     expect(given).toBe(
-      "2 · hookline stopped trying these: once the endpoint is fixed, send each again with " +
-        "Resend to this endpoint on its message (the failed attempts below lead to them)",
+      "2 · hookline stopped trying these: once the endpoint is fixed (and enabled, if it is " +
+        "disabled), send each again with Resend to this endpoint on its message (the failed " +
+        "attempts below lead to those it tried)",
     );
   });
 

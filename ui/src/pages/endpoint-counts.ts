@@ -82,8 +82,9 @@ const waitingNow = ({ count, orMore }: EndpointStats["pendingNow"]): string =>
  * customer learns there how the messages hookline gave up on reach the endpoint once it is fixed.
  */
 const RESEND_THEM =
-  "hookline stopped trying these: once the endpoint is fixed, send each again with " +
-  "Resend to this endpoint on its message (the failed attempts below lead to them)";
+  "hookline stopped trying these: once the endpoint is fixed (and enabled, if it is disabled), " +
+  "send each again with Resend to this endpoint on its message (the failed attempts below " +
+  "lead to those it tried)";
 
 /**
  * The counts as a list of labelled numbers; the dead-lettered one links to `deadLetters` (the
