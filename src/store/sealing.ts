@@ -92,17 +92,18 @@ export class Sealing {
 
   /**
    * A keyed request's answer kept in its write's transaction (see `KeptAnswer`): told what was
-   * written opened (`out`), as the caller will be; the answer it makes kept sealed.
+   * written as the caller will be (opened by `out`, where what is stored is sealed); the answer
+   * it makes kept sealed.
    */
   keptAnswerIn<R>(
     kept: KeptAnswer<R> | undefined,
-    out: (written: R) => R,
+    out?: (written: R) => R,
   ): KeptAnswer<R> | undefined {
     if (!kept) return undefined;
     return {
       held: kept.held,
       answer: (written) => {
-        const made = kept.answer(out(written));
+        const made = kept.answer(out ? out(written) : written);
         return made && { status: made.status, body: this.answerIn(made.body) };
       },
     };

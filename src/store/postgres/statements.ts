@@ -14,6 +14,10 @@ import { prepared } from "./database.js";
 const REPLAYS_DUE_NOW = `UPDATE deliveries SET next_attempt_at = $1
   WHERE endpoint_id = $2 AND state = 'pending' AND origin = 'replay' AND next_attempt_at > $1`;
 
+/** A request's answer kept on the idempotency key it still holds (scope, key, owner, status, body). */
+const KEEP_ANSWER = `UPDATE idempotency_keys SET state = 'done', status = $4, body = $5
+  WHERE scope = $1 AND key = $2 AND owner = $3`;
+
 export const CATALOGUE = {
   replaysDueNow: REPLAYS_DUE_NOW,
   insertApp: `INSERT INTO applications
@@ -56,8 +60,7 @@ export const CATALOGUE = {
     ON CONFLICT (scope, key) DO NOTHING`,
   restartIdem: `UPDATE idempotency_keys SET owner = $3, fingerprint = $4, state = 'started',
     status = NULL, body = NULL, locked_until = $5, expires_at = $6 WHERE scope = $1 AND key = $2`,
-  finishIdem: `UPDATE idempotency_keys SET state = 'done', status = $4, body = $5
-    WHERE scope = $1 AND key = $2 AND owner = $3`,
+  finishIdem: KEEP_ANSWER,
   // A key whose answer its request's write kept is left: what the write made is answered by it.
   dropIdem: `DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND owner = $3
     AND state <> 'done'`,
@@ -145,11 +148,8 @@ export const DELIVERIES = {
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
     ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING`,
   ),
-  keepAnswer: prepared(
-    "keepAnswer",
-    `UPDATE idempotency_keys SET state = 'done', status = $4, body = $5
-    WHERE scope = $1 AND key = $2 AND owner = $3`,
-  ),
+  // Prepared here: every keyed message post runs it.
+  keepAnswer: prepared("keepAnswer", KEEP_ANSWER),
   fanOutTargets: prepared(
     "fanOutTargets",
     `SELECT e.id, e.filter_types, e.channels, c.state AS circuit_state,

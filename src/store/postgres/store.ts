@@ -201,7 +201,7 @@ export class PostgresStore implements Store {
     app: Application,
     keyAnswer?: KeptAnswer<Application>,
   ): Promise<Application> {
-    const kept = this.sealing.keptAnswerIn(keyAnswer, (written) => written);
+    const kept = this.sealing.keptAnswerIn(keyAnswer);
     return this.run(
       () => this.catalogue.createApplication(app, kept),
       "an application with this uid",
@@ -361,7 +361,7 @@ export class PostgresStore implements Store {
   }
 
   async enqueueResend(input: ResendRequest): Promise<Delivery | null> {
-    const keyAnswer = this.sealing.keptAnswerIn(input.keyAnswer, (written) => written);
+    const keyAnswer = this.sealing.keptAnswerIn(input.keyAnswer);
     return this.run(() => this.deliveries.enqueueResend({ ...input, keyAnswer }));
   }
 
@@ -592,7 +592,7 @@ export class PostgresStore implements Store {
   // ---- API tokens --------------------------------------------------------------------------
 
   async createApiToken(token: ApiToken, keyAnswer?: KeptAnswer<ApiToken>): Promise<ApiToken> {
-    const kept = this.sealing.keptAnswerIn(keyAnswer, (written) => written);
+    const kept = this.sealing.keptAnswerIn(keyAnswer);
     return this.run(() => this.apiTokens.create(token, kept), "an API token with this hash");
   }
 

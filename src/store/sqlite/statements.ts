@@ -30,9 +30,11 @@ const REPLAYS_DUE_NOW = `UPDATE deliveries SET next_attempt_at = @now
 
 /** Every hot statement, prepared once. */
 export function prepareStatements(db: Db): Statements {
+  const catalogue = prepareCatalogue(db);
   return {
-    catalogue: prepareCatalogue(db),
-    deliveries: prepareDeliveries(db),
+    catalogue,
+    // A message's answer is kept on its key by the statement that keeps every other answer.
+    deliveries: prepareDeliveries(db, catalogue.finishIdem),
     history: prepareHistory(db),
     deadLetters: prepareDeadLetters(db),
     replayJobs: prepareReplayJobs(db),
@@ -135,7 +137,7 @@ export const CLAIMED_AT = Object.freeze({
   rowid: 11,
 });
 
-function prepareDeliveries(db: Db) {
+function prepareDeliveries(db: Db, keepAnswer: Statement) {
   const p = (sql: string): Statement => db.prepare(sql);
   return {
     findMessageByEventId: p("SELECT * FROM messages WHERE app_id = ? AND event_id = ?"),
@@ -152,8 +154,7 @@ function prepareDeliveries(db: Db) {
     insertMessage: p(`INSERT INTO messages
       (id, app_id, event_type, event_id, channels, tags, payload, created_at, deliver_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    keepAnswer: p(`UPDATE idempotency_keys SET state = 'done', status = ?, body = ?
-      WHERE scope = ? AND key = ? AND owner = ?`),
+    keepAnswer,
     fanOutTargets: p(`SELECT e.id, e.filter_types, e.channels, c.state AS circuit_state,
       c.next_probe_at FROM endpoints e LEFT JOIN circuits c ON c.endpoint_id = e.id
       WHERE e.app_id = ? AND e.disabled = 0`),
