@@ -4,9 +4,9 @@ import { filteredOut } from "../../domain/fan-out.js";
 import type { Endpoint, Message } from "../../domain/types.js";
 import { ConflictError } from "../../errors.js";
 import { newId } from "../../ids.js";
-import type { AcceptResult, HeldIdempotencyKey, KeyAnswer } from "../../store/port.js";
+import type { AcceptResult } from "../../store/port.js";
 import type { ApiDeps } from "../deps.js";
-import { answerKept, heldKey } from "../idempotency.js";
+import { answerInWrite, heldKey, type JsonAnswer } from "../idempotency.js";
 import { endpointPages, requireApp, requireMessage, requireOrCreateApp } from "../lookup.js";
 import { msBetween, msNotBefore } from "../named-time.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
@@ -104,9 +104,10 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
           payload: payloadBytes(request.rawBody, body.payload),
         };
         const withContent = query.with_content ?? true;
-        const held = heldKey(request);
         // Only a keyed post makes its answer inside the transaction; others pay nothing for it.
-        const keyed = held ? answerOnKey(held, posted, withContent) : null;
+        const keyed = heldKey(request)
+          ? answerInWrite(request, messageAnswer(posted, withContent))
+          : undefined;
         // Fields named, not spread: every message passes here (see attempt.ts on spreads in V8).
         const result = await store.acceptMessage({
           id: newId("msg", now),
@@ -129,12 +130,7 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
         if (!result.created) refuseOtherContent(result.message, posted);
         if (result.deliveries > result.taken) engine.wake(dueAt);
         const status = result.created ? 202 : 200;
-        const kept = keyed?.made.answer;
-        if (kept && kept.id === result.message.id && kept.status === status) {
-          answerKept(request);
-          return { status, json: kept.body };
-        }
-        return { status, json: messageJson(result.message, withContent) };
+        return keyed?.kept() ?? { status, json: messageJson(result.message, withContent) };
       },
     }),
     defineRoute({
@@ -227,27 +223,16 @@ export function messageRoutes(deps: ApiDeps): RouteDef[] {
 }
 
 /** A keyed post's answer as made inside the message's transaction, to be sent as it was kept. */
-interface MadeAnswer {
-  id: string;
-  status: number;
-  body: string;
-}
-
 /**
- * The answer a keyed post keeps on its key in the message's own transaction, made there once and
- * then sent: none (the post refused) when an earlier message with its eventId differs in content.
+ * The answer a keyed post keeps on its key in the message's own transaction: none (the post
+ * refused) when an earlier message with its eventId differs in content.
  */
-function answerOnKey(
-  held: HeldIdempotencyKey,
+function messageAnswer(
   posted: PostedContent,
   withContent: boolean,
-): { keyAnswer: KeyAnswer; made: { answer: MadeAnswer | null } } {
-  const made: { answer: MadeAnswer | null } = { answer: null };
-  const answer = (r: AcceptResult): MadeAnswer | null => {
-    if (!r.created && contentDifferences(r.message, posted).length > 0) return null;
-    const status = r.created ? 202 : 200;
-    made.answer = { id: r.message.id, status, body: messageJson(r.message, withContent) };
-    return made.answer;
-  };
-  return { keyAnswer: { held, answer }, made };
+): (r: AcceptResult) => JsonAnswer | null {
+  return (r) =>
+    r.created || contentDifferences(r.message, posted).length === 0
+      ? { status: r.created ? 202 : 200, json: messageJson(r.message, withContent) }
+      : null;
 }
