@@ -3,7 +3,7 @@
  * it (status, headers, delay), and measures how many requests it held at once.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type AddressInfo } from "node:net";
 
 export interface Received {
   path: string;
@@ -133,4 +133,13 @@ export class Receiver {
       return false;
     });
   }
+}
+
+/** A loopback port nothing listens on: a connection to it is refused. */
+export async function closedPort(): Promise<number> {
+  const server = createTcpServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
 }

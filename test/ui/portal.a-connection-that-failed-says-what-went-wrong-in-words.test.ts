@@ -11,19 +11,10 @@
  * answer (EAI_AGAIN), where the name may well exist.
  */
 import { createServer as createHttpsServer, type Server } from "node:https";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPortal, useDashboard } from "../support/browser.js";
+import { closedPort } from "../support/receiver.js";
 import { receiverCertificate } from "../support/tls.js";
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 const REFUSED_NOTE =
   "Nothing accepted the connection at this host and port: check that your server is running " +

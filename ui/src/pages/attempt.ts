@@ -4,7 +4,7 @@
  * it was sent (the headers the receiver got, and what the signature covers).
  */
 import { h } from "../dom.js";
-import { asSent, pretty, startOf, time } from "../format.js";
+import { asSent, latency, pretty, startOf, time } from "../format.js";
 import type { Attempt } from "../types.js";
 
 /** The parts of an attempt shown here, as both the attempt and the dead-letter APIs give them. */
@@ -91,14 +91,45 @@ const TRANSPORT: Record<string, { words: string; note: string }> = {
 };
 
 /**
+ * A duration hookline's engine writes in milliseconds ("no answer within 2000 ms", a replay's
+ * "in 2003 ms") as every other on the dashboard reads ({@link latency}: "2.0 s").
+ */
+const inSeconds = (text: string): string =>
+  text.replace(/\b(\d+) ms(?![\p{L}\p{N}_])/gu, (_, ms: string) => latency(Number(ms)));
+
+/**
+ * A transport error class where hookline's reasons name one (decide.ts `describe`): first, or
+ * after "last: ", "probe failed: " and the like, and before its detail or the rest of the reason.
+ */
+const CLASS_IN_REASON = new RegExp(
+  `(^|: )(${Object.keys(TRANSPORT).join("|")})(?= \\(|;| is | in |$)`,
+  "g",
+);
+
+/**
+ * hookline's own words about a failure (a circuit's reason, a dead-letter record's, a record's
+ * history) with the transport error as an attempt's result names it and its durations in seconds:
+ * "5 consecutive failures within 60 s; last: connection refused (ECONNREFUSED …)", not
+ * "connection_refused". The API keeps the class names, which its clients and the CLI read.
+ */
+export const failureWords = (reason: string): string =>
+  inSeconds(
+    reason.replace(
+      CLASS_IN_REASON,
+      (_, before: string, error: string) => `${before}${TRANSPORT[error]!.words}`,
+    ),
+  );
+
+/**
  * "HTTP 503", "HTTP 301 (Location: https://…)" for a redirect (not followed), or the transport
- * error in words with its detail ("connection refused (ECONNREFUSED …)").
+ * error in words with its detail ("connection refused (ECONNREFUSED …)", "timed out (no answer
+ * within 2.0 s)").
  */
 export function attemptResult(a: AttemptView): string {
   if (a.status) return a.errorDetail ? `HTTP ${a.status} (${a.errorDetail})` : `HTTP ${a.status}`;
   if (!a.error) return "no answer";
   const words = TRANSPORT[a.error]?.words ?? a.error;
-  return a.errorDetail ? `${words} (${a.errorDetail})` : words;
+  return a.errorDetail ? `${words} (${inSeconds(a.errorDetail)})` : words;
 }
 
 /** A 3xx: hookline never follows one, so the endpoint's messages keep going to the old URL. */

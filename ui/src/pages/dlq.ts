@@ -11,7 +11,7 @@ import { live, refreshNow } from "../live.js";
 import { addressQuery } from "../address.js";
 import { pagedList, pagesAt } from "../paging.js";
 import type { DeadLetter, DeadLetterRecord, SummaryRow } from "../types.js";
-import { attemptResult, payloadView, responseCell } from "./attempt.js";
+import { attemptResult, failureWords, payloadView, responseCell } from "./attempt.js";
 import { abandonQuestion, groupReplayQuestion } from "./dlq-questions.js";
 import { circuitBadge } from "./health.js";
 import { bulkReplayForm } from "./jobs.js";
@@ -123,7 +123,7 @@ export async function renderDlq(page: HTMLElement): Promise<void> {
               "data-key": `dlq-ep-${d.id}`,
             }),
             d.eventType,
-            `${d.failureClass}: ${unitsKept(d.reason)}`,
+            `${d.failureClass}: ${unitsKept(failureWords(d.reason))}`,
             ago(d.deadLetteredAt),
             stateBadge(d.state),
             action(
@@ -219,7 +219,7 @@ export async function renderDeadLetter(
         h("dt", {}, "Message"),
         h("dd", {}, link(`/app/${r.appId}/message/${r.messageId}`, r.messageId)),
         h("dt", {}, "Failure"),
-        h("dd", {}, `${r.failureClass}: ${unitsKept(r.reason)}`),
+        h("dd", {}, `${r.failureClass}: ${unitsKept(failureWords(r.reason))}`),
         h("dt", {}, "Replays"),
         h("dd", {}, String(r.replayCount)),
       ),
@@ -246,7 +246,7 @@ export async function renderDeadLetter(
           time(e.at),
           e.actor,
           e.action.replace("_", " "),
-          unitsKept(withLocalTimes(e.result)),
+          unitsKept(withLocalTimes(failureWords(e.result))),
           e.note ?? "",
         ]),
       ),

@@ -2,6 +2,7 @@
 import { h } from "../dom.js";
 import { ago, plural, time, unitsKept, until } from "../format.js";
 import type { Circuit, CircuitState, Endpoint } from "../types.js";
+import { failureWords } from "./attempt.js";
 
 const WORDS: Record<CircuitState, string> = {
   closed: "Closed",
@@ -33,7 +34,7 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
       {},
       // The reason names no wait (the API leaves out one an older hookline wrote in it): the
       // banner's own, counted down from the probe's time, is the only one it says.
-      `Why: ${unitsKept(c.reason ?? "repeated failures")}. Since ${time(c.since)} (`,
+      `Why: ${unitsKept(failureWords(c.reason ?? "repeated failures"))}. Since ${time(c.since)} (`,
       ago(c.since, { exactBeside: true }),
       ").",
       c.nextProbeAt

@@ -22,7 +22,14 @@ import { pagedList, pagesAt } from "../paging.js";
 import { addressQuery, setAddressQuery } from "../address.js";
 import type { Ctx } from "../routes.js";
 import type { App, Attempt, DeadLetter, DeliveryStatus, Endpoint, Message } from "../types.js";
-import { attemptDetails, attemptResult, payloadView, resultNote, viewOf } from "./attempt.js";
+import {
+  attemptDetails,
+  attemptResult,
+  failureWords,
+  payloadView,
+  resultNote,
+  viewOf,
+} from "./attempt.js";
 import { namedTypes, typesOf } from "./endpoints.js";
 import { circuitBadge, disabledNote, heldBy } from "./health.js";
 
@@ -256,7 +263,7 @@ function standing(
         "span",
         { class: "given-up" },
         h("strong", {}, " · hookline stopped trying"),
-        `: ${unitsKept(why)}. `,
+        `: ${unitsKept(failureWords(why))}. `,
         record
           ? [
               "It is in the dead-letter queue as ",
