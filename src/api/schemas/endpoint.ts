@@ -117,11 +117,18 @@ export function headerProblems(
         msg: `"${name}" is the same header as "${twin}" (header names ignore case)`,
         type: "header_duplicate",
       });
-    } else if (
-      // A patch's null removes the header: one saved before its name was refused can still go.
-      value !== null &&
-      (isSignatureHeaderName(lower) || RESERVED_HEADERS.has(lower))
-    ) {
+    } else if (value !== null && isSignatureHeaderName(lower)) {
+      // (A patch's null removes the header: one saved before its name was refused can still go.)
+      // Not "set by hookline": it sends no svix-* header, nor webhook-* but its three.
+      problems.push({
+        loc,
+        msg:
+          `"${name}" is named as a signature header (svix-… or webhook-…), which receivers' ` +
+          "verifying libraries read: hookline signs with webhook-id, webhook-timestamp and " +
+          "webhook-signature; choose another name",
+        type: "header_reserved",
+      });
+    } else if (value !== null && RESERVED_HEADERS.has(lower)) {
       problems.push({
         loc,
         msg: `"${name}" is set by hookline and cannot be overridden`,
