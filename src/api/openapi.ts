@@ -3,6 +3,7 @@
  * (schemas come from the zod schemas that validate them), so every route is documented as served.
  */
 import { z } from "zod";
+import { accessOf } from "./auth.js";
 import type { RouteDef } from "./route.js";
 
 type Json = Record<string, unknown>;
@@ -81,6 +82,10 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): J
         : { description: doc.description };
     }
     if (!route.public) responses["401"] = { description: "Missing or wrong admin token" };
+    // Routes of `app` and `any` access answer another application's token 404, not 403 (auth.ts).
+    if (accessOf(route) === "admin") {
+      responses["403"] = { description: "An application's token: this route needs an admin token" };
+    }
     const operation: Json = {
       operationId: route.operationId,
       summary: route.summary,
