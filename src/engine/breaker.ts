@@ -11,11 +11,24 @@ export interface CircuitSnapshot {
   reason: string | null;
   nextProbeAt: number | null;
   reopenCount: number;
+  /**
+   * When the circuit opened from closed: the start of the run of failures that its reopenings
+   * (each of which moves `since` on) and half-open trials continue. Null while closed, and for a
+   * circuit stored before hookline kept it whose opening is no longer known (absent: the same).
+   */
+  openedAt?: number | null;
 }
 
 /** The circuit of an endpoint none was ever stored for: it never opened, closed since `madeAt`. */
 export function neverOpened(madeAt: number): CircuitSnapshot {
-  return { state: "closed", since: madeAt, reason: null, nextProbeAt: null, reopenCount: 0 };
+  return {
+    state: "closed",
+    since: madeAt,
+    reason: null,
+    nextProbeAt: null,
+    reopenCount: 0,
+    openedAt: null,
+  };
 }
 
 /** Thresholds and waits of a circuit breaker (milliseconds). */
@@ -61,6 +74,7 @@ export class CircuitBreaker {
   private reason: string | null;
   private nextProbeAt: number | null;
   private reopenCount: number;
+  private openedAt: number | null;
   // Times of the current run of failures (at most consecutiveFailures) and of recent
   // failures (at most windowFailures): both bounded, whatever the failure rate.
   private streak: number[] = [];
@@ -80,6 +94,7 @@ export class CircuitBreaker {
     this.reason = initial?.reason ?? null;
     this.nextProbeAt = initial?.nextProbeAt ?? null;
     this.reopenCount = initial?.reopenCount ?? 0;
+    this.openedAt = initial?.openedAt ?? null;
     if (this.state === "open" && this.nextProbeAt === null) this.nextProbeAt = this.since;
   }
 
@@ -91,6 +106,7 @@ export class CircuitBreaker {
       reason: this.reason,
       nextProbeAt: this.nextProbeAt,
       reopenCount: this.reopenCount,
+      openedAt: this.openedAt,
     };
   }
 
@@ -167,6 +183,7 @@ export class CircuitBreaker {
         this.halfOpenWins++;
         if (this.halfOpenWins < this.settings.halfOpenSuccesses) return null;
         this.reopenCount = 0;
+        this.openedAt = null;
         this.streak = [];
         this.recent = [];
         return this.move("closed", `${this.halfOpenWins} successes while half-open`, null);
@@ -246,6 +263,7 @@ export class CircuitBreaker {
     this.streak = [];
     this.recent = [];
     this.reopenCount = 0;
+    this.openedAt = now;
     this.probeOutstanding = false;
     const next = laterOfWaitAndRetryAfter(now + s.probeDelayMs, notBefore);
     return this.move("open", `${why}; last: ${reason}${putOff(next.asked)}`, next.at);

@@ -226,6 +226,7 @@ export function rowMappers({ json, bool }: RowDecoders) {
       reason: str(r.reason),
       nextProbeAt: num(r.next_probe_at),
       reopenCount: Number(r.reopen_count),
+      openedAt: num(r.opened_at),
     };
   }
 

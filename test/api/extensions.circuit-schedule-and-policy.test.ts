@@ -41,6 +41,7 @@ describe("hookline's extension fields and paths", () => {
         reason: "5 consecutive failures",
         nextProbeAt: t0 + 300_000,
         reopenCount: 0,
+        openedAt: t0,
       },
       { from: "closed", to: "open", at: t0, reason: "5 consecutive failures" },
     );
@@ -52,6 +53,7 @@ describe("hookline's extension fields and paths", () => {
         reason: "probe succeeded",
         nextProbeAt: null,
         reopenCount: 0,
+        openedAt: t0,
       },
       { from: "open", to: "half-open", at: t0 + 300_000, reason: "probe succeeded" },
     );
@@ -62,6 +64,7 @@ describe("hookline's extension fields and paths", () => {
       reason: "probe succeeded",
       nextProbeAt: null,
       reopenCount: 0,
+      openedAt: "2030-01-01T00:00:00.000Z",
       transitions: [
         {
           from: "open",

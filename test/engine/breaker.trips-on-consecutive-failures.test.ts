@@ -23,6 +23,7 @@ describe("the breaker trips on consecutive failures", () => {
       reason: t?.reason,
       nextProbeAt: clock.t + 5 * 60_000,
       reopenCount: 0,
+      openedAt: clock.t,
     });
   });
 

@@ -168,6 +168,60 @@ describe("postgres migrations", () => {
     }
   });
 
+  it("migration 18 takes when a circuit not closed opened from its transitions, where kept", async () => {
+    const pool = aPool();
+    try {
+      await migrate(
+        pool,
+        schema,
+        MIGRATIONS.filter((m) => m.version <= 17),
+      );
+      const circuit = (id: string, state: string, since: number, reopens: number) =>
+        pool.query(
+          `INSERT INTO ${schema}.circuits (endpoint_id, state, since, reason, next_probe_at,
+            reopen_count) VALUES ($1, $2, $3, 'r', NULL, $4)`,
+          [id, state, since, reopens],
+        );
+      const step = (id: string, from: string, to: string, at: number) =>
+        pool.query(
+          `INSERT INTO ${schema}.circuit_transitions (endpoint_id, from_state, to_state, at,
+            reason) VALUES ($1, $2, $3, $4, 'r')`,
+          [id, from, to, at],
+        );
+      // Opened, closed, opened again at 1000 and reopened twice since.
+      await circuit("ep_reopened", "open", 3000, 2);
+      await step("ep_reopened", "closed", "open", 500);
+      await step("ep_reopened", "half-open", "closed", 800);
+      await step("ep_reopened", "closed", "open", 1000);
+      await step("ep_reopened", "open", "open", 2000);
+      await step("ep_reopened", "open", "open", 3000);
+      // Half-open after opening at 1500.
+      await circuit("ep_trial", "half-open", 1600, 0);
+      await step("ep_trial", "closed", "open", 1500);
+      await step("ep_trial", "open", "half-open", 1600);
+      // Its opening pruned by retention: not known.
+      await circuit("ep_pruned", "open", 4000, 5);
+      await step("ep_pruned", "open", "open", 4000);
+      // Closed: none.
+      await circuit("ep_closed", "closed", 900, 0);
+      await step("ep_closed", "closed", "open", 100);
+      await step("ep_closed", "half-open", "closed", 900);
+      await migrate(pool, schema);
+      const read = await pool.query(
+        `SELECT endpoint_id, opened_at::int AS opened_at FROM ${schema}.circuits
+        ORDER BY endpoint_id`,
+      );
+      expect(read.rows).toEqual([
+        { endpoint_id: "ep_closed", opened_at: null },
+        { endpoint_id: "ep_pruned", opened_at: null },
+        { endpoint_id: "ep_reopened", opened_at: 1000 },
+        { endpoint_id: "ep_trial", opened_at: 1500 },
+      ]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("migrations raced from several pools on an empty schema are applied exactly once in total", async () => {
     const pools = [aPool(), aPool(), aPool(), aPool()];
     try {

@@ -142,6 +142,49 @@ describe("sqlite migrations", () => {
     }
   });
 
+  it("migration 17 takes when a circuit not closed opened from its transitions, where kept", async () => {
+    const db = new Database(path);
+    try {
+      migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version <= 16),
+      );
+      const circuit = db.prepare(`INSERT INTO circuits (endpoint_id, state, since, reason,
+        next_probe_at, reopen_count) VALUES (?, ?, ?, 'r', NULL, ?)`);
+      const step = db.prepare(`INSERT INTO circuit_transitions (endpoint_id, from_state, to_state,
+        at, reason) VALUES (?, ?, ?, ?, 'r')`);
+      // Opened, closed, opened again at 1000 and reopened twice since.
+      circuit.run("ep_reopened", "open", 3000, 2);
+      step.run("ep_reopened", "closed", "open", 500);
+      step.run("ep_reopened", "half-open", "closed", 800);
+      step.run("ep_reopened", "closed", "open", 1000);
+      step.run("ep_reopened", "open", "open", 2000);
+      step.run("ep_reopened", "open", "open", 3000);
+      // Half-open after opening at 1500.
+      circuit.run("ep_trial", "half-open", 1600, 0);
+      step.run("ep_trial", "closed", "open", 1500);
+      step.run("ep_trial", "open", "half-open", 1600);
+      // Its opening pruned by retention: not known.
+      circuit.run("ep_pruned", "open", 4000, 5);
+      step.run("ep_pruned", "open", "open", 4000);
+      // Closed: none.
+      circuit.run("ep_closed", "closed", 900, 0);
+      step.run("ep_closed", "closed", "open", 100);
+      step.run("ep_closed", "half-open", "closed", 900);
+      migrate(db, MIGRATIONS);
+      expect(
+        db.prepare("SELECT endpoint_id, opened_at FROM circuits ORDER BY endpoint_id").all(),
+      ).toEqual([
+        { endpoint_id: "ep_closed", opened_at: null },
+        { endpoint_id: "ep_pruned", opened_at: null },
+        { endpoint_id: "ep_reopened", opened_at: 1000 },
+        { endpoint_id: "ep_trial", opened_at: 1500 },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
   it("stores opened at once by several processes on one new file all start", async () => {
     const script = `
 const { SqliteStore } = await import(${JSON.stringify(STORE_MODULE)});

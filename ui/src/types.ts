@@ -67,6 +67,8 @@ export interface Circuit {
   reason: string | null;
   nextProbeAt: string | null;
   reopenCount: number;
+  /** When the circuit opened from closed, which its reopenings leave; null while closed. */
+  openedAt: string | null;
   transitions: { from: CircuitState; to: CircuitState; at: string; reason: string }[];
 }
 

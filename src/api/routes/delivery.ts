@@ -37,6 +37,11 @@ const CircuitOut = z.object({
   reason: z.string().nullable(),
   nextProbeAt: Timestamp.nullable(),
   reopenCount: z.int(),
+  openedAt: Timestamp.nullable().describe(
+    "When the circuit opened from closed, which its reopenings (each moving `since` on) and " +
+      "half-open trials leave as it was: since when the endpoint has been failing. Null while " +
+      "closed, and for a circuit opened before hookline kept it whose opening is pruned",
+  ),
   transitions: z.array(
     z.object({ from: CircuitState, to: CircuitState, at: Timestamp, reason: z.string() }),
   ),
@@ -107,6 +112,7 @@ export function deliveryRoutes(deps: ApiDeps): RouteDef[] {
         return ok({
           ...circuitOut(circuit),
           reopenCount: circuit.reopenCount,
+          openedAt: iso(circuit.openedAt ?? null),
           transitions: transitions.map((t) => ({
             from: t.from,
             to: t.to,

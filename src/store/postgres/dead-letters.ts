@@ -343,6 +343,7 @@ export class DeadLetters {
               reason: r.circuit_reason,
               next_probe_at: r.circuit_next_probe_at,
               reopen_count: r.circuit_reopen_count,
+              opened_at: r.circuit_opened_at,
             }),
       depth: Number(r.depth),
       overflowed: Number(r.dlq_overflowed ?? 0),

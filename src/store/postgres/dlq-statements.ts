@@ -98,6 +98,7 @@ export const DEAD_LETTERS = {
   summary: `SELECT g.*, s.last_success_at, s.dlq_overflowed, s.dlq_last_overflow_at,
       c.state AS circuit_state, c.since AS circuit_since, c.reason AS circuit_reason,
       c.next_probe_at AS circuit_next_probe_at, c.reopen_count AS circuit_reopen_count,
+      c.opened_at AS circuit_opened_at,
       coalesce(dd.open, 0) AS depth
     FROM (SELECT app_id, endpoint_id, failure_class,
         count(*) FILTER (WHERE state = 'open') AS open,

@@ -21,7 +21,15 @@ export class History {
     c: CircuitRecord,
     transition: CircuitTransition | null,
   ): Promise<void> {
-    const snapshot = [endpointId, c.state, c.since, c.reason, c.nextProbeAt, c.reopenCount];
+    const snapshot = [
+      endpointId,
+      c.state,
+      c.since,
+      c.reason,
+      c.nextProbeAt,
+      c.reopenCount,
+      c.openedAt ?? null,
+    ];
     if (!transition) {
       await exec(this.pool, S.saveCircuit, snapshot);
       return;

@@ -414,10 +414,10 @@ export const DELIVERIES = {
 /** Circuits, endpoint stats and attempts as the API and dashboard read them. */
 export const HISTORY = {
   saveCircuit: `INSERT INTO circuits (endpoint_id, state, since, reason, next_probe_at,
-      reopen_count) VALUES ($1, $2, $3, $4, $5, $6)
+      reopen_count, opened_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
     ON CONFLICT (endpoint_id) DO UPDATE SET state = excluded.state, since = excluded.since,
       reason = excluded.reason, next_probe_at = excluded.next_probe_at,
-      reopen_count = excluded.reopen_count`,
+      reopen_count = excluded.reopen_count, opened_at = excluded.opened_at`,
   insertTransition: `INSERT INTO circuit_transitions (endpoint_id, from_state, to_state, at, reason)
     VALUES ($1, $2, $3, $4, $5)`,
   getCircuit: "SELECT * FROM circuits WHERE endpoint_id = $1",

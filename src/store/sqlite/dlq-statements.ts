@@ -92,6 +92,7 @@ export function prepareDeadLetters(db: Db) {
     summary: p(`SELECT g.*, s.last_success_at, s.dlq_overflowed, s.dlq_last_overflow_at,
         c.state AS circuit_state, c.since AS circuit_since, c.reason AS circuit_reason,
         c.next_probe_at AS circuit_next_probe_at, c.reopen_count AS circuit_reopen_count,
+        c.opened_at AS circuit_opened_at,
         coalesce(dd.open, 0) AS depth
       FROM (SELECT app_id, endpoint_id, failure_class,
           sum(state = 'open') AS open, sum(state = 'replaying') AS replaying,

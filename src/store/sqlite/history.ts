@@ -27,6 +27,7 @@ export class History {
         reason: c.reason,
         probe: c.nextProbeAt,
         reopen: c.reopenCount,
+        opened: c.openedAt ?? null,
       });
       if (transition) {
         this.s.insertTransition.run(

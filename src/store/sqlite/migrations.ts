@@ -456,4 +456,19 @@ CREATE INDEX dead_letter_overflow_by_message ON dead_letter_overflow (message_id
 CREATE INDEX attempts_failed_by_endpoint ON attempts (endpoint_id, id) WHERE outcome <> 'success';
 `,
   },
+  {
+    version: 17,
+    name: "when a circuit opened",
+    sql: `
+-- When the circuit opened from closed: the start of the run of failures that its reopenings
+-- continue, each moving \`since\` on, so that an endpoint's page says since when it has been
+-- failing. NULL while closed. A circuit not closed takes its latest opening among its transitions;
+-- one whose opening retention pruned stays NULL (not known).
+ALTER TABLE circuits ADD COLUMN opened_at INTEGER;
+UPDATE circuits SET opened_at = (SELECT t.at FROM circuit_transitions t
+    WHERE t.endpoint_id = circuits.endpoint_id AND t.from_state = 'closed' AND t.to_state = 'open'
+    ORDER BY t.seq DESC LIMIT 1)
+  WHERE state <> 'closed';
+`,
+  },
 ];

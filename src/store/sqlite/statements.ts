@@ -279,9 +279,9 @@ function prepareHistory(db: Db) {
   const p = (sql: string): Statement => db.prepare(sql);
   return {
     saveCircuit: p(`INSERT INTO circuits (endpoint_id, state, since, reason, next_probe_at,
-      reopen_count) VALUES (@id, @state, @since, @reason, @probe, @reopen)
+      reopen_count, opened_at) VALUES (@id, @state, @since, @reason, @probe, @reopen, @opened)
       ON CONFLICT (endpoint_id) DO UPDATE SET state = @state, since = @since, reason = @reason,
-        next_probe_at = @probe, reopen_count = @reopen`),
+        next_probe_at = @probe, reopen_count = @reopen, opened_at = @opened`),
     insertTransition: p(`INSERT INTO circuit_transitions (endpoint_id, from_state, to_state, at,
       reason) VALUES (?, ?, ?, ?, ?)`),
     getCircuit: p("SELECT * FROM circuits WHERE endpoint_id = ?"),

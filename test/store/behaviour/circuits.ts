@@ -10,6 +10,7 @@ const OPEN: CircuitRecord = {
   reason: "5 consecutive failures",
   nextProbeAt: T0 + 5 * MINUTE,
   reopenCount: 1,
+  openedAt: T0 - 5 * MINUTE,
 };
 
 const HALF_OPEN: CircuitRecord = {
@@ -18,6 +19,7 @@ const HALF_OPEN: CircuitRecord = {
   reason: null,
   nextProbeAt: null,
   reopenCount: 1,
+  openedAt: T0 - 5 * MINUTE,
 };
 
 function transition(from: CircuitTransition["from"], to: CircuitTransition["to"], at: number) {
@@ -41,6 +43,24 @@ export function circuitBehaviour(t: StoreUnderTest): void {
       await t.store.saveCircuit(a, HALF_OPEN, transition("open", "half-open", T0 + 5 * MINUTE));
       expect(await t.store.getCircuit(a)).toEqual(HALF_OPEN);
       expect(await t.store.getCircuit(b)).toEqual(HALF_OPEN);
+    });
+
+    it("keeps when the circuit opened apart from its last change, and none once it closed", async () => {
+      const { endpoints } = await seedApp(t.store, [{}, {}]);
+      const [a, b] = endpoints.map((e) => e.id) as [string, string];
+      // Reopened twice since it opened: `since` is the last reopening.
+      const reopened = { ...OPEN, since: T0 + HOUR, reopenCount: 2, openedAt: T0 };
+      await t.store.saveCircuit(a, reopened, transition("open", "open", T0 + HOUR));
+      const closed = { ...reopened, state: "closed" as const, since: T0 + 2 * HOUR };
+      await t.store.saveCircuit(b, reopened, null);
+      await t.store.saveCircuit(b, { ...closed, reopenCount: 0, openedAt: null }, null);
+
+      expect(await t.store.getCircuit(a)).toEqual(reopened);
+      expect((await t.store.getCircuits([a])).get(a)).toEqual(reopened);
+      expect((await t.store.getEndpointsHealth([a])).get(a)!.circuit).toEqual(reopened);
+      const unclosed = await t.store.listUnclosedCircuits(100);
+      expect(unclosed.find((r) => r.endpointId === a)!.circuit).toEqual(reopened);
+      expect((await t.store.getCircuit(b))!.openedAt).toBeNull();
     });
 
     it("reads several endpoints' circuits and stats at once, as one by one", async () => {

@@ -341,7 +341,12 @@ export function claimingBehaviour(t: StoreUnderTest): void {
 
   describe("bringProbeForward", () => {
     const probeAt = T0 + HOUR;
-    const open = { state: "open" as const, since: T0, reason: "5 consecutive failures" };
+    const open = {
+      state: "open" as const,
+      since: T0,
+      reason: "5 consecutive failures",
+      openedAt: T0 - HOUR,
+    };
 
     it("moves an open circuit's probe, and the deliveries held for it, to `at`", async () => {
       const { app, endpoints } = await seedApp(t.store, [{ channels: ["p"] }, { channels: ["q"] }]);

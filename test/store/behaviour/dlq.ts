@@ -489,7 +489,14 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
       await replayClaimed(t.store, old, T0 + HOUR);
       await t.store.saveCircuit(
         e2,
-        { state: "open", since: T0, reason: "down", nextProbeAt: T0 + HOUR, reopenCount: 1 },
+        {
+          state: "open",
+          since: T0,
+          reason: "down",
+          nextProbeAt: T0 + HOUR,
+          reopenCount: 1,
+          openedAt: T0 - HOUR,
+        },
         null,
       );
       const other = await seedApp(t.store);
@@ -505,7 +512,11 @@ export function deadLetterBehaviour(t: StoreUnderTest): void {
           replaying: 1,
           oldestAt: T0 + SECOND,
           lastSuccessAt: null,
-          circuit: expect.objectContaining({ state: "open", nextProbeAt: T0 + HOUR }),
+          circuit: expect.objectContaining({
+            state: "open",
+            nextProbeAt: T0 + HOUR,
+            openedAt: T0 - HOUR,
+          }),
           depth: 2,
           overflowed: 0,
           lastOverflowAt: null,

@@ -240,6 +240,7 @@ export function pruningBehaviour(t: StoreUnderTest): void {
         reason: "failing",
         nextProbeAt: T0 + HOUR,
         reopenCount: 1,
+        openedAt: T0 - HOUR,
       };
       // A receiver that stays down: its circuit opens and probes again and again.
       for (let i = 0; i < 6; i++) {

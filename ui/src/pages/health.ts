@@ -15,8 +15,9 @@ export const circuitBadge = (state: CircuitState): HTMLElement =>
   h("span", { class: `badge circuit-${state}` }, `Circuit ${WORDS[state]}`);
 
 /**
- * The banner shown while the circuit is not closed: why, since when, and when the next probe runs,
- * counted down from the probe's time as the page updates.
+ * The banner shown while the circuit is not closed: since when the endpoint has been failing, why,
+ * since when the circuit is as it is, and when the next probe runs, counted down from the probe's
+ * time as the page updates.
  */
 export function circuitBanner(c: Circuit): HTMLElement | null {
   if (c.state === "closed") return null;
@@ -25,6 +26,9 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
       ? "Deliveries to this endpoint are paused after repeated failures (circuit open)."
       : "The probe got through: a few deliveries at a time test this endpoint before the rest " +
         "resume (circuit half-open).";
+  // Each reopening moves `since` on: when the circuit opened is since when the endpoint has been
+  // failing, what its owner matches against their own server's logs. Said when it is not `since`.
+  const opened = c.openedAt !== null && c.openedAt !== c.since ? c.openedAt : null;
   return h(
     "div",
     { class: `banner circuit-${c.state}`, role: "alert", "data-testid": "circuit-banner" },
@@ -32,6 +36,13 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
     h(
       "p",
       {},
+      opened
+        ? [
+            `Failing ${c.state === "open" ? "since" : "from"} ${time(opened)} (`,
+            ago(opened, { exactBeside: true }),
+            c.state === "open" ? "), when the circuit opened. " : ") until the probe got through. ",
+          ]
+        : "",
       // The reason names no wait (the API leaves out one an older hookline wrote in it): the
       // banner's own, counted down from the probe's time, is the only one it says.
       `Why: ${unitsKept(failureWords(c.reason ?? "repeated failures"))}. Since ${time(c.since)} (`,
