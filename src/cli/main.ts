@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 /** The `hookline` command. Only this entry point reads the environment. */
 import { Command, Option } from "commander";
-import { destination, type DestinationStream } from "pino";
 import { createHookline, revokedAdminToken, type BoundAddress, type Hookline } from "../app.js";
 import { resolveConfig, unknownIn, type Config } from "../config.js";
 import { HooklineError, StoreUnavailableError } from "../errors.js";
@@ -10,6 +9,7 @@ import { describeUnknown } from "../unknown-settings.js";
 import { dlqCommand, type CliIo } from "./dlq.js";
 import { keysCommand } from "./keys.js";
 import { EXIT_CODE_OF, onStopSignals, type StopCleanly, type StopSignal } from "./signals.js";
+import { stdoutLog, type StdoutLog } from "./stdout-log.js";
 import { storeCommand } from "./store.js";
 import { drillCommand } from "./drill.js";
 import { VERSION } from "../version.js";
@@ -36,6 +36,9 @@ const io: CliIo = {
 /** Lines to print after the error if the command fails (see serve). */
 const afterFailure: string[] = [];
 
+/** serve's log, once made: a failure's exit lets its last lines be written first. */
+let serveLog: StdoutLog | null = null;
+
 const program = new Command();
 program.name("hookline").description("Self-hostable webhook delivery service").version(VERSION);
 
@@ -61,12 +64,13 @@ program
     // A misspelt setting is often why start-up fails (HOOKLINE_PROT leaves the default port, in
     // use): the warnings the banner would show come after the failure instead.
     afterFailure.push(...config.unknownSettings.map((u) => `WARNING: ${describeUnknown(u)}`));
-    const hookline = createHookline(config, { logDestination: stdoutLog() });
+    serveLog = stdoutLog();
+    const hookline = createHookline(config, { logDestination: serveLog.stream });
     // Before start: it delivers before the banner is printed, and a signal with no handler yet
     // (a service manager's stop, a restart loop) ended the process without finishing what was in
     // flight, without a word, and left a worker's place in the fleet to be reaped.
     const starting = hookline.start();
-    const signals = onSignals(hookline, starting);
+    const signals = onSignals(hookline, starting, serveLog);
     await starting;
     afterFailure.length = 0;
     // Stopped while starting: the stop speaks for itself, with no banner saying it runs.
@@ -178,40 +182,6 @@ function whereDataIs(config: Readonly<Config>): string {
 }
 
 /**
- * Log lines on stdout, as pino writes them by default, that stop once stdout fails for good. pino
- * stops so on EPIPE only; a terminal that was closed answers EIO, which pino throws (ending a stop
- * half-way) and then retries forever at exit, leaving the process hung with its port held.
- *
- * A log file on a full disk (or past its size limit) fails only until there is room, which is
- * when the operator reads it: the stream keeps the lines (up to LOG_BUFFER_BYTES; later ones are
- * dropped) and writes them with the next line once a write works. Until one does, exit does not
- * wait for room: it would retry those lines every 100 ms, hung as above.
- */
-const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
-const UNTIL_THERE_IS_ROOM = new Set(["ENOSPC", "EDQUOT", "EFBIG"]);
-
-function stdoutLog(): DestinationStream {
-  const stream = destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_BYTES });
-  const flushSync = stream.flushSync.bind(stream);
-  const noop = () => true;
-  let waitingForRoom = false;
-  stream.on("error", (err: NodeJS.ErrnoException) => {
-    if (UNTIL_THERE_IS_ROOM.has(err.code ?? "")) {
-      if (waitingForRoom) return;
-      waitingForRoom = true;
-      stream.flushSync = noop;
-      stream.once("write", () => {
-        waitingForRoom = false;
-        stream.flushSync = flushSync;
-      });
-      return;
-    }
-    Object.assign(stream, { write: noop, end: noop, flushSync: noop, destroy: noop });
-  });
-  return stream;
-}
-
-/**
  * SIGTERM, SIGINT or SIGHUP (the terminal closed): stop taking work, finish what is in flight
  * (bounded), then exit. A second signal while stopping (Ctrl-C again) exits at once: what was in
  * flight is still claimed in the store and is sent again after restart. Not one within a second of
@@ -225,23 +195,35 @@ const REPEAT_IGNORED_MS = 1_000;
  * process as an unhandled one does (nothing is taken yet, and waiting for another process's
  * migration has no bound); one once start takes work lets start end, then stops as above.
  */
-function onSignals(hookline: Hookline, starting: Promise<void>): { stopping(): boolean } {
+function onSignals(
+  hookline: Hookline,
+  starting: Promise<void>,
+  log: StdoutLog,
+): { stopping(): boolean } {
   const { logger } = hookline;
   let stopping = false;
   let firstAt = 0;
+  let exitingWith: number | null = null;
+  const exit = (code: number) => {
+    exitingWith = code;
+    log.end(() => process.exit(code));
+  };
   const shutdown = (signal: StopSignal) => {
     if (stopping && performance.now() - firstAt < REPEAT_IGNORED_MS) return;
+    // Stopped, and waiting for its last log lines: nothing is left to give up.
+    if (exitingWith !== null) process.exit(exitingWith);
     if (stopping) {
       logger.warn(
         { signal },
         "stopping at once: requests in flight are given up; their deliveries are sent again after restart",
       );
-      process.exit(1);
+      exit(1);
+      return;
     }
     if (!hookline.storeReady) {
       process.stderr.write(`hookline: stopped by ${signal} while opening the store\n`);
       forget();
-      process.kill(process.pid, signal);
+      log.end(() => process.kill(process.pid, signal));
       return;
     }
     stopping = true;
@@ -257,7 +239,7 @@ function onSignals(hookline: Hookline, starting: Promise<void>): { stopping(): b
             // Said, so a log that ends here tells a finished stop from one cut short (SIGKILL
             // after a service manager's stop timeout), which otherwise read the same.
             logger.info({ stoppingMs: Math.round(performance.now() - firstAt) }, "stopped");
-            process.exit(0);
+            exit(0);
           },
           (err: unknown) => {
             // The work has stopped; only telling the database so failed. A stack trace there
@@ -265,7 +247,7 @@ function onSignals(hookline: Hookline, starting: Promise<void>): { stopping(): b
             if (err instanceof StoreUnavailableError) {
               logger.warn({ reason: err.message }, stoppedUntold(hookline.config));
             } else logger.error({ err }, "stopping failed");
-            process.exit(1);
+            exit(1);
           },
         ),
       () => undefined,
@@ -352,5 +334,7 @@ program.parseAsync(process.argv).catch((err: unknown) => {
     );
   }
   for (const line of afterFailure) process.stderr.write(`hookline: ${line}\n`);
-  process.exit(1);
+  const exit = () => process.exit(1);
+  if (serveLog) serveLog.end(exit);
+  else exit();
 });
