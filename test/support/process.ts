@@ -40,8 +40,10 @@ export function spawnServe(
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  // 'close', not 'exit': the process may have ended before its last output was read, and a test
+  // reading output() once it has exited must see all of it.
   const exited = new Promise<number | string>((resolve) =>
-    child.on("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
+    child.on("close", (code, signal) => resolve(code ?? signal ?? "unknown")),
   );
   return { child, exited, output: () => out };
 }
