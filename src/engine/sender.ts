@@ -6,6 +6,7 @@ import { Agent, buildConnector, type Dispatcher } from "undici";
 import { readingBeforeWriteFails } from "./answer-before-write-error.js";
 import { boundingAnswers } from "./bounded-answer.js";
 import { guardedConnector, type ExemptTargets } from "./guarded-connect.js";
+import { endedAConnection, rememberingConnectionErrors } from "./lost-idle-connection.js";
 import type { TransportErrorClass } from "./outcome.js";
 import { TIMEOUT_RANGE } from "./policy.js";
 import { readingPastContinue } from "./unasked-continue.js";
@@ -94,12 +95,14 @@ export class HttpSender implements Sender {
       connections: null,
       pipelining: 1,
       maxHeaderSize: MAX_HEADER_BYTES,
-      connect: readingBeforeWriteFails(
-        readingPastContinue(
-          boundingAnswers(
-            options.refusePrivateTargets
-              ? guardedConnector(CONNECT_TIMEOUT_MS, options.exemptTargets)
-              : buildConnector({ timeout: CONNECT_TIMEOUT_MS }),
+      connect: rememberingConnectionErrors(
+        readingBeforeWriteFails(
+          readingPastContinue(
+            boundingAnswers(
+              options.refusePrivateTargets
+                ? guardedConnector(CONNECT_TIMEOUT_MS, options.exemptTargets)
+                : buildConnector({ timeout: CONNECT_TIMEOUT_MS }),
+            ),
           ),
         ),
       ),
@@ -111,21 +114,18 @@ export class HttpSender implements Sender {
   // delivery.
   send(req: SendRequest): Promise<SendResult> {
     return new Promise((resolve) => {
-      const exchange = new Exchange(req.url, req.timeoutMs, this.maxBytes, resolve);
+      const exchange = new Exchange(req.url, req.timeoutMs, this.maxBytes, resolve, this.agent);
       try {
         const target = splitUrl(req.url);
-        this.agent.dispatch(
-          {
-            origin: target.origin,
-            path: target.path,
-            method: "POST",
-            headers: req.headers,
-            body: req.body,
-            headersTimeout: req.timeoutMs,
-            bodyTimeout: req.timeoutMs,
-          },
-          exchange,
-        );
+        exchange.dispatch({
+          origin: target.origin,
+          path: target.path,
+          method: "POST",
+          headers: req.headers,
+          body: req.body,
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
+        });
       } catch (err) {
         // A URL or header undici will not take: a result like any other failure, never a throw.
         exchange.fail(err);
@@ -162,14 +162,24 @@ class Exchange implements Dispatcher.DispatchHandler {
   private settled = false;
   private timedOut = false;
   private readonly timer: NodeJS.Timeout;
+  private options: Dispatcher.DispatchOptions | null = null;
+  /** Sent again already, having waited on a connection that was lost (see `waitedOnLost`). */
+  private sentAgain = false;
 
   constructor(
     private readonly url: string,
     private readonly timeoutMs: number,
     private readonly max: number,
     private readonly resolve: (r: SendResult) => void,
+    private readonly agent: Agent,
   ) {
     this.timer = setTimeout(() => this.expire(), timeoutMs);
+  }
+
+  /** Hands the request to undici; its options are kept in case it must go again. */
+  dispatch(options: Dispatcher.DispatchOptions): void {
+    this.options = options;
+    this.agent.dispatch(options, this);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -212,7 +222,29 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
     if (this.status !== null) this.answer();
+    else if (this.waitedOnLost(err)) process.nextTick(sendAgain, this);
     else this.fail(err);
+  }
+
+  /**
+   * Whether this request failed unwritten, waiting on a kept-alive connection that ended (see
+   * lost-idle-connection.ts): undici starts a request (onRequestStart) as it writes it. The
+   * receiver never saw it, so it goes again, once, on another connection, within its deadline.
+   */
+  private waitedOnLost(err: Error): boolean {
+    if (this.controller || this.sentAgain || this.settled || !endedAConnection(err)) return false;
+    this.sentAgain = true;
+    return true;
+  }
+
+  /** Sends the request again (see `waitedOnLost`), a tick later: undici is still failing its queue. */
+  resend(): void {
+    if (this.settled) return; // its deadline passed meanwhile
+    try {
+      this.agent.dispatch(this.options!, this);
+    } catch (err) {
+      this.fail(err);
+    }
   }
 
   fail(err: unknown): void {
@@ -255,6 +287,10 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.chunks = [];
     this.resolve(result);
   }
+}
+
+function sendAgain(exchange: Exchange): void {
+  exchange.resend();
 }
 
 /** Longest redirect target kept, in characters: a URL, not a body. */
