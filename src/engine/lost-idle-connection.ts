@@ -8,34 +8,63 @@
  * recorded as `connection_reset` (retried, counted toward the circuit breaker), a request the
  * receiver never saw.
  *
- * An error emitted by a connection already made is remembered here; the sender sends a request
- * again, on another connection, when it failed with one before undici started writing it
- * (sender.ts). Errors made while connecting reach undici through the connector's callback, not
- * the socket: a receiver refusing connections still fails the attempt as before.
+ * A request can also be queued behind the body of the one before, which the receiver answered
+ * before reading it: its writing still under way, the connection is kept alive all the same, and
+ * the reset ends it with the next request's bytes not yet handed to the kernel.
+ *
+ * An error that ends a connection already made is remembered here, with whether a request was
+ * left unwritten; the sender sends a request again, once, on another connection, when it failed
+ * with one before any of it was written (sender.ts). Errors made while connecting reach undici
+ * through the connector's callback, not the socket: a receiver refusing connections still fails
+ * the attempt as before.
  */
 import type { Socket } from "node:net";
 import type { buildConnector } from "undici";
 
-/** Errors emitted by connections once made; weak, so each goes with its request. */
-const afterConnecting = new WeakSet<Error>();
+/** Errors that ended connections once made; weak, so each goes with its request. */
+const endedConnections = new WeakSet<Error>();
+/** Of those, errors that ended a connection with a request head not yet handed to the kernel. */
+const leftUnwritten = new WeakSet<Error>();
 
-/** Wraps an undici connector so errors of the connections it makes are known as such. */
+/** Wraps an undici connector so errors that end the connections it makes are known as such. */
 export function rememberingConnectionErrors(
   connect: buildConnector.connector,
 ): buildConnector.connector {
   return (options, callback) =>
     connect(options, (...args) => {
-      // Ahead of undici's own listener, which fails the queued requests with it.
-      if (args[1]) (args[1] as Socket).prependListener("error", remember);
+      if (args[1]) rememberEnding(args[1] as Socket);
       callback(...args);
     });
 }
 
-function remember(error: unknown): void {
-  if (error instanceof Error) afterConnecting.add(error);
+/**
+ * Every error that ends a connection passes through `destroy`, a read's and a write's as
+ * undici's own, and before its 'error' event, which fails the requests: there, what the socket
+ * still buffers is known. A request head (undici writes heads as strings, bodies as Buffers)
+ * buffered there was queued behind a body still being written, and never sent.
+ */
+/** Writable's own view of what it holds unwritten (not in Node's types). */
+interface Buffered {
+  writableBuffer: { chunk: unknown }[];
 }
 
-/** Whether `error` ended a connection that had been made (not the making of one). */
-export function endedAConnection(error: unknown): boolean {
-  return error instanceof Error && afterConnecting.has(error);
+function rememberEnding(socket: Socket): void {
+  const destroy = socket.destroy;
+  socket.destroy = function (this: Socket, error?: Error) {
+    if (error instanceof Error && !this.destroyed) {
+      endedConnections.add(error);
+      const buffered = (this as unknown as Buffered).writableBuffer;
+      if (buffered.some((b) => typeof b.chunk === "string")) leftUnwritten.add(error);
+    }
+    return destroy.call(this, error);
+  };
+}
+
+/**
+ * Whether `error` ended a connection that had been made (not the making of one) and, where the
+ * request was `started` on it by undici, before any of it was written.
+ */
+export function endedBeforeWriting(error: unknown, started: boolean): boolean {
+  if (!(error instanceof Error)) return false;
+  return started ? leftUnwritten.has(error) : endedConnections.has(error);
 }

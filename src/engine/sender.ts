@@ -6,7 +6,7 @@ import { Agent, buildConnector, type Dispatcher } from "undici";
 import { readingBeforeWriteFails } from "./answer-before-write-error.js";
 import { boundingAnswers } from "./bounded-answer.js";
 import { guardedConnector, type ExemptTargets } from "./guarded-connect.js";
-import { endedAConnection, rememberingConnectionErrors } from "./lost-idle-connection.js";
+import { endedBeforeWriting, rememberingConnectionErrors } from "./lost-idle-connection.js";
 import type { TransportErrorClass } from "./outcome.js";
 import { TIMEOUT_RANGE } from "./policy.js";
 import { readingPastContinue } from "./unasked-continue.js";
@@ -228,11 +228,14 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   /**
    * Whether this request failed unwritten, waiting on a kept-alive connection that ended (see
-   * lost-idle-connection.ts): undici starts a request (onRequestStart) as it writes it. The
-   * receiver never saw it, so it goes again, once, on another connection, within its deadline.
+   * lost-idle-connection.ts); undici starts a request (onRequestStart) as it hands it to the
+   * socket. The receiver never saw it, so it goes again, once, on another connection, within its
+   * deadline.
    */
   private waitedOnLost(err: Error): boolean {
-    if (this.controller || this.sentAgain || this.settled || !endedAConnection(err)) return false;
+    if (this.sentAgain || this.settled || !endedBeforeWriting(err, this.controller !== null)) {
+      return false;
+    }
     this.sentAgain = true;
     return true;
   }

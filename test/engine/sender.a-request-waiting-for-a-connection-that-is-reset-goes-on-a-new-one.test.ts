@@ -20,8 +20,13 @@ const REFUSAL = "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 9\r\n\r\ntoo 
 
 let sender: HttpSender | undefined;
 let server: Server | undefined;
+/** Every connection's TCP socket, in order; each request is refused, the connection kept. */
+let connections: Socket[] = [];
 afterEach(async () => {
   await sender?.close();
+  // A receiver that stopped reading does not see hookline close its connection.
+  for (const c of connections) c.destroy();
+  connections = [];
   await new Promise((r) => server?.close(r));
 });
 let trustedNoMore: (() => void) | undefined;
@@ -33,8 +38,6 @@ describe.each([
   ["TLS", "https", receiverCertificate],
 ] as const)("over %s", (_, scheme, tls) => {
   it("a request queued on a connection reset before it was written is sent on a new one", async () => {
-    // Every connection's TCP socket, in order; each request is refused, the connection kept.
-    const connections: Socket[] = [];
     server = createServer({ noDelay: true }, (raw) => {
       raw.on("error", () => {});
       connections.push(raw);
@@ -53,6 +56,37 @@ describe.each([
     // undici takes a connection back a turn of the loop after its answer.
     await new Promise((r) => setImmediate(r));
     const next = send();
+    connections[0]!.resetAndDestroy();
+    expect(await next).toMatchObject(refused);
+    expect(connections).toHaveLength(2);
+  });
+
+  it("a request queued behind a body still being written when the reset comes goes on a new one", async () => {
+    // The receiver refuses at the first bytes and reads no more: hookline's body is still being
+    // written when the answer comes, and the next request, queued on the connection kept alive,
+    // waits behind it; the reset ends the connection before any of that request was written.
+    server = createServer({ noDelay: true }, (raw) => {
+      raw.on("error", () => {});
+      connections.push(raw);
+      const socket = tls ? new TLSSocket(raw, { isServer: true, ...tls }) : raw;
+      socket.on("error", () => {});
+      socket.once("data", () => {
+        socket.pause();
+        socket.write(REFUSAL);
+      });
+    });
+    await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
+    const url = `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    sender = new HttpSender();
+    // Far more than loopback's buffers hold, so its writing is still under way.
+    const body = Buffer.alloc(32 * 1024 * 1024, "x");
+    const send = () => sender!.send({ url, headers: {}, body, timeoutMs: 5_000 });
+
+    const refused = { status: 413, error: null, snippet: "too large" };
+    expect(await send()).toMatchObject(refused);
+    await new Promise((r) => setImmediate(r));
+    const next = send();
+    await new Promise((r) => setImmediate(r));
     connections[0]!.resetAndDestroy();
     expect(await next).toMatchObject(refused);
     expect(connections).toHaveLength(2);
