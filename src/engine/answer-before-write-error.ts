@@ -16,6 +16,7 @@
  */
 import type { Socket } from "node:net";
 import type { buildConnector } from "undici";
+import { onEachSocket } from "./each-socket.js";
 
 /**
  * The longest a failed write waits for the read side to end. After a reset or a close it ends on
@@ -37,11 +38,7 @@ interface WriteHooks {
 export function readingBeforeWriteFails(
   connect: buildConnector.connector,
 ): buildConnector.connector {
-  return (options, callback) =>
-    connect(options, (...args) => {
-      if (args[1]) readFirst(args[1] as Socket);
-      callback(...args);
-    });
+  return onEachSocket(connect, readFirst);
 }
 
 function readFirst(socket: Socket): void {

@@ -8,6 +8,7 @@
  */
 import type { Socket } from "node:net";
 import type { buildConnector } from "undici";
+import { onEachSocket } from "./each-socket.js";
 
 /**
  * Far above what an answer hookline reads in full can take: 64 KiB of interim answers, 64 KiB of
@@ -17,11 +18,7 @@ export const MAX_ANSWER_BYTES = 1024 * 1024;
 
 /** Wraps an undici connector so each socket it makes drops an answer past MAX_ANSWER_BYTES. */
 export function boundingAnswers(connect: buildConnector.connector): buildConnector.connector {
-  return (options, callback) =>
-    connect(options, (...args) => {
-      if (args[1]) bound(args[1]);
-      callback(...args);
-    });
+  return onEachSocket(connect, bound);
 }
 
 /**

@@ -20,6 +20,7 @@
  */
 import type { Socket } from "node:net";
 import type { buildConnector } from "undici";
+import { onEachSocket } from "./each-socket.js";
 
 /** Errors that ended connections once made; weak, so each goes with its request. */
 const endedConnections = new WeakSet<Error>();
@@ -30,11 +31,7 @@ const leftUnwritten = new WeakSet<Error>();
 export function rememberingConnectionErrors(
   connect: buildConnector.connector,
 ): buildConnector.connector {
-  return (options, callback) =>
-    connect(options, (...args) => {
-      if (args[1]) rememberEnding(args[1] as Socket);
-      callback(...args);
-    });
+  return onEachSocket(connect, rememberEnding);
 }
 
 /**

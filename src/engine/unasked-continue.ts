@@ -13,6 +13,7 @@
  */
 import type { Socket } from "node:net";
 import type { buildConnector } from "undici";
+import { onEachSocket } from "./each-socket.js";
 
 // "HTTP/1.1 1" and "HTTP/1.0 1", byte by byte; byte 7 is the minor version. Two digits follow.
 const INTERIM = Buffer.from("HTTP/1.1 1", "latin1");
@@ -29,11 +30,7 @@ const MAX_INTERIM_BYTES = 64 * 1024;
 
 /** Wraps an undici connector so each socket it makes reads past interim answers, 100s included. */
 export function readingPastContinue(connect: buildConnector.connector): buildConnector.connector {
-  return (options, callback) =>
-    connect(options, (...args) => {
-      if (args[1]) readPastContinue(args[1]);
-      callback(...args);
-    });
+  return onEachSocket(connect, readPastContinue);
 }
 
 /**
