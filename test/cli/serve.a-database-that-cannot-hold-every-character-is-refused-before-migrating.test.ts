@@ -12,11 +12,11 @@
 import { expect, it } from "vitest";
 import { serveBuilt, spawnCli } from "../support/built-cli.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
-import { aDatabase, queryIn } from "../support/postgres.js";
+import { aDatabase, DROPS_A_DATABASE, queryIn } from "../support/postgres.js";
 import { TEST_TOKEN } from "../support/process.js";
 import { Receiver } from "../support/receiver.js";
 
-const cleanup = useCleanup();
+const cleanup = useCleanup(DROPS_A_DATABASE);
 
 /** Schemas in the database at `url` other than PostgreSQL's own and `public`. */
 async function schemasIn(url: string): Promise<unknown[]> {

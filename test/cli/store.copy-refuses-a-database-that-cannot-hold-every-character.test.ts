@@ -10,10 +10,10 @@
 import { expect, it } from "vitest";
 import { runCli } from "../support/built-cli.js";
 import { useCleanup } from "../support/cleanup.js";
-import { aDatabase, queryIn } from "../support/postgres.js";
+import { aDatabase, DROPS_A_DATABASE, queryIn } from "../support/postgres.js";
 import { aSqliteDataDir } from "../support/store-copy.js";
 
-const cleanup = useCleanup();
+const cleanup = useCleanup(DROPS_A_DATABASE);
 
 it("refuses a LATIN1 database, dry or not, and writes nothing there", async () => {
   const { dir } = await aSqliteDataDir(cleanup, { messages: 2 });

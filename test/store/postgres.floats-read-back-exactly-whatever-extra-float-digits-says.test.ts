@@ -10,11 +10,17 @@ import { expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
 import type { Store } from "../../src/store/port.js";
 import { useCleanup } from "../support/cleanup.js";
-import { aDatabase, aSharedStore, adminQuery, queryIn } from "../support/postgres.js";
+import {
+  aDatabase,
+  DROPS_A_DATABASE,
+  aSharedStore,
+  adminQuery,
+  queryIn,
+} from "../support/postgres.js";
 import { anAlert, saveAlerts, T0 } from "./behaviour/fixtures.js";
 import { aNewJob } from "./behaviour/dlq-fixtures.js";
 
-const cleanup = useCleanup();
+const cleanup = useCleanup(DROPS_A_DATABASE);
 
 /** Values a float's shortest exact text needs 16 or 17 digits for. */
 const TWO_THIRDS = 2 / 3;

@@ -10,9 +10,12 @@ export type Cleanup = (() => Promise<void>)[];
 /**
  * A {@link Cleanup} run after each test of the file, or of the `describe` it is called in: last
  * registered first, so that what was opened on something closes before that thing goes.
- * `ignoreFailures` is for tests that cut the server away on purpose, where closing may fail.
+ * `ignoreFailures` is for tests that cut the server away on purpose, where closing may fail;
+ * `timeoutMs` for steps that may wait longer than the suite's hook timeout (see `aDatabase`).
  */
-export function useCleanup(options: { ignoreFailures?: boolean } = {}): Cleanup {
+export function useCleanup(
+  options: { ignoreFailures?: boolean; timeoutMs?: number } = {},
+): Cleanup {
   const cleanup: Cleanup = [];
   afterEach(async () => {
     // Each step leaves the list before it runs, so one that fails is not run again.
@@ -21,7 +24,7 @@ export function useCleanup(options: { ignoreFailures?: boolean } = {}): Cleanup 
       if (options.ignoreFailures) await step().catch(() => undefined);
       else await step();
     }
-  });
+  }, options.timeoutMs);
   return cleanup;
 }
 

@@ -38,8 +38,16 @@ export async function adminQuery(
 }
 
 /**
+ * How long a file's cleanup may take when it drops a database of its own ({@link aDatabase}):
+ * PostgreSQL's DROP DATABASE waits for a checkpoint, and with the suite's tests writing beside it
+ * one took 30 s to sync tens of thousands of files (the suite's whole hook timeout).
+ */
+export const DROPS_A_DATABASE = { timeoutMs: 180_000 };
+
+/**
  * A database of its own on the test server, made with `encoding` (and the C locale, which every
- * encoding takes), named `<prefix>_<random>` and dropped by `cleanup`; returns its URL.
+ * encoding takes), named `<prefix>_<random>` and dropped by `cleanup` (made with
+ * `useCleanup(DROPS_A_DATABASE)`); returns its URL.
  */
 export async function aDatabase(
   cleanup: Cleanup,
