@@ -13,7 +13,13 @@ import { newId } from "../ids.js";
 import { askedToWaitIn, replayEnding, type ReplayEnding } from "../store/dead-letter-text.js";
 import { lastAttemptOf, type DeliveryRef } from "../store/last-attempt.js";
 import { circuitNow } from "./circuit-now.js";
-import type { DeadLetterChange, DeadLetterDecided, Store } from "../store/port.js";
+import type {
+  DeadLetterChange,
+  DeadLetterDecided,
+  KeptAnswer,
+  ReplayEnqueued,
+  Store,
+} from "../store/port.js";
 
 /** The DLQ's settings, from the configuration. */
 export interface DlqSettings {
@@ -57,7 +63,15 @@ export type ReplayAnswer =
        */
       detail: string | null;
     }
-  | { kind: "queued"; record: DeadLetter; deliveryId: string; reason: string };
+  | QueuedReplay;
+
+/** A single replay answered before its outcome: queued, and why. */
+export interface QueuedReplay {
+  kind: "queued";
+  record: DeadLetter;
+  deliveryId: string;
+  reason: string;
+}
 
 /** A bulk replay as asked for; unset options take the configured defaults. */
 export interface BulkReplayRequest {
@@ -84,8 +98,16 @@ export class DeadLetterQueue {
    * `queued` at once when the endpoint's circuit is open (the replay waits for the probe), or when
    * the wait ends first. Throws NotFoundError when the record was deleted (with its endpoint)
    * before any outcome came.
+   *
+   * `keyAnswer`: a keyed request's answer, made of the replay as queued and kept on the key in the
+   * replay's own transaction. The answer with the outcome comes too late for it (it waits for the
+   * attempt), and kept apart, one that failed to be kept let a retry replay the record again.
    */
-  async replay(id: string, by: { actor: string; note: string | null }): Promise<ReplayAnswer> {
+  async replay(
+    id: string,
+    by: { actor: string; note: string | null },
+    keyAnswer?: KeptAnswer<QueuedReplay>,
+  ): Promise<ReplayAnswer> {
     const { store, clock } = this.deps;
     const record = await this.require(id);
     const endpoint = await store.getEndpoint(record.endpointId);
@@ -106,14 +128,17 @@ export class DeadLetterQueue {
     );
     // A store that fails from here on must not leave the listener and its timer behind.
     const queued = await store
-      .enqueueReplay({
-        deadLetterId: id,
-        deliveryId,
-        now,
-        actor: by.actor,
-        note: by.note,
-        abandonAfter: this.deps.settings.maxReplays || null,
-      })
+      .enqueueReplay(
+        {
+          deadLetterId: id,
+          deliveryId,
+          now,
+          actor: by.actor,
+          note: by.note,
+          abandonAfter: this.deps.settings.maxReplays || null,
+        },
+        keyAnswer && queuedAnswer(keyAnswer, deliveryId),
+      )
       .catch(cancelling(outcome));
     if (!queued.ok) {
       outcome.cancel();
@@ -385,6 +410,30 @@ const cancelling =
     outcome.cancel();
     throw err;
   };
+
+/**
+ * A keyed replay's answer as its transaction keeps it: queued, naming the replay, so that a retry
+ * is answered for it; none when the replay is refused (the key is freed as the request ends).
+ */
+function queuedAnswer(
+  keyAnswer: KeptAnswer<QueuedReplay>,
+  deliveryId: string,
+): KeptAnswer<ReplayEnqueued> {
+  return {
+    held: keyAnswer.held,
+    answer: (queued) =>
+      queued.ok
+        ? keyAnswer.answer({
+            kind: "queued",
+            record: queued.record,
+            deliveryId,
+            reason:
+              "the replay was queued by an earlier request with this idempotency key; " +
+              "the record tells its outcome",
+          })
+        : null,
+  };
+}
 
 /** A replay's wait ended because its delivery was deleted with its endpoint. */
 const GONE = Symbol("gone");

@@ -461,9 +461,13 @@ export interface Store {
   /**
    * Atomically moves an open or resolved record to `replaying` and queues one replay delivery of
    * it (due at once, or at the probe if its endpoint's circuit is open). A second call while the
-   * first replay is out is refused, however close together they come.
+   * first replay is out is refused, however close together they come. `keyAnswer`: the keyed
+   * post's answer, kept in the same transaction (see `KeptAnswer`).
    */
-  enqueueReplay(req: ReplayRequest): Promise<ReplayEnqueued>;
+  enqueueReplay(
+    req: ReplayRequest,
+    keyAnswer?: KeptAnswer<ReplayEnqueued>,
+  ): Promise<ReplayEnqueued>;
   /** open or abandoned → resolved, with the person's note. */
   resolveDeadLetter(req: DeadLetterDecision): Promise<DeadLetterDecided>;
   /** open → abandoned, with the person's note. */

@@ -7,8 +7,10 @@ import { NotFoundError, ValidationError } from "../../errors.js";
 import { hasPrefix } from "../../ids.js";
 import { circuitShown } from "../endpoint-view.js";
 import type { Store } from "../../store/port.js";
+import type { QueuedReplay, ReplayAnswer } from "../../dlq/service.js";
 import { actorOf } from "../auth.js";
 import type { ApiDeps } from "../deps.js";
+import { answerInWrite } from "../idempotency.js";
 import { requireApp, requireEndpoint } from "../lookup.js";
 import { msSinceUntil } from "../named-time.js";
 import { defineRoute, ok, type RouteDef } from "../route.js";
@@ -29,6 +31,18 @@ import {
   deadLetterRecordJson,
   overflowOut,
 } from "../schemas/dead-letter.js";
+
+/** A single replay's answer, as the route sends it and a keyed replay keeps it. */
+function replayOut(deadLetterId: string, answer: ReplayAnswer): z.output<typeof ReplayOut> {
+  return {
+    deadLetterId,
+    deliveryId: answer.deliveryId,
+    result: answer.kind === "queued" ? "queued" : answer.result,
+    detail: answer.kind === "queued" ? answer.reason : answer.detail,
+    attempt: answer.kind === "attempted" && answer.attempt ? attemptOut(answer.attempt) : null,
+    record: deadLetterOut(answer.record),
+  };
+}
 
 /** The OpenAPI tag of the DLQ's routes. */
 export const DLQ_TAG = "Dead-letter queue (hookline)";
@@ -213,24 +227,29 @@ export function dlqRoutes(deps: ApiDeps): RouteDef[] {
       body: ReplayIn,
       responses: {
         200: { description: "Attempted: the outcome", schema: ReplayOut },
-        202: { description: "Queued: attempted later, the record tells", schema: ReplayOut },
+        202: {
+          description:
+            "Queued: attempted later, the record tells; also a retry's answer, with the " +
+            "idempotency key, for the replay the key's first request queued",
+          schema: ReplayOut,
+        },
         ...dlqErrors,
       },
       handler: async ({ params, body, request }) => {
-        const answer = await dlq.replay(params.dlq_id!, {
-          actor: actorOf(request),
-          note: body?.note ?? null,
-        });
-        const out: z.output<typeof ReplayOut> = {
-          deadLetterId: params.dlq_id!,
-          deliveryId: answer.deliveryId,
-          result: answer.kind === "queued" ? "queued" : answer.result,
-          detail: answer.kind === "queued" ? answer.reason : answer.detail,
-          attempt:
-            answer.kind === "attempted" && answer.attempt ? attemptOut(answer.attempt) : null,
-          record: deadLetterOut(answer.record),
-        };
-        return { status: answer.kind === "queued" ? 202 : 200, body: out };
+        const id = params.dlq_id!;
+        // A keyed replay keeps "queued" on its key as it is queued, so that a retry is answered
+        // for this replay rather than queueing another; the answer sent below (its outcome, once
+        // known) then takes its place on the key, which this request still holds.
+        const keyed = answerInWrite(request, (queued: QueuedReplay) => ({
+          status: 202,
+          json: JSON.stringify(replayOut(id, queued)),
+        }));
+        const answer = await dlq.replay(
+          id,
+          { actor: actorOf(request), note: body?.note ?? null },
+          keyed?.keyAnswer,
+        );
+        return { status: answer.kind === "queued" ? 202 : 200, body: replayOut(id, answer) };
       },
     }),
     defineRoute({

@@ -18,6 +18,7 @@ import type {
   DeadLetterQuery,
   DeadLetterSummaryRow,
   DeliveryOutcome,
+  KeptAnswer,
   Page,
   PageQuery,
   ReplayEnqueued,
@@ -34,6 +35,7 @@ import {
   unsentReason,
 } from "../dead-letter-text.js";
 import { DEAD_LETTERS as S } from "./dlq-statements.js";
+import { withKeptAnswer } from "./kept-answer.js";
 import { paginate } from "./pagination.js";
 import {
   attemptFromRow,
@@ -212,8 +214,10 @@ export class DeadLetters {
 
   // ---- replays and decisions ----------------------------------------------------------------
 
-  enqueueReplay(req: ReplayRequest): Promise<ReplayEnqueued> {
-    return tx(this.pool, (c) => this.startReplay(c, req, null));
+  /** `kept`: a keyed request's answer, kept on its key in the replay's transaction. */
+  enqueueReplay(req: ReplayRequest, kept?: KeptAnswer<ReplayEnqueued>): Promise<ReplayEnqueued> {
+    const write = (c: Conn) => this.startReplay(c, req, null);
+    return kept ? withKeptAnswer(this.pool, write, kept) : tx(this.pool, write);
   }
 
   /** Within a transaction: open or resolved → replaying, plus the replay delivery. */

@@ -18,6 +18,7 @@ import type {
   DeadLetterQuery,
   DeadLetterSummaryRow,
   DeliveryOutcome,
+  KeptAnswer,
   Page,
   PageQuery,
   ReplayEnqueued,
@@ -34,6 +35,7 @@ import {
   unsentReason,
 } from "../dead-letter-text.js";
 import type { DeadLetterStatements } from "./dlq-statements.js";
+import { keepAnswer } from "./kept-answer.js";
 import { paginate } from "./pagination.js";
 import {
   attemptFromRow,
@@ -230,8 +232,15 @@ export class DeadLetters {
 
   // ---- replays and decisions ----------------------------------------------------------------
 
-  enqueueReplay(req: ReplayRequest): ReplayEnqueued {
-    return this.db.transaction(() => this.startReplay(req, null)).immediate();
+  /** `kept`: a keyed request's answer, kept on its key in the replay's transaction. */
+  enqueueReplay(req: ReplayRequest, kept?: KeptAnswer<ReplayEnqueued>): ReplayEnqueued {
+    return this.db
+      .transaction(() => {
+        const queued = this.startReplay(req, null);
+        if (kept) keepAnswer(this.s.keepAnswer, kept, queued);
+        return queued;
+      })
+      .immediate();
   }
 
   /**

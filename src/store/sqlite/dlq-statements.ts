@@ -6,10 +6,14 @@ export type DeadLetterStatements = ReturnType<typeof prepareDeadLetters>;
 /** The prepared statements of replay jobs. */
 export type ReplayJobStatements = ReturnType<typeof prepareReplayJobs>;
 
-/** Records, their history, the depth cap and its tombstones, and single replays. */
-export function prepareDeadLetters(db: Db) {
+/**
+ * Records, their history, the depth cap and its tombstones, and single replays; `keepAnswer`
+ * keeps a keyed replay's answer on its key (the statement that keeps every other answer).
+ */
+export function prepareDeadLetters(db: Db, keepAnswer: Statement) {
   const p = (sql: string): Statement => db.prepare(sql);
   return {
+    keepAnswer,
     insertRecord: p(`INSERT INTO dead_letters (id, delivery_id, app_id, endpoint_id,
       message_id, event_id, event_type, failure_class, reason, final_status, final_error,
       signature_headers, first_attempt_at, last_attempt_at, state, replay_count, created_at,

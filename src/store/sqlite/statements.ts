@@ -36,7 +36,7 @@ export function prepareStatements(db: Db): Statements {
     // A message's answer is kept on its key by the statement that keeps every other answer.
     deliveries: prepareDeliveries(db, catalogue.finishIdem),
     history: prepareHistory(db),
-    deadLetters: prepareDeadLetters(db),
+    deadLetters: prepareDeadLetters(db, catalogue.finishIdem),
     replayJobs: prepareReplayJobs(db),
   };
 }

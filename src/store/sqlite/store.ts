@@ -493,8 +493,12 @@ export class SqliteStore implements Store {
     return this.run(() => this.deadLetters.listOverflow(q));
   }
 
-  async enqueueReplay(req: ReplayRequest): Promise<ReplayEnqueued> {
-    return this.run(() => this.deadLetters.enqueueReplay(req));
+  async enqueueReplay(
+    req: ReplayRequest,
+    keyAnswer?: KeptAnswer<ReplayEnqueued>,
+  ): Promise<ReplayEnqueued> {
+    const kept = this.sealing.keptAnswerIn(keyAnswer);
+    return this.run(() => this.deadLetters.enqueueReplay(req, kept));
   }
 
   async resolveDeadLetter(req: DeadLetterDecision): Promise<DeadLetterDecided> {

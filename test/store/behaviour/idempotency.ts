@@ -2,7 +2,13 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError } from "../../../src/errors.js";
 import type { ApiToken, Application, Delivery, Endpoint } from "../../../src/domain/types.js";
-import type { EndpointKeys, IdempotencyBegin, KeptAnswer } from "../../../src/store/port.js";
+import type {
+  EndpointKeys,
+  IdempotencyBegin,
+  KeptAnswer,
+  ReplayEnqueued,
+} from "../../../src/store/port.js";
+import { deadLetter } from "./dlq-fixtures.js";
 import {
   accept,
   anApplication,
@@ -308,6 +314,44 @@ export function idempotencyBehaviour(t: StoreUnderTest): void {
         expect(told).toEqual([made]);
         expect((await resent()).map((d) => d.id)).toEqual(["dlv_kept"]);
         expect(await state()).toEqual({ kind: "replay", status: 201, body: '{"made":true}' });
+      });
+
+      it("a single replay, kept or not queued; one refused keeps none", async () => {
+        const { app } = await seedApp(t.store);
+        const record = await deadLetter(t.store, app.id);
+        await t.store.beginIdempotent(begin(held));
+        const replay = (deliveryId: string, keyAnswer: KeptAnswer<ReplayEnqueued>) =>
+          t.store.enqueueReplay(
+            {
+              deadLetterId: record.id,
+              deliveryId,
+              now: T0 + 2 * SECOND,
+              actor: "ops",
+              note: null,
+              abandonAfter: null,
+            },
+            keyAnswer,
+          );
+        const replays = async () =>
+          (await t.store.listDeliveries(record.messageId)).filter((d) => d.origin === "replay");
+
+        await expect(replay("dlv_refused", refusing())).rejects.toThrow();
+        expect(await replays()).toEqual([]);
+        expect((await t.store.getDeadLetter(record.id))?.state).toBe("open");
+
+        const told: ReplayEnqueued[] = [];
+        const queued = await replay("dlv_kept", keep(told));
+        expect(queued.ok && queued.delivery.id).toBe("dlv_kept");
+        expect(told).toEqual([queued]);
+        expect((await replays()).map((d) => d.id)).toEqual(["dlv_kept"]);
+        expect(await state()).toEqual({ kind: "replay", status: 201, body: '{"made":true}' });
+
+        // Refused (a replay is out already): told so, and nothing more is kept or queued.
+        const none: ReplayEnqueued[] = [];
+        const busy = { held, answer: (r: ReplayEnqueued) => (none.push(r), null) };
+        expect((await replay("dlv_busy", busy)).ok).toBe(false);
+        expect(none.map((r) => r.ok)).toEqual([false]);
+        expect((await replays()).map((d) => d.id)).toEqual(["dlv_kept"]);
       });
     });
 
