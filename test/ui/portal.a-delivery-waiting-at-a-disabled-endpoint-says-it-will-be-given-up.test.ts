@@ -46,8 +46,8 @@ describe("customer portal: a delivery waiting at an endpoint disabled meanwhile"
     await banner.waitFor({ timeout: 15_000 });
     expect(await banner.innerText()).toContain(
       "A message waiting for it is given up when its next attempt comes while the endpoint is " +
-        "disabled; once it is enabled, resend those from their messages. Those still waiting " +
-        "when it is enabled again go as planned.",
+        "disabled; once it is enabled, send each again with Resend to this endpoint on its " +
+        "message. Those still waiting when it is enabled again go as planned.",
     );
     const counts = page.getByTestId("message-counts");
     const waiting = counts.locator("dt", { hasText: "Waiting now, of any age" }).locator("+ dd");

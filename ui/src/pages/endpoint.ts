@@ -65,6 +65,8 @@ export async function renderEndpoint(
     void refreshNow();
   });
   const actions = endpointActions(app.id, first, path);
+  // This endpoint's records in the dead-letter queue, the console's; the portal has no such page.
+  const deadLetters = ctx.portal ? null : `/dlq?endpoint=${seg(first.id)}`;
   const title = h("h1", {}, first.url);
   page.append(
     h("p", {}, link(`/app/${app.id}/endpoints`, `← Endpoints of ${app.name}`)),
@@ -98,7 +100,9 @@ export async function renderEndpoint(
         const says = JSON.stringify(ep.disabled ? { reason: ep.disabledReason } : { circuit });
         if (says !== bannerSays) {
           bannerSays = says;
-          banner.replaceChildren((ep.disabled ? disabledBanner(ep) : circuitBanner(circuit)) ?? "");
+          banner.replaceChildren(
+            (ep.disabled ? disabledBanner(ep, deadLetters) : circuitBanner(circuit)) ?? "",
+          );
         }
         return [
           h(
@@ -156,8 +160,7 @@ export async function renderEndpoint(
     live(
       counts,
       async () => ({ stats: await stats(), held: heldOf(shown) }),
-      // The dead-letter queue is the console's; the portal has no such page.
-      (c) => countsView(c, ctx.portal ? null : `/dlq?endpoint=${seg(first.id)}`),
+      (c) => countsView(c, deadLetters),
     ),
     live(
       charts,

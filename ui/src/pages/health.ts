@@ -1,5 +1,5 @@
 /** Pieces shared by the endpoint pages: the circuit badge and banners, and why deliveries wait. */
-import { h } from "../dom.js";
+import { h, link } from "../dom.js";
 import { ago, plural, time, unitsKept, until } from "../format.js";
 import type { Circuit, CircuitState, Endpoint } from "../types.js";
 import { failureWords } from "./attempt.js";
@@ -62,9 +62,12 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
 
 /**
  * The banner of a disabled endpoint, shown instead of the circuit's: hookline sends it nothing, so
- * no probe is coming whatever the circuit says.
+ * no probe is coming whatever the circuit says. How a message given up meanwhile goes out once the
+ * endpoint is enabled depends on the reader: the console replays it from the dead-letter queue
+ * (`deadLetters`, this endpoint's records there), the portal, which has no such queue (null), resends
+ * it from its message.
  */
-export const disabledBanner = (ep: Endpoint): HTMLElement =>
+export const disabledBanner = (ep: Endpoint, deadLetters: string | null): HTMLElement =>
   h(
     "div",
     { class: "banner muted", role: "status", "data-testid": "disabled-banner" },
@@ -77,9 +80,15 @@ export const disabledBanner = (ep: Endpoint): HTMLElement =>
       "p",
       {},
       `Why: ${ep.disabledReason ?? "it was disabled by hand"}. A message waiting for it is ` +
-        "given up when its next attempt comes while the endpoint is disabled; once it is " +
-        "enabled, resend those from their messages. Those still waiting when it is enabled " +
-        "again go as planned.",
+        "given up when its next attempt comes while the endpoint is disabled",
+      deadLetters
+        ? [
+            ", and dead-lettered; once it is enabled, replay those from ",
+            link(deadLetters, "the dead-letter queue"),
+            ", or resend one from its message.",
+          ]
+        : "; once it is enabled, send each again with Resend to this endpoint on its message.",
+      " Those still waiting when it is enabled again go as planned.",
     ),
   );
 
