@@ -51,15 +51,23 @@ export async function live<T>(
 
 /**
  * `load`, asked again only once `ms` have passed since its last answer; until then its last
- * answer: for a read too costly to repeat at every poll.
+ * answer: for a read too costly to repeat at every poll. Callers asking while it is under way
+ * share it (two regions of a page refreshed together read it once).
  */
 export function atMostEvery<T>(ms: number, load: () => Promise<T>): () => Promise<T> {
   let last: { at: number; value: T } | null = null;
+  let reading: Promise<T> | null = null;
   return async () => {
     if (last && performance.now() - last.at < ms) return last.value;
-    const value = await load();
-    last = { at: performance.now(), value };
-    return value;
+    reading ??= load()
+      .then((value) => {
+        last = { at: performance.now(), value };
+        return value;
+      })
+      .finally(() => {
+        reading = null;
+      });
+    return reading;
   };
 }
 

@@ -88,20 +88,29 @@ export async function renderEndpoint(
       facts,
       async () => {
         const ep = await api<Endpoint>("GET", path);
-        return { ep, circuit: await api<Circuit>("GET", `${path}/circuit`) };
+        const circuit = await api<Circuit>("GET", `${path}/circuit`);
+        // The probe is a waiting delivery: with none, the banner says the next message is it.
+        // The counts' read, shared with them (at most one every 10 s), says whether one waits.
+        const nothingWaits =
+          circuit.state === "open" && !ep.disabled && (await stats()).pendingNow.count === 0;
+        return { ep, circuit, nothingWaits };
       },
-      ({ ep, circuit }) => {
+      ({ ep, circuit, nothingWaits }) => {
         // Followed when drawn, not when read: a late answer (a read started before an action's)
         // is not drawn, and must not turn the buttons and the edit form back either.
         shown = ep;
         actions.follow(ep);
         // The URL may have been edited since the page opened (here or through the API).
         title.textContent = ep.url;
-        const says = JSON.stringify(ep.disabled ? { reason: ep.disabledReason } : { circuit });
+        const says = JSON.stringify(
+          ep.disabled ? { reason: ep.disabledReason } : { circuit, nothingWaits },
+        );
         if (says !== bannerSays) {
           bannerSays = says;
           banner.replaceChildren(
-            (ep.disabled ? disabledBanner(ep, deadLetters) : circuitBanner(circuit)) ?? "",
+            (ep.disabled
+              ? disabledBanner(ep, deadLetters)
+              : circuitBanner(circuit, { nothingWaits })) ?? "",
           );
         }
         return [

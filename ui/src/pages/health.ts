@@ -17,9 +17,10 @@ export const circuitBadge = (state: CircuitState): HTMLElement =>
 /**
  * The banner shown while the circuit is not closed: since when the endpoint has been failing, why,
  * since when the circuit is as it is, and when the next probe runs, counted down from the probe's
- * time as the page updates.
+ * time as the page updates. `nothingWaits`: no delivery waits for the endpoint, so none goes at the
+ * probe's time; the probe is the next message to come, sent at once if that time has passed.
  */
-export function circuitBanner(c: Circuit): HTMLElement | null {
+export function circuitBanner(c: Circuit, { nothingWaits = false } = {}): HTMLElement | null {
   if (c.state === "closed") return null;
   const what =
     c.state === "open"
@@ -48,9 +49,14 @@ export function circuitBanner(c: Circuit): HTMLElement | null {
       `Why: ${unitsKept(failureWords(c.reason ?? "repeated failures"))}. Since ${time(c.since)} (`,
       ago(c.since, { exactBeside: true }),
       ").",
+      // A run of answers given up on at once (413, 422) opens the circuit with nothing left to
+      // probe with: "Next probe now" stood for as long as no message came.
       c.nextProbeAt
         ? [
-            " Next probe ",
+            c.state === "open" && nothingWaits
+              ? " Next probe: the next message for this endpoint, as none waits now, sent once " +
+                "the probe's time comes: "
+              : " Next probe ",
             until(c.nextProbeAt, { exactBeside: true }),
             ` (${time(c.nextProbeAt)}).`,
           ]
