@@ -178,7 +178,7 @@ export class CircuitBreaker {
         if (!wasProbe || !this.probeOutstanding) return null;
         this.probeOutstanding = false;
         this.halfOpenWins = 0;
-        return this.move("half-open", "probe succeeded", null);
+        return this.move("half-open", "probe succeeded", null, this.clock.now());
       case "half-open":
         this.halfOpenWins++;
         if (this.halfOpenWins < this.settings.halfOpenSuccesses) return null;
@@ -186,7 +186,12 @@ export class CircuitBreaker {
         this.openedAt = null;
         this.streak = [];
         this.recent = [];
-        return this.move("closed", `${this.halfOpenWins} successes while half-open`, null);
+        return this.move(
+          "closed",
+          `${this.halfOpenWins} successes while half-open`,
+          null,
+          this.clock.now(),
+        );
     }
   }
 
@@ -225,7 +230,7 @@ export class CircuitBreaker {
     this.probeOutstanding = false;
     const now = this.clock.now();
     const next = laterOfWaitAndRetryAfter(now + this.probeWait(), notBefore);
-    return this.move("open", `probe answered HTTP 429${putOff(next.asked)}`, next.at);
+    return this.move("open", `probe answered HTTP 429${putOff(next.asked)}`, next.at, now);
   }
 
   /** The probe was admitted but never sent (e.g. shutdown): let another be admitted. */
@@ -266,7 +271,7 @@ export class CircuitBreaker {
     this.openedAt = now;
     this.probeOutstanding = false;
     const next = laterOfWaitAndRetryAfter(now + s.probeDelayMs, notBefore);
-    return this.move("open", `${why}; last: ${reason}${putOff(next.asked)}`, next.at);
+    return this.move("open", `${why}; last: ${reason}${putOff(next.asked)}`, next.at, now);
   }
 
   // Each reopening doubles the wait before the next probe, up to maxProbeDelayMs, so a
@@ -276,7 +281,7 @@ export class CircuitBreaker {
     this.reopenCount++;
     this.halfOpenWins = 0;
     const next = laterOfWaitAndRetryAfter(now + this.probeWait(), notBefore);
-    return this.move("open", `${why}${putOff(next.asked)}`, next.at);
+    return this.move("open", `${why}${putOff(next.asked)}`, next.at, now);
   }
 
   /** The wait before a probe after `reopenCount` reopenings. */
@@ -285,8 +290,15 @@ export class CircuitBreaker {
     return Math.min(s.maxProbeDelayMs, s.probeDelayMs * 2 ** this.reopenCount);
   }
 
-  private move(to: CircuitState, reason: string, nextProbeAt: number | null): CircuitTransition {
-    const at = this.clock.now();
+  // `at` is the time the caller read for the failure or success that made the change: a second read
+  // here would put `since` a millisecond or so after `openedAt` and the probe's wait, which count
+  // from the caller's read, and the banner would name one moment as two.
+  private move(
+    to: CircuitState,
+    reason: string,
+    nextProbeAt: number | null,
+    at: number,
+  ): CircuitTransition {
     const from = this.state;
     this.state = to;
     this.since = at;
