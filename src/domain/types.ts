@@ -126,6 +126,12 @@ export interface Attempt {
   durationMs: number;
   responseSnippet: string;
   outcome: OutcomeClass;
+  /**
+   * The wait the answer's Retry-After asked for (ms), when it set the retry's time: honoured, or
+   * above 4 h capped at 4 h (retry-after.ts); null without one, when it was ignored, or when no
+   * retry followed. Absent on an attempt made in memory means null; one read from the store has it.
+   */
+  retryAfterMs?: number | null;
 }
 
 /** Where a dead-letter record stands; see docs/runbook.md. */

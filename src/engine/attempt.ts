@@ -142,6 +142,7 @@ export async function makeAttempt(
       durationMs,
       responseSnippet: result.snippet,
       outcome: decision.outcome,
+      retryAfterMs: askedFor(retryAfter, decision),
     },
     signatureHeaders: { ...signed },
     next: decision.next,
@@ -157,6 +158,15 @@ export async function makeAttempt(
     if (asked) outcome.askedToWait = asked;
   }
   return { outcome, decision, transition };
+}
+
+/**
+ * The wait the receiver's Retry-After asked for, kept with the attempt when it set the retry's
+ * time, so that the message's page can say the gap was the receiver's: null otherwise.
+ */
+function askedFor(ra: RetryAfterDecision | null, decision: Decision): number | null {
+  if (!ra || decision.retryAfter === null) return null;
+  return ra.kind === "capped" ? ra.requestedMs : ra.kind === "honoured" ? ra.delayMs : null;
 }
 
 /** "the receiver asked to wait 30 s (Retry-After)"; null without a usable Retry-After. */

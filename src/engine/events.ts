@@ -91,6 +91,7 @@ export class EngineEvents {
               durationMs: a.durationMs,
               responseSnippet: a.responseSnippet,
               outcome: a.outcome,
+              retryAfterMs: a.retryAfterMs ?? null,
             }
           : null,
         failureClass: o.next.kind === "dead" ? o.next.failureClass : null,

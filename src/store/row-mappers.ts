@@ -135,6 +135,7 @@ export function rowMappers({ json, bool }: RowDecoders) {
       durationMs: Number(r.duration_ms),
       responseSnippet: String(r.response_snippet),
       outcome: r.outcome as Attempt["outcome"],
+      retryAfterMs: num(r.retry_after_ms),
     };
   }
 

@@ -222,6 +222,28 @@ describe("postgres migrations", () => {
     }
   });
 
+  it("migration 19 keeps the attempts made before it, without a Retry-After wait", async () => {
+    const pool = aPool();
+    try {
+      await migrate(
+        pool,
+        schema,
+        MIGRATIONS.filter((m) => m.version <= 18),
+      );
+      await pool.query(
+        `INSERT INTO ${schema}.attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
+          trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
+        VALUES ('atmpt_1', 'dlv_1', 'app_1', 'msg_1', 'ep_1', 1000, 'first', 'https://r.example',
+          503, NULL, NULL, 12, 'busy', 'retryable')`,
+      );
+      expect(await migrate(pool, schema)).toBe(1);
+      const read = await pool.query(`SELECT id, status, retry_after_ms FROM ${schema}.attempts`);
+      expect(read.rows).toEqual([{ id: "atmpt_1", status: 503, retry_after_ms: null }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("migrations raced from several pools on an empty schema are applied exactly once in total", async () => {
     const pools = [aPool(), aPool(), aPool(), aPool()];
     try {

@@ -114,6 +114,11 @@ export interface Attempt {
   error: string | null;
   errorDetail: string | null;
   outcome: string;
+  /**
+   * How the answer's Retry-After set the wait before the next attempt: the wait asked for and the
+   * one kept (less when capped); null when it set none. Absent from an older hookline.
+   */
+  retryAfter?: { askedSeconds: number; waitSeconds: number } | null;
 }
 
 export interface Message {

@@ -507,6 +507,7 @@ function attemptColumns(a: readonly NonNullable<DeliveryOutcome["attempt"]>[]): 
     a.map((x) => x.durationMs),
     a.map((x) => x.responseSnippet),
     a.map((x) => x.outcome),
+    a.map((x) => x.retryAfterMs ?? null),
   ];
 }
 

@@ -412,6 +412,7 @@ export class Deliveries {
           a.durationMs,
           a.responseSnippet,
           a.outcome,
+          a.retryAfterMs ?? null,
         );
       }
       // A replay's outcome belongs to the record it replays; it never makes a new one.

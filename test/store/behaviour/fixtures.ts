@@ -202,6 +202,7 @@ export function anAttempt(at: number, overrides: Partial<AttemptRecord> = {}): A
     durationMs: 42,
     responseSnippet: "ok",
     outcome: "success",
+    retryAfterMs: null,
     ...overrides,
   };
 }

@@ -326,6 +326,42 @@ export function outcomeBehaviour(t: StoreUnderTest): void {
       });
     });
 
+    it("keeps the wait an attempt's Retry-After asked for, alone or beside a dead letter", async () => {
+      const { app } = await seedApp(t.store, [{}, {}]);
+      // Two batches: retries alone (one statement on PostgreSQL), then beside a delivery given up
+      // on (a transaction): each way of writing attempts keeps it.
+      for (const [round, giveUpOne] of [false, true].entries()) {
+        const now = T0 + round * HOUR;
+        const { message } = await accept(t.store, app.id, { now });
+        const claimed = await claimAll(t.store, now);
+        const [asked, other] = claimed.filter((d) => d.messageId === message.id);
+        const at = now + SECOND;
+        const attempt = aFailedAttempt(at, { retryAfterMs: 2 * MINUTE });
+        await t.store.recordAttempts([
+          outcomeFor(asked!, {
+            at,
+            attempt,
+            next: { kind: "retry", at: at + 2 * MINUTE, delayMs: 2 * MINUTE },
+            retryAfter: "honoured",
+          }),
+          giveUpOne
+            ? outcomeFor(other!, {
+                at,
+                attempt: aFailedAttempt(at, { outcome: "permanent", status: 400 }),
+                next: { kind: "dead", failureClass: "permanent", reason: "HTTP 400" },
+              })
+            : retried(other!, at, at + 5 * SECOND),
+        ]);
+        expect((await t.store.findAttempt(app.id, attempt.id))?.retryAfterMs).toBe(2 * MINUTE);
+        const page = await t.store.listAttempts({
+          appId: app.id,
+          messageId: message.id,
+          limit: 10,
+        });
+        expect(page.data.map((a) => a.retryAfterMs).sort()).toEqual([2 * MINUTE, null]);
+      }
+    });
+
     it("lastSuccessAt stays null while Retry-After is counted without a success", async () => {
       const { app, endpoints } = await seedApp(t.store);
       for (const round of [0, 1]) {

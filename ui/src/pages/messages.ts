@@ -12,6 +12,7 @@ import {
   localInput,
   localZone,
   plural,
+  seconds,
   startOf,
   time,
   unitsKept,
@@ -303,8 +304,25 @@ function standing(
   const retrying = d.delivery?.attemptCount
     ? ` · ${plural(d.delivery.attemptCount, "attempt")} failed, retrying: next attempt `
     : " · next attempt ";
-  // Behind an open circuit, the API's nextAttempt is already the probe when that is later.
-  return [badge, retrying, until(d.nextAttempt)];
+  // Behind an open circuit, the API's nextAttempt is already the probe when that is later: the
+  // probe set the time then, not the receiver's Retry-After.
+  const asked = d.delivery?.attemptCount && !atProbe(d) ? last?.retryAfter : null;
+  return [badge, retrying, until(d.nextAttempt), asked ? askedFor(asked) : ""];
+}
+
+/**
+ * Why the next attempt is when it is, where the receiver's Retry-After set it: a customer saw a
+ * retry 2 min off, not the ladder's 5 s, with nothing to explain the gap.
+ */
+function askedFor(ra: { askedSeconds: number; waitSeconds: number }): string {
+  if (ra.waitSeconds >= ra.askedSeconds) {
+    // In whole seconds, as the header says it.
+    return `, as the endpoint asked (Retry-After: ${unitsKept(`${Math.round(ra.askedSeconds)} s`)})`;
+  }
+  return (
+    `: the endpoint asked for ${seconds(ra.askedSeconds)} (Retry-After); hookline waits at ` +
+    `most ${seconds(ra.waitSeconds)}`
+  );
 }
 
 /** Whether the delivery's next attempt is its circuit's probe (the API says it so when later). */
