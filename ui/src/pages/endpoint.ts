@@ -90,9 +90,10 @@ export async function renderEndpoint(
         const ep = await api<Endpoint>("GET", path);
         const circuit = await api<Circuit>("GET", `${path}/circuit`);
         // The probe is a waiting delivery: with none, the banner says the next message is it.
-        // The counts' read, shared with them (at most one every 10 s), says whether one waits.
-        const nothingWaits =
-          circuit.state === "open" && !ep.disabled && (await stats()).pendingNow.count === 0;
+        // The counts' read, shared with them (at most one every 10 s), says whether one waits,
+        // or is out (a probe on its way is sending, not waiting).
+        const counted = circuit.state === "open" && !ep.disabled ? await stats() : null;
+        const nothingWaits = counted !== null && counted.pendingNow.count + counted.sending === 0;
         return { ep, circuit, nothingWaits };
       },
       ({ ep, circuit, nothingWaits }) => {

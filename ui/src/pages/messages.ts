@@ -304,20 +304,34 @@ function standing(
   const retrying = d.delivery?.attemptCount
     ? ` · ${plural(d.delivery.attemptCount, "attempt")} failed, retrying: next attempt `
     : " · next attempt ";
-  // Behind an open circuit, the API's nextAttempt is already the probe when that is later: the
-  // probe set the time then, not the receiver's Retry-After.
-  const asked = d.delivery?.attemptCount && !atProbe(d) ? last?.retryAfter : null;
+  const asked = d.delivery?.attemptCount && last ? setByRetryAfter(d, last) : null;
   return [badge, retrying, until(d.nextAttempt), asked ? askedFor(asked) : ""];
+}
+
+/** Slack for the time a Retry-After set: the answer's time is the attempt's plus its duration. */
+const SET_BY_SLACK_MS = 1000;
+
+/**
+ * The attempt's Retry-After, when it still sets the next attempt's time: none once something else
+ * moved it (the circuit's probe, a resend bringing the delivery forward, a probe that held it and
+ * then went through), which the words would misname.
+ */
+function setByRetryAfter(d: Destination, last: Attempt): Attempt["retryAfter"] {
+  const ra = last.retryAfter;
+  if (!ra || !d.nextAttempt || atProbe(d)) return null;
+  const setFor = Date.parse(last.timestamp) + last.responseDurationMs + ra.waitSeconds * 1000;
+  const off = Date.parse(d.nextAttempt) - setFor;
+  return off > -SET_BY_SLACK_MS && off < SET_BY_SLACK_MS ? ra : null;
 }
 
 /**
  * Why the next attempt is when it is, where the receiver's Retry-After set it: a customer saw a
- * retry 2 min off, not the ladder's 5 s, with nothing to explain the gap.
+ * retry 2 min off, not the ladder's 5 s, with nothing to explain the gap. The wait, not the
+ * header's text: a Retry-After may be a date.
  */
 function askedFor(ra: { askedSeconds: number; waitSeconds: number }): string {
   if (ra.waitSeconds >= ra.askedSeconds) {
-    // In whole seconds, as the header says it.
-    return `, as the endpoint asked (Retry-After: ${unitsKept(`${Math.round(ra.askedSeconds)} s`)})`;
+    return `, the wait the endpoint asked for (${seconds(ra.askedSeconds)}, in its Retry-After)`;
   }
   return (
     `: the endpoint asked for ${seconds(ra.askedSeconds)} (Retry-After); hookline waits at ` +
