@@ -308,6 +308,9 @@ function standing(
   return [badge, retrying, until(d.nextAttempt), asked ? askedFor(asked) : ""];
 }
 
+/** What an attempt's Retry-After asked for and what hookline kept (the API's `retryAfter`). */
+type AskedWait = NonNullable<Attempt["retryAfter"]>;
+
 /** Slack for the time a Retry-After set: the answer's time is the attempt's plus its duration. */
 const SET_BY_SLACK_MS = 1000;
 
@@ -316,7 +319,7 @@ const SET_BY_SLACK_MS = 1000;
  * moved it (the circuit's probe, a resend bringing the delivery forward, a probe that held it and
  * then went through), which the words would misname.
  */
-function setByRetryAfter(d: Destination, last: Attempt): Attempt["retryAfter"] {
+function setByRetryAfter(d: Destination, last: Attempt): AskedWait | null {
   const ra = last.retryAfter;
   if (!ra || !d.nextAttempt || atProbe(d)) return null;
   const setFor = Date.parse(last.timestamp) + last.responseDurationMs + ra.waitSeconds * 1000;
@@ -329,7 +332,7 @@ function setByRetryAfter(d: Destination, last: Attempt): Attempt["retryAfter"] {
  * retry 2 min off, not the ladder's 5 s, with nothing to explain the gap. The wait, not the
  * header's text: a Retry-After may be a date.
  */
-function askedFor(ra: { askedSeconds: number; waitSeconds: number }): string {
+function askedFor(ra: AskedWait): string {
   if (ra.waitSeconds >= ra.askedSeconds) {
     return `, the wait the endpoint asked for (${seconds(ra.askedSeconds)}, in its Retry-After)`;
   }
