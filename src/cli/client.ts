@@ -2,7 +2,7 @@
  * The CLI's HTTP client for a running hookline: JSON in and out, the admin token as a bearer
  * token, and the API's error answers turned into one readable message.
  */
-import { Agent, fetch as undiciFetch } from "undici";
+import type { Agent } from "undici";
 import type { Command } from "commander";
 import { ConfigError, HooklineError } from "../errors.js";
 
@@ -56,7 +56,9 @@ const DEFAULT_ANSWER_WITHIN_MS = 300_000;
 /** Calls the API; throws HooklineError("api", …) with the server's reason on a non-2xx answer. */
 export class ApiClient {
   private readonly base: string;
-  private readonly dispatcher: Agent;
+  /** Made at the first call, which loads undici: a command that never calls does not wait for it. */
+  private dispatcher: Agent | null = null;
+  private readonly answerWithinMs: number;
 
   constructor(
     private readonly connection: Connection,
@@ -67,7 +69,7 @@ export class ApiClient {
      */
     answerWithinMs: number | null = DEFAULT_ANSWER_WITHIN_MS,
   ) {
-    this.dispatcher = new Agent({ headersTimeout: answerWithinMs ?? 0, bodyTimeout: 0 });
+    this.answerWithinMs = answerWithinMs ?? 0;
     this.base = connection.url.replace(/\/+$/, "");
     // `127.0.0.1:8080`, as curl takes it, would fail as "cannot reach": wrong where it is not.
     const protocol = URL.canParse(this.base) ? new URL(this.base).protocol : "";
@@ -109,6 +111,8 @@ export class ApiClient {
     body?: unknown,
     wrongProcess?: number,
   ): Promise<{ status: number; body: unknown; text: string }> {
+    const { Agent, fetch: undiciFetch } = await import("undici");
+    this.dispatcher ??= new Agent({ headersTimeout: this.answerWithinMs, bodyTimeout: 0 });
     let res: Response;
     try {
       res = (await undiciFetch(`${this.base}${path}`, {

@@ -3,7 +3,6 @@ import { Command, InvalidArgumentError } from "commander";
 import { resolveConfig, unknownIn, type Config } from "../config.js";
 import { keyId } from "../security/cipher.js";
 import { rotate, type RotatedTable, type RotationTotals } from "../security/rotate.js";
-import { openStore } from "../store/factory.js";
 import { storeFailure } from "../start-failure.js";
 import { describeUnknown } from "../unknown-settings.js";
 import { EXIT_CODE_OF, finishedAfter, type StopCleanly, type StopSignal } from "./signals.js";
@@ -67,6 +66,8 @@ export function keysCommand(
       // still needs. A batch left hanging (the process stopped, its machine gone) holds its rows
       // locked, from hookline and from the rerun: on PostgreSQL, the server ends it after the
       // query timeout, as it does serve's (openStore).
+      // Loaded here, not with the CLI: the other commands do not wait for the storage drivers.
+      const { openStore } = await import("../store/factory.js");
       const store = openStore(config, undefined, { existingOnly: true });
       try {
         await store.verifySealing().catch((err: unknown) => {
