@@ -7,7 +7,7 @@ import type { DeliveryPolicy } from "../../src/domain/types.js";
 import type { BreakerSettings } from "../../src/engine/breaker.js";
 import type { EngineEvent } from "../../src/engine/events.js";
 import { deliveryOf, startHookline, type TestHookline } from "./hookline.js";
-import { Receiver } from "./receiver.js";
+import { Receiver, type Behaviour } from "./receiver.js";
 
 let seq = 0;
 
@@ -201,3 +201,45 @@ export const dlqChange =
     e.type === "dead-letter" &&
     e.change.kind === kind &&
     (deadLetterId === undefined || e.change.deadLetterId === deadLetterId);
+
+/**
+ * A receiver answering the first request on each path 503 with the Retry-After that `asked` names
+ * for the path (120 unless named), and every later one 400, which hookline gives up on at once.
+ */
+export function askingOnceThenRefusing(asked: Record<string, string> = {}): Behaviour {
+  const seen = new Set<string>();
+  return (req) => {
+    if (seen.has(req.path)) return { status: 400, body: "no longer taken" };
+    seen.add(req.path);
+    return { status: 503, headers: { "retry-after": asked[req.path] ?? "120" }, body: "busy" };
+  };
+}
+
+/**
+ * Dead-letter records whose first attempt's Retry-After set the time of the retry after it: a
+ * message to an endpoint (retry ladder, the default policy) at each of `paths`, whose receiver
+ * answers as {@link askingOnceThenRefusing}; once each delivery waits for its retry, a resend
+ * brings the retry forward and the 400 it gets ends it. Resolves with each path's record.
+ */
+export async function recordsAfterARetryAfter(
+  h: TestHookline,
+  url: (path: string) => string,
+  paths: string[],
+): Promise<{ appId: string; msgId: string; records: Record<string, RecordOut> }> {
+  const appId = (await h.svix.application.create({ name: "Acme" })).id;
+  const endpointOf: Record<string, string> = {};
+  for (const path of paths) {
+    endpointOf[path] = (await h.svix.endpoint.create(appId, { url: url(path) })).id;
+  }
+  const msgId = await post(h, appId, { invoice: 7 });
+  for (const id of Object.values(endpointOf)) await h.waitFor(deliveryOf(msgId, "pending", id));
+  for (const id of Object.values(endpointOf)) {
+    await h.svix.messageAttempt.resend(appId, msgId, id);
+    await h.waitFor(deliveryOf(msgId, "dead", id));
+  }
+  const list = await h.api<{ data: RecordOut[] }>("GET", `/api/v1/dlq?message_id=${msgId}`);
+  const records = Object.fromEntries(
+    paths.map((path) => [path, list.body.data.find((r) => r.endpointId === endpointOf[path])!]),
+  );
+  return { appId, msgId, records };
+}

@@ -2,7 +2,6 @@
 import { z } from "zod";
 import type { Attempt, CircuitRecord, Delivery, Endpoint, Message } from "../../domain/types.js";
 import type { ResolvedPolicy } from "../../engine/policy.js";
-import { RETRY_AFTER_CAP_MS } from "../../engine/retry-after.js";
 import type { EndpointMessage } from "../../store/port.js";
 import { circuitOut, endpointBase } from "../endpoint-view.js";
 import { endsUnsent, type EndsUnsent } from "../ends-unsent.js";
@@ -10,6 +9,7 @@ import { nextAttemptOf } from "../next-attempt.js";
 import { Timestamp, extension, iso } from "./common.js";
 import { EndpointOut } from "./endpoint.js";
 import { MessageOut, messageJson } from "./message.js";
+import { RetryAfterOut, retryAfterOut } from "./retry-after.js";
 
 /** Svix message status numbers: 0 success, 1 pending, 2 fail, 3 sending. */
 const STATUS_TEXT = ["success", "pending", "fail", "sending", "canceled"] as const;
@@ -31,29 +31,8 @@ export const MessageAttemptOut = z.object({
   error: extension(z.string().nullable()),
   errorDetail: extension(z.string().nullable()),
   outcome: extension(z.enum(["success", "rate_limited", "retryable", "permanent"])),
-  retryAfter: extension(
-    z
-      .object({ askedSeconds: z.number(), waitSeconds: z.number() })
-      .nullable()
-      .describe(
-        "How the Retry-After of the receiver's answer set the wait before the next attempt: the " +
-          "wait it asked for, and the wait hookline kept (the same, or 4 h when it asked for " +
-          "more, up to 24 h); null when the answer had none, hookline ignored it (past 24 h, or " +
-          "not a number of seconds or a date), no retry followed, or the attempt was made " +
-          "before hookline kept it. An open circuit may hold the retry longer, until its probe",
-      ),
-  ),
+  retryAfter: extension(RetryAfterOut),
 });
-
-/** The Retry-After part of an attempt (`retryAfter`), from the wait it asked for. */
-function retryAfterOut(askedMs: number | null | undefined) {
-  if (askedMs == null) return null;
-  // Kept only when it set the retry's time, so above the cap it was capped (retry-after.ts).
-  return {
-    askedSeconds: askedMs / 1000,
-    waitSeconds: Math.min(askedMs, RETRY_AFTER_CAP_MS) / 1000,
-  };
-}
 
 /** MessageAttemptOut as JSON text, with the message (payload spliced) when given. */
 export function attemptJson(

@@ -15,6 +15,7 @@ import { DATE_TIME_ERROR, EventTypeName, listQueryOf, QueryTime } from "../valid
 import { isLater, isNamedTime, namedTime, type NamedTime } from "../named-time.js";
 import { reasonShown } from "../../dlq/job-reason.js";
 import { Timestamp, iso } from "./common.js";
+import { RetryAfterOut, retryAfterOut } from "./retry-after.js";
 
 const DLQ_STATES = ["open", "replaying", "resolved", "abandoned"] as const;
 const FailureClass = z.enum(["exhausted", "permanent"]);
@@ -201,6 +202,7 @@ export const DeadLetterAttemptOut = z.object({
   durationMs: z.int(),
   outcome: z.enum(["success", "rate_limited", "retryable", "permanent"]),
   response: z.string(),
+  retryAfter: RetryAfterOut,
 });
 
 /** One attempt of a record. */
@@ -217,6 +219,7 @@ export function attemptOut(a: Attempt): z.output<typeof DeadLetterAttemptOut> {
     durationMs: a.durationMs,
     outcome: a.outcome,
     response: a.responseSnippet,
+    retryAfter: retryAfterOut(a.retryAfterMs),
   };
 }
 
