@@ -114,11 +114,18 @@ export interface Attempt {
   error: string | null;
   errorDetail: string | null;
   outcome: string;
-  /**
-   * How the answer's Retry-After set the wait before the next attempt: the wait asked for and the
-   * one kept (less when capped); null when it set none. Absent from an older hookline.
-   */
-  retryAfter?: { askedSeconds: number; waitSeconds: number } | null;
+  /** How the answer's Retry-After set the wait before the next attempt. */
+  retryAfter?: AskedWait | null;
+}
+
+/**
+ * What an attempt's Retry-After asked for and what hookline kept (the API's `retryAfter`): the wait
+ * asked for and the one kept (less when capped). Null where it set none; absent from an older
+ * hookline.
+ */
+export interface AskedWait {
+  askedSeconds: number;
+  waitSeconds: number;
 }
 
 export interface Message {
@@ -171,6 +178,8 @@ export interface DeadLetterRecord extends DeadLetter {
     durationMs: number;
     outcome: string;
     response: string;
+    /** As an attempt's (see {@link AskedWait}). */
+    retryAfter?: AskedWait | null;
   }[];
   history: { at: string; actor: string; action: string; result: string; note: string | null }[];
 }

@@ -4,8 +4,8 @@
  * it was sent (the headers the receiver got, and what the signature covers).
  */
 import { h } from "../dom.js";
-import { asSent, latency, pretty, startOf, time } from "../format.js";
-import type { Attempt } from "../types.js";
+import { asSent, latency, pretty, seconds, startOf, time } from "../format.js";
+import type { AskedWait, Attempt } from "../types.js";
 
 /** The parts of an attempt shown here, as both the attempt and the dead-letter APIs give them. */
 export interface AttemptView {
@@ -19,6 +19,8 @@ export interface AttemptView {
   errorDetail: string | null;
   /** The start of the response body (what hookline keeps, 4 KiB at most). */
   response: string;
+  /** How the answer's Retry-After set the next attempt's time; null or absent where it set none. */
+  retryAfter?: AskedWait | null;
 }
 
 /** An attempt as the attempt API answers it. */
@@ -31,6 +33,7 @@ export const viewOf = (a: Attempt): AttemptView => ({
   error: a.error,
   errorDetail: a.errorDetail,
   response: a.response,
+  retryAfter: a.retryAfter ?? null,
 });
 
 /**
@@ -130,6 +133,27 @@ export function attemptResult(a: AttemptView): string {
   if (!a.error) return "no answer";
   const words = TRANSPORT[a.error]?.words ?? a.error;
   return a.errorDetail ? `${words} (${inSeconds(a.errorDetail)})` : words;
+}
+
+/**
+ * What the receiver's Retry-After asked of the next attempt and what hookline did with it, in the
+ * message page's words: once the retry had gone, or the delivery was given up, someone reading
+ * why it came 2 min (or 4 h) after this attempt, not at the ladder's seconds, had only the status.
+ * The wait, not the header's text: a Retry-After may be a date.
+ */
+export function askedWaitWords(ra: AskedWait): string {
+  const asked = seconds(ra.askedSeconds);
+  if (ra.waitSeconds >= ra.askedSeconds) {
+    return (
+      `The endpoint asked for ${asked} before the next attempt, and hookline set it that long ` +
+      "after this answer, as asked."
+    );
+  }
+  const kept = seconds(ra.waitSeconds);
+  return (
+    `The endpoint asked for ${asked}; hookline waits at most ${kept}, so it set the next ` +
+    `attempt ${kept} after this answer.`
+  );
 }
 
 /** A 3xx: hookline never follows one, so the endpoint's messages keep going to the old URL. */
@@ -260,6 +284,23 @@ export function attemptDetails(a: AttemptView): HTMLElement {
         attemptResult(a),
         resultNote(a) ? h("small", { class: "note" }, resultNote(a)) : "",
       ),
+      a.retryAfter
+        ? [
+            h("dt", {}, "Retry-After"),
+            h(
+              "dd",
+              {},
+              askedWaitWords(a.retryAfter),
+              // The time it set, which the endpoint's circuit or a resend may have moved since.
+              h(
+                "small",
+                { class: "note" },
+                "The endpoint's circuit, had it opened, may have held the next attempt longer, and a " +
+                  "resend may have brought it forward.",
+              ),
+            ),
+          ]
+        : "",
       h("dt", {}, "Response body"),
       h(
         "dd",

@@ -22,7 +22,15 @@ import { live, refreshNow } from "../live.js";
 import { pagedList, pagesAt } from "../paging.js";
 import { addressQuery, setAddressQuery } from "../address.js";
 import type { Ctx } from "../routes.js";
-import type { App, Attempt, DeadLetter, DeliveryStatus, Endpoint, Message } from "../types.js";
+import type {
+  App,
+  AskedWait,
+  Attempt,
+  DeadLetter,
+  DeliveryStatus,
+  Endpoint,
+  Message,
+} from "../types.js";
 import {
   attemptDetails,
   attemptResult,
@@ -307,9 +315,6 @@ function standing(
   const asked = d.delivery?.attemptCount && last ? setByRetryAfter(d, last) : null;
   return [badge, retrying, until(d.nextAttempt), asked ? askedFor(asked) : ""];
 }
-
-/** What an attempt's Retry-After asked for and what hookline kept (the API's `retryAfter`). */
-type AskedWait = NonNullable<Attempt["retryAfter"]>;
 
 /** Slack for the time a Retry-After set: the answer's time is the attempt's plus its duration. */
 const SET_BY_SLACK_MS = 1000;

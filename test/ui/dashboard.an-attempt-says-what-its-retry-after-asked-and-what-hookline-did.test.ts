@@ -1,0 +1,80 @@
+/**
+ * A receiver answering 503 with `Retry-After: 120` has its retry 2 min off, and one asking for
+ * 6 h waits 4 h, hookline's cap. The message's page says so beside a next attempt still waiting,
+ * but the attempt itself (its **Request and response**, on the message's page in the console and
+ * the portal, and on a dead-letter record's page) said only `HTTP 503`: once the retry had gone,
+ * or the delivery was given up, nothing shown said the endpoint had asked for a wait, nor what
+ * hookline did with it. The attempt now says both, in the message page's words.
+ */
+import type { Locator, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { openPortal, signIn, useDashboard } from "../support/browser.js";
+import { askingOnceThenRefusing, recordsAfterARetryAfter, type RecordOut } from "../support/dlq.js";
+
+const ASKED =
+  /Retry-After\s*The endpoint asked for 2\smin before the next attempt, and hookline set it that long after this answer, as asked\./;
+const CAPPED =
+  /Retry-After\s*The endpoint asked for 6\sh; hookline waits at most 4\sh, so it set the next attempt 4\sh after this answer\./;
+
+/** The first attempt's Request and response within `where`, unfolded. */
+async function firstAttemptUnfolded(where: Locator): Promise<string> {
+  const details = where.locator("details.attempt-details").first();
+  await details.getByText("Request and response").click({ timeout: 15_000 });
+  await details.getByText("Response body").waitFor();
+  return details.innerText();
+}
+
+describe("an attempt whose answer's Retry-After set the next attempt's time", () => {
+  const ui = useDashboard({
+    receiver: askingOnceThenRefusing({ "/capped": String(6 * 3600) }),
+  });
+  let appId: string;
+  let msgId: string;
+  let records: Record<string, RecordOut>;
+
+  beforeAll(async () => {
+    const { h, rx } = ui;
+    ({ appId, msgId, records } = await recordsAfterARetryAfter(h, (p) => rx.url(p), [
+      "/asked",
+      "/capped",
+    ]));
+  });
+
+  /** The card of the delivery to `url` on the message's page. */
+  const cardOf = (page: Page, url: string): Locator =>
+    page
+      .getByRole("region", { name: "Deliveries" })
+      .getByRole("article")
+      .filter({ has: page.getByRole("link", { name: url, exact: true }) });
+
+  const expectOnTheMessagePage = async (page: Page, base: string) => {
+    const { rx } = ui;
+    await page.goto(`${base}/app/${appId}/message/${msgId}`);
+    expect(await firstAttemptUnfolded(cardOf(page, rx.url("/asked")))).toMatch(ASKED);
+    expect(await firstAttemptUnfolded(cardOf(page, rx.url("/capped")))).toMatch(CAPPED);
+    // The retry after it, answered 400, had no Retry-After: its attempt says none.
+    const retry = cardOf(page, rx.url("/asked")).getByRole("listitem").nth(1);
+    expect(await firstAttemptUnfolded(retry)).not.toContain("Retry-After");
+  };
+
+  it("says so on the message's page in the portal", async () => {
+    const { h, page } = ui;
+    await openPortal(page, h, appId);
+    await expectOnTheMessagePage(page, `${h.url}/portal/#`);
+  });
+
+  it("says so on the message's page and the dead-letter record's page in the console", async () => {
+    const { h, page } = ui;
+    await signIn(page, h.url, h.token);
+    await expectOnTheMessagePage(page, `${h.url}/ui/#`);
+    // And on each record's page, in the dead-letter queue.
+    for (const [path, words] of [
+      ["/asked", ASKED],
+      ["/capped", CAPPED],
+    ] as const) {
+      await page.goto(`${h.url}/ui/#/dlq/${records[path]!.id}`);
+      const attempts = page.getByRole("table", { name: "Every attempt, original and replays" });
+      expect(await firstAttemptUnfolded(attempts.getByRole("row").nth(1))).toMatch(words);
+    }
+  });
+});
