@@ -515,7 +515,7 @@ function attemptsTable(attempts: WholeRecord["attempts"]): string {
     attempts.map((a) => [
       a.at,
       a.trigger,
-      a.status !== null ? `HTTP ${a.status}` : `${a.error}`,
+      (a.status !== null ? `HTTP ${a.status}` : `${a.error}`) + askedToWait(a.retryAfter),
       a.durationMs,
     ]),
   ).split("\n");
@@ -532,4 +532,17 @@ function attemptsTable(attempts: WholeRecord["attempts"]): string {
     if (said) lines.push(...said.split(/\r?\n/).map((l) => `    ${printable(l)}`));
   });
   return lines.join("\n");
+}
+
+/**
+ * ", asked to wait 2m (Retry-After)" where the answer's Retry-After set the next attempt's time,
+ * with ", capped at 4h" where hookline waited less; empty otherwise. Without it a retry 2 min
+ * after an attempt, not at the ladder's seconds, was unexplained. An older hookline gives none.
+ */
+function askedToWait(ra: WholeRecord["attempts"][number]["retryAfter"] | undefined): string {
+  if (!ra) return "";
+  const asked = `, asked to wait ${duration(ra.askedSeconds * 1000)} (Retry-After)`;
+  return ra.waitSeconds < ra.askedSeconds
+    ? `${asked}, capped at ${duration(ra.waitSeconds * 1000)}`
+    : asked;
 }
