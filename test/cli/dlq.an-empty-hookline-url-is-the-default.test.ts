@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { TEST_TOKEN } from "../support/process.js";
+import { builtCommand } from "../support/built.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -15,7 +16,7 @@ function dlq(
   env: Record<string, string>,
   args: string[],
 ): Promise<{ code: number | null; err: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "dlq", ...args], {
+  const child = spawn(process.execPath, [builtCommand(), "dlq", ...args], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anEndpoint, deadLetters, PATIENT_BREAKER, type RecordOut } from "../support/dlq.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
+import { builtCommand } from "../support/built.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -13,7 +14,7 @@ function hookline(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    const child = spawn(process.execPath, [builtCommand(), ...args], {
       cwd: ROOT,
       env: { ...process.env, HOOKLINE_URL: "", HOOKLINE_TOKEN: "", ...env },
       stdio: ["ignore", "pipe", "pipe"],

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { recordsWhoseReplaysHang, type JobOut } from "../support/dlq.js";
 import type { TestHookline } from "../support/hookline.js";
+import { builtCommand } from "../support/built.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -33,7 +34,7 @@ function interrupted(
   signal: NodeJS.Signals,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    const child = spawn(process.execPath, [builtCommand(), ...args], {
       cwd: ROOT,
       env: { ...process.env, HOOKLINE_URL: h.url, HOOKLINE_TOKEN: h.token },
       stdio: ["ignore", "pipe", "pipe"],
@@ -86,7 +87,7 @@ it("Ctrl-C says the job carries on, names it, and leaves it running", async () =
   const again = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "src/cli/main.ts", "dlq", "job", jobId!, "--watch", "--json"],
+      [builtCommand(), "dlq", "job", jobId!, "--watch", "--json"],
       {
         cwd: ROOT,
         env: { ...process.env, HOOKLINE_URL: `http://127.0.0.1:${port}`, HOOKLINE_TOKEN: h.token },

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startFakeApi, type FakeApi } from "../support/fake-api.js";
+import { builtCommand } from "../support/built.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -33,7 +34,7 @@ function firstChunkOnly(
   args: string[],
 ): Promise<{ code: number | null; first: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    const child = spawn(process.execPath, [builtCommand(), ...args], {
       cwd: ROOT,
       env: {
         ...process.env,

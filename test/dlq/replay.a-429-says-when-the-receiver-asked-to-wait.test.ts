@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { anEndpoint, deadLetters, PATIENT_BREAKER } from "../support/dlq.js";
 import { startHookline, startHooklineOn, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
+import { builtCommand } from "../support/built.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -17,7 +18,7 @@ type ReplayAnswer = { result: string; detail: string | null; attempt: { status: 
 /** Runs `hookline …` from source, as an operator would. */
 function hookline(args: string[], env: Record<string, string>): Promise<{ stdout: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    const child = spawn(process.execPath, [builtCommand(), ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "inherit"],

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
+import { builtCommand } from "../support/built.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -77,7 +78,7 @@ describe("a failure drill", () => {
   it("runs from a terminal with `hookline drill`", async () => {
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
       (resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "drill"], {
+        const child = spawn(process.execPath, [builtCommand(), "drill"], {
           cwd: ROOT,
           env: { ...process.env, HOOKLINE_URL: h.url, HOOKLINE_TOKEN: h.token },
           stdio: ["ignore", "pipe", "pipe"],

@@ -29,4 +29,6 @@ it("a rotation killed at seeded moments leaves every value readable, and running
     seeds: [8, 14],
     batchSize: 50,
   });
-}, 90_000);
+  // About 30 s alone, and 86 s in a whole run on a slow host (session 54), beside other files: a
+  // limit that catches a hang, not a measure of speed.
+}, 180_000);

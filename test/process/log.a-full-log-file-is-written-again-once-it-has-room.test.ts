@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { expect, it, vi } from "vitest";
 import { tempDir, useCleanup, type Cleanup } from "../support/cleanup.js";
 import { call, TEST_TOKEN } from "../support/process.js";
+import { builtCommand } from "../support/built.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const cleanup = useCleanup();
@@ -36,7 +37,7 @@ async function closedPort(): Promise<number> {
 /** `hookline serve` logging to `log` (appended to), started, with one endpoint that fails. */
 async function serveLoggingTo(cleanup: Cleanup, dir: string, log: string) {
   const fd = openSync(log, "a");
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
+  const child = spawn(process.execPath, [builtCommand(), "serve"], {
     cwd: root,
     env: {
       ...process.env,

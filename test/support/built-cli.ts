@@ -1,10 +1,11 @@
 /**
  * hookline's built command (`bin/hookline.js`, what operators run) as a child process, for tests
- * that kill it or interrupt it: `npm run build` first. Only the settings a test gives reach it,
+ * that kill it or interrupt it (see built.ts). Only the settings a test gives reach it,
  * none of the test run's own HOOKLINE_* variables or DATABASE_URL.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { builtCommand } from "./built.js";
 import { adminQuery } from "./postgres.js";
 import { TEST_TOKEN } from "./process.js";
 
@@ -42,7 +43,7 @@ export function spawnCli(args: string[], env: Record<string, string>, as?: RunAs
     ),
   );
   const { readOnly, ...user } = as ?? {};
-  const command = [process.execPath, "bin/hookline.js", ...args];
+  const command = [process.execPath, builtCommand(), ...args];
   const [file, ...argv] = readOnly
     ? ["unshare", "-m", "sh", "-c", READ_ONLY_MOUNT, "sh", readOnly, ...command]
     : command;

@@ -1,10 +1,11 @@
 /**
- * hookline as a real child process (`hookline serve` run from source through tsx), for tests that
+ * hookline as a real child process (the built `hookline serve`, see built.ts), for tests that
  * kill it, stop it, or restart it on the same data dir.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Cleanup } from "./cleanup.js";
+import { builtCommand } from "./built.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -24,7 +25,7 @@ export function spawnServe(
   env: Record<string, string> = {},
   args: string[] = [],
 ): Omit<HooklineProcess, "url"> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", ...args], {
+  const child = spawn(process.execPath, [builtCommand(), "serve", ...args], {
     cwd: root,
     env: {
       ...process.env,

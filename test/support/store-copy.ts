@@ -14,6 +14,7 @@ import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.j
 import { tempDir, type Cleanup } from "./cleanup.js";
 import { startHookline, type TestHookline } from "./hookline.js";
 import { adminQuery, TEST_DATABASE_URL } from "./postgres.js";
+import { builtCommand } from "./built.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -111,11 +112,11 @@ export async function spawnStoreCopy(
       ([name]) => !name.startsWith("HOOKLINE_") && name !== "DATABASE_URL",
     ),
   );
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "store", "copy", ...args],
-    { cwd: root, env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, [builtCommand(), "store", "copy", ...args], {
+    cwd: root,
+    env: { ...inherited, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const run: CopyProcessRun = { code: "unknown", out: "", err: "" };
   child.stdout.on("data", (d: Buffer) => (run.out += d.toString()));
   child.stderr.on("data", (d: Buffer) => (run.err += d.toString()));
