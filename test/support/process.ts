@@ -65,7 +65,9 @@ export async function spawnHookline(
       // against a dropped schema, loading the machine the next tests run on).
       child.kill("SIGKILL");
       reject(new Error(`hookline did not start:\n${output()}`));
-    }, 20_000);
+      // A limit that catches a hang: a fleet's worker once took more than 20 s to start here, in
+      // a run of the soaks beside each other on a slow host.
+    }, 60_000);
     const check = () => {
       // Listening on one address with no public URL, the banner's first line is the URL;
       // otherwise a line of its own gives it.
