@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { SlowFirst } from "./test/support/slow-first.js";
 
 export default defineConfig({
   test: {
@@ -21,6 +22,7 @@ export default defineConfig({
     // beside it) took 1,544 s, about what two take on such hosts: there the suite is bound by CPU
     // (every built-CLI test starts Node processes that load hookline), and a third file adds load.
     maxWorkers: 2,
+    sequence: { sequencer: SlowFirst },
     // expect.poll waits for a state, and the suite runs two files at once on a 2-core machine: its
     // default of one second fails a right answer that came late. Waiting longer costs nothing when
     // the answer is quick; a wrong one still fails, later.
