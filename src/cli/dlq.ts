@@ -541,8 +541,9 @@ function attemptsTable(attempts: WholeRecord["attempts"]): string {
  */
 function askedToWait(ra: WholeRecord["attempts"][number]["retryAfter"] | undefined): string {
   if (!ra) return "";
-  const asked = `, asked to wait ${duration(ra.askedSeconds * 1000)} (Retry-After)`;
-  return ra.waitSeconds < ra.askedSeconds
-    ? `${asked}, capped at ${duration(ra.waitSeconds * 1000)}`
-    : asked;
+  // To the second, as the dashboard says it: a Retry-After given as a date asks for 119.6 s, say,
+  // which duration() alone floors to 1m 59s.
+  const said = (seconds: number) => duration(Math.round(seconds) * 1000);
+  const asked = `, asked to wait ${said(ra.askedSeconds)} (Retry-After)`;
+  return ra.waitSeconds < ra.askedSeconds ? `${asked}, capped at ${said(ra.waitSeconds)}` : asked;
 }

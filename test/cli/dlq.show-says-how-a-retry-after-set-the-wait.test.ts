@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { askingOnceThenRefusing, recordsAfterARetryAfter, type RecordOut } from "../support/dlq.js";
-import { runDlq } from "../support/fake-api.js";
+import { runDlq, startFakeApi } from "../support/fake-api.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
 
@@ -47,4 +47,22 @@ it("says what hookline capped a longer wait at", async () => {
   expect(lines[1]).toMatch(
     /\sfirst\s+HTTP 503, asked to wait 6h \(Retry-After\), capped at 4h\s+\d+$/,
   );
+});
+
+it("rounds a wait given as a date to the second, as the dashboard does", async () => {
+  // A Retry-After given as an HTTP date asks for the time until then: 119.6 s, say, which the
+  // command floored to "1m 59s" where the dashboard said 2 min.
+  const { id } = records["/asked"]!;
+  const { body: record } = await h.api<{ attempts: { retryAfter: unknown }[] }>(
+    "GET",
+    `/api/v1/dlq/${id}`,
+  );
+  record.attempts[0]!.retryAfter = { askedSeconds: 119.6, waitSeconds: 119.6 };
+  const api = await startFakeApi(200, record);
+  try {
+    const out = await runDlq(api.url, ["show", id], Date.now());
+    expect(out).toMatch(/HTTP 503, asked to wait 2m \(Retry-After\)\s/);
+  } finally {
+    await api.close();
+  }
 });
