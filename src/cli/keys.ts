@@ -61,13 +61,13 @@ export function keysCommand(
         throw err;
       }
       for (const u of config.unknownSettings) out.write(`WARNING: ${describeUnknown(u)}\n`);
+      // Loaded here, not with the CLI: the other commands do not wait for the storage drivers.
+      const { openStore } = await import("../store/factory.js");
       // Only a store that exists: rotating a new, empty one (a typo, or ./data of another
       // directory) would end in "done" and tell the operator to remove keys the real store
       // still needs. A batch left hanging (the process stopped, its machine gone) holds its rows
       // locked, from hookline and from the rerun: on PostgreSQL, the server ends it after the
       // query timeout, as it does serve's (openStore).
-      // Loaded here, not with the CLI: the other commands do not wait for the storage drivers.
-      const { openStore } = await import("../store/factory.js");
       const store = openStore(config, undefined, { existingOnly: true });
       try {
         await store.verifySealing().catch((err: unknown) => {
