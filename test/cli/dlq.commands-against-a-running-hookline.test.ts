@@ -8,7 +8,7 @@ import { builtCommand } from "../support/built.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-/** Runs `hookline …` from source, as an operator would, with the given environment. */
+/** Runs the built `hookline …`, as an operator would, with the given environment. */
 function hookline(
   args: string[],
   env: Record<string, string>,

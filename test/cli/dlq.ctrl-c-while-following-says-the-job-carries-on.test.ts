@@ -28,7 +28,7 @@ afterAll(async () => {
   await closeReceiver();
 });
 
-/** Runs `hookline <args>` from source; sends `signal` once it printed something to stdout. */
+/** Runs the built `hookline <args>`; sends `signal` once it printed something to stdout. */
 function interrupted(
   args: string[],
   signal: NodeJS.Signals,

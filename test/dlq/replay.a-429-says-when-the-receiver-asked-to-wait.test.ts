@@ -15,7 +15,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 type ReplayAnswer = { result: string; detail: string | null; attempt: { status: number } | null };
 
-/** Runs `hookline …` from source, as an operator would. */
+/** Runs the built `hookline …`, as an operator would. */
 function hookline(args: string[], env: Record<string, string>): Promise<{ stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [builtCommand(), ...args], {

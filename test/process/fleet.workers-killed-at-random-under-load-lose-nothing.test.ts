@@ -122,7 +122,7 @@ describe("a fleet whose workers are killed with SIGKILL under load", () => {
     const startWorker = async (): Promise<void> => {
       const proc = stopAfter(
         cleanup,
-        await spawnHookline(join(dir, `worker-${started++}`), env, "worker"),
+        await spawnHookline(join(dir, `worker-${started++}`), env, "worker", 60_000),
         "SIGKILL",
       );
       const id = /hookline worker (wkr_\S+) is delivering/.exec(proc.output())![1]!;

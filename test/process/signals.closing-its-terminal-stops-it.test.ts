@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 import { TEST_TOKEN } from "../support/process.js";
+import { builtCommand } from "../support/built.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const cleanup = useCleanup();
@@ -30,7 +31,7 @@ it("stops and exits when the terminal it runs in is closed", async () => {
   expect(spawnSync("script", ["--version"]).error, "util-linux's script is needed").toBeUndefined();
   const dir = tempDir(cleanup, "hookline-hangup-");
   // `script` gives hookline a terminal of its own; `exec` makes hookline the shell's process.
-  const command = `exec ${process.execPath} --import tsx src/cli/main.ts serve`;
+  const command = `exec ${process.execPath} ${builtCommand()} serve`;
   const terminal = spawn("script", ["-qfec", command, "/dev/null"], {
     cwd: root,
     env: {

@@ -13,7 +13,9 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
 /** What `npm run build` makes from, and one file of each of its two outputs. */
-const SOURCES = ["src", "ui/src", "ui/index.html"];
+const SOURCES = ["src", "ui/src", "ui/index.html", "ui/vite.config.ts", "tsconfig.build.json"];
+/** The files under SOURCES' folders that the build reads (not an editor's swap or backup). */
+const BUILT_FROM = /^[^.].*\.(ts|css|html|json)$/;
 const OUTPUTS = ["dist/cli/main.js", "dist/web/index.html"];
 
 let checked = false;
@@ -46,8 +48,9 @@ function newestUnder(path: string): { path: string; at: number } {
   const stat = statSync(path);
   if (!stat.isDirectory()) return { path, at: stat.mtimeMs };
   let newest = { path, at: 0 };
-  for (const entry of readdirSync(path)) {
-    const found = newestUnder(join(path, entry));
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    if (!entry.isDirectory() && !BUILT_FROM.test(entry.name)) continue;
+    const found = newestUnder(join(path, entry.name));
     if (found.at > newest.at) newest = found;
   }
   return newest;

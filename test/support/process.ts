@@ -51,12 +51,16 @@ export function spawnServe(
 
 /**
  * Starts `hookline serve` and resolves once it is ready: listening (roles all and api) or
- * delivering (role worker, which serves only its health and metrics; its `url` is empty).
+ * delivering (role worker, which serves only its health and metrics; its `url` is empty). Fails
+ * with what it printed if it has not within `startWithinMs`: under the tests' own 30 s, so that a
+ * hung start says so. A soak that restarts processes under load gives more (a fleet's worker once
+ * took more than 20 s to start, beside the other soaks on a slow host).
  */
 export async function spawnHookline(
   dataDir: string,
   env: Record<string, string> = {},
   role: "all" | "api" | "worker" = "all",
+  startWithinMs = 25_000,
 ): Promise<HooklineProcess> {
   const { child, exited, output } = spawnServe(dataDir, env, ["--role", role]);
   const url = await new Promise<string>((resolve, reject) => {
@@ -65,9 +69,7 @@ export async function spawnHookline(
       // against a dropped schema, loading the machine the next tests run on).
       child.kill("SIGKILL");
       reject(new Error(`hookline did not start:\n${output()}`));
-      // A limit that catches a hang: a fleet's worker once took more than 20 s to start here, in
-      // a run of the soaks beside each other on a slow host.
-    }, 60_000);
+    }, startWithinMs);
     const check = () => {
       // Listening on one address with no public URL, the banner's first line is the URL;
       // otherwise a line of its own gives it.

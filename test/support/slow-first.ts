@@ -7,21 +7,25 @@
  */
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-/** Files that took 25 s or more in a whole run on a slow host, slowest first. */
+/**
+ * Files that took 25 s or more in a whole run on a slow host, slowest first, but each soak that
+ * runs hookline as processes beside one that runs in the test's own (two soaks of processes side
+ * by side took one fleet worker more than 20 s to start).
+ */
 const SLOWEST = [
   "test/process/kill9.random-kills-under-load-lose-nothing.test.ts",
   "test/api/fuzz.every-route-answers-4xx-never-500.test.ts",
   "test/process/kill9.a-key-rotation-killed-anywhere-on-postgres-loses-nothing-and-a-rerun-finishes-it.test.ts",
   "test/store/postgres.behaviour.test.ts",
   "test/process/fleet.workers-share-endpoints-within-limits.test.ts",
-  "test/process/fleet.workers-killed-at-random-under-load-lose-nothing.test.ts",
-  "test/process/kill9.a-key-rotation-killed-anywhere-on-sqlite-loses-nothing-and-a-rerun-finishes-it.test.ts",
   "test/ui/console.a-question-stays-open-while-the-page-updates.test.ts",
-  "test/cli/store.copy-refuses-a-role-that-cannot-make-the-schema.test.ts",
+  "test/process/fleet.workers-killed-at-random-under-load-lose-nothing.test.ts",
   "test/ui/portal.a-retry-its-circuit-holds-past-its-window-says-it-will-be-given-up.test.ts",
-  "test/cli/serve.makes-its-data-dir-private.test.ts",
+  "test/process/kill9.a-key-rotation-killed-anywhere-on-sqlite-loses-nothing-and-a-rerun-finishes-it.test.ts",
   "test/store/postgres.waits-are-bounded-except-migrations.test.ts",
+  "test/cli/store.copy-refuses-a-role-that-cannot-make-the-schema.test.ts",
   "test/store/sqlite.behaviour.test.ts",
+  "test/cli/serve.makes-its-data-dir-private.test.ts",
 ];
 
 export class SlowFirst extends BaseSequencer {

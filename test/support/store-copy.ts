@@ -100,7 +100,7 @@ export interface CopyProcessRun {
 }
 
 /**
- * `hookline store copy <args>` as a process of its own (run from source through tsx), with `env`
+ * `hookline store copy <args>` as a process of its own (the built command, see built.ts), with `env`
  * as its hookline settings: none of the test run's own HOOKLINE_* variables or DATABASE_URL.
  */
 export async function spawnStoreCopy(
