@@ -2,9 +2,7 @@
  * For the tests of `hookline store copy`: running the command in this process, and reading back
  * everything a hookline holds through its API, to compare a SQLite hookline with its copy.
  */
-import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { PassThrough } from "node:stream";
 import { storeCommand } from "../../src/cli/store.js";
 import { FieldCipher } from "../../src/security/cipher.js";
@@ -14,9 +12,7 @@ import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.j
 import { tempDir, type Cleanup } from "./cleanup.js";
 import { startHookline, type TestHookline } from "./hookline.js";
 import { adminQuery, TEST_DATABASE_URL } from "./postgres.js";
-import { builtCommand } from "./built.js";
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
+import { runCli } from "./built-cli.js";
 
 /**
  * A data dir whose store holds one application, one endpoint and `messages` messages (each with
@@ -100,30 +96,14 @@ export interface CopyProcessRun {
 }
 
 /**
- * `hookline store copy <args>` as a process of its own (the built command, see built.ts), with `env`
- * as its hookline settings: none of the test run's own HOOKLINE_* variables or DATABASE_URL.
+ * `hookline store copy <args>` as a process of its own (the built command), with `env` as its
+ * hookline settings: none of the test run's own HOOKLINE_* variables or DATABASE_URL.
  */
-export async function spawnStoreCopy(
+export function spawnStoreCopy(
   env: Record<string, string>,
   args: string[],
 ): Promise<CopyProcessRun> {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !name.startsWith("HOOKLINE_") && name !== "DATABASE_URL",
-    ),
-  );
-  const child = spawn(process.execPath, [builtCommand(), "store", "copy", ...args], {
-    cwd: root,
-    env: { ...inherited, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const run: CopyProcessRun = { code: "unknown", out: "", err: "" };
-  child.stdout.on("data", (d: Buffer) => (run.out += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (run.err += d.toString()));
-  run.code = await new Promise<number | string>((resolve) =>
-    child.on("close", (code, signal) => resolve(code ?? signal ?? "unknown")),
-  );
-  return run;
+  return runCli(["store", "copy", ...args], env);
 }
 
 /** Every page of a list read `limit` at a time: each page's ids and the iterator it gave. */
