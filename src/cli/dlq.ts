@@ -536,14 +536,18 @@ function attemptsTable(attempts: WholeRecord["attempts"]): string {
 
 /**
  * ", asked to wait 2m (Retry-After)" where the answer's Retry-After set the next attempt's time,
- * with ", capped at 4h" where hookline waited less; empty otherwise. Without it a retry 2 min
- * after an attempt, not at the ladder's seconds, was unexplained. An older hookline gives none.
+ * with ", capped at 4h" where hookline waited less, or ", asked to retry at once (Retry-After)"
+ * where it asked for no wait; empty otherwise. Without it a retry 2 min after an attempt, not at
+ * the ladder's seconds, was unexplained. An older hookline gives none.
  */
 function askedToWait(ra: WholeRecord["attempts"][number]["retryAfter"] | undefined): string {
   if (!ra) return "";
+  // `Retry-After: 0`, or a date already past: hookline made the retry due at once.
+  if (ra.askedSeconds === 0) return ", asked to retry at once (Retry-After)";
   // To the second, as the dashboard says it: a Retry-After given as a date asks for 119.6 s, say,
-  // which duration() alone floors to 1m 59s.
-  const said = (seconds: number) => duration(Math.round(seconds) * 1000);
+  // which duration() alone floors to 1m 59s; a date a moment ahead asks for a wait still kept.
+  const said = (seconds: number) =>
+    seconds < 0.5 ? "under 1s" : duration(Math.round(seconds) * 1000);
   const asked = `, asked to wait ${said(ra.askedSeconds)} (Retry-After)`;
   return ra.waitSeconds < ra.askedSeconds ? `${asked}, capped at ${said(ra.waitSeconds)}` : asked;
 }

@@ -169,7 +169,10 @@ function askedFor(ra: RetryAfterDecision | null, decision: Decision): number | n
   return ra.kind === "capped" ? ra.requestedMs : ra.kind === "honoured" ? ra.delayMs : null;
 }
 
-/** "the receiver asked to wait 30 s (Retry-After)"; null without a usable Retry-After. */
+/**
+ * "the receiver asked to wait 30 s (Retry-After)", or "… to be tried again at once …" for no wait;
+ * null without a usable Retry-After.
+ */
 function askedToWait(ra: RetryAfterDecision | null): string | null {
   if (!ra) return null;
   if (ra.kind === "ignored") {
@@ -178,6 +181,8 @@ function askedToWait(ra: RetryAfterDecision | null): string | null {
       : null;
   }
   const ms = ra.kind === "capped" ? ra.requestedMs : ra.delayMs;
+  // `Retry-After: 0`, or a date already past: "asked to wait 0 ms" said it the wrong way round.
+  if (ms === 0) return "the receiver asked to be tried again at once (Retry-After)";
   return `the receiver asked to wait ${formatDuration(ms)} (Retry-After)`;
 }
 

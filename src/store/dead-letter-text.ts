@@ -57,7 +57,11 @@ export function unsentReason(result: string): string {
 
 /** The Retry-After part of a replay's history entry (see {@link describeResult}), or null. */
 export function askedToWaitIn(result: string): string | null {
-  return /; (the receiver asked to wait .* \(Retry-After\))$/.exec(result)?.[1] ?? null;
+  return (
+    /; (the receiver asked to (?:wait .*|be tried again at once) \(Retry-After\))$/.exec(
+      result,
+    )?.[1] ?? null
+  );
 }
 
 /**

@@ -2,7 +2,9 @@
  * `hookline dlq show` prints each attempt's status, and a record whose first retry came 2 min (or
  * 4 h) after its first attempt, not at the ladder's 5 s, said nothing of why: the receiver had
  * asked for it with a Retry-After, which the API now gives as the attempt's `retryAfter`. The
- * attempt's result now says what it asked for, and where hookline capped it, at what.
+ * attempt's result now says what it asked for, and where hookline capped it, at what. One asking
+ * for no wait (`Retry-After: 0`, or a date already past), whose retry hookline made due at once,
+ * read "asked to wait 0s": it now says the receiver asked for the retry at once.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { askingOnceThenRefusing, recordsAfterARetryAfter, type RecordOut } from "../support/dlq.js";
@@ -16,8 +18,15 @@ let records: Record<string, RecordOut>;
 
 beforeAll(async () => {
   h = await startHookline();
-  rx = await Receiver.start(askingOnceThenRefusing({ "/capped": String(6 * 3600) }));
-  ({ records } = await recordsAfterARetryAfter(h, (p) => rx.url(p), ["/asked", "/capped"]));
+  rx = await Receiver.start(
+    askingOnceThenRefusing({ "/capped": String(6 * 3600), "/at-once": "0" }),
+  );
+  ({ records } = await recordsAfterARetryAfter(
+    h,
+    (p) => rx.url(p),
+    ["/asked", "/capped"],
+    ["/at-once"],
+  ));
 });
 afterAll(async () => {
   await h?.stop();
@@ -49,20 +58,37 @@ it("says what hookline capped a longer wait at", async () => {
   );
 });
 
-it("rounds a wait given as a date to the second, as the dashboard does", async () => {
-  // A Retry-After given as an HTTP date asks for the time until then: 119.6 s, say, which the
-  // command floored to "1m 59s" where the dashboard said 2 min.
+it("says that a receiver asking for no wait asked for the retry at once", async () => {
+  const lines = await attemptLines("/at-once");
+  expect(lines[1]).toMatch(/\sfirst\s+HTTP 503, asked to retry at once \(Retry-After\)\s+\d+$/);
+  expect(lines[2]).toMatch(/\sretry\s+HTTP 400\s+\d+$/);
+});
+
+/** `hookline dlq show` of the "/asked" record with its first attempt's `retryAfter` as given. */
+async function showWith(retryAfter: { askedSeconds: number; waitSeconds: number }) {
   const { id } = records["/asked"]!;
   const { body: record } = await h.api<{ attempts: { retryAfter: unknown }[] }>(
     "GET",
     `/api/v1/dlq/${id}`,
   );
-  record.attempts[0]!.retryAfter = { askedSeconds: 119.6, waitSeconds: 119.6 };
+  record.attempts[0]!.retryAfter = retryAfter;
   const api = await startFakeApi(200, record);
   try {
-    const out = await runDlq(api.url, ["show", id], Date.now());
-    expect(out).toMatch(/HTTP 503, asked to wait 2m \(Retry-After\)\s/);
+    return await runDlq(api.url, ["show", id], Date.now());
   } finally {
     await api.close();
   }
+}
+
+it("says a wait under half a second, which a date a moment ahead asks for, is under 1s", async () => {
+  // A Retry-After date 0.3 s ahead is a wait hookline keeps, not none: "0s" said otherwise.
+  const out = await showWith({ askedSeconds: 0.3, waitSeconds: 0.3 });
+  expect(out).toMatch(/HTTP 503, asked to wait under 1s \(Retry-After\)\s/);
+});
+
+it("rounds a wait given as a date to the second, as the dashboard does", async () => {
+  // A Retry-After given as an HTTP date asks for the time until then: 119.6 s, say, which the
+  // command floored to "1m 59s" where the dashboard said 2 min.
+  const out = await showWith({ askedSeconds: 119.6, waitSeconds: 119.6 });
+  expect(out).toMatch(/HTTP 503, asked to wait 2m \(Retry-After\)\s/);
 });

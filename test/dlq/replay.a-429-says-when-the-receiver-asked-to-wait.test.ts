@@ -1,7 +1,8 @@
 /**
  * A replay is never retried, so the Retry-After of a receiver answering it 429 delays nothing:
  * the replay's answer (and the CLI's line) tells the operator when the receiver asked to be
- * tried again, and the record's history keeps it. Without a Retry-After, `detail` stays null.
+ * tried again, and the record's history keeps it (at once, where it asked for no wait). Without a
+ * Retry-After, `detail` stays null.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -77,6 +78,20 @@ describe("a single replay answered 429", () => {
 
     const res = await h.api<ReplayAnswer>("POST", `/api/v1/dlq/${record.id}/replay`, {});
     expect(res.body).toMatchObject({ result: "failed", attempt: { status: 429 }, detail: null });
+  });
+
+  it("says a receiver asking for no wait asked to be tried again at once", async () => {
+    // `Retry-After: 0`, or a date already past, read "asked to wait 0 ms".
+    const h = await startHookline({ overrides: { breaker: PATIENT_BREAKER } });
+    cleanups.push(() => h.stop());
+    const { rx, record } = await aRecord(h);
+    rx.behave(() => ({ status: 429, headers: { "retry-after": "0" } }));
+
+    const res = await h.api<ReplayAnswer>("POST", `/api/v1/dlq/${record.id}/replay`, {});
+    expect(res.body).toMatchObject({
+      result: "failed",
+      detail: "the receiver asked to be tried again at once (Retry-After)",
+    });
   });
 
   it("hookline dlq replay prints it after the answer", async () => {

@@ -219,27 +219,34 @@ export function askingOnceThenRefusing(asked: Record<string, string> = {}): Beha
  * Dead-letter records whose first attempt's Retry-After set the time of the retry after it: a
  * message to an endpoint (retry ladder, the default policy) at each of `paths`, whose receiver
  * answers as {@link askingOnceThenRefusing}; once each delivery waits for its retry, a resend
- * brings the retry forward and the 400 it gets ends it. Resolves with each path's record.
+ * brings the retry forward and the 400 it gets ends it. The paths in `atOnce` are those whose
+ * receiver asks for no wait (`Retry-After: 0`): their retry goes at once, and the 400 it gets ends
+ * it with no resend. Resolves with each path's record.
  */
 export async function recordsAfterARetryAfter(
   h: TestHookline,
   url: (path: string) => string,
   paths: string[],
+  atOnce: string[] = [],
 ): Promise<{ appId: string; msgId: string; records: Record<string, RecordOut> }> {
   const appId = (await h.svix.application.create({ name: "Acme" })).id;
   const endpointOf: Record<string, string> = {};
-  for (const path of paths) {
+  for (const path of [...paths, ...atOnce]) {
     endpointOf[path] = (await h.svix.endpoint.create(appId, { url: url(path) })).id;
   }
   const msgId = await post(h, appId, { invoice: 7 });
-  for (const id of Object.values(endpointOf)) await h.waitFor(deliveryOf(msgId, "pending", id));
-  for (const id of Object.values(endpointOf)) {
-    await h.svix.messageAttempt.resend(appId, msgId, id);
-    await h.waitFor(deliveryOf(msgId, "dead", id));
+  for (const path of paths) await h.waitFor(deliveryOf(msgId, "pending", endpointOf[path]));
+  for (const path of paths) {
+    await h.svix.messageAttempt.resend(appId, msgId, endpointOf[path]!);
+    await h.waitFor(deliveryOf(msgId, "dead", endpointOf[path]));
   }
+  for (const path of atOnce) await h.waitFor(deliveryOf(msgId, "dead", endpointOf[path]));
   const list = await h.api<{ data: RecordOut[] }>("GET", `/api/v1/dlq?message_id=${msgId}`);
   const records = Object.fromEntries(
-    paths.map((path) => [path, list.body.data.find((r) => r.endpointId === endpointOf[path])!]),
+    [...paths, ...atOnce].map((path) => [
+      path,
+      list.body.data.find((r) => r.endpointId === endpointOf[path])!,
+    ]),
   );
   return { appId, msgId, records };
 }

@@ -4,7 +4,9 @@
  * but the attempt itself (its **Request and response**, on the message's page in the console and
  * the portal, and on a dead-letter record's page) said only `HTTP 503`: once the retry had gone,
  * or the delivery was given up, nothing shown said the endpoint had asked for a wait, nor what
- * hookline did with it. The attempt now says both, in the message page's words.
+ * hookline did with it. The attempt now says both, in the message page's words. One asking for no
+ * wait (`Retry-After: 0`, or a date already past), whose retry hookline made due at once, said it
+ * "asked for 0 s": it now says it asked for no wait.
  */
 import type { Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +15,8 @@ import { askingOnceThenRefusing, recordsAfterARetryAfter, type RecordOut } from 
 
 const ASKED =
   /Retry-After\s*The endpoint asked for 2\smin before the next attempt, and hookline set it that long after this answer, as asked\./;
+const AT_ONCE =
+  /Retry-After\s*The endpoint asked for no wait before the next attempt, so hookline made it due as soon as this answer came\./;
 const CAPPED =
   /Retry-After\s*The endpoint asked for 6\sh; hookline waits at most 4\sh, so it set the next attempt 4\sh after this answer\./;
 
@@ -26,7 +30,7 @@ async function firstAttemptUnfolded(where: Locator): Promise<string> {
 
 describe("an attempt whose answer's Retry-After set the next attempt's time", () => {
   const ui = useDashboard({
-    receiver: askingOnceThenRefusing({ "/capped": String(6 * 3600) }),
+    receiver: askingOnceThenRefusing({ "/capped": String(6 * 3600), "/at-once": "0" }),
   });
   let appId: string;
   let msgId: string;
@@ -34,10 +38,12 @@ describe("an attempt whose answer's Retry-After set the next attempt's time", ()
 
   beforeAll(async () => {
     const { h, rx } = ui;
-    ({ appId, msgId, records } = await recordsAfterARetryAfter(h, (p) => rx.url(p), [
-      "/asked",
-      "/capped",
-    ]));
+    ({ appId, msgId, records } = await recordsAfterARetryAfter(
+      h,
+      (p) => rx.url(p),
+      ["/asked", "/capped"],
+      ["/at-once"],
+    ));
   });
 
   /** The card of the delivery to `url` on the message's page. */
@@ -52,6 +58,10 @@ describe("an attempt whose answer's Retry-After set the next attempt's time", ()
     await page.goto(`${base}/app/${appId}/message/${msgId}`);
     expect(await firstAttemptUnfolded(cardOf(page, rx.url("/asked")))).toMatch(ASKED);
     expect(await firstAttemptUnfolded(cardOf(page, rx.url("/capped")))).toMatch(CAPPED);
+    const atOnce = await firstAttemptUnfolded(cardOf(page, rx.url("/at-once")));
+    expect(atOnce).toMatch(AT_ONCE);
+    // Nothing to bring forward: a resend is not named.
+    expect(atOnce).not.toContain("resend");
     // The retry after it, answered 400, had no Retry-After: its attempt says none.
     const retry = cardOf(page, rx.url("/asked")).getByRole("listitem").nth(1);
     expect(await firstAttemptUnfolded(retry)).not.toContain("Retry-After");
@@ -71,6 +81,7 @@ describe("an attempt whose answer's Retry-After set the next attempt's time", ()
     for (const [path, words] of [
       ["/asked", ASKED],
       ["/capped", CAPPED],
+      ["/at-once", AT_ONCE],
     ] as const) {
       await page.goto(`${h.url}/ui/#/dlq/${records[path]!.id}`);
       const attempts = page.getByRole("table", { name: "Every attempt, original and replays" });

@@ -142,6 +142,13 @@ export function attemptResult(a: AttemptView): string {
  * The wait, not the header's text: a Retry-After may be a date.
  */
 export function askedWaitWords(ra: AskedWait): string {
+  // `Retry-After: 0`, or a date already past: hookline made the retry due at once.
+  if (ra.askedSeconds === 0) {
+    return (
+      "The endpoint asked for no wait before the next attempt, so hookline made it due as soon " +
+      "as this answer came."
+    );
+  }
   const asked = seconds(ra.askedSeconds);
   if (ra.waitSeconds >= ra.askedSeconds) {
     return (
@@ -295,8 +302,11 @@ export function attemptDetails(a: AttemptView): HTMLElement {
               h(
                 "small",
                 { class: "note" },
-                "The endpoint's circuit, had it opened, may have held the next attempt longer, and a " +
-                  "resend may have brought it forward.",
+                "The endpoint's circuit, had it opened, may have held the next attempt longer" +
+                  // With no wait, there was nothing for a resend to bring forward.
+                  (a.retryAfter.askedSeconds === 0
+                    ? "."
+                    : ", and a resend may have brought it forward."),
               ),
             ),
           ]
