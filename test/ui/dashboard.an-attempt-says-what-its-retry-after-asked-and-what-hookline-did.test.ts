@@ -6,10 +6,14 @@
  * or the delivery was given up, nothing shown said the endpoint had asked for a wait, nor what
  * hookline did with it. The attempt now says both, in the message page's words. One asking for no
  * wait (`Retry-After: 0`, or a date already past), whose retry hookline made due at once, said it
- * "asked for 0 s": it now says it asked for no wait.
+ * "asked for 0 s": it now says it asked for no wait. And the attempt's line in each list (a
+ * message's timeline, an endpoint's recent attempts, a record's attempts) said nothing of it, so
+ * someone scanning a list for why a retry came late had to unfold each attempt: it now ends with a
+ * short mark ("· Retry-After 2 min").
  */
 import type { Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { axeViolations } from "../support/axe.js";
 import { openPortal, signIn, useDashboard } from "../support/browser.js";
 import { askingOnceThenRefusing, recordsAfterARetryAfter, type RecordOut } from "../support/dlq.js";
 
@@ -19,6 +23,13 @@ const AT_ONCE =
   /Retry-After\s*The endpoint asked for no wait before the next attempt, so hookline made it due as soon as this answer came\./;
 const CAPPED =
   /Retry-After\s*The endpoint asked for 6\sh; hookline waits at most 4\sh, so it set the next attempt 4\sh after this answer\./;
+
+/** The mark an attempt's line ends with, for each receiver. */
+const MARKS = [
+  ["/asked", "· Retry-After 2\\smin"],
+  ["/capped", "· Retry-After 6\\sh, capped at 4\\sh"],
+  ["/at-once", "· Retry-After: no wait"],
+] as const;
 
 /** The first attempt's Request and response within `where`, unfolded. */
 async function firstAttemptUnfolded(where: Locator): Promise<string> {
@@ -87,5 +98,41 @@ describe("an attempt whose answer's Retry-After set the next attempt's time", ()
       const attempts = page.getByRole("table", { name: "Every attempt, original and replays" });
       expect(await firstAttemptUnfolded(attempts.getByRole("row").nth(1))).toMatch(words);
     }
+  });
+
+  it("marks the attempt's line in each list of attempts, its retry's line not", async () => {
+    const { h, browser, rx } = ui;
+    // A page of its own, signed in whichever test ran before.
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page, h.url, h.token);
+    await page.goto(`${h.url}/ui/#/app/${appId}/message/${msgId}`);
+    for (const [path, mark] of MARKS) {
+      const lines = cardOf(page, rx.url(path)).getByRole("listitem");
+      await lines.nth(1).waitFor({ timeout: 15_000 });
+      expect(await lines.first().innerText()).toMatch(new RegExp(`\\(retryable\\) ${mark}`));
+      expect(await lines.nth(1).innerText()).not.toContain("Retry-After");
+    }
+    expect(await axeViolations(page)).toEqual([]);
+    for (const [path, mark] of MARKS) {
+      await page.goto(`${h.url}/ui/#/app/${appId}/endpoint/${records[path]!.endpointId}`);
+      const rows = page.getByRole("table", { name: "Recent attempts" }).getByRole("row");
+      const first = rows.filter({ hasText: "busy" });
+      await first.waitFor({ timeout: 15_000 });
+      expect(await first.innerText()).toMatch(new RegExp(`503 ${mark}`));
+      expect(await rows.filter({ hasText: "no longer taken" }).innerText()).not.toContain(
+        "Retry-After",
+      );
+      await page.goto(`${h.url}/ui/#/dlq/${records[path]!.id}`);
+      const attempts = page
+        .getByRole("table", { name: "Every attempt, original and replays" })
+        .getByRole("row");
+      await attempts.nth(2).waitFor({ timeout: 15_000 });
+      expect(await attempts.nth(1).innerText()).toMatch(
+        new RegExp(`HTTP 503 \\(retryable\\) ${mark}`),
+      );
+      expect(await attempts.nth(2).innerText()).not.toContain("Retry-After");
+    }
+    expect(await axeViolations(page)).toEqual([]);
+    await page.close();
   });
 });

@@ -163,6 +163,21 @@ export function askedWaitWords(ra: AskedWait): string {
   );
 }
 
+/**
+ * The mark an attempt's line in a list ends with where its answer's Retry-After set the next
+ * attempt's time (" · Retry-After 2 min", " · Retry-After 6 h, capped at 4 h", " · Retry-After: no
+ * wait"); empty otherwise. Unfolded, the attempt says more ({@link askedWaitWords}), but someone
+ * scanning a list for why a retry came late had to unfold every attempt to find it.
+ */
+export function retryAfterMark(ra: AskedWait | null | undefined): string {
+  if (!ra) return "";
+  if (ra.askedSeconds === 0) return " · Retry-After: no wait";
+  const asked = ` · Retry-After ${seconds(ra.askedSeconds)}`;
+  return ra.waitSeconds < ra.askedSeconds
+    ? `${asked}, capped at ${seconds(ra.waitSeconds)}`
+    : asked;
+}
+
 /** A 3xx: hookline never follows one, so the endpoint's messages keep going to the old URL. */
 export const isRedirect = (a: AttemptView): boolean =>
   a.status !== null && a.status >= 300 && a.status < 400;

@@ -11,7 +11,13 @@ import { live, refreshNow } from "../live.js";
 import { addressQuery } from "../address.js";
 import { pagedList, pagesAt } from "../paging.js";
 import type { DeadLetter, DeadLetterRecord, SummaryRow } from "../types.js";
-import { attemptResult, failureWords, payloadView, responseCell } from "./attempt.js";
+import {
+  attemptResult,
+  failureWords,
+  payloadView,
+  responseCell,
+  retryAfterMark,
+} from "./attempt.js";
 import { abandonQuestion, groupReplayQuestion } from "./dlq-questions.js";
 import { circuitBadge } from "./health.js";
 import { bulkReplayForm } from "./jobs.js";
@@ -233,7 +239,8 @@ export async function renderDeadLetter(
           return [
             time(a.at),
             a.trigger,
-            `${attemptResult(view)} (${a.outcome.replace("_", " ")})`,
+            `${attemptResult(view)} (${a.outcome.replace("_", " ")})` +
+              retryAfterMark(a.retryAfter),
             latency(a.durationMs),
             responseCell(view),
           ];

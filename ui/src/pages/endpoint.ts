@@ -12,7 +12,7 @@ import { pagedList, pagesAt } from "../paging.js";
 import { addressQuery, setAddressQuery } from "../address.js";
 import type { Ctx } from "../routes.js";
 import type { App, Attempt, Circuit, Endpoint, RetrySchedule, Stats } from "../types.js";
-import { attemptResult, isRedirect, responseCell, viewOf } from "./attempt.js";
+import { attemptResult, isRedirect, responseCell, retryAfterMark, viewOf } from "./attempt.js";
 import { endpointActions } from "./endpoint-actions.js";
 import { countsOf, countsView, heldOf, WINDOW_WORDS } from "./endpoint-counts.js";
 import { circuitBadge, circuitBanner, disabledBanner } from "./health.js";
@@ -251,11 +251,11 @@ export async function renderEndpoint(
           list.data.map((a) => [
             ago(a.timestamp),
             h("span", { class: `badge outcome-${a.outcome}` }, a.outcome.replace("_", " ")),
-            !a.responseStatusCode
+            (!a.responseStatusCode
               ? attemptResult(viewOf(a))
               : isRedirect(viewOf(a))
                 ? `${a.responseStatusCode} (not followed)`
-                : String(a.responseStatusCode),
+                : String(a.responseStatusCode)) + retryAfterMark(a.retryAfter),
             latency(a.responseDurationMs),
             a.trigger,
             link(`/app/${app.id}/message/${a.msgId}`, h("code", {}, a.msgId), {

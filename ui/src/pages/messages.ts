@@ -37,6 +37,7 @@ import {
   failureWords,
   payloadView,
   resultNote,
+  retryAfterMark,
   viewOf,
 } from "./attempt.js";
 import { namedTypes, typesOf } from "./endpoints.js";
@@ -573,6 +574,7 @@ export async function renderMessage(
                   h("strong", {}, time(a.timestamp)),
                   ` ${a.trigger}: ${attemptResult(viewOf(a))}`,
                   ` in ${latency(a.responseDurationMs)} (${a.outcome.replace("_", " ")})`,
+                  retryAfterMark(a.retryAfter),
                   resultNote(viewOf(a)) ? ` ${resultNote(viewOf(a))}` : "",
                   a.response ? h("code", { class: "snippet" }, ` ${startOf(a.response, 120)}`) : "",
                   attemptDetails(viewOf(a)),
