@@ -1,32 +1,8 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../support/built-cli.js";
 import { anEndpoint, deadLetters, PATIENT_BREAKER, type RecordOut } from "../support/dlq.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
-import { builtCommand } from "../support/built.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-/** Runs the built `hookline …`, as an operator would, with the given environment. */
-function hookline(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [builtCommand(), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, HOOKLINE_URL: "", HOOKLINE_TOKEN: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("hookline dlq, against a running hookline", () => {
   let h: TestHookline;
@@ -48,10 +24,10 @@ describe("hookline dlq, against a running hookline", () => {
   });
 
   it("summary --json prints the API's summary", async () => {
-    const run = await hookline(["dlq", "summary", "--json"], env);
-    expect(run.stderr).toBe("");
+    const run = await runCli(["dlq", "summary", "--json"], env);
+    expect(run.err).toBe("");
     expect(run.code).toBe(0);
-    const printed = JSON.parse(run.stdout) as { data: Record<string, unknown>[] };
+    const printed = JSON.parse(run.out) as { data: Record<string, unknown>[] };
     const api = await h.api<{ data: Record<string, unknown>[] }>("GET", "/api/v1/dlq/summary");
     // The age moves on between the two calls; everything else is the same answer.
     const steady = (rows: Record<string, unknown>[]) =>
@@ -63,42 +39,42 @@ describe("hookline dlq, against a running hookline", () => {
   });
 
   it("list and show print tables for people; a failed replay exits with 2", async () => {
-    const list = await hookline(["dlq", "list", "--endpoint", endpointId, "--state", "open"], env);
+    const list = await runCli(["dlq", "list", "--endpoint", endpointId, "--state", "open"], env);
     expect(list.code).toBe(0);
-    expect(list.stdout.split("\n")[0]).toMatch(/^ID\s+STATE\s+CLASS\s+ENDPOINT/);
-    for (const r of records) expect(list.stdout).toContain(r.id);
+    expect(list.out.split("\n")[0]).toMatch(/^ID\s+STATE\s+CLASS\s+ENDPOINT/);
+    for (const r of records) expect(list.out).toContain(r.id);
 
-    const show = await hookline(["dlq", "show", records[0]!.id], env);
-    expect(show.stdout).toContain(`${records[0]!.id}  open  (exhausted:`);
-    expect(show.stdout).toMatch(/attempts\nAT\s+TRIGGER\s+RESULT\s+MS\n\S+\s+first\s+HTTP 503/);
+    const show = await runCli(["dlq", "show", records[0]!.id], env);
+    expect(show.out).toContain(`${records[0]!.id}  open  (exhausted:`);
+    expect(show.out).toMatch(/attempts\nAT\s+TRIGGER\s+RESULT\s+MS\n\S+\s+first\s+HTTP 503/);
     // What the receiver answered is what an operator passes on to its owner (runbook, step 2).
-    expect(show.stdout).toMatch(/HTTP 503\s+\d+\n\s+queue db is down, try later\n/);
+    expect(show.out).toMatch(/HTTP 503\s+\d+\n\s+queue db is down, try later\n/);
 
-    const failed = await hookline(["dlq", "replay", records[0]!.id, "--json"], env);
+    const failed = await runCli(["dlq", "replay", records[0]!.id, "--json"], env);
     expect(failed.code).toBe(2);
-    expect(JSON.parse(failed.stdout)).toMatchObject({ result: "failed" });
+    expect(JSON.parse(failed.out)).toMatchObject({ result: "failed" });
   });
 
   it("replay, resolve and replay-bulk with its progress, once the receiver is back", async () => {
     rx.behave(() => ({ status: 200 }));
-    const replay = await hookline(["dlq", "replay", records[1]!.id, "--note", "fixed"], env);
+    const replay = await runCli(["dlq", "replay", records[1]!.id, "--note", "fixed"], env);
     expect(replay.code).toBe(0);
-    expect(replay.stdout).toMatch(/^succeeded: HTTP 200 in \d+ ms\n/);
-    expect(replay.stdout).toContain(`${records[1]!.id} is resolved (replays: 1)`);
+    expect(replay.out).toMatch(/^succeeded: HTTP 200 in \d+ ms\n/);
+    expect(replay.out).toContain(`${records[1]!.id} is resolved (replays: 1)`);
 
-    const resolve = await hookline(
+    const resolve = await runCli(
       ["dlq", "resolve", records[2]!.id, "--note", "customer confirmed by phone"],
       env,
     );
-    expect(resolve.stdout.trim()).toBe(`${records[2]!.id} is resolved`);
+    expect(resolve.out.trim()).toBe(`${records[2]!.id} is resolved`);
 
-    const bulk = await hookline(
+    const bulk = await runCli(
       ["dlq", "replay-bulk", "--endpoint", endpointId, "--canary", "0", "--rate", "50"],
       env,
     );
-    expect(bulk.stderr).toBe("");
+    expect(bulk.err).toBe("");
     expect(bulk.code).toBe(0);
-    const lines = bulk.stdout.trim().split("\n");
+    const lines = bulk.out.trim().split("\n");
     expect(lines[0]).toMatch(
       /^job job_\w+: application app_\w+, endpoint ep_\w+; 50\/s, no canary$/,
     );
@@ -107,12 +83,12 @@ describe("hookline dlq, against a running hookline", () => {
   });
 
   it("refuses to run without a token, and says why an API call failed", async () => {
-    const noToken = await hookline(["dlq", "summary"], { HOOKLINE_URL: h.url });
+    const noToken = await runCli(["dlq", "summary"], { HOOKLINE_URL: h.url });
     expect(noToken.code).toBe(1);
-    expect(noToken.stderr).toBe("hookline: give the admin token (--token or HOOKLINE_TOKEN)\n");
-    const missing = await hookline(["dlq", "show", "dlq_00000000000000000000000000"], env);
+    expect(noToken.err).toBe("hookline: give the admin token (--token or HOOKLINE_TOKEN)\n");
+    const missing = await runCli(["dlq", "show", "dlq_00000000000000000000000000"], env);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toBe(
+    expect(missing.err).toBe(
       "hookline: 404: dead-letter record dlq_00000000000000000000000000 not found\n",
     );
   });

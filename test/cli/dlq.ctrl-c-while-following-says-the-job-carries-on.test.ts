@@ -4,15 +4,11 @@
  * not — the job runs in hookline — and with --json its id had not even been printed. On a signal
  * the command says the job carries on, and how to follow or cancel it.
  */
-import { spawn } from "node:child_process";
 import { createServer } from "node:http";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { spawnCli } from "../support/built-cli.js";
 import { recordsWhoseReplaysHang, type JobOut } from "../support/dlq.js";
 import type { TestHookline } from "../support/hookline.js";
-import { builtCommand } from "../support/built.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 let h: TestHookline;
 let appId: string;
@@ -29,27 +25,15 @@ afterAll(async () => {
 });
 
 /** Runs the built `hookline <args>`; sends `signal` once it printed something to stdout. */
-function interrupted(
+async function interrupted(
   args: string[],
   signal: NodeJS.Signals,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [builtCommand(), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, HOOKLINE_URL: h.url, HOOKLINE_TOKEN: h.token },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => {
-      stdout += s;
-      // The progress bar's first line: the job is made and being followed.
-      if (stdout.includes("[")) child.kill(signal);
-    });
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
+): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  const run = spawnCli(args, { HOOKLINE_URL: h.url, HOOKLINE_TOKEN: h.token });
+  // The progress bar's first line: the job is made and being followed.
+  run.child.stdout!.on("data", () => run.out().includes("[") && run.child.kill(signal));
+  const code = await run.exited;
+  return { code, stdout: run.out(), stderr: run.err() };
 }
 
 it("Ctrl-C says the job carries on, names it, and leaves it running", async () => {
@@ -84,26 +68,16 @@ it("Ctrl-C says the job carries on, names it, and leaves it running", async () =
   });
   await new Promise<void>((r) => relay.listen(0, "127.0.0.1", () => r()));
   const { port } = relay.address() as { port: number };
-  const again = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [builtCommand(), "dlq", "job", jobId!, "--watch", "--json"],
-      {
-        cwd: ROOT,
-        env: { ...process.env, HOOKLINE_URL: `http://127.0.0.1:${port}`, HOOKLINE_TOKEN: h.token },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-    void lookedAtJob.then(() => child.kill("SIGTERM"));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, stderr }));
+  const again = spawnCli(["dlq", "job", jobId!, "--watch", "--json"], {
+    HOOKLINE_URL: `http://127.0.0.1:${port}`,
+    HOOKLINE_TOKEN: h.token,
   });
+  void lookedAtJob.then(() => again.child.kill("SIGTERM"));
+  const againCode = await again.exited;
   relay.closeAllConnections();
   await new Promise<void>((r) => relay.close(() => r()));
-  expect(again.stderr).toContain(`job ${jobId} carries on in hookline`);
-  expect(again.code).toBe(143);
+  expect(again.err()).toContain(`job ${jobId} carries on in hookline`);
+  expect(againCode).toBe(143);
 
   await h.api("POST", `/api/v1/dlq/replay/${jobId}/cancel`);
 }, 60_000);

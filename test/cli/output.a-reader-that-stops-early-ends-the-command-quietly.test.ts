@@ -3,13 +3,10 @@
  * early, the command must end quietly — not die on stdout's EPIPE with Node's "Unhandled 'error'
  * event" stack trace on the terminal.
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { spawnCli } from "../support/built-cli.js";
 import { startFakeApi, type FakeApi } from "../support/fake-api.js";
-import { builtCommand } from "../support/built.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+import { TEST_TOKEN } from "../support/process.js";
 
 let api: FakeApi;
 beforeAll(async () => {
@@ -30,29 +27,13 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 /** Runs `hookline <args>`, reads its first chunk of output, then closes the pipe as `head` does. */
-function firstChunkOnly(
+async function firstChunkOnly(
   args: string[],
-): Promise<{ code: number | null; first: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [builtCommand(), ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        HOOKLINE_URL: api.url,
-        HOOKLINE_TOKEN: "hl_test_token_0123456789abcdef",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let first = "";
-    let stderr = "";
-    child.stdout.once("data", (chunk: Buffer) => {
-      first = chunk.toString();
-      child.stdout.destroy();
-    });
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, first, stderr }));
-  });
+): Promise<{ code: number | string; first: string; stderr: string }> {
+  const run = spawnCli(args, { HOOKLINE_URL: api.url, HOOKLINE_TOKEN: TEST_TOKEN });
+  run.child.stdout!.once("data", () => run.child.stdout!.destroy());
+  const code = await run.exited;
+  return { code, first: run.out(), stderr: run.err() };
 }
 
 it("dlq list, as a table, stops without a word when its reader goes", async () => {

@@ -4,32 +4,13 @@
  * tried again, and the record's history keeps it (at once, where it asked for no wait). Without a
  * Retry-After, `detail` stays null.
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../support/built-cli.js";
 import { anEndpoint, deadLetters, PATIENT_BREAKER } from "../support/dlq.js";
 import { startHookline, startHooklineOn, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
-import { builtCommand } from "../support/built.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 type ReplayAnswer = { result: string; detail: string | null; attempt: { status: number } | null };
-
-/** Runs the built `hookline …`, as an operator would. */
-function hookline(args: string[], env: Record<string, string>): Promise<{ stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [builtCommand(), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let stdout = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-    child.on("error", reject);
-    child.on("exit", () => resolve({ stdout }));
-  });
-}
 
 describe("a single replay answered 429", () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -100,11 +81,11 @@ describe("a single replay answered 429", () => {
     const { rx, record } = await aRecord(h);
     rx.behave(() => ({ status: 429, headers: { "retry-after": "120" } }));
 
-    const run = await hookline(["dlq", "replay", record.id], {
+    const run = await runCli(["dlq", "replay", record.id], {
       HOOKLINE_URL: h.url,
       HOOKLINE_TOKEN: h.token,
     });
-    expect(run.stdout).toMatch(
+    expect(run.out, run.err).toMatch(
       /^failed: HTTP 429 in \d+ ms; the receiver asked to wait 2 min \(Retry-After\)\n/,
     );
   });
