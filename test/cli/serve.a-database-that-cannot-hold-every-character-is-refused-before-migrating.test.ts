@@ -10,10 +10,10 @@
  * is let be. Runs the built command: `npm run build` first.
  */
 import { expect, it } from "vitest";
-import { serveBuilt, spawnCli } from "../support/built-cli.js";
+import { spawnCli } from "../support/built-cli.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 import { aDatabase, DROPS_A_DATABASE, queryIn } from "../support/postgres.js";
-import { TEST_TOKEN } from "../support/process.js";
+import { runHookline, TEST_TOKEN } from "../support/process.js";
 import { Receiver } from "../support/receiver.js";
 
 const cleanup = useCleanup(DROPS_A_DATABASE);
@@ -66,11 +66,9 @@ it("runs on a SQL_ASCII database, giving back every character as it was sent", a
     body: "エラー: 日本 🎉 café",
   }));
   cleanup.push(() => receiver.close());
-  const hookline = await serveBuilt({
+  const hookline = await runHookline(cleanup, tempDir(cleanup, "hookline-encoding-"), {
     DATABASE_URL: url,
-    HOOKLINE_DATA_DIR: tempDir(cleanup, "hookline-encoding-"),
   });
-  cleanup.push(() => hookline.stop());
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${hookline.url}/api/v1${path}`, {
       method,

@@ -10,9 +10,9 @@
 import pg from "pg";
 import { expect, it } from "vitest";
 import { PostgresStore } from "../../src/store/postgres/store.js";
-import { freezeBehindLock, serveBuilt, spawnCli } from "../support/built-cli.js";
-import { useCleanup } from "../support/cleanup.js";
-import { TEST_TOKEN } from "../support/process.js";
+import { freezeBehindLock, spawnCli } from "../support/built-cli.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
+import { runHookline, TEST_TOKEN } from "../support/process.js";
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 
 const cleanup = useCleanup();
@@ -48,8 +48,7 @@ it("the next hookline starts once the server has ended the frozen one's migratio
   });
   await freezeBehindLock(frozen, schema, () => holder.query("ROLLBACK"));
 
-  const next = await serveBuilt(env);
-  cleanup.push(next.stop);
+  const next = await runHookline(cleanup, tempDir(cleanup, "hookline-frozen-migration-"), env);
   const health = await fetch(`${next.url}/api/v1/health/ready`);
   expect(health.status).toBe(200);
 

@@ -12,10 +12,10 @@
  */
 import pg from "pg";
 import { expect, it } from "vitest";
-import { freezeBehindLock, serveBuilt } from "../support/built-cli.js";
-import { useCleanup } from "../support/cleanup.js";
+import { freezeBehindLock } from "../support/built-cli.js";
+import { tempDir, useCleanup } from "../support/cleanup.js";
 import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
-import { call, postOneMessage } from "../support/process.js";
+import { call, postOneMessage, runHookline, spawnHookline, stopAfter } from "../support/process.js";
 import { Receiver } from "../support/receiver.js";
 
 const cleanup = useCleanup();
@@ -23,6 +23,8 @@ const cleanup = useCleanup();
 it("another worker sends the delivery once the server has ended the frozen one's transaction", async () => {
   const schema = freshSchemaName();
   cleanup.push(() => dropSchema(schema));
+  // Given the admin token, hookline keeps nothing in its data dir on PostgreSQL: both share one.
+  const dataDir = tempDir(cleanup, "hookline-frozen-");
   let answer!: () => void;
   const answered = new Promise<void>((resolve) => (answer = resolve));
   // The first request is answered 410 Gone, when the test says: recording that (the endpoint
@@ -39,11 +41,7 @@ it("another worker sends the delivery once the server has ended the frozen one's
     HOOKLINE_WORKER_HEARTBEAT_MS: "200",
     HOOKLINE_WORKER_DEAD_AFTER_MS: "1500",
   };
-  const frozen = await serveBuilt(env);
-  cleanup.push(async () => {
-    frozen.run.child.kill("SIGKILL");
-    await frozen.run.exited;
-  });
+  const frozen = stopAfter(cleanup, await spawnHookline(dataDir, env), "SIGKILL");
   const messageId = await postOneMessage(frozen.url, rx.url("/gone"));
   await rx.waitFor(1);
   const [delivery] = await adminQuery(`SELECT id FROM ${schema}.deliveries WHERE message_id = $1`, [
@@ -59,23 +57,22 @@ it("another worker sends the delivery once the server has ended the frozen one's
   await holder.query("BEGIN");
   await holder.query(`SELECT 1 FROM ${schema}.deliveries WHERE id = $1 FOR UPDATE`, [deliveryId]);
   answer();
-  await freezeBehindLock(frozen.run, schema, () => holder.query("ROLLBACK"));
+  await freezeBehindLock(frozen, schema, () => holder.query("ROLLBACK"));
 
-  const other = await serveBuilt(env);
-  cleanup.push(other.stop);
+  await runHookline(cleanup, dataDir, env);
   await rx.waitFor(2, undefined, 30_000);
   const state = async () =>
     (await adminQuery(`SELECT state FROM ${schema}.deliveries WHERE id = $1`, [deliveryId]))[0]!
       .state;
   await expect.poll(state).toBe("succeeded");
 
-  frozen.run.child.kill("SIGCONT");
+  frozen.child.kill("SIGCONT");
   await expect
-    .poll(() => frozen.run.out() + frozen.run.err())
+    .poll(() => frozen.output())
     .toContain("this worker was declared dead by the others; dropping its work and joining again");
   // Recording the answer it held failed, and its log says why.
   await expect
-    .poll(() => frozen.run.out())
+    .poll(() => frozen.out())
     .toContain(
       "PostgreSQL store unavailable (25P03: the server ended a transaction of this process's left idle past HOOKLINE_PG_QUERY_TIMEOUT_MS",
     );

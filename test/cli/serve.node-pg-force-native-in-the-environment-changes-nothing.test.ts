@@ -6,33 +6,30 @@
  * that variable says: the built CLI, as operators run it, starts with it set.
  */
 import { expect, it } from "vitest";
-import { runCli, serveBuilt } from "../support/built-cli.js";
+import { runCli } from "../support/built-cli.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 import { aSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { runHookline } from "../support/process.js";
 
 const cleanup = useCleanup();
 
 it("serve starts on PostgreSQL with NODE_PG_FORCE_NATIVE=1", async () => {
-  const served = await serveBuilt({
+  const served = await runHookline(cleanup, tempDir(cleanup, "hookline-pgenv-"), {
     NODE_PG_FORCE_NATIVE: "1",
-    HOOKLINE_DATA_DIR: tempDir(cleanup, "hookline-pgenv-"),
     DATABASE_URL: TEST_DATABASE_URL,
     HOOKLINE_PG_SCHEMA: aSchemaName(cleanup),
     HOOKLINE_SENDER_THREADS: "0",
   });
-  cleanup.push(() => served.stop());
   const health = await fetch(`${served.url}/api/v1/health/ready`);
   expect(health.status).toBe(200);
 }, 60_000);
 
 it("serve starts on SQLite with NODE_PG_FORCE_NATIVE=0", async () => {
-  const served = await serveBuilt({
+  const served = await runHookline(cleanup, tempDir(cleanup, "hookline-pgenv-"), {
     NODE_PG_FORCE_NATIVE: "0",
-    HOOKLINE_DATA_DIR: tempDir(cleanup, "hookline-pgenv-"),
     HOOKLINE_SENDER_THREADS: "0",
   });
-  cleanup.push(() => served.stop());
-  expect(served.run.err()).toBe("");
+  expect(served.err()).toBe("");
 }, 60_000);
 
 it("--help answers with NODE_PG_FORCE_NATIVE set", async () => {

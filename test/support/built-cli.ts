@@ -1,13 +1,13 @@
 /**
- * hookline's built command (`bin/hookline.js`, what operators run) as a child process, for tests
- * that kill it or interrupt it (see built.ts). Only the settings a test gives reach it,
- * none of the test run's own HOOKLINE_* variables or DATABASE_URL.
+ * hookline's built command (`bin/hookline.js`, what operators run) as a child process (see
+ * built.ts): the one way tests run it, `hookline serve` included (process.ts starts that on
+ * spawnCli). Only the settings a test gives reach it, none of the test run's own HOOKLINE_*
+ * variables or DATABASE_URL: a variable set where the tests run never changes what they test.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { builtCommand } from "./built.js";
 import { adminQuery } from "./postgres.js";
-import { TEST_TOKEN } from "./process.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -18,6 +18,8 @@ export interface CliRun {
   exited: Promise<number | string>;
   out(): string;
   err(): string;
+  /** stdout and stderr together, in the order they came. */
+  output(): string;
 }
 
 /**
@@ -55,12 +57,23 @@ export function spawnCli(args: string[], env: Record<string, string>, as?: RunAs
   });
   let out = "";
   let err = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  let both = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    const text = d.toString();
+    out += text;
+    both += text;
+  });
+  child.stderr!.on("data", (d: Buffer) => {
+    const text = d.toString();
+    err += text;
+    both += text;
+  });
+  // 'close', not 'exit': the process may have ended before its last output was read, and a test
+  // reading its output once it has exited must see all of it.
   const exited = new Promise<number | string>((resolve) =>
     child.on("close", (code, signal) => resolve(code ?? signal ?? "unknown")),
   );
-  return { child, exited, out: () => out, err: () => err };
+  return { child, exited, out: () => out, err: () => err, output: () => both };
 }
 
 /** Runs `hookline <args>` to its end. */
@@ -72,47 +85,6 @@ export async function runCli(
   const run = spawnCli(args, env, as);
   const code = await run.exited;
   return { code, out: run.out(), err: run.err() };
-}
-
-/**
- * `hookline serve` with `env` (and the tests' admin token, any port, loopback targets allowed),
- * once it listens: its URL and a way to stop it (SIGTERM, waiting for the end). Fails with what
- * it printed if it ends first.
- */
-export async function serveBuilt(
-  env: Record<string, string>,
-): Promise<{ url: string; run: CliRun; stop(): Promise<void> }> {
-  const run = spawnCli(["serve"], {
-    HOOKLINE_PORT: "0",
-    HOOKLINE_ADMIN_TOKEN: TEST_TOKEN,
-    HOOKLINE_ALLOW_PRIVATE_TARGETS: "1",
-    HOOKLINE_LOG_LEVEL: "warn",
-    ...env,
-  });
-  const stop = async () => {
-    run.child.kill("SIGTERM");
-    await run.exited;
-  };
-  const url = await new Promise<string>((resolve, reject) => {
-    // Not left running: nothing would stop it after the test.
-    const timer = setTimeout(() => {
-      run.child.kill("SIGKILL");
-      reject(new Error(`hookline did not start:\n${run.out()}${run.err()}`));
-    }, 30_000);
-    const check = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(run.out());
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    };
-    run.child.stdout!.on("data", check);
-    void run.exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`hookline exited (${code}) before listening:\n${run.out()}${run.err()}`));
-    });
-  });
-  return { url, run, stop };
 }
 
 /**

@@ -9,9 +9,9 @@ import { expect } from "vitest";
 import { FieldCipher, keyId } from "../../src/security/cipher.js";
 import type { Store } from "../../src/store/port.js";
 import { accept, anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
-import { runCli, serveBuilt, spawnCli } from "./built-cli.js";
+import { runCli, spawnCli } from "./built-cli.js";
 import { adminQuery } from "./postgres.js";
-import { TEST_TOKEN } from "./process.js";
+import { spawnHookline, stop, TEST_TOKEN } from "./process.js";
 
 /** Messages put straight into the store, and messages with idempotency keys made through the API. */
 export const BULK_MESSAGES = 3_000;
@@ -88,15 +88,27 @@ const keyed = Array.from({ length: KEYED_MESSAGES }, (_, i) => ({
 export async function postKeyedMessagesAndRead(
   env: Record<string, string>,
 ): Promise<Record<string, unknown>> {
-  const hookline = await serveBuilt(env);
-  try {
+  return withHookline(env, async (url) => {
     for (const { key, body } of keyed) {
-      const res = await post(hookline.url, "/api/v1/app/quiet/msg", body, key);
+      const res = await post(url, "/api/v1/app/quiet/msg", body, key);
       if (res.status !== 202) throw new Error(`posting ${key}: ${res.status} ${res.text}`);
     }
-    return await readEverything(hookline.url);
+    return readEverything(url);
+  });
+}
+
+/** `use` of a `hookline serve` started with `env` (which names its data dir), stopped after. */
+async function withHookline<T>(
+  env: Record<string, string>,
+  use: (url: string) => Promise<T>,
+): Promise<T> {
+  const dataDir = env.HOOKLINE_DATA_DIR;
+  if (!dataDir) throw new Error("the settings name no HOOKLINE_DATA_DIR");
+  const hookline = await spawnHookline(dataDir, env);
+  try {
+    return await use(hookline.url);
   } finally {
-    await hookline.stop();
+    await stop(hookline);
   }
 }
 
@@ -129,12 +141,7 @@ async function get(url: string, path: string): Promise<unknown> {
 export async function readThroughHookline(
   env: Record<string, string>,
 ): Promise<Record<string, unknown>> {
-  const hookline = await serveBuilt(env);
-  try {
-    return await readEverything(hookline.url);
-  } finally {
-    await hookline.stop();
-  }
+  return withHookline(env, readEverything);
 }
 
 /** What {@link readThroughHookline} reads, from the hookline at `url`. */

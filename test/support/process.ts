@@ -2,51 +2,35 @@
  * hookline as a real child process (the built `hookline serve`, see built.ts), for tests that
  * kill it, stop it, or restart it on the same data dir.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import type { Cleanup } from "./cleanup.js";
-import { builtCommand } from "./built.js";
+import { spawnCli, type CliRun } from "./built-cli.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-
-export interface HooklineProcess {
+/** A `hookline serve` that is ready: a {@link CliRun} (output() is stdout and stderr together). */
+export interface HooklineProcess extends CliRun {
+  /** Where its API listens; empty for a worker, which serves only its health and metrics. */
   url: string;
-  child: ChildProcess;
-  /** Resolves with the exit code (or the signal's name) when the process ends. */
-  exited: Promise<number | string>;
-  output(): string;
 }
 
 export const TEST_TOKEN = "hl_test_token_0123456789abcdef";
 
-/** `hookline serve` with the tests' settings, started and not waited for. */
+/**
+ * `hookline serve` on `dataDir` with the tests' settings (any port, the test token, loopback
+ * targets allowed, warnings and worse logged), `env` over them, started and not waited for. As
+ * every command spawnCli runs, it sees none of the test run's HOOKLINE_* variables or DATABASE_URL.
+ */
 export function spawnServe(
   dataDir: string,
   env: Record<string, string> = {},
   args: string[] = [],
-): Omit<HooklineProcess, "url"> {
-  const child = spawn(process.execPath, [builtCommand(), "serve", ...args], {
-    cwd: root,
-    env: {
-      ...process.env,
-      HOOKLINE_PORT: "0",
-      HOOKLINE_DATA_DIR: dataDir,
-      HOOKLINE_ADMIN_TOKEN: TEST_TOKEN,
-      HOOKLINE_ALLOW_PRIVATE_TARGETS: "1",
-      HOOKLINE_LOG_LEVEL: "warn",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+): CliRun {
+  return spawnCli(["serve", ...args], {
+    HOOKLINE_PORT: "0",
+    HOOKLINE_DATA_DIR: dataDir,
+    HOOKLINE_ADMIN_TOKEN: TEST_TOKEN,
+    HOOKLINE_ALLOW_PRIVATE_TARGETS: "1",
+    HOOKLINE_LOG_LEVEL: "warn",
+    ...env,
   });
-  let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-  // 'close', not 'exit': the process may have ended before its last output was read, and a test
-  // reading output() once it has exited must see all of it.
-  const exited = new Promise<number | string>((resolve) =>
-    child.on("close", (code, signal) => resolve(code ?? signal ?? "unknown")),
-  );
-  return { child, exited, output: () => out };
 }
 
 /**
@@ -62,7 +46,8 @@ export async function spawnHookline(
   role: "all" | "api" | "worker" = "all",
   startWithinMs = 25_000,
 ): Promise<HooklineProcess> {
-  const { child, exited, output } = spawnServe(dataDir, env, ["--role", role]);
+  const run = spawnServe(dataDir, env, ["--role", role]);
+  const { child, exited, output } = run;
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       // Not left running: nothing would stop it after the test (a worker would go on beating
@@ -80,27 +65,33 @@ export async function spawnHookline(
       }
     };
     child.stdout!.on("data", check);
-    void exited.then(() => {
+    void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`hookline exited before starting:\n${output()}`));
+      reject(new Error(`hookline exited (${code}) before starting:\n${output()}`));
     });
   });
-  return { url, child, exited, output };
+  return { ...run, url };
 }
 
 /**
- * Has `cleanup` send `proc` `signal` and wait for it to end. Harmless if it has ended already (a
- * test that stopped it itself): Node sends no signal to a child that exited.
+ * Sends `proc` `signal` and waits for it to end. Harmless if it has ended already (a test that
+ * stopped it itself): Node sends no signal to a child that exited.
  */
-export function stopAfter<P extends Pick<HooklineProcess, "child" | "exited">>(
+export async function stop(
+  proc: Pick<CliRun, "child" | "exited">,
+  signal: NodeJS.Signals = "SIGTERM",
+): Promise<void> {
+  proc.child.kill(signal);
+  await proc.exited;
+}
+
+/** Has `cleanup` {@link stop} `proc` with `signal`. */
+export function stopAfter<P extends Pick<CliRun, "child" | "exited">>(
   cleanup: Cleanup,
   proc: P,
   signal: NodeJS.Signals = "SIGTERM",
 ): P {
-  cleanup.push(async () => {
-    proc.child.kill(signal);
-    await proc.exited;
-  });
+  cleanup.push(() => stop(proc, signal));
   return proc;
 }
 
