@@ -4,15 +4,11 @@
  * delivers it; the result is recorded, listed and exported as a metric. `hookline drill` runs it
  * from a terminal.
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anApplication, anEndpoint } from "../store/behaviour/fixtures.js";
+import { runCli } from "../support/built-cli.js";
 import { startHookline, type TestHookline } from "../support/hookline.js";
 import { Receiver } from "../support/receiver.js";
-import { builtCommand } from "../support/built.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 interface DrillOut {
   id: string;
@@ -76,24 +72,10 @@ describe("a failure drill", () => {
   });
 
   it("runs from a terminal with `hookline drill`", async () => {
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-      (resolve, reject) => {
-        const child = spawn(process.execPath, [builtCommand(), "drill"], {
-          cwd: ROOT,
-          env: { ...process.env, HOOKLINE_URL: h.url, HOOKLINE_TOKEN: h.token },
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-        child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-        child.on("error", reject);
-        child.on("exit", (code) => resolve({ code, stdout, stderr }));
-      },
-    );
-    expect(run.stderr).toBe("");
+    const run = await runCli(["drill"], { HOOKLINE_URL: h.url, HOOKLINE_TOKEN: h.token });
+    expect(run.err).toBe("");
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^pass {2}retries fire/m);
-    expect(run.stdout).toMatch(/PASSED in \d+ ms/);
+    expect(run.out).toMatch(/^pass {2}retries fire/m);
+    expect(run.out).toMatch(/PASSED in \d+ ms/);
   });
 });
