@@ -515,7 +515,9 @@ function attemptsTable(attempts: WholeRecord["attempts"]): string {
     attempts.map((a) => [
       a.at,
       a.trigger,
-      (a.status !== null ? `HTTP ${a.status}` : `${a.error}`) + askedToWait(a.retryAfter),
+      (a.status !== null ? `HTTP ${a.status}` : `${a.error}`) +
+        askedToWait(a.retryAfter) +
+        ignoredRetryAfter(a.retryAfterIgnored),
       a.durationMs,
     ]),
   ).split("\n");
@@ -550,4 +552,19 @@ function askedToWait(ra: WholeRecord["attempts"][number]["retryAfter"] | undefin
     seconds < 0.5 ? "under 1s" : duration(Math.round(seconds) * 1000);
   const asked = `, asked to wait ${said(ra.askedSeconds)} (Retry-After)`;
   return ra.waitSeconds < ra.askedSeconds ? `${asked}, capped at ${said(ra.waitSeconds)}` : asked;
+}
+
+/**
+ * ", asked to wait 2d (Retry-After), ignored: over 24h" or ', Retry-After "soon" ignored: not a
+ * number or date' where hookline ignored the answer's Retry-After and the ladder set the next
+ * attempt's time; empty otherwise, and from an older hookline.
+ */
+function ignoredRetryAfter(
+  ignored: WholeRecord["attempts"][number]["retryAfterIgnored"] | undefined,
+): string {
+  if (!ignored) return "";
+  if (ignored.reason === "too-long") {
+    return `, asked to wait ${duration(Math.round(ignored.askedSeconds) * 1000)} (Retry-After), ignored: over 24h`;
+  }
+  return `, Retry-After "${printable(ignored.value)}" ignored: not a number or date`;
 }

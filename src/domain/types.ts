@@ -88,6 +88,14 @@ export type AttemptTrigger = "first" | "retry" | "manual" | "probe" | "replay";
 export type FailureClass = "exhausted" | "permanent";
 export type RetryAfterUse = "honoured" | "capped" | "ignored";
 
+/**
+ * A receiver's Retry-After that hookline did not follow, and why: a wait past 24 h (`askedMs`, the
+ * wait it asked for), or a value that is neither a number of seconds nor an HTTP date (`value`,
+ * as it came, cut to 64 characters and control characters replaced: engine/retry-after.ts).
+ */
+export type IgnoredRetryAfter =
+  { reason: "too-long"; askedMs: number } | { reason: "malformed"; value: string };
+
 /** One message on its way to one endpoint. */
 export interface Delivery {
   id: string;
@@ -132,6 +140,11 @@ export interface Attempt {
    * retry followed. Absent on an attempt made in memory means null; one read from the store has it.
    */
   retryAfterMs?: number | null;
+  /**
+   * The answer's Retry-After hookline ignored, and why, when the ladder then set the retry's time;
+   * null without one, when it was followed, or when no retry followed. Absent means null, as above.
+   */
+  retryAfterIgnored?: IgnoredRetryAfter | null;
 }
 
 /** Where a dead-letter record stands; see docs/runbook.md. */

@@ -5,6 +5,7 @@
  */
 import { performance } from "node:perf_hooks";
 import type { Clock, Random } from "../clock.js";
+import type { IgnoredRetryAfter } from "../domain/types.js";
 import { newId } from "../ids.js";
 import {
   activeKeys,
@@ -143,6 +144,7 @@ export async function makeAttempt(
       responseSnippet: result.snippet,
       outcome: decision.outcome,
       retryAfterMs: askedFor(retryAfter, decision),
+      retryAfterIgnored: ignoredFor(retryAfter, decision),
     },
     signatureHeaders: { ...signed },
     next: decision.next,
@@ -167,6 +169,17 @@ export async function makeAttempt(
 function askedFor(ra: RetryAfterDecision | null, decision: Decision): number | null {
   if (!ra || decision.retryAfter === null) return null;
   return ra.kind === "capped" ? ra.requestedMs : ra.kind === "honoured" ? ra.delayMs : null;
+}
+
+/**
+ * The receiver's Retry-After hookline ignored, kept with the attempt when the ladder then set the
+ * retry's time, so that a retry 10 s off after a 30 h ask can say why: null otherwise.
+ */
+function ignoredFor(ra: RetryAfterDecision | null, decision: Decision): IgnoredRetryAfter | null {
+  if (ra?.kind !== "ignored" || decision.retryAfter === null) return null;
+  return ra.reason === "too-long"
+    ? { reason: "too-long", askedMs: ra.requestedMs }
+    : { reason: "malformed", value: ra.value };
 }
 
 /**

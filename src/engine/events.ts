@@ -92,6 +92,7 @@ export class EngineEvents {
               responseSnippet: a.responseSnippet,
               outcome: a.outcome,
               retryAfterMs: a.retryAfterMs ?? null,
+              retryAfterIgnored: a.retryAfterIgnored ?? null,
             }
           : null,
         failureClass: o.next.kind === "dead" ? o.next.failureClass : null,

@@ -39,7 +39,9 @@ export interface RetryLadder {
 export type RetryAfterDecision =
   | { kind: "honoured"; delayMs: number }
   | { kind: "capped"; delayMs: number; requestedMs: number }
-  | { kind: "ignored"; reason: "too-long" | "malformed" };
+  | { kind: "ignored"; reason: "too-long"; requestedMs: number }
+  /** `value` as it came, cut short and made printable (see retry-after.ts), for the attempt. */
+  | { kind: "ignored"; reason: "malformed"; value: string };
 
 /** The next attempt's time, or why there is none. */
 export type NextStep =

@@ -6,6 +6,8 @@ export const RETRY_AFTER_HONOUR_MAX_MS = 4 * 60 * 60 * 1000;
 export const RETRY_AFTER_CAP_MS = RETRY_AFTER_HONOUR_MAX_MS;
 /** A Retry-After longer than this (24 h) is ignored and the ladder stays in force. */
 export const RETRY_AFTER_IGNORE_ABOVE_MS = 24 * 60 * 60 * 1000;
+/** The most characters of a malformed Retry-After an attempt keeps (then "…"). */
+export const IGNORED_RETRY_AFTER_VALUE_MAX = 64;
 
 // Boundaries, chosen so that "capped" always means the delay really changed:
 //   delay <= 4 h          -> honoured
@@ -81,10 +83,11 @@ export function decideRetryAfter(
   if (value === "") return null;
   let requestedMs: number;
   if (/^\d+$/.test(value)) {
-    requestedMs = Number(value) * 1000;
+    // Past 308 digits Number() says Infinity, which no JSON answer can carry.
+    requestedMs = Math.min(Number(value) * 1000, Number.MAX_VALUE);
   } else {
     const at = parseHttpDate(value, now);
-    if (at === null) return { kind: "ignored", reason: "malformed" };
+    if (at === null) return { kind: "ignored", reason: "malformed", value: keptValue(value) };
     // A date in the past means "now"; the clocks merely disagree.
     requestedMs = Math.max(0, at - now);
   }
@@ -92,7 +95,20 @@ export function decideRetryAfter(
   if (requestedMs <= RETRY_AFTER_IGNORE_ABOVE_MS) {
     return { kind: "capped", delayMs: RETRY_AFTER_CAP_MS, requestedMs };
   }
-  return { kind: "ignored", reason: "too-long" };
+  return { kind: "ignored", reason: "too-long", requestedMs };
+}
+
+/**
+ * A malformed value as an attempt keeps it: cut to {@link IGNORED_RETRY_AFTER_VALUE_MAX}
+ * characters (then "…"), control characters replaced, as PostgreSQL's text refuses NUL and a
+ * dashboard line has no room for a receiver's whole body of mistakes.
+ */
+function keptValue(value: string): string {
+  const cut =
+    value.length > IGNORED_RETRY_AFTER_VALUE_MAX
+      ? `${value.slice(0, IGNORED_RETRY_AFTER_VALUE_MAX)}…`
+      : value;
+  return cut.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
 }
 
 /**

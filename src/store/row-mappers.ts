@@ -2,6 +2,7 @@
  * Row -> domain mapping, shared by every adapter: the tables have the same columns everywhere, and
  * only how a driver hands back JSON and booleans differs, so each adapter passes its decoders.
  */
+import { ignoredRetryAfterFrom } from "./ignored-retry-after.js";
 import type {
   Application,
   Attempt,
@@ -136,6 +137,7 @@ export function rowMappers({ json, bool }: RowDecoders) {
       responseSnippet: String(r.response_snippet),
       outcome: r.outcome as Attempt["outcome"],
       retryAfterMs: num(r.retry_after_ms),
+      retryAfterIgnored: ignoredRetryAfterFrom(r.retry_after_ignored),
     };
   }
 

@@ -4,7 +4,9 @@
  * asked for it with a Retry-After, which the API now gives as the attempt's `retryAfter`. The
  * attempt's result now says what it asked for, and where hookline capped it, at what. One asking
  * for no wait (`Retry-After: 0`, or a date already past), whose retry hookline made due at once,
- * read "asked to wait 0s": it now says the receiver asked for the retry at once.
+ * read "asked to wait 0s": it now says the receiver asked for the retry at once. One hookline
+ * ignored (a wait past 24 h, or neither a number nor a date), after which the ladder set the retry
+ * seconds later, said nothing either: the attempt now says what was ignored and why.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { askingOnceThenRefusing, recordsAfterARetryAfter, type RecordOut } from "../support/dlq.js";
@@ -19,12 +21,17 @@ let records: Record<string, RecordOut>;
 beforeAll(async () => {
   h = await startHookline();
   rx = await Receiver.start(
-    askingOnceThenRefusing({ "/capped": String(6 * 3600), "/at-once": "0" }),
+    askingOnceThenRefusing({
+      "/capped": String(6 * 3600),
+      "/at-once": "0",
+      "/past-a-day": String(2 * 86_400),
+      "/malformed": "after lunch",
+    }),
   );
   ({ records } = await recordsAfterARetryAfter(
     h,
     (p) => rx.url(p),
-    ["/asked", "/capped"],
+    ["/asked", "/capped", "/past-a-day", "/malformed"],
     ["/at-once"],
   ));
 });
@@ -61,6 +68,22 @@ it("says what hookline capped a longer wait at", async () => {
 it("says that a receiver asking for no wait asked for the retry at once", async () => {
   const lines = await attemptLines("/at-once");
   expect(lines[1]).toMatch(/\sfirst\s+HTTP 503, asked to retry at once \(Retry-After\)\s+\d+$/);
+  expect(lines[2]).toMatch(/\sretry\s+HTTP 400\s+\d+$/);
+});
+
+it("says that hookline ignored a wait past 24 h, and the wait asked for", async () => {
+  const lines = await attemptLines("/past-a-day");
+  expect(lines[1]).toMatch(
+    /\sfirst\s+HTTP 503, asked to wait 2d \(Retry-After\), ignored: over 24h\s+\d+$/,
+  );
+  expect(lines[2]).toMatch(/\sretry\s+HTTP 400\s+\d+$/);
+});
+
+it("says that hookline ignored a Retry-After neither a number nor a date, quoting it", async () => {
+  const lines = await attemptLines("/malformed");
+  expect(lines[1]).toMatch(
+    /\sfirst\s+HTTP 503, Retry-After "after lunch" ignored: not a number or date\s+\d+$/,
+  );
   expect(lines[2]).toMatch(/\sretry\s+HTTP 400\s+\d+$/);
 });
 

@@ -39,10 +39,24 @@ describe("Retry-After rules", () => {
   });
 
   it("ignores anything above 24 h as too long", () => {
-    expect(decideRetryAfter("86401", NOW)).toEqual({ kind: "ignored", reason: "too-long" });
+    expect(decideRetryAfter("86401", NOW)).toEqual({
+      kind: "ignored",
+      reason: "too-long",
+      requestedMs: 86_401_000,
+    });
     expect(decideRetryAfter("99999999999999999999999", NOW)).toEqual({
       kind: "ignored",
       reason: "too-long",
+      requestedMs: 99999999999999999999999 * 1000,
+    });
+  });
+
+  it("keeps a wait too long for a number as the longest one there is", () => {
+    // 400 digits read as Infinity, which no JSON answer can say.
+    expect(decideRetryAfter("9".repeat(400), NOW)).toEqual({
+      kind: "ignored",
+      reason: "too-long",
+      requestedMs: Number.MAX_VALUE,
     });
   });
 
@@ -65,6 +79,7 @@ describe("Retry-After rules", () => {
     expect(decideRetryAfter("Fri, 17 Jan 2025 12:00:00 GMT", NOW)).toEqual({
       kind: "ignored",
       reason: "too-long",
+      requestedMs: 48 * H,
     });
   });
 
@@ -103,8 +118,26 @@ describe("Retry-After rules", () => {
       "Wed, 15 Jan 2025 25:00:00 GMT",
       "Wed, 15 Jan 2025 12:00:00 PST",
     ]) {
-      expect(decideRetryAfter(bad, NOW), bad).toEqual({ kind: "ignored", reason: "malformed" });
+      expect(decideRetryAfter(bad, NOW), bad).toEqual({
+        kind: "ignored",
+        reason: "malformed",
+        value: bad,
+      });
     }
+  });
+
+  it("keeps a malformed value cut short, with control characters replaced", () => {
+    const long = `soon${"!".repeat(100)}`;
+    expect(decideRetryAfter(`  ${long}  `, NOW)).toEqual({
+      kind: "ignored",
+      reason: "malformed",
+      value: `${long.slice(0, 64)}…`,
+    });
+    expect(decideRetryAfter("so\u0000on\tlater\u007f\u0085", NOW)).toEqual({
+      kind: "ignored",
+      reason: "malformed",
+      value: "so\ufffdon\ufffdlater\ufffd\ufffd",
+    });
   });
 
   it("a honoured Retry-After replaces the ladder delay, without jitter", () => {

@@ -236,9 +236,45 @@ describe("postgres migrations", () => {
         VALUES ('atmpt_1', 'dlv_1', 'app_1', 'msg_1', 'ep_1', 1000, 'first', 'https://r.example',
           503, NULL, NULL, 12, 'busy', 'retryable')`,
       );
-      expect(await migrate(pool, schema)).toBe(1);
+      expect(
+        await migrate(
+          pool,
+          schema,
+          MIGRATIONS.filter((m) => m.version <= 19),
+        ),
+      ).toBe(1);
       const read = await pool.query(`SELECT id, status, retry_after_ms FROM ${schema}.attempts`);
       expect(read.rows).toEqual([{ id: "atmpt_1", status: 503, retry_after_ms: null }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("migration 20 keeps the attempts made before it, without an ignored Retry-After", async () => {
+    const pool = aPool();
+    try {
+      await migrate(
+        pool,
+        schema,
+        MIGRATIONS.filter((m) => m.version <= 19),
+      );
+      await pool.query(
+        `INSERT INTO ${schema}.attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
+          trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
+        VALUES ('atmpt_1', 'dlv_1', 'app_1', 'msg_1', 'ep_1', 1000, 'first', 'https://r.example',
+          503, NULL, NULL, 12, 'busy', 'retryable')`,
+      );
+      expect(
+        await migrate(
+          pool,
+          schema,
+          MIGRATIONS.filter((m) => m.version <= 20),
+        ),
+      ).toBe(1);
+      const read = await pool.query(
+        `SELECT id, status, retry_after_ignored FROM ${schema}.attempts`,
+      );
+      expect(read.rows).toEqual([{ id: "atmpt_1", status: 503, retry_after_ignored: null }]);
     } finally {
       await pool.end();
     }

@@ -198,9 +198,41 @@ describe("sqlite migrations", () => {
         VALUES ('atmpt_1', 'dlv_1', 'app_1', 'msg_1', 'ep_1', 1000, 'first', 'https://r.example',
           503, NULL, NULL, 12, 'busy', 'retryable')`,
       ).run();
-      expect(migrate(db, MIGRATIONS)).toBe(1);
+      expect(
+        migrate(
+          db,
+          MIGRATIONS.filter((m) => m.version <= 18),
+        ),
+      ).toBe(1);
       expect(db.prepare("SELECT id, status, retry_after_ms FROM attempts").all()).toEqual([
         { id: "atmpt_1", status: 503, retry_after_ms: null },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("migration 19 keeps the attempts made before it, without an ignored Retry-After", async () => {
+    const db = new Database(path);
+    try {
+      migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version <= 18),
+      );
+      db.prepare(
+        `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
+        trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
+        VALUES ('atmpt_1', 'dlv_1', 'app_1', 'msg_1', 'ep_1', 1000, 'first', 'https://r.example',
+          503, NULL, NULL, 12, 'busy', 'retryable')`,
+      ).run();
+      expect(
+        migrate(
+          db,
+          MIGRATIONS.filter((m) => m.version <= 19),
+        ),
+      ).toBe(1);
+      expect(db.prepare("SELECT id, status, retry_after_ignored FROM attempts").all()).toEqual([
+        { id: "atmpt_1", status: 503, retry_after_ignored: null },
       ]);
     } finally {
       db.close();

@@ -9,7 +9,10 @@
  * "asked for 0 s": it now says it asked for no wait. And the attempt's line in each list (a
  * message's timeline, an endpoint's recent attempts, a record's attempts) said nothing of it, so
  * someone scanning a list for why a retry came late had to unfold each attempt: it now ends with a
- * short mark ("· Retry-After 2 min").
+ * short mark ("· Retry-After 2 min"). One hookline ignored (a wait past 24 h, or neither a number
+ * nor a date), after which the retry schedule set the next attempt seconds off, said nothing at
+ * all: someone whose endpoint asked for 48 h saw a retry 30 s later with nothing saying why. The
+ * attempt now says what was ignored and why, and its line is marked too.
  */
 import type { Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -24,11 +27,18 @@ const AT_ONCE =
 const CAPPED =
   /Retry-After\s*The endpoint asked for 6\sh; hookline waits at most 4\sh, so it set the next attempt 4\sh after this answer\./;
 
+const TOO_LONG =
+  /Retry-After\s*The endpoint asked for 48\sh before the next attempt; hookline ignores a wait over 24\sh, so the retry schedule set the next attempt\./;
+const MALFORMED =
+  /Retry-After\s*The endpoint's Retry-After was "after lunch", neither a number of seconds nor a date, so hookline ignored it and the retry schedule set the next attempt\./;
+
 /** The mark an attempt's line ends with, for each receiver. */
 const MARKS = [
   ["/asked", "· Retry-After 2\\smin"],
   ["/capped", "· Retry-After 6\\sh, capped at 4\\sh"],
   ["/at-once", "· Retry-After: no wait"],
+  ["/past-a-day", "· Retry-After 48\\sh ignored \\(over 24\\sh\\)"],
+  ["/malformed", "· Retry-After ignored \\(not a number or date\\)"],
 ] as const;
 
 /** The first attempt's Request and response within `where`, unfolded. */
@@ -41,7 +51,12 @@ async function firstAttemptUnfolded(where: Locator): Promise<string> {
 
 describe("an attempt whose answer's Retry-After set the next attempt's time", () => {
   const ui = useDashboard({
-    receiver: askingOnceThenRefusing({ "/capped": String(6 * 3600), "/at-once": "0" }),
+    receiver: askingOnceThenRefusing({
+      "/capped": String(6 * 3600),
+      "/at-once": "0",
+      "/past-a-day": String(2 * 86_400),
+      "/malformed": "after lunch",
+    }),
   });
   let appId: string;
   let msgId: string;
@@ -52,7 +67,7 @@ describe("an attempt whose answer's Retry-After set the next attempt's time", ()
     ({ appId, msgId, records } = await recordsAfterARetryAfter(
       h,
       (p) => rx.url(p),
-      ["/asked", "/capped"],
+      ["/asked", "/capped", "/past-a-day", "/malformed"],
       ["/at-once"],
     ));
   });
@@ -73,6 +88,8 @@ describe("an attempt whose answer's Retry-After set the next attempt's time", ()
     expect(atOnce).toMatch(AT_ONCE);
     // Nothing to bring forward: a resend is not named.
     expect(atOnce).not.toContain("resend");
+    expect(await firstAttemptUnfolded(cardOf(page, rx.url("/past-a-day")))).toMatch(TOO_LONG);
+    expect(await firstAttemptUnfolded(cardOf(page, rx.url("/malformed")))).toMatch(MALFORMED);
     // The retry after it, answered 400, had no Retry-After: its attempt says none.
     const retry = cardOf(page, rx.url("/asked")).getByRole("listitem").nth(1);
     expect(await firstAttemptUnfolded(retry)).not.toContain("Retry-After");
@@ -93,6 +110,8 @@ describe("an attempt whose answer's Retry-After set the next attempt's time", ()
       ["/asked", ASKED],
       ["/capped", CAPPED],
       ["/at-once", AT_ONCE],
+      ["/past-a-day", TOO_LONG],
+      ["/malformed", MALFORMED],
     ] as const) {
       await page.goto(`${h.url}/ui/#/dlq/${records[path]!.id}`);
       const attempts = page.getByRole("table", { name: "Every attempt, original and replays" });

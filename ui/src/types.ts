@@ -116,6 +116,8 @@ export interface Attempt {
   outcome: string;
   /** How the answer's Retry-After set the wait before the next attempt. */
   retryAfter?: AskedWait | null;
+  /** The answer's Retry-After hookline ignored, and why. */
+  retryAfterIgnored?: IgnoredRetryAfter | null;
 }
 
 /**
@@ -127,6 +129,14 @@ export interface AskedWait {
   askedSeconds: number;
   waitSeconds: number;
 }
+
+/**
+ * An attempt's Retry-After that hookline ignored, the retry schedule then setting the next attempt
+ * (the API's `retryAfterIgnored`): a wait over 24 h, or a value neither a number of seconds nor a
+ * date (as it came, cut short). Null where none was ignored; absent from an older hookline.
+ */
+export type IgnoredRetryAfter =
+  { reason: "too-long"; askedSeconds: number } | { reason: "malformed"; value: string };
 
 export interface Message {
   id: string;
@@ -180,6 +190,8 @@ export interface DeadLetterRecord extends DeadLetter {
     response: string;
     /** As an attempt's (see {@link AskedWait}). */
     retryAfter?: AskedWait | null;
+    /** As an attempt's (see {@link IgnoredRetryAfter}). */
+    retryAfterIgnored?: IgnoredRetryAfter | null;
   }[];
   history: { at: string; actor: string; action: string; result: string; note: string | null }[];
 }

@@ -9,7 +9,12 @@ import { nextAttemptOf } from "../next-attempt.js";
 import { Timestamp, extension, iso } from "./common.js";
 import { EndpointOut } from "./endpoint.js";
 import { MessageOut, messageJson } from "./message.js";
-import { RetryAfterOut, retryAfterOut } from "./retry-after.js";
+import {
+  RetryAfterIgnoredOut,
+  RetryAfterOut,
+  retryAfterIgnoredOut,
+  retryAfterOut,
+} from "./retry-after.js";
 
 /** Svix message status numbers: 0 success, 1 pending, 2 fail, 3 sending. */
 const STATUS_TEXT = ["success", "pending", "fail", "sending", "canceled"] as const;
@@ -32,6 +37,7 @@ export const MessageAttemptOut = z.object({
   errorDetail: extension(z.string().nullable()),
   outcome: extension(z.enum(["success", "rate_limited", "retryable", "permanent"])),
   retryAfter: extension(RetryAfterOut),
+  retryAfterIgnored: extension(RetryAfterIgnoredOut),
 });
 
 /** MessageAttemptOut as JSON text, with the message (payload spliced) when given. */
@@ -57,6 +63,7 @@ export function attemptJson(
     errorDetail: a.errorDetail,
     outcome: a.outcome,
     retryAfter: retryAfterOut(a.retryAfterMs),
+    retryAfterIgnored: retryAfterIgnoredOut(a.retryAfterIgnored),
   });
   if (!options.msg) return head;
   return `${head.slice(0, -1)},"msg":${messageJson(options.msg, options.withContent)}}`;

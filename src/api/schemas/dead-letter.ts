@@ -15,7 +15,12 @@ import { DATE_TIME_ERROR, EventTypeName, listQueryOf, QueryTime } from "../valid
 import { isLater, isNamedTime, namedTime, type NamedTime } from "../named-time.js";
 import { reasonShown } from "../../dlq/job-reason.js";
 import { Timestamp, iso } from "./common.js";
-import { RetryAfterOut, retryAfterOut } from "./retry-after.js";
+import {
+  RetryAfterIgnoredOut,
+  RetryAfterOut,
+  retryAfterIgnoredOut,
+  retryAfterOut,
+} from "./retry-after.js";
 
 const DLQ_STATES = ["open", "replaying", "resolved", "abandoned"] as const;
 const FailureClass = z.enum(["exhausted", "permanent"]);
@@ -203,6 +208,7 @@ export const DeadLetterAttemptOut = z.object({
   outcome: z.enum(["success", "rate_limited", "retryable", "permanent"]),
   response: z.string(),
   retryAfter: RetryAfterOut,
+  retryAfterIgnored: RetryAfterIgnoredOut,
 });
 
 /** One attempt of a record. */
@@ -220,6 +226,7 @@ export function attemptOut(a: Attempt): z.output<typeof DeadLetterAttemptOut> {
     outcome: a.outcome,
     response: a.responseSnippet,
     retryAfter: retryAfterOut(a.retryAfterMs),
+    retryAfterIgnored: retryAfterIgnoredOut(a.retryAfterIgnored),
   };
 }
 

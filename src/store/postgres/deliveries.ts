@@ -1,4 +1,5 @@
 /** Messages and their deliveries: accepting and fanning out, claiming, and recording outcomes. */
+import { ignoredRetryAfterText } from "../ignored-retry-after.js";
 import type pg from "pg";
 import type { Delivery, Message } from "../../domain/types.js";
 import { firstIdAt } from "../../ids.js";
@@ -508,6 +509,7 @@ function attemptColumns(a: readonly NonNullable<DeliveryOutcome["attempt"]>[]): 
     a.map((x) => x.responseSnippet),
     a.map((x) => x.outcome),
     a.map((x) => x.retryAfterMs ?? null),
+    a.map((x) => ignoredRetryAfterText(x.retryAfterIgnored)),
   ];
 }
 

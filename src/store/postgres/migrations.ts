@@ -546,4 +546,15 @@ UPDATE circuits SET opened_at = (SELECT t.at FROM circuit_transitions t
 ALTER TABLE attempts ADD COLUMN retry_after_ms BIGINT;
 `,
   },
+  {
+    version: 20,
+    name: "why a Retry-After was ignored",
+    sql: `
+-- The receiver's Retry-After hookline ignored on the attempt whose answer sent it, when the ladder
+-- then set the retry's time: 'too-long <ms asked>' (past 24 h) or 'malformed <value as sent, cut
+-- short>' (src/store/ignored-retry-after.ts); NULL otherwise, and for attempts made before this
+-- column. Without it, a retry 10 s off after an endpoint asked for 30 h said nothing of why.
+ALTER TABLE attempts ADD COLUMN retry_after_ignored TEXT;
+`,
+  },
 ];

@@ -336,9 +336,10 @@ export const DELIVERIES = {
     `WITH v AS (
       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[],
           $6::text[], $7::text[], $8::text[], $9::text[], $10::integer[], $11::text[],
-          $12::text[], $13::integer[], $14::text[], $15::text[], $16::bigint[], $17::text[])
+          $12::text[], $13::integer[], $14::text[], $15::text[], $16::bigint[], $17::text[],
+          $18::text[])
         WITH ORDINALITY AS v(id, state, at, next, delay, claimed_by, attempt_id, trigger, url,
-          status, error, detail, duration, snippet, outcome, asked, retry_after, n)
+          status, error, detail, duration, snippet, outcome, asked, ignored, retry_after, n)
     ), moved AS (
       UPDATE deliveries d SET state = v.state, attempt_count = d.attempt_count + 1,
         first_attempt_at = coalesce(d.first_attempt_at, v.at), last_attempt_at = v.at,
@@ -348,9 +349,10 @@ export const DELIVERIES = {
       RETURNING d.id, d.app_id, d.message_id, d.endpoint_id
     ), recorded AS (
       INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at, trigger, url,
-        status, error, error_detail, duration_ms, response_snippet, outcome, retry_after_ms)
+        status, error, error_detail, duration_ms, response_snippet, outcome, retry_after_ms,
+        retry_after_ignored)
       SELECT v.attempt_id, m.id, m.app_id, m.message_id, m.endpoint_id, v.at, v.trigger, v.url,
-        v.status, v.error, v.detail, v.duration, v.snippet, v.outcome, v.asked
+        v.status, v.error, v.detail, v.duration, v.snippet, v.outcome, v.asked, v.ignored
       FROM v JOIN moved m ON m.id = v.id ORDER BY v.n
     ), stats AS (
       INSERT INTO endpoint_stats AS s (endpoint_id, retry_after_honoured, retry_after_capped,
@@ -373,13 +375,14 @@ export const DELIVERIES = {
     "insertAttempts",
     `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
       trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome,
-      retry_after_ms)
+      retry_after_ms, retry_after_ignored)
     SELECT v.id, d.id, d.app_id, d.message_id, d.endpoint_id, v.at, v.trigger, v.url, v.status,
-      v.error, v.detail, v.duration, v.snippet, v.outcome, v.asked
+      v.error, v.detail, v.duration, v.snippet, v.outcome, v.asked, v.ignored
     FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::integer[],
-        $7::text[], $8::text[], $9::integer[], $10::text[], $11::text[], $12::bigint[])
+        $7::text[], $8::text[], $9::integer[], $10::text[], $11::text[], $12::bigint[],
+        $13::text[])
       WITH ORDINALITY AS v(id, delivery, at, trigger, url, status, error, detail, duration,
-        snippet, outcome, asked, n)
+        snippet, outcome, asked, ignored, n)
     JOIN deliveries d ON d.id = v.delivery ORDER BY v.n`,
   ),
   // A batch's endpoints, in id order, held before anything else it writes: NO KEY UPDATE, what

@@ -1,4 +1,5 @@
 /** Messages and their deliveries: accepting and fanning out, claiming, and recording outcomes. */
+import { ignoredRetryAfterText } from "../ignored-retry-after.js";
 import type { Database as Db } from "better-sqlite3";
 import type { Delivery, Message } from "../../domain/types.js";
 import { firstIdAt } from "../../ids.js";
@@ -413,6 +414,7 @@ export class Deliveries {
           a.responseSnippet,
           a.outcome,
           a.retryAfterMs ?? null,
+          ignoredRetryAfterText(a.retryAfterIgnored),
         );
       }
       // A replay's outcome belongs to the record it replays; it never makes a new one.

@@ -203,6 +203,7 @@ export function anAttempt(at: number, overrides: Partial<AttemptRecord> = {}): A
     responseSnippet: "ok",
     outcome: "success",
     retryAfterMs: null,
+    retryAfterIgnored: null,
     ...overrides,
   };
 }

@@ -362,6 +362,57 @@ export function outcomeBehaviour(t: StoreUnderTest): void {
       }
     });
 
+    it("keeps why an attempt's Retry-After was ignored, alone or beside a dead letter", async () => {
+      const { app } = await seedApp(t.store, [{}, {}, {}]);
+      const tooLong = { reason: "too-long", askedMs: 30 * HOUR } as const;
+      const malformed = { reason: "malformed", value: "soon, \u00e9t\u00e9 'quoted'" } as const;
+      // Two batches: retries alone (one statement on PostgreSQL), then beside a delivery given up
+      // on (a transaction): each way of writing attempts keeps it.
+      for (const [round, giveUpOne] of [false, true].entries()) {
+        const now = T0 + round * HOUR;
+        const { message } = await accept(t.store, app.id, { now });
+        const claimed = await claimAll(t.store, now);
+        const [long, bad, other] = claimed.filter((d) => d.messageId === message.id);
+        const at = now + SECOND;
+        const ignored = (d: typeof long, attempt: ReturnType<typeof aFailedAttempt>) =>
+          outcomeFor(d!, {
+            at,
+            attempt,
+            next: { kind: "retry", at: at + 5 * SECOND, delayMs: 5 * SECOND },
+            retryAfter: "ignored",
+          });
+        const longAttempt = aFailedAttempt(at, { retryAfterIgnored: tooLong });
+        const badAttempt = aFailedAttempt(at, { retryAfterIgnored: malformed });
+        await t.store.recordAttempts([
+          ignored(long, longAttempt),
+          ignored(bad, badAttempt),
+          giveUpOne
+            ? outcomeFor(other!, {
+                at,
+                attempt: aFailedAttempt(at, { outcome: "permanent", status: 400 }),
+                next: { kind: "dead", failureClass: "permanent", reason: "HTTP 400" },
+              })
+            : retried(other!, at, at + 5 * SECOND),
+        ]);
+        expect(await t.store.findAttempt(app.id, longAttempt.id)).toMatchObject({
+          retryAfterMs: null,
+          retryAfterIgnored: tooLong,
+        });
+        expect((await t.store.findAttempt(app.id, badAttempt.id))?.retryAfterIgnored).toEqual(
+          malformed,
+        );
+        const page = await t.store.listAttempts({
+          appId: app.id,
+          messageId: message.id,
+          limit: 10,
+        });
+        const byId = new Map(page.data.map((a) => [a.id, a.retryAfterIgnored]));
+        expect(byId.get(longAttempt.id)).toEqual(tooLong);
+        expect(byId.get(badAttempt.id)).toEqual(malformed);
+        expect([...byId.values()].filter((v) => v === null)).toHaveLength(1);
+      }
+    });
+
     it("lastSuccessAt stays null while Retry-After is counted without a success", async () => {
       const { app, endpoints } = await seedApp(t.store);
       for (const round of [0, 1]) {

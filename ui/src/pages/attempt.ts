@@ -5,7 +5,7 @@
  */
 import { h } from "../dom.js";
 import { asSent, latency, pretty, seconds, startOf, time } from "../format.js";
-import type { AskedWait, Attempt } from "../types.js";
+import type { AskedWait, Attempt, IgnoredRetryAfter } from "../types.js";
 
 /** The parts of an attempt shown here, as both the attempt and the dead-letter APIs give them. */
 export interface AttemptView {
@@ -21,6 +21,8 @@ export interface AttemptView {
   response: string;
   /** How the answer's Retry-After set the next attempt's time; null or absent where it set none. */
   retryAfter?: AskedWait | null;
+  /** The answer's Retry-After hookline ignored, and why; null or absent where none was. */
+  retryAfterIgnored?: IgnoredRetryAfter | null;
 }
 
 /** An attempt as the attempt API answers it. */
@@ -34,6 +36,7 @@ export const viewOf = (a: Attempt): AttemptView => ({
   errorDetail: a.errorDetail,
   response: a.response,
   retryAfter: a.retryAfter ?? null,
+  retryAfterIgnored: a.retryAfterIgnored ?? null,
 });
 
 /**
@@ -164,12 +167,41 @@ export function askedWaitWords(ra: AskedWait): string {
 }
 
 /**
+ * Why hookline did not follow the receiver's Retry-After, in the same words: someone whose
+ * endpoint asked for 48 h and saw the next attempt 30 s later had nothing saying why.
+ */
+export function ignoredWords(ignored: IgnoredRetryAfter): string {
+  if (ignored.reason === "too-long") {
+    return (
+      `The endpoint asked for ${seconds(ignored.askedSeconds)} before the next attempt; hookline ` +
+      `ignores a wait over ${seconds(24 * 3600)}, so the retry schedule set the next attempt.`
+    );
+  }
+  return (
+    `The endpoint's Retry-After was "${ignored.value}", neither a number of seconds nor a date, ` +
+    "so hookline ignored it and the retry schedule set the next attempt."
+  );
+}
+
+/**
  * The mark an attempt's line in a list ends with where its answer's Retry-After set the next
  * attempt's time (" · Retry-After 2 min", " · Retry-After 6 h, capped at 4 h", " · Retry-After: no
- * wait"); empty otherwise. Unfolded, the attempt says more ({@link askedWaitWords}), but someone
- * scanning a list for why a retry came late had to unfold every attempt to find it.
+ * wait"), or was ignored (" · Retry-After 48 h ignored (over 24 h)", " · Retry-After ignored (not
+ * a number or date)"); empty otherwise. Unfolded, the attempt says more ({@link askedWaitWords},
+ * {@link ignoredWords}), but someone scanning a list for why a retry came late, or early, had to
+ * unfold every attempt to find it.
  */
-export function retryAfterMark(ra: AskedWait | null | undefined): string {
+export function retryAfterMark(a: {
+  retryAfter?: AskedWait | null;
+  retryAfterIgnored?: IgnoredRetryAfter | null;
+}): string {
+  const ignored = a.retryAfterIgnored;
+  if (ignored) {
+    return ignored.reason === "too-long"
+      ? ` · Retry-After ${seconds(ignored.askedSeconds)} ignored (over ${seconds(24 * 3600)})`
+      : " · Retry-After ignored (not a number or date)";
+  }
+  const ra = a.retryAfter;
   if (!ra) return "";
   if (ra.askedSeconds === 0) return " · Retry-After: no wait";
   const asked = ` · Retry-After ${seconds(ra.askedSeconds)}`;
@@ -325,6 +357,9 @@ export function attemptDetails(a: AttemptView): HTMLElement {
               ),
             ),
           ]
+        : "",
+      a.retryAfterIgnored
+        ? [h("dt", {}, "Retry-After"), h("dd", {}, ignoredWords(a.retryAfterIgnored))]
         : "",
       h("dt", {}, "Response body"),
       h(

@@ -239,8 +239,7 @@ export async function renderDeadLetter(
           return [
             time(a.at),
             a.trigger,
-            `${attemptResult(view)} (${a.outcome.replace("_", " ")})` +
-              retryAfterMark(a.retryAfter),
+            `${attemptResult(view)} (${a.outcome.replace("_", " ")})` + retryAfterMark(a),
             latency(a.durationMs),
             responseCell(view),
           ];

@@ -255,7 +255,7 @@ export async function renderEndpoint(
               ? attemptResult(viewOf(a))
               : isRedirect(viewOf(a))
                 ? `${a.responseStatusCode} (not followed)`
-                : String(a.responseStatusCode)) + retryAfterMark(a.retryAfter),
+                : String(a.responseStatusCode)) + retryAfterMark(a),
             latency(a.responseDurationMs),
             a.trigger,
             link(`/app/${app.id}/message/${a.msgId}`, h("code", {}, a.msgId), {

@@ -574,7 +574,7 @@ export async function renderMessage(
                   h("strong", {}, time(a.timestamp)),
                   ` ${a.trigger}: ${attemptResult(viewOf(a))}`,
                   ` in ${latency(a.responseDurationMs)} (${a.outcome.replace("_", " ")})`,
-                  retryAfterMark(a.retryAfter),
+                  retryAfterMark(a),
                   resultNote(viewOf(a)) ? ` ${resultNote(viewOf(a))}` : "",
                   a.response ? h("code", { class: "snippet" }, ` ${startOf(a.response, 120)}`) : "",
                   attemptDetails(viewOf(a)),
