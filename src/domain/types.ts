@@ -91,7 +91,8 @@ export type RetryAfterUse = "honoured" | "capped" | "ignored";
 /**
  * A receiver's Retry-After that hookline did not follow, and why: a wait past 24 h (`askedMs`, the
  * wait it asked for), or a value that is neither a number of seconds nor an HTTP date (`value`,
- * as it came, cut to 64 characters and control characters replaced: engine/retry-after.ts).
+ * as it came, cut to 64 characters, control and direction characters replaced:
+ * engine/retry-after.ts).
  */
 export type IgnoredRetryAfter =
   { reason: "too-long"; askedMs: number } | { reason: "malformed"; value: string };

@@ -99,16 +99,24 @@ export function decideRetryAfter(
 }
 
 /**
+ * The characters a kept value has replaced: C0 and C1 controls (PostgreSQL's text refuses NUL),
+ * and Unicode's direction controls (embeddings, overrides, isolates, marks), which, shown inside
+ * hookline's sentence on the dashboard, would reorder the rest of it. Node reads a header as
+ * Latin-1, whose C1 range catches the UTF-8 of these already; a value read otherwise would not.
+ */
+const NOT_KEPT = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
  * A malformed value as an attempt keeps it: cut to {@link IGNORED_RETRY_AFTER_VALUE_MAX}
- * characters (then "…"), control characters replaced, as PostgreSQL's text refuses NUL and a
- * dashboard line has no room for a receiver's whole body of mistakes.
+ * characters (then "…"), controls replaced ({@link NOT_KEPT}), as a dashboard line has no room
+ * for a receiver's whole body of mistakes.
  */
 function keptValue(value: string): string {
   const cut =
     value.length > IGNORED_RETRY_AFTER_VALUE_MAX
       ? `${value.slice(0, IGNORED_RETRY_AFTER_VALUE_MAX)}…`
       : value;
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
+  return cut.replace(NOT_KEPT, "\ufffd");
 }
 
 /**

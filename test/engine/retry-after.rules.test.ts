@@ -140,6 +140,24 @@ describe("Retry-After rules", () => {
     });
   });
 
+  it("replaces the direction controls a malformed value holds, which would reorder hookline's sentence", () => {
+    // A right-to-left override left in the value shown in "The endpoint's Retry-After was "…",
+    // neither …" reversed the rest of hookline's sentence on the operator's page; so do the
+    // embeddings, isolates and marks.
+    const controls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c";
+    expect(decideRetryAfter(`later${controls}!`, NOW)).toEqual({
+      kind: "ignored",
+      reason: "malformed",
+      value: `later${"\ufffd".repeat(12)}!`,
+    });
+    // Right-to-left letters are not controls: they stay.
+    expect(decideRetryAfter("אחר כך", NOW)).toEqual({
+      kind: "ignored",
+      reason: "malformed",
+      value: "אחר כך",
+    });
+  });
+
   it("a honoured Retry-After replaces the ladder delay, without jitter", () => {
     const ladder = resolveLadder({ preset: "default" });
     const retryAfter = decideRetryAfter("90", NOW);

@@ -40,9 +40,9 @@ export const RetryAfterIgnoredOut = z
     "The Retry-After of the receiver's answer that hookline ignored, when the retry ladder then " +
       "set the wait before the next attempt: too-long, a wait past 24 h (askedSeconds, the wait " +
       "it asked for), or malformed, neither a number of seconds nor an HTTP date (value, as it " +
-      "came, cut to 64 characters then …, control characters replaced). null when the answer had " +
-      "none, hookline followed it (see retryAfter), no retry followed, or the attempt was made " +
-      "before hookline kept it",
+      "came, cut to 64 characters then …, control and direction characters replaced). null when " +
+      "the answer had none, hookline followed it (see retryAfter), no retry followed, or the " +
+      "attempt was made before hookline kept it",
   );
 
 /** The ignored Retry-After of an attempt (`retryAfterIgnored`). */
