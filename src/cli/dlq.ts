@@ -537,15 +537,22 @@ function attemptsTable(attempts: WholeRecord["attempts"]): string {
 }
 
 /**
+ * A wait asked for below this (0.05 s) is no wait: the dashboard, which says tenths of a second,
+ * would read it as 0 and says "no wait" for it (ui/src/pages/retry-after.ts), as this does.
+ */
+const NO_WAIT_BELOW_S = 0.05;
+
+/**
  * ", asked to wait 2m (Retry-After)" where the answer's Retry-After set the next attempt's time,
- * with ", capped at 4h" where hookline waited less, or ", asked to retry at once (Retry-After)"
- * where it asked for no wait; empty otherwise. Without it a retry 2 min after an attempt, not at
- * the ladder's seconds, was unexplained. An older hookline gives none.
+ * with ", capped at 4h" where hookline waited less, or ", asked for no wait (Retry-After)" where
+ * it asked for none; empty otherwise. Without it a retry 2 min after an attempt, not at the
+ * ladder's seconds, was unexplained. An older hookline gives none.
  */
 function askedToWait(ra: WholeRecord["attempts"][number]["retryAfter"] | undefined): string {
   if (!ra) return "";
-  // `Retry-After: 0`, or a date already past: hookline made the retry due at once.
-  if (ra.askedSeconds === 0) return ", asked to retry at once (Retry-After)";
+  // `Retry-After: 0`, a date already past, or one a few milliseconds ahead: hookline made the
+  // retry due at once, or as good as.
+  if (ra.askedSeconds < NO_WAIT_BELOW_S) return ", asked for no wait (Retry-After)";
   // To the second, as the dashboard says it: a Retry-After given as a date asks for 119.6 s, say,
   // which duration() alone floors to 1m 59s; a date a moment ahead asks for a wait still kept.
   const said = (seconds: number) =>

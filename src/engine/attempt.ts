@@ -183,8 +183,8 @@ function ignoredFor(ra: RetryAfterDecision | null, decision: Decision): IgnoredR
 }
 
 /**
- * "the receiver asked to wait 30 s (Retry-After)", or "… to be tried again at once …" for no wait;
- * null without a usable Retry-After.
+ * "the receiver asked to wait 30 s (Retry-After)", or "the receiver asked for no wait
+ * (Retry-After)", as the dashboard and the CLI say it; null without a usable Retry-After.
  */
 function askedToWait(ra: RetryAfterDecision | null): string | null {
   if (!ra) return null;
@@ -195,7 +195,7 @@ function askedToWait(ra: RetryAfterDecision | null): string | null {
   }
   const ms = ra.kind === "capped" ? ra.requestedMs : ra.delayMs;
   // `Retry-After: 0`, or a date already past: "asked to wait 0 ms" said it the wrong way round.
-  if (ms === 0) return "the receiver asked to be tried again at once (Retry-After)";
+  if (ms === 0) return "the receiver asked for no wait (Retry-After)";
   return `the receiver asked to wait ${formatDuration(ms)} (Retry-After)`;
 }
 

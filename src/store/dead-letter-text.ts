@@ -55,10 +55,14 @@ export function unsentReason(result: string): string {
   return result.startsWith(UNSENT) ? result.slice(UNSENT.length) : result;
 }
 
-/** The Retry-After part of a replay's history entry (see {@link describeResult}), or null. */
+/**
+ * The Retry-After part of a replay's history entry (see {@link describeResult}), or null: "the
+ * receiver asked to wait 30 s", "… asked for no wait", and "… asked to be tried again at once",
+ * which an older hookline wrote for no wait, each followed by "(Retry-After)".
+ */
 export function askedToWaitIn(result: string): string | null {
   return (
-    /; (the receiver asked to (?:wait .*|be tried again at once) \(Retry-After\))$/.exec(
+    /; (the receiver asked (?:to wait .*|for no wait|to be tried again at once) \(Retry-After\))$/.exec(
       result,
     )?.[1] ?? null
   );

@@ -4,7 +4,8 @@
  * asked for it with a Retry-After, which the API now gives as the attempt's `retryAfter`. The
  * attempt's result now says what it asked for, and where hookline capped it, at what. One asking
  * for no wait (`Retry-After: 0`, or a date already past), whose retry hookline made due at once,
- * read "asked to wait 0s": it now says the receiver asked for the retry at once. One hookline
+ * read "asked to wait 0s": it now says the receiver asked for no wait, in the dashboard's words,
+ * as it does for a date a few milliseconds ahead, which the dashboard reads as 0. One hookline
  * ignored (a wait past 24 h, or neither a number nor a date), after which the ladder set the retry
  * seconds later, said nothing either: the attempt now says what was ignored and why.
  */
@@ -65,9 +66,9 @@ it("says what hookline capped a longer wait at", async () => {
   );
 });
 
-it("says that a receiver asking for no wait asked for the retry at once", async () => {
+it("says that a receiver asking for no wait asked for no wait, as the dashboard does", async () => {
   const lines = await attemptLines("/at-once");
-  expect(lines[1]).toMatch(/\sfirst\s+HTTP 503, asked to retry at once \(Retry-After\)\s+\d+$/);
+  expect(lines[1]).toMatch(/\sfirst\s+HTTP 503, asked for no wait \(Retry-After\)\s+\d+$/);
   expect(lines[2]).toMatch(/\sretry\s+HTTP 400\s+\d+$/);
 });
 
@@ -107,6 +108,12 @@ it("says a wait under half a second, which a date a moment ahead asks for, is un
   // A Retry-After date 0.3 s ahead is a wait hookline keeps, not none: "0s" said otherwise.
   const out = await showWith({ askedSeconds: 0.3, waitSeconds: 0.3 });
   expect(out).toMatch(/HTTP 503, asked to wait under 1s \(Retry-After\)\s/);
+});
+
+it("says a wait the dashboard reads as 0, which a date a moment ahead asks for, is no wait", async () => {
+  // 0.037 s: "under 1s" here, while the dashboard said the endpoint asked for no wait.
+  const out = await showWith({ askedSeconds: 0.037, waitSeconds: 0.037 });
+  expect(out).toMatch(/HTTP 503, asked for no wait \(Retry-After\)\s/);
 });
 
 it("rounds a wait given as a date to the second, as the dashboard does", async () => {

@@ -1,7 +1,8 @@
 /**
  * A replay is never retried, so the Retry-After of a receiver answering it 429 delays nothing:
  * the replay's answer (and the CLI's line) tells the operator when the receiver asked to be
- * tried again, and the record's history keeps it (at once, where it asked for no wait). Without a
+ * tried again, and the record's history keeps it ("asked for no wait", as the dashboard says,
+ * where it asked for none). Without a
  * Retry-After, `detail` stays null.
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -61,7 +62,7 @@ describe("a single replay answered 429", () => {
     expect(res.body).toMatchObject({ result: "failed", attempt: { status: 429 }, detail: null });
   });
 
-  it("says a receiver asking for no wait asked to be tried again at once", async () => {
+  it("says a receiver asking for no wait asked for no wait, as the dashboard does", async () => {
     // `Retry-After: 0`, or a date already past, read "asked to wait 0 ms".
     const h = await startHookline({ overrides: { breaker: PATIENT_BREAKER } });
     cleanups.push(() => h.stop());
@@ -71,7 +72,7 @@ describe("a single replay answered 429", () => {
     const res = await h.api<ReplayAnswer>("POST", `/api/v1/dlq/${record.id}/replay`, {});
     expect(res.body).toMatchObject({
       result: "failed",
-      detail: "the receiver asked to be tried again at once (Retry-After)",
+      detail: "the receiver asked for no wait (Retry-After)",
     });
   });
 

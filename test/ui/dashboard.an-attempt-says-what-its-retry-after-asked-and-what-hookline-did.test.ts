@@ -36,7 +36,7 @@ const MALFORMED =
 const MARKS = [
   ["/asked", "· Retry-After 2\\smin"],
   ["/capped", "· Retry-After 6\\sh, capped at 4\\sh"],
-  ["/at-once", "· Retry-After: no wait"],
+  ["/at-once", "· Retry-After 0 \\(no wait\\)"],
   ["/past-a-day", "· Retry-After 48\\sh ignored \\(over 24\\sh\\)"],
   ["/malformed", "· Retry-After ignored \\(not a number or date\\)"],
 ] as const;

@@ -4,8 +4,9 @@
  * it was sent (the headers the receiver got, and what the signature covers).
  */
 import { h } from "../dom.js";
-import { asSent, latency, pretty, seconds, startOf, time } from "../format.js";
+import { asSent, latency, pretty, startOf, time } from "../format.js";
 import type { AskedWait, Attempt, IgnoredRetryAfter } from "../types.js";
+import { askedWaitNote, askedWaitWords, ignoredWords } from "./retry-after.js";
 
 /** The parts of an attempt shown here, as both the attempt and the dead-letter APIs give them. */
 export interface AttemptView {
@@ -136,78 +137,6 @@ export function attemptResult(a: AttemptView): string {
   if (!a.error) return "no answer";
   const words = TRANSPORT[a.error]?.words ?? a.error;
   return a.errorDetail ? `${words} (${inSeconds(a.errorDetail)})` : words;
-}
-
-/**
- * What the receiver's Retry-After asked of the next attempt and what hookline did with it, in the
- * message page's words: once the retry had gone, or the delivery was given up, someone reading
- * why it came 2 min (or 4 h) after this attempt, not at the ladder's seconds, had only the status.
- * The wait, not the header's text: a Retry-After may be a date.
- */
-export function askedWaitWords(ra: AskedWait): string {
-  // `Retry-After: 0`, or a date already past: hookline made the retry due at once.
-  if (ra.askedSeconds === 0) {
-    return (
-      "The endpoint asked for no wait before the next attempt, so hookline made it due as soon " +
-      "as this answer came."
-    );
-  }
-  const asked = seconds(ra.askedSeconds);
-  if (ra.waitSeconds >= ra.askedSeconds) {
-    return (
-      `The endpoint asked for ${asked} before the next attempt, and hookline set it that long ` +
-      "after this answer, as asked."
-    );
-  }
-  const kept = seconds(ra.waitSeconds);
-  return (
-    `The endpoint asked for ${asked}; hookline waits at most ${kept}, so it set the next ` +
-    `attempt ${kept} after this answer.`
-  );
-}
-
-/**
- * Why hookline did not follow the receiver's Retry-After, in the same words: someone whose
- * endpoint asked for 48 h and saw the next attempt 30 s later had nothing saying why.
- */
-export function ignoredWords(ignored: IgnoredRetryAfter): string {
-  if (ignored.reason === "too-long") {
-    return (
-      `The endpoint asked for ${seconds(ignored.askedSeconds)} before the next attempt; hookline ` +
-      `ignores a wait over ${seconds(24 * 3600)}, so the retry schedule set the next attempt.`
-    );
-  }
-  return (
-    `The endpoint's Retry-After was "${ignored.value}", neither a number of seconds nor a date, ` +
-    "so hookline ignored it and the retry schedule set the next attempt."
-  );
-}
-
-/**
- * The mark an attempt's line in a list ends with where its answer's Retry-After set the next
- * attempt's time (" · Retry-After 2 min", " · Retry-After 6 h, capped at 4 h", " · Retry-After: no
- * wait"), or was ignored (" · Retry-After 48 h ignored (over 24 h)", " · Retry-After ignored (not
- * a number or date)"); empty otherwise. Unfolded, the attempt says more ({@link askedWaitWords},
- * {@link ignoredWords}), but someone scanning a list for why a retry came late, or early, had to
- * unfold every attempt to find it.
- */
-export function retryAfterMark(a: {
-  retryAfter?: AskedWait | null;
-  retryAfterIgnored?: IgnoredRetryAfter | null;
-}): string {
-  const ignored = a.retryAfterIgnored;
-  if (ignored) {
-    return ignored.reason === "too-long"
-      ? ` · Retry-After ${seconds(ignored.askedSeconds)} ignored (over ${seconds(24 * 3600)})`
-      : " · Retry-After ignored (not a number or date)";
-  }
-  const ra = a.retryAfter;
-  if (!ra) return "";
-  if (ra.askedSeconds === 0) return " · Retry-After: no wait";
-  const asked = ` · Retry-After ${seconds(ra.askedSeconds)}`;
-  return ra.waitSeconds < ra.askedSeconds
-    ? `${asked}, capped at ${seconds(ra.waitSeconds)}`
-    : asked;
 }
 
 /** A 3xx: hookline never follows one, so the endpoint's messages keep going to the old URL. */
@@ -346,15 +275,7 @@ export function attemptDetails(a: AttemptView): HTMLElement {
               {},
               askedWaitWords(a.retryAfter),
               // The time it set, which the endpoint's circuit or a resend may have moved since.
-              h(
-                "small",
-                { class: "note" },
-                "The endpoint's circuit, had it opened, may have held the next attempt longer" +
-                  // With no wait, there was nothing for a resend to bring forward.
-                  (a.retryAfter.askedSeconds === 0
-                    ? "."
-                    : ", and a resend may have brought it forward."),
-              ),
+              h("small", { class: "note" }, askedWaitNote(a.retryAfter)),
             ),
           ]
         : "",

@@ -11,13 +11,8 @@ import { live, refreshNow } from "../live.js";
 import { addressQuery } from "../address.js";
 import { pagedList, pagesAt } from "../paging.js";
 import type { DeadLetter, DeadLetterRecord, SummaryRow } from "../types.js";
-import {
-  attemptResult,
-  failureWords,
-  payloadView,
-  responseCell,
-  retryAfterMark,
-} from "./attempt.js";
+import { attemptResult, failureWords, payloadView, responseCell } from "./attempt.js";
+import { retryAfterMark } from "./retry-after.js";
 import { abandonQuestion, groupReplayQuestion } from "./dlq-questions.js";
 import { circuitBadge } from "./health.js";
 import { bulkReplayForm } from "./jobs.js";

@@ -12,7 +12,6 @@ import {
   localInput,
   localZone,
   plural,
-  seconds,
   startOf,
   time,
   unitsKept,
@@ -37,9 +36,9 @@ import {
   failureWords,
   payloadView,
   resultNote,
-  retryAfterMark,
   viewOf,
 } from "./attempt.js";
+import { nextAttemptAskedFor, retryAfterMark } from "./retry-after.js";
 import { namedTypes, typesOf } from "./endpoints.js";
 import { circuitBadge, disabledNote, heldBy } from "./health.js";
 
@@ -314,7 +313,7 @@ function standing(
     ? ` · ${plural(d.delivery.attemptCount, "attempt")} failed, retrying: next attempt `
     : " · next attempt ";
   const asked = d.delivery?.attemptCount && last ? setByRetryAfter(d, last) : null;
-  return [badge, retrying, until(d.nextAttempt), asked ? askedFor(asked) : ""];
+  return [badge, retrying, until(d.nextAttempt), asked ? nextAttemptAskedFor(asked) : ""];
 }
 
 /** Slack for the time a Retry-After set: the answer's time is the attempt's plus its duration. */
@@ -331,21 +330,6 @@ function setByRetryAfter(d: Destination, last: Attempt): AskedWait | null {
   const setFor = Date.parse(last.timestamp) + last.responseDurationMs + ra.waitSeconds * 1000;
   const off = Date.parse(d.nextAttempt) - setFor;
   return off > -SET_BY_SLACK_MS && off < SET_BY_SLACK_MS ? ra : null;
-}
-
-/**
- * Why the next attempt is when it is, where the receiver's Retry-After set it: a customer saw a
- * retry 2 min off, not the ladder's 5 s, with nothing to explain the gap. The wait, not the
- * header's text: a Retry-After may be a date.
- */
-function askedFor(ra: AskedWait): string {
-  if (ra.waitSeconds >= ra.askedSeconds) {
-    return `, the wait the endpoint asked for (${seconds(ra.askedSeconds)}, in its Retry-After)`;
-  }
-  return (
-    `: the endpoint asked for ${seconds(ra.askedSeconds)} (Retry-After); hookline waits at ` +
-    `most ${seconds(ra.waitSeconds)}`
-  );
 }
 
 /** Whether the delivery's next attempt is its circuit's probe (the API says it so when later). */
