@@ -561,8 +561,12 @@ function askedToWait(ra: WholeRecord["attempts"][number]["retryAfter"] | undefin
   return ra.waitSeconds < ra.askedSeconds ? `${asked}, capped at ${said(ra.waitSeconds)}` : asked;
 }
 
+/** A year, past which an ignored wait is not given as a number, as on the dashboard. */
+const A_YEAR_S = 365 * 24 * 3600;
+
 /**
- * ", asked to wait 2d (Retry-After), ignored: over 24h" or ', Retry-After "soon" ignored: not a
+ * ", asked to wait 2d (Retry-After), ignored: over 24h" ("over a year" past one: 309 digits or
+ * more are kept as 1.8e305 s, which read "2.08e+300d") or ', Retry-After "soon" ignored: not a
  * number or date' where hookline ignored the answer's Retry-After and the ladder set the next
  * attempt's time; empty otherwise, and from an older hookline.
  */
@@ -571,7 +575,11 @@ function ignoredRetryAfter(
 ): string {
   if (!ignored) return "";
   if (ignored.reason === "too-long") {
-    return `, asked to wait ${duration(Math.round(ignored.askedSeconds) * 1000)} (Retry-After), ignored: over 24h`;
+    const asked =
+      ignored.askedSeconds > A_YEAR_S
+        ? "over a year"
+        : duration(Math.round(ignored.askedSeconds) * 1000);
+    return `, asked to wait ${asked} (Retry-After), ignored: over 24h`;
   }
   return `, Retry-After "${printable(ignored.value)}" ignored: not a number or date`;
 }

@@ -88,14 +88,20 @@ it("says that hookline ignored a Retry-After neither a number nor a date, quotin
   expect(lines[2]).toMatch(/\sretry\s+HTTP 400\s+\d+$/);
 });
 
-/** `hookline dlq show` of the "/asked" record with its first attempt's `retryAfter` as given. */
-async function showWith(retryAfter: { askedSeconds: number; waitSeconds: number }) {
+/**
+ * `hookline dlq show` of the "/asked" record with its first attempt's `retryAfter` as given, or
+ * its `retryAfterIgnored` as given in its place.
+ */
+async function showWith(
+  retryAfter: { askedSeconds: number; waitSeconds: number } | null,
+  retryAfterIgnored: { reason: "too-long"; askedSeconds: number } | null = null,
+) {
   const { id } = records["/asked"]!;
-  const { body: record } = await h.api<{ attempts: { retryAfter: unknown }[] }>(
-    "GET",
-    `/api/v1/dlq/${id}`,
-  );
+  const { body: record } = await h.api<{
+    attempts: { retryAfter: unknown; retryAfterIgnored: unknown }[];
+  }>("GET", `/api/v1/dlq/${id}`);
   record.attempts[0]!.retryAfter = retryAfter;
+  record.attempts[0]!.retryAfterIgnored = retryAfterIgnored;
   const api = await startFakeApi(200, record);
   try {
     return await runDlq(api.url, ["show", id], Date.now());
@@ -121,4 +127,12 @@ it("rounds a wait given as a date to the second, as the dashboard does", async (
   // command floored to "1m 59s" where the dashboard said 2 min.
   const out = await showWith({ askedSeconds: 119.6, waitSeconds: 119.6 });
   expect(out).toMatch(/HTTP 503, asked to wait 2m \(Retry-After\)\s/);
+});
+
+it("says an ignored wait past a year is over a year, not a number of days", async () => {
+  // 309 digits or more are kept as Number.MAX_VALUE ms: "asked to wait 2.08e+300d" said nothing.
+  for (const askedSeconds of [Number.MAX_VALUE / 1000, 1e20]) {
+    const out = await showWith(null, { reason: "too-long", askedSeconds });
+    expect(out).toMatch(/HTTP 503, asked to wait over a year \(Retry-After\), ignored: over 24h\s/);
+  }
 });
