@@ -34,11 +34,12 @@ export function spawnServe(
 }
 
 /**
- * Starts `hookline serve` and resolves once it is ready: listening (roles all and api) or
- * delivering (role worker, which serves only its health and metrics; its `url` is empty). Fails
- * with what it printed if it has not within `startWithinMs`: under the tests' own 30 s, so that a
- * hung start says so. A soak that restarts processes under load gives more (a fleet's worker once
- * took more than 20 s to start, beside the other soaks on a slow host).
+ * Starts `hookline serve` (plain, as operators run it, for role all; with `--role` for api or
+ * worker) and resolves once it is ready: listening (roles all and api) or delivering (role
+ * worker, which serves only its health and metrics; its `url` is empty). Fails with what it
+ * printed if it has not within `startWithinMs`: under the tests' own 30 s, so that a hung start
+ * says so. A soak that restarts processes under load gives more (a fleet's worker once took
+ * more than 20 s to start, beside the other soaks on a slow host).
  */
 export async function spawnHookline(
   dataDir: string,
@@ -46,7 +47,7 @@ export async function spawnHookline(
   role: "all" | "api" | "worker" = "all",
   startWithinMs = 25_000,
 ): Promise<HooklineProcess> {
-  const run = spawnServe(dataDir, env, ["--role", role]);
+  const run = spawnServe(dataDir, env, role === "all" ? [] : ["--role", role]);
   const { child, exited, output } = run;
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
