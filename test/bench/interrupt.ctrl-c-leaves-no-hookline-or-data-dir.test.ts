@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { cliEnv } from "../support/built-cli.js";
 import { within } from "../support/within.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -41,7 +42,7 @@ describe("an interrupted bench run", () => {
     const bench = spawn(
       process.execPath,
       ["--import", "tsx", "bench/run.ts", "--quick", "--no-build", "--only", "lag"],
-      { cwd: root, env: { ...process.env, TMPDIR: tmp }, stdio: ["ignore", "ignore", "pipe"] },
+      { cwd: root, env: cliEnv({ TMPDIR: tmp }), stdio: ["ignore", "ignore", "pipe"] },
     );
     let err = "";
     bench.stderr!.on("data", (d: Buffer) => (err += d.toString()));

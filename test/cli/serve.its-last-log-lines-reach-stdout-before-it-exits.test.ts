@@ -13,6 +13,7 @@ import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
+import { cliEnv } from "../support/built-cli.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -32,7 +33,7 @@ async function runChild(
     ["--import", "tsx", "test/support/stdout-log-child.ts", ...args],
     {
       cwd: root,
-      env: { ...process.env, ...env },
+      env: cliEnv(env),
       stdio: ["ignore", stdout === "closed pipe" ? "pipe" : stdout, "pipe"],
     },
   );

@@ -16,6 +16,7 @@ import { expect, it, vi } from "vitest";
 import { tempDir, useCleanup, type Cleanup } from "../support/cleanup.js";
 import { call, TEST_TOKEN } from "../support/process.js";
 import { builtCommand } from "../support/built.js";
+import { cliEnv } from "../support/built-cli.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const cleanup = useCleanup();
@@ -39,14 +40,13 @@ async function serveLoggingTo(cleanup: Cleanup, dir: string, log: string) {
   const fd = openSync(log, "a");
   const child = spawn(process.execPath, [builtCommand(), "serve"], {
     cwd: root,
-    env: {
-      ...process.env,
+    env: cliEnv({
       HOOKLINE_PORT: "0",
       HOOKLINE_DATA_DIR: join(dir, "data"),
       HOOKLINE_ADMIN_TOKEN: TEST_TOKEN,
       HOOKLINE_ALLOW_PRIVATE_TARGETS: "1",
       HOOKLINE_LOG_LEVEL: "info",
-    },
+    }),
     stdio: ["ignore", fd, fd],
   });
   closeSync(fd);

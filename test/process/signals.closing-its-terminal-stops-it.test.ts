@@ -12,6 +12,7 @@ import { expect, it } from "vitest";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 import { TEST_TOKEN } from "../support/process.js";
 import { builtCommand } from "../support/built.js";
+import { cliEnv } from "../support/built-cli.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const cleanup = useCleanup();
@@ -34,13 +35,12 @@ it("stops and exits when the terminal it runs in is closed", async () => {
   const command = `exec ${process.execPath} ${builtCommand()} serve`;
   const terminal = spawn("script", ["-qfec", command, "/dev/null"], {
     cwd: root,
-    env: {
-      ...process.env,
+    env: cliEnv({
       HOOKLINE_PORT: "0",
       HOOKLINE_DATA_DIR: dir,
       HOOKLINE_ADMIN_TOKEN: TEST_TOKEN,
       HOOKLINE_LOG_LEVEL: "info",
-    },
+    }),
     stdio: ["pipe", "pipe", "pipe"],
   });
   let out = "";

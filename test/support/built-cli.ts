@@ -2,7 +2,9 @@
  * hookline's built command (`bin/hookline.js`, what operators run) as a child process (see
  * built.ts): the one way tests run it, `hookline serve` included (process.ts starts that on
  * spawnCli). Only the settings a test gives reach it, none of the test run's own HOOKLINE_*
- * variables or DATABASE_URL: a variable set where the tests run never changes what they test.
+ * variables or DATABASE_URL: a variable set where the tests run never changes what they test. A
+ * test that must start hookline otherwise (in a terminal, its log to a file, the demo, the bench,
+ * a script running serve's log) gives its child {@link cliEnv}, the same environment.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -37,13 +39,22 @@ export interface RunAs {
 const READ_ONLY_MOUNT =
   'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"';
 
+/**
+ * The environment of a hookline a test starts: the test run's own (PATH, HOME, TMPDIR…) without
+ * its HOOKLINE_* variables and DATABASE_URL, with `env`, the test's settings, over it.
+ */
+export function cliEnv(env: Record<string, string> = {}): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !name.startsWith("HOOKLINE_") && name !== "DATABASE_URL") {
+      inherited[name] = value;
+    }
+  }
+  return { ...inherited, ...env };
+}
+
 /** Starts `hookline <args>` with `env` as its settings. */
 export function spawnCli(args: string[], env: Record<string, string>, as?: RunAs): CliRun {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !name.startsWith("HOOKLINE_") && name !== "DATABASE_URL",
-    ),
-  );
   const { readOnly, ...user } = as ?? {};
   const command = [process.execPath, builtCommand(), ...args];
   const [file, ...argv] = readOnly
@@ -51,7 +62,7 @@ export function spawnCli(args: string[], env: Record<string, string>, as?: RunAs
     : command;
   const child = spawn(file!, argv, {
     cwd: root,
-    env: { ...inherited, ...env },
+    env: cliEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
     ...user,
   });

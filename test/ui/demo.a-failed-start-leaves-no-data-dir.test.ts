@@ -7,6 +7,7 @@ import { once } from "node:events";
 import { readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { expect, it } from "vitest";
+import { cliEnv } from "../support/built-cli.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 
 const cleanup = useCleanup();
@@ -18,7 +19,7 @@ it("exits on a port in use without leaving its data dir behind", async () => {
   await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
   const port = (taken.address() as { port: number }).port;
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/demo.ts"], {
-    env: { ...process.env, HOOKLINE_PORT: String(port), HOOKLINE_LOG_LEVEL: "silent", TMPDIR: tmp },
+    env: cliEnv({ HOOKLINE_PORT: String(port), HOOKLINE_LOG_LEVEL: "silent", TMPDIR: tmp }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

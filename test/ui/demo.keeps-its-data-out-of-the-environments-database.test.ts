@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, expect, it } from "vitest";
+import { cliEnv } from "../support/built-cli.js";
 import { TEST_DATABASE_URL, adminQuery, dropSchema, freshSchemaName } from "../support/postgres.js";
 
 const schema = freshSchemaName();
@@ -13,13 +14,12 @@ afterAll(() => dropSchema(schema));
 
 it("runs on its own SQLite file with DATABASE_URL set", async () => {
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/demo.ts"], {
-    env: {
-      ...process.env,
+    env: cliEnv({
       HOOKLINE_PORT: "0",
       HOOKLINE_LOG_LEVEL: "silent",
       DATABASE_URL: TEST_DATABASE_URL,
       HOOKLINE_PG_SCHEMA: schema,
-    },
+    }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -5,10 +5,11 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { expect, it } from "vitest";
+import { cliEnv } from "../support/built-cli.js";
 
 it("starts, prints the console and portal URLs, and stops on SIGINT", async () => {
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/demo.ts"], {
-    env: { ...process.env, HOOKLINE_PORT: "0", HOOKLINE_LOG_LEVEL: "silent" },
+    env: cliEnv({ HOOKLINE_PORT: "0", HOOKLINE_LOG_LEVEL: "silent" }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
