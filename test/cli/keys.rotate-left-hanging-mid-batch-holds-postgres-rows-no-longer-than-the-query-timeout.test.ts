@@ -15,6 +15,7 @@ import { freezeInTransaction, runCli, spawnCli } from "../support/built-cli.js";
 import { useCleanup } from "../support/cleanup.js";
 import { fillStore, watchPostgres } from "../support/key-rotation.js";
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { stopAfter } from "../support/process.js";
 
 const cleanup = useCleanup();
 
@@ -40,11 +41,11 @@ it("the rerun goes through once the server has ended the hanging one's transacti
   const watch = watchPostgres(schema);
   const messages = (await watch.rows()).filter((r) => r.table === "messages");
 
-  const hanging = spawnCli(["keys", "rotate", "--batch-size", "20"], env);
-  cleanup.push(async () => {
-    hanging.child.kill("SIGKILL");
-    await hanging.exited;
-  });
+  const hanging = stopAfter(
+    cleanup,
+    spawnCli(["keys", "rotate", "--batch-size", "20"], env),
+    "SIGKILL",
+  );
   while (!(await watch.sealedWith(messages[100]!, keyId(key)))) {
     await new Promise((r) => setTimeout(r, 5));
   }

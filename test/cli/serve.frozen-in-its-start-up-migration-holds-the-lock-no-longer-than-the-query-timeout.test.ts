@@ -10,9 +10,9 @@
 import pg from "pg";
 import { expect, it } from "vitest";
 import { PostgresStore } from "../../src/store/postgres/store.js";
-import { freezeBehindLock, spawnCli } from "../support/built-cli.js";
+import { freezeBehindLock } from "../support/built-cli.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
-import { runHookline, TEST_TOKEN } from "../support/process.js";
+import { runHookline, spawnServe, stopAfter } from "../support/process.js";
 import { dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 
 const cleanup = useCleanup();
@@ -29,10 +29,9 @@ it("the next hookline starts once the server has ended the frozen one's migratio
     DATABASE_URL: TEST_DATABASE_URL,
     HOOKLINE_PG_SCHEMA: schema,
     HOOKLINE_PG_QUERY_TIMEOUT_MS: "3000",
-    HOOKLINE_ADMIN_TOKEN: TEST_TOKEN,
-    HOOKLINE_PORT: "0",
-    HOOKLINE_LOG_LEVEL: "warn",
   };
+  // Given the admin token, hookline keeps nothing in its data dir on PostgreSQL: both share one.
+  const dataDir = tempDir(cleanup, "hookline-frozen-migration-");
 
   // The test holds the ledger: the frozen one's migration takes the migration lock, then waits
   // for the ledger inside its transaction, and is frozen there, holding the lock.
@@ -41,14 +40,11 @@ it("the next hookline starts once the server has ended the frozen one's migratio
   cleanup.push(() => holder.end());
   await holder.query("BEGIN");
   await holder.query(`LOCK TABLE ${schema}.hookline_migrations IN ACCESS EXCLUSIVE MODE`);
-  const frozen = spawnCli(["serve"], env);
-  cleanup.push(async () => {
-    frozen.child.kill("SIGKILL");
-    await frozen.exited;
-  });
+  // Not waited for: it is frozen before it listens.
+  const frozen = stopAfter(cleanup, spawnServe(dataDir, env), "SIGKILL");
   await freezeBehindLock(frozen, schema, () => holder.query("ROLLBACK"));
 
-  const next = await runHookline(cleanup, tempDir(cleanup, "hookline-frozen-migration-"), env);
+  const next = await runHookline(cleanup, dataDir, env);
   const health = await fetch(`${next.url}/api/v1/health/ready`);
   expect(health.status).toBe(200);
 

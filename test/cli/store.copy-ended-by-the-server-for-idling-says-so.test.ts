@@ -9,6 +9,7 @@ import { expect, it } from "vitest";
 import { freezeInTransaction, spawnCli } from "../support/built-cli.js";
 import { useCleanup } from "../support/cleanup.js";
 import { adminQuery, dropSchema, freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { stopAfter } from "../support/process.js";
 import { aSqliteDataDir } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
@@ -18,11 +19,11 @@ it("a copy frozen in its transaction past the timeout fails saying the server en
   const schema = freshSchemaName();
   cleanup.push(() => dropSchema(schema));
   const args = ["store", "copy", "--to", TEST_DATABASE_URL, "--schema", schema];
-  const copy = spawnCli(args, { HOOKLINE_DATA_DIR: dir, HOOKLINE_PG_QUERY_TIMEOUT_MS: "2000" });
-  cleanup.push(async () => {
-    copy.child.kill("SIGKILL");
-    await copy.exited;
-  });
+  const copy = stopAfter(
+    cleanup,
+    spawnCli(args, { HOOKLINE_DATA_DIR: dir, HOOKLINE_PG_QUERY_TIMEOUT_MS: "2000" }),
+    "SIGKILL",
+  );
   const session = async () =>
     adminQuery(
       "SELECT query FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()",

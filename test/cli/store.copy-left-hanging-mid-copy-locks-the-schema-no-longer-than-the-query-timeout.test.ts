@@ -13,6 +13,7 @@ import { expect, it } from "vitest";
 import { freezeInTransaction, runCli, spawnCli } from "../support/built-cli.js";
 import { tempDir, useCleanup } from "../support/cleanup.js";
 import { adminQuery, aSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { stopAfter } from "../support/process.js";
 import { aSqliteDataDir } from "../support/store-copy.js";
 
 const cleanup = useCleanup();
@@ -23,11 +24,11 @@ it("the rerun goes through once the server has ended the hanging copy's transact
   const args = ["store", "copy", "--to", TEST_DATABASE_URL, "--schema", schema];
   const timeout = { HOOKLINE_PG_QUERY_TIMEOUT_MS: "2000" };
 
-  const hanging = spawnCli(args, { HOOKLINE_DATA_DIR: dir, ...timeout });
-  cleanup.push(async () => {
-    hanging.child.kill("SIGKILL");
-    await hanging.exited;
-  });
+  const hanging = stopAfter(
+    cleanup,
+    spawnCli(args, { HOOKLINE_DATA_DIR: dir, ...timeout }),
+    "SIGKILL",
+  );
   // Frozen as its transaction writes the messages or their deliveries: past the migration, every
   // table locked. (Either, so that a poll slowed by a loaded machine still finds it there.)
   for (;;) {
