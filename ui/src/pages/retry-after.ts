@@ -58,15 +58,15 @@ export function askedWaitNote(ra: AskedWait): string {
   );
 }
 
-/** A year, past which an ignored wait is not given as a number. */
-const A_YEAR_S = 365 * 24 * 3600;
+/** Past a year an ignored wait is not given as a number: it says nothing more. */
+const pastAYear = (askedSeconds: number): boolean => askedSeconds > 365 * 24 * 3600;
 
 /**
  * The wait an ignored Retry-After asked for: "48 h", or "more than a year" past one, where the
  * number says nothing more (309 digits or more are kept as 1.8e305 s, which read "4.99e+301 h").
  */
 const ignoredAsked = (askedSeconds: number): string =>
-  askedSeconds > A_YEAR_S ? "more than a year" : seconds(askedSeconds);
+  pastAYear(askedSeconds) ? "more than a year" : seconds(askedSeconds);
 
 /**
  * Why hookline did not follow the receiver's Retry-After, in the same words: someone whose
@@ -87,11 +87,12 @@ export function ignoredWords(ignored: IgnoredRetryAfter): string {
 
 /**
  * The mark an attempt's line in a list ends with where its answer's Retry-After set the next
- * attempt's time (" · Retry-After 2 min", " · Retry-After 6 h, capped at 4 h", " · Retry-After 0
- * (no wait)"), or was ignored (" · Retry-After 48 h ignored (over 24 h)", " · Retry-After ignored
- * (over 24 h)" past a year, " · Retry-After ignored (not a number or date)"); empty otherwise. Unfolded, the attempt says more
- * ({@link askedWaitWords}, {@link ignoredWords}), but someone scanning a list for why a retry came
- * late, or early, had to unfold every attempt to find it.
+ * attempt's time (" · Retry-After 2 min", " · Retry-After 6 h, capped at 4 h", " · Retry-After
+ * 0 (no wait)"), or was ignored (" · Retry-After 48 h ignored (over 24 h)", " · Retry-After
+ * ignored (over 24 h)" past a year, " · Retry-After ignored (not a number or date)"); empty
+ * otherwise. Unfolded, the attempt says more ({@link askedWaitWords}, {@link ignoredWords}), but
+ * someone scanning a list for why a retry came late, or early, had to unfold every attempt to
+ * find it.
  */
 export function retryAfterMark(a: {
   retryAfter?: AskedWait | null;
@@ -101,7 +102,7 @@ export function retryAfterMark(a: {
   if (ignored) {
     if (ignored.reason === "malformed") return " · Retry-After ignored (not a number or date)";
     const over = `ignored (over ${seconds(24 * 3600)})`;
-    return ignored.askedSeconds > A_YEAR_S
+    return pastAYear(ignored.askedSeconds)
       ? ` · Retry-After ${over}`
       : ` · Retry-After ${seconds(ignored.askedSeconds)} ${over}`;
   }
