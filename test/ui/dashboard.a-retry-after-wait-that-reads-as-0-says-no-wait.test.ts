@@ -10,9 +10,8 @@
  * their way to the page: the 120 s the receiver asked for becomes 0.037 s, and the next attempt it
  * set is moved to match.
  */
-import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { signIn, useDashboard } from "../support/browser.js";
+import { rewriteApiAnswers, signIn, useDashboard } from "../support/browser.js";
 import { post } from "../support/dlq.js";
 import { deliveryOf } from "../support/hookline.js";
 
@@ -20,34 +19,15 @@ const ASKED_S = 0.037;
 /** How much earlier the next attempt is once the wait is 0.037 s, not 120 s. */
 const SHIFT_MS = 120_000 - ASKED_S * 1000;
 
-/** The API's JSON with the Retry-After's 120 s read as 0.037 s, and the next attempt moved. */
-function rewritten(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(rewritten);
-  if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (k === "retryAfter" && v && (v as { askedSeconds: number }).askedSeconds === 120) {
-      out[k] = { askedSeconds: ASKED_S, waitSeconds: ASKED_S };
-    } else if (k === "nextAttempt" && typeof v === "string") {
-      out[k] = new Date(Date.parse(v) - SHIFT_MS).toISOString();
-    } else {
-      out[k] = rewritten(v);
-    }
+/** The Retry-After's 120 s read as 0.037 s, and the next attempt it set moved to match. */
+function asAMomentAhead(key: string, value: unknown): unknown {
+  if (key === "retryAfter" && value && (value as { askedSeconds: number }).askedSeconds === 120) {
+    return { askedSeconds: ASKED_S, waitSeconds: ASKED_S };
   }
-  return out;
-}
-
-async function rewriteAnswers(page: Page): Promise<void> {
-  await page.route(
-    (url) => url.pathname.startsWith("/api/v1/"),
-    async (route) => {
-      const response = await route.fetch();
-      const type = response.headers()["content-type"] ?? "";
-      if (!type.includes("json")) return route.fulfill({ response });
-      const body = JSON.stringify(rewritten(await response.json()));
-      return route.fulfill({ response, body });
-    },
-  );
+  if (key === "nextAttempt" && typeof value === "string") {
+    return new Date(Date.parse(value) - SHIFT_MS).toISOString();
+  }
+  return undefined;
 }
 
 describe("a Retry-After whose wait reads as 0", () => {
@@ -65,7 +45,7 @@ describe("a Retry-After whose wait reads as 0", () => {
     const msgId = await post(h, appId, { invoice: 7 });
     await h.waitFor(deliveryOf(msgId, "pending", ep.id));
 
-    await rewriteAnswers(page);
+    await rewriteApiAnswers(page, asAMomentAhead);
     try {
       await signIn(page, h.url, h.token);
       await page.goto(`${h.url}/ui/#/app/${appId}/message/${msgId}`);
