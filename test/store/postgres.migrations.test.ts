@@ -222,63 +222,40 @@ describe("postgres migrations", () => {
     }
   });
 
-  it("migration 19 keeps the attempts made before it, without a Retry-After wait", async () => {
-    const pool = aPool();
-    try {
-      await migrate(
-        pool,
-        schema,
-        MIGRATIONS.filter((m) => m.version <= 18),
-      );
-      await pool.query(
-        `INSERT INTO ${schema}.attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
-          trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
-        VALUES ('atmpt_1', 'dlv_1', 'app_1', 'msg_1', 'ep_1', 1000, 'first', 'https://r.example',
-          503, NULL, NULL, 12, 'busy', 'retryable')`,
-      );
-      expect(
+  // Each migration that adds a column to attempts: the attempts made before it read null there.
+  it.each([
+    [19, "a Retry-After wait", "retry_after_ms"],
+    [20, "an ignored Retry-After", "retry_after_ignored"],
+  ])(
+    "migration %i keeps the attempts made before it, without %s",
+    async (version, _without, column) => {
+      const pool = aPool();
+      try {
         await migrate(
           pool,
           schema,
-          MIGRATIONS.filter((m) => m.version <= 19),
-        ),
-      ).toBe(1);
-      const read = await pool.query(`SELECT id, status, retry_after_ms FROM ${schema}.attempts`);
-      expect(read.rows).toEqual([{ id: "atmpt_1", status: 503, retry_after_ms: null }]);
-    } finally {
-      await pool.end();
-    }
-  });
-
-  it("migration 20 keeps the attempts made before it, without an ignored Retry-After", async () => {
-    const pool = aPool();
-    try {
-      await migrate(
-        pool,
-        schema,
-        MIGRATIONS.filter((m) => m.version <= 19),
-      );
-      await pool.query(
-        `INSERT INTO ${schema}.attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
-          trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
-        VALUES ('atmpt_1', 'dlv_1', 'app_1', 'msg_1', 'ep_1', 1000, 'first', 'https://r.example',
-          503, NULL, NULL, 12, 'busy', 'retryable')`,
-      );
-      expect(
-        await migrate(
-          pool,
-          schema,
-          MIGRATIONS.filter((m) => m.version <= 20),
-        ),
-      ).toBe(1);
-      const read = await pool.query(
-        `SELECT id, status, retry_after_ignored FROM ${schema}.attempts`,
-      );
-      expect(read.rows).toEqual([{ id: "atmpt_1", status: 503, retry_after_ignored: null }]);
-    } finally {
-      await pool.end();
-    }
-  });
+          MIGRATIONS.filter((m) => m.version < version),
+        );
+        await pool.query(
+          `INSERT INTO ${schema}.attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
+            trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
+          VALUES ('atmpt_1', 'dlv_1', 'app_1', 'msg_1', 'ep_1', 1000, 'first', 'https://r.example',
+            503, NULL, NULL, 12, 'busy', 'retryable')`,
+        );
+        expect(
+          await migrate(
+            pool,
+            schema,
+            MIGRATIONS.filter((m) => m.version <= version),
+          ),
+        ).toBe(1);
+        const read = await pool.query(`SELECT id, status, ${column} FROM ${schema}.attempts`);
+        expect(read.rows).toEqual([{ id: "atmpt_1", status: 503, [column]: null }]);
+      } finally {
+        await pool.end();
+      }
+    },
+  );
 
   it("migrations raced from several pools on an empty schema are applied exactly once in total", async () => {
     const pools = [aPool(), aPool(), aPool(), aPool()];

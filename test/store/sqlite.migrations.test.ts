@@ -185,59 +185,39 @@ describe("sqlite migrations", () => {
     }
   });
 
-  it("migration 18 keeps the attempts made before it, without a Retry-After wait", async () => {
-    const db = new Database(path);
-    try {
-      migrate(
-        db,
-        MIGRATIONS.filter((m) => m.version <= 17),
-      );
-      db.prepare(
-        `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
-        trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
-        VALUES ('atmpt_1', 'dlv_1', 'app_1', 'msg_1', 'ep_1', 1000, 'first', 'https://r.example',
-          503, NULL, NULL, 12, 'busy', 'retryable')`,
-      ).run();
-      expect(
+  // Each migration that adds a column to attempts: the attempts made before it read null there.
+  it.each([
+    [18, "a Retry-After wait", "retry_after_ms"],
+    [19, "an ignored Retry-After", "retry_after_ignored"],
+  ])(
+    "migration %i keeps the attempts made before it, without %s",
+    async (version, _without, column) => {
+      const db = new Database(path);
+      try {
         migrate(
           db,
-          MIGRATIONS.filter((m) => m.version <= 18),
-        ),
-      ).toBe(1);
-      expect(db.prepare("SELECT id, status, retry_after_ms FROM attempts").all()).toEqual([
-        { id: "atmpt_1", status: 503, retry_after_ms: null },
-      ]);
-    } finally {
-      db.close();
-    }
-  });
-
-  it("migration 19 keeps the attempts made before it, without an ignored Retry-After", async () => {
-    const db = new Database(path);
-    try {
-      migrate(
-        db,
-        MIGRATIONS.filter((m) => m.version <= 18),
-      );
-      db.prepare(
-        `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
-        trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
-        VALUES ('atmpt_1', 'dlv_1', 'app_1', 'msg_1', 'ep_1', 1000, 'first', 'https://r.example',
-          503, NULL, NULL, 12, 'busy', 'retryable')`,
-      ).run();
-      expect(
-        migrate(
-          db,
-          MIGRATIONS.filter((m) => m.version <= 19),
-        ),
-      ).toBe(1);
-      expect(db.prepare("SELECT id, status, retry_after_ignored FROM attempts").all()).toEqual([
-        { id: "atmpt_1", status: 503, retry_after_ignored: null },
-      ]);
-    } finally {
-      db.close();
-    }
-  });
+          MIGRATIONS.filter((m) => m.version < version),
+        );
+        db.prepare(
+          `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, at,
+          trigger, url, status, error, error_detail, duration_ms, response_snippet, outcome)
+          VALUES ('atmpt_1', 'dlv_1', 'app_1', 'msg_1', 'ep_1', 1000, 'first', 'https://r.example',
+            503, NULL, NULL, 12, 'busy', 'retryable')`,
+        ).run();
+        expect(
+          migrate(
+            db,
+            MIGRATIONS.filter((m) => m.version <= version),
+          ),
+        ).toBe(1);
+        expect(db.prepare(`SELECT id, status, ${column} FROM attempts`).all()).toEqual([
+          { id: "atmpt_1", status: 503, [column]: null },
+        ]);
+      } finally {
+        db.close();
+      }
+    },
+  );
 
   it("stores opened at once by several processes on one new file all start", async () => {
     const script = `
